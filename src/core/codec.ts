@@ -1,0 +1,30 @@
+/**
+ * The contract every provider codec fulfils. A codec is pure: JSON value in,
+ * JSON value out, no I/O, no global state, Web APIs only.
+ */
+import type { LossCollector } from './losses.ts';
+import type { ApiError, FormatId, Request, Response } from './ir.ts';
+
+/** What a codec function receives besides the body. */
+export interface CodecContext {
+  /** Where losses are reported. */
+  losses: LossCollector;
+  /**
+   * The model, for formats that carry it outside the body (Gemini puts it in
+   * the URL). Decoders use it when the body has none.
+   */
+  model?: string;
+}
+
+/** Decode and encode one wire format. Every provider exports one. */
+export interface Codec {
+  readonly format: FormatId;
+  decodeRequest(body: unknown, context: CodecContext): Request;
+  encodeRequest(request: Request, context: CodecContext): unknown;
+  decodeResponse(body: unknown, context: CodecContext): Response;
+  encodeResponse(response: Response, context: CodecContext): unknown;
+  /** Decode a vendor error body (`{ error: … }` and its variants). */
+  decodeError(body: unknown, context: CodecContext): ApiError;
+  /** Encode a vendor error body; the HTTP status is `error.status`. */
+  encodeError(error: ApiError, context: CodecContext): unknown;
+}

@@ -1,0 +1,125 @@
+/**
+ * Format detection: from the URL path when there is one (certain), otherwise
+ * from the body's shape. Ambiguous bodies (a plain `messages` request that
+ * both Anthropic and OpenAI Chat accept) are reported as not certain.
+ */
+import type { BodyKind, FormatId } from './ir.ts';
+import { isObject, type JsonObject } from './wire.ts';
+
+/** What {@link detectFormat} found. */
+export interface Detection {
+  format: FormatId;
+  kind: BodyKind;
+  /** False when another format would accept the same body. */
+  certain: boolean;
+}
+
+/** Options of {@link detectFormat}. */
+export interface DetectOptions {
+  /** The request URL or its path, such as `/v1/messages` or `/v1beta/models/gemini-2.5-pro:generateContent`. */
+  path?: string;
+}
+
+/** The format an endpoint path belongs to, if it is one of the four. */
+export function formatFromPath(path: string): FormatId | undefined {
+  const clean = path.split('?')[0] ?? '';
+  if (/\/messages$/.test(clean)) return 'anthropic';
+  if (/\/chat\/completions$/.test(clean)) return 'openai-chat';
+  if (/\/responses$/.test(clean)) return 'openai-responses';
+  if (/:(stream)?[gG]enerateContent$/.test(clean)) return 'gemini';
+  return undefined;
+}
+
+const ANTHROPIC_BLOCKS = new Set([
+  'tool_use', 'tool_result', 'thinking', 'redacted_thinking', 'document', 'search_result',
+  'server_tool_use', 'web_search_tool_result', 'container_upload',
+]);
+const CHAT_PARTS = new Set(['image_url', 'input_audio', 'file']);
+const ANTHROPIC_ONLY_FIELDS = ['system', 'stop_sequences', 'top_k', 'thinking', 'anthropic_version', 'output_config'];
+const CHAT_ONLY_FIELDS = [
+  'max_completion_tokens', 'n', 'seed', 'response_format', 'frequency_penalty', 'presence_penalty',
+  'logit_bias', 'logprobs', 'stop', 'stream_options', 'parallel_tool_calls', 'reasoning_effort', 'modalities',
+];
+
+function messageVotes(messages: unknown[]): { anthropic: boolean; chat: boolean } {
+  let anthropic = false;
+  let chat = false;
+  for (const message of messages) {
+    if (!isObject(message)) continue;
+    const role = message['role'];
+    if (role === 'tool' || role === 'developer' || role === 'function' || 'tool_calls' in message || 'tool_call_id' in message) chat = true;
+    const content = message['content'];
+    if (!Array.isArray(content)) continue;
+    for (const block of content) {
+      if (!isObject(block)) continue;
+      const type = block['type'];
+      if (typeof type !== 'string') continue;
+      if (ANTHROPIC_BLOCKS.has(type) || (type === 'image' && 'source' in block)) anthropic = true;
+      if (CHAT_PARTS.has(type)) chat = true;
+    }
+  }
+  return { anthropic, chat };
+}
+
+function detectMessagesRequest(body: JsonObject, messages: unknown[]): Detection {
+  const votes = messageVotes(messages);
+  const anthropic = votes.anthropic || ANTHROPIC_ONLY_FIELDS.some((field) => field in body) ||
+    (isObject(body['metadata']) && 'user_id' in body['metadata']) || (isObject(body['tool_choice']) && body['tool_choice']['type'] !== 'function');
+  const chat = votes.chat || CHAT_ONLY_FIELDS.some((field) => field in body) || typeof body['tool_choice'] === 'string' ||
+    (Array.isArray(body['tools']) && body['tools'].some((tool) => isObject(tool) && tool['type'] === 'function'));
+  if (anthropic && !chat) return { format: 'anthropic', kind: 'request', certain: true };
+  if (chat && !anthropic) return { format: 'openai-chat', kind: 'request', certain: true };
+  // Both or neither: Anthropic requires max_tokens, Chat deprecated it.
+  return { format: 'max_tokens' in body && !chat ? 'anthropic' : 'openai-chat', kind: 'request', certain: false };
+}
+
+function detectError(body: JsonObject): Detection | undefined {
+  const error = body['error'];
+  if (body['type'] === 'error' && isObject(error)) return { format: 'anthropic', kind: 'error', certain: true };
+  if (!isObject(error)) return undefined;
+  if ('status' in error && typeof error['code'] === 'number') return { format: 'gemini', kind: 'error', certain: true };
+  if ('message' in error) return { format: 'openai-chat', kind: 'error', certain: false };
+  return undefined;
+}
+
+function detectResponse(body: JsonObject): Detection | undefined {
+  if (body['type'] === 'message' && Array.isArray(body['content'])) return { format: 'anthropic', kind: 'response', certain: true };
+  if (body['object'] === 'chat.completion' || (Array.isArray(body['choices']) && !('output' in body))) {
+    return { format: 'openai-chat', kind: 'response', certain: true };
+  }
+  if (body['object'] === 'response' || (Array.isArray(body['output']) && 'status' in body)) {
+    return { format: 'openai-responses', kind: 'response', certain: true };
+  }
+  if (Array.isArray(body['candidates']) || ('usageMetadata' in body && !('contents' in body)) || 'promptFeedback' in body) {
+    return { format: 'gemini', kind: 'response', certain: true };
+  }
+  return undefined;
+}
+
+function detectRequest(body: JsonObject): Detection | undefined {
+  if (Array.isArray(body['contents']) || 'systemInstruction' in body || 'generationConfig' in body || 'system_instruction' in body) {
+    return { format: 'gemini', kind: 'request', certain: true };
+  }
+  if ('input' in body || ('instructions' in body && !('messages' in body))) return { format: 'openai-responses', kind: 'request', certain: true };
+  const messages = body['messages'];
+  if (Array.isArray(messages)) return detectMessagesRequest(body, messages);
+  return undefined;
+}
+
+/** The kind of a body already known to be of `format`. */
+function kindFor(format: FormatId, body: JsonObject): BodyKind {
+  const shape = detectError(body) ?? detectResponse(body);
+  if (shape !== undefined && (shape.kind === 'error' || shape.format === format)) return shape.kind;
+  return 'request';
+}
+
+/**
+ * Find the format and kind of a body. With a path, the format is certain and
+ * only the kind comes from the body. `undefined` when nothing matches.
+ */
+export function detectFormat(body: unknown, options: DetectOptions = {}): Detection | undefined {
+  if (!isObject(body)) return undefined;
+  const fromPath = options.path === undefined ? undefined : formatFromPath(options.path);
+  if (fromPath !== undefined) return { format: fromPath, kind: kindFor(fromPath, body), certain: true };
+  return detectError(body) ?? detectResponse(body) ?? detectRequest(body);
+}

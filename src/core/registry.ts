@@ -1,0 +1,47 @@
+/**
+ * The table of codecs by format id. Every conversion looks its codecs up
+ * here, so an unknown or unimplemented format is one clear error.
+ */
+import { InterlinguaError } from './errors.ts';
+import { FORMAT_IDS, type FormatId } from './ir.ts';
+import type { Codec } from './codec.ts';
+import { anthropicCodec } from '../providers/anthropic/index.ts';
+import { openaiChatCodec } from '../providers/openai-chat/index.ts';
+import { openaiResponsesCodec } from '../providers/openai-responses/index.ts';
+import { geminiCodec } from '../providers/gemini/index.ts';
+
+const CODECS: { readonly [F in FormatId]: Codec | undefined } = {
+  anthropic: anthropicCodec,
+  'openai-chat': openaiChatCodec,
+  'openai-responses': openaiResponsesCodec,
+  gemini: geminiCodec,
+};
+
+/** True when `value` is a format id interlingua knows. */
+export function isFormatId(value: unknown): value is FormatId {
+  return typeof value === 'string' && (FORMAT_IDS as readonly string[]).includes(value);
+}
+
+/** The formats whose codec is implemented. */
+export function implementedFormats(): FormatId[] {
+  return FORMAT_IDS.filter((format) => CODECS[format] !== undefined);
+}
+
+/** The codec for `format`, or an error that says which formats exist. */
+export function codecFor(format: unknown): Codec {
+  if (!isFormatId(format)) {
+    throw new InterlinguaError(
+      'unknown_format',
+      `unknown format ${JSON.stringify(format)}; use one of ${FORMAT_IDS.join(', ')}`,
+    );
+  }
+  const codec = CODECS[format];
+  if (codec === undefined) {
+    throw new InterlinguaError(
+      'not_implemented',
+      `the ${format} codec is not implemented yet; implemented: ${implementedFormats().join(', ') || 'none'}`,
+      { format },
+    );
+  }
+  return codec;
+}

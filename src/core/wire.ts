@@ -1,0 +1,130 @@
+/**
+ * Small helpers every codec uses to read open wire JSON: type checks that
+ * throw an `InterlinguaError` with the JSON pointer of the offending value,
+ * and the split of known from unknown keys that keeps round trips exact.
+ */
+import { InterlinguaError } from './errors.ts';
+import type { Extensible, FormatId } from './ir.ts';
+
+/** A JSON object. */
+export type JsonObject = Record<string, unknown>;
+
+/** Escape one JSON-pointer segment (RFC 6901). */
+export function pointerSegment(segment: string | number): string {
+  if (typeof segment === 'number') return String(segment);
+  return segment.includes('~') || segment.includes('/') ? segment.replaceAll('~', '~0').replaceAll('/', '~1') : segment;
+}
+
+/** Append segments to a JSON pointer. */
+export function pointer(base: string, ...segments: (string | number)[]): string {
+  let result = base;
+  for (const segment of segments) result += `/${pointerSegment(segment)}`;
+  return result;
+}
+
+/** A short description of a JSON value's type, for messages. */
+export function jsonType(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'array';
+  return typeof value;
+}
+
+/** True for a plain JSON object (not null, not an array). */
+export function isObject(value: unknown): value is JsonObject {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function typeError(path: string, expected: string, value: unknown, format: FormatId | undefined): InterlinguaError {
+  return new InterlinguaError('invalid_type', `expected ${expected}, got ${jsonType(value)}; fix the value`, {
+    path,
+    ...(format === undefined ? {} : { format }),
+  });
+}
+
+/** The value as an object, or an `invalid_type` error. */
+export function expectObject(value: unknown, path: string, format?: FormatId): JsonObject {
+  if (isObject(value)) return value;
+  throw typeError(path, 'an object', value, format);
+}
+
+/** The value as an array, or an `invalid_type` error. */
+export function expectArray(value: unknown, path: string, format?: FormatId): unknown[] {
+  if (Array.isArray(value)) return value;
+  throw typeError(path, 'an array', value, format);
+}
+
+/** The value as a string, or an `invalid_type` error. */
+export function expectString(value: unknown, path: string, format?: FormatId): string {
+  if (typeof value === 'string') return value;
+  throw typeError(path, 'a string', value, format);
+}
+
+/** The value as a finite number, or an `invalid_type` error. */
+export function expectNumber(value: unknown, path: string, format?: FormatId): number {
+  if (typeof value === 'number' && Number.isFinite(value)) return value;
+  throw typeError(path, 'a number', value, format);
+}
+
+/** The value as a boolean, or an `invalid_type` error. */
+export function expectBoolean(value: unknown, path: string, format?: FormatId): boolean {
+  if (typeof value === 'boolean') return value;
+  throw typeError(path, 'a boolean', value, format);
+}
+
+/** `object[key]`, which must be present, or a `missing_field` error. */
+export function required(object: JsonObject, key: string, path: string, format?: FormatId): unknown {
+  const value = object[key];
+  if (value === undefined) {
+    throw new InterlinguaError('missing_field', `"${key}" is required`, {
+      path: pointer(path, key),
+      ...(format === undefined ? {} : { format }),
+    });
+  }
+  return value;
+}
+
+/** The keys of `object` that are not in `known`, or `undefined` when there are none. */
+export function unknownKeys(object: JsonObject, known: ReadonlySet<string>): JsonObject | undefined {
+  let rest: JsonObject | undefined;
+  for (const key in object) {
+    if (known.has(key)) continue;
+    (rest ??= {})[key] = object[key];
+  }
+  return rest;
+}
+
+/**
+ * Store `fields` under `node.extensions[format]`, merged with what is there.
+ * Does nothing when `fields` is undefined or empty.
+ */
+export function extend(node: Extensible, format: FormatId, fields: JsonObject | undefined): void {
+  if (fields === undefined) return;
+  const extensions = (node.extensions ??= {});
+  const existing = extensions[format];
+  extensions[format] = existing === undefined ? fields : Object.assign(existing, fields);
+}
+
+/** Store one shape hint (`$`-prefixed key, never reported as a loss) for `format`. */
+export function hint(node: Extensible, format: FormatId, key: `$${string}`, value: unknown): void {
+  const extensions = (node.extensions ??= {});
+  (extensions[format] ??= {})[key] = value;
+}
+
+/** The extension fields of `node` for `format`, if any. */
+export function extensionsOf(node: Extensible, format: FormatId): JsonObject | undefined {
+  return node.extensions?.[format];
+}
+
+/**
+ * Copy `node.extensions[format]` onto `target`, skipping `$` shape hints.
+ * Keys already set on `target` win, so neutral fields are never overwritten.
+ */
+export function spreadExtensions(target: JsonObject, node: Extensible, format: FormatId): JsonObject {
+  const fields = node.extensions?.[format];
+  if (fields === undefined) return target;
+  for (const key in fields) {
+    if (key.charCodeAt(0) === 36 /* $ */ || key in target) continue;
+    target[key] = fields[key];
+  }
+  return target;
+}

@@ -1,0 +1,28 @@
+/**
+ * interlingua: convert LLM API bodies between Anthropic Messages, OpenAI Chat
+ * Completions, OpenAI Responses and Google Gemini through one neutral IR.
+ */
+export {
+  convertRequest,
+  convertResponse,
+  convertError,
+  decodeRequest,
+  encodeRequest,
+  decodeResponse,
+  encodeResponse,
+  decodeError,
+  encodeError,
+  parseBody,
+  type ConvertOptions,
+  type ConvertResult,
+  type CodecOptions,
+  type Decoded,
+  type Encoded,
+} from './core/convert.ts';
+export { detectFormat, formatFromPath, type Detection, type DetectOptions } from './core/detect.ts';
+export { InterlinguaError, isInterlinguaError, type ErrorCode } from './core/errors.ts';
+export { LossCollector, type Loss, type LossCode, type LossSeverity } from './core/losses.ts';
+export { implementedFormats, isFormatId, codecFor } from './core/registry.ts';
+export type { Codec, CodecContext } from './core/codec.ts';
+export * from './core/ir.ts';
+export { sniffBase64, sniffBytes, parseDataUrl, formatDataUrl, base64Prefix } from './core/media.ts';

@@ -26,3 +26,16 @@ export { implementedFormats, isFormatId, codecFor } from './core/registry.ts';
 export type { Codec, CodecContext } from './core/codec.ts';
 export * from './core/ir.ts';
 export { sniffBase64, sniffBytes, parseDataUrl, formatDataUrl, base64Prefix } from './core/media.ts';
+export {
+  convertStream,
+  sseToWireEvents,
+  wireToIrEvents,
+  irToSseMessages,
+  sseMessagesToBytes,
+  streamDecoderFor,
+  streamEncoderFor,
+  type ConvertStreamOptions,
+  type ConvertedStream,
+} from './core/stream.ts';
+export { accumulate, Accumulator, responseToEvents, type Accumulated } from './core/accumulate.ts';
+export type * from './core/stream-events.ts';

@@ -4,6 +4,7 @@
  */
 import type { LossCollector } from './losses.ts';
 import type { ApiError, FormatId, Request, Response } from './ir.ts';
+import type { StreamDecoder, StreamEncoder } from './stream-events.ts';
 
 /** What a codec function receives besides the body. */
 export interface CodecContext {
@@ -27,4 +28,8 @@ export interface Codec {
   decodeError(body: unknown, context: CodecContext): ApiError;
   /** Encode a vendor error body; the HTTP status is `error.status`. */
   encodeError(error: ApiError, context: CodecContext): unknown;
+  /** A fresh stream decoder (wire events → IR events), once the format's streaming is implemented. */
+  createStreamDecoder?(context: CodecContext): StreamDecoder;
+  /** A fresh stream encoder (IR events → SSE messages), once the format's streaming is implemented. */
+  createStreamEncoder?(context: CodecContext): StreamEncoder;
 }

@@ -1,0 +1,107 @@
+/** `interlingua convert`: convert a body or an SSE stream from one format to another. */
+import { parseArgs } from 'node:util';
+import { Readable, Writable } from 'node:stream';
+import { readFileSync } from 'node:fs';
+import { convertError, convertRequest, convertResponse, parseBody } from '../core/convert.ts';
+import { convertStream } from '../core/stream.ts';
+import { detectFormat } from '../core/detect.ts';
+import { isFormatId } from '../core/registry.ts';
+import type { Loss } from '../core/losses.ts';
+import { throwIfStrict } from '../core/losses.ts';
+import type { FormatId } from '../core/ir.ts';
+import { readInput, UsageError } from './io.ts';
+
+export const CONVERT_HELP = `Usage: interlingua convert --to FORMAT [--from FORMAT] [--kind KIND] [--strict] [--model MODEL] [FILE|-]
+
+Convert a JSON body (or, with --kind stream, an SSE stream) from one wire
+format to another. The result goes to stdout; losses go to stderr, one per line.
+
+Options:
+  --from FORMAT   source format; may be omitted when detection is certain
+  --to FORMAT     target format (required)
+  --kind KIND     request, response, error or stream (default: detected; stream needs --from)
+  --strict        fail (exit 1) instead of converting with losses
+  --model MODEL   the model, for Gemini bodies whose model lives in the URL
+  -h, --help      show this help
+
+Formats: anthropic, openai-chat, openai-responses, gemini
+`;
+
+const KINDS = ['request', 'response', 'error', 'stream'] as const;
+type Kind = (typeof KINDS)[number];
+
+function formatOption(value: string | undefined, name: string): FormatId | undefined {
+  if (value === undefined) return undefined;
+  if (!isFormatId(value)) throw new UsageError(`--${name} "${value}" is not a format; use anthropic, openai-chat, openai-responses or gemini`);
+  return value;
+}
+
+function printLosses(losses: readonly Loss[]): void {
+  for (const loss of losses) process.stderr.write(`loss ${loss.severity} ${loss.code} ${loss.path || '/'}: ${loss.message}\n`);
+}
+
+export async function runConvert(args: string[]): Promise<void> {
+  const { values, positionals } = parseCli(args);
+  if (positionals.length > 1) throw new UsageError('convert takes at most one file');
+  const to = formatOption(values.to, 'to');
+  if (to === undefined) throw new UsageError('--to is required');
+  let from = formatOption(values.from, 'from');
+  const kindValue = values.kind;
+  if (kindValue !== undefined && !(KINDS as readonly string[]).includes(kindValue)) {
+    throw new UsageError(`--kind "${kindValue}" is not one of ${KINDS.join(', ')}`);
+  }
+  let kind = kindValue as Kind | undefined;
+  const model = values.model;
+  if (kind === 'stream') {
+    if (from === undefined) throw new UsageError('--kind stream needs --from');
+    await convertStreamFile(positionals[0], { from, to, strict: values.strict === true, model });
+    return;
+  }
+  const body = parseBody(readInput(positionals[0]));
+  if (from === undefined || kind === undefined) {
+    const detection = detectFormat(body);
+    if (detection === undefined) throw new UsageError('cannot detect the format of the input; pass --from and --kind');
+    if (from === undefined && !detection.certain) {
+      throw new UsageError(`the input could be more than one format (most likely ${detection.format}); pass --from`);
+    }
+    from ??= detection.format;
+    kind ??= detection.kind;
+  }
+  const convert = kind === 'request' ? convertRequest : kind === 'response' ? convertResponse : convertError;
+  const result = convert(body, { from, to, strict: values.strict === true, ...(model === undefined ? {} : { model }) });
+  process.stdout.write(`${JSON.stringify(result.body, null, 2)}\n`);
+  printLosses(result.losses);
+}
+
+async function convertStreamFile(
+  file: string | undefined,
+  options: { from: FormatId; to: FormatId; strict: boolean; model: string | undefined },
+): Promise<void> {
+  const input =
+    file === undefined || file === '-'
+      ? (Readable.toWeb(process.stdin) as ReadableStream<Uint8Array>)
+      : new Blob([readFileSync(file)]).stream();
+  const output = convertStream(input, { from: options.from, to: options.to, ...(options.model === undefined ? {} : { model: options.model }) });
+  await output.pipeTo(Writable.toWeb(process.stdout) as WritableStream<Uint8Array>, { preventClose: true });
+  const losses = await output.losses;
+  printLosses(losses);
+  throwIfStrict(losses, options.strict);
+}
+
+function parseCli(args: string[]) {
+  try {
+    return parseArgs({
+      args,
+      allowPositionals: true,
+      options: {
+        from: { type: 'string' },
+        to: { type: 'string' },
+        kind: { type: 'string' },
+        model: { type: 'string' },
+        strict: { type: 'boolean' },
+      },
+    });
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+}

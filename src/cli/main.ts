@@ -1,0 +1,51 @@
+/**
+ * The `interlingua` command line. Output is JSON (or SSE) on stdout; losses
+ * and messages on stderr; exit 0 on success, 1 on bad input, 2 on a usage
+ * mistake.
+ */
+import { runConvert, CONVERT_HELP } from './convert.ts';
+import { runDetect, DETECT_HELP } from './detect.ts';
+import { reportFailure, UsageError } from './io.ts';
+
+const HELP = `interlingua — convert LLM API bodies between wire formats
+
+Usage: interlingua <command> [options]
+
+Commands:
+  convert   convert a request, response, error body or SSE stream to another format
+  detect    print the format and kind of a body
+
+Formats: anthropic, openai-chat, openai-responses, gemini
+Run "interlingua <command> --help" for the options of a command.
+`;
+
+const COMMANDS: Record<string, { help: string; run: (args: string[]) => Promise<void> }> = {
+  convert: { help: CONVERT_HELP, run: runConvert },
+  detect: { help: DETECT_HELP, run: runDetect },
+};
+
+async function main(argv: string[]): Promise<number> {
+  const [name, ...rest] = argv;
+  if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
+    process.stdout.write(HELP);
+    return name === undefined ? 2 : 0;
+  }
+  const command = COMMANDS[name];
+  if (command === undefined) throw new UsageError(`unknown command "${name}"; run "interlingua --help"`);
+  if (rest.includes('--help') || rest.includes('-h')) {
+    process.stdout.write(command.help);
+    return 0;
+  }
+  await command.run(rest);
+  return 0;
+}
+
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (error: unknown) => {
+    process.exitCode = reportFailure(error);
+  },
+);

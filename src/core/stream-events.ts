@@ -1,0 +1,134 @@
+/**
+ * The IR of a stream: a flat sequence of events that any format's stream
+ * decoder produces and any format's stream encoder consumes. Parts are
+ * addressed by candidate and by their index in the candidate's message, so
+ * parallel tool calls interleaved on the wire stay apart.
+ */
+import type { ApiError, Extensions, Part, ReasoningState, StopReason, Usage } from './ir.ts';
+
+/** Fields every stream event may carry. */
+interface EventBase {
+  /** Wire fields of the source event with no neutral slot, for a same-format round trip. */
+  extensions?: Extensions;
+}
+
+/** Where a part lives: candidate number and index in that candidate's message parts. */
+interface PartAddress {
+  candidate: number;
+  index: number;
+}
+
+/** The response begins. Usage here is what the source knew at the start (maybe nothing). */
+export interface StartEvent extends EventBase {
+  type: 'start';
+  id?: string;
+  model?: string;
+  created?: number;
+  usage?: Usage;
+}
+
+/**
+ * A part opens. `part` is its initial form: text parts with the text known so
+ * far (usually `''`), tool calls with `arguments: undefined` and
+ * `rawArguments: ''`, opaque and media parts whole.
+ */
+export interface PartStartEvent extends EventBase, PartAddress {
+  type: 'part_start';
+  part: Part;
+}
+
+/** More text for an open text (or refusal) part. */
+export interface TextDeltaEvent extends EventBase, PartAddress {
+  type: 'text_delta';
+  text: string;
+}
+
+/** More reasoning text; `summaryIndex` set when it extends a reasoning summary rather than the reasoning text. */
+export interface ReasoningDeltaEvent extends EventBase, PartAddress {
+  type: 'reasoning_delta';
+  text: string;
+  summaryIndex?: number;
+}
+
+/** Opaque reasoning state for an open reasoning part (arrives as its own delta in Anthropic). */
+export interface ReasoningSignatureEvent extends EventBase, PartAddress {
+  type: 'reasoning_signature';
+  state: ReasoningState;
+}
+
+/** More argument JSON text for an open tool call. */
+export interface ToolCallDeltaEvent extends EventBase, PartAddress {
+  type: 'tool_call_delta';
+  arguments: string;
+}
+
+/** A part closes. `part`, when set, is its final form as the source sent it whole. */
+export interface PartEndEvent extends EventBase, PartAddress {
+  type: 'part_end';
+  part?: Part;
+}
+
+/** Usage known so far (cumulative: later events replace earlier numbers). */
+export interface UsageEvent extends EventBase {
+  type: 'usage';
+  usage: Usage;
+}
+
+/** A candidate stopped. */
+export interface FinishEvent extends EventBase {
+  type: 'finish';
+  candidate: number;
+  stopReason: StopReason;
+}
+
+/** The source reported an error inside the stream. Nothing follows but `end`. */
+export interface ErrorEvent extends EventBase {
+  type: 'error';
+  error: ApiError;
+}
+
+/** The stream ended (message_stop, [DONE], response.completed, the last Gemini chunk). */
+export interface EndEvent extends EventBase {
+  type: 'end';
+}
+
+/** Every stream event. A closed union. */
+export type StreamEvent =
+  | StartEvent
+  | PartStartEvent
+  | TextDeltaEvent
+  | ReasoningDeltaEvent
+  | ReasoningSignatureEvent
+  | ToolCallDeltaEvent
+  | PartEndEvent
+  | UsageEvent
+  | FinishEvent
+  | ErrorEvent
+  | EndEvent;
+
+/** One wire event as parsed from SSE: the event name (if any) and the JSON data (or `'[DONE]'`). */
+export interface WireEvent {
+  event?: string;
+  data: unknown;
+  /** Set when the `data:` text was not JSON: the parse error. `data` is then the raw text. */
+  invalid?: string;
+}
+
+/** One SSE message to write: `event:` line (if any) and the `data:` text. */
+export interface SseMessage {
+  event?: string;
+  data: string;
+}
+
+/** Turns one format's wire events into IR events. One instance per stream. */
+export interface StreamDecoder {
+  decode(event: WireEvent): StreamEvent[];
+  /** The source ended; close what is open (a truncated stream yields an `error` event). */
+  flush(): StreamEvent[];
+}
+
+/** Turns IR events into one format's SSE messages. One instance per stream. */
+export interface StreamEncoder {
+  encode(event: StreamEvent): SseMessage[];
+  flush(): SseMessage[];
+}

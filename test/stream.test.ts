@@ -1,0 +1,125 @@
+/**
+ * Streams, for every format whose codec streams: every recorded stream
+ * decodes; the same-format round trip reproduces the source events; decoding
+ * does not depend on how the bytes are chunked; golden streams accumulate to
+ * their whole responses; and every ordered pair converts a synthetic stream
+ * to the same meaning as converting the whole response.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { accumulate, responseToEvents } from '../src/core/accumulate.ts';
+import { convertResponse, decodeResponse } from '../src/core/convert.ts';
+import { convertStream } from '../src/core/stream.ts';
+import {
+  chunked,
+  collect,
+  decodeEvents,
+  encodeEvents,
+  messagesAsBytes,
+  messagesAsWireEvents,
+  neutral,
+  random,
+  streamExceptions,
+  streamFixtures,
+  streamingFormats,
+  wireEvents,
+  wireEventsFromBytes,
+} from './support/streams.ts';
+import { crossCases, crossSource, readJson } from './support/fixtures.ts';
+
+const formats = streamingFormats();
+const fixtures = streamFixtures().filter((fixture) => formats.includes(fixture.format));
+
+const decode = suite('stream decode and round trip');
+const counts = new Map<string, number>();
+for (const fixture of fixtures) {
+  counts.set(fixture.format, (counts.get(fixture.format) ?? 0) + 1);
+  decode(fixture.name, async () => {
+    const source = await wireEvents(fixture);
+    const decoded = decodeEvents(fixture.format, source);
+    const result = accumulate(decoded.events);
+    const isErrorStream = decoded.events.some((event) => event.type === 'error');
+    assert.ok(result.complete || isErrorStream, 'the stream ends, or reports why not');
+    const reason = streamExceptions(fixture.format)[fixture.name.split('/').at(-1) ?? ''];
+    if (reason !== undefined) return;
+    const encoded = encodeEvents(fixture.format, decoded.events);
+    assert.equal(decoded.losses.losses.concat(encoded.losses.losses), [], 'a same-format stream trip has no losses');
+    const expected = fixture.framing === 'sse' ? source : source.map((event) => ({ data: event.data }));
+    const actual = messagesAsWireEvents(encoded.messages).map((event) => (fixture.framing === 'sse' ? event : { data: event.data }));
+    assert.equal(actual, expected, 'the same-format round trip reproduces the source events');
+  });
+  const golden = join(dirname(fixture.file), 'response.json');
+  if (fixture.name.startsWith('golden/') && existsSync(golden)) {
+    decode(`${fixture.name} accumulates to response.json`, async () => {
+      const decoded = decodeEvents(fixture.format, await wireEvents(fixture), 'test-model');
+      const whole = decodeResponse(fixture.format, readJson(golden), { model: 'test-model' }).ir;
+      assert.equal(neutral(accumulate(decoded.events).response), neutral(whole));
+    });
+  }
+}
+decode.after(() => console.log(`\n  streams: ${[...counts].map(([format, count]) => `${count} ${format}`).join(', ') || 'no streaming codec yet'}`));
+decode.run();
+
+const chunking = suite('stream chunking');
+for (const fixture of fixtures.filter((item) => item.framing === 'sse')) {
+  chunking(fixture.name, async () => {
+    const bytes = new Uint8Array(readFileSync(fixture.file));
+    const whole = decodeEvents(fixture.format, await wireEventsFromBytes(bytes)).events;
+    const everyByte = Array.from({ length: bytes.length }, (_, index) => index);
+    assert.equal(decodeEvents(fixture.format, await wireEventsFromBytes(bytes, everyByte)).events, whole, 'one byte at a time');
+    const next = random(bytes.length);
+    for (let round = 0; round < 3; round++) {
+      const cuts = Array.from({ length: 1 + Math.floor(next() * 20) }, () => Math.floor(next() * bytes.length));
+      assert.equal(decodeEvents(fixture.format, await wireEventsFromBytes(bytes, cuts)).events, whole, `random cuts ${cuts.join(',')}`);
+    }
+  });
+}
+chunking.run();
+
+/** The meaning two formats can agree on: part kinds and contents, stop reasons, token counts. */
+function meaning(response: ReturnType<typeof accumulate>['response']) {
+  return response.candidates.map((candidate) => ({
+    stop: candidate.stopReason?.unified,
+    parts: candidate.message.parts.map((part) => {
+      switch (part.type) {
+        case 'text':
+        case 'refusal':
+          return { type: part.type, text: part.text };
+        case 'reasoning':
+          return { type: part.type, text: part.text };
+        case 'tool_call':
+          return { type: part.type, name: part.name, arguments: part.arguments };
+        default:
+          return { type: part.type };
+      }
+    }),
+  }));
+}
+
+const cross = suite('stream cross-format');
+let pairs = 0;
+for (const crossCase of crossCases()) {
+  for (const from of formats) {
+    const source = crossSource(crossCase, from, 'response');
+    if (source === undefined) continue;
+    for (const to of formats) {
+      pairs++;
+      cross(`${crossCase.name} ${from} → ${to}`, async () => {
+        const model = crossCase.model ?? 'test-model';
+        const whole = decodeResponse(from, readJson(source), { model }).ir;
+        const sourceBytes = messagesAsBytes(encodeEvents(from, responseToEvents(whole), model).messages);
+        const converted = convertStream(chunked(sourceBytes, []), { from, to, model });
+        const bytes = Buffer.concat(await collect(converted));
+        await converted.losses;
+        const streamed = accumulate(decodeEvents(to, await wireEventsFromBytes(new Uint8Array(bytes)), model).events);
+        assert.ok(streamed.complete, 'the converted stream ends');
+        const expected = decodeResponse(to, convertResponse(readJson(source), { from, to, model }).body, { model }).ir;
+        assert.equal(meaning(streamed.response), meaning(expected));
+      });
+    }
+  }
+}
+cross.after(() => console.log(`\n  stream cross: ${pairs} conversions`));
+cross.run();

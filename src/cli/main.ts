@@ -5,6 +5,7 @@
  */
 import { runConvert, CONVERT_HELP } from './convert.ts';
 import { runDetect, DETECT_HELP } from './detect.ts';
+import { runServe, SERVE_HELP } from './serve.ts';
 import { reportFailure, UsageError } from './io.ts';
 
 const HELP = `interlingua — convert LLM API bodies between wire formats
@@ -14,6 +15,7 @@ Usage: interlingua <command> [options]
 Commands:
   convert   convert a request, response, error body or SSE stream to another format
   detect    print the format and kind of a body
+  serve     run the translating proxy on a local HTTP server
 
 Formats: anthropic, openai-chat, openai-responses, gemini
 Run "interlingua <command> --help" for the options of a command.
@@ -22,6 +24,7 @@ Run "interlingua <command> --help" for the options of a command.
 const COMMANDS: Record<string, { help: string; run: (args: string[]) => Promise<void> }> = {
   convert: { help: CONVERT_HELP, run: runConvert },
   detect: { help: DETECT_HELP, run: runDetect },
+  serve: { help: SERVE_HELP, run: runServe },
 };
 
 async function main(argv: string[]): Promise<number> {

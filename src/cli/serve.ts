@@ -1,0 +1,101 @@
+/** `interlingua serve`: run the proxy on a Node HTTP server. */
+import { parseArgs } from 'node:util';
+import { createProxy, type ProxyLogEntry } from '../proxy/index.ts';
+import { parseModelRule, type ModelRule } from '../proxy/model-map.ts';
+import { isFormatId } from '../core/registry.ts';
+import { serve, portOf } from '../node/server.ts';
+import { UsageError } from './io.ts';
+
+export const SERVE_HELP = `Usage: interlingua serve --upstream FORMAT --upstream-url URL [options]
+
+Run the proxy: callers speak any format at its own path (/v1/messages,
+/v1/chat/completions, /v1/responses, /v1beta/models/M:generateContent,
+/v1beta/models/M:streamGenerateContent?alt=sse); requests go to the upstream
+in its format, answers come back in the caller's. One log line per request
+on stderr; keys never appear in logs.
+
+Options:
+  --port N                 port to listen on (default 8787; 0 picks a free one)
+  --host HOST              address to bind (default 127.0.0.1)
+  --upstream FORMAT        anthropic, openai-chat, openai-responses or gemini (required)
+  --upstream-url URL       API root as the vendor SDK spells it, e.g. https://api.openai.com/v1 (required)
+  --api-key-env VAR        environment variable holding the upstream API key
+  --pass-through-auth      forward the caller's own key upstream instead
+  --model-map PATTERN=MODEL  map models by glob, e.g. 'claude-*=gpt-5' (repeatable; first match wins)
+  --inbound-token-env VAR  require callers to present the token in this variable
+  --timeout MS             time for the upstream to start answering (default 120000)
+  --max-body BYTES         largest request body (default 33554432)
+  -h, --help               show this help
+`;
+
+function formatLog(entry: ProxyLogEntry): string {
+  const model = entry.model === undefined ? '' : ` model=${entry.model}${entry.upstreamModel !== undefined && entry.upstreamModel !== entry.model ? `→${entry.upstreamModel}` : ''}`;
+  const error = entry.error === undefined ? '' : ` error=${JSON.stringify(entry.error)}`;
+  return `${new Date().toISOString()} ${entry.method} ${entry.path} ${entry.ingress ?? '-'}→${entry.upstream}${model}${entry.stream ? ' stream' : ''} ${entry.status} ${entry.durationMs}ms losses=${entry.losses}${error}`;
+}
+
+function positiveInteger(value: string | undefined, name: string, fallback: number): number {
+  if (value === undefined) return fallback;
+  const number = Number(value);
+  if (!Number.isInteger(number) || number < 0) throw new UsageError(`--${name} must be a whole number, got "${value}"`);
+  return number;
+}
+
+export async function runServe(args: string[]): Promise<void> {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args,
+      options: {
+        port: { type: 'string' },
+        host: { type: 'string' },
+        upstream: { type: 'string' },
+        'upstream-url': { type: 'string' },
+        'api-key-env': { type: 'string' },
+        'pass-through-auth': { type: 'boolean' },
+        'model-map': { type: 'string', multiple: true },
+        'inbound-token-env': { type: 'string' },
+        timeout: { type: 'string' },
+        'max-body': { type: 'string' },
+      },
+    });
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+  const values = parsed.values;
+  const format = values.upstream;
+  if (format === undefined || !isFormatId(format)) throw new UsageError('--upstream must be one of anthropic, openai-chat, openai-responses, gemini');
+  const baseUrl = values['upstream-url'];
+  if (baseUrl === undefined || !/^https?:\/\//.test(baseUrl)) throw new UsageError('--upstream-url must be an http(s) URL');
+  const rules: ModelRule[] = [];
+  for (const text of values['model-map'] ?? []) {
+    const rule = parseModelRule(text);
+    if (rule === undefined) throw new UsageError(`--model-map "${text}" is not PATTERN=MODEL`);
+    rules.push(rule);
+  }
+  const keyEnv = values['api-key-env'];
+  if (keyEnv !== undefined && process.env[keyEnv] === undefined) throw new UsageError(`the environment variable ${keyEnv} is not set`);
+  const tokenEnv = values['inbound-token-env'];
+  const inboundToken = tokenEnv === undefined ? undefined : process.env[tokenEnv];
+  if (tokenEnv !== undefined && inboundToken === undefined) throw new UsageError(`the environment variable ${tokenEnv} is not set`);
+  const handler = createProxy({
+    upstream: {
+      format,
+      baseUrl,
+      ...(keyEnv === undefined ? {} : { apiKeyEnv: keyEnv }),
+      ...(values['pass-through-auth'] === true ? { passThroughAuth: true } : {}),
+    },
+    modelMap: rules,
+    timeoutMs: positiveInteger(values.timeout, 'timeout', 120_000),
+    maxBodyBytes: positiveInteger(values['max-body'], 'max-body', 32 * 1024 * 1024),
+    ...(inboundToken === undefined ? {} : { inboundToken }),
+    log: (entry) => process.stderr.write(`${formatLog(entry)}\n`),
+  });
+  const server = await serve(handler, { port: positiveInteger(values.port, 'port', 8787), host: values.host ?? '127.0.0.1' });
+  process.stderr.write(`interlingua: proxy listening on http://${values.host ?? '127.0.0.1'}:${portOf(server)} → ${format} at ${baseUrl}\n`);
+  await new Promise<void>((resolve) => {
+    const stop = () => server.close(() => resolve());
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+  });
+}

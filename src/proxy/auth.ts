@@ -1,0 +1,53 @@
+/** Credentials: the inbound token check (constant time) and the upstream auth headers per format. */
+import type { FormatId } from '../core/ir.ts';
+
+/** Compare two strings in time that depends only on their lengths, not on where they differ. */
+export function constantTimeEqual(a: string, b: string): boolean {
+  const left = new TextEncoder().encode(a);
+  const right = new TextEncoder().encode(b);
+  let difference = left.length ^ right.length;
+  const length = Math.max(left.length, right.length);
+  for (let index = 0; index < length; index++) difference |= (left[index] ?? 0) ^ (right[index] ?? 0);
+  return difference === 0;
+}
+
+/** The credential a caller sent, in whichever header (or `?key=`) its SDK uses. */
+export function callerCredential(request: Request, url: URL): string | undefined {
+  const authorization = request.headers.get('authorization');
+  if (authorization !== null && /^bearer\s+/i.test(authorization)) return authorization.replace(/^bearer\s+/i, '');
+  return request.headers.get('x-api-key') ?? request.headers.get('x-goog-api-key') ?? url.searchParams.get('key') ?? undefined;
+}
+
+/** The headers that carry `apiKey` to an upstream of `format`. */
+export function upstreamAuthHeaders(format: FormatId, apiKey: string | undefined): Record<string, string> {
+  const headers: Record<string, string> = { 'content-type': 'application/json' };
+  if (format === 'anthropic') headers['anthropic-version'] = '2023-06-01';
+  if (apiKey === undefined || apiKey === '') return headers;
+  switch (format) {
+    case 'anthropic':
+      headers['x-api-key'] = apiKey;
+      break;
+    case 'gemini':
+      headers['x-goog-api-key'] = apiKey;
+      break;
+    default:
+      headers['authorization'] = `Bearer ${apiKey}`;
+  }
+  return headers;
+}
+
+/** Replace every occurrence of the secrets in `text` (for log lines and error messages). */
+export function redact(text: string, secrets: readonly (string | undefined)[]): string {
+  let result = text;
+  for (const secret of secrets) {
+    if (secret !== undefined && secret.length >= 4) result = result.split(secret).join('[redacted]');
+  }
+  return result;
+}
+
+const HEADER_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;
+
+/** A header value with control characters (CR, LF, NUL, …) removed, so it cannot split headers. */
+export function sanitizeHeaderValue(value: string): string {
+  return HEADER_VALUE.test(value) ? value : value.replace(/[^\t\x20-\x7e\x80-\xff]/g, '');
+}

@@ -1,0 +1,193 @@
+/**
+ * One proxied exchange: convert the caller's body to the upstream format,
+ * call the upstream, and convert its answer (whole, streamed, or an error)
+ * back into the caller's format.
+ */
+import { codecFor } from '../core/registry.ts';
+import { parseBody } from '../core/convert.ts';
+import { convertStream, irToSseMessages, sseMessagesToBytes, streamEncoderFor } from '../core/stream.ts';
+import { responseToEvents } from '../core/accumulate.ts';
+import type { LossCollector } from '../core/losses.ts';
+import type { ApiError, FormatId } from '../core/ir.ts';
+import { isObject, type JsonObject } from '../core/wire.ts';
+import type { StreamEvent } from '../core/stream-events.ts';
+import { errorResponse, typeForStatus } from './errors.ts';
+import type { Route } from './routes.ts';
+import type { ProxyLogEntry } from './index.ts';
+
+/** Everything one exchange needs. */
+export interface ForwardOptions {
+  route: Route;
+  text: string;
+  upstream: FormatId;
+  url: (model: string | undefined, stream: boolean) => string;
+  headers: Record<string, string>;
+  mapModel: (model: string | undefined) => string | undefined;
+  fetch: typeof fetch;
+  timeoutMs: number;
+  signal: AbortSignal;
+  entry: ProxyLogEntry;
+  losses: LossCollector;
+}
+
+const SSE_HEADERS = { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache' };
+
+/** Can both ends of a conversion stream? */
+function streamable(from: FormatId, to: FormatId): boolean {
+  return codecFor(from).createStreamDecoder !== undefined && codecFor(to).createStreamEncoder !== undefined;
+}
+
+interface Prepared {
+  body: JsonObject;
+  model: string | undefined;
+  stream: boolean;
+}
+
+function prepare(options: ForwardOptions, body: JsonObject): Prepared {
+  const { route, upstream } = options;
+  const context = route.model === undefined ? { losses: options.losses } : { losses: options.losses, model: route.model };
+  const wantsStream = route.streamByPath ?? body['stream'] === true;
+  options.entry.stream = wantsStream;
+  if (route.format === upstream) {
+    const model = route.model ?? (typeof body['model'] === 'string' ? body['model'] : undefined);
+    const mapped = options.mapModel(model);
+    if (model !== undefined) options.entry.model = model;
+    if (mapped !== undefined) options.entry.upstreamModel = mapped;
+    if (upstream !== 'gemini' && mapped !== model && mapped !== undefined) body['model'] = mapped;
+    return { body, model: mapped, stream: wantsStream };
+  }
+  const ir = codecFor(route.format).decodeRequest(body, context);
+  if (ir.model !== undefined) options.entry.model = ir.model;
+  const mapped = options.mapModel(ir.model);
+  if (mapped !== undefined) {
+    ir.model = mapped;
+    options.entry.upstreamModel = mapped;
+  }
+  const upstreamStreams = wantsStream && streamable(upstream, route.format);
+  if (upstreamStreams) ir.stream = true;
+  else delete ir.stream;
+  const encoded = codecFor(upstream).encodeRequest(ir, mapped === undefined ? { losses: options.losses } : { losses: options.losses, model: mapped });
+  const out = isObject(encoded) ? encoded : {};
+  if (upstream === 'openai-chat' && upstreamStreams) {
+    out['stream_options'] = { ...(isObject(out['stream_options']) ? out['stream_options'] : {}), include_usage: true };
+  }
+  return { body: out, model: mapped, stream: upstreamStreams };
+}
+
+async function translateError(response: Response, options: ForwardOptions): Promise<Response> {
+  const text = await response.text();
+  let error: ApiError;
+  try {
+    error = codecFor(options.upstream).decodeError(JSON.parse(text), { losses: options.losses });
+  } catch {
+    error = { type: typeForStatus(response.status), message: text.slice(0, 1000) || `upstream answered HTTP ${response.status}` };
+  }
+  if (error.type === 'other') error.type = typeForStatus(response.status);
+  error.status = response.status;
+  const retryAfter = response.headers.get('retry-after');
+  return errorResponse(options.route.format, error, retryAfter === null ? {} : { 'retry-after': retryAfter });
+}
+
+/** The upstream body with read failures (reset, abort) turned into a clean end, so the stream decoder reports a truncated stream in the caller's format. */
+function endOnFailure(body: ReadableStream<Uint8Array>): ReadableStream<Uint8Array> {
+  const reader = body.getReader();
+  return new ReadableStream({
+    async pull(controller) {
+      try {
+        const { done, value } = await reader.read();
+        if (done) controller.close();
+        else controller.enqueue(value);
+      } catch {
+        controller.close();
+      }
+    },
+    cancel(reason) {
+      return reader.cancel(reason);
+    },
+  });
+}
+
+function syntheticStream(events: StreamEvent[], format: FormatId, options: ForwardOptions): ReadableStream<Uint8Array> {
+  const encoder = streamEncoderFor(format, { losses: options.losses });
+  return new ReadableStream<StreamEvent>({
+    start(controller) {
+      for (const event of events) controller.enqueue(event);
+      controller.close();
+    },
+  })
+    .pipeThrough(irToSseMessages(encoder))
+    .pipeThrough(sseMessagesToBytes());
+}
+
+/** Call the upstream with a time limit for its first byte and the caller's cancellation. */
+async function callUpstream(options: ForwardOptions, prepared: Prepared): Promise<Response> {
+  const controller = new AbortController();
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    controller.abort();
+  }, options.timeoutMs);
+  const onAbort = () => controller.abort();
+  options.signal.addEventListener('abort', onAbort, { once: true });
+  try {
+    return await options.fetch(options.url(prepared.model, prepared.stream), {
+      method: 'POST',
+      headers: options.headers,
+      body: JSON.stringify(prepared.body),
+      signal: controller.signal,
+    });
+  } catch (error) {
+    const message = timedOut
+      ? `the upstream did not answer within ${options.timeoutMs} ms`
+      : options.signal.aborted
+        ? 'the client went away'
+        : `the upstream could not be reached (${error instanceof Error ? error.message : String(error)})`;
+    const type = timedOut ? 'timeout' : 'server';
+    throw Object.assign(new Error(message), { apiError: { type, status: timedOut ? 504 : 502, message } satisfies ApiError });
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** Forward one request and translate the answer. */
+export async function forwardToUpstream(options: ForwardOptions): Promise<Response> {
+  const { route, upstream } = options;
+  const body = parseBody(options.text);
+  if (!isObject(body)) return errorResponse(route.format, { type: 'invalid_request', message: 'the request body must be a JSON object' });
+  const prepared = prepare(options, body);
+  let response: Response;
+  try {
+    response = await callUpstream(options, prepared);
+  } catch (error) {
+    const apiError = (error as { apiError?: ApiError }).apiError;
+    if (apiError === undefined) throw error;
+    return errorResponse(route.format, apiError);
+  }
+  if (!response.ok) return translateError(response, options);
+  const lossHeader = () => {
+    options.entry.losses = options.losses.losses.length;
+    return { 'x-interlingua-losses': String(options.losses.losses.length) };
+  };
+  const upstreamStreamed = (response.headers.get('content-type') ?? '').includes('text/event-stream');
+  if (upstreamStreamed && response.body !== null) {
+    if (route.format === upstream) return new Response(response.body, { status: 200, headers: { ...SSE_HEADERS, ...lossHeader() } });
+    const converted = convertStream(endOnFailure(response.body), { from: upstream, to: route.format, ...(prepared.model === undefined ? {} : { model: prepared.model }) });
+    return new Response(converted, { status: 200, headers: { ...SSE_HEADERS, ...lossHeader() } });
+  }
+  const text = await response.text();
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    return errorResponse(route.format, { type: 'server', status: 502, message: 'the upstream answered with a body that is not JSON' });
+  }
+  const wantsStream = options.entry.stream;
+  if (route.format === upstream && !wantsStream) {
+    return new Response(text, { status: response.status, headers: { 'content-type': 'application/json', ...lossHeader() } });
+  }
+  const context = prepared.model === undefined ? { losses: options.losses } : { losses: options.losses, model: prepared.model };
+  const ir = codecFor(upstream).decodeResponse(json, context);
+  if (wantsStream) return new Response(syntheticStream(responseToEvents(ir), route.format, options), { status: 200, headers: { ...SSE_HEADERS, ...lossHeader() } });
+  const out = codecFor(route.format).encodeResponse(ir, context);
+  return new Response(JSON.stringify(out), { status: 200, headers: { 'content-type': 'application/json', ...lossHeader() } });
+}

@@ -28,6 +28,8 @@ export interface ForwardOptions {
   signal: AbortSignal;
   entry: ProxyLogEntry;
   losses: LossCollector;
+  /** Remove secrets from text that reaches the caller. */
+  redact: (text: string) => string;
 }
 
 const SSE_HEADERS = { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache' };
@@ -84,6 +86,7 @@ async function translateError(response: Response, options: ForwardOptions): Prom
   }
   if (error.type === 'other') error.type = typeForStatus(response.status);
   error.status = response.status;
+  error.message = options.redact(error.message);
   const retryAfter = response.headers.get('retry-after');
   return errorResponse(options.route.format, error, retryAfter === null ? {} : { 'retry-after': retryAfter });
 }
@@ -161,7 +164,7 @@ export async function forwardToUpstream(options: ForwardOptions): Promise<Respon
   } catch (error) {
     const apiError = (error as { apiError?: ApiError }).apiError;
     if (apiError === undefined) throw error;
-    return errorResponse(route.format, apiError);
+    return errorResponse(route.format, { ...apiError, message: options.redact(apiError.message) });
   }
   if (!response.ok) return translateError(response, options);
   const lossHeader = () => {

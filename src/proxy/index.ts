@@ -151,6 +151,7 @@ export function createProxy(config: ProxyConfig): (request: Request) => Promise<
         signal: request.signal,
         entry,
         losses: new LossCollector(),
+        redact: (text) => redact(text, secrets),
       });
       return finish(response);
     } catch (error) {

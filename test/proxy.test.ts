@@ -1,0 +1,169 @@
+/**
+ * The proxy end to end: the real official SDK of each ingress format, pointed
+ * at the proxy by its base-URL option, against a fake upstream of every other
+ * format on 127.0.0.1 answering from golden payloads. Covers whole and
+ * streamed answers, a full tool loop, error translation, 413, time-outs,
+ * resets and client aborts.
+ */
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import type { Server } from 'node:http';
+import { join } from 'node:path';
+import { createProxy, type ProxyConfig } from '../src/proxy/index.ts';
+import { serve, portOf } from '../src/node/server.ts';
+import { decodeRequest } from '../src/core/convert.ts';
+import { implementedFormats } from '../src/core/registry.ts';
+import type { FormatId, ToolResultPart } from '../src/core/ir.ts';
+import { GOLDEN_DIR, readJson } from './support/fixtures.ts';
+import { streamingFormats } from './support/streams.ts';
+import { startUpstream, type FakeUpstream } from './support/upstream.ts';
+import { clientFor } from './support/clients.ts';
+
+const formats = implementedFormats();
+const streaming = new Set(streamingFormats());
+const answer = (format: FormatId) => readJson(join(GOLDEN_DIR, 'cross', 'tool-error', `${format}.response.json`));
+
+async function withProxy<T>(upstream: FakeUpstream, format: FormatId, extra: Partial<ProxyConfig>, run: (url: string) => Promise<T>): Promise<T> {
+  const handler = createProxy({ upstream: { format, baseUrl: upstream.url, apiKey: 'upstream-secret' }, modelMap: { '*': 'test-model' }, ...extra });
+  const server: Server = await serve(handler, { port: 0 });
+  try {
+    return await run(`http://127.0.0.1:${portOf(server)}`);
+  } finally {
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
+}
+
+function lastToolResult(upstream: FakeUpstream, format: FormatId): ToolResultPart | undefined {
+  const received = upstream.received.at(-1);
+  if (received === undefined) return undefined;
+  const { ir } = decodeRequest(format, received.body, { model: 'test-model' });
+  return ir.messages.flatMap((message) => message.parts).find((part): part is ToolResultPart => part.type === 'tool_result');
+}
+
+const endToEnd = suite('proxy: official SDKs end to end');
+for (const ingress of formats) {
+  for (const upstreamFormat of formats) {
+    for (const stream of [false, true]) {
+      if (stream && !(streaming.has(ingress) && streaming.has(upstreamFormat))) continue;
+      endToEnd(`${ingress} SDK → ${upstreamFormat} upstream${stream ? ', streamed' : ''}: tool call and result`, async () => {
+        const upstream = await startUpstream(upstreamFormat);
+        try {
+          upstream.behaviour = { kind: 'answer', body: answer(upstreamFormat) };
+          await withProxy(upstream, upstreamFormat, {}, async (url) => {
+            const client = clientFor(ingress, url);
+            const turn = await client.ask(stream);
+            assert.is(turn.toolCall?.name, 'lookup_order');
+            assert.equal(turn.toolCall?.arguments, { order_id: 'A-18' });
+            assert.match(turn.text, "I'll look that up.");
+            const sent = upstream.received[0];
+            assert.ok(sent !== undefined, 'the upstream was called');
+            if (upstreamFormat !== ingress) {
+              assert.ok(!JSON.stringify(sent.headers).includes('caller-key'), "the caller's key is not forwarded");
+            }
+            await client.answer(turn, 'shipped on Monday', stream);
+            const result = lastToolResult(upstream, upstreamFormat);
+            assert.ok(result !== undefined, 'the upstream received a tool result');
+            assert.match(JSON.stringify(result.content), 'shipped on Monday');
+            if (upstreamFormat === 'gemini') assert.is(result.name, 'lookup_order');
+            else assert.is(result.callId, turn.toolCall?.id);
+          });
+        } finally {
+          await upstream.close();
+        }
+      });
+    }
+  }
+}
+endToEnd.run();
+
+const failures = suite('proxy: failures reach the caller in its own format');
+const other = (format: FormatId): FormatId => formats.find((candidate) => candidate !== format) ?? format;
+
+async function rawCall(url: string, ingress: FormatId, body: unknown): Promise<Response> {
+  const path = { anthropic: '/v1/messages', 'openai-chat': '/v1/chat/completions', 'openai-responses': '/v1/responses', gemini: '/v1beta/models/gemini-test:generateContent' }[ingress];
+  return fetch(`${url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+}
+
+const SMALL_REQUEST: Record<FormatId, unknown> = {
+  anthropic: { model: 'claude-test', max_tokens: 10, messages: [{ role: 'user', content: 'hi' }] },
+  'openai-chat': { model: 'gpt-test', messages: [{ role: 'user', content: 'hi' }] },
+  'openai-responses': { model: 'gpt-test', input: 'hi' },
+  gemini: { contents: [{ role: 'user', parts: [{ text: 'hi' }] }] },
+};
+
+for (const ingress of formats) {
+  const upstreamFormat = other(ingress);
+  failures(`${ingress} caller, ${upstreamFormat} upstream: 429 with retry-after, 529/503 overload, 413, time-out, reset`, async () => {
+    const upstream = await startUpstream(upstreamFormat);
+    try {
+      await withProxy(upstream, upstreamFormat, { timeoutMs: 300, maxBodyBytes: 4096 }, async (url) => {
+        upstream.behaviour = { kind: 'error', status: 429, body: { error: { message: 'slow down', type: 'rate_limit_error', code: 'rate_limit_exceeded' } }, headers: { 'retry-after': '7' } };
+        let response = await rawCall(url, ingress, SMALL_REQUEST[ingress]);
+        assert.is(response.status, 429);
+        assert.is(response.headers.get('retry-after'), '7');
+        const body = (await response.json()) as Record<string, unknown>;
+        assert.ok('error' in body, 'an error body in the caller format');
+
+        upstream.behaviour = { kind: 'error', status: 529, body: { type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } } };
+        response = await rawCall(url, ingress, SMALL_REQUEST[ingress]);
+        assert.is(response.status, ingress === 'anthropic' ? 529 : 503);
+        await response.arrayBuffer();
+
+        response = await rawCall(url, ingress, { ...(SMALL_REQUEST[ingress] as object), padding: 'x'.repeat(10_000) });
+        assert.is(response.status, 413);
+        assert.ok('error' in ((await response.json()) as object));
+
+        upstream.behaviour = { kind: 'stall' };
+        response = await rawCall(url, ingress, SMALL_REQUEST[ingress]);
+        assert.is(response.status, 504);
+        await response.arrayBuffer();
+
+        upstream.behaviour = { kind: 'reset' };
+        response = await rawCall(url, ingress, SMALL_REQUEST[ingress]);
+        assert.is(response.status, 502);
+        await response.arrayBuffer();
+
+        response = await rawCall(url, ingress, 'not an object');
+        assert.is(response.status, 400);
+        await response.arrayBuffer();
+      });
+    } finally {
+      await upstream.close();
+    }
+  });
+}
+
+failures('the inbound token is required when configured, and keys never reach the log', async () => {
+  const [ingress] = formats;
+  if (ingress === undefined) return;
+  const upstreamFormat = other(ingress);
+  const upstream = await startUpstream(upstreamFormat);
+  const lines: string[] = [];
+  try {
+    upstream.behaviour = { kind: 'error', status: 401, body: { error: { message: 'bad key upstream-secret', type: 'authentication_error' } } };
+    await withProxy(upstream, upstreamFormat, { inboundToken: 'let-me-in', log: (entry) => lines.push(JSON.stringify(entry)) }, async (url) => {
+      const denied = await rawCall(url, ingress, SMALL_REQUEST[ingress]);
+      assert.is(denied.status, 401);
+      await denied.arrayBuffer();
+      const path = '/v1beta/models/gemini-test:generateContent';
+      const allowed = await fetch(`${url}${ingress === 'gemini' ? path : { anthropic: '/v1/messages', 'openai-chat': '/v1/chat/completions', 'openai-responses': '/v1/responses' }[ingress]}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: 'Bearer let-me-in', 'x-api-key': 'let-me-in' },
+        body: JSON.stringify(SMALL_REQUEST[ingress]),
+      });
+      assert.is(allowed.status, 401, 'the upstream 401 is passed on');
+      const text = await allowed.text();
+      assert.not.match(text, 'upstream-secret');
+    });
+    assert.ok(lines.length >= 2);
+    for (const line of lines) {
+      assert.not.match(line, 'upstream-secret');
+      assert.not.match(line, 'let-me-in');
+    }
+  } finally {
+    await upstream.close();
+  }
+});
+
+failures.run();

@@ -1,4 +1,20 @@
+/**
+ * The Anthropic Messages codec.
+ *
+ * @see https://docs.anthropic.com/en/api/messages
+ */
 import type { Codec } from '../../core/codec.ts';
+import { decodeAnthropicError, encodeAnthropicError } from './error.ts';
+import { decodeAnthropicRequest, encodeAnthropicRequest } from './request.ts';
+import { decodeAnthropicResponse, encodeAnthropicResponse } from './response.ts';
 
-/** The anthropic codec. Not implemented yet: the registry reports it as such. */
-export const anthropicCodec: Codec | undefined = undefined;
+/** Decode and encode Anthropic Messages requests, responses and error bodies. */
+export const anthropicCodec: Codec = {
+  format: 'anthropic',
+  decodeRequest: decodeAnthropicRequest,
+  encodeRequest: encodeAnthropicRequest,
+  decodeResponse: decodeAnthropicResponse,
+  encodeResponse: encodeAnthropicResponse,
+  decodeError: decodeAnthropicError,
+  encodeError: encodeAnthropicError,
+};

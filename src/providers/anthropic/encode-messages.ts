@@ -1,0 +1,145 @@
+/**
+ * Encode IR messages into Anthropic `system` and `messages`.
+ *
+ * Two modes. For IR decoded from Anthropic (`exact`), every message keeps its
+ * own turn and the shape hints rebuild the body as it was. For IR from other
+ * formats, the documented policies apply:
+ * - leading system messages become `system`;
+ * - a later system message stays `role: "system"` when it directly follows a
+ *   user turn (newest models accept that), else it is folded into user text
+ *   with a `System:` prefix (`moved_content` loss);
+ * - consecutive tool and user messages merge into one user turn, tool
+ *   results first; consecutive assistant messages merge too;
+ * - empty messages and empty text blocks are never sent.
+ *
+ * @see https://docs.anthropic.com/en/api/messages#body-messages
+ */
+import type { Message } from '../../core/ir.ts';
+import type { LossCollector } from '../../core/losses.ts';
+import { pointer, spreadExtensions, type JsonObject } from '../../core/wire.ts';
+import { encodeAnthropicParts } from './encode-parts.ts';
+import { ANTHROPIC, hasHint } from './shape.ts';
+
+/** The encoded conversation: the `system` field (if any) and the turns. */
+export interface EncodedConversation {
+  system?: unknown;
+  messages: JsonObject[];
+}
+
+interface Turn {
+  role: 'user' | 'assistant' | 'system';
+  blocks: JsonObject[];
+  wire: JsonObject;
+}
+
+const SYSTEM_PREFIX = 'System: ';
+
+function firstText(message: Message): string {
+  const first = message.parts[0];
+  return first?.type === 'text' ? first.text : '';
+}
+
+function interleave(results: JsonObject[], others: JsonObject[], layout: unknown): JsonObject[] {
+  if (!Array.isArray(layout)) return [...results, ...others];
+  const merged: JsonObject[] = [];
+  let result = 0;
+  let other = 0;
+  for (const isResult of layout) {
+    const block = isResult ? results[result++] : others[other++];
+    if (block !== undefined) merged.push(block);
+  }
+  return merged;
+}
+
+function encodeExact(messages: readonly Message[], losses: LossCollector): EncodedConversation {
+  const conversation: EncodedConversation = { messages: [] };
+  let last: Turn | undefined;
+  for (let index = 0; index < messages.length; index++) {
+    const message = messages[index] as Message;
+    const path = pointer('/messages', index);
+    losses.foreignExtensions(message.extensions, ANTHROPIC, path);
+    const blocks = encodeAnthropicParts(message.parts, pointer(path, 'parts'), losses);
+    if (hasHint(message, '$systemField')) {
+      conversation.system = hasHint(message, '$contentString') ? firstText(message) : blocks;
+      continue;
+    }
+    if (hasHint(message, '$joinPrevious') && last !== undefined) {
+      last.blocks = interleave(last.blocks, blocks, message.extensions?.anthropic?.['$layout']);
+      last.wire['content'] = last.blocks;
+      continue;
+    }
+    const role = message.role === 'tool' ? 'user' : message.role;
+    const wire: JsonObject = { role, content: hasHint(message, '$contentString') ? firstText(message) : blocks };
+    conversation.messages.push(spreadExtensions(wire, message, ANTHROPIC));
+    last = { role, blocks, wire };
+  }
+  return conversation;
+}
+
+function encodeSystemField(messages: readonly Message[], count: number, losses: LossCollector): unknown {
+  const blocks: JsonObject[] = [];
+  for (let index = 0; index < count; index++) {
+    const message = messages[index] as Message;
+    const path = pointer('/messages', index);
+    losses.foreignExtensions(message.extensions, ANTHROPIC, path);
+    for (const block of encodeAnthropicParts(message.parts, pointer(path, 'parts'), losses)) {
+      if (block['type'] === 'text') blocks.push(block);
+      else losses.add('unsupported_part', path, `Anthropic system prompts hold only text; a ${String(block['type'])} block was dropped`);
+    }
+  }
+  if (blocks.length === 0) return undefined;
+  const only = blocks[0];
+  return blocks.length === 1 && only !== undefined && Object.keys(only).length === 2 ? only['text'] : blocks;
+}
+
+function foldSystem(blocks: JsonObject[]): JsonObject[] {
+  return blocks.map((block) => (block['type'] === 'text' ? { ...block, text: SYSTEM_PREFIX + String(block['text']) } : block));
+}
+
+function addToTurn(turn: Turn, blocks: JsonObject[], isToolMessage: boolean): void {
+  if (!isToolMessage) {
+    turn.blocks.push(...blocks);
+    return;
+  }
+  // Tool results must come before any other block of the user turn.
+  const firstOther = turn.blocks.findIndex((block) => block['type'] !== 'tool_result');
+  if (firstOther < 0) turn.blocks.push(...blocks);
+  else turn.blocks.splice(firstOther, 0, ...blocks);
+}
+
+function encodeForeign(messages: readonly Message[], losses: LossCollector): EncodedConversation {
+  let leading = 0;
+  while (leading < messages.length && messages[leading]?.role === 'system') leading++;
+  const system = encodeSystemField(messages, leading, losses);
+  const turns: Turn[] = [];
+  for (let index = leading; index < messages.length; index++) {
+    const message = messages[index] as Message;
+    const path = pointer('/messages', index);
+    losses.foreignExtensions(message.extensions, ANTHROPIC, path);
+    if (message.name !== undefined) losses.add('dropped_field', pointer(path, 'name'), 'Anthropic messages have no participant name');
+    let blocks = encodeAnthropicParts(message.parts, pointer(path, 'parts'), losses);
+    if (blocks.length === 0) continue;
+    const last = turns[turns.length - 1];
+    let role: Turn['role'] = message.role === 'assistant' ? 'assistant' : 'user';
+    if (message.role === 'system') {
+      if (last?.role === 'user') role = 'system';
+      else {
+        blocks = foldSystem(blocks);
+        losses.add('moved_content', path, 'Anthropic accepts a system message only right after a user turn; sent as user text prefixed "System: "');
+      }
+    }
+    if (last !== undefined && last.role === role && role !== 'system') addToTurn(last, blocks, message.role === 'tool');
+    else turns.push({ role, blocks, wire: {} });
+  }
+  const encoded = turns.map((turn) => {
+    const only = turn.blocks[0];
+    const plain = turn.blocks.length === 1 && only !== undefined && only['type'] === 'text' && Object.keys(only).length === 2;
+    return { role: turn.role, content: plain ? only['text'] : turn.blocks };
+  });
+  return system === undefined ? { messages: encoded } : { system, messages: encoded };
+}
+
+/** Encode IR messages; `exact` for IR decoded from Anthropic (rebuild the wire turns as they were). */
+export function encodeAnthropicMessages(messages: readonly Message[], exact: boolean, losses: LossCollector): EncodedConversation {
+  return exact ? encodeExact(messages, losses) : encodeForeign(messages, losses);
+}

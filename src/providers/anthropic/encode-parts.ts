@@ -1,0 +1,180 @@
+/**
+ * Encode IR parts into Anthropic content blocks: one flat switch over the
+ * part type. Parts Anthropic cannot carry are dropped and reported.
+ *
+ * @see https://docs.anthropic.com/en/api/messages#body-messages-content
+ */
+import type { DocumentPart, ImagePart, Part, ReasoningPart, TextPart, ToolCallPart, ToolResultPart } from '../../core/ir.ts';
+import { unreachable } from '../../core/ir.ts';
+import type { LossCollector } from '../../core/losses.ts';
+import { argumentsAsObject } from '../../core/tools.ts';
+import { pointer, spreadExtensions, type JsonObject } from '../../core/wire.ts';
+import { encodeAnthropicCitation } from './citations.ts';
+import { encodeAnthropicMediaSource, encodeDocumentFields, withSourceExtras } from './media-blocks.ts';
+import { ANTHROPIC, hasHint, wasNull } from './shape.ts';
+import { anthropicToolId } from './tool-ids.ts';
+
+function encodeText(part: TextPart, path: string, losses: LossCollector): JsonObject | undefined {
+  // Anthropic rejects empty text blocks; keep one only when it came from Anthropic as such.
+  if (part.text === '' && !hasHint(part, '$empty')) return undefined;
+  const wire: JsonObject = { type: 'text', text: part.text };
+  if (part.citations !== undefined) {
+    const citations: JsonObject[] = [];
+    for (let index = 0; index < part.citations.length; index++) {
+      const citation = part.citations[index];
+      if (citation === undefined) continue;
+      const encoded = encodeAnthropicCitation(citation, pointer(path, 'citations', index), losses);
+      if (encoded !== undefined) citations.push(encoded);
+    }
+    if (citations.length > 0 || part.citations.length === 0) wire['citations'] = citations;
+  } else if (wasNull(part, 'citations')) wire['citations'] = null;
+  return spreadExtensions(wire, part, ANTHROPIC);
+}
+
+function encodeImage(part: ImagePart, path: string, losses: LossCollector): JsonObject | undefined {
+  const source = encodeAnthropicMediaSource(part.source);
+  if (source === undefined) {
+    losses.add('unsupported_part', path, `an image from a ${part.source.kind === 'file' ? part.source.format : ''} file store cannot be sent to Anthropic; dropped`);
+    return undefined;
+  }
+  if (part.detail !== undefined) losses.add('dropped_field', pointer(path, 'detail'), 'Anthropic has no image detail setting', 'info');
+  return spreadExtensions({ type: 'image', source: withSourceExtras(source, part) }, part, ANTHROPIC);
+}
+
+function encodeDocumentSource(part: DocumentPart, path: string, losses: LossCollector): JsonObject | undefined {
+  const source = part.source;
+  switch (source.kind) {
+    case 'text':
+      return { type: 'text', media_type: source.mediaType ?? 'text/plain', data: source.text };
+    case 'content': {
+      if (hasHint(part, '$sourceContentString') && source.parts[0]?.type === 'text') return { type: 'content', content: source.parts[0].text };
+      return { type: 'content', content: encodeAnthropicParts(source.parts, pointer(path, 'source', 'parts'), losses) };
+    }
+    default:
+      return encodeAnthropicMediaSource(source);
+  }
+}
+
+function encodeSearchResult(part: DocumentPart, path: string, losses: LossCollector): JsonObject {
+  const parts = part.source.kind === 'content' ? part.source.parts : [];
+  const wire: JsonObject = {
+    type: 'search_result',
+    source: part.extensions?.anthropic?.['source'],
+    title: part.title ?? '',
+    content: encodeAnthropicParts(parts, pointer(path, 'source', 'parts'), losses),
+  };
+  encodeDocumentFields(wire, part);
+  return spreadExtensions(wire, part, ANTHROPIC);
+}
+
+function encodeDocument(part: DocumentPart, path: string, losses: LossCollector): JsonObject | undefined {
+  if (hasHint(part, '$block')) return encodeSearchResult(part, path, losses);
+  const source = encodeDocumentSource(part, path, losses);
+  if (source === undefined) {
+    losses.add('unsupported_part', path, 'a document from another vendor\'s file store cannot be sent to Anthropic; dropped');
+    return undefined;
+  }
+  const wire: JsonObject = { type: 'document', source: withSourceExtras(source, part) };
+  encodeDocumentFields(wire, part);
+  if (part.filename !== undefined) {
+    if (part.title === undefined) {
+      wire['title'] = part.filename;
+      losses.add('approximated', pointer(path, 'filename'), 'Anthropic documents have no filename; sent as the title', 'info');
+    } else losses.add('dropped_field', pointer(path, 'filename'), 'Anthropic documents have no filename', 'info');
+  }
+  return spreadExtensions(wire, part, ANTHROPIC);
+}
+
+function encodeReasoning(part: ReasoningPart, path: string, losses: LossCollector): JsonObject | undefined {
+  const state = part.state;
+  if (state?.format === ANTHROPIC) {
+    const wire: JsonObject = state.kind === 'redacted' ? { type: 'redacted_thinking', data: state.value } : { type: 'thinking', thinking: part.text, signature: state.value };
+    return spreadExtensions(wire, part, ANTHROPIC);
+  }
+  if (state === undefined && hasHint(part, '$unsigned')) return spreadExtensions({ type: 'thinking', thinking: part.text }, part, ANTHROPIC);
+  // Never fabricate a signature: reasoning without Anthropic's own state cannot be a thinking block.
+  if (state !== undefined) {
+    losses.add('reasoning_state_dropped', path, `${state.format} reasoning state only goes back to ${state.format}; the reasoning part was dropped for Anthropic`);
+  } else {
+    losses.add('unsupported_part', path, 'reasoning without an Anthropic signature cannot be sent as a thinking block; dropped');
+  }
+  return undefined;
+}
+
+function encodeToolCall(part: ToolCallPart, path: string, losses: LossCollector): JsonObject {
+  if (part.syntheticId) losses.add('synthesised_id', pointer(path, 'id'), `the tool call "${part.name}" had no id; sent the synthesised id "${part.id}"`, 'info');
+  const wire: JsonObject = {
+    type: 'tool_use',
+    id: anthropicToolId(part.id, pointer(path, 'id'), losses),
+    name: part.name,
+    input: argumentsAsObject(part, losses, pointer(path, 'arguments')),
+  };
+  return spreadExtensions(wire, part, ANTHROPIC);
+}
+
+function encodeToolResultContent(part: ToolResultPart, path: string, losses: LossCollector): unknown {
+  if (hasHint(part, '$contentString')) {
+    const first = part.content[0];
+    return first?.type === 'text' ? first.text : '';
+  }
+  if (hasHint(part, '$contentAbsent')) return undefined;
+  const blocks = encodeAnthropicParts(part.content, pointer(path, 'content'), losses);
+  if (hasHint(part, '$contentArray')) return blocks;
+  // From another format: the plainest Anthropic shape for the same content.
+  if (blocks.length === 0) return undefined;
+  const only = blocks[0];
+  if (blocks.length === 1 && only !== undefined && only['type'] === 'text' && Object.keys(only).length === 2) return only['text'];
+  return blocks;
+}
+
+function encodeToolResult(part: ToolResultPart, path: string, losses: LossCollector): JsonObject {
+  const wire: JsonObject = { type: 'tool_result', tool_use_id: anthropicToolId(part.callId, pointer(path, 'callId'), losses) };
+  const content = encodeToolResultContent(part, path, losses);
+  if (content !== undefined) wire['content'] = content;
+  if (part.isError !== undefined) wire['is_error'] = part.isError;
+  return spreadExtensions(wire, part, ANTHROPIC);
+}
+
+/** Encode one IR part; `undefined` (with a loss, where something was lost) when Anthropic cannot carry it. */
+export function encodeAnthropicPart(part: Part, path: string, losses: LossCollector): JsonObject | undefined {
+  losses.foreignExtensions(part.extensions, ANTHROPIC, path);
+  switch (part.type) {
+    case 'text':
+      return encodeText(part, path, losses);
+    case 'image':
+      return encodeImage(part, path, losses);
+    case 'audio':
+    case 'video':
+      losses.add('unsupported_part', path, `Anthropic has no ${part.type} input; the ${part.type} part was dropped`);
+      return undefined;
+    case 'document':
+      return encodeDocument(part, path, losses);
+    case 'reasoning':
+      return encodeReasoning(part, path, losses);
+    case 'tool_call':
+      return encodeToolCall(part, path, losses);
+    case 'tool_result':
+      return encodeToolResult(part, path, losses);
+    case 'refusal':
+      losses.add('approximated', path, 'Anthropic has no refusal block; the refusal was sent as text');
+      return part.text === '' ? undefined : { type: 'text', text: part.text };
+    case 'opaque':
+      if (part.format === ANTHROPIC) return part.value as JsonObject;
+      losses.add('unsupported_part', path, `${part.format} block "${part.blockType}" has no Anthropic equivalent; dropped`);
+      return undefined;
+    default:
+      return unreachable(part);
+  }
+}
+
+/** Encode a list of parts, leaving out those Anthropic cannot carry. */
+export function encodeAnthropicParts(parts: readonly Part[], path: string, losses: LossCollector): JsonObject[] {
+  const blocks: JsonObject[] = [];
+  for (let index = 0; index < parts.length; index++) {
+    const part = parts[index];
+    if (part === undefined) continue;
+    const block = encodeAnthropicPart(part, pointer(path, index), losses);
+    if (block !== undefined) blocks.push(block);
+  }
+  return blocks;
+}

@@ -1,0 +1,47 @@
+/**
+ * Sampling and length settings: `max_tokens` (required on the wire),
+ * `temperature`, `top_p`, `top_k`, `stop_sequences`. Anthropic has no seed,
+ * penalties, candidate count or logprobs: those are reported.
+ *
+ * @see https://docs.anthropic.com/en/api/messages#body-max-tokens
+ */
+import type { Generation } from '../../core/ir.ts';
+import type { LossCollector } from '../../core/losses.ts';
+import type { JsonObject } from '../../core/wire.ts';
+
+/** `max_tokens` sent when the IR has none (Anthropic requires it). */
+export const DEFAULT_MAX_TOKENS = 4096;
+
+const UNSUPPORTED: readonly (readonly [keyof Generation, string])[] = [
+  ['seed', 'seed'],
+  ['presencePenalty', 'presence penalty'],
+  ['frequencyPenalty', 'frequency penalty'],
+  ['logprobs', 'logprobs'],
+  ['topLogprobs', 'top logprobs'],
+];
+
+/** Write the generation settings onto the wire body; `exact` skips the range checks meant for other formats' values. */
+export function encodeAnthropicGeneration(generation: Generation | undefined, body: JsonObject, exact: boolean, losses: LossCollector): void {
+  if (generation?.maxTokens !== undefined) body['max_tokens'] = generation.maxTokens;
+  else {
+    body['max_tokens'] = DEFAULT_MAX_TOKENS;
+    losses.add('defaulted', '/generation/maxTokens', `Anthropic requires max_tokens; sent the default ${DEFAULT_MAX_TOKENS}`);
+  }
+  if (generation === undefined) return;
+  if (generation.temperature !== undefined) {
+    // Anthropic's range is 0–1; OpenAI and Gemini go to 2.
+    if (!exact && generation.temperature > 1) {
+      body['temperature'] = 1;
+      losses.add('approximated', '/generation/temperature', `Anthropic temperature is at most 1; ${generation.temperature} was sent as 1`);
+    } else body['temperature'] = generation.temperature;
+  }
+  if (generation.topP !== undefined) body['top_p'] = generation.topP;
+  if (generation.topK !== undefined) body['top_k'] = generation.topK;
+  if (generation.stop !== undefined) body['stop_sequences'] = generation.stop;
+  if (generation.candidateCount !== undefined && generation.candidateCount > 1) {
+    losses.add('dropped_field', '/generation/candidateCount', `Anthropic returns one answer; candidateCount ${generation.candidateCount} was dropped`);
+  }
+  for (const [key, label] of UNSUPPORTED) {
+    if (generation[key] !== undefined) losses.add('dropped_field', `/generation/${key}`, `Anthropic has no ${label}; dropped`);
+  }
+}

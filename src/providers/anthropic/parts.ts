@@ -1,0 +1,151 @@
+/**
+ * Decode Anthropic content blocks into IR parts: one flat switch over the
+ * block type, each case a named function.
+ *
+ * @see https://docs.anthropic.com/en/api/messages#body-messages-content
+ */
+import type { OpaquePart, Part, ReasoningPart, TextPart, ToolCallPart, ToolResultPart } from '../../core/ir.ts';
+import type { LossCollector } from '../../core/losses.ts';
+import { InterlinguaError } from '../../core/errors.ts';
+import {
+  expectArray,
+  expectBoolean,
+  expectObject,
+  expectString,
+  extend,
+  hint,
+  pointer,
+  required,
+  unknownKeys,
+  type JsonObject,
+} from '../../core/wire.ts';
+import { CALL_BLOCK_TYPES, OPAQUE_BLOCK_TYPES } from './block-types.ts';
+import { decodeAnthropicCitation } from './citations.ts';
+import { decodeAnthropicDocument, decodeAnthropicImage, decodeAnthropicSearchResult } from './media-blocks.ts';
+import { ANTHROPIC, hintNull } from './shape.ts';
+
+/** State shared while decoding one body: losses and the tool calls seen so far (id → name). */
+export interface BlockScope {
+  losses: LossCollector;
+  calls: Map<string, string>;
+}
+
+const TEXT_KEYS: ReadonlySet<string> = new Set(['type', 'text', 'citations']);
+const THINKING_KEYS: ReadonlySet<string> = new Set(['type', 'thinking', 'signature']);
+const REDACTED_KEYS: ReadonlySet<string> = new Set(['type', 'data']);
+const TOOL_USE_KEYS: ReadonlySet<string> = new Set(['type', 'id', 'name', 'input']);
+const TOOL_RESULT_KEYS: ReadonlySet<string> = new Set(['type', 'tool_use_id', 'content', 'is_error']);
+
+function field(object: JsonObject, key: string, path: string): string {
+  return expectString(required(object, key, path, ANTHROPIC), pointer(path, key), ANTHROPIC);
+}
+
+function decodeText(object: JsonObject, path: string): TextPart {
+  const part: TextPart = { type: 'text', text: field(object, 'text', path) };
+  if (part.text === '') hint(part, ANTHROPIC, '$empty', true);
+  const citations = object['citations'];
+  if (citations === null) hintNull(part, 'citations');
+  else if (citations !== undefined) {
+    const list = expectArray(citations, pointer(path, 'citations'), ANTHROPIC);
+    part.citations = list.map((citation, index) => decodeAnthropicCitation(citation, pointer(path, 'citations', index)));
+  }
+  extend(part, ANTHROPIC, unknownKeys(object, TEXT_KEYS));
+  return part;
+}
+
+function decodeThinking(object: JsonObject, path: string): ReasoningPart {
+  const part: ReasoningPart = { type: 'reasoning', text: field(object, 'thinking', path) };
+  if (object['signature'] === undefined) hint(part, ANTHROPIC, '$unsigned', true);
+  else part.state = { format: ANTHROPIC, kind: 'signature', value: field(object, 'signature', path) };
+  extend(part, ANTHROPIC, unknownKeys(object, THINKING_KEYS));
+  return part;
+}
+
+function decodeRedactedThinking(object: JsonObject, path: string): ReasoningPart {
+  const part: ReasoningPart = {
+    type: 'reasoning',
+    text: '',
+    redacted: true,
+    state: { format: ANTHROPIC, kind: 'redacted', value: field(object, 'data', path) },
+  };
+  extend(part, ANTHROPIC, unknownKeys(object, REDACTED_KEYS));
+  return part;
+}
+
+function decodeToolUse(object: JsonObject, path: string, scope: BlockScope): ToolCallPart {
+  const id = field(object, 'id', path);
+  const name = field(object, 'name', path);
+  const input = expectObject(required(object, 'input', path, ANTHROPIC), pointer(path, 'input'), ANTHROPIC);
+  scope.calls.set(id, name);
+  const part: ToolCallPart = { type: 'tool_call', id, name, arguments: input };
+  extend(part, ANTHROPIC, unknownKeys(object, TOOL_USE_KEYS));
+  return part;
+}
+
+function decodeToolResult(object: JsonObject, path: string, scope: BlockScope): ToolResultPart {
+  const callId = field(object, 'tool_use_id', path);
+  const name = scope.calls.get(callId);
+  if (name === undefined) {
+    throw new InterlinguaError(
+      'invalid_reference',
+      `tool_result answers "${callId}", but no earlier tool_use has that id; send the assistant turn with the tool_use first`,
+      { path: pointer(path, 'tool_use_id'), format: ANTHROPIC },
+    );
+  }
+  const part: ToolResultPart = { type: 'tool_result', callId, content: [] };
+  if (name !== '') part.name = name;
+  const content = object['content'];
+  if (typeof content === 'string') {
+    part.content.push({ type: 'text', text: content });
+    hint(part, ANTHROPIC, '$contentString', true);
+  } else if (content === undefined) {
+    hint(part, ANTHROPIC, '$contentAbsent', true);
+  } else {
+    const blocks = expectArray(content, pointer(path, 'content'), ANTHROPIC);
+    hint(part, ANTHROPIC, '$contentArray', true);
+    for (let index = 0; index < blocks.length; index++) {
+      part.content.push(decodeAnthropicBlock(blocks[index], pointer(path, 'content', index), scope));
+    }
+  }
+  if (object['is_error'] !== undefined) part.isError = expectBoolean(object['is_error'], pointer(path, 'is_error'), ANTHROPIC);
+  extend(part, ANTHROPIC, unknownKeys(object, TOOL_RESULT_KEYS));
+  return part;
+}
+
+function decodeOpaque(object: JsonObject, type: string, path: string, scope: BlockScope): OpaquePart {
+  if (OPAQUE_BLOCK_TYPES.has(type)) {
+    // Server and MCP calls can be answered by later result blocks, so their ids count as known.
+    if (CALL_BLOCK_TYPES.has(type) && typeof object['id'] === 'string') scope.calls.set(object['id'], typeof object['name'] === 'string' ? object['name'] : '');
+  } else {
+    scope.losses.add('unknown_block', path, `unknown Anthropic block type "${type}"; kept as an opaque part for Anthropic only`);
+  }
+  return { type: 'opaque', format: ANTHROPIC, blockType: type, value: object };
+}
+
+/** Decode one wire content block into an IR part. Unknown types become opaque parts with an `unknown_block` loss. */
+export function decodeAnthropicBlock(value: unknown, path: string, scope: BlockScope): Part {
+  const object = expectObject(value, path, ANTHROPIC);
+  const type = field(object, 'type', path);
+  const nested = (block: unknown, blockPath: string): Part => decodeAnthropicBlock(block, blockPath, scope);
+  switch (type) {
+    case 'text':
+      return decodeText(object, path);
+    case 'image':
+      return decodeAnthropicImage(object, path);
+    case 'document':
+      return decodeAnthropicDocument(object, path, nested);
+    case 'search_result':
+      return decodeAnthropicSearchResult(object, path, nested);
+    case 'thinking':
+      return decodeThinking(object, path);
+    case 'redacted_thinking':
+      return decodeRedactedThinking(object, path);
+    case 'tool_use':
+      return decodeToolUse(object, path, scope);
+    case 'tool_result':
+      return decodeToolResult(object, path, scope);
+    default:
+      return decodeOpaque(object, type, path, scope);
+  }
+}
+

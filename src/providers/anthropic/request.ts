@@ -1,0 +1,168 @@
+/**
+ * Anthropic Messages requests (`POST /v1/messages`), including the Bedrock and
+ * Vertex bodies that carry `anthropic_version` and no `model`.
+ *
+ * @see https://docs.anthropic.com/en/api/messages
+ */
+import type { CodecContext } from '../../core/codec.ts';
+import type { Generation, Message, Request } from '../../core/ir.ts';
+import type { LossCollector } from '../../core/losses.ts';
+import {
+  expectArray,
+  expectBoolean,
+  expectNumber,
+  expectObject,
+  expectString,
+  extend,
+  hint,
+  pointer,
+  required,
+  spreadExtensions,
+  unknownKeys,
+  type JsonObject,
+} from '../../core/wire.ts';
+import { decodeAnthropicOutputConfig, decodeAnthropicOutputFormat, decodeAnthropicThinking, encodeAnthropicConfig } from './config.ts';
+import { encodeAnthropicMessages } from './encode-messages.ts';
+import { encodeAnthropicGeneration } from './generation.ts';
+import { decodeAnthropicContent, decodeAnthropicMessages } from './messages.ts';
+import type { BlockScope } from './parts.ts';
+import { ANTHROPIC, hasHint } from './shape.ts';
+import { decodeAnthropicToolChoice, decodeAnthropicTools, encodeAnthropicToolChoice, encodeAnthropicTools } from './tools.ts';
+
+const REQUEST_KEYS: ReadonlySet<string> = new Set([
+  'model',
+  'messages',
+  'system',
+  'max_tokens',
+  'temperature',
+  'top_p',
+  'top_k',
+  'stop_sequences',
+  'stream',
+  'tools',
+  'tool_choice',
+  'thinking',
+  'output_config',
+  'output_format',
+  'metadata',
+  'service_tier',
+]);
+
+function decodeSystem(value: unknown, scope: BlockScope): Message {
+  const { parts, fromString } = decodeAnthropicContent(value, '/system', scope);
+  const message: Message = { role: 'system', parts };
+  hint(message, ANTHROPIC, '$systemField', true);
+  if (fromString) hint(message, ANTHROPIC, '$contentString', true);
+  return message;
+}
+
+function decodeGeneration(body: JsonObject): Generation | undefined {
+  const generation: Generation = {};
+  let any = false;
+  const number = (key: string): number | undefined => {
+    if (body[key] === undefined) return undefined;
+    any = true;
+    return expectNumber(body[key], pointer('', key), ANTHROPIC);
+  };
+  const maxTokens = number('max_tokens');
+  if (maxTokens !== undefined) generation.maxTokens = maxTokens;
+  const temperature = number('temperature');
+  if (temperature !== undefined) generation.temperature = temperature;
+  const topP = number('top_p');
+  if (topP !== undefined) generation.topP = topP;
+  const topK = number('top_k');
+  if (topK !== undefined) generation.topK = topK;
+  if (body['stop_sequences'] !== undefined) {
+    any = true;
+    generation.stop = expectArray(body['stop_sequences'], '/stop_sequences', ANTHROPIC).map((stop, index) =>
+      expectString(stop, pointer('/stop_sequences', index), ANTHROPIC),
+    );
+  }
+  return any ? generation : undefined;
+}
+
+function decodeMetadata(value: unknown, request: Request): void {
+  const metadata = expectObject(value, '/metadata', ANTHROPIC);
+  const userId = metadata['user_id'];
+  if (typeof userId === 'string') request.user = userId;
+  else if (userId === null) hint(request, ANTHROPIC, '$userIdNull', true);
+  else if (userId !== undefined) expectString(userId, '/metadata/user_id', ANTHROPIC);
+  const rest = unknownKeys(metadata, new Set(['user_id']));
+  // `metadata` has only `user_id` on the wire; anything else travels whole so nothing is silently lost.
+  if (rest !== undefined) extend(request, ANTHROPIC, { metadata: rest });
+  else if (userId === undefined) hint(request, ANTHROPIC, '$metadataEmpty', true);
+}
+
+/**
+ * Decode an Anthropic Messages request body into the IR.
+ *
+ * @see https://docs.anthropic.com/en/api/messages
+ */
+export function decodeAnthropicRequest(body: unknown, context: CodecContext): Request {
+  const object = expectObject(body, '', ANTHROPIC);
+  const scope: BlockScope = { losses: context.losses, calls: new Map() };
+  const request: Request = { messages: [] };
+  hint(request, ANTHROPIC, '$keepTurns', true);
+  if (object['model'] !== undefined) request.model = expectString(object['model'], '/model', ANTHROPIC);
+  const system = object['system'];
+  if (system !== undefined && system !== null) request.messages.push(decodeSystem(system, scope));
+  else if (system === null) hint(request, ANTHROPIC, '$systemNull', true);
+  request.messages.push(...decodeAnthropicMessages(required(object, 'messages', '', ANTHROPIC), '/messages', scope));
+  if (object['tools'] !== undefined) request.tools = decodeAnthropicTools(object['tools'], '/tools');
+  if (object['tool_choice'] !== undefined) decodeAnthropicToolChoice(object['tool_choice'], '/tool_choice', request);
+  const generation = decodeGeneration(object);
+  if (generation !== undefined) request.generation = generation;
+  if (object['thinking'] !== undefined) decodeAnthropicThinking(object['thinking'], '/thinking', request);
+  if (object['output_config'] !== undefined) decodeAnthropicOutputConfig(object['output_config'], '/output_config', request);
+  if (object['output_format'] !== undefined) decodeAnthropicOutputFormat(object['output_format'], '/output_format', request);
+  if (object['metadata'] !== undefined) decodeMetadata(object['metadata'], request);
+  if (object['stream'] !== undefined) request.stream = expectBoolean(object['stream'], '/stream', ANTHROPIC);
+  if (object['service_tier'] !== undefined) request.serviceTier = expectString(object['service_tier'], '/service_tier', ANTHROPIC);
+  extend(request, ANTHROPIC, unknownKeys(object, REQUEST_KEYS));
+  return request;
+}
+
+function encodeMetadata(request: Request, losses: LossCollector): JsonObject | undefined {
+  const extra = request.extensions?.anthropic?.['metadata'];
+  const metadata: JsonObject = extra !== undefined && typeof extra === 'object' ? { ...(extra as JsonObject) } : {};
+  if (request.user !== undefined) metadata['user_id'] = request.user;
+  else if (hasHint(request, '$userIdNull')) metadata['user_id'] = null;
+  if (request.metadata !== undefined) losses.add('dropped_field', '/metadata', 'Anthropic metadata holds only user_id; the key-value metadata was dropped');
+  return Object.keys(metadata).length > 0 || hasHint(request, '$metadataEmpty') ? metadata : undefined;
+}
+
+function encodeServiceTier(tier: string, exact: boolean, losses: LossCollector): string | undefined {
+  if (exact || tier === 'auto' || tier === 'standard_only') return tier;
+  losses.add('dropped_field', '/serviceTier', `Anthropic has no "${tier}" service tier (only auto and standard_only); dropped`);
+  return undefined;
+}
+
+/**
+ * Encode an IR request as an Anthropic Messages request body.
+ *
+ * @see https://docs.anthropic.com/en/api/messages
+ */
+export function encodeAnthropicRequest(request: Request, context: CodecContext): JsonObject {
+  const losses = context.losses;
+  losses.foreignExtensions(request.extensions, ANTHROPIC, '');
+  const exact = hasHint(request, '$keepTurns');
+  const body: JsonObject = {};
+  if (request.model !== undefined) body['model'] = request.model;
+  const conversation = encodeAnthropicMessages(request.messages, exact, losses);
+  if (conversation.system !== undefined) body['system'] = conversation.system;
+  else if (hasHint(request, '$systemNull')) body['system'] = null;
+  body['messages'] = conversation.messages;
+  encodeAnthropicGeneration(request.generation, body, exact, losses);
+  if (request.tools !== undefined) body['tools'] = encodeAnthropicTools(request.tools, losses);
+  const toolChoice = encodeAnthropicToolChoice(request, losses);
+  if (toolChoice !== undefined) body['tool_choice'] = toolChoice;
+  encodeAnthropicConfig(request, body, losses);
+  const metadata = encodeMetadata(request, losses);
+  if (metadata !== undefined) body['metadata'] = metadata;
+  if (request.stream !== undefined) body['stream'] = request.stream;
+  if (request.serviceTier !== undefined) {
+    const tier = encodeServiceTier(request.serviceTier, exact, losses);
+    if (tier !== undefined) body['service_tier'] = tier;
+  }
+  return spreadExtensions(body, request, ANTHROPIC);
+}

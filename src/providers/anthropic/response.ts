@@ -1,0 +1,92 @@
+/**
+ * Anthropic Messages responses (`type: "message"`).
+ *
+ * @see https://docs.anthropic.com/en/api/messages#response
+ */
+import type { CodecContext } from '../../core/codec.ts';
+import type { Candidate, Message, Response } from '../../core/ir.ts';
+import { expectArray, expectObject, expectString, extend, hint, pointer, required, spreadExtensions, unknownKeys, type JsonObject } from '../../core/wire.ts';
+import { decodeAnthropicBlock, type BlockScope } from './parts.ts';
+import { encodeAnthropicParts } from './encode-parts.ts';
+import { ANTHROPIC, hasHint } from './shape.ts';
+import { decodeAnthropicStopReason, encodeAnthropicStopReason } from './stop-reason.ts';
+import { decodeAnthropicUsage, encodeAnthropicUsage } from './usage.ts';
+
+const RESPONSE_KEYS: ReadonlySet<string> = new Set(['id', 'type', 'role', 'model', 'content', 'stop_reason', 'stop_sequence', 'usage']);
+
+function decodeStop(object: JsonObject, candidate: Candidate): void {
+  const raw = object['stop_reason'];
+  if (raw !== null && raw !== undefined) candidate.stopReason = decodeAnthropicStopReason(expectString(raw, '/stop_reason', ANTHROPIC));
+  else if (raw === undefined) hint(candidate, ANTHROPIC, '$stopReasonAbsent', true);
+  const sequence = object['stop_sequence'];
+  if (sequence === undefined) hint(candidate, ANTHROPIC, '$stopSequenceAbsent', true);
+  else if (sequence !== null) {
+    const text = expectString(sequence, '/stop_sequence', ANTHROPIC);
+    if (candidate.stopReason !== undefined) candidate.stopReason.sequence = text;
+    else hint(candidate, ANTHROPIC, '$stopSequence', text);
+  }
+}
+
+/**
+ * Decode an Anthropic Messages response body into the IR.
+ *
+ * @see https://docs.anthropic.com/en/api/messages#response
+ */
+export function decodeAnthropicResponse(body: unknown, context: CodecContext): Response {
+  const object = expectObject(body, '', ANTHROPIC);
+  const scope: BlockScope = { losses: context.losses, calls: new Map() };
+  const content = expectArray(required(object, 'content', '', ANTHROPIC), '/content', ANTHROPIC);
+  const message: Message = { role: 'assistant', parts: content.map((block, index) => decodeAnthropicBlock(block, pointer('/content', index), scope)) };
+  const candidate: Candidate = { index: 0, message };
+  decodeStop(object, candidate);
+  const response: Response = { candidates: [candidate] };
+  if (object['id'] !== undefined) response.id = expectString(object['id'], '/id', ANTHROPIC);
+  if (object['model'] !== undefined) response.model = expectString(object['model'], '/model', ANTHROPIC);
+  if (object['type'] !== undefined && object['type'] !== 'message') hint(response, ANTHROPIC, '$type', object['type']);
+  if (object['type'] === undefined) hint(response, ANTHROPIC, '$typeAbsent', true);
+  if (object['role'] !== undefined && object['role'] !== 'assistant') hint(response, ANTHROPIC, '$role', object['role']);
+  if (object['role'] === undefined) hint(response, ANTHROPIC, '$roleAbsent', true);
+  if (object['usage'] !== undefined) response.usage = decodeAnthropicUsage(object['usage'], '/usage');
+  extend(response, ANTHROPIC, unknownKeys(object, RESPONSE_KEYS));
+  return response;
+}
+
+function encodeStop(candidate: Candidate | undefined, wire: JsonObject, context: CodecContext): void {
+  const reason = candidate?.stopReason;
+  if (candidate === undefined || !hasHint(candidate, '$stopReasonAbsent')) {
+    wire['stop_reason'] = reason === undefined ? null : encodeAnthropicStopReason(reason, '/candidates/0/stopReason', context.losses);
+  }
+  if (candidate !== undefined && hasHint(candidate, '$stopSequenceAbsent')) return;
+  const kept = candidate?.extensions?.anthropic?.['$stopSequence'];
+  wire['stop_sequence'] = reason?.sequence ?? (typeof kept === 'string' ? kept : null);
+}
+
+/**
+ * Encode an IR response as an Anthropic Messages response body. Anthropic has
+ * one answer: candidates after the first are reported and dropped.
+ *
+ * @see https://docs.anthropic.com/en/api/messages#response
+ */
+export function encodeAnthropicResponse(response: Response, context: CodecContext): JsonObject {
+  const losses = context.losses;
+  losses.foreignExtensions(response.extensions, ANTHROPIC, '');
+  const candidate = response.candidates[0];
+  for (let index = 1; index < response.candidates.length; index++) {
+    losses.add('dropped_field', pointer('/candidates', index), 'Anthropic responses have one answer; this candidate was dropped');
+  }
+  const wire: JsonObject = {};
+  if (response.id !== undefined) wire['id'] = response.id;
+  const type = response.extensions?.anthropic?.['$type'];
+  if (!hasHint(response, '$typeAbsent')) wire['type'] = type ?? 'message';
+  const role = response.extensions?.anthropic?.['$role'];
+  if (!hasHint(response, '$roleAbsent')) wire['role'] = role ?? 'assistant';
+  if (response.model !== undefined) wire['model'] = response.model;
+  if (candidate !== undefined) {
+    losses.foreignExtensions(candidate.extensions, ANTHROPIC, '/candidates/0');
+    losses.foreignExtensions(candidate.message.extensions, ANTHROPIC, '/candidates/0/message');
+  }
+  wire['content'] = candidate === undefined ? [] : encodeAnthropicParts(candidate.message.parts, '/candidates/0/message/parts', losses);
+  encodeStop(candidate, wire, context);
+  if (response.usage !== undefined) wire['usage'] = encodeAnthropicUsage(response.usage, '/usage', losses);
+  return spreadExtensions(wire, response, ANTHROPIC);
+}

@@ -1,0 +1,53 @@
+/**
+ * Small helpers shared by the Anthropic decoders and encoders: the format id,
+ * shape hints for values that were `null` on the wire, and optional fields.
+ */
+import type { Extensible, FormatId } from '../../core/ir.ts';
+import { expectString, hint, pointer, type JsonObject } from '../../core/wire.ts';
+
+/** The format id of this codec. */
+export const ANTHROPIC: FormatId = 'anthropic';
+
+/** The shape hints of `node` for Anthropic, if any. */
+export function anthropicHints(node: Extensible): JsonObject | undefined {
+  return node.extensions?.anthropic;
+}
+
+/** True when `node` carries the Anthropic shape hint `key` with a truthy value. */
+export function hasHint(node: Extensible, key: `$${string}`): boolean {
+  const value = node.extensions?.anthropic?.[key];
+  return value !== undefined && value !== false;
+}
+
+/** Remember that the wire had `key: null` on this node (shape hint `$nulls`). */
+export function hintNull(node: Extensible, key: string): void {
+  const existing = node.extensions?.anthropic?.['$nulls'];
+  if (Array.isArray(existing)) existing.push(key);
+  else hint(node, ANTHROPIC, '$nulls', [key]);
+}
+
+/** True when the wire had `key: null` on this node. */
+export function wasNull(node: Extensible, key: string): boolean {
+  const nulls = node.extensions?.anthropic?.['$nulls'];
+  return Array.isArray(nulls) && nulls.includes(key);
+}
+
+/**
+ * An optional string field: the string, or `undefined` when absent; `null`
+ * is recorded as a shape hint on `node`. Any other type is an `invalid_type` error.
+ */
+export function optionalString(object: JsonObject, key: string, path: string, node: Extensible): string | undefined {
+  const value = object[key];
+  if (value === undefined) return undefined;
+  if (value === null) {
+    hintNull(node, key);
+    return undefined;
+  }
+  return expectString(value, pointer(path, key), ANTHROPIC);
+}
+
+/** Write `value` under `key`, or `null` when the source had `null` there, or nothing. */
+export function putOptional(target: JsonObject, key: string, value: unknown, node: Extensible): void {
+  if (value !== undefined) target[key] = value;
+  else if (wasNull(node, key)) target[key] = null;
+}

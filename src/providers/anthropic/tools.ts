@@ -1,0 +1,140 @@
+/**
+ * Tools and tool choice. Custom tools map to IR function tools; server tools
+ * (`web_search_20250305`, `bash_20250124`, …) travel whole as opaque tools.
+ *
+ * @see https://docs.anthropic.com/en/api/messages#body-tools
+ * @see https://docs.anthropic.com/en/api/messages#body-tool-choice
+ */
+import type { FunctionTool, Request, Tool, ToolChoice } from '../../core/ir.ts';
+import { unreachable } from '../../core/ir.ts';
+import type { LossCollector } from '../../core/losses.ts';
+import { InterlinguaError } from '../../core/errors.ts';
+import {
+  expectArray,
+  expectBoolean,
+  expectObject,
+  expectString,
+  extend,
+  hint,
+  pointer,
+  required,
+  spreadExtensions,
+  unknownKeys,
+  type JsonObject,
+} from '../../core/wire.ts';
+import { ANTHROPIC, hasHint } from './shape.ts';
+
+const CUSTOM_TOOL_KEYS: ReadonlySet<string> = new Set(['type', 'name', 'description', 'input_schema', 'strict']);
+
+function decodeTool(value: unknown, path: string): Tool {
+  const object = expectObject(value, path, ANTHROPIC);
+  const type = object['type'];
+  if (type !== undefined && type !== null && type !== 'custom') {
+    const toolType = expectString(type, pointer(path, 'type'), ANTHROPIC);
+    return { type: 'opaque', format: ANTHROPIC, toolType, value: object };
+  }
+  const tool: FunctionTool = { type: 'function', name: expectString(required(object, 'name', path, ANTHROPIC), pointer(path, 'name'), ANTHROPIC) };
+  if (type === 'custom') hint(tool, ANTHROPIC, '$typeCustom', true);
+  if (type === null) hint(tool, ANTHROPIC, '$typeNull', true);
+  if (object['description'] !== undefined) tool.description = expectString(object['description'], pointer(path, 'description'), ANTHROPIC);
+  tool.parameters = expectObject(required(object, 'input_schema', path, ANTHROPIC), pointer(path, 'input_schema'), ANTHROPIC);
+  if (object['strict'] !== undefined) tool.strict = expectBoolean(object['strict'], pointer(path, 'strict'), ANTHROPIC);
+  extend(tool, ANTHROPIC, unknownKeys(object, CUSTOM_TOOL_KEYS));
+  return tool;
+}
+
+/** Decode the wire `tools` array. */
+export function decodeAnthropicTools(value: unknown, path: string): Tool[] {
+  return expectArray(value, path, ANTHROPIC).map((tool, index) => decodeTool(tool, pointer(path, index)));
+}
+
+function encodeTool(tool: Tool, path: string, losses: LossCollector): JsonObject | undefined {
+  losses.foreignExtensions(tool.extensions, ANTHROPIC, path);
+  if (tool.type === 'opaque') {
+    if (tool.format === ANTHROPIC) return tool.value as JsonObject;
+    losses.add('dropped_field', path, `${tool.format} built-in tool "${tool.toolType}" has no Anthropic equivalent; dropped`);
+    return undefined;
+  }
+  const wire: JsonObject = {};
+  if (hasHint(tool, '$typeCustom')) wire['type'] = 'custom';
+  else if (hasHint(tool, '$typeNull')) wire['type'] = null;
+  wire['name'] = tool.name;
+  if (tool.description !== undefined) wire['description'] = tool.description;
+  wire['input_schema'] = tool.parameters ?? { type: 'object', properties: {} };
+  if (tool.strict !== undefined) wire['strict'] = tool.strict;
+  return spreadExtensions(wire, tool, ANTHROPIC);
+}
+
+/** Encode IR tools; tools of other vendors are dropped and reported. */
+export function encodeAnthropicTools(tools: readonly Tool[], losses: LossCollector): JsonObject[] {
+  const encoded: JsonObject[] = [];
+  for (let index = 0; index < tools.length; index++) {
+    const wire = encodeTool(tools[index] as Tool, pointer('/tools', index), losses);
+    if (wire !== undefined) encoded.push(wire);
+  }
+  return encoded;
+}
+
+const TOOL_CHOICE_KEYS: ReadonlySet<string> = new Set(['type', 'name', 'disable_parallel_tool_use']);
+
+/** Decode `tool_choice` into `request.toolChoice` and `request.parallelToolCalls`. */
+export function decodeAnthropicToolChoice(value: unknown, path: string, request: Request): void {
+  const object = expectObject(value, path, ANTHROPIC);
+  const type = expectString(required(object, 'type', path, ANTHROPIC), pointer(path, 'type'), ANTHROPIC);
+  let choice: ToolChoice;
+  switch (type) {
+    case 'auto':
+      choice = { type: 'auto' };
+      break;
+    case 'any':
+      choice = { type: 'required' };
+      break;
+    case 'none':
+      choice = { type: 'none' };
+      break;
+    case 'tool':
+      choice = { type: 'tool', name: expectString(required(object, 'name', path, ANTHROPIC), pointer(path, 'name'), ANTHROPIC) };
+      break;
+    default:
+      throw new InterlinguaError('invalid_value', `tool_choice type "${type}" is not auto, any, tool or none`, { path: pointer(path, 'type'), format: ANTHROPIC });
+  }
+  request.toolChoice = choice;
+  const disable = object['disable_parallel_tool_use'];
+  if (disable !== undefined) request.parallelToolCalls = !expectBoolean(disable, pointer(path, 'disable_parallel_tool_use'), ANTHROPIC);
+  const extras = unknownKeys(object, TOOL_CHOICE_KEYS);
+  if (extras !== undefined) hint(request, ANTHROPIC, '$toolChoiceExtras', extras);
+}
+
+function encodeChoice(choice: ToolChoice, losses: LossCollector): JsonObject {
+  switch (choice.type) {
+    case 'auto':
+    case 'none':
+      return { type: choice.type };
+    case 'required':
+      return { type: 'any' };
+    case 'tool':
+      return { type: 'tool', name: choice.name };
+    case 'allowed': {
+      const only = choice.names[0];
+      if (choice.mode === 'required' && choice.names.length === 1 && only !== undefined) return { type: 'tool', name: only };
+      losses.add('approximated', '/toolChoice', `Anthropic cannot restrict the choice to ${choice.names.join(', ')}; sent "${choice.mode === 'required' ? 'any' : 'auto'}" over all tools`);
+      return { type: choice.mode === 'required' ? 'any' : 'auto' };
+    }
+    default:
+      return unreachable(choice);
+  }
+}
+
+/** Encode `toolChoice` and `parallelToolCalls` into `tool_choice`, or `undefined` when neither says anything. */
+export function encodeAnthropicToolChoice(request: Request, losses: LossCollector): JsonObject | undefined {
+  const parallel = request.parallelToolCalls;
+  if (request.toolChoice === undefined && parallel !== false) return undefined;
+  const wire = encodeChoice(request.toolChoice ?? { type: 'auto' }, losses);
+  if (parallel !== undefined) {
+    if (wire['type'] === 'none' && !hasHint(request, '$keepTurns')) {
+      if (!parallel) losses.add('dropped_field', '/parallelToolCalls', 'tool_choice "none" takes no disable_parallel_tool_use', 'info');
+    } else wire['disable_parallel_tool_use'] = !parallel;
+  }
+  const extras = request.extensions?.anthropic?.['$toolChoiceExtras'];
+  return extras !== undefined && typeof extras === 'object' ? Object.assign(wire, extras) : wire;
+}

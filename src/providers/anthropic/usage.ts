@@ -1,0 +1,80 @@
+/**
+ * Usage. Anthropic's `input_tokens` counts only uncached input: the IR's
+ * `inputTokens` adds cache reads and writes on decode, and the encoder
+ * subtracts them again. `output_tokens` already includes thinking.
+ *
+ * @see https://docs.anthropic.com/en/api/messages#response-usage
+ */
+import type { Usage } from '../../core/ir.ts';
+import type { LossCollector } from '../../core/losses.ts';
+import { expectNumber, expectObject, extend, hint, isObject, pointer, required, spreadExtensions, unknownKeys, type JsonObject } from '../../core/wire.ts';
+import { ANTHROPIC, hintNull, wasNull } from './shape.ts';
+
+const USAGE_KEYS: ReadonlySet<string> = new Set([
+  'input_tokens',
+  'output_tokens',
+  'cache_creation_input_tokens',
+  'cache_read_input_tokens',
+  'output_tokens_details',
+]);
+const CACHE_KEYS = ['cache_creation_input_tokens', 'cache_read_input_tokens'] as const;
+
+function optionalCount(object: JsonObject, key: string, path: string, usage: Usage): number | undefined {
+  const value = object[key];
+  if (value === undefined) return undefined;
+  if (value === null) {
+    hintNull(usage, key);
+    return undefined;
+  }
+  return expectNumber(value, pointer(path, key), ANTHROPIC);
+}
+
+function decodeDetails(value: unknown, path: string, usage: Usage): void {
+  if (value === null) {
+    hintNull(usage, 'output_tokens_details');
+    return;
+  }
+  const details = expectObject(value, path, ANTHROPIC);
+  if (details['thinking_tokens'] !== undefined) usage.reasoningTokens = expectNumber(details['thinking_tokens'], pointer(path, 'thinking_tokens'), ANTHROPIC);
+  const rest = unknownKeys(details, new Set(['thinking_tokens']));
+  if (rest !== undefined || details['thinking_tokens'] === undefined) hint(usage, ANTHROPIC, '$detailsFields', rest ?? {});
+}
+
+/** Decode a wire `usage` object. */
+export function decodeAnthropicUsage(value: unknown, path: string): Usage {
+  const object = expectObject(value, path, ANTHROPIC);
+  const usage: Usage = {};
+  const input = expectNumber(required(object, 'input_tokens', path, ANTHROPIC), pointer(path, 'input_tokens'), ANTHROPIC);
+  usage.outputTokens = expectNumber(required(object, 'output_tokens', path, ANTHROPIC), pointer(path, 'output_tokens'), ANTHROPIC);
+  const write = optionalCount(object, 'cache_creation_input_tokens', path, usage);
+  const read = optionalCount(object, 'cache_read_input_tokens', path, usage);
+  usage.inputTokens = input + (write ?? 0) + (read ?? 0);
+  if (write !== undefined) usage.cacheWriteTokens = write;
+  if (read !== undefined) usage.cacheReadTokens = read;
+  if (object['output_tokens_details'] !== undefined) decodeDetails(object['output_tokens_details'], pointer(path, 'output_tokens_details'), usage);
+  extend(usage, ANTHROPIC, unknownKeys(object, USAGE_KEYS));
+  usage.raw = { format: ANTHROPIC, value };
+  return usage;
+}
+
+/** Encode IR usage as a wire `usage` object (never reads `raw`). */
+export function encodeAnthropicUsage(usage: Usage, path: string, losses: LossCollector): JsonObject {
+  losses.foreignExtensions(usage.extensions, ANTHROPIC, path);
+  const hints = usage.extensions?.anthropic;
+  const write = usage.cacheWriteTokens ?? 0;
+  const read = usage.cacheReadTokens ?? 0;
+  const wire: JsonObject = { input_tokens: (usage.inputTokens ?? 0) - write - read, output_tokens: usage.outputTokens ?? 0 };
+  const counts = { cache_creation_input_tokens: usage.cacheWriteTokens, cache_read_input_tokens: usage.cacheReadTokens };
+  for (const key of CACHE_KEYS) {
+    const count = counts[key];
+    if (count !== undefined) wire[key] = count;
+    else if (wasNull(usage, key)) wire[key] = null;
+  }
+  const detailsFields = hints?.['$detailsFields'];
+  if (usage.reasoningTokens !== undefined || isObject(detailsFields)) {
+    const details: JsonObject = isObject(detailsFields) ? { ...detailsFields } : {};
+    if (usage.reasoningTokens !== undefined) details['thinking_tokens'] = usage.reasoningTokens;
+    wire['output_tokens_details'] = details;
+  } else if (wasNull(usage, 'output_tokens_details')) wire['output_tokens_details'] = null;
+  return spreadExtensions(wire, usage, ANTHROPIC);
+}

@@ -1,4 +1,19 @@
+/**
+ * The OpenAI Chat Completions codec (`POST /v1/chat/completions`).
+ * @see https://platform.openai.com/docs/api-reference/chat
+ */
 import type { Codec } from '../../core/codec.ts';
+import { decodeOpenaiChatError, encodeOpenaiChatError } from './error.ts';
+import { decodeOpenaiChatRequest, encodeOpenaiChatRequest } from './request.ts';
+import { decodeOpenaiChatResponse, encodeOpenaiChatResponse } from './response.ts';
 
-/** The openai-chat codec. Not implemented yet: the registry reports it as such. */
-export const openaiChatCodec: Codec | undefined = undefined;
+/** The openai-chat codec: Chat Completions requests, responses and error bodies. */
+export const openaiChatCodec: Codec = {
+  format: 'openai-chat',
+  decodeRequest: decodeOpenaiChatRequest,
+  encodeRequest: encodeOpenaiChatRequest,
+  decodeResponse: decodeOpenaiChatResponse,
+  encodeResponse: encodeOpenaiChatResponse,
+  decodeError: decodeOpenaiChatError,
+  encodeError: encodeOpenaiChatError,
+};

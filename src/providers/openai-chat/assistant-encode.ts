@@ -1,0 +1,159 @@
+/**
+ * Encode an IR assistant message as a Chat Completions assistant message
+ * (request history or response choice). Chat can only say "content, then
+ * tool calls", so text after a tool call is reported as reordered.
+ * @see https://platform.openai.com/docs/api-reference/chat/create#chat-create-messages
+ */
+import type { LossCollector } from '../../core/losses.ts';
+import type { AudioPart, Message, Part, TextPart } from '../../core/ir.ts';
+import { unreachable } from '../../core/ir.ts';
+import { extensionsOf, pointer, spreadExtensions, type JsonObject } from '../../core/wire.ts';
+import { encodeOpenaiChatAnnotation } from './annotations.ts';
+import { contentShape } from './content-shape.ts';
+import { encodeOpenaiChatTextPart, reportUnsupported } from './parts-encode.ts';
+import { encodeOpenaiChatFunctionCall, encodeOpenaiChatToolCall, isFunctionCall } from './tool-calls.ts';
+import { FORMAT, shapeHint } from './shape.ts';
+import type { AssistantPlace } from './assistant.ts';
+
+interface Located<T extends Part = Part> {
+  part: T;
+  path: string;
+}
+
+function encodeAudio(item: Located<AudioPart>, place: AssistantPlace, losses: LossCollector): JsonObject | undefined {
+  const { part, path } = item;
+  const source = part.source;
+  const id = extensionsOf(part, FORMAT)?.['id'];
+  if (source.kind === 'file' && (source.format === FORMAT || source.format === 'openai-responses')) {
+    return spreadExtensions({ id: source.id }, part, FORMAT);
+  }
+  if (source.kind === 'base64' && place === 'response') {
+    losses.foreignExtensions(part.extensions, FORMAT, path);
+    const wire: JsonObject = { data: source.data };
+    if (part.transcript !== undefined) wire['transcript'] = part.transcript;
+    return spreadExtensions(wire, part, FORMAT);
+  }
+  if (source.kind === 'base64' && typeof id === 'string') return { id };
+  losses.add('unsupported_part', path, 'Chat Completions assistant history refers to audio by id only; audio dropped');
+  return undefined;
+}
+
+function encodeContent(message: Message, content: Located[], losses: LossCollector): { value: unknown; set: boolean } {
+  const parts = content.map((item) => item.part);
+  const shape = contentShape(message, parts, 'null');
+  switch (shape) {
+    case 'absent':
+      return { value: undefined, set: false };
+    case 'null':
+      return { value: null, set: true };
+    case 'string':
+      return { value: parts.map((part) => (part as TextPart).text).join(''), set: true };
+    case 'array':
+      return {
+        value: content.map(({ part, path }) =>
+          part.type === 'text'
+            ? encodeOpenaiChatTextPart(part, losses, path)
+            : part.type === 'refusal'
+              ? spreadExtensions({ type: 'refusal', refusal: part.text }, part, FORMAT)
+              : (part as { value: unknown }).value,
+        ),
+        set: true,
+      };
+    default:
+      return unreachable(shape);
+  }
+}
+
+function encodeAnnotations(content: Located[], losses: LossCollector): JsonObject[] {
+  const annotations: JsonObject[] = [];
+  let offset = 0;
+  for (const { part, path } of content) {
+    if (part.type !== 'text') continue;
+    const citations = part.citations ?? [];
+    for (let index = 0; index < citations.length; index++) {
+      const citation = citations[index];
+      if (citation === undefined) continue;
+      const span = { offset, length: part.text.length };
+      const annotation = encodeOpenaiChatAnnotation(citation, span, losses, pointer(path, 'citations', index));
+      if (annotation !== undefined) annotations.push(annotation);
+    }
+    offset += part.text.length;
+  }
+  return annotations;
+}
+
+/** Encode an assistant message; `path` points at the IR message. */
+export function encodeOpenaiChatAssistant(message: Message, place: AssistantPlace, losses: LossCollector, path: string): JsonObject {
+  losses.foreignExtensions(message.extensions, FORMAT, path);
+  const content: Located[] = [];
+  const refusals: string[] = [];
+  const toolCalls: JsonObject[] = [];
+  let functionCall: JsonObject | undefined;
+  let audio: JsonObject | undefined;
+  let sawToolCall = false;
+  let reordered = false;
+  message.parts.forEach((part, index) => {
+    const partPath = pointer(path, 'parts', index);
+    if ((part.type === 'text' || part.type === 'refusal') && sawToolCall) reordered = true;
+    switch (part.type) {
+      case 'text':
+        content.push({ part, path: partPath });
+        return;
+      case 'refusal':
+        if (shapeHint(part, '$inContent') === true) content.push({ part, path: partPath });
+        else refusals.push(part.text);
+        return;
+      case 'tool_call':
+        sawToolCall = true;
+        if (isFunctionCall(part) && functionCall === undefined) functionCall = encodeOpenaiChatFunctionCall(part, losses, partPath);
+        else toolCalls.push(encodeOpenaiChatToolCall(part, losses, partPath));
+        return;
+      case 'audio':
+        if (audio !== undefined) {
+          losses.add('unsupported_part', partPath, 'a Chat Completions assistant message holds one audio; extra audio dropped');
+          return;
+        }
+        audio = encodeAudio({ part, path: partPath }, place, losses);
+        return;
+      case 'opaque':
+        if (part.format !== FORMAT) break;
+        if (shapeHint(part, '$toolCall') === true) {
+          sawToolCall = true;
+          toolCalls.push(part.value as JsonObject);
+        } else {
+          content.push({ part, path: partPath });
+        }
+        return;
+      case 'image':
+      case 'video':
+      case 'document':
+      case 'reasoning':
+      case 'tool_result':
+        break;
+      default:
+        unreachable(part);
+    }
+    reportUnsupported(part, 'an assistant message', losses, partPath);
+  });
+  if (reordered) {
+    losses.add('approximated', path, 'Chat Completions puts content before tool calls; text that followed a tool call was moved before it');
+  }
+  const wire: JsonObject = { role: 'assistant' };
+  if (shapeHint(message, '$noRole') === true) delete wire['role'];
+  const encoded = encodeContent(message, content, losses);
+  if (encoded.set) wire['content'] = encoded.value;
+  if (message.name !== undefined) wire['name'] = message.name;
+  const refusalHint = shapeHint(message, '$refusal');
+  if (refusals.length > 0) wire['refusal'] = refusals.join('');
+  else if (refusalHint === 'null' || (place === 'response' && refusalHint !== 'absent')) wire['refusal'] = null;
+  const annotations = encodeAnnotations(content, losses);
+  const annotationsHint = shapeHint(message, '$annotations');
+  if (annotations.length > 0) wire['annotations'] = annotations;
+  else if (annotationsHint === 'null') wire['annotations'] = null;
+  else if (annotationsHint === 'empty' || (place === 'response' && annotationsHint !== 'absent')) wire['annotations'] = [];
+  if (extensionsOf(message, FORMAT)?.['annotations'] !== undefined) delete wire['annotations'];
+  if (audio !== undefined) wire['audio'] = audio;
+  if (toolCalls.length > 0 || shapeHint(message, '$toolCalls') === 'empty') wire['tool_calls'] = toolCalls;
+  if (functionCall !== undefined) wire['function_call'] = functionCall;
+  return spreadExtensions(wire, message, FORMAT);
+}

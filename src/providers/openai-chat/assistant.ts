@@ -1,0 +1,108 @@
+/**
+ * Assistant messages, shared by requests (history) and responses (choices):
+ * `content`, `refusal`, `tool_calls`, `function_call`, `audio`,
+ * `annotations`, `name`.
+ * @see https://platform.openai.com/docs/api-reference/chat/create#chat-create-messages
+ * @see https://platform.openai.com/docs/api-reference/chat/object#chat/object-choices
+ */
+import type { LossCollector } from '../../core/losses.ts';
+import type { AudioPart, Message, Part, RefusalPart } from '../../core/ir.ts';
+import { expectArray, expectObject, expectString, hint, pointer, type JsonObject } from '../../core/wire.ts';
+import { sniffBase64 } from '../../core/media.ts';
+import { decodeOpenaiChatContent } from './content-shape.ts';
+import { decodeOpenaiChatAnnotation } from './annotations.ts';
+import { decodeOpenaiChatFunctionCall, decodeOpenaiChatToolCall } from './tool-calls.ts';
+import { FORMAT, keepUnknown, keys } from './shape.ts';
+
+/** Where an assistant message stands: request history or a response choice. Their natural spellings differ. */
+export type AssistantPlace = 'request' | 'response';
+
+const KNOWN = keys('role', 'content', 'refusal', 'tool_calls', 'function_call', 'audio', 'name', 'annotations');
+const NULLABLE = keys('content', 'refusal', 'annotations');
+
+function decodeAudio(value: unknown, path: string): AudioPart {
+  const audio = expectObject(value, path, FORMAT);
+  const data = audio['data'];
+  let part: AudioPart;
+  if (typeof data === 'string') {
+    part = { type: 'audio', source: { kind: 'base64', data, mediaType: sniffBase64(data) } };
+    const transcript = audio['transcript'];
+    if (typeof transcript === 'string') part.transcript = transcript;
+    keepUnknown(part, audio, typeof transcript === 'string' ? keys('data', 'transcript') : keys('data'));
+  } else {
+    const id = expectString(audio['id'], pointer(path, 'id'), FORMAT);
+    part = { type: 'audio', source: { kind: 'file', id, format: FORMAT } };
+    keepUnknown(part, audio, keys('id'));
+  }
+  return part;
+}
+
+function decodeAnnotations(value: unknown, path: string, parts: Part[], message: Message, place: AssistantPlace): void {
+  if (value === undefined) {
+    if (place === 'response') hint(message, FORMAT, '$annotations', 'absent');
+    return;
+  }
+  if (value === null) {
+    hint(message, FORMAT, '$annotations', 'null');
+    return;
+  }
+  const annotations = expectArray(value, path, FORMAT);
+  const only = parts.length === 1 ? parts[0] : undefined;
+  if (annotations.length === 0) {
+    if (place === 'request') hint(message, FORMAT, '$annotations', 'empty');
+    return;
+  }
+  if (only?.type !== 'text') {
+    // Nowhere to attach the citations: keep them for Chat only.
+    keepUnknown(message, { annotations }, keys());
+    return;
+  }
+  only.citations = annotations.map((annotation, index) => decodeOpenaiChatAnnotation(annotation, pointer(path, index)));
+}
+
+/** Decode an assistant message. `index` makes the synthesised id of a deprecated `function_call`. */
+export function decodeOpenaiChatAssistant(
+  object: JsonObject,
+  path: string,
+  losses: LossCollector,
+  place: AssistantPlace,
+  index: number,
+): Message {
+  const parts: Part[] = [];
+  const message: Message = { role: 'assistant', parts };
+  decodeOpenaiChatContent(object['content'], pointer(path, 'content'), message, parts, 'null', losses);
+  decodeAnnotations(object['annotations'], pointer(path, 'annotations'), parts, message, place);
+  const refusal = object['refusal'];
+  if (typeof refusal === 'string') {
+    const part: RefusalPart = { type: 'refusal', text: refusal };
+    parts.push(part);
+  } else if (refusal === null) {
+    if (place === 'request') hint(message, FORMAT, '$refusal', 'null');
+  } else if (refusal === undefined) {
+    if (place === 'response') hint(message, FORMAT, '$refusal', 'absent');
+  } else {
+    expectString(refusal, pointer(path, 'refusal'), FORMAT);
+  }
+  const audio = object['audio'];
+  if (audio !== undefined && audio !== null) parts.push(decodeAudio(audio, pointer(path, 'audio')));
+  const toolCalls = object['tool_calls'];
+  if (toolCalls !== undefined && toolCalls !== null) {
+    const list = expectArray(toolCalls, pointer(path, 'tool_calls'), FORMAT);
+    if (list.length === 0) hint(message, FORMAT, '$toolCalls', 'empty');
+    for (let call = 0; call < list.length; call++) {
+      const part = decodeOpenaiChatToolCall(list[call], pointer(path, 'tool_calls', call), losses);
+      if (part.type === 'opaque') hint(part, FORMAT, '$toolCall', true);
+      parts.push(part);
+    }
+  }
+  const functionCall = object['function_call'];
+  if (functionCall !== undefined && functionCall !== null) {
+    parts.push(decodeOpenaiChatFunctionCall(functionCall, pointer(path, 'function_call'), `call_function_${index}`));
+  }
+  const name = object['name'];
+  if (typeof name === 'string') message.name = name;
+  else if (name !== undefined && name !== null) expectString(name, pointer(path, 'name'), FORMAT);
+  if (object['role'] === undefined) hint(message, FORMAT, '$noRole', true);
+  keepUnknown(message, object, KNOWN, NULLABLE);
+  return message;
+}

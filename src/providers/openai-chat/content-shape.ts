@@ -1,0 +1,74 @@
+/**
+ * How a message's `content` was spelled: a bare string, an array of parts,
+ * `null`, or absent. The decoder records a `$content` hint only when the
+ * spelling differs from the natural one for the parts it produced, so IR from
+ * other formats gets the natural spelling (what OpenAI itself sends).
+ */
+import type { LossCollector } from '../../core/losses.ts';
+import type { Message, Part } from '../../core/ir.ts';
+import { InterlinguaError } from '../../core/errors.ts';
+import { hint, jsonType } from '../../core/wire.ts';
+import { decodeOpenaiChatContentPart } from './parts-decode.ts';
+import { FORMAT, shapeHint } from './shape.ts';
+
+/** The spellings of `content`. */
+export type ContentShape = 'string' | 'array' | 'null' | 'absent';
+
+/** The natural spelling for these content parts: one text → string; none → `empty`; else array. */
+export function naturalShape(parts: readonly Part[], empty: ContentShape): ContentShape {
+  if (parts.length === 0) return empty;
+  return parts.length === 1 && parts[0]?.type === 'text' ? 'string' : 'array';
+}
+
+/** The spelling to encode: the decoder's hint when it still fits the parts, else the natural one. */
+export function contentShape(node: Message | Part, parts: readonly Part[], empty: ContentShape): ContentShape {
+  const hinted = shapeHint(node, '$content');
+  const natural = naturalShape(parts, empty);
+  switch (hinted) {
+    case 'array':
+      return 'array';
+    case 'string':
+      return parts.every((part) => part.type === 'text') ? 'string' : natural;
+    case 'null':
+    case 'absent':
+      return parts.length === 0 ? hinted : natural;
+    default:
+      return natural;
+  }
+}
+
+/**
+ * Decode `content` (string, parts array, `null` or absent) into parts,
+ * appending to `parts`, and record the spelling on `node` when it is not the
+ * natural one.
+ */
+export function decodeOpenaiChatContent(
+  content: unknown,
+  path: string,
+  node: Message | Part,
+  parts: Part[],
+  empty: ContentShape,
+  losses: LossCollector,
+): void {
+  const start = parts.length;
+  let shape: ContentShape;
+  if (typeof content === 'string') {
+    parts.push({ type: 'text', text: content });
+    shape = 'string';
+  } else if (Array.isArray(content)) {
+    for (let index = 0; index < content.length; index++) {
+      parts.push(decodeOpenaiChatContentPart(content[index], `${path}/${index}`, losses));
+    }
+    shape = 'array';
+  } else if (content === null) {
+    shape = 'null';
+  } else if (content === undefined) {
+    shape = 'absent';
+  } else {
+    throw new InterlinguaError('invalid_type', `expected a string or an array of content parts, got ${jsonType(content)}; fix the value`, {
+      path,
+      format: FORMAT,
+    });
+  }
+  if (shape !== naturalShape(parts.slice(start), empty)) hint(node, FORMAT, '$content', shape);
+}

@@ -1,0 +1,115 @@
+/**
+ * Decode the Chat Completions `messages` array. Roles: `system`,
+ * `developer` (IR system + `developer: true`), `user`, `assistant`, `tool`,
+ * and the deprecated `function`.
+ * @see https://platform.openai.com/docs/api-reference/chat/create#chat-create-messages
+ */
+import type { LossCollector } from '../../core/losses.ts';
+import type { Message, Part, ToolResultPart } from '../../core/ir.ts';
+import { InterlinguaError } from '../../core/errors.ts';
+import { expectArray, expectObject, expectString, hint, pointer, required, type JsonObject } from '../../core/wire.ts';
+import { decodeOpenaiChatAssistant } from './assistant.ts';
+import { decodeOpenaiChatContent } from './content-shape.ts';
+import { FORMAT, keepUnknown, keys } from './shape.ts';
+
+const TEXTUAL_KNOWN = keys('role', 'content', 'name');
+const TOOL_KNOWN = keys('role', 'content', 'tool_call_id');
+const FUNCTION_KNOWN = keys('role', 'content', 'name');
+const NULLABLE = keys('content');
+
+/** What decoding one message needs to know about earlier ones. */
+interface History {
+  /** Tool names by call id, so tool results can name their tool. */
+  names: Map<string, string>;
+  /** The id given to the latest deprecated `function_call`. */
+  lastFunctionCallId: string | undefined;
+}
+
+function decodeTextual(object: JsonObject, path: string, role: 'system' | 'user', losses: LossCollector): Message {
+  const parts: Part[] = [];
+  const message: Message = { role, parts };
+  decodeOpenaiChatContent(object['content'], pointer(path, 'content'), message, parts, 'string', losses);
+  const name = object['name'];
+  if (typeof name === 'string') message.name = name;
+  else if (name !== undefined && name !== null) expectString(name, pointer(path, 'name'), FORMAT);
+  keepUnknown(message, object, TEXTUAL_KNOWN, NULLABLE);
+  return message;
+}
+
+function decodeTool(object: JsonObject, path: string, history: History, losses: LossCollector): Message {
+  const callId = expectString(required(object, 'tool_call_id', path, FORMAT), pointer(path, 'tool_call_id'), FORMAT);
+  const content: Part[] = [];
+  const result: ToolResultPart = { type: 'tool_result', callId, content };
+  const name = history.names.get(callId);
+  if (name !== undefined) result.name = name;
+  decodeOpenaiChatContent(object['content'], pointer(path, 'content'), result, content, 'string', losses);
+  keepUnknown(result, object, TOOL_KNOWN, NULLABLE);
+  return { role: 'tool', parts: [result] };
+}
+
+function decodeFunction(object: JsonObject, path: string, history: History, losses: LossCollector): Message {
+  const name = expectString(required(object, 'name', path, FORMAT), pointer(path, 'name'), FORMAT);
+  const content: Part[] = [];
+  const result: ToolResultPart = {
+    type: 'tool_result',
+    callId: history.lastFunctionCallId ?? `call_function_${name}`,
+    syntheticId: true,
+    name,
+    content,
+  };
+  hint(result, FORMAT, '$functionRole', true);
+  decodeOpenaiChatContent(object['content'], pointer(path, 'content'), result, content, 'string', losses);
+  keepUnknown(result, object, FUNCTION_KNOWN, NULLABLE);
+  return { role: 'tool', parts: [result] };
+}
+
+function remember(message: Message, history: History): void {
+  for (const part of message.parts) {
+    if (part.type !== 'tool_call') continue;
+    history.names.set(part.id, part.name);
+    if (part.syntheticId === true) history.lastFunctionCallId = part.id;
+  }
+}
+
+/** Decode one message. */
+function decodeMessage(value: unknown, path: string, index: number, history: History, losses: LossCollector): Message {
+  const object = expectObject(value, path, FORMAT);
+  const role = expectString(required(object, 'role', path, FORMAT), pointer(path, 'role'), FORMAT);
+  switch (role) {
+    case 'system':
+      return decodeTextual(object, path, 'system', losses);
+    case 'developer': {
+      const message = decodeTextual(object, path, 'system', losses);
+      message.developer = true;
+      return message;
+    }
+    case 'user':
+      return decodeTextual(object, path, 'user', losses);
+    case 'assistant': {
+      const message = decodeOpenaiChatAssistant(object, path, losses, 'request', index);
+      remember(message, history);
+      return message;
+    }
+    case 'tool':
+      return decodeTool(object, path, history, losses);
+    case 'function':
+      return decodeFunction(object, path, history, losses);
+    default:
+      throw new InterlinguaError(
+        'invalid_value',
+        `unknown message role "${role}"; use system, developer, user, assistant, tool or function`,
+        { path: pointer(path, 'role'), format: FORMAT },
+      );
+  }
+}
+
+/** Decode the request `messages` array. */
+export function decodeOpenaiChatMessages(value: unknown, path: string, losses: LossCollector): Message[] {
+  const list = expectArray(value, path, FORMAT);
+  const history: History = { names: new Map(), lastFunctionCallId: undefined };
+  const messages: Message[] = new Array(list.length);
+  for (let index = 0; index < list.length; index++) {
+    messages[index] = decodeMessage(list[index], pointer(path, index), index, history, losses);
+  }
+  return messages;
+}

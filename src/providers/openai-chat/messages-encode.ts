@@ -1,0 +1,156 @@
+/**
+ * Encode IR messages as the Chat Completions `messages` array. Each tool
+ * result becomes its own `tool` message; media inside tool results (Chat tool
+ * messages are text-only) moves into a user message right after them.
+ * @see https://platform.openai.com/docs/api-reference/chat/create#chat-create-messages
+ */
+import type { LossCollector } from '../../core/losses.ts';
+import type { Message, Part, ToolResultPart } from '../../core/ir.ts';
+import { unreachable } from '../../core/ir.ts';
+import { pointer, spreadExtensions, type JsonObject } from '../../core/wire.ts';
+import { encodeOpenaiChatAssistant } from './assistant-encode.ts';
+import { contentShape, type ContentShape } from './content-shape.ts';
+import { encodeOpenaiChatTextPart, encodeOpenaiChatUserPart, reportUnsupported } from './parts-encode.ts';
+import { FORMAT, shapeHint } from './shape.ts';
+
+/** Text for a tool message whose result had only media (moved to the next user message). */
+export const MOVED_MEDIA_TEXT = '(the tool returned media, attached in the next user message)';
+/** Prefix that marks a failed tool result, since Chat tool messages have no error flag. */
+export const TOOL_ERROR_PREFIX = 'Error: ';
+
+interface Encoded {
+  parts: JsonObject[];
+  /** Every encoded part is a plain text part (so a string can carry them). */
+  textOnly: boolean;
+}
+
+function spell(shape: ContentShape, encoded: Encoded): unknown {
+  switch (shape) {
+    case 'absent':
+      return undefined;
+    case 'null':
+      return null;
+    case 'string':
+      return encoded.parts.map((part) => part['text']).join('');
+    case 'array':
+      return encoded.parts;
+    default:
+      return unreachable(shape);
+  }
+}
+
+/** Encode `content` of a system or user message. System messages carry text only. */
+function encodeTextual(message: Message, path: string, losses: LossCollector): unknown {
+  const kept: Part[] = [];
+  const encoded: Encoded = { parts: [], textOnly: true };
+  message.parts.forEach((part, index) => {
+    const partPath = pointer(path, 'parts', index);
+    let wire: JsonObject | undefined;
+    if (message.role === 'system' && part.type !== 'text' && !(part.type === 'opaque' && part.format === FORMAT)) {
+      reportUnsupported(part, 'a system message', losses, partPath);
+    } else {
+      wire = encodeOpenaiChatUserPart(part, losses, partPath);
+    }
+    if (wire === undefined) return;
+    kept.push(part.type === 'text' || wire['type'] !== 'text' ? part : { type: 'text', text: String(wire['text']) });
+    encoded.parts.push(wire);
+  });
+  return spell(contentShape(message, kept, 'string'), encoded);
+}
+
+/** Encode one tool result as a `tool` (or deprecated `function`) message; media goes to `moved`. */
+function encodeToolResult(result: ToolResultPart, path: string, moved: JsonObject[], losses: LossCollector): JsonObject {
+  losses.foreignExtensions(result.extensions, FORMAT, path);
+  const texts: Part[] = [];
+  const encoded: Encoded = { parts: [], textOnly: true };
+  const movedBefore = moved.length;
+  result.content.forEach((part, index) => {
+    const partPath = pointer(path, 'content', index);
+    if (part.type === 'text' || (part.type === 'opaque' && part.format === FORMAT)) {
+      texts.push(part);
+      encoded.parts.push(part.type === 'text' ? encodeOpenaiChatTextPart(part, losses, partPath) : (part.value as JsonObject));
+      return;
+    }
+    if (part.type === 'image' || part.type === 'document' || part.type === 'audio' || part.type === 'video') {
+      const wire = encodeOpenaiChatUserPart(part, losses, partPath);
+      if (wire === undefined) return;
+      moved.push(wire);
+      losses.add('moved_content', partPath, `Chat tool messages are text-only; the ${part.type} moved to a user message after the tool messages`);
+      return;
+    }
+    reportUnsupported(part, 'a tool result', losses, partPath);
+  });
+  if (encoded.parts.length === 0 && moved.length > movedBefore) {
+    texts.push({ type: 'text', text: MOVED_MEDIA_TEXT });
+    encoded.parts.push({ type: 'text', text: MOVED_MEDIA_TEXT });
+  }
+  if (result.isError === true) {
+    const first = encoded.parts[0];
+    const text = `${TOOL_ERROR_PREFIX}${typeof first?.['text'] === 'string' ? first['text'] : ''}`;
+    if (first === undefined) encoded.parts.push({ type: 'text', text });
+    else encoded.parts[0] = { ...first, text };
+    if (texts.length === 0) texts.push({ type: 'text', text });
+    losses.add('approximated', path, `Chat tool messages have no error flag; the result text was prefixed with "${TOOL_ERROR_PREFIX}"`);
+  }
+  const content = spell(contentShape(result, texts, 'string'), encoded);
+  if (shapeHint(result, '$functionRole') === true) {
+    const wire: JsonObject = { role: 'function', name: result.name ?? '' };
+    if (content !== undefined) wire['content'] = content;
+    return spreadExtensions(wire, result, FORMAT);
+  }
+  if (result.syntheticId === true) {
+    losses.add('synthesised_id', path, `tool result had no call id; sent the synthesised id "${result.callId}"`, 'info');
+  }
+  const wire: JsonObject = { role: 'tool', tool_call_id: result.callId };
+  if (content !== undefined) wire['content'] = content;
+  return spreadExtensions(wire, result, FORMAT);
+}
+
+function encodeToolMessage(message: Message, path: string, out: JsonObject[], moved: JsonObject[], losses: LossCollector): void {
+  losses.foreignExtensions(message.extensions, FORMAT, path);
+  message.parts.forEach((part, index) => {
+    const partPath = pointer(path, 'parts', index);
+    if (part.type === 'tool_result') out.push(encodeToolResult(part, partPath, moved, losses));
+    else reportUnsupported(part, 'a tool message', losses, partPath);
+  });
+}
+
+function encodeTextualMessage(message: Message, path: string, losses: LossCollector): JsonObject {
+  losses.foreignExtensions(message.extensions, FORMAT, path);
+  const role = message.role === 'system' ? (message.developer === true ? 'developer' : 'system') : 'user';
+  const wire: JsonObject = { role };
+  const content = encodeTextual(message, path, losses);
+  if (content !== undefined) wire['content'] = content;
+  if (message.name !== undefined) wire['name'] = message.name;
+  return spreadExtensions(wire, message, FORMAT);
+}
+
+/** Encode the IR messages of a request. */
+export function encodeOpenaiChatMessages(messages: readonly Message[], losses: LossCollector): JsonObject[] {
+  const out: JsonObject[] = [];
+  let moved: JsonObject[] = [];
+  for (let index = 0; index < messages.length; index++) {
+    const message = messages[index];
+    if (message === undefined) continue;
+    const path = pointer('/messages', index);
+    switch (message.role) {
+      case 'system':
+      case 'user':
+        out.push(encodeTextualMessage(message, path, losses));
+        break;
+      case 'assistant':
+        out.push(encodeOpenaiChatAssistant(message, 'request', losses, path));
+        break;
+      case 'tool':
+        encodeToolMessage(message, path, out, moved, losses);
+        break;
+      default:
+        unreachable(message.role);
+    }
+    if (moved.length > 0 && messages[index + 1]?.role !== 'tool') {
+      out.push({ role: 'user', content: moved });
+      moved = [];
+    }
+  }
+  return out;
+}

@@ -1,0 +1,142 @@
+/**
+ * Decode Chat Completions content parts (`text`, `image_url`, `input_audio`,
+ * `file`, `refusal`) into IR parts. An unknown part type becomes an opaque
+ * part and an `unknown_block` loss.
+ * @see https://platform.openai.com/docs/api-reference/chat/create#chat-create-messages
+ */
+import type { LossCollector } from '../../core/losses.ts';
+import type { AudioPart, DocumentPart, ImagePart, OpaquePart, Part, RefusalPart, TextPart } from '../../core/ir.ts';
+import { InterlinguaError } from '../../core/errors.ts';
+import { expectMediaType, parseDataUrl, sniffBase64 } from '../../core/media.ts';
+import { expectObject, expectString, hint, pointer, required, type JsonObject } from '../../core/wire.ts';
+import { FORMAT, keepNestedUnknown, keepUnknown, keys } from './shape.ts';
+import { audioFormat, audioMediaType } from './media-types.ts';
+
+const TEXT_KNOWN = keys('type', 'text');
+const IMAGE_KNOWN = keys('type', 'image_url');
+const IMAGE_URL_KNOWN = keys('url', 'detail');
+const AUDIO_KNOWN = keys('type', 'input_audio');
+const INPUT_AUDIO_KNOWN = keys('data', 'format');
+const FILE_KNOWN = keys('type', 'file');
+const FILE_FIELDS_KNOWN = keys('file_data', 'file_id', 'filename');
+const REFUSAL_KNOWN = keys('type', 'refusal');
+
+function decodeText(part: JsonObject, path: string): TextPart {
+  const text: TextPart = { type: 'text', text: expectString(required(part, 'text', path, FORMAT), pointer(path, 'text'), FORMAT) };
+  keepUnknown(text, part, TEXT_KNOWN);
+  return text;
+}
+
+function decodeRefusal(part: JsonObject, path: string): RefusalPart {
+  const refusal: RefusalPart = {
+    type: 'refusal',
+    text: expectString(required(part, 'refusal', path, FORMAT), pointer(path, 'refusal'), FORMAT),
+  };
+  hint(refusal, FORMAT, '$inContent', true);
+  keepUnknown(refusal, part, REFUSAL_KNOWN);
+  return refusal;
+}
+
+function decodeImage(part: JsonObject, path: string): ImagePart {
+  const imagePath = pointer(path, 'image_url');
+  const imageUrl = expectObject(required(part, 'image_url', path, FORMAT), imagePath, FORMAT);
+  const url = expectString(required(imageUrl, 'url', imagePath, FORMAT), pointer(imagePath, 'url'), FORMAT);
+  const dataUrl = parseDataUrl(url);
+  const image: ImagePart =
+    dataUrl?.base64 === true
+      ? { type: 'image', source: { kind: 'base64', data: dataUrl.data, mediaType: dataUrl.mediaType } }
+      : { type: 'image', source: { kind: 'url', url } };
+  if (dataUrl?.base64 === true) {
+    // Keep the exact header when it is not the canonical `data:<type>;base64,`.
+    const header = url.slice(0, url.length - dataUrl.data.length);
+    if (header !== `data:${dataUrl.mediaType};base64,`) hint(image, FORMAT, '$dataUrlHeader', header);
+  }
+  const detail = imageUrl['detail'];
+  if (typeof detail === 'string') image.detail = detail;
+  else if (detail !== undefined) hint(image, FORMAT, '$detail', detail);
+  keepNestedUnknown(image, 'image_url', imageUrl, IMAGE_URL_KNOWN);
+  keepUnknown(image, part, IMAGE_KNOWN);
+  return image;
+}
+
+function decodeAudio(part: JsonObject, path: string): AudioPart {
+  const audioPath = pointer(path, 'input_audio');
+  const inputAudio = expectObject(required(part, 'input_audio', path, FORMAT), audioPath, FORMAT);
+  const data = expectString(required(inputAudio, 'data', audioPath, FORMAT), pointer(audioPath, 'data'), FORMAT);
+  const format = expectString(required(inputAudio, 'format', audioPath, FORMAT), pointer(audioPath, 'format'), FORMAT);
+  const audio: AudioPart = { type: 'audio', source: { kind: 'base64', data, mediaType: audioMediaType(format) } };
+  // Formats Chat does not list travel exactly as given (and the encoder then reports nothing).
+  if (!audioFormat(audioMediaType(format)).accepted || audioFormat(audioMediaType(format)).format !== format) {
+    hint(audio, FORMAT, '$format', format);
+  }
+  keepNestedUnknown(audio, 'input_audio', inputAudio, INPUT_AUDIO_KNOWN);
+  keepUnknown(audio, part, AUDIO_KNOWN);
+  return audio;
+}
+
+function decodeFile(part: JsonObject, path: string): DocumentPart {
+  const filePath = pointer(path, 'file');
+  const file = expectObject(required(part, 'file', path, FORMAT), filePath, FORMAT);
+  const fileData = file['file_data'];
+  const fileId = file['file_id'];
+  const filename = file['filename'];
+  let document: DocumentPart;
+  if (typeof fileData === 'string') {
+    const dataUrl = parseDataUrl(fileData);
+    if (dataUrl?.base64 === true) {
+      const mediaType = expectMediaType(dataUrl.mediaType, pointer(filePath, 'file_data'));
+      document = { type: 'document', source: { kind: 'base64', data: dataUrl.data, mediaType } };
+      const header = fileData.slice(0, fileData.length - dataUrl.data.length);
+      if (header !== `data:${mediaType};base64,`) hint(document, FORMAT, '$dataUrlHeader', header);
+    } else {
+      // Bare base64 without the data-URL prefix: the API rejects it, but keep it exact.
+      document = { type: 'document', source: { kind: 'base64', data: fileData, mediaType: sniffBase64(fileData) } };
+      hint(document, FORMAT, '$bareFileData', true);
+    }
+    if (document.source.kind === 'base64' && document.source.mediaType !== 'application/pdf') hint(document, FORMAT, '$file', true);
+    if (typeof fileId === 'string') keepNestedUnknown(document, 'file', { file_id: fileId }, keys());
+  } else if (typeof fileId === 'string') {
+    document = { type: 'document', source: { kind: 'file', id: fileId, format: FORMAT } };
+  } else {
+    throw new InterlinguaError('missing_field', 'a file part needs "file_data" (a data URL) or "file_id"', {
+      path: filePath,
+      format: FORMAT,
+    });
+  }
+  if (filename !== undefined && filename !== null) {
+    document.filename = expectString(filename, pointer(filePath, 'filename'), FORMAT);
+  }
+  let rest: JsonObject | undefined;
+  for (const key in file) {
+    if (FILE_FIELDS_KNOWN.has(key) && file[key] !== null) continue;
+    (rest ??= {})[key] = file[key];
+  }
+  if (rest !== undefined) keepNestedUnknown(document, 'file', rest, keys());
+  keepUnknown(document, part, FILE_KNOWN);
+  return document;
+}
+
+function decodeUnknown(part: JsonObject, type: string, path: string, losses: LossCollector): OpaquePart {
+  losses.add('unknown_block', path, `unknown content part type "${type}"; kept as is for openai-chat only`);
+  return { type: 'opaque', format: FORMAT, blockType: type, value: part };
+}
+
+/** Decode one content part of a message's `content` array. */
+export function decodeOpenaiChatContentPart(value: unknown, path: string, losses: LossCollector): Part {
+  const part = expectObject(value, path, FORMAT);
+  const type = expectString(required(part, 'type', path, FORMAT), pointer(path, 'type'), FORMAT);
+  switch (type) {
+    case 'text':
+      return decodeText(part, path);
+    case 'image_url':
+      return decodeImage(part, path);
+    case 'input_audio':
+      return decodeAudio(part, path);
+    case 'file':
+      return decodeFile(part, path);
+    case 'refusal':
+      return decodeRefusal(part, path);
+    default:
+      return decodeUnknown(part, type, path, losses);
+  }
+}

@@ -1,0 +1,207 @@
+/**
+ * Chat Completions request bodies ↔ IR requests.
+ * @see https://platform.openai.com/docs/api-reference/chat/create
+ */
+import type { ChatCompletionCreateParamsBase } from 'openai/resources/chat/completions/completions';
+import type { CodecContext } from '../../core/codec.ts';
+import type { Generation, Request } from '../../core/ir.ts';
+import {
+  expectArray,
+  expectBoolean,
+  expectNumber,
+  expectObject,
+  expectString,
+  hint,
+  pointer,
+  required,
+  spreadExtensions,
+  type JsonObject,
+} from '../../core/wire.ts';
+import { decodeOpenaiChatMessages } from './messages-decode.ts';
+import { encodeOpenaiChatMessages } from './messages-encode.ts';
+import { decodeOpenaiChatReasoningEffort, encodeOpenaiChatReasoningEffort } from './reasoning.ts';
+import { decodeOpenaiChatResponseFormat, encodeOpenaiChatResponseFormat } from './response-format.ts';
+import {
+  decodeOpenaiChatFunctionChoice,
+  decodeOpenaiChatFunctions,
+  decodeOpenaiChatToolChoice,
+  decodeOpenaiChatTools,
+  encodeOpenaiChatFunctionChoice,
+  encodeOpenaiChatToolChoice,
+  encodeOpenaiChatTools,
+} from './tools.ts';
+import { FORMAT, keepUnknown, keys, shapeHint } from './shape.ts';
+
+/** Wire keys with a neutral slot; every other key travels as an extension. */
+const KNOWN = keys(
+  'model', 'messages', 'tools', 'tool_choice', 'parallel_tool_calls', 'response_format', 'reasoning_effort',
+  'max_tokens', 'max_completion_tokens', 'n', 'seed', 'stop', 'logprobs', 'top_logprobs', 'presence_penalty',
+  'frequency_penalty', 'user', 'safety_identifier', 'metadata', 'service_tier', 'stream', 'temperature', 'top_p',
+  'functions', 'function_call',
+);
+
+/** Numeric wire fields and their `generation` slots. */
+const NUMBERS = [
+  ['temperature', 'temperature'],
+  ['top_p', 'topP'],
+  ['seed', 'seed'],
+  ['presence_penalty', 'presencePenalty'],
+  ['frequency_penalty', 'frequencyPenalty'],
+  ['n', 'candidateCount'],
+  ['top_logprobs', 'topLogprobs'],
+] as const satisfies readonly (readonly [keyof ChatCompletionCreateParamsBase, keyof Generation])[];
+
+function present(body: JsonObject, key: string): boolean {
+  return body[key] !== undefined && body[key] !== null;
+}
+
+function decodeGeneration(body: JsonObject, request: Request): Generation | undefined {
+  const generation: Generation = {};
+  let any = false;
+  for (const [wire, slot] of NUMBERS) {
+    if (!present(body, wire)) continue;
+    generation[slot] = expectNumber(body[wire], pointer('', wire), FORMAT);
+    any = true;
+  }
+  const completion = body['max_completion_tokens'];
+  const legacy = body['max_tokens'];
+  if (completion !== undefined && completion !== null) {
+    generation.maxTokens = expectNumber(completion, '/max_completion_tokens', FORMAT);
+    any = true;
+    if (legacy !== undefined && legacy !== null) keepUnknown(request, { max_tokens: expectNumber(legacy, '/max_tokens', FORMAT) }, keys());
+  } else if (legacy !== undefined && legacy !== null) {
+    generation.maxTokens = expectNumber(legacy, '/max_tokens', FORMAT);
+    hint(request, FORMAT, '$maxTokensField', 'max_tokens');
+    any = true;
+  }
+  const stop = body['stop'];
+  if (typeof stop === 'string') {
+    generation.stop = [stop];
+    hint(request, FORMAT, '$stopString', true);
+    any = true;
+  } else if (stop !== undefined && stop !== null) {
+    generation.stop = expectArray(stop, '/stop', FORMAT).map((item, index) => expectString(item, pointer('/stop', index), FORMAT));
+    any = true;
+  }
+  if (present(body, 'logprobs')) {
+    generation.logprobs = expectBoolean(body['logprobs'], '/logprobs', FORMAT);
+    any = true;
+  }
+  return any ? generation : undefined;
+}
+
+function decodeUser(body: JsonObject, request: Request): void {
+  const safety = body['safety_identifier'];
+  const user = body['user'];
+  if (typeof safety === 'string') {
+    request.user = safety;
+    if (user !== undefined && user !== null) keepUnknown(request, { user: expectString(user, '/user', FORMAT) }, keys());
+  } else if (user !== undefined && user !== null) {
+    request.user = expectString(user, '/user', FORMAT);
+    hint(request, FORMAT, '$userField', 'user');
+  } else if (safety !== undefined && safety !== null) {
+    expectString(safety, '/safety_identifier', FORMAT);
+  }
+}
+
+function decodeMetadata(value: unknown, request: Request): void {
+  const metadata = expectObject(value, '/metadata', FORMAT);
+  const strings: Record<string, string> = {};
+  for (const key in metadata) strings[key] = expectString(metadata[key], pointer('/metadata', key), FORMAT);
+  request.metadata = strings;
+}
+
+/** Decode a Chat Completions request body. */
+export function decodeOpenaiChatRequest(body: unknown, context: CodecContext): Request {
+  const object = expectObject(body, '', FORMAT);
+  const messages = decodeOpenaiChatMessages(required(object, 'messages', '', FORMAT), '/messages', context.losses);
+  const request: Request = { messages };
+  keepUnknown(request, object, KNOWN);
+  if (present(object, 'model')) request.model = expectString(object['model'], '/model', FORMAT);
+  else if (context.model !== undefined) request.model = context.model;
+  if (present(object, 'tools')) request.tools = decodeOpenaiChatTools(object['tools'], '/tools', context.losses);
+  if (present(object, 'functions')) request.tools = [...(request.tools ?? []), ...decodeOpenaiChatFunctions(object['functions'], '/functions')];
+  if (present(object, 'tool_choice')) {
+    const choice = decodeOpenaiChatToolChoice(object['tool_choice'], '/tool_choice', request.tools);
+    if (choice === undefined) keepUnknown(request, { tool_choice: object['tool_choice'] }, keys());
+    else request.toolChoice = choice;
+  }
+  if (present(object, 'function_call') && request.toolChoice === undefined) {
+    const choice = decodeOpenaiChatFunctionChoice(object['function_call']);
+    if (choice === undefined) {
+      keepUnknown(request, { function_call: object['function_call'] }, keys());
+    } else {
+      request.toolChoice = choice;
+      hint(request, FORMAT, '$legacyFunctionCall', true);
+    }
+  } else if (object['function_call'] !== undefined) {
+    keepUnknown(request, { function_call: object['function_call'] }, keys());
+  }
+  if (present(object, 'parallel_tool_calls')) {
+    request.parallelToolCalls = expectBoolean(object['parallel_tool_calls'], '/parallel_tool_calls', FORMAT);
+  }
+  if (present(object, 'response_format')) {
+    const output = decodeOpenaiChatResponseFormat(object['response_format'], '/response_format', request);
+    if (output === undefined) keepUnknown(request, { response_format: object['response_format'] }, keys());
+    else request.output = output;
+  }
+  if (present(object, 'reasoning_effort')) {
+    request.reasoning = decodeOpenaiChatReasoningEffort(expectString(object['reasoning_effort'], '/reasoning_effort', FORMAT));
+  }
+  const generation = decodeGeneration(object, request);
+  if (generation !== undefined) request.generation = generation;
+  decodeUser(object, request);
+  if (present(object, 'metadata')) decodeMetadata(object['metadata'], request);
+  if (present(object, 'service_tier')) request.serviceTier = expectString(object['service_tier'], '/service_tier', FORMAT);
+  if (present(object, 'stream')) request.stream = expectBoolean(object['stream'], '/stream', FORMAT);
+  return request;
+}
+
+function encodeGeneration(generation: Generation, request: Request, wire: JsonObject, context: CodecContext): void {
+  for (const [key, slot] of NUMBERS) {
+    const value = generation[slot];
+    if (value !== undefined) wire[key] = value;
+  }
+  if (generation.maxTokens !== undefined) {
+    wire[shapeHint(request, '$maxTokensField') === 'max_tokens' ? 'max_tokens' : 'max_completion_tokens'] = generation.maxTokens;
+  }
+  if (generation.stop !== undefined) {
+    const single = generation.stop.length === 1 && shapeHint(request, '$stopString') === true;
+    wire['stop'] = single ? generation.stop[0] : generation.stop;
+  }
+  if (generation.logprobs !== undefined) wire['logprobs'] = generation.logprobs;
+  if (generation.topK !== undefined) {
+    context.losses.add('dropped_field', '/generation/topK', 'Chat Completions has no top_k; dropped');
+  }
+}
+
+/** Encode an IR request as a Chat Completions request body. */
+export function encodeOpenaiChatRequest(request: Request, context: CodecContext): JsonObject {
+  const { losses } = context;
+  losses.foreignExtensions(request.extensions, FORMAT, '');
+  const wire: JsonObject = {};
+  if (request.model !== undefined) wire['model'] = request.model;
+  wire['messages'] = encodeOpenaiChatMessages(request.messages, losses);
+  if (request.tools !== undefined) {
+    const { tools, functions } = encodeOpenaiChatTools(request.tools, losses);
+    if (tools.length > 0 || functions.length === 0) wire['tools'] = tools;
+    if (functions.length > 0) wire['functions'] = functions;
+  }
+  if (request.toolChoice !== undefined) {
+    const legacy = shapeHint(request, '$legacyFunctionCall') === true ? encodeOpenaiChatFunctionChoice(request.toolChoice) : undefined;
+    if (legacy === undefined) wire['tool_choice'] = encodeOpenaiChatToolChoice(request.toolChoice, request.tools);
+    else wire['function_call'] = legacy;
+  }
+  if (request.parallelToolCalls !== undefined) wire['parallel_tool_calls'] = request.parallelToolCalls;
+  if (request.output !== undefined) wire['response_format'] = encodeOpenaiChatResponseFormat(request.output, request, losses);
+  if (request.reasoning !== undefined) {
+    const effort = encodeOpenaiChatReasoningEffort(request.reasoning, losses);
+    if (effort !== undefined) wire['reasoning_effort'] = effort;
+  }
+  if (request.generation !== undefined) encodeGeneration(request.generation, request, wire, context);
+  if (request.user !== undefined) wire[shapeHint(request, '$userField') === 'user' ? 'user' : 'safety_identifier'] = request.user;
+  if (request.metadata !== undefined) wire['metadata'] = request.metadata;
+  if (request.serviceTier !== undefined) wire['service_tier'] = request.serviceTier;
+  if (request.stream !== undefined) wire['stream'] = request.stream;
+  return spreadExtensions(wire, request, FORMAT);
+}

@@ -1,0 +1,108 @@
+/**
+ * Chat Completions response bodies (`chat.completion`) ↔ IR responses.
+ * Every choice is kept as a candidate.
+ * @see https://platform.openai.com/docs/api-reference/chat/object
+ */
+import type { CodecContext } from '../../core/codec.ts';
+import type { Candidate, Response } from '../../core/ir.ts';
+import {
+  expectArray,
+  expectNumber,
+  expectObject,
+  expectString,
+  hint,
+  pointer,
+  required,
+  spreadExtensions,
+  type JsonObject,
+} from '../../core/wire.ts';
+import type { LossCollector } from '../../core/losses.ts';
+import { decodeOpenaiChatAssistant } from './assistant.ts';
+import { encodeOpenaiChatAssistant } from './assistant-encode.ts';
+import { decodeOpenaiChatFinishReason, encodeOpenaiChatFinishReason } from './stop-reason.ts';
+import { decodeOpenaiChatUsage, encodeOpenaiChatUsage } from './usage.ts';
+import { FORMAT, keepUnknown, keys, shapeHint } from './shape.ts';
+
+const KNOWN = keys('id', 'object', 'created', 'model', 'choices', 'usage', 'system_fingerprint');
+const CHOICE_KNOWN = keys('index', 'message', 'finish_reason', 'logprobs');
+const NULLABLE_CHOICE = keys('finish_reason', 'logprobs');
+
+function decodeChoice(value: unknown, path: string, losses: LossCollector): Candidate {
+  const choice = expectObject(value, path, FORMAT);
+  const messagePath = pointer(path, 'message');
+  const message = decodeOpenaiChatAssistant(
+    expectObject(required(choice, 'message', path, FORMAT), messagePath, FORMAT),
+    messagePath,
+    losses,
+    'response',
+    0,
+  );
+  const index = choice['index'];
+  const candidate: Candidate = { index: index === undefined ? 0 : expectNumber(index, pointer(path, 'index'), FORMAT), message };
+  if (index === undefined) hint(candidate, FORMAT, '$noIndex', true);
+  const finish = choice['finish_reason'];
+  if (typeof finish === 'string') candidate.stopReason = decodeOpenaiChatFinishReason(finish);
+  else if (finish === undefined) hint(candidate, FORMAT, '$finishReason', 'absent');
+  else if (finish !== null) expectString(finish, pointer(path, 'finish_reason'), FORMAT);
+  const logprobs = choice['logprobs'];
+  if (logprobs === undefined) hint(candidate, FORMAT, '$logprobs', 'absent');
+  else if (logprobs !== null) keepUnknown(candidate, { logprobs }, keys());
+  keepUnknown(candidate, choice, CHOICE_KNOWN, NULLABLE_CHOICE);
+  return candidate;
+}
+
+/** Decode a Chat Completions response body. */
+export function decodeOpenaiChatResponse(body: unknown, context: CodecContext): Response {
+  const object = expectObject(body, '', FORMAT);
+  const choices = expectArray(required(object, 'choices', '', FORMAT), '/choices', FORMAT);
+  const response: Response = {
+    candidates: choices.map((choice, index) => decodeChoice(choice, pointer('/choices', index), context.losses)),
+  };
+  const { id, model, created } = object;
+  if (id !== undefined && id !== null) response.id = expectString(id, '/id', FORMAT);
+  if (model !== undefined && model !== null) response.model = expectString(model, '/model', FORMAT);
+  else if (context.model !== undefined) response.model = context.model;
+  if (created !== undefined && created !== null) response.created = expectNumber(created, '/created', FORMAT);
+  if (object['object'] !== 'chat.completion') hint(response, FORMAT, '$object', object['object'] ?? 'absent');
+  const fingerprint = object['system_fingerprint'];
+  if (fingerprint === null) hint(response, FORMAT, '$systemFingerprint', 'null');
+  else if (fingerprint !== undefined) keepUnknown(response, { system_fingerprint: fingerprint }, keys());
+  const usage = object['usage'];
+  if (usage !== undefined && usage !== null) response.usage = decodeOpenaiChatUsage(usage, '/usage');
+  keepUnknown(response, object, KNOWN, keys('system_fingerprint'));
+  return response;
+}
+
+function encodeChoice(candidate: Candidate, path: string, losses: LossCollector): JsonObject {
+  losses.foreignExtensions(candidate.extensions, FORMAT, path);
+  const message = encodeOpenaiChatAssistant(candidate.message, 'response', losses, pointer(path, 'message'));
+  const wire: JsonObject = { index: candidate.index, message };
+  if (shapeHint(candidate, '$noIndex') === true) delete wire['index'];
+  const hasToolCalls = candidate.message.parts.some((part) => part.type === 'tool_call');
+  if (candidate.stopReason !== undefined) {
+    wire['finish_reason'] = encodeOpenaiChatFinishReason(candidate.stopReason, hasToolCalls, losses, pointer(path, 'stopReason'));
+  } else if (shapeHint(candidate, '$finishReason') !== 'absent') {
+    wire['finish_reason'] = null;
+  }
+  if (shapeHint(candidate, '$logprobs') !== 'absent') wire['logprobs'] = null;
+  const extensions = candidate.extensions?.[FORMAT];
+  if (extensions !== undefined && 'logprobs' in extensions) wire['logprobs'] = extensions['logprobs'];
+  return spreadExtensions(wire, candidate, FORMAT);
+}
+
+/** Encode an IR response as a Chat Completions response body. */
+export function encodeOpenaiChatResponse(response: Response, context: CodecContext): JsonObject {
+  const { losses } = context;
+  losses.foreignExtensions(response.extensions, FORMAT, '');
+  const wire: JsonObject = {};
+  if (response.id !== undefined) wire['id'] = response.id;
+  const object = shapeHint(response, '$object');
+  if (object === undefined) wire['object'] = 'chat.completion';
+  else if (object !== 'absent') wire['object'] = object;
+  if (response.created !== undefined) wire['created'] = response.created;
+  if (response.model !== undefined) wire['model'] = response.model;
+  wire['choices'] = response.candidates.map((candidate, index) => encodeChoice(candidate, pointer('/candidates', index), losses));
+  if (response.usage !== undefined) wire['usage'] = encodeOpenaiChatUsage(response.usage, losses, '/usage');
+  if (shapeHint(response, '$systemFingerprint') === 'null') wire['system_fingerprint'] = null;
+  return spreadExtensions(wire, response, FORMAT);
+}

@@ -1,0 +1,79 @@
+/**
+ * Small helpers shared by the openai-chat codec files: the format id, the
+ * split of known from unknown keys (explicit `null`s of known keys travel as
+ * extensions so they come back exactly), and nested extras (unknown keys of a
+ * nested wire object such as `image_url`, kept under that object's key).
+ */
+import type { Extensible } from '../../core/ir.ts';
+import { extend, extensionsOf, isObject, type JsonObject } from '../../core/wire.ts';
+
+/** The format id of this codec. */
+export const FORMAT = 'openai-chat';
+
+/**
+ * Store every key of `object` that is not in `known`, and every known key
+ * whose value is `null`, in `node.extensions['openai-chat']`. Decoders then
+ * treat `null` as absent; the encoder's `spreadExtensions` puts the `null` back.
+ * Keys in `nullable` are the exception: their `null` is a shape hint the caller sets.
+ */
+export function keepUnknown(
+  node: Extensible,
+  object: JsonObject,
+  known: ReadonlySet<string>,
+  nullable?: ReadonlySet<string>,
+): void {
+  let rest: JsonObject | undefined;
+  for (const key in object) {
+    const value = object[key];
+    if (known.has(key) && (value !== null || nullable?.has(key) === true)) continue;
+    (rest ??= {})[key] = value;
+  }
+  extend(node, FORMAT, rest);
+}
+
+/**
+ * Keep the unknown keys of a nested wire object (`image_url`, `function`, …)
+ * under `extensions['openai-chat'][key]`. `spreadExtensions` skips that key
+ * because the encoder sets it itself; {@link nestedExtras} reads it back.
+ */
+export function keepNestedUnknown(node: Extensible, key: string, object: JsonObject, known: ReadonlySet<string>): void {
+  let rest: JsonObject | undefined;
+  for (const field in object) {
+    if (known.has(field)) continue;
+    (rest ??= {})[field] = object[field];
+  }
+  if (rest !== undefined) extend(node, FORMAT, { [key]: rest });
+}
+
+/** Copy the nested extras kept by {@link keepNestedUnknown} onto `target`, without overwriting set keys. */
+export function nestedExtras<T extends object>(target: T, node: Extensible, key: string): T {
+  const extras = extensionsOf(node, FORMAT)?.[key];
+  if (!isObject(extras)) return target;
+  const record = target as Record<string, unknown>;
+  for (const field in extras) {
+    if (!(field in record)) record[field] = extras[field];
+  }
+  return target;
+}
+
+/** A shape hint of this format on `node`, if set. */
+export function shapeHint(node: Extensible, key: `$${string}`): unknown {
+  return extensionsOf(node, FORMAT)?.[key];
+}
+
+/** A `Set` of known keys, for {@link keepUnknown}. */
+export function keys(...names: string[]): ReadonlySet<string> {
+  return new Set(names);
+}
+
+/** Deep equality of two JSON values, ignoring key order (for small values such as a tool choice). */
+export function sameJson(left: unknown, right: unknown): boolean {
+  if (left === right) return true;
+  if (Array.isArray(left)) {
+    return Array.isArray(right) && left.length === right.length && left.every((item, index) => sameJson(item, right[index]));
+  }
+  if (!isObject(left) || !isObject(right)) return false;
+  const leftKeys = Object.keys(left);
+  if (leftKeys.length !== Object.keys(right).length) return false;
+  return leftKeys.every((key) => key in right && sameJson(left[key], right[key]));
+}

@@ -1,0 +1,105 @@
+/**
+ * Assistant `tool_calls` (function and custom calls) and the deprecated
+ * `function_call` ↔ IR tool-call parts.
+ * @see https://platform.openai.com/docs/api-reference/chat/create#chat-create-messages
+ */
+import type {
+  ChatCompletionMessageCustomToolCall,
+  ChatCompletionMessageFunctionToolCall,
+} from 'openai/resources/chat/completions/completions';
+import type { LossCollector } from '../../core/losses.ts';
+import type { OpaquePart, Part, ToolCallPart } from '../../core/ir.ts';
+import { argumentsAsText, parseArguments } from '../../core/tools.ts';
+import { expectObject, expectString, hint, pointer, required, spreadExtensions, type JsonObject } from '../../core/wire.ts';
+import { FORMAT, keepNestedUnknown, keepUnknown, keys, nestedExtras, shapeHint } from './shape.ts';
+
+const CALL_KNOWN = keys('id', 'type', 'function', 'custom');
+const FUNCTION_KNOWN = keys('name', 'arguments');
+const CUSTOM_KNOWN = keys('name', 'input');
+
+function decodeFunctionCall(call: JsonObject, id: string, path: string): ToolCallPart {
+  const functionPath = pointer(path, 'function');
+  const fn = expectObject(required(call, 'function', path, FORMAT), functionPath, FORMAT);
+  const name = expectString(required(fn, 'name', functionPath, FORMAT), pointer(functionPath, 'name'), FORMAT);
+  const text = fn['arguments'];
+  const part: ToolCallPart = {
+    type: 'tool_call',
+    id,
+    name,
+    ...parseArguments(text === undefined ? '' : expectString(text, pointer(functionPath, 'arguments'), FORMAT)),
+  };
+  if (text === undefined) hint(part, FORMAT, '$noArguments', true);
+  keepNestedUnknown(part, 'function', fn, FUNCTION_KNOWN);
+  return part;
+}
+
+function decodeCustomCall(call: JsonObject, id: string, path: string): ToolCallPart {
+  const customPath = pointer(path, 'custom');
+  const custom = expectObject(required(call, 'custom', path, FORMAT), customPath, FORMAT);
+  const name = expectString(required(custom, 'name', customPath, FORMAT), pointer(customPath, 'name'), FORMAT);
+  const input = expectString(required(custom, 'input', customPath, FORMAT), pointer(customPath, 'input'), FORMAT);
+  const part: ToolCallPart = { type: 'tool_call', id, name, arguments: undefined, rawArguments: input, kind: 'custom' };
+  keepNestedUnknown(part, 'custom', custom, CUSTOM_KNOWN);
+  return part;
+}
+
+/** Decode one entry of `tool_calls`. A call of an unknown type becomes an opaque part. */
+export function decodeOpenaiChatToolCall(value: unknown, path: string, losses: LossCollector): ToolCallPart | OpaquePart {
+  const call = expectObject(value, path, FORMAT);
+  const id = expectString(required(call, 'id', path, FORMAT), pointer(path, 'id'), FORMAT);
+  const type = call['type'];
+  let part: ToolCallPart;
+  if (type === 'custom') {
+    part = decodeCustomCall(call, id, path);
+  } else if (type === 'function' || (type === undefined && call['function'] !== undefined)) {
+    part = decodeFunctionCall(call, id, path);
+    if (type === undefined) hint(part, FORMAT, '$noType', true);
+  } else {
+    const blockType = typeof type === 'string' ? type : 'unknown';
+    losses.add('unknown_block', path, `unknown tool call type "${blockType}"; kept as is for openai-chat only`);
+    return { type: 'opaque', format: FORMAT, blockType, value: call };
+  }
+  keepUnknown(part, call, CALL_KNOWN);
+  return part;
+}
+
+/** Decode the deprecated assistant `function_call` into a tool call with a synthesised id. */
+export function decodeOpenaiChatFunctionCall(value: unknown, path: string, id: string): ToolCallPart {
+  const fn = expectObject(value, path, FORMAT);
+  const name = expectString(required(fn, 'name', path, FORMAT), pointer(path, 'name'), FORMAT);
+  const text = expectString(required(fn, 'arguments', path, FORMAT), pointer(path, 'arguments'), FORMAT);
+  const part: ToolCallPart = { type: 'tool_call', id, syntheticId: true, name, ...parseArguments(text) };
+  hint(part, FORMAT, '$functionCall', true);
+  keepNestedUnknown(part, 'function', fn, FUNCTION_KNOWN);
+  return part;
+}
+
+/** Encode a tool-call part as a `tool_calls` entry. */
+export function encodeOpenaiChatToolCall(part: ToolCallPart, losses: LossCollector, path: string): JsonObject {
+  losses.foreignExtensions(part.extensions, FORMAT, path);
+  if (part.syntheticId === true) {
+    losses.add('synthesised_id', path, `tool call "${part.name}" had no id; sent the synthesised id "${part.id}"`, 'info');
+  }
+  if (part.kind === 'custom') {
+    const custom = nestedExtras({ name: part.name, input: argumentsAsText(part) }, part, 'custom');
+    const call = { id: part.id, type: 'custom', custom } satisfies ChatCompletionMessageCustomToolCall;
+    return spreadExtensions(call, part, FORMAT);
+  }
+  const fn: JsonObject = { name: part.name };
+  if (shapeHint(part, '$noArguments') !== true) fn['arguments'] = argumentsAsText(part);
+  const call: JsonObject = { id: part.id, type: 'function', function: nestedExtras(fn, part, 'function') };
+  if (shapeHint(part, '$noType') === true) delete call['type'];
+  return spreadExtensions(call, part, FORMAT);
+}
+
+/** Encode a tool-call part as the deprecated `function_call`. */
+export function encodeOpenaiChatFunctionCall(part: ToolCallPart, losses: LossCollector, path: string): JsonObject {
+  losses.foreignExtensions(part.extensions, FORMAT, path);
+  const fn = { name: part.name, arguments: argumentsAsText(part) } satisfies ChatCompletionMessageFunctionToolCall.Function;
+  return nestedExtras(fn, part, 'function');
+}
+
+/** True for a tool-call part that came from the deprecated `function_call`. */
+export function isFunctionCall(part: Part): boolean {
+  return part.type === 'tool_call' && shapeHint(part, '$functionCall') === true;
+}

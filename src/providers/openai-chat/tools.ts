@@ -1,0 +1,202 @@
+/**
+ * Request `tools` and `tool_choice`. Function tools map to IR function tools;
+ * custom (free-form) tools have no neutral form and travel as opaque tools.
+ * @see https://platform.openai.com/docs/api-reference/chat/create#chat-create-tools
+ */
+import type {
+  ChatCompletionAllowedToolChoice,
+  ChatCompletionFunctionTool,
+  ChatCompletionNamedToolChoice,
+} from 'openai/resources/chat/completions/completions';
+import type { LossCollector } from '../../core/losses.ts';
+import type { FunctionTool, Tool, ToolChoice } from '../../core/ir.ts';
+import { unreachable } from '../../core/ir.ts';
+import { InterlinguaError } from '../../core/errors.ts';
+import {
+  expectArray,
+  expectObject,
+  expectString,
+  hint,
+  isObject,
+  pointer,
+  required,
+  spreadExtensions,
+  type JsonObject,
+} from '../../core/wire.ts';
+import { FORMAT, keepNestedUnknown, keepUnknown, keys, nestedExtras, sameJson, shapeHint } from './shape.ts';
+
+const TOOL_KNOWN = keys('type', 'function');
+
+function decodeFunctionTool(tool: JsonObject, path: string, key = 'function'): FunctionTool {
+  const functionPath = key === '' ? path : pointer(path, key);
+  const fn = expectObject(key === '' ? tool['function'] : required(tool, key, path, FORMAT), functionPath, FORMAT);
+  const result: FunctionTool = {
+    type: 'function',
+    name: expectString(required(fn, 'name', functionPath, FORMAT), pointer(functionPath, 'name'), FORMAT),
+  };
+  const { description, parameters, strict } = fn;
+  const consumed = new Set<string>(['name']);
+  if (typeof description === 'string') {
+    result.description = description;
+    consumed.add('description');
+  }
+  if (isObject(parameters)) {
+    result.parameters = parameters;
+    consumed.add('parameters');
+  }
+  if (typeof strict === 'boolean') {
+    result.strict = strict;
+    consumed.add('strict');
+  }
+  // Fields of unexpected types (such as an explicit null) travel as they are.
+  keepNestedUnknown(result, 'function', fn, consumed);
+  keepUnknown(result, tool, TOOL_KNOWN);
+  return result;
+}
+
+/** Decode the request `tools` array. */
+export function decodeOpenaiChatTools(value: unknown, path: string, losses: LossCollector): Tool[] {
+  return expectArray(value, path, FORMAT).map((item, index) => {
+    const toolPath = pointer(path, index);
+    const tool = expectObject(item, toolPath, FORMAT);
+    const type = expectString(required(tool, 'type', toolPath, FORMAT), pointer(toolPath, 'type'), FORMAT);
+    if (type === 'function') return decodeFunctionTool(tool, toolPath);
+    if (type !== 'custom') losses.add('unknown_block', toolPath, `unknown tool type "${type}"; kept as is for openai-chat only`);
+    return { type: 'opaque', format: FORMAT, toolType: type, value: tool };
+  });
+}
+
+/** Decode the deprecated request `functions` array into function tools marked to go back there. */
+export function decodeOpenaiChatFunctions(value: unknown, path: string): Tool[] {
+  return expectArray(value, path, FORMAT).map((item, index) => {
+    const functionPath = pointer(path, index);
+    const tool = decodeFunctionTool({ function: expectObject(item, functionPath, FORMAT) }, functionPath, '');
+    hint(tool, FORMAT, '$legacyFunction', true);
+    return tool;
+  });
+}
+
+/** The tools split into `tools` and the deprecated `functions`. */
+export interface EncodedTools {
+  tools: JsonObject[];
+  functions: JsonObject[];
+}
+
+/** Encode the IR tools; tools of other formats are reported and dropped. */
+export function encodeOpenaiChatTools(tools: readonly Tool[], losses: LossCollector): EncodedTools {
+  const out: JsonObject[] = [];
+  const functions: JsonObject[] = [];
+  tools.forEach((tool, index) => {
+    const path = pointer('/tools', index);
+    switch (tool.type) {
+      case 'function': {
+        losses.foreignExtensions(tool.extensions, FORMAT, path);
+        const fn: ChatCompletionFunctionTool['function'] = { name: tool.name };
+        if (tool.description !== undefined) fn.description = tool.description;
+        if (tool.parameters !== undefined) fn.parameters = tool.parameters;
+        if (tool.strict !== undefined) fn.strict = tool.strict;
+        if (shapeHint(tool, '$legacyFunction') === true) {
+          functions.push({ ...nestedExtras(fn, tool, 'function') });
+          return;
+        }
+        out.push(spreadExtensions({ type: 'function', function: nestedExtras(fn, tool, 'function') }, tool, FORMAT));
+        return;
+      }
+      case 'opaque':
+        if (tool.format === FORMAT) out.push(tool.value as JsonObject);
+        else losses.add('dropped_field', path, `${tool.format} tool "${tool.toolType}" has no Chat Completions equivalent; dropped`);
+        return;
+      default:
+        unreachable(tool);
+    }
+  });
+  return { tools: out, functions };
+}
+
+function choiceName(choice: JsonObject, path: string): string {
+  const type = choice['type'];
+  const key = type === 'custom' ? 'custom' : 'function';
+  const inner = expectObject(required(choice, key, path, FORMAT), pointer(path, key), FORMAT);
+  return expectString(required(inner, 'name', pointer(path, key), FORMAT), pointer(path, key, 'name'), FORMAT);
+}
+
+/**
+ * Decode `tool_choice`. Returns `undefined` (the caller keeps the value as an
+ * extension) for shapes whose exact spelling the neutral form cannot rebuild.
+ */
+export function decodeOpenaiChatToolChoice(value: unknown, path: string, tools: readonly Tool[] | undefined): ToolChoice | undefined {
+  if (value === 'none' || value === 'auto' || value === 'required') return { type: value };
+  if (typeof value === 'string') {
+    throw new InterlinguaError('invalid_value', `unknown tool_choice "${value}"; use none, auto, required or a named tool`, {
+      path,
+      format: FORMAT,
+    });
+  }
+  const choice = expectObject(value, path, FORMAT);
+  const type = choice['type'];
+  if (type === 'function' || type === 'custom') {
+    const name = choiceName(choice, path);
+    const rebuilt = encodeNamed(name, tools);
+    return sameJson(rebuilt, choice) ? { type: 'tool', name } : undefined;
+  }
+  if (type === 'allowed_tools') {
+    const allowedPath = pointer(path, 'allowed_tools');
+    const allowed = expectObject(required(choice, 'allowed_tools', path, FORMAT), allowedPath, FORMAT);
+    const mode = allowed['mode'];
+    if (mode !== 'auto' && mode !== 'required') return undefined;
+    const list = expectArray(required(allowed, 'tools', allowedPath, FORMAT), pointer(allowedPath, 'tools'), FORMAT);
+    const names = list.map((item, index) => choiceName(expectObject(item, pointer(allowedPath, 'tools', index), FORMAT), pointer(allowedPath, 'tools', index)));
+    const neutral: ToolChoice = { type: 'allowed', names, mode };
+    return sameJson(encodeOpenaiChatToolChoice(neutral, tools), choice) ? neutral : undefined;
+  }
+  return undefined;
+}
+
+function isCustomTool(name: string, tools: readonly Tool[] | undefined): boolean {
+  return (tools ?? []).some((tool) => {
+    if (tool.type !== 'opaque' || tool.format !== FORMAT || tool.toolType !== 'custom') return false;
+    const custom = (tool.value as JsonObject)['custom'];
+    return isObject(custom) && custom['name'] === name;
+  });
+}
+
+function encodeNamed(name: string, tools: readonly Tool[] | undefined): JsonObject {
+  if (isCustomTool(name, tools)) return { type: 'custom', custom: { name } };
+  const named: ChatCompletionNamedToolChoice = { type: 'function', function: { name } };
+  return named as unknown as JsonObject;
+}
+
+/** Encode the neutral tool choice. */
+export function encodeOpenaiChatToolChoice(choice: ToolChoice, tools: readonly Tool[] | undefined): unknown {
+  switch (choice.type) {
+    case 'auto':
+    case 'none':
+    case 'required':
+      return choice.type;
+    case 'tool':
+      return encodeNamed(choice.name, tools);
+    case 'allowed': {
+      const allowed: ChatCompletionAllowedToolChoice = {
+        type: 'allowed_tools',
+        allowed_tools: { mode: choice.mode, tools: choice.names.map((name) => encodeNamed(name, tools)) },
+      };
+      return allowed;
+    }
+    default:
+      return unreachable(choice);
+  }
+}
+
+/** Decode the deprecated request `function_call` (`none`, `auto` or `{ name }`); `undefined` for other shapes. */
+export function decodeOpenaiChatFunctionChoice(value: unknown): ToolChoice | undefined {
+  if (value === 'none' || value === 'auto') return { type: value };
+  if (isObject(value) && typeof value['name'] === 'string' && Object.keys(value).length === 1) return { type: 'tool', name: value['name'] };
+  return undefined;
+}
+
+/** Encode a tool choice as the deprecated `function_call`; `undefined` when it cannot say it. */
+export function encodeOpenaiChatFunctionChoice(choice: ToolChoice): unknown {
+  if (choice.type === 'none' || choice.type === 'auto') return choice.type;
+  if (choice.type === 'tool') return { name: choice.name };
+  return undefined;
+}

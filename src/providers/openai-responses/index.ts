@@ -1,4 +1,22 @@
+/**
+ * The OpenAI Responses codec (`POST /v1/responses`): requests, responses and
+ * error bodies ⇄ the IR.
+ *
+ * @see https://platform.openai.com/docs/api-reference/responses
+ */
 import type { Codec } from '../../core/codec.ts';
+import { decodeOpenaiResponsesError, encodeOpenaiResponsesError } from './error.ts';
+import { decodeOpenaiResponsesRequest, encodeOpenaiResponsesRequest } from './request.ts';
+import { decodeOpenaiResponsesResponse, encodeOpenaiResponsesResponse } from './response.ts';
+import { FORMAT } from './shared.ts';
 
-/** The openai-responses codec. Not implemented yet: the registry reports it as such. */
-export const openaiResponsesCodec: Codec | undefined = undefined;
+/** The openai-responses codec. */
+export const openaiResponsesCodec: Codec = {
+  format: FORMAT,
+  decodeRequest: decodeOpenaiResponsesRequest,
+  encodeRequest: encodeOpenaiResponsesRequest,
+  decodeResponse: decodeOpenaiResponsesResponse,
+  encodeResponse: encodeOpenaiResponsesResponse,
+  decodeError: decodeOpenaiResponsesError,
+  encodeError: encodeOpenaiResponsesError,
+};

@@ -1,0 +1,160 @@
+/**
+ * Decode message content parts (`input_text`, `output_text`, `refusal`,
+ * `input_image`, `input_file`, `input_audio`) into IR parts. Unknown part
+ * types become opaque parts with an `unknown_block` loss.
+ *
+ * @see https://platform.openai.com/docs/api-reference/responses/create#responses-create-input
+ */
+import type { AudioPart, DocumentPart, ImagePart, MediaSource, OpaquePart, Part, RefusalPart, TextPart } from '../../core/ir.ts';
+import { InterlinguaError } from '../../core/errors.ts';
+import type { LossCollector } from '../../core/losses.ts';
+import { formatDataUrl, parseDataUrl, sniffBase64 } from '../../core/media.ts';
+import { expectArray, expectObject, expectString, extend, hint, pointer, required, unknownKeys, type JsonObject } from '../../core/wire.ts';
+import { decodeOpenaiResponsesAnnotation } from './citations.ts';
+import { FORMAT, keepNulls } from './shared.ts';
+
+/** The text part type a context expects: `output_text` in assistant items, `input_text` elsewhere. */
+export type TextType = 'input_text' | 'output_text';
+
+const TEXT_KEYS: ReadonlySet<string> = new Set(['type', 'text', 'annotations']);
+const REFUSAL_KEYS: ReadonlySet<string> = new Set(['type', 'refusal']);
+const IMAGE_KEYS: ReadonlySet<string> = new Set(['type', 'image_url', 'file_id', 'detail']);
+const FILE_KEYS: ReadonlySet<string> = new Set(['type', 'file_data', 'file_id', 'file_url', 'filename']);
+const AUDIO_KEYS: ReadonlySet<string> = new Set(['type', 'input_audio']);
+const AUDIO_DATA_KEYS: ReadonlySet<string> = new Set(['data', 'format']);
+
+/** Media types of the `input_audio` formats. */
+const AUDIO_MEDIA_TYPES: Readonly<Record<string, string>> = { mp3: 'audio/mpeg', wav: 'audio/wav' };
+
+/** Decode one content part of a message or a tool output. */
+export function decodeOpenaiResponsesContent(value: unknown, path: string, textType: TextType, losses: LossCollector): Part {
+  const part = expectObject(value, path, FORMAT);
+  const type = expectString(required(part, 'type', path, FORMAT), pointer(path, 'type'), FORMAT);
+  switch (type) {
+    case 'input_text':
+    case 'output_text':
+      return decodeText(part, type, textType, path);
+    case 'refusal':
+      return decodeRefusal(part, path);
+    case 'input_image':
+      return decodeImage(part, path);
+    case 'input_file':
+      return decodeFile(part, path);
+    case 'input_audio':
+      return decodeAudio(part, path);
+    default:
+      return decodeUnknownContent(part, type, path, losses);
+  }
+}
+
+function decodeText(part: JsonObject, type: TextType, textType: TextType, path: string): TextPart {
+  const text: TextPart = { type: 'text', text: expectString(required(part, 'text', path, FORMAT), pointer(path, 'text'), FORMAT) };
+  if (type !== textType) hint(text, FORMAT, '$type', type);
+  const annotations = part['annotations'];
+  if (annotations === undefined) {
+    if (type === 'output_text') hint(text, FORMAT, '$annotations', false);
+  } else {
+    const list = expectArray(annotations, pointer(path, 'annotations'), FORMAT);
+    if (type === 'input_text') hint(text, FORMAT, '$annotations', true);
+    if (list.length > 0) text.citations = list.map((annotation, index) => decodeOpenaiResponsesAnnotation(annotation, pointer(path, 'annotations', index)));
+  }
+  const rest = unknownKeys(part, TEXT_KEYS);
+  const logprobs = rest?.['logprobs'];
+  if (rest !== undefined && Array.isArray(logprobs) && logprobs.length === 0) {
+    delete rest['logprobs'];
+    hint(text, FORMAT, '$emptyLogprobs', true);
+  }
+  if (rest !== undefined && Object.keys(rest).length > 0) extend(text, FORMAT, rest);
+  return text;
+}
+
+function decodeRefusal(part: JsonObject, path: string): RefusalPart {
+  const refusal: RefusalPart = { type: 'refusal', text: expectString(required(part, 'refusal', path, FORMAT), pointer(path, 'refusal'), FORMAT) };
+  extend(refusal, FORMAT, unknownKeys(part, REFUSAL_KEYS));
+  return refusal;
+}
+
+function optionalString(part: JsonObject, key: string, path: string): string | undefined {
+  const value = part[key];
+  return value === undefined || value === null ? undefined : expectString(value, pointer(path, key), FORMAT);
+}
+
+/** A base64 source from a canonical `data:` URL, or `undefined` when the URL is anything else. */
+function canonicalDataUrl(url: string): MediaSource | undefined {
+  const parsed = parseDataUrl(url);
+  if (parsed === undefined || !parsed.base64 || formatDataUrl(parsed.mediaType, parsed.data) !== url) return undefined;
+  return { kind: 'base64', data: parsed.data, mediaType: parsed.mediaType };
+}
+
+function decodeImage(part: JsonObject, path: string): ImagePart {
+  const url = optionalString(part, 'image_url', path);
+  const fileId = optionalString(part, 'file_id', path);
+  const detail = optionalString(part, 'detail', path);
+  let source: MediaSource;
+  if (url !== undefined) source = canonicalDataUrl(url) ?? { kind: 'url', url };
+  else if (fileId !== undefined) source = { kind: 'file', id: fileId, format: FORMAT };
+  else throw missing(path, 'image_url');
+  const image: ImagePart = { type: 'image', source };
+  if (detail !== undefined) image.detail = detail;
+  else if (part['detail'] === undefined) hint(image, FORMAT, '$noDetail', true);
+  keepNulls(image, part, ['image_url', 'file_id', 'detail']);
+  if (url !== undefined && fileId !== undefined) extend(image, FORMAT, { file_id: fileId });
+  extend(image, FORMAT, unknownKeys(part, IMAGE_KEYS));
+  return image;
+}
+
+function decodeFile(part: JsonObject, path: string): DocumentPart {
+  const data = optionalString(part, 'file_data', path);
+  const fileId = optionalString(part, 'file_id', path);
+  const fileUrl = optionalString(part, 'file_url', path);
+  const filename = optionalString(part, 'filename', path);
+  const document = { type: 'document' } as DocumentPart;
+  if (data !== undefined) {
+    document.source = fileDataSource(document, data);
+    if (fileId !== undefined) extend(document, FORMAT, { file_id: fileId });
+    if (fileUrl !== undefined) extend(document, FORMAT, { file_url: fileUrl });
+  } else if (fileId !== undefined) {
+    document.source = { kind: 'file', id: fileId, format: FORMAT };
+    if (fileUrl !== undefined) extend(document, FORMAT, { file_url: fileUrl });
+  } else if (fileUrl !== undefined) {
+    document.source = { kind: 'url', url: fileUrl };
+  } else {
+    throw missing(path, 'file_data');
+  }
+  if (filename !== undefined) document.filename = filename;
+  keepNulls(document, part, ['file_data', 'file_id', 'file_url', 'filename']);
+  extend(document, FORMAT, unknownKeys(part, FILE_KEYS));
+  return document;
+}
+
+function fileDataSource(document: DocumentPart, data: string): MediaSource {
+  const parsed = parseDataUrl(data);
+  if (parsed === undefined || !parsed.base64) {
+    hint(document, FORMAT, '$rawBase64', true);
+    return { kind: 'base64', data, mediaType: sniffBase64(data) };
+  }
+  if (formatDataUrl(parsed.mediaType, parsed.data) !== data) hint(document, FORMAT, '$dataUrlPrefix', data.slice(0, data.length - parsed.data.length));
+  return { kind: 'base64', data: parsed.data, mediaType: parsed.mediaType };
+}
+
+function decodeAudio(part: JsonObject, path: string): AudioPart {
+  const audioPath = pointer(path, 'input_audio');
+  const input = expectObject(required(part, 'input_audio', path, FORMAT), audioPath, FORMAT);
+  const data = expectString(required(input, 'data', audioPath, FORMAT), pointer(audioPath, 'data'), FORMAT);
+  const format = expectString(required(input, 'format', audioPath, FORMAT), pointer(audioPath, 'format'), FORMAT);
+  const audio: AudioPart = { type: 'audio', source: { kind: 'base64', data, mediaType: AUDIO_MEDIA_TYPES[format] ?? `audio/${format}` } };
+  hint(audio, FORMAT, '$audioFormat', format);
+  extend(audio, FORMAT, unknownKeys(part, AUDIO_KEYS));
+  const rest = unknownKeys(input, AUDIO_DATA_KEYS);
+  if (rest !== undefined) extend(audio, FORMAT, { input_audio: rest });
+  return audio;
+}
+
+function decodeUnknownContent(part: JsonObject, type: string, path: string, losses: LossCollector): OpaquePart {
+  losses.add('unknown_block', path, `unknown OpenAI Responses content part "${type}"; kept as an opaque part`);
+  return { type: 'opaque', format: FORMAT, blockType: type, value: part };
+}
+
+function missing(path: string, key: string): InterlinguaError {
+  return new InterlinguaError('missing_field', `"${key}" is required (or one of its alternatives)`, { path: pointer(path, key), format: FORMAT });
+}

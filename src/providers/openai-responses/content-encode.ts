@@ -1,0 +1,166 @@
+/**
+ * Encode IR parts as Responses message content parts (`input_text`,
+ * `output_text`, `refusal`, `input_image`, `input_file`, `input_audio`),
+ * reporting what the format cannot carry.
+ *
+ * @see https://platform.openai.com/docs/api-reference/responses/create#responses-create-input
+ */
+import { unreachable, type AudioPart, type DocumentPart, type ImagePart, type Part, type TextPart } from '../../core/ir.ts';
+import type { LossCollector } from '../../core/losses.ts';
+import { formatDataUrl } from '../../core/media.ts';
+import { pointer, type JsonObject } from '../../core/wire.ts';
+import { encodeOpenaiResponsesAnnotation } from './citations.ts';
+import type { TextType } from './content-decode.ts';
+import { FORMAT, own, ownHint, restoreNulls } from './shared.ts';
+
+/** Prefix of extension keys that belong to the enclosing message item, not to the content part. */
+export const MESSAGE_KEY_PREFIX = 'message.';
+
+/** Finish an encoded part: report foreign extensions, spread our own (not the item-level ones), restore `null`s. */
+function finish(target: JsonObject, part: Part, losses: LossCollector, path: string): JsonObject {
+  losses.foreignExtensions(part.extensions, FORMAT, path);
+  const fields = own(part);
+  if (fields !== undefined) {
+    for (const key in fields) {
+      if (key.charCodeAt(0) === 36 /* $ */ || key.startsWith(MESSAGE_KEY_PREFIX) || key in target) continue;
+      target[key] = fields[key];
+    }
+  }
+  return restoreNulls(target, part);
+}
+
+/** Encode one IR part as a content part; `undefined` (with a loss) when it cannot be one. */
+export function encodeOpenaiResponsesContent(part: Part, textType: TextType, losses: LossCollector, path: string): JsonObject | undefined {
+  switch (part.type) {
+    case 'text':
+      return encodeText(part, textType, losses, path);
+    case 'refusal':
+      return finish({ type: 'refusal', refusal: part.text }, part, losses, path);
+    case 'image':
+      return encodeImage(part, losses, path);
+    case 'document':
+      return encodeDocument(part, losses, path);
+    case 'audio':
+      return encodeAudio(part, losses, path);
+    case 'opaque':
+      if (part.format === FORMAT) return part.value as JsonObject;
+      losses.add('unsupported_part', path, `${part.format} "${part.blockType}" block has no OpenAI Responses equivalent; dropped`);
+      return undefined;
+    case 'video':
+    case 'reasoning':
+    case 'tool_call':
+    case 'tool_result':
+      losses.add('unsupported_part', path, `a ${part.type} part cannot stand in OpenAI Responses message content; dropped`);
+      return undefined;
+    default:
+      return unreachable(part);
+  }
+}
+
+function encodeText(part: TextPart, textType: TextType, losses: LossCollector, path: string): JsonObject {
+  const hinted = ownHint(part, '$type');
+  const type = hinted === 'input_text' || hinted === 'output_text' ? hinted : textType;
+  const target: JsonObject = { type, text: part.text };
+  const annotations = ownHint(part, '$annotations');
+  const citations = part.citations ?? [];
+  if (type === 'output_text' ? annotations !== false : annotations === true) {
+    const list: JsonObject[] = [];
+    citations.forEach((citation, index) => {
+      const annotation = encodeOpenaiResponsesAnnotation(citation, part.text.length, losses, pointer(path, 'citations', index));
+      if (annotation !== undefined) list.push(annotation);
+    });
+    target['annotations'] = list;
+  } else if (citations.length > 0) {
+    losses.add('dropped_field', pointer(path, 'citations'), `citations cannot travel on ${type} parts; dropped`);
+  }
+  if (ownHint(part, '$emptyLogprobs') === true) target['logprobs'] = [];
+  return finish(target, part, losses, path);
+}
+
+/** True when a file id from `format` is usable here: OpenAI formats share one file store. */
+function openaiFile(format: string | undefined): boolean {
+  return format === undefined || format === FORMAT || format === 'openai-chat';
+}
+
+function encodeImage(part: ImagePart, losses: LossCollector, path: string): JsonObject | undefined {
+  const target: JsonObject = { type: 'input_image' };
+  const source = part.source;
+  switch (source.kind) {
+    case 'base64':
+      target['image_url'] = formatDataUrl(source.mediaType, source.data);
+      break;
+    case 'url':
+      target['image_url'] = source.url;
+      break;
+    case 'file':
+      if (!openaiFile(source.format)) {
+        losses.add('unsupported_part', path, `image file id of ${source.format} is not valid at OpenAI; dropped`);
+        return undefined;
+      }
+      target['file_id'] = source.id;
+      break;
+    default:
+      return unreachable(source);
+  }
+  // The SDK types require `detail`; `auto` is the API's default.
+  if (part.detail !== undefined) target['detail'] = part.detail;
+  else if (ownHint(part, '$noDetail') !== true && ownHint(part, '$nulls') === undefined) target['detail'] = 'auto';
+  return finish(target, part, losses, path);
+}
+
+function encodeDocument(part: DocumentPart, losses: LossCollector, path: string): JsonObject | undefined {
+  const target: JsonObject = { type: 'input_file' };
+  const source = part.source;
+  switch (source.kind) {
+    case 'base64': {
+      const prefix = ownHint(part, '$dataUrlPrefix');
+      if (ownHint(part, '$rawBase64') === true) target['file_data'] = source.data;
+      else target['file_data'] = typeof prefix === 'string' ? prefix + source.data : formatDataUrl(source.mediaType, source.data);
+      break;
+    }
+    case 'url':
+      target['file_url'] = source.url;
+      break;
+    case 'file':
+      if (!openaiFile(source.format)) {
+        losses.add('unsupported_part', path, `file id of ${source.format} is not valid at OpenAI; dropped`);
+        return undefined;
+      }
+      target['file_id'] = source.id;
+      break;
+    case 'text':
+      losses.add('approximated', path, 'plain-text document sent as input_text', 'info');
+      losses.foreignExtensions(part.extensions, FORMAT, path);
+      return { type: 'input_text', text: part.title === undefined ? source.text : `${part.title}\n\n${source.text}` };
+    case 'content':
+      losses.add('unsupported_part', path, 'a document made of parts has no OpenAI Responses equivalent; dropped');
+      return undefined;
+    default:
+      return unreachable(source);
+  }
+  const filename = part.filename ?? (source.kind === 'file' ? source.filename : undefined);
+  if (filename !== undefined) target['filename'] = filename;
+  else if (source.kind === 'base64' && own(part) === undefined) {
+    target['filename'] = defaultFilename(source.mediaType);
+    losses.add('defaulted', pointer(path, 'filename'), 'OpenAI needs a filename with file_data; one was made up from the media type', 'info');
+  }
+  if (part.title !== undefined && own(part) === undefined) losses.add('dropped_field', pointer(path, 'title'), 'document titles have no OpenAI Responses field; dropped');
+  if (part.context !== undefined) losses.add('dropped_field', pointer(path, 'context'), 'document context has no OpenAI Responses field; dropped');
+  return finish(target, part, losses, path);
+}
+
+function defaultFilename(mediaType: string): string {
+  const subtype = mediaType.split('/')[1] ?? 'bin';
+  return `document.${subtype === 'plain' ? 'txt' : subtype}`;
+}
+
+function encodeAudio(part: AudioPart, losses: LossCollector, path: string): JsonObject | undefined {
+  const format = ownHint(part, '$audioFormat');
+  if (typeof format !== 'string' || part.source.kind !== 'base64') {
+    losses.add('unsupported_part', path, 'OpenAI Responses no longer accepts audio input; dropped');
+    return undefined;
+  }
+  const extra = own(part)?.['input_audio'];
+  const input = { ...(typeof extra === 'object' && extra !== null ? (extra as JsonObject) : {}), data: part.source.data, format };
+  return finish({ type: 'input_audio', input_audio: input }, part, losses, path);
+}

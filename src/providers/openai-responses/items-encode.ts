@@ -1,0 +1,189 @@
+/**
+ * Encode IR messages as Responses items: user and system messages become
+ * message items, an assistant message becomes its output items in order
+ * (text and refusals grouped into message items as the `$item` hints say),
+ * tool results become `function_call_output` items.
+ *
+ * @see https://platform.openai.com/docs/api-reference/responses/create#responses-create-input
+ */
+import { unreachable, type Message, type Part } from '../../core/ir.ts';
+import { pointer, spreadExtensions, type JsonObject } from '../../core/wire.ts';
+import { encodeOpenaiResponsesContent, MESSAGE_KEY_PREFIX } from './content-encode.ts';
+import type { MessageItemHint } from './items-decode.ts';
+import { encodeOpenaiResponsesReasoning } from './reasoning.ts';
+import { FORMAT, own, ownHint, restoreNulls } from './shared.ts';
+import { encodeOpenaiResponsesToolCall, encodeOpenaiResponsesToolOutput, type ItemEncodeContext } from './tool-items.ts';
+
+function hintOf(value: unknown): MessageItemHint | undefined {
+  return typeof value === 'object' && value !== null ? (value as MessageItemHint) : undefined;
+}
+
+/** The text of a content list that is one plain `output_text`/`input_text` part, for the bare-string form. */
+function singleText(content: JsonObject[], type: string): string | undefined {
+  const first = content[0];
+  if (content.length !== 1 || first === undefined || first['type'] !== type || typeof first['text'] !== 'string') return undefined;
+  const annotations = first['annotations'];
+  const keys = Object.keys(first).length;
+  if (annotations === undefined ? keys !== 2 : !Array.isArray(annotations) || annotations.length > 0 || keys !== 3) return undefined;
+  return first['text'];
+}
+
+/** Encode a user or system IR message as a message item. */
+function encodeInputMessage(message: Message, path: string, context: ItemEncodeContext): JsonObject {
+  const role = message.role === 'system' ? (message.developer === true ? 'developer' : 'system') : 'user';
+  const hint = hintOf(ownHint(message, '$item'));
+  const content: JsonObject[] = [];
+  message.parts.forEach((part, index) => {
+    const encoded = encodeOpenaiResponsesContent(part, 'input_text', context.losses, pointer(path, 'parts', index));
+    if (encoded !== undefined) content.push(encoded);
+  });
+  const text = hint === undefined || hint.string === true ? singleText(content, 'input_text') : undefined;
+  const item: JsonObject = {};
+  if (hint?.type === true) item['type'] = 'message';
+  item['role'] = role;
+  item['content'] = text ?? content;
+  if (hint?.id !== undefined) item['id'] = hint.id;
+  if (hint?.status !== undefined) item['status'] = hint.status;
+  return restoreNulls(spreadExtensions(item, message, FORMAT), message);
+}
+
+/** True for parts that live inside a message item's `content` rather than as items of their own. */
+function contentLevel(part: Part): boolean {
+  switch (part.type) {
+    case 'text':
+    case 'refusal':
+    case 'image':
+    case 'audio':
+    case 'video':
+    case 'document':
+      return true;
+    case 'opaque':
+      return ownHint(part, '$content') === true;
+    case 'reasoning':
+    case 'tool_call':
+    case 'tool_result':
+      return false;
+    default:
+      return unreachable(part);
+  }
+}
+
+function openMessageItem(part: Part, context: ItemEncodeContext, path: string, index: number): JsonObject {
+  const hint = hintOf(ownHint(part, '$item'));
+  const item: JsonObject = {};
+  if (hint === undefined) {
+    if (context.target === 'response') {
+      item['id'] = `msg_interlingua_${index}`;
+      item['type'] = 'message';
+      item['status'] = 'completed';
+      context.losses.add('synthesised_id', path, 'message item id made up by interlingua', 'info');
+    }
+  } else {
+    if (hint.type === true) item['type'] = 'message';
+    if (hint.id !== undefined) item['id'] = hint.id;
+    if (hint.status !== undefined) item['status'] = hint.status;
+  }
+  item['role'] = 'assistant';
+  item['content'] = [];
+  const fields = own(part);
+  if (fields !== undefined) {
+    for (const key in fields) if (key.startsWith(MESSAGE_KEY_PREFIX)) item[key.slice(MESSAGE_KEY_PREFIX.length)] = fields[key];
+  }
+  return item;
+}
+
+/** Turn message items into the bare-string form where their hint (or, for other formats, their shape) allows. */
+function closeMessageItem(item: JsonObject, hint: MessageItemHint | undefined, context: ItemEncodeContext): void {
+  const wantsString = hint === undefined ? context.target === 'request' : hint.string === true;
+  if (!wantsString) return;
+  const text = singleText(item['content'] as JsonObject[], 'output_text');
+  if (text !== undefined) item['content'] = text;
+}
+
+/** Encode the parts of an assistant IR message as output items, appended to `items`. */
+function encodeAssistantParts(message: Message, path: string, context: ItemEncodeContext, items: JsonObject[]): void {
+  let current: JsonObject | undefined;
+  let currentHint: MessageItemHint | undefined;
+  const close = (): void => {
+    if (current !== undefined) closeMessageItem(current, currentHint, context);
+    current = undefined;
+  };
+  message.parts.forEach((part, index) => {
+    const partPath = pointer(path, 'parts', index);
+    if (contentLevel(part)) {
+      const hint = ownHint(part, '$item');
+      if (hint !== undefined || current === undefined) {
+        close();
+        current = openMessageItem(part, context, partPath, items.length);
+        currentHint = hintOf(hint);
+        items.push(current);
+      }
+      const encoded = encodeOpenaiResponsesContent(part, 'output_text', context.losses, partPath);
+      if (encoded !== undefined) (current['content'] as JsonObject[]).push(encoded);
+      return;
+    }
+    close();
+    const item = encodeAssistantItem(part, context, partPath, items.length);
+    if (item !== undefined) items.push(item);
+  });
+  close();
+}
+
+function encodeAssistantItem(part: Part, context: ItemEncodeContext, path: string, index: number): JsonObject | undefined {
+  switch (part.type) {
+    case 'reasoning':
+      return encodeOpenaiResponsesReasoning(part, context, path, index);
+    case 'tool_call':
+      return encodeOpenaiResponsesToolCall(part, context, path);
+    case 'tool_result':
+      return encodeOpenaiResponsesToolOutput(part, context, path);
+    case 'opaque':
+      if (part.format === FORMAT) return part.value as JsonObject;
+      context.losses.add('unsupported_part', path, `${part.format} "${part.blockType}" block has no OpenAI Responses equivalent; dropped`);
+      return undefined;
+    default:
+      context.losses.add('unsupported_part', path, `a ${part.type} part cannot stand as an OpenAI Responses item; dropped`);
+      return undefined;
+  }
+}
+
+function encodeToolMessage(message: Message, path: string, context: ItemEncodeContext, items: JsonObject[]): void {
+  message.parts.forEach((part, index) => {
+    const partPath = pointer(path, 'parts', index);
+    if (part.type === 'tool_result') items.push(encodeOpenaiResponsesToolOutput(part, context, partPath));
+    else context.losses.add('unsupported_part', partPath, `a ${part.type} part in a tool message has no OpenAI Responses item; dropped`);
+  });
+}
+
+/** Encode IR messages (from `start`) as Responses items. */
+export function encodeOpenaiResponsesItems(messages: readonly Message[], start: number, context: ItemEncodeContext): JsonObject[] {
+  const items: JsonObject[] = [];
+  for (let index = start; index < messages.length; index++) {
+    const message = messages[index] as Message;
+    const path = pointer('/messages', index);
+    context.losses.foreignExtensions(message.extensions, FORMAT, path);
+    if (message.name !== undefined) context.losses.add('dropped_field', pointer(path, 'name'), 'OpenAI Responses messages have no participant name; dropped');
+    switch (message.role) {
+      case 'user':
+      case 'system':
+        items.push(encodeInputMessage(message, path, context));
+        break;
+      case 'assistant':
+        encodeAssistantParts(message, path, context, items);
+        break;
+      case 'tool':
+        encodeToolMessage(message, path, context, items);
+        break;
+      default:
+        unreachable(message.role);
+    }
+  }
+  return items;
+}
+
+/** Encode the parts of a response's assistant message as `output` items. */
+export function encodeOpenaiResponsesOutput(message: Message, path: string, context: ItemEncodeContext): JsonObject[] {
+  const items: JsonObject[] = [];
+  encodeAssistantParts(message, path, context, items);
+  return items;
+}

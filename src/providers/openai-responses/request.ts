@@ -1,0 +1,212 @@
+/**
+ * Requests: `POST /v1/responses` bodies ⇄ IR requests.
+ *
+ * `instructions` becomes a leading system message marked with an
+ * `$instructions` hint. For requests from other formats, every leading system
+ * message is joined into `instructions` (several are joined with blank lines
+ * and reported as approximated); later system messages stay input items.
+ * Vendor-held state (`previous_response_id`, `conversation`, `store`,
+ * `prompt`, …) travels as `openai-responses` extensions, which other encoders
+ * report.
+ *
+ * @see https://platform.openai.com/docs/api-reference/responses/create
+ */
+import type { CodecContext } from '../../core/codec.ts';
+import type { Generation, Message, Request } from '../../core/ir.ts';
+import type { LossCollector } from '../../core/losses.ts';
+import {
+  expectArray, expectBoolean, expectNumber, expectObject, expectString, extend, hint, isObject, pointer, spreadExtensions, unknownKeys,
+  type JsonObject,
+} from '../../core/wire.ts';
+import { decodeOpenaiResponsesInput } from './items-decode.ts';
+import { encodeOpenaiResponsesItems } from './items-encode.ts';
+import {
+  decodeOpenaiResponsesReasoningConfig, decodeOpenaiResponsesText, encodeOpenaiResponsesReasoningConfig, encodeOpenaiResponsesText,
+} from './request-fields.ts';
+import { FORMAT, keepNulls, own, ownHint, present, restoreNulls } from './shared.ts';
+import { decodeOpenaiResponsesTool, decodeOpenaiResponsesToolChoice, encodeOpenaiResponsesTool, encodeOpenaiResponsesToolChoice } from './tools.ts';
+
+const KNOWN_KEYS: readonly string[] = [
+  'model', 'input', 'instructions', 'tools', 'tool_choice', 'parallel_tool_calls', 'text', 'reasoning', 'max_output_tokens',
+  'temperature', 'top_p', 'top_logprobs', 'stream', 'metadata', 'user', 'safety_identifier', 'service_tier',
+];
+const KNOWN: ReadonlySet<string> = new Set(KNOWN_KEYS);
+
+const GENERATION_FIELDS = [
+  ['max_output_tokens', 'maxTokens'],
+  ['temperature', 'temperature'],
+  ['top_p', 'topP'],
+  ['top_logprobs', 'topLogprobs'],
+] as const;
+
+function decodeGeneration(wire: JsonObject): Generation | undefined {
+  let generation: Generation | undefined;
+  for (const [key, field] of GENERATION_FIELDS) {
+    const value = wire[key];
+    if (present(value)) (generation ??= {})[field] = expectNumber(value, pointer('', key), FORMAT);
+  }
+  return generation;
+}
+
+function decodeMetadata(value: unknown, request: Request): void {
+  const metadata = expectObject(value, '/metadata', FORMAT);
+  for (const key in metadata) {
+    if (typeof metadata[key] !== 'string') {
+      extend(request, FORMAT, { metadata });
+      return;
+    }
+  }
+  request.metadata = metadata as Record<string, string>;
+}
+
+function decodeUser(wire: JsonObject, request: Request): void {
+  const safety = wire['safety_identifier'];
+  const user = wire['user'];
+  if (present(safety)) {
+    request.user = expectString(safety, '/safety_identifier', FORMAT);
+    if (present(user)) extend(request, FORMAT, { user: expectString(user, '/user', FORMAT) });
+  } else if (present(user)) {
+    request.user = expectString(user, '/user', FORMAT);
+    hint(request, FORMAT, '$userField', 'user');
+  }
+}
+
+function decodeMessages(wire: JsonObject, request: Request, losses: LossCollector): void {
+  const instructions = wire['instructions'];
+  if (present(instructions)) {
+    const message: Message = { role: 'system', parts: [{ type: 'text', text: expectString(instructions, '/instructions', FORMAT) }] };
+    hint(message, FORMAT, '$instructions', true);
+    request.messages.push(message);
+  } else {
+    hint(request, FORMAT, '$noInstructions', true);
+  }
+  const input = wire['input'];
+  if (input === undefined || input === null) hint(request, FORMAT, '$noInput', true);
+  else if (typeof input === 'string') {
+    request.messages.push({ role: 'user', parts: [{ type: 'text', text: input }] });
+    hint(request, FORMAT, '$inputString', true);
+  } else {
+    request.messages.push(...decodeOpenaiResponsesInput(expectArray(input, '/input', FORMAT), '/input', losses));
+  }
+}
+
+/** Decode a Responses request body into an IR request. */
+export function decodeOpenaiResponsesRequest(body: unknown, context: CodecContext): Request {
+  const wire = expectObject(body, '', FORMAT);
+  const request: Request = { messages: [] };
+  const model = wire['model'];
+  if (present(model)) request.model = expectString(model, '/model', FORMAT);
+  else if (context.model !== undefined) request.model = context.model;
+  decodeMessages(wire, request, context.losses);
+  const tools = wire['tools'];
+  if (present(tools)) request.tools = expectArray(tools, '/tools', FORMAT).map((tool, index) => decodeOpenaiResponsesTool(tool, pointer('/tools', index)));
+  const toolChoice = wire['tool_choice'];
+  if (present(toolChoice)) {
+    const choice = decodeOpenaiResponsesToolChoice(toolChoice, request);
+    if (choice !== undefined) request.toolChoice = choice;
+    else extend(request, FORMAT, { tool_choice: toolChoice });
+  }
+  const parallel = wire['parallel_tool_calls'];
+  if (present(parallel)) request.parallelToolCalls = expectBoolean(parallel, '/parallel_tool_calls', FORMAT);
+  if (present(wire['text'])) decodeOpenaiResponsesText(wire['text'], request, '/text');
+  if (present(wire['reasoning'])) decodeOpenaiResponsesReasoningConfig(wire['reasoning'], request, '/reasoning');
+  const generation = decodeGeneration(wire);
+  if (generation !== undefined) request.generation = generation;
+  const stream = wire['stream'];
+  if (present(stream)) request.stream = expectBoolean(stream, '/stream', FORMAT);
+  if (present(wire['metadata'])) decodeMetadata(wire['metadata'], request);
+  decodeUser(wire, request);
+  const tier = wire['service_tier'];
+  if (present(tier)) request.serviceTier = expectString(tier, '/service_tier', FORMAT);
+  keepNulls(request, wire, KNOWN_KEYS);
+  extend(request, FORMAT, unknownKeys(wire, KNOWN));
+  return request;
+}
+
+function textOf(message: Message, path: string, losses: LossCollector): string {
+  const texts: string[] = [];
+  message.parts.forEach((part, index) => {
+    losses.foreignExtensions(part.extensions, FORMAT, pointer(path, 'parts', index));
+    if (part.type === 'text') texts.push(part.text);
+    else losses.add('unsupported_part', pointer(path, 'parts', index), `a ${part.type} part cannot go into OpenAI Responses instructions; dropped`);
+  });
+  return texts.join('\n');
+}
+
+/** Put leading system messages into `instructions`; returns the index of the first message left for `input`. */
+function encodeInstructions(request: Request, body: JsonObject, losses: LossCollector): number {
+  const messages = request.messages;
+  const first = messages[0];
+  if (ownHint(request, '$noInstructions') === true || first === undefined || first.role !== 'system') return 0;
+  if (ownHint(first, '$instructions') === true) {
+    body['instructions'] = textOf(first, '/messages/0', losses);
+    return 1;
+  }
+  let end = 0;
+  const texts: string[] = [];
+  while (messages[end]?.role === 'system') {
+    const message = messages[end] as Message;
+    losses.foreignExtensions(message.extensions, FORMAT, pointer('/messages', end));
+    texts.push(textOf(message, pointer('/messages', end), losses));
+    end++;
+  }
+  if (end > 1) losses.add('approximated', '/messages/0', `${end} leading system messages joined into one instructions text`, 'info');
+  body['instructions'] = texts.join('\n\n');
+  return end;
+}
+
+function encodeGeneration(request: Request, body: JsonObject, losses: LossCollector): void {
+  const generation = request.generation;
+  if (generation === undefined) return;
+  for (const [key, field] of GENERATION_FIELDS) if (generation[field] !== undefined) body[key] = generation[field];
+  const dropped = (['topK', 'stop', 'seed', 'presencePenalty', 'frequencyPenalty'] as const).filter((field) => generation[field] !== undefined);
+  for (const field of dropped) losses.add('dropped_field', pointer('/generation', field), `OpenAI Responses has no "${field}"; dropped`);
+  if ((generation.candidateCount ?? 1) > 1) losses.add('dropped_field', '/generation/candidateCount', 'OpenAI Responses returns one candidate; dropped');
+  if (generation.logprobs === true && own(request)?.['include'] === undefined) body['include'] = ['message.output_text.logprobs'];
+}
+
+function customToolNames(body: JsonObject): Set<string> {
+  const names = new Set<string>();
+  const tools = body['tools'];
+  if (Array.isArray(tools)) for (const tool of tools) if (isObject(tool) && tool['type'] === 'custom' && typeof tool['name'] === 'string') names.add(tool['name']);
+  return names;
+}
+
+function encodeInput(request: Request, body: JsonObject, start: number, losses: LossCollector): void {
+  const items = encodeOpenaiResponsesItems(request.messages, start, { losses, target: 'request', customCalls: new Set() });
+  const only = items[0];
+  if (ownHint(request, '$inputString') === true && items.length === 1 && only?.['role'] === 'user' && typeof only['content'] === 'string' && Object.keys(only).length === 2) {
+    body['input'] = only['content'];
+  } else if (items.length > 0 || ownHint(request, '$noInput') !== true) {
+    body['input'] = items;
+  }
+}
+
+/** Encode an IR request as a Responses request body. */
+export function encodeOpenaiResponsesRequest(request: Request, context: CodecContext): JsonObject {
+  const losses = context.losses;
+  losses.foreignExtensions(request.extensions, FORMAT, '');
+  const body: JsonObject = {};
+  if (request.model !== undefined) body['model'] = request.model;
+  encodeInput(request, body, encodeInstructions(request, body, losses), losses);
+  if (request.tools !== undefined) {
+    const tools: JsonObject[] = [];
+    request.tools.forEach((tool, index) => {
+      const encoded = encodeOpenaiResponsesTool(tool, losses, pointer('/tools', index));
+      if (encoded !== undefined) tools.push(encoded);
+    });
+    body['tools'] = tools;
+  }
+  if (request.toolChoice !== undefined) body['tool_choice'] = encodeOpenaiResponsesToolChoice(request.toolChoice, request, customToolNames(body));
+  if (request.parallelToolCalls !== undefined) body['parallel_tool_calls'] = request.parallelToolCalls;
+  const text = encodeOpenaiResponsesText(request, losses);
+  if (text !== undefined) body['text'] = text;
+  const reasoning = encodeOpenaiResponsesReasoningConfig(request, losses);
+  if (reasoning !== undefined) body['reasoning'] = reasoning;
+  encodeGeneration(request, body, losses);
+  if (request.stream !== undefined) body['stream'] = request.stream;
+  if (request.metadata !== undefined) body['metadata'] = request.metadata;
+  if (request.user !== undefined) body[ownHint(request, '$userField') === 'user' ? 'user' : 'safety_identifier'] = request.user;
+  if (request.serviceTier !== undefined) body['service_tier'] = request.serviceTier;
+  return restoreNulls(spreadExtensions(body, request, FORMAT), request);
+}

@@ -1,0 +1,155 @@
+/**
+ * Responses: Responses `Response` objects ⇄ IR responses. The output items
+ * form the one candidate's assistant message. The request settings a
+ * response echoes (`instructions`, `tools`, `temperature`, …) are kept
+ * together as the `$echo` hint: they restate the request and carry nothing
+ * about the answer, so other formats need not report them. Fields that
+ * describe the answer (`billing`, `completed_at`, a failed response's
+ * `error`, …) are extensions.
+ *
+ * @see https://platform.openai.com/docs/api-reference/responses/object
+ */
+import type { CodecContext } from '../../core/codec.ts';
+import type { Message, Part, Response } from '../../core/ir.ts';
+import {
+  expectArray, expectNumber, expectObject, expectString, extend, hint, isObject, pointer, required, spreadExtensions, type JsonObject,
+} from '../../core/wire.ts';
+import { decodeOpenaiResponsesOutput } from './items-decode.ts';
+import { encodeOpenaiResponsesOutput } from './items-encode.ts';
+import { FORMAT, ownHint, present } from './shared.ts';
+import { decodeOpenaiResponsesStopReason, encodeOpenaiResponsesStopReason } from './stop-reason.ts';
+import { decodeOpenaiResponsesUsage, encodeOpenaiResponsesUsage } from './usage.ts';
+
+/** Fields decoded into neutral slots or the stop reason. */
+const KNOWN: ReadonlySet<string> = new Set(['id', 'object', 'created_at', 'model', 'output', 'usage', 'status', 'incomplete_details', 'error', 'output_text']);
+
+/** Request settings that a response echoes. */
+const ECHO: ReadonlySet<string> = new Set([
+  'background', 'conversation', 'context_management', 'frequency_penalty', 'include', 'input', 'instructions', 'max_output_tokens',
+  'max_tool_calls', 'metadata', 'moderation', 'parallel_tool_calls', 'presence_penalty', 'previous_response_id', 'prompt',
+  'prompt_cache_key', 'prompt_cache_options', 'prompt_cache_retention', 'reasoning', 'safety_identifier', 'store', 'temperature',
+  'text', 'tool_choice', 'tools', 'top_logprobs', 'top_p', 'truncation', 'user',
+]);
+
+/** Echo values sent for responses of other formats, which the SDK types require. */
+function defaultEcho(): JsonObject {
+  return {
+    instructions: null, metadata: {}, parallel_tool_calls: true, temperature: null, tool_choice: 'auto', tools: [], top_p: null,
+  };
+}
+
+/** `output_text`: the SDK's concatenation of every output_text part. */
+function outputText(output: unknown[]): string {
+  let text = '';
+  for (const item of output) {
+    if (!isObject(item) || item['type'] !== 'message' || !Array.isArray(item['content'])) continue;
+    for (const part of item['content']) if (isObject(part) && part['type'] === 'output_text' && typeof part['text'] === 'string') text += part['text'];
+  }
+  return text;
+}
+
+function splitFields(wire: JsonObject, response: Response): void {
+  let echo: JsonObject | undefined;
+  let rest: JsonObject | undefined;
+  for (const key in wire) {
+    if (KNOWN.has(key)) continue;
+    if (ECHO.has(key)) (echo ??= {})[key] = wire[key];
+    else (rest ??= {})[key] = wire[key];
+  }
+  if (echo !== undefined) hint(response, FORMAT, '$echo', echo);
+  extend(response, FORMAT, rest);
+}
+
+function decodeStatusFields(wire: JsonObject, response: Response, parts: Part[]): Response['candidates'][number] {
+  const message: Message = { role: 'assistant', parts };
+  const candidate: Response['candidates'][number] = { index: 0, message };
+  const absent = ['object', 'error', 'incomplete_details', 'output_text'].filter((key) => wire[key] === undefined);
+  if (absent.length > 0) hint(response, FORMAT, '$absent', absent);
+  const status = wire['status'];
+  const details = wire['incomplete_details'];
+  let reason: string | undefined;
+  if (isObject(details)) {
+    const raw = details['reason'];
+    if (typeof raw === 'string' && Object.keys(details).length === 1) reason = raw;
+    else extend(response, FORMAT, { incomplete_details: details });
+  }
+  if (present(status)) candidate.stopReason = decodeOpenaiResponsesStopReason(expectString(status, '/status', FORMAT), reason, parts);
+  else if (reason !== undefined) extend(response, FORMAT, { incomplete_details: details });
+  if (status === undefined) hint(response, FORMAT, '$noStatus', true);
+  if (present(wire['error'])) extend(response, FORMAT, { error: wire['error'] });
+  const object = wire['object'];
+  if (object !== undefined && object !== 'response') extend(response, FORMAT, { object });
+  return candidate;
+}
+
+/** Decode a Responses response body into an IR response. */
+export function decodeOpenaiResponsesResponse(body: unknown, context: CodecContext): Response {
+  const wire = expectObject(body, '', FORMAT);
+  const output = expectArray(required(wire, 'output', '', FORMAT), '/output', FORMAT);
+  const parts = decodeOpenaiResponsesOutput(output, '/output', context.losses);
+  const response: Response = { candidates: [] };
+  if (present(wire['id'])) response.id = expectString(wire['id'], '/id', FORMAT);
+  if (present(wire['model'])) response.model = expectString(wire['model'], '/model', FORMAT);
+  if (present(wire['created_at'])) response.created = expectNumber(wire['created_at'], '/created_at', FORMAT);
+  if (present(wire['usage'])) response.usage = decodeOpenaiResponsesUsage(wire['usage'], '/usage');
+  response.candidates.push(decodeStatusFields(wire, response, parts));
+  const text = wire['output_text'];
+  if (text !== undefined) hint(response, FORMAT, '$outputText', text === outputText(output) ? true : text);
+  for (const key of ['id', 'model', 'created_at', 'usage'] as const) {
+    if (wire[key] === null) hint(response, FORMAT, `$null_${key}`, true);
+  }
+  splitFields(wire, response);
+  return response;
+}
+
+/** Encode an IR response as a Responses response body. */
+export function encodeOpenaiResponsesResponse(response: Response, context: CodecContext): JsonObject {
+  const losses = context.losses;
+  losses.foreignExtensions(response.extensions, FORMAT, '');
+  const candidate = response.candidates[0];
+  for (let index = 1; index < response.candidates.length; index++) {
+    losses.add('dropped_field', pointer('/candidates', index), 'OpenAI Responses returns one candidate; extra candidates dropped');
+  }
+  const absent = ownHint(response, '$absent');
+  const omitted = new Set(Array.isArray(absent) ? (absent as string[]) : []);
+  const body: JsonObject = {};
+  const native = ownHint(response, '$echo') !== undefined || ownHint(response, '$absent') !== undefined;
+  if (response.id !== undefined) body['id'] = response.id;
+  else if (ownHint(response, '$null_id') === true) body['id'] = null;
+  else if (!native) {
+    body['id'] = 'resp_interlingua';
+    losses.add('synthesised_id', '/id', 'response id made up by interlingua', 'info');
+  }
+  if (!omitted.has('object')) body['object'] = 'response';
+  if (response.created !== undefined) body['created_at'] = response.created;
+  else if (ownHint(response, '$null_created_at') === true) body['created_at'] = null;
+  else if (!native) {
+    body['created_at'] = 0;
+    losses.add('defaulted', '/created', 'OpenAI Responses needs created_at; 0 was used', 'info');
+  }
+  if (response.model !== undefined) body['model'] = response.model;
+  else if (ownHint(response, '$null_model') === true) body['model'] = null;
+  const message: Message = candidate?.message ?? { role: 'assistant', parts: [] };
+  if (candidate !== undefined) {
+    losses.foreignExtensions(candidate.extensions, FORMAT, '/candidates/0');
+    losses.foreignExtensions(message.extensions, FORMAT, '/candidates/0/message');
+  }
+  const output = encodeOpenaiResponsesOutput(message, '/candidates/0/message', { losses, target: 'response', customCalls: new Set() });
+  body['output'] = output;
+  if (ownHint(response, '$noStatus') !== true) {
+    const status = encodeOpenaiResponsesStopReason(candidate?.stopReason, losses, '/candidates/0/stopReason');
+    body['status'] = status.status;
+    if (status.reason !== undefined) body['incomplete_details'] = { reason: status.reason };
+  }
+  if (response.usage !== undefined) body['usage'] = encodeOpenaiResponsesUsage(response.usage, losses, '/usage');
+  else if (ownHint(response, '$null_usage') === true) body['usage'] = null;
+  const echo = ownHint(response, '$echo');
+  Object.assign(body, isObject(echo) ? echo : native ? {} : defaultEcho());
+  const text = ownHint(response, '$outputText');
+  if (text === true) body['output_text'] = outputText(output);
+  else if (typeof text === 'string') body['output_text'] = text;
+  spreadExtensions(body, response, FORMAT);
+  if (!omitted.has('error') && !('error' in body)) body['error'] = null;
+  if (!omitted.has('incomplete_details') && !('incomplete_details' in body)) body['incomplete_details'] = null;
+  return body;
+}

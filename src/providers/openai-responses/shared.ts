@@ -1,0 +1,45 @@
+/**
+ * Small helpers shared by the OpenAI Responses codec files: the format id,
+ * `null`-versus-absent shape hints, and the hint readers.
+ */
+import type { Extensible, FormatId } from '../../core/ir.ts';
+import { hint, type JsonObject } from '../../core/wire.ts';
+
+/** The format id of this codec. */
+export const FORMAT: FormatId = 'openai-responses';
+
+/** Whether the encoder builds a request (`input` items) or a response (`output` items). */
+export type ItemTarget = 'request' | 'response';
+
+/** The `openai-responses` extension fields of a node, if any. */
+export function own(node: Extensible): JsonObject | undefined {
+  return node.extensions?.[FORMAT];
+}
+
+/** One shape hint of a node, if set. */
+export function ownHint(node: Extensible, key: `$${string}`): unknown {
+  return node.extensions?.[FORMAT]?.[key];
+}
+
+/**
+ * Record the keys of `object` among `keys` whose value is an explicit `null`,
+ * as the `$nulls` hint, so the encoder writes them back.
+ */
+export function keepNulls(node: Extensible, object: JsonObject, keys: readonly string[]): void {
+  let nulls: string[] | undefined;
+  for (const key of keys) if (object[key] === null) (nulls ??= []).push(key);
+  if (nulls !== undefined) hint(node, FORMAT, '$nulls', nulls);
+}
+
+/** Write back the explicit `null`s recorded by {@link keepNulls} where `target` has no value. */
+export function restoreNulls(target: JsonObject, node: Extensible): JsonObject {
+  const nulls = ownHint(node, '$nulls');
+  if (!Array.isArray(nulls)) return target;
+  for (const key of nulls as string[]) if (!(key in target)) target[key] = null;
+  return target;
+}
+
+/** `value` unless it is `null` or `undefined`. */
+export function present<T>(value: T | null | undefined): value is T {
+  return value !== null && value !== undefined;
+}

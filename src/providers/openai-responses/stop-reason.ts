@@ -1,0 +1,74 @@
+/**
+ * Responses has no finish reason: it is derived from `status`,
+ * `incomplete_details.reason` and the kinds of output items. The IR keeps
+ * the vendor value in `raw`: the incomplete reason when there is one, else
+ * the status.
+ *
+ * @see https://platform.openai.com/docs/api-reference/responses/object#responses/object-status
+ */
+import type { Part, StopReason, UnifiedStopReason } from '../../core/ir.ts';
+import type { LossCollector } from '../../core/losses.ts';
+import { FORMAT } from './shared.ts';
+
+/** Response statuses. */
+const STATUSES: ReadonlySet<string> = new Set(['completed', 'incomplete', 'failed', 'cancelled', 'in_progress', 'queued']);
+
+/** `incomplete_details.reason` → neutral reason. */
+const INCOMPLETE_REASONS: Readonly<Record<string, UnifiedStopReason>> = {
+  max_output_tokens: 'max_tokens',
+  content_filter: 'content_filter',
+};
+
+/** Status → neutral reason (`completed` is refined by the output's item kinds). */
+const STATUS_REASONS: Readonly<Record<string, UnifiedStopReason>> = {
+  completed: 'end_turn',
+  incomplete: 'other',
+  failed: 'error',
+  cancelled: 'other',
+  in_progress: 'pause',
+  queued: 'pause',
+};
+
+/** Decode the stop reason from the status, the incomplete reason and the output parts. */
+export function decodeOpenaiResponsesStopReason(status: string, reason: string | undefined, parts: readonly Part[]): StopReason {
+  if (status === 'incomplete' && reason !== undefined) return { unified: INCOMPLETE_REASONS[reason] ?? 'other', raw: reason, format: FORMAT };
+  let unified = STATUS_REASONS[status] ?? 'other';
+  if (unified === 'end_turn') {
+    if (parts.some((part) => part.type === 'tool_call')) unified = 'tool_calls';
+    else if (parts.some((part) => part.type === 'refusal')) unified = 'refusal';
+  }
+  return { unified, raw: status, format: FORMAT };
+}
+
+/** The wire status and incomplete reason of a Responses response. */
+export interface ResponsesStatus {
+  status: string;
+  reason?: string;
+}
+
+/** Neutral reason → the nearest status and incomplete reason. */
+const UNIFIED_STATUS: Readonly<Record<UnifiedStopReason, ResponsesStatus>> = {
+  end_turn: { status: 'completed' },
+  tool_calls: { status: 'completed' },
+  refusal: { status: 'completed' },
+  stop_sequence: { status: 'completed' },
+  max_tokens: { status: 'incomplete', reason: 'max_output_tokens' },
+  context_overflow: { status: 'incomplete', reason: 'max_output_tokens' },
+  content_filter: { status: 'incomplete', reason: 'content_filter' },
+  error: { status: 'failed' },
+  pause: { status: 'in_progress' },
+  other: { status: 'completed' },
+};
+
+/** Encode a stop reason as a status (and incomplete reason). */
+export function encodeOpenaiResponsesStopReason(stop: StopReason | undefined, losses: LossCollector, path: string): ResponsesStatus {
+  if (stop === undefined) return { status: 'completed' };
+  if (stop.format === FORMAT && stop.raw !== undefined) {
+    return STATUSES.has(stop.raw) ? { status: stop.raw } : { status: 'incomplete', reason: stop.raw };
+  }
+  const mapped = UNIFIED_STATUS[stop.unified];
+  if (stop.unified === 'stop_sequence' || stop.unified === 'context_overflow' || stop.unified === 'pause' || stop.unified === 'other') {
+    losses.add('approximated', path, `stop reason "${stop.raw ?? stop.unified}" sent as status "${mapped.status}"`);
+  }
+  return mapped;
+}

@@ -1,0 +1,115 @@
+/**
+ * Function and custom tool calls and their outputs: `function_call`,
+ * `custom_tool_call`, `function_call_output`, `custom_tool_call_output` ⇄ IR
+ * `tool_call` / `tool_result` parts. `call_id` is the IR call id; the item id
+ * (`fc_…`) and status are kept as shape hints, since another model's history
+ * must be replayed without them.
+ *
+ * @see https://platform.openai.com/docs/guides/function-calling
+ */
+import type { Part, ToolCallPart, ToolResultPart } from '../../core/ir.ts';
+import type { LossCollector } from '../../core/losses.ts';
+import { argumentsAsText, parseArguments } from '../../core/tools.ts';
+import { expectArray, expectString, extend, hint, pointer, required, spreadExtensions, unknownKeys, type JsonObject } from '../../core/wire.ts';
+import { decodeOpenaiResponsesContent } from './content-decode.ts';
+import { encodeOpenaiResponsesContent } from './content-encode.ts';
+import { FORMAT, own, ownHint, restoreNulls, type ItemTarget } from './shared.ts';
+
+const CALL_KEYS: ReadonlySet<string> = new Set(['type', 'id', 'call_id', 'name', 'arguments', 'input', 'status']);
+const OUTPUT_KEYS: ReadonlySet<string> = new Set(['type', 'id', 'call_id', 'output', 'status']);
+
+/** What item encoders share while encoding one list of items. */
+export interface ItemEncodeContext {
+  losses: LossCollector;
+  target: ItemTarget;
+  /** Call ids of custom tool calls seen so far, so their results become `custom_tool_call_output`. */
+  customCalls: Set<string>;
+}
+
+function keepItemBookkeeping(part: Part, item: JsonObject, path: string): void {
+  const id = item['id'];
+  const status = item['status'];
+  if (id !== undefined) hint(part, FORMAT, '$id', expectString(id, pointer(path, 'id'), FORMAT));
+  if (status !== undefined) hint(part, FORMAT, '$status', expectString(status, pointer(path, 'status'), FORMAT));
+}
+
+/** Decode a `function_call` or `custom_tool_call` item. */
+export function decodeOpenaiResponsesToolCall(item: JsonObject, custom: boolean, path: string): ToolCallPart {
+  const callId = expectString(required(item, 'call_id', path, FORMAT), pointer(path, 'call_id'), FORMAT);
+  const name = expectString(required(item, 'name', path, FORMAT), pointer(path, 'name'), FORMAT);
+  const key = custom ? 'input' : 'arguments';
+  const text = expectString(required(item, key, path, FORMAT), pointer(path, key), FORMAT);
+  const part: ToolCallPart = custom
+    ? { type: 'tool_call', id: callId, name, arguments: undefined, rawArguments: text, kind: 'custom' }
+    : { type: 'tool_call', id: callId, name, ...parseArguments(text) };
+  keepItemBookkeeping(part, item, path);
+  extend(part, FORMAT, unknownKeys(item, CALL_KEYS));
+  return part;
+}
+
+/** Decode a `function_call_output` or `custom_tool_call_output` item. */
+export function decodeOpenaiResponsesToolOutput(item: JsonObject, custom: boolean, path: string, losses: LossCollector): ToolResultPart {
+  const callId = expectString(required(item, 'call_id', path, FORMAT), pointer(path, 'call_id'), FORMAT);
+  const output = required(item, 'output', path, FORMAT);
+  const outputPath = pointer(path, 'output');
+  const part: ToolResultPart = { type: 'tool_result', callId, content: [] };
+  if (typeof output === 'string') {
+    part.content.push({ type: 'text', text: output });
+  } else {
+    const list = expectArray(output, outputPath, FORMAT);
+    part.content = list.map((entry, index) => decodeOpenaiResponsesContent(entry, pointer(outputPath, index), 'input_text', losses));
+    hint(part, FORMAT, '$outputList', true);
+  }
+  if (custom) hint(part, FORMAT, '$custom', true);
+  keepItemBookkeeping(part, item, path);
+  extend(part, FORMAT, unknownKeys(item, OUTPUT_KEYS));
+  return part;
+}
+
+function finishItem(item: JsonObject, part: Part, context: ItemEncodeContext, path: string): JsonObject {
+  context.losses.foreignExtensions(part.extensions, FORMAT, path);
+  const id = ownHint(part, '$id');
+  const status = ownHint(part, '$status');
+  if (typeof id === 'string') item['id'] = id;
+  if (typeof status === 'string') item['status'] = status;
+  else if (context.target === 'response' && own(part) === undefined) item['status'] = 'completed';
+  return restoreNulls(spreadExtensions(item, part, FORMAT), part);
+}
+
+/** Encode a tool call as a `function_call` (or `custom_tool_call`) item. */
+export function encodeOpenaiResponsesToolCall(part: ToolCallPart, context: ItemEncodeContext, path: string): JsonObject {
+  if (part.syntheticId === true) context.losses.add('synthesised_id', pointer(path, 'id'), `call id "${part.id}" was made up by interlingua`, 'info');
+  if (part.kind === 'custom') {
+    context.customCalls.add(part.id);
+    const input = part.rawArguments ?? JSON.stringify(part.arguments ?? {});
+    return finishItem({ type: 'custom_tool_call', call_id: part.id, name: part.name, input }, part, context, path);
+  }
+  return finishItem({ type: 'function_call', call_id: part.id, name: part.name, arguments: argumentsAsText(part) }, part, context, path);
+}
+
+/** Encode a tool result as a `function_call_output` (or `custom_tool_call_output`) item. */
+export function encodeOpenaiResponsesToolOutput(part: ToolResultPart, context: ItemEncodeContext, path: string): JsonObject {
+  const losses = context.losses;
+  if (part.syntheticId === true) losses.add('synthesised_id', pointer(path, 'callId'), `call id "${part.callId}" was made up by interlingua`, 'info');
+  if (part.isError === true) losses.add('dropped_field', pointer(path, 'isError'), 'OpenAI Responses tool outputs have no error flag; the result is sent as a plain output');
+  const custom = ownHint(part, '$custom') === true || context.customCalls.has(part.callId);
+  const item: JsonObject = { type: custom ? 'custom_tool_call_output' : 'function_call_output', call_id: part.callId, output: encodeOutput(part, losses, path) };
+  return finishItem(item, part, context, path);
+}
+
+function encodeOutput(part: ToolResultPart, losses: LossCollector, path: string): string | JsonObject[] {
+  const first = part.content[0];
+  if (ownHint(part, '$outputList') !== true) {
+    if (first === undefined) return '';
+    if (part.content.length === 1 && first.type === 'text' && own(first) === undefined && first.citations === undefined) {
+      losses.foreignExtensions(first.extensions, FORMAT, pointer(path, 'content', 0));
+      return first.text;
+    }
+  }
+  const list: JsonObject[] = [];
+  part.content.forEach((inner, index) => {
+    const encoded = encodeOpenaiResponsesContent(inner, 'input_text', losses, pointer(path, 'content', index));
+    if (encoded !== undefined) list.push(encoded);
+  });
+  return list;
+}

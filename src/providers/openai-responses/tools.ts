@@ -1,0 +1,95 @@
+/**
+ * Tools and tool choice. Function tools map to IR function tools (strict kept,
+ * and emitted explicitly because Responses is strict by default); custom and
+ * built-in tools are kept whole as opaque tools.
+ *
+ * @see https://platform.openai.com/docs/api-reference/responses/create#responses-create-tools
+ */
+import { unreachable, type Extensible, type FunctionTool, type OpaqueTool, type Tool, type ToolChoice } from '../../core/ir.ts';
+import type { LossCollector } from '../../core/losses.ts';
+import {
+  expectBoolean, expectObject, expectString, extend, hint, isObject, pointer, required, spreadExtensions, unknownKeys, type JsonObject,
+} from '../../core/wire.ts';
+import { FORMAT, keepNulls, ownHint, restoreNulls } from './shared.ts';
+
+const FUNCTION_KEYS: ReadonlySet<string> = new Set(['type', 'name', 'description', 'parameters', 'strict']);
+
+/** Decode one entry of `tools`. */
+export function decodeOpenaiResponsesTool(value: unknown, path: string): Tool {
+  const wire = expectObject(value, path, FORMAT);
+  const type = expectString(required(wire, 'type', path, FORMAT), pointer(path, 'type'), FORMAT);
+  if (type !== 'function') return { type: 'opaque', format: FORMAT, toolType: type, value: wire } satisfies OpaqueTool;
+  const tool: FunctionTool = { type: 'function', name: expectString(required(wire, 'name', path, FORMAT), pointer(path, 'name'), FORMAT) };
+  const description = wire['description'];
+  const parameters = wire['parameters'];
+  const strict = wire['strict'];
+  if (description !== undefined && description !== null) tool.description = expectString(description, pointer(path, 'description'), FORMAT);
+  if (parameters !== undefined && parameters !== null) tool.parameters = expectObject(parameters, pointer(path, 'parameters'), FORMAT);
+  if (parameters === undefined) hint(tool, FORMAT, '$omitParameters', true);
+  if (strict !== undefined && strict !== null) tool.strict = expectBoolean(strict, pointer(path, 'strict'), FORMAT);
+  if (strict === undefined) hint(tool, FORMAT, '$omitStrict', true);
+  keepNulls(tool, wire, ['description', 'parameters', 'strict']);
+  extend(tool, FORMAT, unknownKeys(wire, FUNCTION_KEYS));
+  return tool;
+}
+
+/** Encode one IR tool; `undefined` (with a loss) for another format's built-in tool. */
+export function encodeOpenaiResponsesTool(tool: Tool, losses: LossCollector, path: string): JsonObject | undefined {
+  if (tool.type === 'opaque') {
+    if (tool.format === FORMAT) return tool.value as JsonObject;
+    losses.add('dropped_field', path, `${tool.format} built-in tool "${tool.toolType}" has no OpenAI Responses equivalent; dropped`);
+    return undefined;
+  }
+  losses.foreignExtensions(tool.extensions, FORMAT, path);
+  const wire: JsonObject = { type: 'function', name: tool.name };
+  if (tool.description !== undefined) wire['description'] = tool.description;
+  if (tool.parameters !== undefined) wire['parameters'] = tool.parameters;
+  else if (ownHint(tool, '$omitParameters') !== true && ownHint(tool, '$nulls') === undefined) {
+    wire['parameters'] = { type: 'object', properties: {} };
+    losses.add('defaulted', pointer(path, 'parameters'), 'function tool without a schema sent with an empty object schema', 'info');
+  }
+  // Responses treats an omitted `strict` as true, which would change a non-strict tool.
+  if (tool.strict !== undefined) wire['strict'] = tool.strict;
+  else if (ownHint(tool, '$omitStrict') !== true) wire['strict'] = false;
+  return restoreNulls(spreadExtensions(wire, tool, FORMAT), tool);
+}
+
+/** Decode `tool_choice`; `undefined` when it has no neutral form (the caller keeps it raw). */
+export function decodeOpenaiResponsesToolChoice(value: unknown, node: Extensible): ToolChoice | undefined {
+  if (value === 'auto' || value === 'none' || value === 'required') return { type: value };
+  if (!isObject(value)) return undefined;
+  const keys = Object.keys(value).length;
+  const name = value['name'];
+  if ((value['type'] === 'function' || value['type'] === 'custom') && typeof name === 'string' && keys === 2) {
+    if (value['type'] === 'custom') hint(node, FORMAT, '$toolChoiceCustom', true);
+    return { type: 'tool', name };
+  }
+  if (value['type'] !== 'allowed_tools' || keys !== 3) return undefined;
+  const mode = value['mode'];
+  const tools = value['tools'];
+  if ((mode !== 'auto' && mode !== 'required') || !Array.isArray(tools)) return undefined;
+  const names: string[] = [];
+  for (const entry of tools) {
+    if (!isObject(entry) || entry['type'] !== 'function' || typeof entry['name'] !== 'string' || Object.keys(entry).length !== 2) return undefined;
+    names.push(entry['name']);
+  }
+  return { type: 'allowed', names, mode };
+}
+
+/** Encode an IR tool choice. */
+export function encodeOpenaiResponsesToolChoice(choice: ToolChoice, node: Extensible, customTools: ReadonlySet<string>): unknown {
+  switch (choice.type) {
+    case 'auto':
+    case 'none':
+    case 'required':
+      return choice.type;
+    case 'tool': {
+      const custom = ownHint(node, '$toolChoiceCustom') === true || customTools.has(choice.name);
+      return { type: custom ? 'custom' : 'function', name: choice.name };
+    }
+    case 'allowed':
+      return { type: 'allowed_tools', mode: choice.mode, tools: choice.names.map((name) => ({ type: 'function', name })) };
+    default:
+      return unreachable(choice);
+  }
+}

@@ -1,0 +1,85 @@
+/**
+ * Usage: Responses `input_tokens` already counts cached tokens and
+ * `output_tokens` counts reasoning tokens, as the IR does, so the numbers
+ * map one to one.
+ *
+ * @see https://platform.openai.com/docs/api-reference/responses/object#responses/object-usage
+ */
+import type { Usage } from '../../core/ir.ts';
+import type { LossCollector } from '../../core/losses.ts';
+import { expectNumber, expectObject, extend, hint, isObject, pointer, unknownKeys, type JsonObject } from '../../core/wire.ts';
+import { FORMAT, keepNulls, own, ownHint, present, restoreNulls } from './shared.ts';
+
+const USAGE_KEYS: readonly string[] = ['input_tokens', 'input_tokens_details', 'output_tokens', 'output_tokens_details', 'total_tokens'];
+const USAGE_KNOWN: ReadonlySet<string> = new Set(USAGE_KEYS);
+const INPUT_DETAIL_KEYS: ReadonlySet<string> = new Set(['cached_tokens', 'cache_write_tokens']);
+const OUTPUT_DETAIL_KEYS: ReadonlySet<string> = new Set(['reasoning_tokens']);
+
+function count(object: JsonObject, key: string, path: string): number | undefined {
+  const value = object[key];
+  return present(value) ? expectNumber(value, pointer(path, key), FORMAT) : undefined;
+}
+
+/** Decode a Responses `usage` object. */
+export function decodeOpenaiResponsesUsage(value: unknown, path: string): Usage {
+  const wire = expectObject(value, path, FORMAT);
+  const usage: Usage = { raw: { format: FORMAT, value } };
+  const input = count(wire, 'input_tokens', path);
+  const output = count(wire, 'output_tokens', path);
+  const total = count(wire, 'total_tokens', path);
+  if (input !== undefined) usage.inputTokens = input;
+  if (output !== undefined) usage.outputTokens = output;
+  if (total !== undefined) usage.totalTokens = total;
+  else hint(usage, FORMAT, '$noTotal', true);
+  const inputDetails = wire['input_tokens_details'];
+  if (isObject(inputDetails)) {
+    const detailsPath = pointer(path, 'input_tokens_details');
+    const cached = count(inputDetails, 'cached_tokens', detailsPath);
+    const written = count(inputDetails, 'cache_write_tokens', detailsPath);
+    if (cached !== undefined) usage.cacheReadTokens = cached;
+    if (written !== undefined) usage.cacheWriteTokens = written;
+    const rest = unknownKeys(inputDetails, INPUT_DETAIL_KEYS);
+    if (rest !== undefined) extend(usage, FORMAT, { input_tokens_details: rest });
+  } else if (inputDetails === undefined) hint(usage, FORMAT, '$noInputDetails', true);
+  const outputDetails = wire['output_tokens_details'];
+  if (isObject(outputDetails)) {
+    const reasoning = count(outputDetails, 'reasoning_tokens', pointer(path, 'output_tokens_details'));
+    if (reasoning !== undefined) usage.reasoningTokens = reasoning;
+    const rest = unknownKeys(outputDetails, OUTPUT_DETAIL_KEYS);
+    if (rest !== undefined) extend(usage, FORMAT, { output_tokens_details: rest });
+  } else if (outputDetails === undefined) hint(usage, FORMAT, '$noOutputDetails', true);
+  keepNulls(usage, wire, USAGE_KEYS);
+  extend(usage, FORMAT, unknownKeys(wire, USAGE_KNOWN));
+  return usage;
+}
+
+function nested(usage: Usage, key: string): JsonObject {
+  const value = own(usage)?.[key];
+  return isObject(value) ? { ...value } : {};
+}
+
+/** Encode IR usage as a Responses `usage` object. */
+export function encodeOpenaiResponsesUsage(usage: Usage, losses: LossCollector, path: string): JsonObject {
+  losses.foreignExtensions(usage.extensions, FORMAT, path);
+  const input = usage.inputTokens ?? 0;
+  const output = usage.outputTokens ?? 0;
+  const wire: JsonObject = { input_tokens: input, output_tokens: output };
+  if (ownHint(usage, '$noInputDetails') !== true) {
+    const details = nested(usage, 'input_tokens_details');
+    details['cached_tokens'] = usage.cacheReadTokens ?? 0;
+    if (usage.cacheWriteTokens !== undefined) details['cache_write_tokens'] = usage.cacheWriteTokens;
+    wire['input_tokens_details'] = details;
+  }
+  if (ownHint(usage, '$noOutputDetails') !== true) {
+    const details = nested(usage, 'output_tokens_details');
+    details['reasoning_tokens'] = usage.reasoningTokens ?? 0;
+    wire['output_tokens_details'] = details;
+  }
+  if (usage.totalTokens !== undefined) wire['total_tokens'] = usage.totalTokens;
+  else if (ownHint(usage, '$noTotal') !== true) wire['total_tokens'] = input + output;
+  const fields = own(usage);
+  if (fields !== undefined) {
+    for (const key in fields) if (key.charCodeAt(0) !== 36 && !(key in wire)) wire[key] = fields[key];
+  }
+  return restoreNulls(wire, usage);
+}

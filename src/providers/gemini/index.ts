@@ -1,4 +1,21 @@
+/**
+ * The Google Gemini `generateContent` codec.
+ * @see https://ai.google.dev/api/generate-content
+ */
 import type { Codec } from '../../core/codec.ts';
+import { decodeGeminiRequest, encodeGeminiRequest } from './request.ts';
+import { decodeGeminiResponse, encodeGeminiResponse } from './response.ts';
+import { decodeGeminiError, encodeGeminiError } from './error.ts';
 
-/** The gemini codec. Not implemented yet: the registry reports it as such. */
-export const geminiCodec: Codec | undefined = undefined;
+export { geminiSchemaToJsonSchema, jsonSchemaToGeminiSchema } from './schema.ts';
+
+/** The gemini codec: requests, whole responses and error bodies. */
+export const geminiCodec: Codec = {
+  format: 'gemini',
+  decodeRequest: decodeGeminiRequest,
+  encodeRequest: encodeGeminiRequest,
+  decodeResponse: decodeGeminiResponse,
+  encodeResponse: encodeGeminiResponse,
+  decodeError: decodeGeminiError,
+  encodeError: encodeGeminiError,
+};

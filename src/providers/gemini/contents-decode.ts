@@ -1,0 +1,93 @@
+/**
+ * Gemini `contents` (and `systemInstruction`) → IR messages. A user turn that
+ * holds `functionResponse` parts is split into runs: `tool` messages for the
+ * results and `user` messages for the rest, each but the last marked
+ * `$joinNext` so the encoder puts the turn back together exactly.
+ * @see https://ai.google.dev/api/caching#Content
+ */
+import { InterlinguaError } from '../../core/errors.ts';
+import type { LossCollector } from '../../core/losses.ts';
+import type { Message, Part } from '../../core/ir.ts';
+import { expectArray, expectObject, expectString, extend, hint, pointer, unknownKeys, type JsonObject } from '../../core/wire.ts';
+import { PendingCalls } from './ids.ts';
+import { decodeGeminiPart, type PartScope } from './parts-decode.ts';
+
+const KNOWN_CONTENT: ReadonlySet<string> = new Set(['role', 'parts']);
+
+/** The Gemini role of a content: `model` or user-side; `null` when absent. */
+function readRole(content: JsonObject, path: string): 'user' | 'model' {
+  const role = content['role'];
+  if (role === undefined || role === 'user' || role === 'function') return 'user';
+  if (role === 'model') return 'model';
+  expectString(role, pointer(path, 'role'), 'gemini');
+  throw new InterlinguaError('invalid_value', `Gemini content role must be "user" or "model", got ${JSON.stringify(role)}`, {
+    path: pointer(path, 'role'),
+    format: 'gemini',
+  });
+}
+
+/** Decode the parts of one content; `undefined` when `parts` was absent. */
+export function decodeGeminiParts(content: JsonObject, path: string, scope: PartScope): Part[] | undefined {
+  const value = content['parts'];
+  if (value === undefined) return undefined;
+  const list = expectArray(value, pointer(path, 'parts'), 'gemini');
+  const parts: Part[] = new Array(list.length);
+  for (let index = 0; index < list.length; index++) {
+    parts[index] = decodeGeminiPart(list[index], pointer(path, 'parts', index), index, scope);
+  }
+  return parts;
+}
+
+/** Decode `contents` into messages, appended to `messages`. */
+export function decodeGeminiContents(value: unknown, path: string, losses: LossCollector, messages: Message[]): void {
+  const contents = expectArray(value, path, 'gemini');
+  const pending = new PendingCalls();
+  for (let index = 0; index < contents.length; index++) {
+    const contentPath = pointer(path, index);
+    const content = expectObject(contents[index], contentPath, 'gemini');
+    const role = readRole(content, contentPath);
+    const parts = decodeGeminiParts(content, contentPath, { losses, role, idScope: String(index), pending });
+    const produced = role === 'model' ? [{ role: 'assistant', parts: parts ?? [] } as Message] : splitUserTurn(parts ?? []);
+    const first = produced[0] as Message;
+    const rawRole = content['role'];
+    if (rawRole !== (role === 'model' ? 'model' : 'user')) {
+      for (const message of produced) hint(message, 'gemini', '$role', rawRole ?? null);
+    }
+    if (parts === undefined) hint(first, 'gemini', '$noParts', true);
+    extend(first, 'gemini', unknownKeys(content, KNOWN_CONTENT));
+    for (let run = 0; run < produced.length - 1; run++) hint(produced[run] as Message, 'gemini', '$joinNext', true);
+    for (const message of produced) messages.push(message);
+  }
+}
+
+/** Split a user turn into runs of tool results and other parts. */
+function splitUserTurn(parts: Part[]): Message[] {
+  const messages: Message[] = [];
+  let current: Message | undefined;
+  for (const part of parts) {
+    const role = part.type === 'tool_result' ? 'tool' : 'user';
+    if (current === undefined || current.role !== role) {
+      current = { role, parts: [] };
+      messages.push(current);
+    }
+    current.parts.push(part);
+  }
+  if (messages.length === 0) messages.push({ role: 'user', parts: [] });
+  return messages;
+}
+
+/** Decode `systemInstruction` (a Content, or a bare string as the SDK allows) into a leading system message. */
+export function decodeGeminiSystemInstruction(value: unknown, path: string, losses: LossCollector): Message {
+  if (typeof value === 'string') {
+    const message: Message = { role: 'system', parts: [{ type: 'text', text: value }] };
+    hint(message, 'gemini', '$systemString', true);
+    return message;
+  }
+  const content = expectObject(value, path, 'gemini');
+  const parts = decodeGeminiParts(content, path, { losses, role: 'user', idScope: 'system', pending: new PendingCalls() });
+  const message: Message = { role: 'system', parts: parts ?? [] };
+  if (content['role'] !== undefined) hint(message, 'gemini', '$role', content['role']);
+  if (parts === undefined) hint(message, 'gemini', '$noParts', true);
+  extend(message, 'gemini', unknownKeys(content, KNOWN_CONTENT));
+  return message;
+}

@@ -1,0 +1,99 @@
+/**
+ * IR messages → Gemini `systemInstruction` and `contents`. Leading system
+ * messages become `systemInstruction`; tool messages become user turns of
+ * `functionResponse` parts. For IR from other formats, consecutive turns of
+ * the same Gemini role are merged (tool results, then a directly following
+ * user message, share one user turn).
+ * @see https://ai.google.dev/api/caching#Content
+ */
+import type { LossCollector } from '../../core/losses.ts';
+import type { Message, Part } from '../../core/ir.ts';
+import { extensionsOf, pointer, spreadExtensions, type JsonObject } from '../../core/wire.ts';
+import { encodeGeminiPart, type EncodePartScope } from './parts-encode.ts';
+
+/** The encoded conversation. */
+export interface GeminiConversation {
+  systemInstruction?: unknown;
+  contents: JsonObject[];
+}
+
+/**
+ * Encode `messages`. `native` says the IR was decoded from Gemini: its turn
+ * boundaries are then kept exactly as the `$joinNext` hints say.
+ */
+export function encodeGeminiContents(messages: readonly Message[], native: boolean, losses: LossCollector): GeminiConversation {
+  const scope: EncodePartScope = { losses, toolNames: new Map() };
+  const conversation: GeminiConversation = { contents: [] };
+  let index = 0;
+  const system: Message[] = [];
+  while (index < messages.length && (messages[index] as Message).role === 'system') system.push(messages[index++] as Message);
+  if (system.length > 0) conversation.systemInstruction = encodeSystemInstruction(system, scope);
+  let joinNext = false;
+  let last: JsonObject | undefined;
+  for (; index < messages.length; index++) {
+    const message = messages[index] as Message;
+    const path = pointer('/messages', index);
+    const role = message.role === 'assistant' ? 'model' : 'user';
+    const parts = encodeMessageParts(message, path, scope);
+    const gemini = extensionsOf(message, 'gemini');
+    losses.foreignExtensions(message.extensions, 'gemini', path);
+    if (message.name !== undefined) losses.add('dropped_field', path, `Gemini turns have no participant name ("${message.name}"); dropped`, 'info');
+    if (last !== undefined && (joinNext || (!native && last['role'] === role))) {
+      (last['parts'] as JsonObject[]).push(...parts);
+    } else {
+      last = { role, parts };
+      const rawRole = gemini?.['$role'];
+      if (rawRole === null) delete last['role'];
+      else if (typeof rawRole === 'string') last['role'] = rawRole;
+      if (gemini?.['$noParts'] === true && parts.length === 0) delete last['parts'];
+      spreadExtensions(last, message, 'gemini');
+      conversation.contents.push(last);
+    }
+    joinNext = gemini?.['$joinNext'] === true;
+  }
+  return conversation;
+}
+
+function encodeMessageParts(message: Message, path: string, scope: EncodePartScope): JsonObject[] {
+  const parts: JsonObject[] = [];
+  const midSystem = message.role === 'system';
+  if (midSystem) {
+    scope.losses.add('moved_content', path, 'Gemini has no system turn mid-conversation; sent as user text prefixed "System:"');
+  }
+  for (let index = 0; index < message.parts.length; index++) {
+    const part = message.parts[index] as Part;
+    const wire = encodeGeminiPart(part, pointer(path, 'parts', index), scope);
+    if (wire === undefined) continue;
+    if (midSystem && typeof wire['text'] === 'string') wire['text'] = `System: ${wire['text']}`;
+    parts.push(wire);
+  }
+  return parts;
+}
+
+function encodeSystemInstruction(system: Message[], scope: EncodePartScope): unknown {
+  const first = system[0] as Message;
+  const gemini = extensionsOf(first, 'gemini');
+  if (system.length === 1 && gemini?.['$systemString'] === true) {
+    const part = first.parts[0];
+    if (first.parts.length === 1 && part?.type === 'text') return part.text;
+  }
+  const parts: JsonObject[] = [];
+  for (let index = 0; index < system.length; index++) {
+    const message = system[index] as Message;
+    const path = pointer('/messages', index);
+    scope.losses.foreignExtensions(message.extensions, 'gemini', path);
+    if (message.developer === true) {
+      scope.losses.add('approximated', path, 'Gemini has no developer role; the developer message goes into systemInstruction', 'info');
+    }
+    for (let partIndex = 0; partIndex < message.parts.length; partIndex++) {
+      const wire = encodeGeminiPart(message.parts[partIndex] as Part, pointer(path, 'parts', partIndex), scope);
+      if (wire !== undefined) parts.push(wire);
+    }
+  }
+  const instruction: JsonObject = { parts };
+  if (gemini?.['$noParts'] === true && parts.length === 0) delete instruction['parts'];
+  const role = gemini?.['$role'];
+  if (typeof role === 'string') instruction['role'] = role;
+  spreadExtensions(instruction, first, 'gemini');
+  return instruction;
+}

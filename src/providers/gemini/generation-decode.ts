@@ -1,0 +1,129 @@
+/**
+ * Gemini `generationConfig` → IR `generation`, `reasoning` and `output`.
+ * Fields without a neutral slot (`responseModalities`, `speechConfig`,
+ * `mediaResolution`, `imageConfig`, …) travel in `extensions.gemini.generationConfig`.
+ * @see https://ai.google.dev/api/generate-content#generationconfig
+ */
+import type { Generation, OutputFormat, ReasoningConfig, Request } from '../../core/ir.ts';
+import { expectArray, expectBoolean, expectNumber, expectObject, expectString, extend, hint, pointer, unknownKeys, type JsonObject } from '../../core/wire.ts';
+import { knownKeys, Spelling } from './spelling.ts';
+import { geminiSchemaToJsonSchema } from './schema.ts';
+
+/** Number fields of `generationConfig` and their IR names. */
+export const NUMBER_FIELDS = [
+  ['maxOutputTokens', 'maxTokens'],
+  ['temperature', 'temperature'],
+  ['topP', 'topP'],
+  ['topK', 'topK'],
+  ['candidateCount', 'candidateCount'],
+  ['seed', 'seed'],
+  ['presencePenalty', 'presencePenalty'],
+  ['frequencyPenalty', 'frequencyPenalty'],
+  ['logprobs', 'topLogprobs'],
+] as const satisfies readonly (readonly [string, keyof Generation])[];
+
+const KNOWN_GENERATION = knownKeys([
+  ...NUMBER_FIELDS.map(([wire]) => wire),
+  'stopSequences',
+  'responseLogprobs',
+  'responseMimeType',
+  'responseSchema',
+  'responseJsonSchema',
+  '_responseJsonSchema',
+  'thinkingConfig',
+]);
+const KNOWN_THINKING = knownKeys(['thinkingBudget', 'thinkingLevel', 'includeThoughts']);
+
+/** Decode `generationConfig` into `request`. */
+export function decodeGeminiGenerationConfig(value: unknown, path: string, request: Request): void {
+  const config = expectObject(value, path, 'gemini');
+  const spelling = new Spelling();
+  const generation: Generation = {};
+  let any = false;
+  for (const [wire, neutral] of NUMBER_FIELDS) {
+    const number = spelling.read(config, wire);
+    if (number === undefined) continue;
+    generation[neutral] = expectNumber(number, pointer(path, wire), 'gemini');
+    any = true;
+  }
+  const stop = spelling.read(config, 'stopSequences');
+  if (stop !== undefined) {
+    generation.stop = expectArray(stop, pointer(path, 'stopSequences'), 'gemini').map((item, index) =>
+      expectString(item, pointer(path, 'stopSequences', index), 'gemini'),
+    );
+    any = true;
+  }
+  const logprobs = spelling.read(config, 'responseLogprobs');
+  if (logprobs !== undefined) {
+    generation.logprobs = expectBoolean(logprobs, pointer(path, 'responseLogprobs'), 'gemini');
+    any = true;
+  }
+  if (any) request.generation = generation;
+  decodeOutput(config, path, spelling, request);
+  const thinking = spelling.read(config, 'thinkingConfig');
+  if (thinking !== undefined) decodeThinking(thinking, pointer(path, 'thinkingConfig'), request);
+  const rest = unknownKeys(config, KNOWN_GENERATION);
+  if (rest !== undefined) extend(request, 'gemini', { generationConfig: rest });
+  hint(request, 'gemini', '$generationConfig', spelling.snake ?? true);
+}
+
+function decodeOutput(config: JsonObject, path: string, spelling: Spelling, request: Request): void {
+  const mimeType = spelling.read(config, 'responseMimeType');
+  if (mimeType !== undefined) expectString(mimeType, pointer(path, 'responseMimeType'), 'gemini');
+  let jsonSchema = spelling.read(config, 'responseJsonSchema');
+  if (jsonSchema === undefined && config['_responseJsonSchema'] !== undefined) {
+    jsonSchema = config['_responseJsonSchema'];
+    hint(request, 'gemini', '$responseJsonSchemaKey', '_responseJsonSchema');
+  }
+  const schema = spelling.read(config, 'responseSchema');
+  let output: OutputFormat | undefined;
+  if (jsonSchema !== undefined) {
+    output = { type: 'json_schema', schema: expectObject(jsonSchema, pointer(path, 'responseJsonSchema'), 'gemini') };
+    if (schema !== undefined) extend(request, 'gemini', { responseSchema: schema });
+  } else if (schema !== undefined) {
+    const original = expectObject(schema, pointer(path, 'responseSchema'), 'gemini');
+    output = { type: 'json_schema', schema: geminiSchemaToJsonSchema(original) };
+    hint(request, 'gemini', '$responseSchema', original);
+  } else if (mimeType === 'application/json') {
+    output = { type: 'json' };
+  } else if (mimeType === 'text/plain') {
+    output = { type: 'text' };
+  }
+  if (output !== undefined) request.output = output;
+  if (mimeType !== canonicalMimeType(output)) hint(request, 'gemini', '$responseMimeType', mimeType ?? null);
+}
+
+/** The `responseMimeType` the encoder writes for an output format. */
+export function canonicalMimeType(output: OutputFormat | undefined): string | undefined {
+  if (output === undefined) return undefined;
+  return output.type === 'text' ? 'text/plain' : 'application/json';
+}
+
+function decodeThinking(value: unknown, path: string, request: Request): void {
+  const config = expectObject(value, path, 'gemini');
+  const spelling = new Spelling();
+  const reasoning: ReasoningConfig = {};
+  const budget = spelling.read(config, 'thinkingBudget');
+  if (budget !== undefined) {
+    const tokens = expectNumber(budget, pointer(path, 'thinkingBudget'), 'gemini');
+    if (tokens === 0) reasoning.mode = 'disabled';
+    else if (tokens < 0) reasoning.mode = 'adaptive';
+    else {
+      reasoning.mode = 'enabled';
+      reasoning.budgetTokens = tokens;
+    }
+    if (tokens < 0 && tokens !== -1) hint(request, 'gemini', '$thinkingBudget', tokens);
+  }
+  const level = spelling.read(config, 'thinkingLevel');
+  if (level !== undefined) {
+    const raw = expectString(level, pointer(path, 'thinkingLevel'), 'gemini');
+    reasoning.effort = raw.toLowerCase();
+    if (raw !== raw.toUpperCase()) hint(request, 'gemini', '$thinkingLevel', raw);
+  }
+  const include = spelling.read(config, 'includeThoughts');
+  if (include !== undefined) reasoning.includeThoughts = expectBoolean(include, pointer(path, 'includeThoughts'), 'gemini');
+  request.reasoning = reasoning;
+  const rest = unknownKeys(config, KNOWN_THINKING);
+  if (rest !== undefined) extend(request, 'gemini', { thinkingConfig: rest });
+  hint(request, 'gemini', '$thinkingConfig', spelling.snake ?? true);
+}

@@ -1,0 +1,111 @@
+/**
+ * Gemini `generateContent` request body ↔ IR request. The body is
+ * proto3-JSON: lowerCamelCase is emitted, snake_case is accepted (and spelled
+ * back when the source used it). The model is in the URL (`context.model`);
+ * a top-level `model` key, as some recorders write, is read and kept.
+ * @see https://ai.google.dev/api/generate-content#request-body
+ */
+import type { CodecContext } from '../../core/codec.ts';
+import { InterlinguaError } from '../../core/errors.ts';
+import type { Request } from '../../core/ir.ts';
+import { expectObject, expectString, extend, extensionsOf, hint, unknownKeys, type JsonObject } from '../../core/wire.ts';
+import { knownKeys, respell, Spelling } from './spelling.ts';
+import { decodeGeminiContents, decodeGeminiSystemInstruction } from './contents-decode.ts';
+import { encodeGeminiContents } from './contents-encode.ts';
+import { decodeGeminiTools, encodeGeminiTools } from './tools.ts';
+import { decodeGeminiToolConfig, encodeGeminiToolConfig } from './tool-config.ts';
+import { decodeGeminiGenerationConfig } from './generation-decode.ts';
+import { encodeGeminiGenerationConfig } from './generation-encode.ts';
+
+const KNOWN_REQUEST = knownKeys([
+  'model',
+  'contents',
+  'systemInstruction',
+  'tools',
+  'toolConfig',
+  'generationConfig',
+  'labels',
+  'serviceTier',
+]);
+
+/** Decode a Gemini request body into the IR. */
+export function decodeGeminiRequest(body: unknown, context: CodecContext): Request {
+  const object = expectObject(body, '', 'gemini');
+  const spelling = new Spelling();
+  const request: Request = { messages: [] };
+  const model = object['model'];
+  if (model !== undefined) {
+    request.model = expectString(model, '/model', 'gemini');
+    hint(request, 'gemini', '$model', true);
+  } else if (context.model !== undefined) {
+    request.model = context.model;
+  }
+  const system = spelling.read(object, 'systemInstruction');
+  if (system !== undefined) request.messages.push(decodeGeminiSystemInstruction(system, '/systemInstruction', context.losses));
+  const contents = object['contents'];
+  if (contents === undefined) {
+    throw new InterlinguaError('missing_field', '"contents" is required: a list of {role, parts} turns', { path: '/contents', format: 'gemini' });
+  }
+  decodeGeminiContents(contents, '/contents', context.losses, request.messages);
+  const tools = object['tools'];
+  if (tools !== undefined) request.tools = decodeGeminiTools(tools, '/tools');
+  const toolConfig = spelling.read(object, 'toolConfig');
+  if (toolConfig !== undefined) decodeGeminiToolConfig(toolConfig, '/toolConfig', request);
+  const generation = spelling.read(object, 'generationConfig');
+  if (generation !== undefined) decodeGeminiGenerationConfig(generation, '/generationConfig', request);
+  decodeLabels(object['labels'], request);
+  const tier = spelling.read(object, 'serviceTier');
+  if (tier !== undefined) request.serviceTier = expectString(tier, '/serviceTier', 'gemini');
+  extend(request, 'gemini', unknownKeys(object, KNOWN_REQUEST));
+  // Marks the IR as Gemini's own, so the encoder keeps its turn boundaries.
+  hint(request, 'gemini', '$native', spelling.snake ?? true);
+  return request;
+}
+
+function decodeLabels(value: unknown, request: Request): void {
+  if (value === undefined) return;
+  const labels = expectObject(value, '/labels', 'gemini');
+  for (const key in labels) {
+    if (typeof labels[key] !== 'string') {
+      extend(request, 'gemini', { labels });
+      return;
+    }
+  }
+  request.metadata = labels as Record<string, string>;
+}
+
+/** Encode an IR request as a Gemini request body. */
+export function encodeGeminiRequest(request: Request, context: CodecContext): JsonObject {
+  const losses = context.losses;
+  const gemini = extensionsOf(request, 'gemini');
+  const native = gemini?.['$native'] !== undefined;
+  losses.foreignExtensions(request.extensions, 'gemini', '');
+  const conversation = encodeGeminiContents(request.messages, native, losses);
+  const body: JsonObject = {};
+  if (gemini?.['$model'] === true && request.model !== undefined) body['model'] = request.model;
+  if (conversation.systemInstruction !== undefined) body['systemInstruction'] = conversation.systemInstruction;
+  body['contents'] = conversation.contents;
+  if (request.tools !== undefined) body['tools'] = encodeGeminiTools(request.tools, losses);
+  const toolConfig = encodeGeminiToolConfig(request, losses);
+  if (toolConfig !== undefined) body['toolConfig'] = toolConfig;
+  const generation = encodeGeminiGenerationConfig(request, losses);
+  if (generation !== undefined) body['generationConfig'] = generation;
+  if (request.metadata !== undefined) body['labels'] = request.metadata;
+  if (request.serviceTier !== undefined) body['serviceTier'] = request.serviceTier;
+  if (request.user !== undefined) losses.add('dropped_field', '/user', 'Gemini has no end-user id field; dropped');
+  spreadRequestExtensions(body, request);
+  return respell(body, gemini?.['$native']);
+}
+
+/** Extension keys that belong inside nested objects, not at the top level. */
+const NESTED: ReadonlySet<string> = new Set(['generationConfig', 'thinkingConfig', 'toolConfig', 'functionCallingConfig', 'responseSchema']);
+
+function spreadRequestExtensions(body: JsonObject, request: Request): void {
+  const fields = extensionsOf(request, 'gemini');
+  if (fields === undefined) return;
+  for (const key in fields) {
+    if (key.charCodeAt(0) === 36 || NESTED.has(key) || key in body) continue;
+    body[key] = fields[key];
+  }
+}
+

@@ -1,0 +1,119 @@
+/**
+ * Gemini `GenerateContentResponse` ↔ IR response: every candidate, its finish
+ * reason and metadata, `usageMetadata`, `modelVersion` (→ model) and
+ * `responseId` (→ id). A prompt blocked before generation (`promptFeedback`
+ * and no candidates) becomes one empty candidate stopped by `content_filter`,
+ * so other formats see the block; the Gemini encoder leaves it out again.
+ * @see https://ai.google.dev/api/generate-content#generatecontentresponse
+ */
+import type { CodecContext } from '../../core/codec.ts';
+import type { Candidate, Message, Response } from '../../core/ir.ts';
+import { expectArray, expectNumber, expectObject, expectString, extend, extensionsOf, hint, isObject, pointer, spreadExtensions, unknownKeys, type JsonObject } from '../../core/wire.ts';
+import { decodeGeminiUsage, encodeGeminiUsage } from './usage.ts';
+import { decodeGeminiFinishReason, encodeGeminiFinishReason } from './stop-reason.ts';
+import { decodeGeminiCandidateContent, encodeGeminiCandidateContent } from './candidate-content.ts';
+import { idScope } from './ids.ts';
+
+const KNOWN_RESPONSE: ReadonlySet<string> = new Set(['candidates', 'usageMetadata', 'modelVersion', 'responseId', 'createTime']);
+const KNOWN_CANDIDATE: ReadonlySet<string> = new Set(['content', 'finishReason', 'index']);
+
+/** Decode a Gemini response body into the IR. */
+export function decodeGeminiResponse(body: unknown, context: CodecContext): Response {
+  const object = expectObject(body, '', 'gemini');
+  const response: Response = { candidates: [] };
+  const responseId = object['responseId'];
+  if (responseId !== undefined) response.id = expectString(responseId, '/responseId', 'gemini');
+  const model = object['modelVersion'];
+  if (model !== undefined) response.model = expectString(model, '/modelVersion', 'gemini');
+  else if (context.model !== undefined) {
+    response.model = context.model;
+    hint(response, 'gemini', '$noModelVersion', true);
+  }
+  const createTime = object['createTime'];
+  if (createTime !== undefined) {
+    const text = expectString(createTime, '/createTime', 'gemini');
+    const milliseconds = Date.parse(text);
+    if (Number.isFinite(milliseconds)) response.created = Math.floor(milliseconds / 1000);
+    hint(response, 'gemini', '$createTime', text);
+  }
+  const candidates = object['candidates'];
+  if (candidates === undefined) hint(response, 'gemini', '$noCandidates', true);
+  else {
+    const list = expectArray(candidates, '/candidates', 'gemini');
+    for (let index = 0; index < list.length; index++) {
+      response.candidates.push(decodeCandidate(list[index], pointer('/candidates', index), index, response.id, context));
+    }
+  }
+  const usage = object['usageMetadata'];
+  if (usage !== undefined) response.usage = decodeGeminiUsage(usage, '/usageMetadata');
+  extend(response, 'gemini', unknownKeys(object, KNOWN_RESPONSE));
+  addPromptBlock(response, object['promptFeedback']);
+  return response;
+}
+
+function decodeCandidate(value: unknown, path: string, position: number, responseId: string | undefined, context: CodecContext): Candidate {
+  const wire = expectObject(value, path, 'gemini');
+  const indexValue = wire['index'];
+  const index = indexValue === undefined ? position : expectNumber(indexValue, pointer(path, 'index'), 'gemini');
+  const message = decodeGeminiCandidateContent(wire['content'], pointer(path, 'content'), idScope(responseId, index), context.losses);
+  const candidate: Candidate = { index, message };
+  if (indexValue === undefined) hint(candidate, 'gemini', '$noIndex', true);
+  const finish = wire['finishReason'];
+  if (finish !== undefined) {
+    const hasToolCalls = message.parts.some((part) => part.type === 'tool_call');
+    candidate.stopReason = decodeGeminiFinishReason(expectString(finish, pointer(path, 'finishReason'), 'gemini'), hasToolCalls);
+  }
+  extend(candidate, 'gemini', unknownKeys(wire, KNOWN_CANDIDATE));
+  return candidate;
+}
+
+function addPromptBlock(response: Response, feedback: unknown): void {
+  if (response.candidates.length > 0 || !isObject(feedback) || typeof feedback['blockReason'] !== 'string') return;
+  const candidate: Candidate = {
+    index: 0,
+    message: { role: 'assistant', parts: [] },
+    stopReason: { unified: 'content_filter', raw: feedback['blockReason'], format: 'gemini' },
+  };
+  hint(candidate, 'gemini', '$promptBlocked', true);
+  response.candidates.push(candidate);
+}
+
+/** Encode an IR response as a Gemini response body. */
+export function encodeGeminiResponse(response: Response, context: CodecContext): JsonObject {
+  const losses = context.losses;
+  const gemini = extensionsOf(response, 'gemini');
+  losses.foreignExtensions(response.extensions, 'gemini', '');
+  const candidates: JsonObject[] = [];
+  for (let index = 0; index < response.candidates.length; index++) {
+    const candidate = response.candidates[index] as Candidate;
+    if (extensionsOf(candidate, 'gemini')?.['$promptBlocked'] === true) continue;
+    candidates.push(encodeCandidate(candidate, pointer('/candidates', index), context));
+  }
+  const body: JsonObject = {};
+  if (gemini?.['$noCandidates'] !== true || candidates.length > 0) body['candidates'] = candidates;
+  if (response.usage !== undefined) body['usageMetadata'] = encodeGeminiUsage(response.usage, losses, '/usage');
+  if (response.model !== undefined && gemini?.['$noModelVersion'] !== true) body['modelVersion'] = response.model;
+  if (response.id !== undefined) body['responseId'] = response.id;
+  // Only Vertex AI sends createTime: written back when the source had it, not invented for other formats.
+  const rawCreateTime = gemini?.['$createTime'];
+  if (response.created !== undefined && typeof rawCreateTime === 'string') body['createTime'] = createTime(response.created, rawCreateTime);
+  return spreadExtensions(body, response, 'gemini');
+}
+
+function createTime(created: number, raw: string): string {
+  if (Math.floor(Date.parse(raw) / 1000) === created) return raw;
+  return new Date(created * 1000).toISOString();
+}
+
+function encodeCandidate(candidate: Candidate, path: string, context: CodecContext): JsonObject {
+  const wire: JsonObject = {};
+  const gemini = extensionsOf(candidate, 'gemini');
+  const content = encodeGeminiCandidateContent(candidate.message as Message, pointer(path, 'message'), context.losses);
+  if (content !== undefined) wire['content'] = content;
+  if (candidate.stopReason !== undefined) {
+    wire['finishReason'] = encodeGeminiFinishReason(candidate.stopReason, context.losses, pointer(path, 'stopReason'));
+  }
+  if (gemini?.['$noIndex'] !== true) wire['index'] = candidate.index;
+  context.losses.foreignExtensions(candidate.extensions, 'gemini', path);
+  return spreadExtensions(wire, candidate, 'gemini');
+}

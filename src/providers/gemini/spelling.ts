@@ -1,0 +1,53 @@
+/**
+ * Gemini's REST body is proto3-JSON: lowerCamelCase is canonical, but the
+ * server also parses snake_case, and recorded bodies use both. Decoders read
+ * either spelling and remember which camel keys were spelled snake_case, so
+ * the encoder can spell them back exactly.
+ */
+import type { JsonObject } from '../../core/wire.ts';
+
+/** `thoughtSignature` → `thought_signature`. */
+export function snakeCase(camel: string): string {
+  return camel.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`);
+}
+
+/** A set of known keys in both spellings, for `unknownKeys`. */
+export function knownKeys(camelKeys: readonly string[]): ReadonlySet<string> {
+  const keys = new Set<string>();
+  for (const key of camelKeys) {
+    keys.add(key);
+    keys.add(snakeCase(key));
+  }
+  return keys;
+}
+
+/** Records which camel keys an object spelled in snake_case. */
+export class Spelling {
+  snake: string[] | undefined;
+
+  /** `object[camel]`, or `object[snake_case(camel)]` (recorded), or `undefined`. */
+  read(object: JsonObject, camel: string): unknown {
+    const value = object[camel];
+    if (value !== undefined) return value;
+    const snake = snakeCase(camel);
+    const snakeValue = object[snake];
+    if (snakeValue !== undefined) (this.snake ??= []).push(camel);
+    return snakeValue;
+  }
+
+  /** True when `object` has `camel` in either spelling. */
+  static has(object: JsonObject, camel: string): boolean {
+    return object[camel] !== undefined || object[snakeCase(camel)] !== undefined;
+  }
+}
+
+/** Rename the listed camel keys of `object` to snake_case, in place. */
+export function respell(object: JsonObject, snake: unknown): JsonObject {
+  if (!Array.isArray(snake)) return object;
+  for (const camel of snake) {
+    if (typeof camel !== 'string' || !(camel in object)) continue;
+    object[snakeCase(camel)] = object[camel];
+    delete object[camel];
+  }
+  return object;
+}

@@ -1,0 +1,71 @@
+/**
+ * Gemini `finishReason` ↔ IR stop reasons. Gemini says `STOP` for a natural
+ * stop, a stop sequence and function calls alike; a `STOP` candidate with
+ * `functionCall` parts is unified as `tool_calls` (raw stays `STOP`).
+ * @see https://ai.google.dev/api/generate-content#FinishReason
+ */
+import type { LossCollector } from '../../core/losses.ts';
+import type { StopReason, UnifiedStopReason } from '../../core/ir.ts';
+import { unreachable } from '../../core/ir.ts';
+
+/** Gemini finish reasons and their neutral meaning. */
+const FROM_GEMINI: Readonly<Record<string, UnifiedStopReason>> = {
+  STOP: 'end_turn',
+  MAX_TOKENS: 'max_tokens',
+  SAFETY: 'content_filter',
+  RECITATION: 'content_filter',
+  LANGUAGE: 'other',
+  OTHER: 'other',
+  BLOCKLIST: 'content_filter',
+  PROHIBITED_CONTENT: 'content_filter',
+  SPII: 'content_filter',
+  MALFORMED_FUNCTION_CALL: 'error',
+  IMAGE_SAFETY: 'content_filter',
+  IMAGE_PROHIBITED_CONTENT: 'content_filter',
+  IMAGE_RECITATION: 'content_filter',
+  IMAGE_OTHER: 'other',
+  NO_IMAGE: 'other',
+  UNEXPECTED_TOOL_CALL: 'error',
+  TOO_MANY_TOOL_CALLS: 'pause',
+  MISSING_THOUGHT_SIGNATURE: 'error',
+  MALFORMED_RESPONSE: 'error',
+  FINISH_REASON_UNSPECIFIED: 'other',
+};
+
+/** Decode a `finishReason`; `hasToolCalls` turns `STOP` into `tool_calls`. */
+export function decodeGeminiFinishReason(raw: string, hasToolCalls: boolean): StopReason {
+  const unified = raw === 'STOP' && hasToolCalls ? 'tool_calls' : (FROM_GEMINI[raw] ?? 'other');
+  return { unified, raw, format: 'gemini' };
+}
+
+/** The Gemini `finishReason` for an IR stop reason (the raw value when it is Gemini's own). */
+export function encodeGeminiFinishReason(stopReason: StopReason, losses: LossCollector, path: string): string {
+  if (stopReason.format === 'gemini' && stopReason.raw !== undefined) return stopReason.raw;
+  const unified = stopReason.unified;
+  switch (unified) {
+    case 'end_turn':
+    case 'stop_sequence':
+    case 'tool_calls':
+      return 'STOP';
+    case 'max_tokens':
+      return 'MAX_TOKENS';
+    case 'content_filter':
+      return 'SAFETY';
+    case 'refusal':
+      losses.add('approximated', path, 'Gemini has no refusal finish reason; sent as SAFETY');
+      return 'SAFETY';
+    case 'context_overflow':
+      losses.add('approximated', path, 'Gemini has no context-overflow finish reason; sent as MAX_TOKENS');
+      return 'MAX_TOKENS';
+    case 'pause':
+      losses.add('approximated', path, 'Gemini has no pause finish reason; sent as TOO_MANY_TOOL_CALLS');
+      return 'TOO_MANY_TOOL_CALLS';
+    case 'error':
+      losses.add('approximated', path, 'Gemini has no generic error finish reason; sent as OTHER');
+      return 'OTHER';
+    case 'other':
+      return 'OTHER';
+    default:
+      return unreachable(unified);
+  }
+}

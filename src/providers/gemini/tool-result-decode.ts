@@ -1,0 +1,78 @@
+/**
+ * Gemini `functionResponse` → IR `tool_result`. Gemini's `response` is a JSON
+ * object; the IR holds result content as parts, so `{"output": "<text>"}`
+ * becomes that text, `{"error": "<text>"}` an error result, and any other
+ * object its JSON text. A hint says which, so the encoder rebuilds the object.
+ * @see https://ai.google.dev/api/caching#FunctionResponse
+ */
+import type { Part, ToolResultPart } from '../../core/ir.ts';
+import { expectArray, expectObject, expectString, extend, hint, pointer, unknownKeys } from '../../core/wire.ts';
+import { knownKeys, type Spelling } from './spelling.ts';
+import { syntheticCallId } from './ids.ts';
+import { decodeGeminiPart, missing, type PartScope } from './parts-decode.ts';
+
+const KNOWN_FUNCTION_RESPONSE = knownKeys(['id', 'name', 'response', 'parts']);
+
+/** How the `response` object was shaped, so the encoder rebuilds it exactly. */
+export type ResponseShape = 'output' | 'error' | 'json';
+
+/** Decode a `functionResponse` object in a user turn. */
+export function decodeGeminiFunctionResponse(
+  value: unknown,
+  path: string,
+  partIndex: number,
+  scope: PartScope,
+  spelling: Spelling,
+): ToolResultPart {
+  const response = expectObject(value, path, 'gemini');
+  if (response['name'] === undefined) throw missing(pointer(path, 'name'), 'name');
+  const name = expectString(response['name'], pointer(path, 'name'), 'gemini');
+  const result: ToolResultPart = { type: 'tool_result', callId: '', name, content: [] };
+  const id = response['id'];
+  if (id === undefined) {
+    const paired = scope.pending.take(name);
+    result.callId = paired ?? syntheticCallId(scope.idScope, partIndex);
+    result.syntheticId = true;
+  } else {
+    result.callId = expectString(id, pointer(path, 'id'), 'gemini');
+    hint(result, 'gemini', '$id', true);
+    scope.pending.answer(name, result.callId);
+  }
+  const body = response['response'];
+  if (body === undefined) hint(result, 'gemini', '$noResponse', true);
+  else decodeResponseObject(expectObject(body, pointer(path, 'response'), 'gemini'), result);
+  const parts = spelling.read(response, 'parts');
+  if (parts !== undefined) {
+    const list = expectArray(parts, pointer(path, 'parts'), 'gemini');
+    if (list.length === 0) hint(result, 'gemini', '$emptyParts', true);
+    const nested: PartScope = { ...scope, role: 'model' };
+    for (let index = 0; index < list.length; index++) {
+      result.content.push(decodeGeminiPart(list[index], pointer(path, 'parts', index), index, nested) as Part);
+    }
+  }
+  const rest = unknownKeys(response, KNOWN_FUNCTION_RESPONSE);
+  if (rest !== undefined) extend(result, 'gemini', { functionResponse: rest });
+  return result;
+}
+
+function decodeResponseObject(body: Record<string, unknown>, result: ToolResultPart): void {
+  let only: string | undefined;
+  let count = 0;
+  for (const key in body) {
+    only = key;
+    count++;
+  }
+  if (count === 1 && only === 'output' && typeof body['output'] === 'string') {
+    result.content.push({ type: 'text', text: body['output'] });
+    hint(result, 'gemini', '$response', 'output' satisfies ResponseShape);
+    return;
+  }
+  if (count === 1 && only === 'error' && typeof body['error'] === 'string') {
+    result.content.push({ type: 'text', text: body['error'] });
+    result.isError = true;
+    hint(result, 'gemini', '$response', 'error' satisfies ResponseShape);
+    return;
+  }
+  result.content.push({ type: 'text', text: JSON.stringify(body) });
+  hint(result, 'gemini', '$response', 'json' satisfies ResponseShape);
+}

@@ -1,0 +1,86 @@
+/**
+ * IR `tool_result` → Gemini `functionResponse`. Gemini needs the tool name
+ * and an object `response`: text that is a JSON object goes as that object,
+ * other text as `{"output": text}`, an error as `{"error": text}`; media goes
+ * into `functionResponse.parts`.
+ * @see https://ai.google.dev/gemini-api/docs/function-calling
+ */
+import { InterlinguaError } from '../../core/errors.ts';
+import type { Part, ToolResultPart } from '../../core/ir.ts';
+import { extensionsOf, isObject, pointer, type JsonObject } from '../../core/wire.ts';
+import { emitsId } from './ids.ts';
+import { encodeGeminiPart, type EncodePartScope } from './parts-encode.ts';
+import type { ResponseShape } from './tool-result-decode.ts';
+
+/** Encode a tool result at IR pointer `path` as a `functionResponse` part. */
+export function encodeGeminiFunctionResponse(part: ToolResultPart, path: string, scope: EncodePartScope): JsonObject {
+  const name = part.name ?? scope.toolNames.get(part.callId);
+  if (name === undefined) {
+    throw new InterlinguaError(
+      'invalid_reference',
+      `tool result for call "${part.callId}" has no tool name and answers no earlier tool call; Gemini needs the function name`,
+      { path, format: 'gemini' },
+    );
+  }
+  const gemini = extensionsOf(part, 'gemini');
+  const shape = gemini?.['$response'] as ResponseShape | undefined;
+  const texts: string[] = [];
+  const media: JsonObject[] = [];
+  for (let index = 0; index < part.content.length; index++) {
+    const inner = part.content[index] as Part;
+    const innerPath = pointer(path, 'content', index);
+    if (inner.type === 'text') texts.push(inner.text);
+    else encodeResultPart(inner, innerPath, scope, media);
+  }
+  const wire: JsonObject = { name };
+  if (emitsId(part.callId, part.syntheticId, gemini)) wire['id'] = part.callId;
+  if (gemini?.['$noResponse'] !== true || texts.length > 0) wire['response'] = responseObject(texts, part.isError === true, shape);
+  if (media.length > 0 || gemini?.['$emptyParts'] === true) wire['parts'] = media;
+  const rest = gemini?.['functionResponse'];
+  if (isObject(rest)) Object.assign(wire, rest);
+  return { functionResponse: wire };
+}
+
+function responseObject(texts: string[], isError: boolean, shape: ResponseShape | undefined): JsonObject {
+  const text = texts.join('');
+  if (isError) return { error: text };
+  if (shape === 'output') return { output: text };
+  if (texts.length === 0) return {};
+  const trimmed = text.trimStart();
+  if (trimmed.startsWith('{')) {
+    try {
+      const parsed: unknown = JSON.parse(text);
+      if (isObject(parsed)) return parsed;
+    } catch {
+      // not JSON: sent as output text below
+    }
+  }
+  return { output: text };
+}
+
+function encodeResultPart(inner: Part, path: string, scope: EncodePartScope, media: JsonObject[]): void {
+  switch (inner.type) {
+    case 'image':
+    case 'audio':
+    case 'video':
+    case 'document': {
+      const wire = encodeGeminiPart(inner, path, scope);
+      if (wire === undefined) return;
+      if ('text' in wire) {
+        scope.losses.add('moved_content', path, 'text document inside a tool result dropped from Gemini functionResponse.parts');
+        return;
+      }
+      media.push(wire);
+      return;
+    }
+    case 'opaque':
+      if (inner.format === 'gemini') {
+        media.push(inner.value as JsonObject);
+        return;
+      }
+      scope.losses.add('unsupported_part', path, `${inner.format} "${inner.blockType}" inside a tool result has no Gemini equivalent; dropped`);
+      return;
+    default:
+      scope.losses.add('unsupported_part', path, `a ${inner.type} part inside a tool result cannot go into a Gemini functionResponse; dropped`);
+  }
+}

@@ -1,0 +1,123 @@
+/**
+ * Gemini `tools` ↔ IR tools. Each `functionDeclarations` entry becomes one
+ * IR function tool per declaration; every other tool (`googleSearch`,
+ * `codeExecution`, `urlContext`, …) is kept whole as an opaque tool.
+ * @see https://ai.google.dev/api/caching#Tool
+ */
+import type { LossCollector } from '../../core/losses.ts';
+import type { FunctionTool, Tool } from '../../core/ir.ts';
+import { expectArray, expectObject, expectString, extend, extensionsOf, hint, isObject, pointer, unknownKeys, type JsonObject } from '../../core/wire.ts';
+import { knownKeys, respell, Spelling } from './spelling.ts';
+import { missing } from './parts-decode.ts';
+import { geminiSchemaToJsonSchema, jsonSchemaToGeminiSchema } from './schema.ts';
+import { jsonEqual } from './json.ts';
+
+const KNOWN_DECLARATION = knownKeys(['name', 'description', 'parameters', 'parametersJsonSchema']);
+
+/** Decode `tools` into IR tools. */
+export function decodeGeminiTools(value: unknown, path: string): Tool[] {
+  const entries = expectArray(value, path, 'gemini');
+  const tools: Tool[] = [];
+  for (let index = 0; index < entries.length; index++) {
+    const entryPath = pointer(path, index);
+    const entry = expectObject(entries[index], entryPath, 'gemini');
+    const spelling = new Spelling();
+    const declarations = spelling.read(entry, 'functionDeclarations');
+    const list = declarations === undefined ? [] : expectArray(declarations, pointer(entryPath, 'functionDeclarations'), 'gemini');
+    if (list.length === 0) {
+      tools.push({ type: 'opaque', format: 'gemini', toolType: Object.keys(entry)[0] ?? 'empty', value: entry });
+      continue;
+    }
+    for (let declaration = 0; declaration < list.length; declaration++) {
+      const tool = decodeDeclaration(list[declaration], pointer(entryPath, 'functionDeclarations', declaration));
+      hint(tool, 'gemini', '$entry', index);
+      if (declaration === 0) {
+        const rest = unknownKeys(entry, FUNCTION_ENTRY);
+        if (rest !== undefined) extend(tool, 'gemini', { toolEntry: rest });
+        if (spelling.snake !== undefined) hint(tool, 'gemini', '$snakeEntry', spelling.snake);
+      }
+      tools.push(tool);
+    }
+  }
+  return tools;
+}
+
+const FUNCTION_ENTRY = knownKeys(['functionDeclarations']);
+
+function decodeDeclaration(value: unknown, path: string): FunctionTool {
+  const declaration = expectObject(value, path, 'gemini');
+  if (declaration['name'] === undefined) throw missing(pointer(path, 'name'), 'name');
+  const tool: FunctionTool = { type: 'function', name: expectString(declaration['name'], pointer(path, 'name'), 'gemini') };
+  const spelling = new Spelling();
+  const description = spelling.read(declaration, 'description');
+  if (description === null) hint(tool, 'gemini', '$description', null);
+  else if (description !== undefined) tool.description = expectString(description, pointer(path, 'description'), 'gemini');
+  const jsonSchema = spelling.read(declaration, 'parametersJsonSchema');
+  const schema = spelling.read(declaration, 'parameters');
+  if (jsonSchema !== undefined) {
+    tool.parameters = expectObject(jsonSchema, pointer(path, 'parametersJsonSchema'), 'gemini');
+    if (schema !== undefined) extend(tool, 'gemini', { parameters: schema });
+  } else if (schema !== undefined) {
+    const original = expectObject(schema, pointer(path, 'parameters'), 'gemini');
+    tool.parameters = geminiSchemaToJsonSchema(original);
+    hint(tool, 'gemini', '$parameters', original);
+  }
+  extend(tool, 'gemini', unknownKeys(declaration, KNOWN_DECLARATION));
+  if (spelling.snake !== undefined) hint(tool, 'gemini', '$snake', spelling.snake);
+  return tool;
+}
+
+/** Encode IR tools into Gemini `tools` entries; consecutive function tools share one entry. */
+export function encodeGeminiTools(tools: readonly Tool[], losses: LossCollector): JsonObject[] {
+  const entries: JsonObject[] = [];
+  let current: JsonObject[] | undefined;
+  let currentEntry: unknown;
+  for (let index = 0; index < tools.length; index++) {
+    const tool = tools[index] as Tool;
+    const path = pointer('/tools', index);
+    losses.foreignExtensions(tool.extensions, 'gemini', path);
+    if (tool.type === 'opaque') {
+      current = undefined;
+      if (tool.format === 'gemini') entries.push(tool.value as JsonObject);
+      else losses.add('dropped_field', path, `${tool.format} tool "${tool.toolType}" has no Gemini equivalent; dropped`);
+      continue;
+    }
+    const gemini = extensionsOf(tool, 'gemini');
+    const entryIndex = gemini?.['$entry'];
+    if (current === undefined || entryIndex !== currentEntry) {
+      current = [];
+      currentEntry = entryIndex;
+      const entry: JsonObject = { functionDeclarations: current };
+      const rest = gemini?.['toolEntry'];
+      if (isObject(rest)) Object.assign(entry, rest);
+      entries.push(respell(entry, gemini?.['$snakeEntry']));
+    }
+    current.push(encodeDeclaration(tool, path, losses));
+  }
+  return entries;
+}
+
+function encodeDeclaration(tool: FunctionTool, path: string, losses: LossCollector): JsonObject {
+  const declaration: JsonObject = { name: tool.name };
+  const gemini = extensionsOf(tool, 'gemini');
+  if (tool.description !== undefined) declaration['description'] = tool.description;
+  else if (gemini?.['$description'] === null) declaration['description'] = null;
+  const original = gemini?.['$parameters'];
+  if (tool.parameters !== undefined) {
+    if (isObject(original)) {
+      declaration['parameters'] = jsonEqual(geminiSchemaToJsonSchema(original), tool.parameters)
+        ? original
+        : jsonSchemaToGeminiSchema(tool.parameters, losses, pointer(path, 'parameters'));
+    } else {
+      declaration['parametersJsonSchema'] = tool.parameters;
+    }
+  }
+  if (tool.strict !== undefined) {
+    losses.add('dropped_field', path, 'Gemini function declarations have no "strict" flag (use toolConfig mode VALIDATED); dropped', 'info');
+  }
+  for (const key in gemini) {
+    if (key.charCodeAt(0) === 36 || key === 'toolEntry' || key in declaration) continue;
+    declaration[key] = gemini[key];
+  }
+  return respell(declaration, gemini?.['$snake']);
+}

@@ -1,0 +1,71 @@
+/**
+ * Gemini `usageMetadata` ↔ IR usage. `promptTokenCount` already includes
+ * cached tokens; `candidatesTokenCount` excludes thoughts, so the IR output is
+ * candidates + thoughts and the encoder subtracts the thoughts again.
+ * @see https://ai.google.dev/api/generate-content#UsageMetadata
+ */
+import type { LossCollector } from '../../core/losses.ts';
+import type { Usage } from '../../core/ir.ts';
+import { expectNumber, expectObject, extend, extensionsOf, hint, pointer, spreadExtensions, unknownKeys, type JsonObject } from '../../core/wire.ts';
+
+const KNOWN_USAGE: ReadonlySet<string> = new Set([
+  'promptTokenCount',
+  'candidatesTokenCount',
+  'thoughtsTokenCount',
+  'cachedContentTokenCount',
+  'totalTokenCount',
+]);
+
+function count(usage: JsonObject, key: string, path: string): number | undefined {
+  const value = usage[key];
+  return value === undefined ? undefined : expectNumber(value, pointer(path, key), 'gemini');
+}
+
+/** Decode `usageMetadata`. */
+export function decodeGeminiUsage(value: unknown, path: string): Usage {
+  const wire = expectObject(value, path, 'gemini');
+  const usage: Usage = { raw: { format: 'gemini', value: wire } };
+  // Marks Gemini's own counts: the encoder then writes exactly the fields the source had.
+  hint(usage, 'gemini', '$native', true);
+  const prompt = count(wire, 'promptTokenCount', path);
+  const candidates = count(wire, 'candidatesTokenCount', path);
+  const thoughts = count(wire, 'thoughtsTokenCount', path);
+  const cached = count(wire, 'cachedContentTokenCount', path);
+  const total = count(wire, 'totalTokenCount', path);
+  if (prompt !== undefined) usage.inputTokens = prompt;
+  if (candidates !== undefined || thoughts !== undefined) usage.outputTokens = (candidates ?? 0) + (thoughts ?? 0);
+  if (candidates === undefined && thoughts !== undefined) hint(usage, 'gemini', '$noCandidatesTokenCount', true);
+  if (thoughts !== undefined) usage.reasoningTokens = thoughts;
+  if (cached !== undefined) usage.cacheReadTokens = cached;
+  if (total !== undefined) usage.totalTokens = total;
+  extend(usage, 'gemini', unknownKeys(wire, KNOWN_USAGE));
+  return usage;
+}
+
+/** Other formats report zero cache and reasoning counts that Gemini leaves out, and may omit the total. */
+function omitForeignZeros(usage: Usage, wire: JsonObject): void {
+  if (wire['cachedContentTokenCount'] === 0) delete wire['cachedContentTokenCount'];
+  if (wire['thoughtsTokenCount'] === 0) delete wire['thoughtsTokenCount'];
+  if (usage.totalTokens === undefined && usage.inputTokens !== undefined && usage.outputTokens !== undefined) {
+    wire['totalTokenCount'] = usage.inputTokens + usage.outputTokens;
+  }
+}
+
+/** Encode IR usage as `usageMetadata`. */
+export function encodeGeminiUsage(usage: Usage, losses: LossCollector, path: string): JsonObject {
+  const wire: JsonObject = {};
+  const gemini = extensionsOf(usage, 'gemini');
+  if (usage.inputTokens !== undefined) wire['promptTokenCount'] = usage.inputTokens;
+  if (usage.outputTokens !== undefined && gemini?.['$noCandidatesTokenCount'] !== true) {
+    wire['candidatesTokenCount'] = usage.outputTokens - (usage.reasoningTokens ?? 0);
+  }
+  if (usage.reasoningTokens !== undefined) wire['thoughtsTokenCount'] = usage.reasoningTokens;
+  if (usage.cacheReadTokens !== undefined) wire['cachedContentTokenCount'] = usage.cacheReadTokens;
+  if (usage.totalTokens !== undefined) wire['totalTokenCount'] = usage.totalTokens;
+  if (gemini?.['$native'] !== true) omitForeignZeros(usage, wire);
+  if (usage.cacheWriteTokens !== undefined && usage.cacheWriteTokens > 0) {
+    losses.add('dropped_field', path, 'Gemini usage has no cache-write count; dropped', 'info');
+  }
+  losses.foreignExtensions(usage.extensions, 'gemini', path);
+  return spreadExtensions(wire, usage, 'gemini');
+}

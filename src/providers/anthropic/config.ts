@@ -79,8 +79,16 @@ function encodeThinking(reasoning: ReasoningConfig, request: Request, losses: Lo
   // From another format, an effort level alone means "reason at this effort": Anthropic's adaptive thinking.
   if (mode === undefined && reasoning.effort !== undefined && !hasHint(request, '$keepTurns')) mode = reasoning.effort === 'none' ? 'disabled' : 'adaptive';
   if (mode === undefined) return undefined;
+  const exact = hasHint(request, '$keepTurns');
+  let budget = reasoning.budgetTokens;
+  if (!exact && budget !== undefined && mode === 'enabled' && budget < DEFAULT_BUDGET_TOKENS) {
+    // Gemini's -1 means "the model decides" (adaptive) and 0 means "off"; other small budgets rise to Anthropic's minimum.
+    mode = budget < 0 ? 'adaptive' : budget === 0 ? 'disabled' : 'enabled';
+    losses.add('approximated', '/reasoning/budgetTokens', `Anthropic thinking budgets start at ${DEFAULT_BUDGET_TOKENS}; a budget of ${budget} was sent as ${mode} thinking`);
+    budget = mode === 'enabled' ? DEFAULT_BUDGET_TOKENS : undefined;
+  }
   const wire: JsonObject = { type: mode };
-  if (reasoning.budgetTokens !== undefined) wire['budget_tokens'] = reasoning.budgetTokens;
+  if (budget !== undefined && (exact || mode === 'enabled')) wire['budget_tokens'] = budget;
   else if (mode === 'enabled') {
     wire['budget_tokens'] = DEFAULT_BUDGET_TOKENS;
     losses.add('defaulted', '/reasoning/budgetTokens', `Anthropic enabled thinking needs budget_tokens; sent ${DEFAULT_BUDGET_TOKENS}`);

@@ -4,6 +4,14 @@
  *
  * @see https://docs.anthropic.com/en/api/messages#body-messages-content
  */
+import type {
+  PlainTextSource,
+  RedactedThinkingBlockParam,
+  TextBlockParam,
+  ThinkingBlockParam,
+  ToolResultBlockParam,
+  ToolUseBlockParam,
+} from '@anthropic-ai/sdk/resources/messages/messages';
 import type { DocumentPart, ImagePart, Part, ReasoningPart, TextPart, ToolCallPart, ToolResultPart } from '../../core/ir.ts';
 import { unreachable } from '../../core/ir.ts';
 import type { LossCollector } from '../../core/losses.ts';
@@ -17,7 +25,7 @@ import { anthropicToolId } from './tool-ids.ts';
 function encodeText(part: TextPart, path: string, losses: LossCollector): JsonObject | undefined {
   // Anthropic rejects empty text blocks; keep one only when it came from Anthropic as such.
   if (part.text === '' && !hasHint(part, '$empty')) return undefined;
-  const wire: JsonObject = { type: 'text', text: part.text };
+  const wire: JsonObject = { type: 'text', text: part.text } satisfies TextBlockParam;
   if (part.citations !== undefined) {
     const citations: JsonObject[] = [];
     for (let index = 0; index < part.citations.length; index++) {
@@ -45,7 +53,8 @@ function encodeDocumentSource(part: DocumentPart, path: string, losses: LossColl
   const source = part.source;
   switch (source.kind) {
     case 'text':
-      return { type: 'text', media_type: source.mediaType ?? 'text/plain', data: source.text };
+      // The SDK types only text/plain; keep any other value the source sent.
+      return { type: 'text', media_type: (source.mediaType ?? 'text/plain') as PlainTextSource['media_type'], data: source.text } satisfies PlainTextSource;
     case 'content': {
       if (hasHint(part, '$sourceContentString') && source.parts[0]?.type === 'text') return { type: 'content', content: source.parts[0].text };
       return { type: 'content', content: encodeAnthropicParts(source.parts, pointer(path, 'source', 'parts'), losses) };
@@ -88,7 +97,10 @@ function encodeDocument(part: DocumentPart, path: string, losses: LossCollector)
 function encodeReasoning(part: ReasoningPart, path: string, losses: LossCollector): JsonObject | undefined {
   const state = part.state;
   if (state?.format === ANTHROPIC) {
-    const wire: JsonObject = state.kind === 'redacted' ? { type: 'redacted_thinking', data: state.value } : { type: 'thinking', thinking: part.text, signature: state.value };
+    const wire: JsonObject =
+      state.kind === 'redacted'
+        ? ({ type: 'redacted_thinking', data: state.value } satisfies RedactedThinkingBlockParam)
+        : ({ type: 'thinking', thinking: part.text, signature: state.value } satisfies ThinkingBlockParam);
     return spreadExtensions(wire, part, ANTHROPIC);
   }
   if (state === undefined && hasHint(part, '$unsigned')) return spreadExtensions({ type: 'thinking', thinking: part.text }, part, ANTHROPIC);
@@ -108,7 +120,7 @@ function encodeToolCall(part: ToolCallPart, path: string, losses: LossCollector)
     id: anthropicToolId(part.id, pointer(path, 'id'), losses),
     name: part.name,
     input: argumentsAsObject(part, losses, pointer(path, 'arguments')),
-  };
+  } satisfies ToolUseBlockParam;
   return spreadExtensions(wire, part, ANTHROPIC);
 }
 
@@ -128,7 +140,7 @@ function encodeToolResultContent(part: ToolResultPart, path: string, losses: Los
 }
 
 function encodeToolResult(part: ToolResultPart, path: string, losses: LossCollector): JsonObject {
-  const wire: JsonObject = { type: 'tool_result', tool_use_id: anthropicToolId(part.callId, pointer(path, 'callId'), losses) };
+  const wire: JsonObject = { type: 'tool_result', tool_use_id: anthropicToolId(part.callId, pointer(path, 'callId'), losses) } satisfies ToolResultBlockParam;
   const content = encodeToolResultContent(part, path, losses);
   if (content !== undefined) wire['content'] = content;
   if (part.isError !== undefined) wire['is_error'] = part.isError;

@@ -4,6 +4,7 @@
  *
  * @see https://docs.anthropic.com/en/api/errors
  */
+import type { ErrorType as AnthropicErrorType } from '@anthropic-ai/sdk/resources/shared';
 import type { CodecContext } from '../../core/codec.ts';
 import type { ApiError, ErrorType } from '../../core/ir.ts';
 import { expectObject, extend, hint, isObject, spreadExtensions, unknownKeys, type JsonObject } from '../../core/wire.ts';
@@ -21,10 +22,13 @@ const ERROR_TYPES: Readonly<Record<string, readonly [ErrorType, number]>> = {
   api_error: ['server', 500],
   timeout_error: ['timeout', 504],
   overloaded_error: ['overloaded', 529],
-};
+  conflict_error: ['invalid_request', 409],
+  memory_precondition_failed_error: ['invalid_request', 412],
+  memory_path_conflict_error: ['invalid_request', 409],
+} satisfies Record<AnthropicErrorType | 'request_too_large', readonly [ErrorType, number]>;
 
 /** Neutral type → Anthropic `error.type`. */
-const FROM_NEUTRAL: Readonly<Record<ErrorType, string>> = {
+const FROM_NEUTRAL: Readonly<Record<ErrorType, AnthropicErrorType | 'request_too_large'>> = {
   invalid_request: 'invalid_request_error',
   authentication: 'authentication_error',
   permission: 'permission_error',

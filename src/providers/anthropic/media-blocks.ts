@@ -4,6 +4,7 @@
  *
  * @see https://docs.anthropic.com/en/api/messages#body-messages-content
  */
+import type { FileImageSource, URLImageSource } from '@anthropic-ai/sdk/resources/messages/messages';
 import type { ContentSource, DocumentPart, ImagePart, MediaSource, Part, TextSource } from '../../core/ir.ts';
 import { InterlinguaError } from '../../core/errors.ts';
 import { expectMediaType, parseDataUrl } from '../../core/media.ts';
@@ -150,6 +151,7 @@ export function decodeAnthropicSearchResult(object: JsonObject, path: string, ne
 export function encodeAnthropicMediaSource(source: MediaSource): JsonObject | undefined {
   switch (source.kind) {
     case 'base64':
+      // Images and PDFs share this shape; the media type is whatever the part holds.
       return { type: 'base64', media_type: source.mediaType, data: source.data };
     case 'url': {
       const data = parseDataUrl(source.url);

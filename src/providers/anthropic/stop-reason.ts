@@ -3,6 +3,7 @@
  *
  * @see https://docs.anthropic.com/en/api/messages#response-stop-reason
  */
+import type { StopReason as AnthropicStopReason } from '@anthropic-ai/sdk/resources/messages/messages';
 import type { StopReason, UnifiedStopReason } from '../../core/ir.ts';
 import type { LossCollector } from '../../core/losses.ts';
 import { ANTHROPIC } from './shape.ts';
@@ -20,7 +21,7 @@ export const ANTHROPIC_TO_UNIFIED: Readonly<Record<string, UnifiedStopReason>> =
 };
 
 /** Unified reason → nearest Anthropic `stop_reason`, and whether the mapping is exact. */
-export const UNIFIED_TO_ANTHROPIC: Readonly<Record<UnifiedStopReason, readonly [string, boolean]>> = {
+export const UNIFIED_TO_ANTHROPIC: Readonly<Record<UnifiedStopReason, readonly [AnthropicStopReason, boolean]>> = {
   end_turn: ['end_turn', true],
   max_tokens: ['max_tokens', true],
   stop_sequence: ['stop_sequence', true],

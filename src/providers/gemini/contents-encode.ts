@@ -38,6 +38,11 @@ export function encodeGeminiContents(messages: readonly Message[], native: boole
     const gemini = extensionsOf(message, 'gemini');
     losses.foreignExtensions(message.extensions, 'gemini', path);
     if (message.name !== undefined) losses.add('dropped_field', path, `Gemini turns have no participant name ("${message.name}"); dropped`, 'info');
+    if (!native && parts.length === 0) {
+      // Gemini rejects a turn without parts; everything in it was dropped (and reported) above.
+      joinNext = false;
+      continue;
+    }
     if (last !== undefined && (joinNext || (!native && last['role'] === role))) {
       (last['parts'] as JsonObject[]).push(...parts);
     } else {

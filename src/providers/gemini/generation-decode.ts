@@ -4,6 +4,7 @@
  * `mediaResolution`, `imageConfig`, …) travel in `extensions.gemini.generationConfig`.
  * @see https://ai.google.dev/api/generate-content#generationconfig
  */
+import type { GenerationConfig } from '@google/genai';
 import type { Generation, OutputFormat, ReasoningConfig, Request } from '../../core/ir.ts';
 import { expectArray, expectBoolean, expectNumber, expectObject, expectString, extend, hint, pointer, unknownKeys, type JsonObject } from '../../core/wire.ts';
 import { knownKeys, Spelling } from './spelling.ts';
@@ -20,7 +21,7 @@ export const NUMBER_FIELDS = [
   ['presencePenalty', 'presencePenalty'],
   ['frequencyPenalty', 'frequencyPenalty'],
   ['logprobs', 'topLogprobs'],
-] as const satisfies readonly (readonly [string, keyof Generation])[];
+] as const satisfies readonly (readonly [keyof GenerationConfig, keyof Generation])[];
 
 const KNOWN_GENERATION = knownKeys([
   ...NUMBER_FIELDS.map(([wire]) => wire),

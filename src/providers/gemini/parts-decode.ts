@@ -4,6 +4,7 @@
  * (`thought`, `thoughtSignature`, `videoMetadata`, …).
  * @see https://ai.google.dev/api/caching#Part
  */
+import type { Part as GeminiPart } from '@google/genai';
 import { InterlinguaError } from '../../core/errors.ts';
 import type { LossCollector } from '../../core/losses.ts';
 import type { MediaSource, OpaquePart, Part, ReasoningPart, TextPart, ToolCallPart } from '../../core/ir.ts';
@@ -24,7 +25,7 @@ const DATA_KEYS = [
   'codeExecutionResult',
   'toolCall',
   'toolResponse',
-] as const;
+] as const satisfies readonly (keyof GeminiPart)[];
 
 type DataKey = (typeof DATA_KEYS)[number];
 

@@ -87,7 +87,7 @@ function encodeReasoning(part: ReasoningPart, path: string, losses: LossCollecto
 }
 
 function encodeMediaPart(part: ImagePart | AudioPart | VideoPart | DocumentPart, path: string, scope: EncodePartScope): JsonObject | undefined {
-  if (part.type === 'image' && part.detail !== undefined) {
+  if (part.type === 'image' && part.detail !== undefined && part.detail !== 'auto') {
     scope.losses.add('dropped_field', path, `Gemini has no per-image "detail" (${part.detail}); dropped`, 'info');
   }
   if (part.type === 'audio' && part.transcript !== undefined) {

@@ -6,6 +6,7 @@
  * so other formats see the block; the Gemini encoder leaves it out again.
  * @see https://ai.google.dev/api/generate-content#generatecontentresponse
  */
+import type { Candidate as GeminiCandidate, GenerateContentResponse } from '@google/genai';
 import type { CodecContext } from '../../core/codec.ts';
 import type { Candidate, Message, Response } from '../../core/ir.ts';
 import { expectArray, expectNumber, expectObject, expectString, extend, extensionsOf, hint, isObject, pointer, spreadExtensions, unknownKeys, type JsonObject } from '../../core/wire.ts';
@@ -14,8 +15,8 @@ import { decodeGeminiFinishReason, encodeGeminiFinishReason } from './stop-reaso
 import { decodeGeminiCandidateContent, encodeGeminiCandidateContent } from './candidate-content.ts';
 import { idScope } from './ids.ts';
 
-const KNOWN_RESPONSE: ReadonlySet<string> = new Set(['candidates', 'usageMetadata', 'modelVersion', 'responseId', 'createTime']);
-const KNOWN_CANDIDATE: ReadonlySet<string> = new Set(['content', 'finishReason', 'index']);
+const KNOWN_RESPONSE: ReadonlySet<string> = new Set<keyof GenerateContentResponse>(['candidates', 'usageMetadata', 'modelVersion', 'responseId', 'createTime']);
+const KNOWN_CANDIDATE: ReadonlySet<string> = new Set<keyof GeminiCandidate>(['content', 'finishReason', 'index']);
 
 /** Decode a Gemini response body into the IR. */
 export function decodeGeminiResponse(body: unknown, context: CodecContext): Response {

@@ -7,9 +7,11 @@
 import type { LossCollector } from '../../core/losses.ts';
 import type { StopReason, UnifiedStopReason } from '../../core/ir.ts';
 import { unreachable } from '../../core/ir.ts';
+import type { FinishReason } from '@google/genai';
 
-/** Gemini finish reasons and their neutral meaning. */
+/** Gemini finish reasons (every value of the SDK's enum) and their neutral meaning. */
 const FROM_GEMINI: Readonly<Record<string, UnifiedStopReason>> = {
+  CONTINUATION: 'pause',
   STOP: 'end_turn',
   MAX_TOKENS: 'max_tokens',
   SAFETY: 'content_filter',
@@ -27,10 +29,8 @@ const FROM_GEMINI: Readonly<Record<string, UnifiedStopReason>> = {
   NO_IMAGE: 'other',
   UNEXPECTED_TOOL_CALL: 'error',
   TOO_MANY_TOOL_CALLS: 'pause',
-  MISSING_THOUGHT_SIGNATURE: 'error',
-  MALFORMED_RESPONSE: 'error',
   FINISH_REASON_UNSPECIFIED: 'other',
-};
+} satisfies Record<`${FinishReason}`, UnifiedStopReason>;
 
 /** Decode a `finishReason`; `hasToolCalls` turns `STOP` into `tool_calls`. */
 export function decodeGeminiFinishReason(raw: string, hasToolCalls: boolean): StopReason {

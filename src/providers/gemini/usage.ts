@@ -5,10 +5,13 @@
  * @see https://ai.google.dev/api/generate-content#UsageMetadata
  */
 import type { LossCollector } from '../../core/losses.ts';
+import type { GenerateContentResponseUsageMetadata } from '@google/genai';
 import type { Usage } from '../../core/ir.ts';
 import { expectNumber, expectObject, extend, extensionsOf, hint, pointer, spreadExtensions, unknownKeys, type JsonObject } from '../../core/wire.ts';
 
-const KNOWN_USAGE: ReadonlySet<string> = new Set([
+type UsageKey = keyof GenerateContentResponseUsageMetadata;
+
+const KNOWN_USAGE: ReadonlySet<string> = new Set<UsageKey>([
   'promptTokenCount',
   'candidatesTokenCount',
   'thoughtsTokenCount',
@@ -16,7 +19,7 @@ const KNOWN_USAGE: ReadonlySet<string> = new Set([
   'totalTokenCount',
 ]);
 
-function count(usage: JsonObject, key: string, path: string): number | undefined {
+function count(usage: JsonObject, key: UsageKey, path: string): number | undefined {
   const value = usage[key];
   return value === undefined ? undefined : expectNumber(value, pointer(path, key), 'gemini');
 }

@@ -38,9 +38,13 @@ function encodeAudio(item: Located<AudioPart>, place: AssistantPlace, losses: Lo
   return undefined;
 }
 
-function encodeContent(message: Message, content: Located[], losses: LossCollector): { value: unknown; set: boolean } {
+function encodeContent(message: Message, content: Located[], place: AssistantPlace, losses: LossCollector): { value: unknown; set: boolean } {
   const parts = content.map((item) => item.part);
-  const shape = contentShape(message, parts, 'null');
+  let shape = contentShape(message, parts, 'null');
+  // A response message's content is a string: texts from other formats are joined.
+  if (place === 'response' && shape === 'array' && shapeHint(message, '$content') === undefined && parts.every((part) => part.type === 'text')) {
+    shape = 'string';
+  }
   switch (shape) {
     case 'absent':
       return { value: undefined, set: false };
@@ -64,7 +68,7 @@ function encodeContent(message: Message, content: Located[], losses: LossCollect
   }
 }
 
-function encodeAnnotations(content: Located[], losses: LossCollector): JsonObject[] {
+function encodeAnnotations(content: Located[], place: AssistantPlace, losses: LossCollector): JsonObject[] {
   const annotations: JsonObject[] = [];
   let offset = 0;
   for (const { part, path } of content) {
@@ -73,8 +77,14 @@ function encodeAnnotations(content: Located[], losses: LossCollector): JsonObjec
     for (let index = 0; index < citations.length; index++) {
       const citation = citations[index];
       if (citation === undefined) continue;
+      const citationPath = pointer(path, 'citations', index);
+      if (place === 'request' && citation.kind !== 'url_citation') {
+        // Request history only echoes Chat's own annotations back.
+        losses.add('dropped_field', citationPath, `a "${citation.kind}" citation cannot travel in Chat request history`);
+        continue;
+      }
       const span = { offset, length: part.text.length };
-      const annotation = encodeOpenaiChatAnnotation(citation, span, losses, pointer(path, 'citations', index));
+      const annotation = encodeOpenaiChatAnnotation(citation, span, losses, citationPath);
       if (annotation !== undefined) annotations.push(annotation);
     }
     offset += part.text.length;
@@ -100,6 +110,7 @@ export function encodeOpenaiChatAssistant(message: Message, place: AssistantPlac
         content.push({ part, path: partPath });
         return;
       case 'refusal':
+        losses.foreignExtensions(part.extensions, FORMAT, partPath);
         if (shapeHint(part, '$inContent') === true) content.push({ part, path: partPath });
         else refusals.push(part.text);
         return;
@@ -140,13 +151,13 @@ export function encodeOpenaiChatAssistant(message: Message, place: AssistantPlac
   }
   const wire: JsonObject = { role: 'assistant' };
   if (shapeHint(message, '$noRole') === true) delete wire['role'];
-  const encoded = encodeContent(message, content, losses);
+  const encoded = encodeContent(message, content, place, losses);
   if (encoded.set) wire['content'] = encoded.value;
   if (message.name !== undefined) wire['name'] = message.name;
   const refusalHint = shapeHint(message, '$refusal');
   if (refusals.length > 0) wire['refusal'] = refusals.join('');
   else if (refusalHint === 'null' || (place === 'response' && refusalHint !== 'absent')) wire['refusal'] = null;
-  const annotations = encodeAnnotations(content, losses);
+  const annotations = encodeAnnotations(content, place, losses);
   const annotationsHint = shapeHint(message, '$annotations');
   if (annotations.length > 0) wire['annotations'] = annotations;
   else if (annotationsHint === 'null') wire['annotations'] = null;

@@ -20,8 +20,6 @@ export const TOOL_ERROR_PREFIX = 'Error: ';
 
 interface Encoded {
   parts: JsonObject[];
-  /** Every encoded part is a plain text part (so a string can carry them). */
-  textOnly: boolean;
 }
 
 function spell(shape: ContentShape, encoded: Encoded): unknown {
@@ -42,7 +40,7 @@ function spell(shape: ContentShape, encoded: Encoded): unknown {
 /** Encode `content` of a system or user message. System messages carry text only. */
 function encodeTextual(message: Message, path: string, losses: LossCollector): unknown {
   const kept: Part[] = [];
-  const encoded: Encoded = { parts: [], textOnly: true };
+  const encoded: Encoded = { parts: [] };
   message.parts.forEach((part, index) => {
     const partPath = pointer(path, 'parts', index);
     let wire: JsonObject | undefined;
@@ -62,7 +60,7 @@ function encodeTextual(message: Message, path: string, losses: LossCollector): u
 function encodeToolResult(result: ToolResultPart, path: string, moved: JsonObject[], losses: LossCollector): JsonObject {
   losses.foreignExtensions(result.extensions, FORMAT, path);
   const texts: Part[] = [];
-  const encoded: Encoded = { parts: [], textOnly: true };
+  const encoded: Encoded = { parts: [] };
   const movedBefore = moved.length;
   result.content.forEach((part, index) => {
     const partPath = pointer(path, 'content', index);

@@ -21,6 +21,19 @@ const FILE_KNOWN = keys('type', 'file');
 const FILE_FIELDS_KNOWN = keys('file_data', 'file_id', 'filename');
 const REFUSAL_KNOWN = keys('type', 'refusal');
 
+/** The media type, or an `invalid_value` error that names this format. */
+function checkedMediaType(value: string, path: string): string {
+  try {
+    return expectMediaType(value, path);
+  } catch (error) {
+    throw new InterlinguaError('invalid_value', `"${value}" is not a media type (expected type/subtype, such as application/pdf)`, {
+      path,
+      format: FORMAT,
+      cause: error,
+    });
+  }
+}
+
 function decodeText(part: JsonObject, path: string): TextPart {
   const text: TextPart = { type: 'text', text: expectString(required(part, 'text', path, FORMAT), pointer(path, 'text'), FORMAT) };
   keepUnknown(text, part, TEXT_KNOWN);
@@ -84,7 +97,7 @@ function decodeFile(part: JsonObject, path: string): DocumentPart {
   if (typeof fileData === 'string') {
     const dataUrl = parseDataUrl(fileData);
     if (dataUrl?.base64 === true) {
-      const mediaType = expectMediaType(dataUrl.mediaType, pointer(filePath, 'file_data'));
+      const mediaType = checkedMediaType(dataUrl.mediaType, pointer(filePath, 'file_data'));
       document = { type: 'document', source: { kind: 'base64', data: dataUrl.data, mediaType } };
       const header = fileData.slice(0, fileData.length - dataUrl.data.length);
       if (header !== `data:${mediaType};base64,`) hint(document, FORMAT, '$dataUrlHeader', header);

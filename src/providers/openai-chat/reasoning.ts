@@ -36,6 +36,11 @@ export function encodeOpenaiChatReasoningEffort(reasoning: ReasoningConfig, loss
     return 'medium';
   }
   if (reasoning.mode === 'disabled') return 'none';
+  if (reasoning.budgetTokens !== undefined && reasoning.budgetTokens < 0) {
+    // A negative budget (Gemini -1) means "the model decides": Chat's default effort.
+    losses.add('approximated', '/reasoning/budgetTokens', 'a dynamic thinking budget was sent as the default reasoning effort', 'info');
+    return undefined;
+  }
   if (reasoning.budgetTokens !== undefined) {
     const effort = effortForBudget(reasoning.budgetTokens);
     losses.add('approximated', '/reasoning/budgetTokens', `a budget of ${reasoning.budgetTokens} tokens was sent as reasoning_effort "${effort}"`);

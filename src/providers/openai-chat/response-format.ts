@@ -25,7 +25,7 @@ export function decodeOpenaiChatResponseFormat(value: unknown, path: string, req
   if (type === 'json_object') return { type: 'json' };
   const schemaPath = pointer(path, 'json_schema');
   const inner = expectObject(required(format, 'json_schema', path, FORMAT), schemaPath, FORMAT);
-  const { schema, name, description, strict } = inner;
+  const schema = inner['schema'];
   const output: OutputFormat & { type: 'json_schema' } = { type: 'json_schema', schema: isObject(schema) ? schema : {} };
   let odd: JsonObject | undefined;
   for (const key in inner) {

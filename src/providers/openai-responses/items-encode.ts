@@ -75,7 +75,7 @@ function openMessageItem(part: Part, context: ItemEncodeContext, path: string, i
     if (context.target === 'response') {
       item['id'] = `msg_interlingua_${index}`;
       item['type'] = 'message';
-      item['status'] = 'completed';
+      item['status'] = context.messageStatus ?? 'completed';
       context.losses.add('synthesised_id', path, 'message item id made up by interlingua', 'info');
     }
   } else {
@@ -92,7 +92,7 @@ function openMessageItem(part: Part, context: ItemEncodeContext, path: string, i
   return item;
 }
 
-/** Turn message items into the bare-string form where their hint (or, for other formats, their shape) allows. */
+/** Turn message items into the bare-string form where their hint (or, for other formats' requests, their shape) allows. */
 function closeMessageItem(item: JsonObject, hint: MessageItemHint | undefined, context: ItemEncodeContext): void {
   const wantsString = hint === undefined ? context.target === 'request' : hint.string === true;
   if (!wantsString) return;
@@ -118,7 +118,7 @@ function encodeAssistantParts(message: Message, path: string, context: ItemEncod
         currentHint = hintOf(hint);
         items.push(current);
       }
-      const encoded = encodeOpenaiResponsesContent(part, 'output_text', context.losses, partPath);
+      const encoded = encodeOpenaiResponsesContent(asRefusal(part, context, partPath), 'output_text', context.losses, partPath);
       if (encoded !== undefined) (current['content'] as JsonObject[]).push(encoded);
       return;
     }
@@ -127,6 +127,13 @@ function encodeAssistantParts(message: Message, path: string, context: ItemEncod
     if (item !== undefined) items.push(item);
   });
   close();
+}
+
+/** A text part of another format as a refusal part, when the response stopped for a refusal. */
+function asRefusal(part: Part, context: ItemEncodeContext, path: string): Part {
+  if (context.textAsRefusal !== true || part.type !== 'text' || own(part) !== undefined) return part;
+  context.losses.add('approximated', path, 'text of a response that stopped for a refusal sent as a refusal part', 'info');
+  return part.extensions === undefined ? { type: 'refusal', text: part.text } : { type: 'refusal', text: part.text, extensions: part.extensions };
 }
 
 function encodeAssistantItem(part: Part, context: ItemEncodeContext, path: string, index: number): JsonObject | undefined {

@@ -6,8 +6,8 @@
  * Policy for reasoning of other formats: a Responses request must not carry
  * reasoning items another model produced (the API pairs them with the
  * following item), so the request encoder drops such parts and reports them;
- * the response encoder shows them as a reasoning item with summary and text
- * but no encrypted content.
+ * the response encoder shows them as a reasoning item (their text as a
+ * summary, which is what Anthropic and Gemini show) without encrypted content.
  *
  * @see https://platform.openai.com/docs/guides/reasoning
  */
@@ -101,8 +101,10 @@ export function encodeOpenaiResponsesReasoning(part: ReasoningPart, context: Ite
     item['id'] = `rs_interlingua_${index}`;
     losses.add('synthesised_id', pointer(path, 'id'), 'reasoning item id made up by interlingua', 'info');
   }
-  if (ownHint(part, '$noSummary') !== true) item['summary'] = (part.summary ?? []).map((text) => ({ type: 'summary_text', text }));
-  const content = contentList(part);
+  // Other formats' visible reasoning is itself a summary (Anthropic, Gemini): it goes to `summary` unless a summary exists.
+  const summary = part.summary ?? (isNative || part.text === '' ? [] : [part.text]);
+  if (ownHint(part, '$noSummary') !== true) item['summary'] = summary.map((text) => ({ type: 'summary_text', text }));
+  const content = isNative || part.summary !== undefined ? contentList(part) : undefined;
   if (content !== undefined) item['content'] = content;
   if (part.state !== undefined) {
     if (part.state.format === FORMAT) item['encrypted_content'] = part.state.value;

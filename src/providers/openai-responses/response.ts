@@ -17,7 +17,7 @@ import {
 import { decodeOpenaiResponsesOutput } from './items-decode.ts';
 import { encodeOpenaiResponsesOutput } from './items-encode.ts';
 import { FORMAT, ownHint, present } from './shared.ts';
-import { decodeOpenaiResponsesStopReason, encodeOpenaiResponsesStopReason } from './stop-reason.ts';
+import { decodeOpenaiResponsesStopReason, encodeOpenaiResponsesStopReason, openaiResponsesStatusOf } from './stop-reason.ts';
 import { decodeOpenaiResponsesUsage, encodeOpenaiResponsesUsage } from './usage.ts';
 
 /** Fields decoded into neutral slots or the stop reason. */
@@ -31,11 +31,9 @@ const ECHO: ReadonlySet<string> = new Set([
   'text', 'tool_choice', 'tools', 'top_logprobs', 'top_p', 'truncation', 'user',
 ]);
 
-/** Echo values sent for responses of other formats, which the SDK types require. */
+/** Echo values sent for responses of other formats, which the SDK's `Response` type requires. */
 function defaultEcho(): JsonObject {
-  return {
-    instructions: null, metadata: {}, parallel_tool_calls: true, temperature: null, tool_choice: 'auto', tools: [], top_p: null,
-  };
+  return { instructions: null, metadata: {}, parallel_tool_calls: true, temperature: null, tool_choice: 'auto', tools: [], top_p: null };
 }
 
 /** `output_text`: the SDK's concatenation of every output_text part. */
@@ -134,10 +132,17 @@ export function encodeOpenaiResponsesResponse(response: Response, context: Codec
     losses.foreignExtensions(candidate.extensions, FORMAT, '/candidates/0');
     losses.foreignExtensions(message.extensions, FORMAT, '/candidates/0/message');
   }
-  const output = encodeOpenaiResponsesOutput(message, '/candidates/0/message', { losses, target: 'response', customCalls: new Set() });
+  const stop = candidate?.stopReason;
+  const output = encodeOpenaiResponsesOutput(message, '/candidates/0/message', {
+    losses,
+    target: 'response',
+    customCalls: new Set(),
+    messageStatus: openaiResponsesStatusOf(stop).status === 'incomplete' ? 'incomplete' : 'completed',
+    textAsRefusal: stop !== undefined && stop.format !== FORMAT && stop.unified === 'refusal',
+  });
   body['output'] = output;
+  const status = encodeOpenaiResponsesStopReason(stop, losses, '/candidates/0/stopReason');
   if (ownHint(response, '$noStatus') !== true) {
-    const status = encodeOpenaiResponsesStopReason(candidate?.stopReason, losses, '/candidates/0/stopReason');
     body['status'] = status.status;
     if (status.reason !== undefined) body['incomplete_details'] = { reason: status.reason };
   }

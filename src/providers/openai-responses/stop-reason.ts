@@ -60,13 +60,19 @@ const UNIFIED_STATUS: Readonly<Record<UnifiedStopReason, ResponsesStatus>> = {
   other: { status: 'completed' },
 };
 
-/** Encode a stop reason as a status (and incomplete reason). */
-export function encodeOpenaiResponsesStopReason(stop: StopReason | undefined, losses: LossCollector, path: string): ResponsesStatus {
+/** The status (and incomplete reason) for a stop reason, without reporting anything. */
+export function openaiResponsesStatusOf(stop: StopReason | undefined): ResponsesStatus {
   if (stop === undefined) return { status: 'completed' };
   if (stop.format === FORMAT && stop.raw !== undefined) {
     return STATUSES.has(stop.raw) ? { status: stop.raw } : { status: 'incomplete', reason: stop.raw };
   }
-  const mapped = UNIFIED_STATUS[stop.unified];
+  return UNIFIED_STATUS[stop.unified];
+}
+
+/** Encode a stop reason as a status (and incomplete reason), reporting inexact mappings. */
+export function encodeOpenaiResponsesStopReason(stop: StopReason | undefined, losses: LossCollector, path: string): ResponsesStatus {
+  const mapped = openaiResponsesStatusOf(stop);
+  if (stop === undefined || stop.format === FORMAT) return mapped;
   if (stop.unified === 'stop_sequence' || stop.unified === 'context_overflow' || stop.unified === 'pause' || stop.unified === 'other') {
     losses.add('approximated', path, `stop reason "${stop.raw ?? stop.unified}" sent as status "${mapped.status}"`);
   }

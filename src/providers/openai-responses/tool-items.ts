@@ -24,6 +24,10 @@ export interface ItemEncodeContext {
   target: ItemTarget;
   /** Call ids of custom tool calls seen so far, so their results become `custom_tool_call_output`. */
   customCalls: Set<string>;
+  /** Status for message items of other formats in a response (`completed` or `incomplete`). */
+  messageStatus?: string;
+  /** Send text parts of other formats as refusal parts (the response stopped for a refusal). */
+  textAsRefusal?: boolean;
 }
 
 function keepItemBookkeeping(part: Part, item: JsonObject, path: string): void {

@@ -405,6 +405,17 @@ foreign('parallelToolCalls false alone becomes tool_choice auto with disable_par
   assert.equal(body['tool_choice'], { type: 'auto', disable_parallel_tool_use: true });
 });
 
+foreign('reasoning settings: effort alone means adaptive thinking; budgets Anthropic cannot take are mapped and reported', () => {
+  const base = { messages: [{ role: 'user' as const, parts: [text('hi')] }], generation: { maxTokens: 8000 } };
+  const effort = encodeRequest({ ...base, reasoning: { effort: 'high' } });
+  assert.equal([effort.body['thinking'], effort.body['output_config'], effort.losses], [{ type: 'adaptive' }, { effort: 'high' }, []]);
+  const off = encodeRequest({ ...base, reasoning: { budgetTokens: 0 } });
+  assert.equal([off.body['thinking'], off.losses], [{ type: 'disabled' }, [{ code: 'approximated', path: '/reasoning/budgetTokens', severity: 'warning' }]]);
+  const unbudgeted = encodeRequest({ ...base, reasoning: { mode: 'enabled', includeThoughts: true } });
+  assert.equal(unbudgeted.body['thinking'], { type: 'enabled', budget_tokens: 1024, display: 'summarized' });
+  assert.equal(unbudgeted.losses, [{ code: 'defaulted', path: '/reasoning/budgetTokens', severity: 'warning' }]);
+});
+
 foreign('responses: usage arithmetic, stop-reason mapping, extra candidates reported', () => {
   const response: Response = {
     id: 'chatcmpl-1',

@@ -17,6 +17,10 @@ import { lossKeys } from './support/compare.ts';
 
 type Body = Record<string, unknown>;
 
+function golden(name: string): unknown {
+  return JSON.parse(readFileSync(join(GOLDEN_DIR, 'openai-chat', name), 'utf8'));
+}
+
 function decodeRequest(body: unknown): { ir: Request; losses: LossCollector } {
   const losses = new LossCollector();
   return { ir: openaiChatCodec.decodeRequest(body, { losses }), losses };
@@ -150,6 +154,60 @@ unknown('an unknown tool-call type and tool type are kept for Chat only', () => 
 });
 
 unknown.run();
+
+// ---------------------------------------------------------------------------
+
+const neutral = suite('openai-chat decodes into neutral IR fields');
+
+neutral('media, roles and legacy function calls land in neutral slots', () => {
+  const { ir, losses } = decodeRequest(golden('audio-in-out/request.json'));
+  assert.equal(codes(losses), []);
+  assert.equal(ir.messages[1]?.parts[1], {
+    type: 'audio',
+    source: { kind: 'base64', data: 'UklGRiQAAABXQVZFZm10IBAAAAABAAEAQB8AAIA+AAACABAAZGF0YQAAAAA=', mediaType: 'audio/wav' },
+  });
+  assert.equal(ir.messages[2]?.parts, [{ type: 'audio', source: { kind: 'file', id: 'audio_6872b4a9c1e08191b5f0e3a1d2c4b7e9', format: 'openai-chat' } }]);
+  const files = decodeRequest(golden('file-pdf/request.json')).ir;
+  assert.is(files.messages[0]?.developer, true);
+  assert.equal(files.messages[1]?.parts[0], {
+    type: 'document',
+    source: { kind: 'base64', data: 'JVBERi0xLjQKJcfsj6IKMSAwIG9iago8PC9UeXBlL0NhdGFsb2c+PgplbmRvYmoKdHJhaWxlcgo8PC9Sb290IDEgMCBSPj4KJSVFT0YK', mediaType: 'application/pdf' },
+    filename: 'invoice-2025-11.pdf',
+  });
+  const legacy = decodeRequest(golden('legacy-function-call/request.json')).ir;
+  const call = legacy.messages[1]?.parts[0];
+  const result = legacy.messages[2]?.parts[0];
+  assert.is(call?.type === 'tool_call' && call.syntheticId, true);
+  assert.is(result?.type === 'tool_result' && call?.type === 'tool_call' && result.callId === call.id, true, 'the function result answers the call');
+  assert.equal(legacy.tools?.map((tool) => tool.type === 'function' && tool.name), ['get_current_weather']);
+  assert.equal(legacy.toolChoice, { type: 'auto' });
+  const refusal = decodeRequest(golden('refusal/request.json')).ir;
+  assert.equal(refusal.generation, { maxTokens: 256 });
+  assert.equal(refusal.output, { type: 'json' });
+});
+
+neutral('n > 1 responses keep every candidate; logprobs and annotations are kept', () => {
+  const losses = new LossCollector();
+  const many = openaiChatCodec.decodeResponse(golden('n-candidates/response.json'), { losses });
+  assert.equal(
+    many.candidates.map((candidate) => [candidate.index, candidate.stopReason?.unified]),
+    [[0, 'end_turn'], [1, 'end_turn'], [2, 'max_tokens']],
+  );
+  const search = openaiChatCodec.decodeResponse(golden('web-search-citations/response.json'), { losses });
+  const text = search.candidates[0]?.message.parts[0];
+  assert.equal(text?.type === 'text' ? text.citations?.[0] : undefined, {
+    kind: 'url_citation',
+    url: 'https://www.bbc.co.uk/news/turtle',
+    title: 'Turtle returns to the sea',
+    start: 72,
+    end: 110,
+  });
+  const usage = openaiChatCodec.decodeResponse(golden('developer-reasoning/response.json'), { losses }).usage;
+  assert.equal([usage?.inputTokens, usage?.cacheReadTokens, usage?.outputTokens, usage?.reasoningTokens, usage?.totalTokens], [2140, 1920, 390, 384, 2530]);
+  assert.equal(codes(losses), []);
+});
+
+neutral.run();
 
 // ---------------------------------------------------------------------------
 
@@ -491,10 +549,6 @@ const refusalResponse = {
   service_tier: 'default',
   system_fingerprint: 'fp_7c3a9e1f2b',
 } satisfies ChatCompletion;
-
-function golden(name: string): unknown {
-  return JSON.parse(readFileSync(join(GOLDEN_DIR, 'openai-chat', name), 'utf8'));
-}
 
 types('the typed bodies are the golden files', () => {
   assert.equal(toolsRequest, golden('tools-parallel/request.json'));

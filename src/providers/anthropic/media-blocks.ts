@@ -156,10 +156,10 @@ export function encodeAnthropicMediaSource(source: MediaSource): JsonObject | un
     case 'url': {
       const data = parseDataUrl(source.url);
       if (data?.base64) return { type: 'base64', media_type: data.mediaType, data: data.data };
-      return { type: 'url', url: source.url };
+      return { type: 'url', url: source.url } satisfies URLImageSource;
     }
     case 'file':
-      return source.format === undefined || source.format === ANTHROPIC ? { type: 'file', file_id: source.id } : undefined;
+      return source.format === undefined || source.format === ANTHROPIC ? ({ type: 'file', file_id: source.id } satisfies FileImageSource) : undefined;
     default:
       return undefined;
   }

@@ -11,10 +11,7 @@ import { formatDataUrl } from '../../core/media.ts';
 import { pointer, type JsonObject } from '../../core/wire.ts';
 import { encodeOpenaiResponsesAnnotation } from './citations.ts';
 import type { TextType } from './content-decode.ts';
-import { FORMAT, own, ownHint, restoreNulls } from './shared.ts';
-
-/** Prefix of extension keys that belong to the enclosing message item, not to the content part. */
-export const MESSAGE_KEY_PREFIX = 'message.';
+import { FORMAT, MESSAGE_KEY_PREFIX, own, ownHint, restoreNulls, wasNull } from './shared.ts';
 
 /** Finish an encoded part: report foreign extensions, spread our own (not the item-level ones), restore `null`s. */
 function finish(target: JsonObject, part: Part, losses: LossCollector, path: string): JsonObject {
@@ -104,7 +101,7 @@ function encodeImage(part: ImagePart, losses: LossCollector, path: string): Json
   }
   // The SDK types require `detail`; `auto` is the API's default.
   if (part.detail !== undefined) target['detail'] = part.detail;
-  else if (ownHint(part, '$noDetail') !== true && ownHint(part, '$nulls') === undefined) target['detail'] = 'auto';
+  else if (ownHint(part, '$noDetail') !== true && !wasNull(part, 'detail')) target['detail'] = 'auto';
   return finish(target, part, losses, path);
 }
 

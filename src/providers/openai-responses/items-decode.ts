@@ -13,9 +13,8 @@ import type { LossCollector } from '../../core/losses.ts';
 import { InterlinguaError } from '../../core/errors.ts';
 import { expectArray, expectObject, expectString, extend, hint, pointer, required, unknownKeys, type JsonObject } from '../../core/wire.ts';
 import { decodeOpenaiResponsesContent, type TextType } from './content-decode.ts';
-import { MESSAGE_KEY_PREFIX } from './content-encode.ts';
 import { decodeOpenaiResponsesReasoning } from './reasoning.ts';
-import { FORMAT } from './shared.ts';
+import { FORMAT, MESSAGE_KEY_PREFIX } from './shared.ts';
 import { decodeOpenaiResponsesToolCall, decodeOpenaiResponsesToolOutput } from './tool-items.ts';
 
 const MESSAGE_KEYS: ReadonlySet<string> = new Set(['type', 'role', 'content', 'id', 'status']);

@@ -8,10 +8,10 @@
  */
 import { unreachable, type Message, type Part } from '../../core/ir.ts';
 import { pointer, spreadExtensions, type JsonObject } from '../../core/wire.ts';
-import { encodeOpenaiResponsesContent, MESSAGE_KEY_PREFIX } from './content-encode.ts';
+import { encodeOpenaiResponsesContent } from './content-encode.ts';
 import type { MessageItemHint } from './items-decode.ts';
 import { encodeOpenaiResponsesReasoning } from './reasoning.ts';
-import { FORMAT, own, ownHint, restoreNulls } from './shared.ts';
+import { FORMAT, MESSAGE_KEY_PREFIX, own, ownHint, restoreNulls } from './shared.ts';
 import { encodeOpenaiResponsesToolCall, encodeOpenaiResponsesToolOutput, type ItemEncodeContext } from './tool-items.ts';
 
 function hintOf(value: unknown): MessageItemHint | undefined {

@@ -107,9 +107,11 @@ export function decodeOpenaiResponsesReasoningConfig(value: unknown, request: Re
   if (Object.keys(rest).length > 0) extend(request, FORMAT, { reasoning: rest });
 }
 
+/** The nearest effort for a thinking budget in tokens (the same thresholds as the Chat codec). */
 function effortFromBudget(budget: number): string {
-  if (budget < 2048) return 'low';
-  if (budget < 8192) return 'medium';
+  if (budget <= 0) return 'none';
+  if (budget <= 2048) return 'low';
+  if (budget <= 8192) return 'medium';
   return 'high';
 }
 

@@ -16,7 +16,7 @@ import {
 } from '../../core/wire.ts';
 import { decodeOpenaiResponsesOutput } from './items-decode.ts';
 import { encodeOpenaiResponsesOutput } from './items-encode.ts';
-import { FORMAT, ownHint, present } from './shared.ts';
+import { FORMAT, keepNulls, ownHint, present, restoreNulls } from './shared.ts';
 import { decodeOpenaiResponsesStopReason, encodeOpenaiResponsesStopReason, openaiResponsesStatusOf } from './stop-reason.ts';
 import { decodeOpenaiResponsesUsage, encodeOpenaiResponsesUsage } from './usage.ts';
 
@@ -47,14 +47,15 @@ function outputText(output: unknown[]): string {
 }
 
 function splitFields(wire: JsonObject, response: Response): void {
-  let echo: JsonObject | undefined;
+  // Always set, even empty: it also marks the response as decoded from this format.
+  const echo: JsonObject = {};
   let rest: JsonObject | undefined;
   for (const key in wire) {
     if (KNOWN.has(key)) continue;
-    if (ECHO.has(key)) (echo ??= {})[key] = wire[key];
+    if (ECHO.has(key)) echo[key] = wire[key];
     else (rest ??= {})[key] = wire[key];
   }
-  if (echo !== undefined) hint(response, FORMAT, '$echo', echo);
+  hint(response, FORMAT, '$echo', echo);
   extend(response, FORMAT, rest);
 }
 
@@ -93,9 +94,7 @@ export function decodeOpenaiResponsesResponse(body: unknown, context: CodecConte
   response.candidates.push(decodeStatusFields(wire, response, parts));
   const text = wire['output_text'];
   if (text !== undefined) hint(response, FORMAT, '$outputText', text === outputText(output) ? true : text);
-  for (const key of ['id', 'model', 'created_at', 'usage'] as const) {
-    if (wire[key] === null) hint(response, FORMAT, `$null_${key}`, true);
-  }
+  keepNulls(response, wire, ['id', 'model', 'created_at', 'usage']);
   splitFields(wire, response);
   return response;
 }
@@ -111,22 +110,19 @@ export function encodeOpenaiResponsesResponse(response: Response, context: Codec
   const absent = ownHint(response, '$absent');
   const omitted = new Set(Array.isArray(absent) ? (absent as string[]) : []);
   const body: JsonObject = {};
-  const native = ownHint(response, '$echo') !== undefined || ownHint(response, '$absent') !== undefined;
+  const native = ownHint(response, '$echo') !== undefined;
   if (response.id !== undefined) body['id'] = response.id;
-  else if (ownHint(response, '$null_id') === true) body['id'] = null;
   else if (!native) {
     body['id'] = 'resp_interlingua';
     losses.add('synthesised_id', '/id', 'response id made up by interlingua', 'info');
   }
   if (!omitted.has('object')) body['object'] = 'response';
   if (response.created !== undefined) body['created_at'] = response.created;
-  else if (ownHint(response, '$null_created_at') === true) body['created_at'] = null;
   else if (!native) {
     body['created_at'] = 0;
     losses.add('defaulted', '/created', 'OpenAI Responses needs created_at; 0 was used', 'info');
   }
   if (response.model !== undefined) body['model'] = response.model;
-  else if (ownHint(response, '$null_model') === true) body['model'] = null;
   const message: Message = candidate?.message ?? { role: 'assistant', parts: [] };
   if (candidate !== undefined) {
     losses.foreignExtensions(candidate.extensions, FORMAT, '/candidates/0');
@@ -147,13 +143,12 @@ export function encodeOpenaiResponsesResponse(response: Response, context: Codec
     if (status.reason !== undefined) body['incomplete_details'] = { reason: status.reason };
   }
   if (response.usage !== undefined) body['usage'] = encodeOpenaiResponsesUsage(response.usage, losses, '/usage');
-  else if (ownHint(response, '$null_usage') === true) body['usage'] = null;
   const echo = ownHint(response, '$echo');
   Object.assign(body, isObject(echo) ? echo : native ? {} : defaultEcho());
   const text = ownHint(response, '$outputText');
   if (text === true) body['output_text'] = outputText(output);
   else if (typeof text === 'string') body['output_text'] = text;
-  spreadExtensions(body, response, FORMAT);
+  restoreNulls(spreadExtensions(body, response, FORMAT), response);
   if (!omitted.has('error') && !('error' in body)) body['error'] = null;
   if (!omitted.has('incomplete_details') && !('incomplete_details' in body)) body['incomplete_details'] = null;
   return body;

@@ -8,6 +8,12 @@ import { hint, type JsonObject } from '../../core/wire.ts';
 /** The format id of this codec. */
 export const FORMAT: FormatId = 'openai-responses';
 
+/**
+ * Prefix of the extension keys, on the first part of an assistant message
+ * item, that belong to the item itself (`message.phase`), not to the part.
+ */
+export const MESSAGE_KEY_PREFIX = 'message.';
+
 /** Whether the encoder builds a request (`input` items) or a response (`output` items). */
 export type ItemTarget = 'request' | 'response';
 
@@ -37,6 +43,12 @@ export function restoreNulls(target: JsonObject, node: Extensible): JsonObject {
   if (!Array.isArray(nulls)) return target;
   for (const key of nulls as string[]) if (!(key in target)) target[key] = null;
   return target;
+}
+
+/** True when the source spelled `key` as an explicit `null` (see {@link keepNulls}). */
+export function wasNull(node: Extensible, key: string): boolean {
+  const nulls = ownHint(node, '$nulls');
+  return Array.isArray(nulls) && nulls.includes(key);
 }
 
 /** `value` unless it is `null` or `undefined`. */

@@ -95,13 +95,26 @@ export function encodeOpenaiResponsesToolCall(part: ToolCallPart, context: ItemE
 export function encodeOpenaiResponsesToolOutput(part: ToolResultPart, context: ItemEncodeContext, path: string): JsonObject {
   const losses = context.losses;
   if (part.syntheticId === true) losses.add('synthesised_id', pointer(path, 'callId'), `call id "${part.callId}" was made up by interlingua`, 'info');
-  if (part.isError === true) losses.add('dropped_field', pointer(path, 'isError'), 'OpenAI Responses tool outputs have no error flag; the result is sent as a plain output');
   const custom = ownHint(part, '$custom') === true || context.customCalls.has(part.callId);
   const item: JsonObject = { type: custom ? 'custom_tool_call_output' : 'function_call_output', call_id: part.callId, output: encodeOutput(part, losses, path) };
   return finishItem(item, part, context, path);
 }
 
+/** Prefix that marks a failed tool result, since Responses outputs have no error flag (as the Chat codec does). */
+export const TOOL_ERROR_PREFIX = 'Error: ';
+
 function encodeOutput(part: ToolResultPart, losses: LossCollector, path: string): string | JsonObject[] {
+  const output = encodeOutputValue(part, losses, path);
+  if (part.isError !== true) return output;
+  losses.add('approximated', path, `OpenAI Responses tool outputs have no error flag; the output was prefixed with "${TOOL_ERROR_PREFIX}"`);
+  if (typeof output === 'string') return TOOL_ERROR_PREFIX + output;
+  const first = output[0];
+  if (first !== undefined && first['type'] === 'input_text' && typeof first['text'] === 'string') output[0] = { ...first, text: TOOL_ERROR_PREFIX + first['text'] };
+  else output.unshift({ type: 'input_text', text: TOOL_ERROR_PREFIX.trimEnd() });
+  return output;
+}
+
+function encodeOutputValue(part: ToolResultPart, losses: LossCollector, path: string): string | JsonObject[] {
   const first = part.content[0];
   if (ownHint(part, '$outputList') !== true) {
     if (first === undefined) return '';

@@ -10,7 +10,7 @@ import type { LossCollector } from '../../core/losses.ts';
 import {
   expectBoolean, expectObject, expectString, extend, hint, isObject, pointer, required, spreadExtensions, unknownKeys, type JsonObject,
 } from '../../core/wire.ts';
-import { FORMAT, keepNulls, ownHint, restoreNulls } from './shared.ts';
+import { FORMAT, keepNulls, ownHint, restoreNulls, wasNull } from './shared.ts';
 
 const FUNCTION_KEYS: ReadonlySet<string> = new Set(['type', 'name', 'description', 'parameters', 'strict']);
 
@@ -44,13 +44,13 @@ export function encodeOpenaiResponsesTool(tool: Tool, losses: LossCollector, pat
   const wire: JsonObject = { type: 'function', name: tool.name };
   if (tool.description !== undefined) wire['description'] = tool.description;
   if (tool.parameters !== undefined) wire['parameters'] = tool.parameters;
-  else if (ownHint(tool, '$omitParameters') !== true && ownHint(tool, '$nulls') === undefined) {
+  else if (ownHint(tool, '$omitParameters') !== true && !wasNull(tool, 'parameters')) {
     wire['parameters'] = { type: 'object', properties: {} };
     losses.add('defaulted', pointer(path, 'parameters'), 'function tool without a schema sent with an empty object schema', 'info');
   }
   // Responses treats an omitted `strict` as true, which would change a non-strict tool.
   if (tool.strict !== undefined) wire['strict'] = tool.strict;
-  else if (ownHint(tool, '$omitStrict') !== true) wire['strict'] = false;
+  else if (ownHint(tool, '$omitStrict') !== true && !wasNull(tool, 'strict')) wire['strict'] = false;
   return restoreNulls(spreadExtensions(wire, tool, FORMAT), tool);
 }
 

@@ -6,6 +6,7 @@ import type { Codec } from '../../core/codec.ts';
 import { decodeOpenaiChatError, encodeOpenaiChatError } from './error.ts';
 import { decodeOpenaiChatRequest, encodeOpenaiChatRequest } from './request.ts';
 import { decodeOpenaiChatResponse, encodeOpenaiChatResponse } from './response.ts';
+import { createOpenaiChatStreamDecoder, createOpenaiChatStreamEncoder } from './stream.ts';
 
 /** The openai-chat codec: Chat Completions requests, responses and error bodies. */
 export const openaiChatCodec: Codec = {
@@ -16,4 +17,6 @@ export const openaiChatCodec: Codec = {
   encodeResponse: encodeOpenaiChatResponse,
   decodeError: decodeOpenaiChatError,
   encodeError: encodeOpenaiChatError,
+  createStreamDecoder: createOpenaiChatStreamDecoder,
+  createStreamEncoder: createOpenaiChatStreamEncoder,
 };

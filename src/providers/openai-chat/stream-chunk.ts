@@ -1,0 +1,266 @@
+/**
+ * The `chat.completion.chunk` shapes both stream halves share: the chunk a
+ * group of IR events makes by default, and the patch that turns that default
+ * into the exact chunk a source sent.
+ *
+ * The decoder builds the default chunk for the events it produced and keeps
+ * only the difference to the real chunk (obfuscation padding, explicit
+ * `null`s, `logprobs`, vendor keys…) as a `$chunk` shape hint on the chunk's
+ * first event. The encoder builds the same default from the same events and
+ * applies the patch: a same-format trip is exact by construction, and the
+ * hints stay small because a typical chunk differs only in its padding.
+ * @see https://platform.openai.com/docs/api-reference/chat-streaming/streaming
+ */
+import type { ChatCompletionChunk } from 'openai/resources/chat/completions/completions';
+import type { LossCollector } from '../../core/losses.ts';
+import type { StartEvent, StreamEvent } from '../../core/stream-events.ts';
+import { unreachable } from '../../core/ir.ts';
+import { isObject, type JsonObject } from '../../core/wire.ts';
+import { encodeOpenaiChatFinishReason } from './stop-reason.ts';
+import { encodeOpenaiChatUsage } from './usage.ts';
+import { FORMAT } from './shape.ts';
+
+/** The `object` every chunk names. */
+export const CHUNK_OBJECT = 'chat.completion.chunk' satisfies ChatCompletionChunk['object'];
+
+/** The difference between two JSON objects (or same-length arrays): keys to set, keys to drop, keys to patch in place. */
+export interface ChunkPatch {
+  set?: JsonObject;
+  drop?: string[];
+  into?: Record<string, ChunkPatch>;
+}
+
+/** The `$chunk` hint on the first IR event of a wire chunk. */
+export interface ChunkHint {
+  /** How many IR events the chunk made (this one included), when more than one. */
+  n?: number;
+  /** How the real chunk differs from the default one. */
+  patch?: ChunkPatch;
+  /** The SSE event name, for the rare source that sends one. */
+  event?: string;
+}
+
+/** A copy of a JSON container (patches change chunks in place), or the value itself. */
+function copy(value: unknown): unknown {
+  return isContainer(value) ? structuredClone(value) : value;
+}
+
+function isContainer(value: unknown): value is JsonObject | unknown[] {
+  return typeof value === 'object' && value !== null;
+}
+
+/** The patch that turns `built` into `actual`, or `undefined` when they are equal. */
+export function diffChunk(built: JsonObject | unknown[], actual: JsonObject | unknown[]): ChunkPatch | undefined {
+  const from = built as JsonObject;
+  const to = actual as JsonObject;
+  let patch: ChunkPatch | undefined;
+  for (const key in to) {
+    const target = to[key];
+    if (!(key in from)) {
+      ((patch ??= {}).set ??= {})[key] = target;
+      continue;
+    }
+    const source = from[key];
+    if (source === target) continue;
+    const nested =
+      (isObject(source) && isObject(target)) || (Array.isArray(source) && Array.isArray(target) && source.length === target.length);
+    if (nested) {
+      const inner = diffChunk(source as JsonObject, target as JsonObject);
+      if (inner !== undefined) ((patch ??= {}).into ??= {})[key] = inner;
+    } else {
+      ((patch ??= {}).set ??= {})[key] = target;
+    }
+  }
+  for (const key in from) if (!(key in to)) ((patch ??= {}).drop ??= []).push(key);
+  return patch;
+}
+
+/** Apply a patch made by {@link diffChunk} in place. */
+export function applyChunkPatch(target: JsonObject | unknown[], patch: ChunkPatch): void {
+  const object = target as JsonObject;
+  for (const key of patch.drop ?? []) delete object[key];
+  if (patch.set !== undefined) for (const key in patch.set) object[key] = patch.set[key];
+  if (patch.into !== undefined) {
+    for (const key in patch.into) {
+      const inner = object[key];
+      const innerPatch = patch.into[key];
+      if (isContainer(inner) && innerPatch !== undefined) applyChunkPatch(inner, innerPatch);
+    }
+  }
+}
+
+/** The top-level chunk fields a `start` event implies: id, object, created, model and this format's extension fields. */
+export function baselineTop(start: StartEvent, model: string | undefined): JsonObject {
+  const top: JsonObject = {};
+  if (start.id !== undefined) top['id'] = start.id;
+  top['object'] = CHUNK_OBJECT;
+  if (start.created !== undefined) top['created'] = start.created;
+  const name = start.model ?? model;
+  if (name !== undefined) top['model'] = name;
+  const fields = start.extensions?.[FORMAT];
+  if (fields !== undefined) {
+    for (const key in fields) if (key.charCodeAt(0) !== 36 /* $ */) top[key] = fields[key];
+  }
+  return top;
+}
+
+/** What the builder knows of one candidate: the wire index of each of its tool calls, by part index. */
+interface CandidateTools {
+  byPart: Map<number, number>;
+  next: number;
+}
+
+/**
+ * Builds default chunks from IR events and remembers the top-level fields of
+ * the last chunk (the fields every chunk repeats), so that a patch only has
+ * to carry what changed.
+ */
+export class ChunkBuilder {
+  /** Top-level fields of the last committed chunk, without `choices` and without a usage object. */
+  private top: JsonObject = { object: CHUNK_OBJECT };
+  private readonly candidates = new Map<number, CandidateTools>();
+  /** Refusal parts (`candidate:index`), whose text deltas go to `delta.refusal`. */
+  private readonly refusals = new Set<string>();
+
+  constructor(
+    private readonly losses: LossCollector,
+    private readonly model: string | undefined,
+  ) {}
+
+  /** Set the top-level fields from a `start` event. */
+  begin(start: StartEvent): void {
+    this.top = baselineTop(start, this.model);
+  }
+
+  private tools(candidate: number): CandidateTools {
+    let tools = this.candidates.get(candidate);
+    if (tools === undefined) {
+      tools = { byPart: new Map(), next: 0 };
+      this.candidates.set(candidate, tools);
+    }
+    return tools;
+  }
+
+  /** The wire `index` of a tool call: its part's, or the next free one for a new call. */
+  toolIndex(candidate: number, part: number): number {
+    const tools = this.tools(candidate);
+    let index = tools.byPart.get(part);
+    if (index === undefined) {
+      index = tools.next++;
+      tools.byPart.set(part, index);
+    }
+    return index;
+  }
+
+  /** True when the candidate has opened a tool call. */
+  hasToolCalls(candidate: number): boolean {
+    return (this.candidates.get(candidate)?.next ?? 0) > 0;
+  }
+
+  /** A chunk with the current top-level fields around `choices` (and `usage` when given). */
+  assemble(choices: JsonObject[], usage?: JsonObject): JsonObject {
+    const chunk: JsonObject = {};
+    for (const key in this.top) if (key !== 'usage' && key !== 'obfuscation') chunk[key] = copy(this.top[key]);
+    chunk['choices'] = choices;
+    if (usage !== undefined) chunk['usage'] = usage;
+    else if ('usage' in this.top) chunk['usage'] = copy(this.top['usage']);
+    if ('obfuscation' in this.top) chunk['obfuscation'] = this.top['obfuscation'];
+    return chunk;
+  }
+
+  /** The default chunk for the IR events of one wire chunk. Reads only fields the accumulator never changes. */
+  build(events: readonly StreamEvent[]): JsonObject {
+    const choices: JsonObject[] = [];
+    let usage: JsonObject | undefined;
+    for (const event of events) {
+      switch (event.type) {
+        case 'start':
+          this.begin(event);
+          break;
+        case 'part_start':
+          if (event.part.type === 'tool_call') {
+            const fragment = {
+              index: this.toolIndex(event.candidate, event.index),
+              id: event.part.id,
+              type: 'function',
+              function: { name: event.part.name, arguments: '' },
+            };
+            const target = deltaOf(choices, event.candidate);
+            ((target['tool_calls'] ??= []) as JsonObject[]).push(fragment);
+          } else {
+            if (event.part.type === 'refusal') this.refusals.add(`${event.candidate}:${event.index}`);
+            choiceOf(choices, event.candidate);
+          }
+          break;
+        case 'text_delta':
+        case 'reasoning_delta': {
+          const target = deltaOf(choices, event.candidate);
+          const key =
+            event.type === 'reasoning_delta'
+              ? 'reasoning_content'
+              : this.refusals.has(`${event.candidate}:${event.index}`)
+                ? 'refusal'
+                : 'content';
+          target[key] = (typeof target[key] === 'string' ? target[key] : '') + event.text;
+          break;
+        }
+        case 'tool_call_delta': {
+          const target = deltaOf(choices, event.candidate);
+          const calls = (target['tool_calls'] ??= []) as JsonObject[];
+          const index = this.toolIndex(event.candidate, event.index);
+          const existing = calls.find((call) => call['index'] === index);
+          if (existing !== undefined && isObject(existing['function'])) {
+            existing['function']['arguments'] = String(existing['function']['arguments'] ?? '') + event.arguments;
+          } else {
+            calls.push({ index, function: { arguments: event.arguments } });
+          }
+          break;
+        }
+        case 'part_end':
+        case 'reasoning_signature':
+          choiceOf(choices, event.candidate);
+          break;
+        case 'finish':
+          choiceOf(choices, event.candidate)['finish_reason'] = encodeOpenaiChatFinishReason(
+            event.stopReason,
+            this.hasToolCalls(event.candidate),
+            this.losses,
+            `/candidates/${event.candidate}/stopReason`,
+          );
+          break;
+        case 'usage':
+          usage = encodeOpenaiChatUsage(event.usage, this.losses, '/usage');
+          break;
+        case 'error':
+        case 'end':
+          break;
+        default:
+          unreachable(event);
+      }
+    }
+    return this.assemble(choices, usage);
+  }
+
+  /** Remember the top-level fields of the chunk that was sent. */
+  commit(chunk: JsonObject): void {
+    const top: JsonObject = {};
+    for (const key in chunk) {
+      if (key === 'choices' || (key === 'usage' && isObject(chunk[key]))) continue;
+      top[key] = chunk[key];
+    }
+    this.top = top;
+  }
+}
+
+/** The choice of `candidate` in a chunk being built, added on first use. */
+function choiceOf(choices: JsonObject[], candidate: number): JsonObject {
+  for (const choice of choices) if (choice['index'] === candidate) return choice;
+  const choice: JsonObject = { index: candidate, delta: {}, finish_reason: null };
+  choices.push(choice);
+  return choice;
+}
+
+/** The `delta` of `candidate`'s choice in a chunk being built. */
+function deltaOf(choices: JsonObject[], candidate: number): JsonObject {
+  return choiceOf(choices, candidate)['delta'] as JsonObject;
+}

@@ -1,0 +1,281 @@
+/**
+ * Chat Completions stream → IR stream events. Chunks are unnamed `data:`
+ * lines (`chat.completion.chunk`), several choices interleave by `index`,
+ * tool calls arrive as fragments keyed by their own `index`, an optional
+ * usage chunk has `choices: []`, and `data: [DONE]` ends the stream.
+ * @see https://platform.openai.com/docs/api-reference/chat-streaming/streaming
+ * @see https://platform.openai.com/docs/api-reference/chat/create#chat-create-stream_options
+ */
+import type { CodecContext } from '../../core/codec.ts';
+import { InterlinguaError } from '../../core/errors.ts';
+import { LossCollector } from '../../core/losses.ts';
+import type { ToolCallPart } from '../../core/ir.ts';
+import type { StartEvent, StreamDecoder, StreamEvent, WireEvent } from '../../core/stream-events.ts';
+import { expectArray, expectObject, isObject, jsonType, pointer, type JsonObject } from '../../core/wire.ts';
+import { decodeOpenaiChatError } from './error.ts';
+import { decodeOpenaiChatFinishReason } from './stop-reason.ts';
+import { decodeOpenaiChatUsage } from './usage.ts';
+import { ChunkBuilder, diffChunk, type ChunkHint } from './stream-chunk.ts';
+import { FORMAT } from './shape.ts';
+
+/** The `data:` text that ends a Chat stream. */
+const DONE = '[DONE]';
+
+/** Top-level chunk keys the `start` event carries neutrally (or the chunk patch carries as shape). */
+const START_KNOWN: ReadonlySet<string> = new Set(['id', 'object', 'created', 'model', 'choices', 'usage', 'obfuscation']);
+
+/**
+ * Delta keys with meaning but no IR stream event (audio output, legacy
+ * function calls, web-search annotations). The chunk patch carries them back
+ * to openai-chat; they are also set as extension fields of the candidate's
+ * first event, so that other encoders report what they drop.
+ */
+const UNSTREAMED: readonly string[] = ['audio', 'function_call', 'annotations'];
+
+/** What the decoder knows of one choice: its open parts. */
+interface CandidateState {
+  /** The next free part index. */
+  next: number;
+  text?: number;
+  refusal?: number;
+  reasoning?: number;
+  /** Open tool calls: wire `index` → part index. */
+  tools: Map<number, number>;
+  /** `content: ""` arrived while no part was open (an empty answer is one empty text part). */
+  emptyContent: boolean;
+}
+
+/** A fresh Chat Completions stream decoder. */
+export function createOpenaiChatStreamDecoder(context: CodecContext): StreamDecoder {
+  return new OpenaiChatStreamDecoder(context);
+}
+
+class OpenaiChatStreamDecoder implements StreamDecoder {
+  private readonly candidates = new Map<number, CandidateState>();
+  /** Builds the default chunk of each event group, to keep only the difference as a hint (its losses are not ours). */
+  private readonly builder: ChunkBuilder;
+  /** Chunks that made no IR event yet (a prompt-filter chunk, a role-only chunk), sent before the next event. */
+  private pending: JsonObject[] = [];
+  /** Extension fields of a choice that made no event, for the chunk's first event. */
+  private extras: JsonObject | undefined;
+  private started = false;
+  private ended = false;
+  private failed = false;
+
+  constructor(private readonly context: CodecContext) {
+    this.builder = new ChunkBuilder(new LossCollector(), context.model);
+  }
+
+  decode(event: WireEvent): StreamEvent[] {
+    const data = event.data;
+    if (data === DONE) {
+      this.ended = true;
+      return [this.withPending({ type: 'end' })];
+    }
+    if (!isObject(data)) {
+      throw new InterlinguaError('invalid_type', `expected a chat.completion.chunk object or [DONE], got ${jsonType(data)}; fix the stream`, {
+        path: '',
+        format: FORMAT,
+      });
+    }
+    if (data['error'] !== undefined && data['choices'] === undefined) {
+      this.failed = true;
+      return [this.withPending({ type: 'error', error: decodeOpenaiChatError(data, this.context) })];
+    }
+    return this.chunk(data, event.event);
+  }
+
+  flush(): StreamEvent[] {
+    if (this.ended || this.failed) return [];
+    const events: StreamEvent[] = [];
+    for (const [candidate, state] of this.candidates) this.closeAll(candidate, state, events);
+    const error: StreamEvent = {
+      type: 'error',
+      error: { type: 'server', message: 'the openai-chat stream ended without "data: [DONE]"; it was truncated' },
+      extensions: { [FORMAT]: { $truncated: true } },
+    };
+    events.push(this.withPending(error));
+    return events;
+  }
+
+  /** Attach the chunks that made no event to `event`, so the encoder sends them first. */
+  private withPending<T extends StreamEvent>(event: T): T {
+    if (this.pending.length === 0) return event;
+    const fields = ((event.extensions ??= {})[FORMAT] ??= {});
+    fields['$before'] = this.pending;
+    this.pending = [];
+    return event;
+  }
+
+  private chunk(data: JsonObject, eventName: string | undefined): StreamEvent[] {
+    const events: StreamEvent[] = [];
+    const choices = data['choices'] === undefined ? [] : expectArray(data['choices'], '/choices', FORMAT);
+    const usage = data['usage'];
+    if (!this.started && (choices.length > 0 || isObject(usage))) {
+      this.started = true;
+      events.push(this.start(data));
+    }
+    choices.forEach((choice, position) => this.choice(choice, position, events));
+    if (isObject(usage)) events.push({ type: 'usage', usage: decodeOpenaiChatUsage(usage, '/usage') });
+    const first = events[0];
+    const extras = this.extras;
+    this.extras = undefined;
+    if (first === undefined) {
+      this.pending.push(data);
+      return events;
+    }
+    if (extras !== undefined) Object.assign(((first.extensions ??= {})[FORMAT] ??= {}), extras);
+    const hint: ChunkHint = {};
+    if (events.length > 1) hint.n = events.length;
+    const patch = diffChunk(this.builder.build(events), data);
+    if (patch !== undefined) hint.patch = patch;
+    if (eventName !== undefined) hint.event = eventName;
+    this.builder.commit(data);
+    ((first.extensions ??= {})[FORMAT] ??= {})['$chunk'] = hint;
+    this.withPending(first);
+    return events;
+  }
+
+  private start(data: JsonObject): StartEvent {
+    const start: StartEvent = { type: 'start' };
+    const { id, model, created } = data;
+    if (typeof id === 'string') start.id = id;
+    if (typeof model === 'string') start.model = model;
+    else if (this.context.model !== undefined) start.model = this.context.model;
+    if (typeof created === 'number') start.created = created;
+    let fields: JsonObject | undefined;
+    for (const key in data) {
+      if (START_KNOWN.has(key) || data[key] === null) continue;
+      (fields ??= {})[key] = data[key];
+    }
+    if (fields !== undefined) start.extensions = { [FORMAT]: fields };
+    return start;
+  }
+
+  private candidate(index: number): CandidateState {
+    let state = this.candidates.get(index);
+    if (state === undefined) {
+      state = { next: 0, tools: new Map(), emptyContent: false };
+      this.candidates.set(index, state);
+    }
+    return state;
+  }
+
+  private choice(value: unknown, position: number, events: StreamEvent[]): void {
+    const path = pointer('/choices', position);
+    const choice = expectObject(value, path, FORMAT);
+    const candidate = typeof choice['index'] === 'number' ? choice['index'] : position;
+    const state = this.candidate(candidate);
+    const mark = events.length;
+    const delta = choice['delta'];
+    let extras: JsonObject | undefined;
+    if (delta !== undefined && delta !== null) {
+      const object = expectObject(delta, pointer(path, 'delta'), FORMAT);
+      this.delta(object, path, candidate, state, events);
+      for (const key of UNSTREAMED) if (object[key] !== undefined && object[key] !== null) (extras ??= {})[key] = object[key];
+    }
+    const logprobs = choice['logprobs'];
+    if (logprobs !== undefined && logprobs !== null) (extras ??= {})['logprobs'] = logprobs;
+    const finish = choice['finish_reason'];
+    if (typeof finish === 'string') this.finish(candidate, state, finish, events);
+    if (extras === undefined) return;
+    const carrier = events[mark];
+    if (carrier === undefined) this.extras = { ...this.extras, ...extras };
+    else Object.assign(((carrier.extensions ??= {})[FORMAT] ??= {}), extras);
+  }
+
+  private finish(candidate: number, state: CandidateState, finish: string, events: StreamEvent[]): void {
+    if (state.next === 0 && state.emptyContent) {
+      // `content: ""` and nothing else: the whole answer is one empty text, as in the non-streamed body.
+      const address = { candidate, index: state.next++ };
+      events.push({ type: 'part_start', ...address, part: { type: 'text', text: '' } }, { type: 'part_end', ...address });
+    }
+    this.closeAll(candidate, state, events);
+    state.emptyContent = false;
+    events.push({ type: 'finish', candidate, stopReason: decodeOpenaiChatFinishReason(finish) });
+  }
+
+  private delta(delta: JsonObject, path: string, candidate: number, state: CandidateState, events: StreamEvent[]): void {
+    const reasoning = delta['reasoning_content'];
+    if (typeof reasoning === 'string' && reasoning !== '') {
+      const index = (state.reasoning ??= this.open(candidate, state, events, 'reasoning'));
+      events.push({ type: 'reasoning_delta', candidate, index, text: reasoning });
+    }
+    const content = delta['content'];
+    if (typeof content === 'string') {
+      if (content !== '') {
+        const index = (state.text ??= this.open(candidate, state, events, 'text'));
+        events.push({ type: 'text_delta', candidate, index, text: content });
+      } else if (state.text === undefined) {
+        state.emptyContent = true;
+      }
+    }
+    const refusal = delta['refusal'];
+    if (typeof refusal === 'string' && refusal !== '') {
+      const index = (state.refusal ??= this.open(candidate, state, events, 'refusal'));
+      events.push({ type: 'text_delta', candidate, index, text: refusal });
+    }
+    const toolCalls = delta['tool_calls'];
+    if (toolCalls !== undefined && toolCalls !== null) {
+      const list = expectArray(toolCalls, pointer(path, 'delta', 'tool_calls'), FORMAT);
+      list.forEach((fragment, position) => this.toolFragment(fragment, pointer(path, 'delta', 'tool_calls', position), position, candidate, state, events));
+    }
+  }
+
+  private toolFragment(value: unknown, path: string, position: number, candidate: number, state: CandidateState, events: StreamEvent[]): void {
+    const fragment = expectObject(value, path, FORMAT);
+    const wire = typeof fragment['index'] === 'number' ? fragment['index'] : position;
+    const custom = fragment['type'] === 'custom' && isObject(fragment['custom']) ? fragment['custom'] : undefined;
+    const body = custom ?? (isObject(fragment['function']) ? fragment['function'] : undefined);
+    const text = body?.[custom === undefined ? 'arguments' : 'input'];
+    let index = state.tools.get(wire);
+    if (index === undefined) {
+      index = this.open(candidate, state, events, 'tool_call');
+      state.tools.set(wire, index);
+      const id = fragment['id'];
+      const name = body?.['name'];
+      const part: ToolCallPart = {
+        type: 'tool_call',
+        id: typeof id === 'string' ? id : `call_${candidate}_${wire}`,
+        name: typeof name === 'string' ? name : '',
+        arguments: undefined,
+        rawArguments: '',
+      };
+      if (typeof id !== 'string') {
+        part.syntheticId = true;
+        this.context.losses.add('synthesised_id', path, `the first fragment of tool call ${wire} has no id; synthesised "${part.id}"`, 'info');
+      }
+      if (custom !== undefined) part.kind = 'custom';
+      events.push({ type: 'part_start', candidate, index, part });
+    }
+    if (typeof text === 'string' && text !== '') events.push({ type: 'tool_call_delta', candidate, index, arguments: text });
+  }
+
+  /** Open a part: text, refusal and reasoning follow each other; tool calls end them and stay open until the finish. */
+  private open(candidate: number, state: CandidateState, events: StreamEvent[], type: 'text' | 'refusal' | 'reasoning' | 'tool_call'): number {
+    if (type !== 'text') this.close(candidate, state, 'text', events);
+    if (type !== 'refusal') this.close(candidate, state, 'refusal', events);
+    if (type !== 'reasoning') this.close(candidate, state, 'reasoning', events);
+    const index = state.next++;
+    if (type !== 'tool_call') events.push({ type: 'part_start', candidate, index, part: { type, text: '' } });
+    return index;
+  }
+
+  private close(candidate: number, state: CandidateState, key: 'text' | 'refusal' | 'reasoning', events: StreamEvent[]): void {
+    const index = state[key];
+    if (index === undefined) return;
+    delete state[key];
+    events.push({ type: 'part_end', candidate, index });
+  }
+
+  /** Close every open part of a candidate, in part order. */
+  private closeAll(candidate: number, state: CandidateState, events: StreamEvent[]): void {
+    const open = [state.text, state.refusal, state.reasoning, ...state.tools.values()].filter((index) => index !== undefined);
+    open.sort((left, right) => left - right);
+    for (const index of open) events.push({ type: 'part_end', candidate, index });
+    delete state.text;
+    delete state.refusal;
+    delete state.reasoning;
+    state.tools.clear();
+  }
+}

@@ -1,0 +1,283 @@
+/**
+ * IR stream events → Chat Completions stream chunks. Events from this
+ * format's own decoder carry `$chunk` hints and come back as the exact
+ * chunks they were decoded from; events from any other decoder become the
+ * chunks OpenAI itself sends: a role chunk first, one chunk per delta, tool
+ * calls numbered 0..k per choice, a finish chunk per choice, the usage chunk
+ * (`choices: []`) last, then `data: [DONE]`.
+ * @see https://platform.openai.com/docs/api-reference/chat-streaming/streaming
+ */
+import type { CodecContext } from '../../core/codec.ts';
+import type { ApiError, Part, Usage } from '../../core/ir.ts';
+import { unreachable } from '../../core/ir.ts';
+import type { SseMessage, StreamEncoder, StreamEvent } from '../../core/stream-events.ts';
+import { argumentsAsText } from '../../core/tools.ts';
+import { isObject, type JsonObject } from '../../core/wire.ts';
+import { encodeOpenaiChatError } from './error.ts';
+import { encodeOpenaiChatFinishReason } from './stop-reason.ts';
+import { encodeOpenaiChatUsage } from './usage.ts';
+import { applyChunkPatch, ChunkBuilder, type ChunkHint } from './stream-chunk.ts';
+import { FORMAT } from './shape.ts';
+
+/** The `data:` text that ends a Chat stream. */
+const DONE = '[DONE]';
+
+/** How a foreign part travels: as text, as a refusal, as a tool call, or not at all. */
+type PartSlot =
+  | { kind: 'text' | 'refusal' }
+  | { kind: 'tool'; wire: number; argumentsSent: boolean }
+  | { kind: 'skip'; stateReported: boolean };
+
+/** What the encoder knows of one candidate of a foreign stream. */
+interface CandidateState {
+  /** The role chunk went out. */
+  role: boolean;
+  parts: Map<number, PartSlot>;
+}
+
+/** A fresh Chat Completions stream encoder. */
+export function createOpenaiChatStreamEncoder(context: CodecContext): StreamEncoder {
+  return new OpenaiChatStreamEncoder(context);
+}
+
+function partPath(candidate: number, index: number): string {
+  return `/candidates/${candidate}/message/parts/${index}`;
+}
+
+/** Where an event's losses point: its part, its candidate, or the response. */
+function eventPath(event: StreamEvent): string {
+  if ('index' in event) return partPath(event.candidate, event.index);
+  return event.type === 'finish' ? `/candidates/${event.candidate}` : '';
+}
+
+class OpenaiChatStreamEncoder implements StreamEncoder {
+  private readonly builder: ChunkBuilder;
+  /** The events come from this format's decoder (its `start` carried a `$chunk` hint). */
+  private own = false;
+  /** Own mode: the events of the chunk being collected, and how many are still to come. */
+  private group: StreamEvent[] = [];
+  private remaining = 0;
+  private hint: ChunkHint | undefined;
+  /** Foreign mode. */
+  private readonly candidates = new Map<number, CandidateState>();
+  private usage: Usage | undefined;
+  private sent = false;
+
+  constructor(private readonly context: CodecContext) {
+    this.builder = new ChunkBuilder(context.losses, context.model);
+  }
+
+  encode(event: StreamEvent): SseMessage[] {
+    const out: SseMessage[] = [];
+    const fields = event.extensions?.[FORMAT];
+    const before = fields?.['$before'];
+    if (Array.isArray(before)) for (const chunk of before) out.push({ data: JSON.stringify(chunk) });
+    if (event.type === 'start' && isObject(fields?.['$chunk'])) this.own = true;
+    if (event.type === 'error') {
+      if (fields?.['$truncated'] !== true) out.push(this.error(event.error));
+      return out;
+    }
+    if (this.own) this.encodeOwn(event, fields, out);
+    else this.encodeForeign(event, out);
+    return out;
+  }
+
+  flush(): SseMessage[] {
+    return this.remaining > 0 ? [this.sendGroup()] : [];
+  }
+
+  private error(error: ApiError): SseMessage {
+    return { data: JSON.stringify(encodeOpenaiChatError(error, this.context) ?? null) };
+  }
+
+  // -------------------------------------------------------------------------
+  // Own events: rebuild each chunk and apply its patch.
+
+  private encodeOwn(event: StreamEvent, fields: JsonObject | undefined, out: SseMessage[]): void {
+    if (this.remaining > 0) {
+      this.group.push(event);
+      if (--this.remaining === 0) out.push(this.sendGroup());
+      return;
+    }
+    const hint = fields?.['$chunk'];
+    if (isObject(hint)) {
+      this.hint = hint as ChunkHint;
+      this.group = [event];
+      this.remaining = (typeof hint['n'] === 'number' ? hint['n'] : 1) - 1;
+      if (this.remaining === 0) out.push(this.sendGroup());
+      return;
+    }
+    switch (event.type) {
+      case 'end':
+        out.push({ data: DONE });
+        return;
+      case 'part_end':
+        // Parts closed by the decoder's flush: nothing on the wire.
+        return;
+      default:
+        this.hint = undefined;
+        this.group = [event];
+        out.push(this.sendGroup());
+    }
+  }
+
+  private sendGroup(): SseMessage {
+    const chunk = this.builder.build(this.group);
+    const hint = this.hint;
+    if (hint?.patch !== undefined) applyChunkPatch(chunk, hint.patch);
+    this.builder.commit(chunk);
+    this.group = [];
+    this.remaining = 0;
+    this.hint = undefined;
+    const message: SseMessage = { data: JSON.stringify(chunk) };
+    if (typeof hint?.event === 'string') message.event = hint.event;
+    return message;
+  }
+
+  // -------------------------------------------------------------------------
+  // Foreign events: the chunks OpenAI sends.
+
+  private candidate(index: number): CandidateState {
+    let state = this.candidates.get(index);
+    if (state === undefined) {
+      state = { role: false, parts: new Map() };
+      this.candidates.set(index, state);
+    }
+    return state;
+  }
+
+  /** One chunk for one choice; the first chunk of a choice also names the role. */
+  private chunk(candidate: number, delta: JsonObject, finishReason: string | null = null): SseMessage {
+    const state = this.candidate(candidate);
+    let body = delta;
+    if (!state.role) {
+      state.role = true;
+      body = { role: 'assistant', content: null, ...delta };
+      if (!('refusal' in body)) body['refusal'] = null;
+    }
+    this.sent = true;
+    return { data: JSON.stringify(this.builder.assemble([{ index: candidate, delta: body, finish_reason: finishReason }])) };
+  }
+
+  private encodeForeign(event: StreamEvent, out: SseMessage[]): void {
+    const { losses } = this.context;
+    losses.foreignExtensions(event.extensions, FORMAT, eventPath(event));
+    switch (event.type) {
+      case 'start':
+        this.builder.begin(event);
+        if (event.usage !== undefined) this.usage = { ...event.usage };
+        return;
+      case 'part_start':
+        this.partStart(event.candidate, event.index, event.part, out);
+        return;
+      case 'text_delta': {
+        const slot = this.candidate(event.candidate).parts.get(event.index);
+        if (event.text === '' || (slot?.kind !== 'text' && slot?.kind !== 'refusal')) return;
+        out.push(this.chunk(event.candidate, { [slot.kind === 'text' ? 'content' : 'refusal']: event.text }));
+        return;
+      }
+      case 'reasoning_delta':
+        return;
+      case 'reasoning_signature': {
+        const slot = this.candidate(event.candidate).parts.get(event.index);
+        if (slot?.kind === 'skip' && !slot.stateReported) {
+          slot.stateReported = true;
+          losses.add('reasoning_state_dropped', partPath(event.candidate, event.index), `${event.state.format} reasoning state only goes back to ${event.state.format}; dropped for openai-chat`);
+        }
+        return;
+      }
+      case 'tool_call_delta': {
+        const slot = this.candidate(event.candidate).parts.get(event.index);
+        if (slot?.kind !== 'tool' || event.arguments === '') return;
+        slot.argumentsSent = true;
+        out.push(this.chunk(event.candidate, { tool_calls: [{ index: slot.wire, function: { arguments: event.arguments } }] }));
+        return;
+      }
+      case 'part_end':
+        this.partEnd(event.candidate, event.index, event.part, out);
+        return;
+      case 'usage':
+        this.usage = { ...this.usage, ...event.usage };
+        return;
+      case 'finish': {
+        const reason = encodeOpenaiChatFinishReason(
+          event.stopReason,
+          this.builder.hasToolCalls(event.candidate),
+          losses,
+          `/candidates/${event.candidate}/stopReason`,
+        );
+        out.push(this.chunk(event.candidate, {}, reason));
+        return;
+      }
+      case 'end':
+        if (!this.sent) out.push(this.chunk(0, {}));
+        if (this.usage !== undefined) {
+          const usage = encodeOpenaiChatUsage(this.usage, losses, '/usage');
+          out.push({ data: JSON.stringify(this.builder.assemble([], usage)) });
+        }
+        out.push({ data: DONE });
+        return;
+      case 'error':
+        return;
+      default:
+        unreachable(event);
+    }
+  }
+
+  private partStart(candidate: number, index: number, part: Part, out: SseMessage[]): void {
+    const { losses } = this.context;
+    const state = this.candidate(candidate);
+    const path = partPath(candidate, index);
+    switch (part.type) {
+      case 'text':
+      case 'refusal': {
+        state.parts.set(index, { kind: part.type });
+        losses.foreignExtensions(part.extensions, FORMAT, path);
+        const key = part.type === 'text' ? 'content' : 'refusal';
+        if (!state.role) out.push(this.chunk(candidate, { [key]: part.text }));
+        else if (part.text !== '') out.push(this.chunk(candidate, { [key]: part.text }));
+        return;
+      }
+      case 'tool_call': {
+        losses.foreignExtensions(part.extensions, FORMAT, path);
+        if (part.syntheticId === true) losses.add('synthesised_id', path, `tool call "${part.name}" had no id; sent the synthesised id "${part.id}"`, 'info');
+        const wire = this.builder.toolIndex(candidate, index);
+        const initial = part.rawArguments ?? '';
+        state.parts.set(index, { kind: 'tool', wire, argumentsSent: initial !== '' });
+        const fragment = { index: wire, id: part.id, type: 'function', function: { name: part.name, arguments: initial } };
+        out.push(this.chunk(candidate, { tool_calls: [fragment] }));
+        return;
+      }
+      case 'reasoning':
+        state.parts.set(index, { kind: 'skip', stateReported: part.state !== undefined });
+        losses.add('unsupported_part', path, 'Chat Completions streams no reasoning text; the reasoning part was dropped');
+        if (part.state !== undefined) {
+          losses.add('reasoning_state_dropped', path, `${part.state.format} reasoning state only goes back to ${part.state.format}; dropped for openai-chat`);
+        }
+        return;
+      case 'image':
+      case 'audio':
+      case 'video':
+      case 'document':
+      case 'tool_result':
+      case 'opaque':
+        state.parts.set(index, { kind: 'skip', stateReported: true });
+        losses.add('unsupported_part', path, `a streamed "${part.type === 'opaque' ? part.blockType : part.type}" part has no Chat Completions chunk form; dropped`);
+        return;
+      default:
+        unreachable(part);
+    }
+  }
+
+  private partEnd(candidate: number, index: number, part: Part | undefined, out: SseMessage[]): void {
+    const slot = this.candidate(candidate).parts.get(index);
+    if (slot?.kind === 'tool' && !slot.argumentsSent && part?.type === 'tool_call') {
+      slot.argumentsSent = true;
+      const text = argumentsAsText(part);
+      if (text !== '') out.push(this.chunk(candidate, { tool_calls: [{ index: slot.wire, function: { arguments: text } }] }));
+    }
+    if ((slot?.kind === 'text' || slot?.kind === 'refusal') && part?.type === 'text' && part.citations !== undefined && part.citations.length > 0) {
+      this.context.losses.add('dropped_field', partPath(candidate, index), 'citations of a streamed text part have no Chat Completions chunk form; dropped');
+    }
+  }
+}

@@ -6,6 +6,7 @@ import type { Codec } from '../../core/codec.ts';
 import { decodeGeminiRequest, encodeGeminiRequest } from './request.ts';
 import { decodeGeminiResponse, encodeGeminiResponse } from './response.ts';
 import { decodeGeminiError, encodeGeminiError } from './error.ts';
+import { createGeminiStreamDecoder, createGeminiStreamEncoder } from './stream.ts';
 
 export { geminiSchemaToJsonSchema, jsonSchemaToGeminiSchema } from './schema.ts';
 
@@ -18,4 +19,6 @@ export const geminiCodec: Codec = {
   encodeResponse: encodeGeminiResponse,
   decodeError: decodeGeminiError,
   encodeError: encodeGeminiError,
+  createStreamDecoder: createGeminiStreamDecoder,
+  createStreamEncoder: createGeminiStreamEncoder,
 };

@@ -1,0 +1,348 @@
+/**
+ * Gemini `streamGenerateContent?alt=sse` chunks → IR stream events.
+ *
+ * Each chunk is a whole `GenerateContentResponse` with only the new parts.
+ * Text (and thought) pieces extend the open part of their kind until the kind
+ * changes or a `thoughtSignature` closes the part: a signature belongs to
+ * exactly the part it arrived on, so signed text is never merged with what
+ * follows. `functionCall` parts arrive whole (or, on Vertex AI with
+ * `streamFunctionCallArguments`, as a head plus `partialArgs` pieces). The
+ * stream has no terminator: it is complete when every candidate has a
+ * `finishReason`; otherwise `flush` reports it truncated.
+ * @see https://ai.google.dev/api/generate-content#method:-models.streamgeneratecontent
+ */
+import type { CodecContext } from '../../core/codec.ts';
+import { InterlinguaError } from '../../core/errors.ts';
+import type { Part, ReasoningPart, TextPart, ToolCallPart } from '../../core/ir.ts';
+import type { StreamDecoder, StreamEvent, WireEvent } from '../../core/stream-events.ts';
+import { expectArray, expectNumber, expectObject, expectString, hint, isObject, pointer, unknownKeys, type JsonObject } from '../../core/wire.ts';
+import { decodeGeminiError } from './error.ts';
+import { decodeGeminiFinishReason } from './stop-reason.ts';
+import { decodeGeminiUsage } from './usage.ts';
+import { decodeGeminiPart, type PartScope } from './parts-decode.ts';
+import { idScope, PendingCalls } from './ids.ts';
+import { foldPartialArguments, PartialArguments, type CandidateShape, type ChunkShape } from './stream-chunk.ts';
+
+const KNOWN_CHUNK: ReadonlySet<string> = new Set(['candidates', 'usageMetadata', 'modelVersion', 'responseId', 'createTime']);
+const KNOWN_CANDIDATE: ReadonlySet<string> = new Set(['content', 'finishReason', 'index']);
+const KNOWN_CONTENT: ReadonlySet<string> = new Set(['role', 'parts']);
+
+/** The part a candidate is building. */
+type OpenPart =
+  | { kind: 'text'; index: number; text: string; signature?: string; sealed: boolean }
+  | { kind: 'reasoning'; index: number; sealed: boolean }
+  | { kind: 'call'; index: number; call: ToolCallPart; partial: PartialArguments };
+
+/** What the decoder remembers per candidate. */
+interface CandidateState {
+  next: number;
+  open?: OpenPart | undefined;
+  finished: boolean;
+  hasToolCalls: boolean;
+}
+
+/** A fresh Gemini stream decoder. */
+export function createGeminiStreamDecoder(context: CodecContext): StreamDecoder {
+  return new GeminiStreamDecoder(context);
+}
+
+class GeminiStreamDecoder implements StreamDecoder {
+  private started = false;
+  private done = false;
+  private responseId: string | undefined;
+  private model: string | undefined;
+  private promptBlocked = false;
+  private readonly candidates = new Map<number, CandidateState>();
+  private readonly pending = new PendingCalls();
+
+  constructor(private readonly context: CodecContext) {}
+
+  decode(event: WireEvent): StreamEvent[] {
+    if (this.done) return [];
+    if (event.invalid !== undefined) {
+      throw new InterlinguaError('invalid_json', `a Gemini stream chunk is not JSON (${event.invalid})`, { format: 'gemini' });
+    }
+    const chunk = expectObject(event.data, '', 'gemini');
+    if (chunk['error'] !== undefined && chunk['candidates'] === undefined) {
+      this.done = true;
+      return [{ type: 'error', error: decodeGeminiError(chunk, this.context) }];
+    }
+    const events: StreamEvent[] = [];
+    const shape: ChunkShape = {};
+    this.readEnvelope(chunk, shape, events);
+    const fields: (JsonObject | null)[] = [];
+    const candidates = chunk['candidates'];
+    if (candidates !== undefined) {
+      const list = expectArray(candidates, '/candidates', 'gemini');
+      shape.candidates = [];
+      for (let position = 0; position < list.length; position++) {
+        const path = pointer('/candidates', position);
+        const wire = expectObject(list[position], path, 'gemini');
+        shape.candidates.push(this.readCandidate(wire, path, position, events));
+        fields.push(unknownKeys(wire, KNOWN_CANDIDATE) ?? null);
+      }
+    }
+    const usage = chunk['usageMetadata'];
+    if (usage !== undefined) events.push({ type: 'usage', usage: decodeGeminiUsage(usage, '/usageMetadata') });
+    this.readPromptBlock(chunk, events);
+    // A chunk with nothing neutral in it still needs an event to carry its shape.
+    if (events.length === 0) events.push({ type: 'usage', usage: {}, extensions: { gemini: { $carrier: true } } });
+    markChunk(events, shape, fields, unknownKeys(chunk, KNOWN_CHUNK));
+    return events;
+  }
+
+  flush(): StreamEvent[] {
+    if (this.done) return [];
+    this.done = true;
+    const states = [...this.candidates.values()];
+    const complete = this.promptBlocked || (states.length > 0 && states.every((state) => state.finished));
+    if (!complete) {
+      return [
+        {
+          type: 'error',
+          error: { type: 'server', message: 'the Gemini stream ended before every candidate had a finishReason (truncated stream)' },
+          extensions: { gemini: { $truncated: true } },
+        },
+      ];
+    }
+    const events: StreamEvent[] = [];
+    for (const [candidate, state] of this.candidates) this.closeOpen(candidate, state, events);
+    events.push({ type: 'end' });
+    return events;
+  }
+
+  private readEnvelope(chunk: JsonObject, shape: ChunkShape, events: StreamEvent[]): void {
+    const responseId = chunk['responseId'] === undefined ? undefined : expectString(chunk['responseId'], '/responseId', 'gemini');
+    const model = chunk['modelVersion'] === undefined ? undefined : expectString(chunk['modelVersion'], '/modelVersion', 'gemini');
+    const createTime = chunk['createTime'] === undefined ? undefined : expectString(chunk['createTime'], '/createTime', 'gemini');
+    if (!this.started) {
+      this.started = true;
+      this.responseId = responseId;
+      this.model = model ?? this.context.model;
+      const start: StreamEvent = { type: 'start' };
+      if (responseId !== undefined) start.id = responseId;
+      if (this.model !== undefined) start.model = this.model;
+      if (createTime !== undefined && Number.isFinite(Date.parse(createTime))) start.created = Math.floor(Date.parse(createTime) / 1000);
+      if (chunk['usageMetadata'] !== undefined) start.usage = decodeGeminiUsage(chunk['usageMetadata'], '/usageMetadata');
+      events.push(start);
+    }
+    if (responseId === undefined) shape.noResponseId = true;
+    else if (responseId !== this.responseId) shape.responseId = responseId;
+    if (model === undefined) shape.noModelVersion = true;
+    else if (model !== this.model) shape.modelVersion = model;
+    if (createTime !== undefined) shape.createTime = createTime;
+  }
+
+  private readPromptBlock(chunk: JsonObject, events: StreamEvent[]): void {
+    const feedback = chunk['promptFeedback'];
+    if (this.candidates.size > 0 || this.promptBlocked || !isObject(feedback) || typeof feedback['blockReason'] !== 'string') return;
+    this.promptBlocked = true;
+    events.push({
+      type: 'finish',
+      candidate: 0,
+      stopReason: { unified: 'content_filter', raw: feedback['blockReason'], format: 'gemini' },
+      extensions: { gemini: { $promptBlocked: true } },
+    });
+  }
+
+  private state(candidate: number): CandidateState {
+    let state = this.candidates.get(candidate);
+    if (state === undefined) {
+      state = { next: 0, finished: false, hasToolCalls: false };
+      this.candidates.set(candidate, state);
+    }
+    return state;
+  }
+
+  private readCandidate(wire: JsonObject, path: string, position: number, events: StreamEvent[]): CandidateShape {
+    const indexValue = wire['index'];
+    const candidate = indexValue === undefined ? position : expectNumber(indexValue, pointer(path, 'index'), 'gemini');
+    const shape: CandidateShape = { index: candidate };
+    if (indexValue === undefined) shape.noIndex = true;
+    const state = this.state(candidate);
+    const content = wire['content'];
+    if (content === undefined) shape.noContent = true;
+    else {
+      const contentPath = pointer(path, 'content');
+      const object = expectObject(content, contentPath, 'gemini');
+      if (object['role'] !== 'model') shape.role = object['role'] === undefined ? null : expectString(object['role'], pointer(contentPath, 'role'), 'gemini');
+      const parts = object['parts'];
+      if (parts === undefined) shape.noParts = true;
+      else {
+        const list = expectArray(parts, pointer(contentPath, 'parts'), 'gemini');
+        const scope: PartScope = { losses: this.context.losses, role: 'model', idScope: idScope(this.responseId, candidate), pending: this.pending };
+        for (let index = 0; index < list.length; index++) {
+          this.readPart(candidate, state, list[index], pointer(contentPath, 'parts', index), scope, events);
+        }
+      }
+      const rest = unknownKeys(object, KNOWN_CONTENT);
+      if (rest !== undefined) shape.content = rest;
+    }
+    const finish = wire['finishReason'];
+    if (finish !== undefined) {
+      const raw = expectString(finish, pointer(path, 'finishReason'), 'gemini');
+      this.closeOpen(candidate, state, events);
+      state.finished = true;
+      events.push({ type: 'finish', candidate, stopReason: decodeGeminiFinishReason(raw, state.hasToolCalls) });
+    }
+    return shape;
+  }
+
+  private readPart(candidate: number, state: CandidateState, value: unknown, path: string, scope: PartScope, events: StreamEvent[]): void {
+    const wire = expectObject(value, path, 'gemini');
+    const call = wire['functionCall'] ?? wire['function_call'];
+    if (state.open?.kind === 'call' && isObject(call) && call['name'] === undefined) {
+      this.continueCall(candidate, state, state.open, wire, call, events);
+      return;
+    }
+    const part = decodeGeminiPart(wire, path, state.next, scope);
+    switch (part.type) {
+      case 'text':
+        this.textPiece(candidate, state, part, events);
+        return;
+      case 'reasoning':
+        this.reasoningPiece(candidate, state, part, events);
+        return;
+      case 'tool_call':
+        this.toolCall(candidate, state, foldPartialArguments(part), events);
+        return;
+      default:
+        this.wholePart(candidate, state, part, events);
+    }
+  }
+
+  private openNew(candidate: number, state: CandidateState, events: StreamEvent[]): number {
+    this.closeOpen(candidate, state, events);
+    return state.next++;
+  }
+
+  private textPiece(candidate: number, state: CandidateState, part: TextPart, events: StreamEvent[]): void {
+    let open = state.open;
+    if (open?.kind !== 'text' || open.sealed) {
+      const index = this.openNew(candidate, state, events);
+      open = { kind: 'text', index, text: '', sealed: false };
+      state.open = open;
+      events.push({ type: 'part_start', candidate, index, part: { type: 'text', text: '' } });
+    }
+    const delta: StreamEvent = { type: 'text_delta', candidate, index: open.index, text: part.text };
+    const gemini = part.extensions?.gemini;
+    if (gemini !== undefined) delta.extensions = { gemini: { ...gemini } };
+    events.push(delta);
+    open.text += part.text;
+    const signature = gemini?.['thoughtSignature'];
+    if (typeof signature === 'string') {
+      open.signature = signature;
+      open.sealed = true;
+    }
+  }
+
+  private reasoningPiece(candidate: number, state: CandidateState, part: ReasoningPart, events: StreamEvent[]): void {
+    let open = state.open;
+    if (open?.kind !== 'reasoning' || open.sealed) {
+      const index = this.openNew(candidate, state, events);
+      open = { kind: 'reasoning', index, sealed: false };
+      state.open = open;
+      const start: StreamEvent = { type: 'part_start', candidate, index, part: { type: 'reasoning', text: '' } };
+      hint(start.part, 'gemini', '$thought', true);
+      events.push(start);
+    }
+    const delta: StreamEvent = { type: 'reasoning_delta', candidate, index: open.index, text: part.text };
+    const { $thought: _thought, ...rest } = part.extensions?.gemini ?? {};
+    if (Object.keys(rest).length > 0) delta.extensions = { gemini: rest };
+    events.push(delta);
+    if (part.state !== undefined) {
+      events.push({ type: 'reasoning_signature', candidate, index: open.index, state: part.state });
+      open.sealed = true;
+    }
+  }
+
+  private toolCall(candidate: number, state: CandidateState, part: ToolCallPart, events: StreamEvent[]): void {
+    const index = this.openNew(candidate, state, events);
+    state.hasToolCalls = true;
+    const functionCall = part.extensions?.gemini?.['functionCall'];
+    const streamed = isObject(functionCall) && functionCall['willContinue'] === true;
+    const { arguments: _arguments, rawArguments: _raw, ...head } = streamed ? withoutWillContinue(part, true) : part;
+    events.push({ type: 'part_start', candidate, index, part: { ...head, arguments: undefined, rawArguments: '' } });
+    if (streamed) {
+      // Vertex AI streams the arguments in `partialArgs` pieces that follow this head.
+      state.open = { kind: 'call', index, call: part, partial: new PartialArguments() };
+      return;
+    }
+    events.push({ type: 'tool_call_delta', candidate, index, arguments: JSON.stringify(part.arguments ?? {}) });
+    events.push({ type: 'part_end', candidate, index, part });
+  }
+
+  private continueCall(
+    candidate: number,
+    state: CandidateState,
+    open: OpenPart & { kind: 'call' },
+    wire: JsonObject,
+    call: JsonObject,
+    events: StreamEvent[],
+  ): void {
+    open.partial.apply(call['partialArgs']);
+    const last = call['willContinue'] !== true;
+    events.push({
+      type: 'tool_call_delta',
+      candidate,
+      index: open.index,
+      arguments: last ? JSON.stringify(open.partial.value) : '',
+      extensions: { gemini: { $wire: wire } },
+    });
+    if (last) this.closeOpen(candidate, state, events);
+  }
+
+  private wholePart(candidate: number, state: CandidateState, part: Part, events: StreamEvent[]): void {
+    const index = this.openNew(candidate, state, events);
+    events.push({ type: 'part_start', candidate, index, part }, { type: 'part_end', candidate, index });
+  }
+
+  private closeOpen(candidate: number, state: CandidateState, events: StreamEvent[]): void {
+    const open = state.open;
+    if (open === undefined) return;
+    state.open = undefined;
+    const end: StreamEvent = { type: 'part_end', candidate, index: open.index };
+    if (open.kind === 'text' && open.signature !== undefined) {
+      end.part = { type: 'text', text: open.text, extensions: { gemini: { thoughtSignature: open.signature } } };
+    } else if (open.kind === 'call') {
+      end.part = finalCall(open.call, open.partial.value);
+    }
+    events.push(end);
+  }
+}
+
+/** A streamed call's final form: the folded arguments, without the head's `willContinue`. */
+function finalCall(head: ToolCallPart, args: Record<string, unknown>): ToolCallPart {
+  return { ...withoutWillContinue(head, false), arguments: args };
+}
+
+/**
+ * The call without the streaming flag `functionCall.willContinue` (no meaning
+ * outside the stream). The head keeps it as the hint `$willContinue` and its
+ * `$noArgs`; the final form has its arguments and keeps neither.
+ */
+function withoutWillContinue(part: ToolCallPart, head: boolean): ToolCallPart {
+  const gemini = part.extensions?.gemini;
+  if (gemini === undefined) return { ...part };
+  const { functionCall, $noArgs, ...rest } = gemini;
+  if (isObject(functionCall)) {
+    const { willContinue: _willContinue, ...callRest } = functionCall;
+    if (Object.keys(callRest).length > 0) rest['functionCall'] = callRest;
+  }
+  if (head) {
+    rest['$willContinue'] = true;
+    if ($noArgs !== undefined) rest['$noArgs'] = $noArgs;
+  }
+  return { ...part, extensions: { ...part.extensions, gemini: rest } };
+}
+
+/** Mark a chunk's events: `$more` on all but the last, the chunk's shape and unknown fields on the last. */
+function markChunk(events: StreamEvent[], shape: ChunkShape, fields: (JsonObject | null)[], rest: JsonObject | undefined): void {
+  for (let index = 0; index < events.length - 1; index++) hint(events[index] as StreamEvent, 'gemini', '$more', true);
+  const last = events[events.length - 1] as StreamEvent;
+  hint(last, 'gemini', '$chunk', shape);
+  const gemini = last.extensions?.gemini as JsonObject;
+  // Kept apart from the event's own fields (a delta's `thoughtSignature` is not the chunk's).
+  if (fields.some((field) => field !== null)) gemini['candidateFields'] = fields;
+  if (rest !== undefined) gemini['chunkFields'] = rest;
+}

@@ -1,0 +1,406 @@
+/**
+ * IR stream events → Gemini `streamGenerateContent?alt=sse` chunks.
+ *
+ * Events from the Gemini decoder carry their chunk boundaries and shapes
+ * (see `stream-chunk.ts`) and are rebuilt chunk for chunk. Events from any
+ * other decoder become one chunk per text delta, one per whole part (a
+ * function call is sent whole when its part ends), and a last chunk with the
+ * finish reasons and usage. Gemini has no terminator event and no start
+ * event; the model comes from the start event or `context.model` (the URL).
+ * @see https://ai.google.dev/api/generate-content#method:-models.streamgeneratecontent
+ */
+import type { CodecContext } from '../../core/codec.ts';
+import type { Part, ReasoningPart, ReasoningState, StopReason, ToolCallPart, Usage } from '../../core/ir.ts';
+import { unreachable } from '../../core/ir.ts';
+import type { SseMessage, StreamEncoder, StreamEvent } from '../../core/stream-events.ts';
+import { parseArguments } from '../../core/tools.ts';
+import { isObject, pointer, type JsonObject } from '../../core/wire.ts';
+import { encodeGeminiError } from './error.ts';
+import { encodeGeminiFinishReason } from './stop-reason.ts';
+import { encodeGeminiUsage } from './usage.ts';
+import { encodeGeminiPart, type EncodePartScope } from './parts-encode.ts';
+import { respell } from './spelling.ts';
+import { chunkShapeOf, geminiOf, unfoldPartialArguments, type CandidateShape, type ChunkShape } from './stream-chunk.ts';
+
+/** An IR part the encoder is following. */
+interface PartState {
+  part: Part;
+  /** Reasoning: sent as it streams (Gemini's own), held until its end (origin unknown yet), or dropped. */
+  mode: 'stream' | 'hold';
+  text: string;
+  args: string;
+  state?: ReasoningState;
+  /** The head of a Vertex streamed call was sent at its start; its pieces follow as deltas. */
+  streamed: boolean;
+  signatureSent: boolean;
+  /** The last wire part written for this IR part, while its chunk is still open. */
+  last?: { wire: JsonObject; generation: number };
+}
+
+/** One wire part in the chunk being built, with its snake_case spelling hint. */
+interface WirePart {
+  wire: JsonObject;
+  snake?: unknown;
+}
+
+/** A fresh Gemini stream encoder. */
+export function createGeminiStreamEncoder(context: CodecContext): StreamEncoder {
+  return new GeminiStreamEncoder(context);
+}
+
+class GeminiStreamEncoder implements StreamEncoder {
+  private done = false;
+  private id: string | undefined;
+  private model: string | undefined;
+  private startFields: JsonObject | undefined;
+  private createTime: string | undefined;
+  private readonly parts = new Map<string, PartState>();
+  /** The chunk being built: wire parts, finish reasons and usage. */
+  private chunkParts = new Map<number, WirePart[]>();
+  private chunkFinishes = new Map<number, string>();
+  private chunkUsage: JsonObject | undefined;
+  private generation = 0;
+  /** Finish reasons and usage of a foreign stream, sent in the last chunk. */
+  private readonly tailFinishes = new Map<number, StopReason>();
+  private tailUsage: Usage | undefined;
+  private readonly scope: EncodePartScope;
+
+  constructor(private readonly context: CodecContext) {
+    this.model = context.model;
+    this.scope = { losses: context.losses, toolNames: new Map() };
+  }
+
+  encode(event: StreamEvent): SseMessage[] {
+    if (this.done) return [];
+    const gemini = geminiOf(event);
+    const hinted = gemini?.['$more'] === true || gemini?.['$chunk'] !== undefined;
+    const out: SseMessage[] = [];
+    switch (event.type) {
+      case 'start':
+        this.start(event, hinted);
+        break;
+      case 'part_start':
+        this.partStart(event.candidate, event.index, event.part, hinted);
+        break;
+      case 'text_delta':
+        this.textDelta(event.candidate, event.index, event.text, gemini, hinted);
+        break;
+      case 'reasoning_delta':
+        this.reasoningDelta(event.candidate, event.index, event.text, gemini);
+        break;
+      case 'reasoning_signature':
+        this.reasoningSignature(event.candidate, event.index, event.state);
+        break;
+      case 'tool_call_delta':
+        this.toolCallDelta(event.candidate, event.index, event.arguments, gemini);
+        break;
+      case 'part_end':
+        this.partEnd(event.candidate, event.index, event.part);
+        break;
+      case 'usage':
+        if (gemini?.['$carrier'] === true) break;
+        if (hinted) this.chunkUsage = encodeGeminiUsage(event.usage, this.context.losses, '/usage');
+        else this.tailUsage = { ...this.tailUsage, ...event.usage };
+        break;
+      case 'finish':
+        if (gemini?.['$promptBlocked'] === true) break;
+        if (hinted) this.chunkFinishes.set(event.candidate, this.finishReason(event.candidate, event.stopReason));
+        else this.tailFinishes.set(event.candidate, event.stopReason);
+        break;
+      case 'error':
+        this.emitOpenChunk(out);
+        this.emitTail(out);
+        this.done = true;
+        // A truncation the Gemini decoder noticed was no error on the wire: the stream just stops again.
+        if (gemini?.['$truncated'] !== true) out.push({ data: JSON.stringify(encodeGeminiError(event.error, this.context)) });
+        return out;
+      case 'end':
+        return this.flush();
+      default:
+        return unreachable(event);
+    }
+    if (gemini?.['$more'] === true) return out;
+    const shape = chunkShapeOf(event);
+    if (shape !== undefined) out.push(this.emitChunk(shape, gemini));
+    else this.emitOpenChunk(out);
+    return out;
+  }
+
+  flush(): SseMessage[] {
+    if (this.done) return [];
+    this.done = true;
+    const out: SseMessage[] = [];
+    this.emitOpenChunk(out);
+    this.emitTail(out);
+    return out;
+  }
+
+  private start(event: StreamEvent & { type: 'start' }, hinted: boolean): void {
+    this.id = event.id;
+    if (event.model !== undefined) this.model = event.model;
+    if (hinted) return;
+    if (event.usage !== undefined) this.tailUsage = { ...event.usage };
+    this.context.losses.foreignExtensions(event.extensions, 'gemini', '');
+    const gemini = geminiOf(event);
+    if (gemini?.['$noModelVersion'] === true) this.model = undefined;
+    // Only Vertex AI sends createTime: written when the source had it, never invented.
+    const raw = gemini?.['$createTime'];
+    if (event.created !== undefined && typeof raw === 'string') {
+      this.createTime = Math.floor(Date.parse(raw) / 1000) === event.created ? raw : new Date(event.created * 1000).toISOString();
+    }
+    for (const key in gemini) if (key.charCodeAt(0) !== 36 /* $ */) (this.startFields ??= {})[key] = gemini[key];
+  }
+
+  private path(candidate: number, index: number): string {
+    return pointer('/candidates', candidate, 'message', 'parts', index);
+  }
+
+  private partStart(candidate: number, index: number, part: Part, hinted: boolean): void {
+    const state: PartState = { part, mode: 'stream', text: '', args: '', streamed: false, signatureSent: false };
+    this.parts.set(`${candidate}:${index}`, state);
+    const gemini = geminiOf(part);
+    switch (part.type) {
+      case 'text':
+      case 'refusal':
+        if (part.type === 'refusal') this.context.losses.add('approximated', this.path(candidate, index), 'Gemini has no refusal part; the refusal is sent as text');
+        // The Gemini decoder's parts start empty (an accumulator may have filled them in since).
+        if (!hinted && part.text !== '') this.push(candidate, { wire: { text: part.text } }, state);
+        return;
+      case 'reasoning':
+        if (!hinted && gemini?.['$thought'] !== true && part.state?.format !== 'gemini') state.mode = 'hold';
+        if (part.state !== undefined) state.state = part.state;
+        return;
+      case 'tool_call': {
+        if (!hinted || gemini?.['$willContinue'] !== true) return;
+        const { rawArguments: _raw, ...head } = part;
+        const { $willContinue: _flag, ...fields } = gemini;
+        const call = fields['functionCall'];
+        fields['functionCall'] = { ...(isObject(call) ? call : {}), willContinue: true };
+        const extensions = { ...part.extensions, gemini: fields };
+        const wire = encodeGeminiPart({ ...head, arguments: {}, extensions }, this.path(candidate, index), this.scope);
+        if (wire !== undefined) this.push(candidate, { wire }, state);
+        state.streamed = true;
+        return;
+      }
+      default:
+        return;
+    }
+  }
+
+  private textDelta(candidate: number, index: number, text: string, gemini: JsonObject | undefined, hinted: boolean): void {
+    const state = this.partState(candidate, index, { type: 'text', text: '' });
+    if (!hinted && text === '') return;
+    const wire: JsonObject = { text };
+    if (gemini?.['$thought'] === false) wire['thought'] = false;
+    copyFields(wire, gemini);
+    if (typeof wire['thoughtSignature'] === 'string') state.signatureSent = true;
+    this.push(candidate, { wire, snake: gemini?.['$snake'] }, state);
+  }
+
+  private reasoningDelta(candidate: number, index: number, text: string, gemini: JsonObject | undefined): void {
+    const state = this.partState(candidate, index, { type: 'reasoning', text: '' });
+    if (state.mode === 'hold') {
+      state.text += text;
+      return;
+    }
+    const wire: JsonObject = { text, thought: true };
+    copyFields(wire, gemini);
+    this.push(candidate, { wire, snake: gemini?.['$snake'] }, state);
+  }
+
+  private reasoningSignature(candidate: number, index: number, reasoningState: ReasoningState): void {
+    const state = this.partState(candidate, index, { type: 'reasoning', text: '' });
+    state.state = reasoningState;
+    if (state.mode === 'hold') return;
+    if (reasoningState.format !== 'gemini') {
+      this.context.losses.add('reasoning_state_dropped', this.path(candidate, index), `${reasoningState.format} ${reasoningState.kind} only goes back to ${reasoningState.format}; dropped for Gemini`);
+      return;
+    }
+    state.signatureSent = true;
+    const last = state.last;
+    if (last !== undefined && last.generation === this.generation && last.wire['thoughtSignature'] === undefined) {
+      last.wire['thoughtSignature'] = reasoningState.value;
+      return;
+    }
+    this.push(candidate, { wire: { text: '', thought: true, thoughtSignature: reasoningState.value } }, state);
+  }
+
+  private toolCallDelta(candidate: number, index: number, text: string, gemini: JsonObject | undefined): void {
+    const state = this.partState(candidate, index, { type: 'tool_call', id: '', name: '', arguments: undefined });
+    const wire = gemini?.['$wire'];
+    if (state.streamed && isObject(wire)) this.push(candidate, { wire: { ...wire } }, state);
+    else state.args += text;
+  }
+
+  private partEnd(candidate: number, index: number, final: Part | undefined): void {
+    const key = `${candidate}:${index}`;
+    const state = this.parts.get(key);
+    this.parts.delete(key);
+    const path = this.path(candidate, index);
+    const part = final ?? state?.part;
+    if (state === undefined || part === undefined) {
+      if (part !== undefined) this.pushWhole(candidate, part, path);
+      return;
+    }
+    switch (part.type) {
+      case 'text':
+      case 'refusal': {
+        const signature = geminiOf(part)?.['thoughtSignature'];
+        if (typeof signature === 'string' && !state.signatureSent) this.push(candidate, { wire: { text: '', thoughtSignature: signature } }, state);
+        this.context.losses.foreignExtensions(part.extensions, 'gemini', path);
+        return;
+      }
+      case 'reasoning':
+        this.endReasoning(candidate, state, part, path);
+        return;
+      case 'tool_call':
+        if (state.streamed) return;
+        this.pushWhole(candidate, unfoldPartialArguments(final !== undefined ? part : callFromDeltas(part, state.args)), path);
+        return;
+      default:
+        this.pushWhole(candidate, part, path);
+    }
+  }
+
+  private endReasoning(candidate: number, state: PartState, part: ReasoningPart, path: string): void {
+    const reasoningState = part.state ?? state.state;
+    if (state.mode === 'hold') {
+      const whole: ReasoningPart = { ...part, text: state.text === '' ? part.text : state.text };
+      if (reasoningState !== undefined) whole.state = reasoningState;
+      this.pushWhole(candidate, whole, path);
+      return;
+    }
+    if (reasoningState?.format === 'gemini' && !state.signatureSent) {
+      this.push(candidate, { wire: { text: '', thought: true, thoughtSignature: reasoningState.value } }, state);
+    }
+  }
+
+  private pushWhole(candidate: number, part: Part, path: string): void {
+    const wire = encodeGeminiPart(part, path, this.scope);
+    if (wire !== undefined) this.push(candidate, { wire }, undefined);
+  }
+
+  private partState(candidate: number, index: number, initial: Part): PartState {
+    const key = `${candidate}:${index}`;
+    let state = this.parts.get(key);
+    if (state === undefined) {
+      state = { part: initial, mode: 'stream', text: '', args: '', streamed: false, signatureSent: false };
+      this.parts.set(key, state);
+    }
+    return state;
+  }
+
+  private push(candidate: number, entry: WirePart, state: PartState | undefined): void {
+    let list = this.chunkParts.get(candidate);
+    if (list === undefined) {
+      list = [];
+      this.chunkParts.set(candidate, list);
+    }
+    list.push(entry);
+    if (state !== undefined) state.last = { wire: entry.wire, generation: this.generation };
+  }
+
+  private finishReason(candidate: number, stopReason: StopReason): string {
+    return encodeGeminiFinishReason(stopReason, this.context.losses, pointer('/candidates', candidate, 'stopReason'));
+  }
+
+  private takeParts(candidate: number): JsonObject[] {
+    const list = this.chunkParts.get(candidate) ?? [];
+    return list.map((entry) => (entry.snake === undefined ? entry.wire : respell(entry.wire, entry.snake)));
+  }
+
+  private resetChunk(): void {
+    this.chunkParts = new Map();
+    this.chunkFinishes = new Map();
+    this.chunkUsage = undefined;
+    this.generation++;
+  }
+
+  /** The chunk a decoded Gemini chunk came from, rebuilt from its shape. */
+  private emitChunk(shape: ChunkShape, gemini: JsonObject | undefined): SseMessage {
+    const chunk: JsonObject = {};
+    const fields = gemini?.['candidateFields'];
+    if (shape.candidates !== undefined) {
+      chunk['candidates'] = shape.candidates.map((candidate, position) => {
+        const extra = Array.isArray(fields) ? fields[position] : undefined;
+        return this.candidate(candidate, isObject(extra) ? extra : undefined);
+      });
+    }
+    if (this.chunkUsage !== undefined) chunk['usageMetadata'] = this.chunkUsage;
+    if (shape.noModelVersion !== true) setDefined(chunk, 'modelVersion', shape.modelVersion ?? this.model);
+    if (shape.noResponseId !== true) setDefined(chunk, 'responseId', shape.responseId ?? this.id);
+    if (shape.createTime !== undefined) chunk['createTime'] = shape.createTime;
+    const chunkFields = gemini?.['chunkFields'];
+    if (isObject(chunkFields)) copyFields(chunk, chunkFields);
+    this.resetChunk();
+    return { data: JSON.stringify(chunk) };
+  }
+
+  private candidate(shape: CandidateShape, extra: JsonObject | undefined): JsonObject {
+    const wire: JsonObject = {};
+    const parts = this.takeParts(shape.index);
+    if (shape.noContent !== true || parts.length > 0) {
+      const content: JsonObject = {};
+      if (shape.role === undefined) content['role'] = 'model';
+      else if (shape.role !== null) content['role'] = shape.role;
+      if (shape.noParts !== true || parts.length > 0) content['parts'] = parts;
+      if (shape.content !== undefined) Object.assign(content, shape.content);
+      wire['content'] = content;
+    }
+    const finish = this.chunkFinishes.get(shape.index);
+    if (finish !== undefined) wire['finishReason'] = finish;
+    if (shape.noIndex !== true) wire['index'] = shape.index;
+    if (extra !== undefined) Object.assign(wire, extra);
+    return wire;
+  }
+
+  /** Emit what a foreign event added: its wire parts, one chunk. */
+  private emitOpenChunk(out: SseMessage[]): void {
+    if (this.chunkParts.size === 0 && this.chunkFinishes.size === 0 && this.chunkUsage === undefined) return;
+    const indexes = new Set([...this.chunkParts.keys(), ...this.chunkFinishes.keys()]);
+    const shape: ChunkShape = { candidates: [...indexes].sort((a, b) => a - b).map((index) => ({ index })) };
+    if (this.createTime !== undefined) shape.createTime = this.createTime;
+    out.push(this.emitChunk(shape, this.takeChunkFields()));
+  }
+
+  /** The last chunk of a foreign stream: finish reasons and usage. */
+  private emitTail(out: SseMessage[]): void {
+    if (this.tailFinishes.size === 0 && this.tailUsage === undefined) return;
+    for (const [candidate, stopReason] of this.tailFinishes) this.chunkFinishes.set(candidate, this.finishReason(candidate, stopReason));
+    if (this.tailUsage !== undefined) this.chunkUsage = encodeGeminiUsage(this.tailUsage, this.context.losses, '/usage');
+    const shape: ChunkShape = { candidates: [...this.tailFinishes.keys()].sort((a, b) => a - b).map((index) => ({ index })) };
+    if (this.createTime !== undefined) shape.createTime = this.createTime;
+    this.tailFinishes.clear();
+    this.tailUsage = undefined;
+    out.push(this.emitChunk(shape, this.takeChunkFields()));
+  }
+
+  /** The start event's Gemini chunk fields, for the first chunk only. */
+  private takeChunkFields(): JsonObject | undefined {
+    const fields = this.startFields;
+    this.startFields = undefined;
+    return fields === undefined ? undefined : { chunkFields: fields };
+  }
+}
+
+/** A foreign tool call's final form from its streamed argument text. */
+function callFromDeltas(part: ToolCallPart, text: string): ToolCallPart {
+  const { rawArguments: _raw, ...rest } = part;
+  return { ...rest, ...parseArguments(text) };
+}
+
+/** Event extension keys that belong to the chunk, not to the event's own wire part. */
+const CHUNK_KEYS: ReadonlySet<string> = new Set(['chunkFields', 'candidateFields']);
+
+/** Copy the non-`$` fields of `source` onto `target`, leaving out the chunk's own. */
+function copyFields(target: JsonObject, source: JsonObject | undefined): void {
+  if (source === undefined) return;
+  for (const key in source) {
+    if (key.charCodeAt(0) === 36 /* $ */ || CHUNK_KEYS.has(key)) continue;
+    target[key] = source[key];
+  }
+}
+
+function setDefined(target: JsonObject, key: string, value: unknown): void {
+  if (value !== undefined) target[key] = value;
+}

@@ -18,6 +18,11 @@ export interface Accumulated {
   complete: boolean;
 }
 
+function startedPart(part: Part): Part {
+  if (part.type === 'reasoning' && part.summary !== undefined) return { ...part, summary: [...part.summary] };
+  return { ...part };
+}
+
 /** Folds IR stream events into a Response, event by event. */
 export class Accumulator {
   readonly response: Response = { candidates: [] };
@@ -47,7 +52,8 @@ export class Accumulator {
         if (event.usage !== undefined) this.response.usage = { ...event.usage };
         return;
       case 'part_start':
-        this.candidate(event.candidate).message.parts[event.index] = event.part;
+        // A copy: the accumulator grows the part in place, and the event may be read again by an encoder.
+        this.candidate(event.candidate).message.parts[event.index] = startedPart(event.part);
         return;
       case 'text_delta': {
         const part = this.part(event.candidate, event.index);

@@ -7,6 +7,7 @@ import type { Codec } from '../../core/codec.ts';
 import { decodeAnthropicError, encodeAnthropicError } from './error.ts';
 import { decodeAnthropicRequest, encodeAnthropicRequest } from './request.ts';
 import { decodeAnthropicResponse, encodeAnthropicResponse } from './response.ts';
+import { createAnthropicStreamDecoder, createAnthropicStreamEncoder } from './stream.ts';
 
 /** Decode and encode Anthropic Messages requests, responses and error bodies. */
 export const anthropicCodec: Codec = {
@@ -17,4 +18,6 @@ export const anthropicCodec: Codec = {
   encodeResponse: encodeAnthropicResponse,
   decodeError: decodeAnthropicError,
   encodeError: encodeAnthropicError,
+  createStreamDecoder: createAnthropicStreamDecoder,
+  createStreamEncoder: createAnthropicStreamEncoder,
 };

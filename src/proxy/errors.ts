@@ -39,28 +39,3 @@ export function errorResponse(format: FormatId, error: ApiError, headers: Record
   return new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json', ...headers } });
 }
 
-/** The neutral error type for an HTTP status, when an upstream body says nothing usable. */
-export function typeForStatus(status: number): ErrorType {
-  switch (status) {
-    case 400:
-    case 422:
-      return 'invalid_request';
-    case 401:
-      return 'authentication';
-    case 403:
-      return 'permission';
-    case 404:
-      return 'not_found';
-    case 413:
-      return 'request_too_large';
-    case 429:
-      return 'rate_limit';
-    case 503:
-    case 529:
-      return 'overloaded';
-    case 504:
-      return 'timeout';
-    default:
-      return status >= 500 ? 'server' : 'other';
-  }
-}

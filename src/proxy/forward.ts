@@ -11,7 +11,8 @@ import type { LossCollector } from '../core/losses.ts';
 import type { ApiError, FormatId } from '../core/ir.ts';
 import { isObject, type JsonObject } from '../core/wire.ts';
 import type { StreamEvent } from '../core/stream-events.ts';
-import { errorResponse, typeForStatus } from './errors.ts';
+import { errorResponse } from './errors.ts';
+import { errorTypeForStatus } from '../core/http-status.ts';
 import type { Route } from './routes.ts';
 import type { ProxyLogEntry } from './index.ts';
 
@@ -82,9 +83,9 @@ async function translateError(response: Response, options: ForwardOptions): Prom
   try {
     error = codecFor(options.upstream).decodeError(JSON.parse(text), { losses: options.losses });
   } catch {
-    error = { type: typeForStatus(response.status), message: text.slice(0, 1000) || `upstream answered HTTP ${response.status}` };
+    error = { type: errorTypeForStatus(response.status), message: text.slice(0, 1000) || `upstream answered HTTP ${response.status}` };
   }
-  if (error.type === 'other') error.type = typeForStatus(response.status);
+  if (error.type === 'other') error.type = errorTypeForStatus(response.status);
   error.status = response.status;
   error.message = options.redact(error.message);
   const retryAfter = response.headers.get('retry-after');

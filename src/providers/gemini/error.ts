@@ -8,6 +8,7 @@ import type { CodecContext } from '../../core/codec.ts';
 import type { ApiError, ErrorType } from '../../core/ir.ts';
 import { unreachable } from '../../core/ir.ts';
 import { expectNumber, expectString, extend, extensionsOf, hint, isObject, spreadExtensions, unknownKeys, type JsonObject } from '../../core/wire.ts';
+import { errorTypeForStatus } from '../../core/http-status.ts';
 
 const KNOWN_ERROR: ReadonlySet<string> = new Set(['code', 'message', 'status']);
 
@@ -26,28 +27,6 @@ const TYPE_BY_STATUS: Readonly<Record<string, ErrorType>> = {
   DEADLINE_EXCEEDED: 'timeout',
 };
 
-function typeOfHttpStatus(status: number | undefined): ErrorType {
-  switch (status) {
-    case 400:
-      return 'invalid_request';
-    case 401:
-      return 'authentication';
-    case 403:
-      return 'permission';
-    case 404:
-      return 'not_found';
-    case 413:
-      return 'request_too_large';
-    case 429:
-      return 'rate_limit';
-    case 503:
-      return 'overloaded';
-    case 504:
-      return 'timeout';
-    default:
-      return status !== undefined && status >= 500 ? 'server' : 'other';
-  }
-}
 
 /** Decode a Gemini error body. */
 export function decodeGeminiError(body: unknown, _context: CodecContext): ApiError {
@@ -59,7 +38,7 @@ export function decodeGeminiError(body: unknown, _context: CodecContext): ApiErr
   if (!isObject(body) || !isObject(body['error'])) {
     const inner = isObject(body) ? body['error'] : undefined;
     const message = typeof inner === 'string' ? inner : JSON.stringify(body);
-    const error: ApiError = { type: typeOfHttpStatus(httpStatusIn(message)), message };
+    const error: ApiError = { type: errorTypeForStatus(httpStatusIn(message)), message };
     hint(error, 'gemini', '$shape', typeof inner === 'string' ? 'error-string' : 'raw');
     if (typeof inner !== 'string') hint(error, 'gemini', '$body', body);
     else extend(error, 'gemini', unknownKeys(body as JsonObject, new Set(['error'])));
@@ -70,7 +49,7 @@ export function decodeGeminiError(body: unknown, _context: CodecContext): ApiErr
   const status = wire['status'] === undefined ? undefined : expectString(wire['status'], '/error/status', 'gemini');
   const message = wire['message'] === undefined ? undefined : expectString(wire['message'], '/error/message', 'gemini');
   const error: ApiError = {
-    type: (status === undefined ? undefined : TYPE_BY_STATUS[status]) ?? typeOfHttpStatus(code),
+    type: (status === undefined ? undefined : TYPE_BY_STATUS[status]) ?? errorTypeForStatus(code),
     message: message ?? '',
   };
   if (code !== undefined) error.status = code;

@@ -8,6 +8,7 @@ import type { ApiError, ErrorType } from '../../core/ir.ts';
 import type { CodecContext } from '../../core/codec.ts';
 import { hint, isObject, spreadExtensions, type JsonObject } from '../../core/wire.ts';
 import { FORMAT, keepNestedUnknown, keepUnknown, keys, nestedExtras, shapeHint } from './shape.ts';
+import { errorTypeForStatus } from '../../core/http-status.ts';
 
 const TOP_KNOWN = keys('error');
 const ERROR_KNOWN = keys('message', 'type', 'param', 'code');
@@ -43,36 +44,12 @@ const ENCODE_TYPE: Readonly<Record<ErrorType, string>> = {
   other: 'api_error',
 };
 
-/** The neutral type of an HTTP status. */
-function typeOfStatus(status: number | undefined): ErrorType {
-  switch (status) {
-    case 400:
-    case 422:
-      return 'invalid_request';
-    case 401:
-      return 'authentication';
-    case 403:
-      return 'permission';
-    case 404:
-      return 'not_found';
-    case 413:
-      return 'request_too_large';
-    case 429:
-      return 'rate_limit';
-    case 503:
-      return 'overloaded';
-    case 504:
-      return 'timeout';
-    default:
-      return status !== undefined && status >= 500 ? 'server' : 'other';
-  }
-}
 
 /** An error given as bare text: `"Error: 400 …"` captures carry the status at the front. */
 function fromText(text: string): ApiError {
   const match = /^(?:Error: )?(\d{3})\b/.exec(text);
   const status = match?.[1] === undefined ? undefined : Number(match[1]);
-  const error: ApiError = { type: typeOfStatus(status), message: text };
+  const error: ApiError = { type: errorTypeForStatus(status), message: text };
   if (status !== undefined) error.status = status;
   return error;
 }

@@ -9,10 +9,13 @@ import { decodeOpenaiResponsesError, encodeOpenaiResponsesError } from './error.
 import { decodeOpenaiResponsesRequest, encodeOpenaiResponsesRequest } from './request.ts';
 import { decodeOpenaiResponsesResponse, encodeOpenaiResponsesResponse } from './response.ts';
 import { FORMAT } from './shared.ts';
+import { createOpenaiResponsesStreamDecoder, createOpenaiResponsesStreamEncoder } from './stream.ts';
 
 /** The openai-responses codec. */
 export const openaiResponsesCodec: Codec = {
   format: FORMAT,
+  createStreamDecoder: createOpenaiResponsesStreamDecoder,
+  createStreamEncoder: createOpenaiResponsesStreamEncoder,
   decodeRequest: decodeOpenaiResponsesRequest,
   encodeRequest: encodeOpenaiResponsesRequest,
   decodeResponse: decodeOpenaiResponsesResponse,

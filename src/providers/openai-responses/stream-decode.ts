@@ -1,0 +1,324 @@
+/**
+ * OpenAI Responses SSE events → IR stream events. `response.created` (with
+ * `response.in_progress`) is the start; output items and content parts
+ * become parts (stream-decode-items.ts); the terminal `response.completed` /
+ * `.incomplete` / `.failed` becomes usage, finish (and, for a failed
+ * response, an error) and end; an `error` event becomes an error.
+ *
+ * Built-in tool progress events (`web_search_call.*`, `code_interpreter_call.*`,
+ * `image_generation_call.*`, `mcp_*`, …) and annotations carry no neutral
+ * meaning: they travel verbatim in the hints of the next IR event, checked
+ * against what the encoder would write (see stream-shared.ts), so a
+ * same-format trip writes them back where they were. The decoder keeps the
+ * streamed items until the terminal event to make that check.
+ *
+ * @see https://platform.openai.com/docs/api-reference/responses-streaming
+ */
+import type { CodecContext } from '../../core/codec.ts';
+import { InterlinguaError } from '../../core/errors.ts';
+import type { ApiError, Response } from '../../core/ir.ts';
+import type { LossCollector } from '../../core/losses.ts';
+import type { StartEvent, StreamDecoder, StreamEvent, WireEvent } from '../../core/stream-events.ts';
+import { isObject, type JsonObject } from '../../core/wire.ts';
+import { decodeOpenaiResponsesError } from './error.ts';
+import { decodeOpenaiResponsesResponse } from './response.ts';
+import { FORMAT } from './shared.ts';
+import { fresh, ItemDecoder, numberField, stringField } from './stream-decode-items.ts';
+import { OpenaiResponsesStreamWriter } from './stream-encode.ts';
+import {
+  BEFORE, FAILED, FLAT_ERROR, jsonEqual, NO_CREATED, NO_IN_PROGRESS, OUTPUT, QUIET, REMOVED, responseFields, scratch, setStreamHint, TERMINAL,
+  TRUNCATED, WIRE,
+} from './stream-shared.ts';
+
+/** Event types of built-in tools and other progress reports that need no IR event of their own. */
+const PROGRESS_PREFIXES: readonly string[] = [
+  'response.audio.', 'response.code_interpreter_call', 'response.file_search_call.', 'response.web_search_call.',
+  'response.image_generation_call.', 'response.mcp_', 'response.shell_call', 'response.local_shell_call', 'response.apply_patch_call',
+  'response.computer_call', 'response.tool_search_call', 'response.program', 'response.compaction',
+];
+const PROGRESS_TYPES: ReadonlySet<string> = new Set([
+  'response.queued', 'response.in_progress', 'response.output_text.done', 'response.refusal.done', 'response.content_part.done',
+  'response.reasoning_summary_text.done', 'response.reasoning_summary_part.done', 'response.reasoning_text.done',
+  'response.function_call_arguments.done', 'response.custom_tool_call_input.done', 'response.output_text.annotation.added',
+]);
+
+type Phase = 'idle' | 'created' | 'open' | 'ended';
+
+const TRUNCATED_MESSAGE =
+  'the OpenAI Responses stream ended before its terminal event (response.completed, response.incomplete or response.failed); the response is truncated';
+
+/** Decode a whole response leniently: a response without `output` decodes as one with none. */
+function decodeWhole(value: unknown, losses: LossCollector): Response {
+  const response = isObject(value) ? value : {};
+  const body = Array.isArray(response['output']) ? response : { ...response, output: [] };
+  return decodeOpenaiResponsesResponse(body, { losses });
+}
+
+
+class ResponsesStreamDecoder implements StreamDecoder {
+  private readonly losses: LossCollector;
+  private readonly shadow = new OpenaiResponsesStreamWriter(scratch());
+  private group: JsonObject[] = [];
+  private phase: Phase = 'idle';
+  private created: JsonObject | undefined;
+  private startFields: JsonObject = {};
+  private startIds: { id?: string | undefined; model?: string | undefined; created?: number | undefined } = {};
+  private output: ItemDecoder;
+  private errorSent = false;
+  private count = -1;
+
+  constructor(context: CodecContext) {
+    this.losses = context.losses;
+    this.output = new ItemDecoder(this.losses);
+  }
+
+  decode(wire: WireEvent): StreamEvent[] {
+    this.count++;
+    this.output.count = this.count;
+    const data = wire.data;
+    // Some gateways end Responses streams with Chat's sentinel; it carries nothing.
+    if (data === '[DONE]') return [];
+    if (!isObject(data)) {
+      throw new InterlinguaError('invalid_type', 'expected a JSON object as the data of an OpenAI Responses stream event', { path: `/${this.count}`, format: FORMAT });
+    }
+    const out: StreamEvent[] = [];
+    const type = data['type'];
+    if (this.phase === 'created' && !(type === 'response.in_progress' && jsonEqual(data['response'], this.created?.['response']))) {
+      out.push(...this.seal([this.startEvent(true)]));
+    }
+    if (this.phase === 'idle' && type !== 'response.created' && typeof type === 'string' && type.startsWith('response.')) {
+      out.push(...this.seal([this.implicitStart()]));
+    }
+    this.group.push(data);
+    out.push(...this.seal(this.interpret(data)));
+    return out;
+  }
+
+  flush(): StreamEvent[] {
+    const out: StreamEvent[] = [];
+    if (this.phase === 'created') out.push(...this.seal([this.startEvent(true)]));
+    if (this.phase === 'ended' && this.group.length === 0) return out;
+    if (this.errorSent || this.phase === 'ended') {
+      out.push(...this.seal([{ type: 'end' }]));
+    } else {
+      const error: StreamEvent = { type: 'error', error: { type: 'server', message: TRUNCATED_MESSAGE } };
+      setStreamHint(error, TRUNCATED, true);
+      out.push(...this.seal([error]));
+    }
+    this.phase = 'ended';
+    return out;
+  }
+
+  /**
+   * Attach the current group of wire events to the first of `events`: as
+   * `$before` when the encoder would write the group's tail itself, else
+   * as `$wire` (see stream-shared.ts).
+   */
+  private seal(events: StreamEvent[]): StreamEvent[] {
+    const first = events[0];
+    if (first === undefined) return events;
+    const group = this.group;
+    this.group = [];
+    const canonical: JsonObject[] = [];
+    for (const event of events) canonical.push(...this.shadow.expand(event));
+    const extra = group.length - canonical.length;
+    let seq = this.shadow.seq;
+    let exact = extra >= 0;
+    if (exact) {
+      for (let index = 0; index < extra; index++) {
+        const number = numberField(group[index] as JsonObject, 'sequence_number');
+        if (number !== undefined) seq = number + 1;
+      }
+      exact = canonical.every((data, index) => jsonEqual(group[extra + index], { ...data, sequence_number: seq + index }));
+    }
+    if (exact) {
+      if (extra > 0) setStreamHint(first, BEFORE, group.slice(0, extra));
+      this.shadow.seq = seq + canonical.length;
+      return events;
+    }
+    setStreamHint(first, WIRE, group);
+    for (const event of events.slice(1)) setStreamHint(event, QUIET, true);
+    for (const data of group) {
+      const number = numberField(data, 'sequence_number');
+      if (number !== undefined) this.shadow.seq = number + 1;
+    }
+    return events;
+  }
+
+  private interpret(data: JsonObject): StreamEvent[] {
+    const type = data['type'];
+    if (typeof type !== 'string') {
+      this.losses.add('unknown_block', `/${this.count}`, 'a stream event without a type; kept verbatim for OpenAI Responses');
+      return [];
+    }
+    switch (type) {
+      case 'response.created':
+        return this.onCreated(data);
+      case 'response.in_progress':
+        return this.phase === 'created' ? [this.startEvent(false)] : [];
+      case 'response.output_item.added':
+        return this.output.itemAdded(data);
+      case 'response.output_item.done':
+        return this.output.itemDone(data);
+      case 'response.content_part.added':
+        return this.output.contentAdded(data);
+      case 'response.content_part.done':
+        return this.output.contentDone(data);
+      case 'response.output_text.delta':
+      case 'response.refusal.delta':
+        return this.output.textDelta(data, type === 'response.output_text.delta');
+      case 'response.output_text.done':
+        this.output.textDone(data);
+        return [];
+      case 'response.output_text.annotation.added':
+        this.output.annotation(data);
+        return [];
+      case 'response.reasoning_summary_part.added':
+        return this.output.reasoning(data, '', numberField(data, 'summary_index'));
+      case 'response.reasoning_summary_text.delta':
+        return this.output.reasoning(data, stringField(data, 'delta', this.count), numberField(data, 'summary_index'));
+      case 'response.reasoning_text.delta':
+        return this.output.reasoning(data, stringField(data, 'delta', this.count), undefined);
+      case 'response.function_call_arguments.delta':
+      case 'response.custom_tool_call_input.delta':
+        return this.output.arguments(data);
+      case 'response.function_call_arguments.done':
+        this.output.argumentsDone(data);
+        return [];
+      case 'response.completed':
+      case 'response.incomplete':
+      case 'response.failed':
+        return this.onTerminal(data, type);
+      case 'error':
+        return this.onError(data);
+      default:
+        if (!PROGRESS_TYPES.has(type) && !PROGRESS_PREFIXES.some((prefix) => type.startsWith(prefix))) {
+          this.losses.add('unknown_block', `/${this.count}`, `unknown OpenAI Responses stream event "${type}"; kept verbatim for OpenAI Responses`);
+        }
+        return [];
+    }
+  }
+
+  // -------------------------------------------------------------------------
+  // Start
+
+  private onCreated(data: JsonObject): StreamEvent[] {
+    if (this.phase === 'open') return [];
+    this.phase = 'created';
+    this.created = data;
+    this.output = new ItemDecoder(this.losses);
+    this.errorSent = false;
+    return [];
+  }
+
+  private startEvent(noInProgress: boolean): StartEvent {
+    const response = decodeWhole(this.created?.['response'], this.losses);
+    const start: StartEvent = { type: 'start' };
+    if (response.id !== undefined) start.id = response.id;
+    if (response.model !== undefined) start.model = response.model;
+    if (response.created !== undefined) start.created = response.created;
+    if (response.usage !== undefined) start.usage = response.usage;
+    this.startFields = responseFields(response);
+    this.startIds = { id: response.id, model: response.model, created: response.created };
+    start.extensions = fresh(this.startFields);
+    if (noInProgress) setStreamHint(start, NO_IN_PROGRESS, true);
+    this.phase = 'open';
+    return start;
+  }
+
+  private implicitStart(): StartEvent {
+    const start: StartEvent = { type: 'start', extensions: fresh({}) };
+    setStreamHint(start, NO_CREATED, true);
+    this.startFields = {};
+    this.startIds = {};
+    this.phase = 'open';
+    return start;
+  }
+
+  // -------------------------------------------------------------------------
+  // Items and content parts
+
+
+  // -------------------------------------------------------------------------
+  // Errors and the end
+
+  private onError(data: JsonObject): StreamEvent[] {
+    const nested = data['error'];
+    const context = { losses: scratch() };
+    let error: ApiError;
+    let flat = false;
+    if (isObject(nested)) {
+      error = decodeOpenaiResponsesError({ error: nested }, context);
+    } else {
+      const inner: JsonObject = {};
+      for (const key of ['code', 'message', 'param']) if (data[key] !== undefined) inner[key] = data[key];
+      error = decodeOpenaiResponsesError({ error: inner }, context);
+      flat = true;
+    }
+    this.errorSent = true;
+    const event: StreamEvent = { type: 'error', error };
+    if (flat) setStreamHint(event, FLAT_ERROR, true);
+    return [event];
+  }
+
+  private onTerminal(data: JsonObject, type: string): StreamEvent[] {
+    const wire = isObject(data['response']) ? data['response'] : {};
+    const response = decodeWhole(wire, scratch());
+    const out: StreamEvent[] = [];
+    const end: StreamEvent = { type: 'end', extensions: fresh(this.changedFields(response)) };
+    this.overrideOutput(end, wire['output']);
+    if (!this.errorSent) {
+      if (response.usage !== undefined) out.push({ type: 'usage', usage: response.usage });
+      const stopReason = response.candidates[0]?.stopReason;
+      if (stopReason !== undefined) out.push({ type: 'finish', candidate: 0, stopReason });
+      if (type === 'response.failed') out.push(this.failure(wire));
+    }
+    out.push(end);
+    this.phase = 'ended';
+    this.output = new ItemDecoder(this.losses);
+    return out;
+  }
+
+  /** The response-level fields of the terminal response that differ from the start's. */
+  private changedFields(response: Response): JsonObject {
+    const fields = responseFields(response);
+    const changed: JsonObject = {};
+    for (const key in fields) if (!jsonEqual(fields[key], this.startFields[key])) changed[key] = fields[key];
+    const removed = Object.keys(this.startFields).filter((key) => !(key in fields));
+    if (removed.length > 0) changed[REMOVED] = removed;
+    const terminal: JsonObject = {};
+    if (response.id !== undefined && response.id !== this.startIds.id) terminal['id'] = response.id;
+    if (response.model !== undefined && response.model !== this.startIds.model) terminal['model'] = response.model;
+    if (response.created !== undefined && response.created !== this.startIds.created) terminal['created'] = response.created;
+    if (Object.keys(terminal).length > 0) changed[TERMINAL] = terminal;
+    return changed;
+  }
+
+  /** Output items of the terminal response that differ from the streamed ones travel whole (`$output`). */
+  private overrideOutput(end: StreamEvent, output: unknown): void {
+    if (!Array.isArray(output)) return;
+    const predicted = this.shadow.writtenOutput();
+    if (predicted.length !== output.length) return;
+    const overrides: JsonObject = {};
+    output.forEach((item, index) => {
+      if (!jsonEqual(item, predicted[index])) overrides[String(index)] = item;
+    });
+    if (Object.keys(overrides).length > 0) setStreamHint(end, OUTPUT, overrides);
+  }
+
+  private failure(response: JsonObject): StreamEvent {
+    const wire = response['error'];
+    const error: ApiError = isObject(wire)
+      ? decodeOpenaiResponsesError({ error: wire }, { losses: scratch() })
+      : { type: 'server', message: 'the response failed' };
+    this.errorSent = true;
+    const event: StreamEvent = { type: 'error', error };
+    setStreamHint(event, FAILED, true);
+    return event;
+  }
+}
+
+/** A fresh OpenAI Responses stream decoder. */
+export function createOpenaiResponsesStreamDecoder(context: CodecContext): StreamDecoder {
+  return new ResponsesStreamDecoder(context);
+}

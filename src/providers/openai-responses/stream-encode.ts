@@ -1,0 +1,256 @@
+/**
+ * IR stream events → OpenAI Responses SSE. Accepts the events of any
+ * format's decoder and writes what the API writes: `response.created` and
+ * `response.in_progress`, each output item opened with
+ * `response.output_item.added` and closed with `response.output_item.done`
+ * (message items with `content_part.added/done` around their text deltas,
+ * reasoning items with summary parts, function calls with argument deltas),
+ * and a terminal `response.completed` / `response.incomplete` /
+ * `response.failed` whose response is the whole response, built from the
+ * streamed parts with the non-streaming encoder. Sequence numbers count from
+ * 0. Events of the decoder's own hints (`$before`, `$wire`) are written
+ * verbatim; see stream-shared.ts.
+ *
+ * @see https://platform.openai.com/docs/api-reference/responses-streaming
+ */
+import type { CodecContext } from '../../core/codec.ts';
+import type { ApiError, Part, Response, StopReason, Usage } from '../../core/ir.ts';
+import type { LossCollector } from '../../core/losses.ts';
+import type { SseMessage, StartEvent, StreamEncoder, StreamEvent } from '../../core/stream-events.ts';
+import { isObject, pointer, type JsonObject } from '../../core/wire.ts';
+import { encodeOpenaiResponsesError } from './error.ts';
+import { encodeOpenaiResponsesResponse } from './response.ts';
+import { FORMAT, ownHint } from './shared.ts';
+import { OutputWriter } from './stream-output.ts';
+import {
+  BEFORE, FAILED, FLAT_ERROR, NO_CREATED, NO_IN_PROGRESS, OUTPUT, QUIET, REMOVED, responseFields, scratch, streamHint, TERMINAL, TRUNCATED, WIRE,
+} from './stream-shared.ts';
+
+/** What `response.created` said, kept for the terminal response. */
+interface StartInfo {
+  id?: string;
+  model?: string;
+  created?: number;
+  usage?: Usage;
+  fields: JsonObject;
+  foreign: boolean;
+}
+
+/**
+ * The Responses stream writer. `expand` turns one IR event into the wire
+ * events it stands for (without sequence numbers) and updates the state;
+ * `encode` adds the verbatim events of the hints and numbers everything.
+ * The decoder runs one of these beside itself to know what the encoder
+ * would write.
+ */
+export class OpenaiResponsesStreamWriter {
+  /** The next sequence number. */
+  seq = 0;
+  private started = false;
+  private ended = false;
+  private start: StartInfo = { fields: {}, foreign: true };
+  private output: OutputWriter;
+  private usage: Usage | undefined;
+  private stopReason: StopReason | undefined;
+  private error: ApiError | undefined;
+  private truncated = false;
+  private readonly dropped = new Set<number>();
+
+  constructor(
+    private readonly losses: LossCollector,
+    private readonly model?: string,
+  ) {
+    this.output = new OutputWriter(losses);
+  }
+
+  /** IR event → SSE messages, hints applied. */
+  encode(event: StreamEvent): SseMessage[] {
+    const canonical = this.expand(event);
+    const raw = streamHint(event, WIRE);
+    if (Array.isArray(raw)) return raw.map((value) => this.verbatim(value));
+    if (streamHint(event, QUIET) === true) return [];
+    const out: SseMessage[] = [];
+    const before = streamHint(event, BEFORE);
+    if (Array.isArray(before)) for (const value of before) out.push(this.verbatim(value));
+    for (const data of canonical) out.push(this.numbered(data));
+    return out;
+  }
+
+  private verbatim(value: unknown): SseMessage {
+    if (!isObject(value)) return { data: JSON.stringify(value) };
+    const seq = value['sequence_number'];
+    if (typeof seq === 'number') this.seq = seq + 1;
+    const type = value['type'];
+    return typeof type === 'string' ? { event: type, data: JSON.stringify(value) } : { data: JSON.stringify(value) };
+  }
+
+  private numbered(data: JsonObject): SseMessage {
+    const type = data['type'] as string;
+    return { event: type, data: JSON.stringify({ type, sequence_number: this.seq++, ...data }) };
+  }
+
+  /** The wire events (unnumbered) that one IR event stands for. */
+  expand(event: StreamEvent): JsonObject[] {
+    if (event.type === 'start') return this.onStart(event);
+    const out: JsonObject[] = [];
+    if (!this.started && event.type !== 'error' && event.type !== 'end') out.push(...this.onStart({ type: 'start' }));
+    if ('candidate' in event && event.candidate !== 0) {
+      this.dropCandidate(event.candidate);
+      return out;
+    }
+    switch (event.type) {
+      case 'part_start':
+        out.push(...this.output.partStart(event.index, event.part, event));
+        break;
+      case 'text_delta':
+        out.push(...this.output.textDelta(event.index, event.text, event));
+        break;
+      case 'reasoning_delta':
+        out.push(...this.output.reasoningDelta(event.index, event.text, event.summaryIndex, event));
+        break;
+      case 'reasoning_signature':
+        this.output.signature(event.index, event.state);
+        break;
+      case 'tool_call_delta':
+        out.push(...this.output.toolCallDelta(event.index, event.arguments, event));
+        break;
+      case 'part_end':
+        out.push(...this.output.partEnd(event.index, event.part, event));
+        break;
+      case 'usage':
+        this.usage = { ...this.usage, ...event.usage };
+        break;
+      case 'finish':
+        this.stopReason = event.stopReason;
+        break;
+      case 'error':
+        out.push(...this.onError(event.error, event));
+        break;
+      case 'end':
+        out.push(...this.onEnd(event));
+        break;
+      default:
+        break;
+    }
+    return out;
+  }
+
+  private dropCandidate(candidate: number): void {
+    if (this.dropped.has(candidate)) return;
+    this.dropped.add(candidate);
+    this.losses.add('dropped_field', pointer('/candidates', candidate), 'OpenAI Responses streams one candidate; this candidate was dropped');
+  }
+
+  private reset(): void {
+    this.seq = 0;
+    this.ended = false;
+    this.output = new OutputWriter(this.losses);
+    this.usage = undefined;
+    this.stopReason = undefined;
+    this.error = undefined;
+    this.truncated = false;
+  }
+
+  private onStart(event: StartEvent): JsonObject[] {
+    if (this.started) this.reset();
+    this.started = true;
+    const fields = responseFields(event);
+    const foreign = event.extensions?.[FORMAT] === undefined;
+    const start: StartInfo = { fields, foreign };
+    if (event.id !== undefined) start.id = event.id;
+    const model = event.model ?? (foreign ? this.model : undefined);
+    if (model !== undefined) start.model = model;
+    if (event.created !== undefined) start.created = event.created;
+    if (event.usage !== undefined) start.usage = event.usage;
+    this.start = start;
+    if (event.usage !== undefined) this.usage = { ...event.usage };
+    if (streamHint(event, NO_CREATED) === true) return [];
+    const stop: StopReason = { unified: 'pause', raw: 'in_progress', format: FORMAT };
+    const body = encodeOpenaiResponsesResponse(this.response([], stop, fields), { losses: this.losses });
+    const out: JsonObject[] = [{ type: 'response.created', response: body }];
+    if (streamHint(event, NO_IN_PROGRESS) !== true) out.push({ type: 'response.in_progress', response: body });
+    return out;
+  }
+
+  private response(parts: Part[], stopReason: StopReason | undefined, fields: JsonObject, terminal?: JsonObject): Response {
+    const candidate: Response['candidates'][number] = { index: 0, message: { role: 'assistant', parts } };
+    if (stopReason !== undefined) candidate.stopReason = stopReason;
+    const response: Response = { candidates: [candidate] };
+    const id = terminal?.['id'] ?? this.start.id;
+    const model = terminal?.['model'] ?? this.start.model;
+    const created = terminal?.['created'] ?? this.start.created;
+    if (typeof id === 'string') response.id = id;
+    if (typeof model === 'string') response.model = model;
+    if (typeof created === 'number') response.created = created;
+    if (this.usage !== undefined) response.usage = this.usage;
+    if (Object.keys(fields).length > 0) response.extensions = { [FORMAT]: fields };
+    return response;
+  }
+
+  // -------------------------------------------------------------------------
+  // Errors and the end
+
+  private onError(error: ApiError, event: StreamEvent): JsonObject[] {
+    this.error = error;
+    if (streamHint(event, FAILED) === true) return [];
+    if (streamHint(event, TRUNCATED) === true) {
+      this.truncated = true;
+      return [];
+    }
+    const body = encodeOpenaiResponsesError(error, { losses: this.losses });
+    const inner = isObject(body) && isObject(body['error']) ? body['error'] : { message: error.message };
+    return [streamHint(event, FLAT_ERROR) === true ? { type: 'error', ...inner } : { type: 'error', error: inner }];
+  }
+
+  private onEnd(event: StreamEvent): JsonObject[] {
+    if (this.ended || !this.started || this.truncated) return [];
+    const out = this.output.closeMessage();
+    this.ended = true;
+    const fields = { ...this.start.fields, ...responseFields(event) };
+    const removed = streamHint(event, REMOVED);
+    if (Array.isArray(removed)) for (const key of removed) if (typeof key === 'string') delete fields[key];
+    let stop = this.stopReason;
+    if (this.error !== undefined && stop === undefined) {
+      stop = { unified: 'error', raw: 'failed', format: FORMAT };
+      if (!('error' in fields)) fields['error'] = { code: this.error.code ?? 'server_error', message: this.error.message };
+    }
+    const terminal = streamHint(event, TERMINAL);
+    const response = this.response(this.output.streamedParts(), stop, fields, isObject(terminal) ? terminal : undefined);
+    const body = encodeOpenaiResponsesResponse(response, { losses: scratch() });
+    const items: unknown[] = this.output.writtenOutput();
+    const output = streamHint(event, OUTPUT);
+    if (isObject(output)) for (const key in output) items[Number(key)] = output[key];
+    body['output'] = items;
+    // The SDK adds `output_text` to whole responses but not to streamed ones; for other formats' streams it is written, as the non-streamed body of a proxy would give.
+    if (ownHint(response, '$outputText') === true || (this.start.foreign && !('output_text' in body))) body['output_text'] = outputText(items);
+    const status = body['status'];
+    const type = status === 'incomplete' ? 'response.incomplete' : status === 'failed' ? 'response.failed' : 'response.completed';
+    out.push({ type, response: body });
+    return out;
+  }
+  /** The output items the terminal response would hold now (for the decoder's comparison). */
+  writtenOutput(): JsonObject[] {
+    return this.output.writtenOutput();
+  }
+}
+
+
+/** `output_text`: the SDK's concatenation of every output_text part. */
+function outputText(output: unknown[]): string {
+  let text = '';
+  for (const item of output) {
+    if (!isObject(item) || item['type'] !== 'message' || !Array.isArray(item['content'])) continue;
+    for (const part of item['content']) if (isObject(part) && part['type'] === 'output_text' && typeof part['text'] === 'string') text += part['text'];
+  }
+  return text;
+}
+
+
+/** A fresh OpenAI Responses stream encoder. */
+export function createOpenaiResponsesStreamEncoder(context: CodecContext): StreamEncoder {
+  const writer = new OpenaiResponsesStreamWriter(context.losses, context.model);
+  return {
+    encode: (event) => writer.encode(event),
+    flush: () => [],
+  };
+}

@@ -89,7 +89,11 @@ function responsesDriver(baseUrl: string): ClientDriver {
     const params = { model: 'gpt-test', input, tools };
     const response = stream ? await client.responses.stream(params).finalResponse() : await client.responses.create(params);
     const call = response.output.find((item) => item.type === 'function_call');
-    const turn: Turn = { text: response.output_text ?? '' };
+    // The SDK fills output_text for create() only; for streams, join the output_text parts.
+    const joined = response.output.flatMap((item) =>
+      item.type === 'message' ? item.content.flatMap((part) => (part.type === 'output_text' ? [part.text] : [])) : [],
+    );
+    const turn: Turn = { text: response.output_text || joined.join('') };
     if (call?.type === 'function_call') turn.toolCall = { id: call.call_id, name: call.name, arguments: JSON.parse(call.arguments) as Record<string, unknown> };
     return [turn, response.output];
   };

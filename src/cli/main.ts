@@ -6,6 +6,7 @@
 import { runConvert, CONVERT_HELP } from './convert.ts';
 import { runDetect, DETECT_HELP } from './detect.ts';
 import { runServe, SERVE_HELP } from './serve.ts';
+import { runNormalize, NORMALIZE_HELP } from './normalize.ts';
 import { reportFailure, UsageError } from './io.ts';
 
 const HELP = `interlingua — convert LLM API bodies between wire formats
@@ -16,6 +17,7 @@ Commands:
   convert   convert a request, response, error body or SSE stream to another format
   detect    print the format and kind of a body
   serve     run the translating proxy on a local HTTP server
+  normalize turn recorded traffic (HAR, JSONL, batch files) into one record per exchange
 
 Formats: anthropic, openai-chat, openai-responses, gemini
 Run "interlingua <command> --help" for the options of a command.
@@ -25,6 +27,7 @@ const COMMANDS: Record<string, { help: string; run: (args: string[]) => Promise<
   convert: { help: CONVERT_HELP, run: runConvert },
   detect: { help: DETECT_HELP, run: runDetect },
   serve: { help: SERVE_HELP, run: runServe },
+  normalize: { help: NORMALIZE_HELP, run: runNormalize },
 };
 
 async function main(argv: string[]): Promise<number> {

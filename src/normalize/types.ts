@@ -1,0 +1,177 @@
+/**
+ * The shapes `interlingua normalize` reads and writes: what one input item
+ * is (an {@link Exchange}), what it becomes (a {@link NormalizedRecord} in
+ * `records.jsonl`, or an {@link ErrorRecord} in `errors.jsonl`), and the
+ * counts of a run ({@link NormalizeSummary}). docs/DESIGN.md ("Normalized
+ * records") describes the record shape for readers of the output.
+ */
+import type { ErrorCode } from '../core/errors.ts';
+import type { FormatId } from '../core/ir.ts';
+import type { Loss } from '../core/losses.ts';
+
+/**
+ * What an input file (or one JSONL line) holds.
+ * - `har`: an HTTP Archive 1.2 document; each `log.entries[i]` is one exchange.
+ *   @see http://www.softwareishard.com/blog/har-12-spec/
+ * - `jsonl`: one recorded exchange per line (`request`/`response`, `url`, `status`, …).
+ * - `openai-batch-input`, `openai-batch-output`: OpenAI Batch API files.
+ *   @see https://platform.openai.com/docs/guides/batch
+ * - `anthropic-batch-request`, `anthropic-batch-result`: Anthropic Message Batches
+ *   request entries (`{custom_id, params}`) and results (`{custom_id, result}`).
+ *   @see https://docs.anthropic.com/en/api/creating-message-batches
+ */
+export type InputKind =
+  | 'har'
+  | 'jsonl'
+  | 'openai-batch-input'
+  | 'openai-batch-output'
+  | 'anthropic-batch-request'
+  | 'anthropic-batch-result';
+
+/** Where a record came from: the file as named on the command line and the 1-based line or 0-based HAR entry. */
+export interface RecordSource {
+  file: string;
+  kind: InputKind;
+  /** 1-based line number, for line-based inputs. */
+  line?: number;
+  /** 0-based index in `log.entries`, for HAR. */
+  entry?: number;
+  /** The batch `custom_id`, which joins a batch input line to its output line. */
+  customId?: string;
+}
+
+/** A body as recorded: a parsed JSON value, or text (JSON text or SSE) with its content type. */
+export interface RecordedBody {
+  value: unknown;
+  /** The `Content-Type` (or HAR `mimeType`) where the input has one. */
+  contentType?: string;
+}
+
+/** When the exchange happened and how long it took, where the input says. */
+export interface Timing {
+  /** ISO 8601 start time (HAR `startedDateTime`, or a `timestamp`-like field). */
+  startedAt?: string;
+  /** Total time in milliseconds (HAR `time`, or a `duration_ms`-like field). */
+  durationMs?: number;
+}
+
+/** One recorded request/response pair, either side possibly absent, before any decoding. */
+export interface Exchange {
+  /** The request URL or path, if recorded. */
+  url?: string;
+  method?: string;
+  request?: RecordedBody;
+  response?: RecordedBody;
+  /** HTTP status of the response. */
+  status?: number;
+  timing?: Timing;
+  /** The format when the container fixes it (an Anthropic batch file holds only Anthropic bodies). */
+  format?: FormatId;
+  /** True for HAR entries: an entry that is not an LLM call is skipped, not an error. */
+  optional?: boolean;
+}
+
+/** Which body a loss belongs to. */
+export type LossSide = 'request' | 'response' | 'error';
+
+/** A loss of decoding (or converting) one side of the exchange. */
+export interface RecordLoss extends Loss {
+  side: LossSide;
+}
+
+/** How the format of a record was found: the URL path, the container, the body's shape, or a best guess between look-alikes. */
+export type FormatEvidence = 'url' | 'container' | 'body' | 'guess';
+
+/** The output form of bodies: the IR, or a wire format. */
+export type Target = 'ir' | FormatId;
+
+/**
+ * One line of `records.jsonl`. `request`, `response` and `error` are IR
+ * values (`Request`, `Response`, `ApiError`) when `to` is `ir`, else bodies
+ * of the `to` format. Large base64 media inside them are {@link BlobReference}s.
+ */
+export interface NormalizedRecord {
+  /** Stable id: the first 32 hex digits of sha256(file base name, locator, raw item text). */
+  id: string;
+  source: RecordSource;
+  /** The wire format the exchange was recorded in. */
+  format: FormatId;
+  formatEvidence: FormatEvidence;
+  model?: string;
+  to: Target;
+  /** The endpoint path (no host, no query: queries can hold API keys). */
+  endpoint?: string;
+  request?: unknown;
+  response?: unknown;
+  /** A vendor error body, when the response was one. */
+  error?: unknown;
+  /** True when the response was recorded as an SSE stream (or a Gemini JSON array of chunks) and reassembled. */
+  stream?: true;
+  losses: RecordLoss[];
+  status?: number;
+  timing?: Timing;
+}
+
+/** Why an item could not become a record: the library's error codes plus the input's own failures. */
+export type NormalizeErrorCode =
+  | ErrorCode
+  /** The line is not JSON. */
+  | 'invalid_line'
+  /** The line is JSON but holds no request or response. */
+  | 'not_an_exchange'
+  /** A body is not text the tool can read (binary, compressed). */
+  | 'unreadable_body'
+  /** The batch item has no answer: failed, canceled or expired. */
+  | 'batch_failed'
+  /** A bug: an exception that is not an `InterlinguaError`. */
+  | 'internal';
+
+/** One line of `errors.jsonl`. */
+export interface ErrorRecord {
+  id: string;
+  source: RecordSource;
+  reason: { code: NormalizeErrorCode; message: string; path?: string };
+  format?: FormatId;
+  status?: number;
+}
+
+/** What one input item became. */
+export type Outcome =
+  | { kind: 'record'; record: NormalizedRecord }
+  | { kind: 'error'; error: ErrorRecord }
+  /** A HAR entry that is not an LLM API call (a page, an asset, a preflight). */
+  | { kind: 'skipped'; reason: string };
+
+/** Counts by key. */
+export type Counts = Record<string, number>;
+
+/** The counts of one input file. */
+export interface InputSummary {
+  file: string;
+  kind: InputKind;
+  read: number;
+  written: number;
+  errored: number;
+  skipped: number;
+}
+
+/** The summary of a run, printed on stderr and written to `summary.json`. `read = written + errored` always. */
+export interface NormalizeSummary {
+  read: number;
+  written: number;
+  errored: number;
+  /** HAR entries that are not LLM calls; not counted in `read`. */
+  skipped: number;
+  inputs: InputSummary[];
+  byFormat: Counts;
+  byModel: Counts;
+  byInputKind: Counts;
+  /** Records whose response was a reassembled stream. */
+  streams: number;
+  lossesByCode: Counts;
+  errorsByReason: Counts;
+  skippedByReason: Counts;
+  blobs: { written: number; referenced: number; bytesWritten: number };
+  seconds: number;
+  recordsPerSecond: number;
+}

@@ -4,10 +4,12 @@
  * Each stage is a `TransformStream`; `flush` closes what is open. Memory is
  * constant per stream apart from the part being built.
  */
+import { createParser } from 'eventsource-parser';
 import { EventSourceParserStream } from 'eventsource-parser/stream';
 import { codecFor } from './registry.ts';
 import { InterlinguaError, isInterlinguaError } from './errors.ts';
 import { LossCollector, type Loss } from './losses.ts';
+import { MAX_DEPTH, tooDeep } from './wire.ts';
 import type { CodecContext } from './codec.ts';
 import type { ApiError, FormatId } from './ir.ts';
 import type { SseMessage, StreamDecoder, StreamEncoder, StreamEvent, WireEvent } from './stream-events.ts';
@@ -15,24 +17,27 @@ import type { SseMessage, StreamDecoder, StreamEncoder, StreamEvent, WireEvent }
 /** The `data:` text OpenAI Chat sends last. */
 export const DONE = '[DONE]';
 
+/** One parsed SSE message as a wire event: `data` parsed as JSON (`[DONE]` kept as the string; unparsable text marked `invalid`). */
+function wireEventOf(message: { event?: string | undefined; data: string }): WireEvent {
+  if (message.data === DONE) return message.event === undefined ? { data: DONE } : { event: message.event, data: DONE };
+  let event: WireEvent;
+  try {
+    event = { data: JSON.parse(message.data) };
+  } catch (error) {
+    event = { data: message.data, invalid: (error as Error).message };
+  }
+  if (event.invalid === undefined && tooDeep(event.data) !== undefined) event = { data: message.data, invalid: `the data nests deeper than ${MAX_DEPTH} levels` };
+  if (message.event !== undefined) event.event = message.event;
+  return event;
+}
+
 /** bytes → wire events: SSE framing parsed, each `data:` parsed as JSON (`[DONE]` kept as the string). */
 export function sseToWireEvents(): TransformStream<Uint8Array, WireEvent> {
   const decoder = new TextDecoderStream();
   const parser = new EventSourceParserStream();
   const json = new TransformStream<{ event?: string | undefined; data: string }, WireEvent>({
     transform(message, controller) {
-      if (message.data === DONE) {
-        controller.enqueue(message.event === undefined ? { data: DONE } : { event: message.event, data: DONE });
-        return;
-      }
-      let event: WireEvent;
-      try {
-        event = { data: JSON.parse(message.data) };
-      } catch (error) {
-        event = { data: message.data, invalid: (error as Error).message };
-      }
-      if (message.event !== undefined) event.event = message.event;
-      controller.enqueue(event);
+      controller.enqueue(wireEventOf(message));
     },
   });
   decoder.readable.pipeTo(parser.writable).catch(() => {});
@@ -131,12 +136,68 @@ export function convertStream(readable: ReadableStream<Uint8Array>, options: Con
   const encoder = streamEncoderFor(options.to, context);
   let resolveLosses: (losses: Loss[]) => void = () => {};
   const losses = new Promise<Loss[]>((resolve) => (resolveLosses = resolve));
-  const done = new TransformStream<Uint8Array, Uint8Array>({ flush: () => resolveLosses(collector.losses) });
-  const output = readable
-    .pipeThrough(sseToWireEvents())
-    .pipeThrough(wireToIrEvents(decoder))
-    .pipeThrough(irToSseMessages(encoder))
-    .pipeThrough(sseMessagesToBytes())
-    .pipeThrough(done);
+  const output = readable.pipeThrough(transcodeSse(decoder, encoder, () => resolveLosses(collector.losses)));
   return Object.assign(output, { losses });
+}
+
+/**
+ * The stages of `convertStream` (bytes → SSE → wire events → IR events → SSE
+ * → bytes) fused into one `TransformStream`, with the same semantics: each
+ * input chunk is transcoded synchronously and written as one output chunk, so
+ * the cost of Web streams is paid per network chunk, not per event.
+ */
+function transcodeSse(decoder: StreamDecoder, encoder: StreamEncoder, done: () => void): TransformStream<Uint8Array, Uint8Array> {
+  const text = new TextDecoder();
+  const bytes = new TextEncoder();
+  let out = '';
+  let failed = false;
+  let overflow: Error | undefined;
+  const write = (messages: SseMessage[]) => {
+    for (const message of messages) out += `${message.event === undefined ? '' : `event: ${message.event}\n`}data: ${message.data}\n\n`;
+  };
+  const encode = (events: StreamEvent[]) => {
+    for (const event of events) write(encoder.encode(event));
+  };
+  const parser = createParser({
+    onEvent(message) {
+      if (failed) return;
+      const event = wireEventOf(message);
+      if (event.invalid !== undefined) {
+        failed = true;
+        encode([{ type: 'error', error: { type: 'server', message: `an SSE data line is not JSON (${event.invalid})` } }]);
+        return;
+      }
+      let irEvents: StreamEvent[];
+      try {
+        irEvents = decoder.decode(event);
+      } catch (error) {
+        failed = true;
+        irEvents = [{ type: 'error', error: errorFromException(error) }];
+      }
+      encode(irEvents);
+    },
+    onError(error) {
+      if (error.type === 'max-buffer-size-exceeded') overflow = error;
+    },
+  });
+  const emit = (controller: TransformStreamDefaultController<Uint8Array>) => {
+    if (overflow !== undefined) throw overflow;
+    if (out === '') return;
+    controller.enqueue(bytes.encode(out));
+    out = '';
+  };
+  return new TransformStream({
+    transform(chunk, controller) {
+      parser.feed(text.decode(chunk, { stream: true }));
+      emit(controller);
+    },
+    flush(controller) {
+      const rest = text.decode();
+      if (rest !== '') parser.feed(rest);
+      if (!failed) encode(decoder.flush());
+      write(encoder.flush());
+      emit(controller);
+      done();
+    },
+  });
 }

@@ -5,6 +5,7 @@
 import { codecFor } from './registry.ts';
 import { InterlinguaError } from './errors.ts';
 import { LossCollector, throwIfStrict, type Loss } from './losses.ts';
+import { checkDepth } from './wire.ts';
 import type { ApiError, FormatId, Request, Response } from './ir.ts';
 
 /** Options of {@link convertRequest} and {@link convertResponse}. */
@@ -41,17 +42,23 @@ export interface CodecOptions {
   strict?: boolean;
 }
 
-/** Parse JSON text into a value; objects pass through untouched. */
+/** Parse JSON text into a value; objects pass through untouched. Either way, a value nested deeper than `MAX_DEPTH` is an `invalid_value` error. */
 export function parseBody(body: unknown): unknown {
-  if (typeof body !== 'string') return body;
+  if (typeof body !== 'string') {
+    checkDepth(body);
+    return body;
+  }
+  let value: unknown;
   try {
-    return JSON.parse(body);
+    value = JSON.parse(body);
   } catch (error) {
     throw new InterlinguaError('invalid_json', `the body is not valid JSON (${(error as Error).message}); send a JSON object`, {
       path: '',
       cause: error,
     });
   }
+  checkDepth(value);
+  return value;
 }
 
 function context(losses: LossCollector, model: string | undefined) {

@@ -6,14 +6,15 @@
  */
 import type { LossCollector } from './losses.ts';
 import type { ToolCallPart } from './ir.ts';
-import { isObject } from './wire.ts';
+import { isObject, tooDeep } from './wire.ts';
 
 /** The IR fields for argument text from the wire: parsed when it is a JSON object, always kept raw. */
 export function parseArguments(text: string): Pick<ToolCallPart, 'arguments' | 'rawArguments'> {
   if (text.trim() === '') return { arguments: {}, rawArguments: text };
   try {
     const parsed: unknown = JSON.parse(text);
-    return { arguments: isObject(parsed) ? parsed : undefined, rawArguments: text };
+    // Text nested too deep to walk safely stays text, like any other argument text that is not a usable object.
+    return { arguments: isObject(parsed) && tooDeep(parsed) === undefined ? parsed : undefined, rawArguments: text };
   } catch {
     return { arguments: undefined, rawArguments: text };
   }

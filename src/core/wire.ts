@@ -128,3 +128,56 @@ export function spreadExtensions(target: JsonObject, node: Extensible, format: F
   }
   return target;
 }
+
+/**
+ * The deepest nesting of arrays and objects a body may have. JSON.parse
+ * accepts any depth, but recursive walkers (schema converters) and
+ * JSON.stringify overflow the stack a few thousand levels down; real bodies
+ * nest a few dozen levels.
+ */
+export const MAX_DEPTH = 512;
+
+/** The JSON pointer of the first value nested deeper than `limit` levels, or `undefined` when there is none. Iterative. */
+export function tooDeep(value: unknown, limit: number = MAX_DEPTH): string | undefined {
+  if (typeof value !== 'object' || value === null) return undefined;
+  const nodes: object[] = [value];
+  const depths: number[] = [1];
+  let exceeded = false;
+  while (nodes.length > 0) {
+    const node = nodes.pop() as Record<string, unknown>;
+    const depth = depths.pop() as number;
+    if (depth > limit) {
+      exceeded = true;
+      break;
+    }
+    for (const key in node) {
+      const item = node[key];
+      if (typeof item === 'object' && item !== null) {
+        nodes.push(item);
+        depths.push(depth + 1);
+      }
+    }
+  }
+  if (!exceeded) return undefined;
+  // Rare: walk again, now keeping paths, down the first branch that is too deep.
+  const found: { node: unknown; path: string; depth: number }[] = [{ node: value, path: '', depth: 1 }];
+  while (found.length > 0) {
+    const { node, path, depth } = found.pop() as { node: Record<string, unknown>; path: string; depth: number };
+    if (depth > limit) return path;
+    for (const key in node) {
+      const item = node[key];
+      if (typeof item === 'object' && item !== null) found.push({ node: item, path: pointer(path, key), depth: depth + 1 });
+    }
+  }
+  return '';
+}
+
+/** Throw an `invalid_value` error when `value` nests deeper than {@link MAX_DEPTH}. */
+export function checkDepth(value: unknown, path = '', format?: FormatId): void {
+  const at = tooDeep(value);
+  if (at === undefined) return;
+  throw new InterlinguaError('invalid_value', `the value nests deeper than ${MAX_DEPTH} levels; flatten it`, {
+    path: path + at,
+    ...(format === undefined ? {} : { format }),
+  });
+}

@@ -7,7 +7,7 @@
  */
 import { InterlinguaError } from '../../core/errors.ts';
 import type { Part, ToolResultPart } from '../../core/ir.ts';
-import { extensionsOf, isObject, pointer, type JsonObject } from '../../core/wire.ts';
+import { extensionsOf, isObject, pointer, tooDeep, type JsonObject } from '../../core/wire.ts';
 import { emitsId } from './ids.ts';
 import { encodeGeminiPart, type EncodePartScope } from './parts-encode.ts';
 import type { ResponseShape } from './tool-result-decode.ts';
@@ -50,7 +50,7 @@ function responseObject(texts: string[], isError: boolean, shape: ResponseShape 
   if (trimmed.startsWith('{')) {
     try {
       const parsed: unknown = JSON.parse(text);
-      if (isObject(parsed)) return parsed;
+      if (isObject(parsed) && tooDeep(parsed) === undefined) return parsed;
     } catch {
       // not JSON: sent as output text below
     }

@@ -1,0 +1,164 @@
+/**
+ * `npm run bench`: conversion, stream, memory and proxy benchmarks (issue 9).
+ * Prints tables and writes docs/BENCHMARKS.md (machine, Node version, date).
+ *
+ *   npm run bench                  full run (< 5 minutes on 2 cores), writes docs/BENCHMARKS.md
+ *   npm run bench -- --quick       short smoke run with small workloads; prints only
+ *   options: --only=conversions,streams,memory,proxy   --write / --no-write   --out=FILE
+ */
+import { execFileSync } from 'node:child_process';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpus, freemem, loadavg, totalmem, platform, release } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { runConversions } from './bench/conversions.ts';
+import { runMemory } from './bench/memory.ts';
+import { runProxy } from './bench/proxy.ts';
+import { consoleSummary, markdown, type BenchRun } from './bench/report.ts';
+import { runStreams } from './bench/streams.ts';
+import { formatNs, sink } from './bench/timing.ts';
+import { bodyWorkloads, smallChatBodies, streamWorkload } from './bench/workloads.ts';
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const SECTIONS = ['conversions', 'streams', 'memory', 'proxy'] as const;
+type Section = (typeof SECTIONS)[number];
+
+const { values } = parseArgs({
+  options: {
+    quick: { type: 'boolean', default: false },
+    only: { type: 'string' },
+    write: { type: 'boolean' },
+    'no-write': { type: 'boolean' },
+    out: { type: 'string' },
+  },
+});
+const quick = values.quick === true;
+const only = new Set<Section>((values.only?.split(',') ?? SECTIONS) as Section[]);
+for (const section of only) if (!SECTIONS.includes(section)) throw new Error(`--only: unknown section "${section}"; use ${SECTIONS.join(', ')}`);
+const write = values['no-write'] === true ? false : (values.write ?? !quick);
+const out = resolve(values.out ?? join(ROOT, 'docs/BENCHMARKS.md'));
+
+const settings = quick
+  ? { budgetMs: 20, imageSize: 256 * 1024, turns: 5, streamEvents: 500, duration: 1, warmup: 0.3, rate: 200 }
+  : { budgetMs: 250, imageSize: 10 * 1024 * 1024, turns: 50, streamEvents: 10_000, duration: 10, warmup: 2, rate: 1000 };
+
+function gitCommit(): string {
+  try {
+    const commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+    const dirty = execFileSync('git', ['status', '--porcelain', '--untracked-files=no'], { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+    return dirty === '' ? commit : `${commit} (with uncommitted changes)`;
+  } catch {
+    return 'unknown';
+  }
+}
+
+function packageVersion(name: string): string {
+  try {
+    return (JSON.parse(readFileSync(join(ROOT, 'node_modules', name, 'package.json'), 'utf8')) as { version: string }).version;
+  } catch {
+    return 'not installed';
+  }
+}
+
+const log = (line: string) => process.stderr.write(`${line}\n`);
+const started = Date.now();
+const load = loadavg();
+const machine: Record<string, string> = {
+  date: new Date().toISOString(),
+  CPU: `${cpus()[0]?.model ?? 'unknown'} × ${cpus().length}`,
+  memory: `${(totalmem() / 1024 ** 3).toFixed(1)} GiB (${(freemem() / 1024 ** 3).toFixed(1)} GiB free at start)`,
+  OS: `${platform()} ${release()}`,
+  Node: process.version,
+  'load average at start (1/5/15 min)': load.map((value) => value.toFixed(2)).join(' / '),
+  commit: gitCommit(),
+  'llm-bridge': packageVersion('llm-bridge'),
+  autocannon: packageVersion('autocannon'),
+};
+
+log(`interlingua bench${quick ? ' --quick' : ''}: generating workloads…`);
+const workloads = bodyWorkloads({ imageSize: settings.imageSize, turns: settings.turns });
+const stream = only.has('streams') ? streamWorkload(settings.streamEvents) : undefined;
+
+const run: BenchRun = {
+  quick,
+  machine,
+  settings: {
+    'time per cell': `${settings.budgetMs} ms measured (three times that for bodies over 1 MB; streams: ${settings.budgetMs} ms per pipeline), after a warm-up of a quarter of that`,
+    'image workload': `${(settings.imageSize / 1024 / 1024).toFixed(2)} MiB of base64`,
+    'proxy load': `${settings.rate} req/s for ${settings.duration} s (after ${settings.warmup} s of warm-up), 10 connections`,
+  },
+  workloads: only.has('conversions') ? workloads : [],
+  conversions: [],
+  ...(stream === undefined ? {} : { stream }),
+  streams: [],
+  memory: [],
+  proxy: [],
+  otherProxies: [],
+  otherTranslators: [
+    `llm-bridge ${packageVersion('llm-bridge')}: measured (translateBetweenProviders for requests, handleUniversalStreamRequest for streams).`,
+    existsSync(join(ROOT, 'node_modules', 'rosetta-ai'))
+      ? 'rosetta-ai is installed but not wired into this benchmark yet.'
+      : 'rosetta-ai ("the translation layer for LLM provider messages" on the npm registry): not measured — not installed (the benchmark installs nothing; add it as a devDependency to compare).',
+  ],
+  seconds: 0,
+};
+
+if (only.has('conversions')) {
+  log('conversions…');
+  run.conversions = await runConversions(workloads, {
+    budgetMs: settings.budgetMs,
+    progress: (cell) => log(`  ${cell.workload} ${cell.from} → ${cell.to}: ${formatNs(cell.timing.min)} (${cell.ratio.toFixed(2)}× floor)`),
+  });
+}
+
+if (stream !== undefined) {
+  log('streams…');
+  run.streams = await runStreams(stream, {
+    budgetMs: settings.budgetMs,
+    progress: (cell) => log(`  ${cell.from} → ${cell.to}: ${(cell.eventsPerSecond / 1000).toFixed(0)}k events/s`),
+  });
+}
+
+if (only.has('memory')) {
+  log('memory (child processes)…');
+  const image = workloads.find((workload) => workload.name === 'image-10mb');
+  const text = image?.texts.anthropic;
+  if (text !== undefined) run.memory = runMemory(ROOT, 'anthropic', text);
+}
+
+if (only.has('proxy')) {
+  log('proxy…');
+  try {
+    run.proxy = await runProxy({
+      root: ROOT,
+      duration: settings.duration,
+      warmup: settings.warmup,
+      rate: settings.rate,
+      connections: 10,
+      ...smallChatBodies(),
+      progress: (line) => log(`  ${line}`),
+    });
+  } catch (error) {
+    run.proxyError = (error as Error).message.split('\n')[0] ?? 'failed';
+    log(`  proxy benchmark failed: ${(error as Error).message}`);
+  }
+  for (const name of ['@musistudio/llms', '@portkey-ai/gateway']) {
+    run.otherProxies.push(
+      existsSync(join(ROOT, 'node_modules', name))
+        ? `${name} is installed but not wired into this benchmark yet.`
+        : `${name}: not measured — not installed (the project does not depend on it, and the benchmark installs nothing).`,
+    );
+  }
+}
+
+run.seconds = (Date.now() - started) / 1000;
+run.machine['load average at end (1/5/15 min)'] = loadavg().map((value) => value.toFixed(2)).join(' / ');
+console.log(consoleSummary(run));
+if (write) {
+  const notesFile = join(ROOT, 'scripts/bench/notes.md');
+  const notes = existsSync(notesFile) ? readFileSync(notesFile, 'utf8').trim() : '';
+  writeFileSync(out, markdown(run, notes));
+  log(`\nwrote ${out} (${run.seconds.toFixed(0)} s)`);
+}
+if (sink === -1) log('');

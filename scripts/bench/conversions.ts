@@ -1,0 +1,146 @@
+/**
+ * Body conversions: for every workload and source format, the floor (parse +
+ * stringify of the source text), then every target: interlingua's
+ * parse → convert → stringify, and llm-bridge's on the conversions it
+ * supports, with where each output's meaning differs from the source.
+ */
+import { translateBetweenProviders, type ProviderType } from 'llm-bridge';
+import { convertRequest, convertResponse } from '../../src/core/convert.ts';
+import { implementedFormats } from '../../src/core/registry.ts';
+import type { FormatId } from '../../src/core/ir.ts';
+import { differences, wireFacts, type Facts } from './meaning.ts';
+import { measureRounds, pairedRatio, type Timing } from './timing.ts';
+import { BENCH_MODEL, type BodyWorkload } from './workloads.ts';
+
+/** llm-bridge's provider names. */
+export const BRIDGE_PROVIDER: Record<FormatId, ProviderType> = {
+  anthropic: 'anthropic',
+  'openai-chat': 'openai',
+  'openai-responses': 'openai-responses',
+  gemini: 'google',
+};
+
+/** Another translator's result in one cell. */
+export interface OtherResult {
+  name: string;
+  timing?: Timing;
+  ratio?: number;
+  /** Why it was not timed (it threw). */
+  error?: string;
+  /** Where its output's meaning differs from the source's. */
+  differences: string[];
+}
+
+/** One conversion cell. */
+export interface ConversionCell {
+  workload: string;
+  kind: 'request' | 'response';
+  from: FormatId;
+  to: FormatId;
+  sourceBytes: number;
+  outputBytes: number;
+  floor: Timing;
+  timing: Timing;
+  ratio: number;
+  losses: number;
+  /** Where interlingua's output's meaning differs from the source's (expected where a loss is reported). */
+  differences: string[];
+  others: OtherResult[];
+}
+
+/** Options of {@link runConversions}. */
+export interface ConversionOptions {
+  /** Measured time per cell, ms. */
+  budgetMs: number;
+  /** Called after each cell. */
+  progress?: (cell: ConversionCell) => void;
+}
+
+function interlingua(workload: BodyWorkload, from: FormatId, to: FormatId): (text: string) => { text: string; losses: number } {
+  const convert = workload.kind === 'request' ? convertRequest : convertResponse;
+  const options = { from, to, model: BENCH_MODEL };
+  return (text) => {
+    const result = convert(text, options);
+    return { text: JSON.stringify(result.body), losses: result.losses.length };
+  };
+}
+
+function bridge(from: FormatId, to: FormatId): (text: string) => string {
+  const source = BRIDGE_PROVIDER[from];
+  const target = BRIDGE_PROVIDER[to];
+  return (text) => JSON.stringify(translateBetweenProviders(source, target, JSON.parse(text) as never));
+}
+
+function factsOrError(kind: 'request' | 'response', format: FormatId, text: string): Facts | string {
+  try {
+    return wireFacts(kind, format, JSON.parse(text));
+  } catch (error) {
+    return `output does not decode as ${format}: ${(error as Error).message.slice(0, 160)}`;
+  }
+}
+
+/** Scale the time budget with the body size, so a 10 MB body gets enough rounds. */
+function budgetFor(options: ConversionOptions, bytes: number): number {
+  return bytes > 1_000_000 ? options.budgetMs * 3 : options.budgetMs;
+}
+
+/** Run every conversion cell of `workloads`: per source, the floor and every conversion timed in interleaved rounds. */
+export async function runConversions(workloads: readonly BodyWorkload[], options: ConversionOptions): Promise<ConversionCell[]> {
+  const formats = implementedFormats();
+  const cells: ConversionCell[] = [];
+  for (const workload of workloads) {
+    for (const from of formats) {
+      const text = workload.texts[from];
+      if (text === undefined) continue;
+      const expected = wireFacts(workload.kind, from, JSON.parse(text));
+      const fns: (() => unknown)[] = [() => JSON.stringify(JSON.parse(text))];
+      const pending: { cell: Omit<ConversionCell, 'floor' | 'ratio' | 'timing'>; own: number; other?: { result: OtherResult; index: number } }[] = [];
+      for (const to of formats) {
+        const run = interlingua(workload, from, to);
+        const once = run(text);
+        const actual = factsOrError(workload.kind, to, once.text);
+        fns.push(() => run(text).text);
+        const own = fns.length - 1;
+        const entry: (typeof pending)[number] = {
+          cell: {
+            workload: workload.name,
+            kind: workload.kind,
+            from,
+            to,
+            sourceBytes: Buffer.byteLength(text),
+            outputBytes: Buffer.byteLength(once.text),
+            losses: once.losses,
+            differences: typeof actual === 'string' ? [actual] : differences(expected, actual),
+            others: [],
+          },
+          own,
+        };
+        if (workload.kind === 'request') {
+          const other = bridge(from, to);
+          try {
+            const facts = factsOrError(workload.kind, to, other(text));
+            fns.push(() => other(text));
+            entry.other = { result: { name: 'llm-bridge', differences: typeof facts === 'string' ? [facts] : differences(expected, facts) }, index: fns.length - 1 };
+          } catch (error) {
+            entry.cell.others.push({ name: 'llm-bridge', error: (error as Error).message.slice(0, 160), differences: [] });
+          }
+        }
+        pending.push(entry);
+      }
+      const timings = await measureRounds(fns, { budgetMs: budgetFor(options, text.length) });
+      const floor = timings[0]!;
+      for (const entry of pending) {
+        const timing = timings[entry.own]!;
+        const others = [...entry.cell.others];
+        if (entry.other !== undefined) {
+          const otherTiming = timings[entry.other.index]!;
+          others.push({ ...entry.other.result, timing: otherTiming, ratio: pairedRatio(otherTiming, floor) });
+        }
+        const cell: ConversionCell = { ...entry.cell, others, floor, timing, ratio: pairedRatio(timing, floor) };
+        cells.push(cell);
+        options.progress?.(cell);
+      }
+    }
+  }
+  return cells;
+}

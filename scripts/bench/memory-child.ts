@@ -1,0 +1,33 @@
+/**
+ * Child process of the memory benchmark: read a body from a file, note the
+ * peak RSS so far, run one operation on it (the floor or a conversion), and
+ * report the peak RSS after it as one JSON line on stdout.
+ *
+ * Usage: memory-child.ts FILE floor|FROM:TO
+ */
+import { readFileSync } from 'node:fs';
+import { convertRequest } from '../../src/core/convert.ts';
+import { isFormatId } from '../../src/core/registry.ts';
+
+const [file, operation] = process.argv.slice(2);
+if (file === undefined || operation === undefined) throw new Error('usage: memory-child.ts FILE floor|FROM:TO');
+
+// Load and warm the code on a small body so compiling it is not counted.
+const warm = JSON.stringify({ model: 'm', max_tokens: 8, messages: [{ role: 'user', content: 'hi' }] });
+for (let index = 0; index < 50; index++) JSON.stringify(convertRequest(warm, { from: 'anthropic', to: 'openai-chat' }).body);
+
+const text = readFileSync(file, 'utf8');
+const gc = (globalThis as { gc?: () => void }).gc;
+gc?.();
+const before = process.resourceUsage().maxRSS * 1024;
+const rssBefore = process.memoryUsage().rss;
+let output: string;
+if (operation === 'floor') {
+  output = JSON.stringify(JSON.parse(text));
+} else {
+  const [from, to] = operation.split(':');
+  if (!isFormatId(from) || !isFormatId(to)) throw new Error(`bad operation ${operation}`);
+  output = JSON.stringify(convertRequest(text, { from, to, model: 'bench-model' }).body);
+}
+const after = process.resourceUsage().maxRSS * 1024;
+process.stdout.write(`${JSON.stringify({ bodyBytes: Buffer.byteLength(text), outputBytes: output.length, peakBefore: before, rssBefore, peak: after })}\n`);

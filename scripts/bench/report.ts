@@ -1,0 +1,324 @@
+/**
+ * Turn a benchmark run into console tables and docs/BENCHMARKS.md: the
+ * machine, the targets met or missed, a table per workload, the differences
+ * between translators, streams, memory and the proxy, and the profile notes.
+ */
+import type { ConversionCell } from './conversions.ts';
+import type { MemoryResult } from './memory.ts';
+import type { ProxyScenario } from './proxy.ts';
+import type { StreamCell } from './streams.ts';
+import { formatNs } from './timing.ts';
+import type { BodyWorkload, StreamWorkload } from './workloads.ts';
+
+/** Everything one run measured. */
+export interface BenchRun {
+  quick: boolean;
+  machine: Record<string, string>;
+  settings: Record<string, string>;
+  workloads: BodyWorkload[];
+  conversions: ConversionCell[];
+  stream?: StreamWorkload;
+  streams: StreamCell[];
+  memory: MemoryResult[];
+  proxy: ProxyScenario[];
+  /** Why the proxy section has no numbers, where it has none. */
+  proxyError?: string;
+  /** Competing proxies and why they were or were not measured. */
+  otherProxies: string[];
+  /** Other translators and why they were or were not measured. */
+  otherTranslators: string[];
+  seconds: number;
+}
+
+/** The targets of issue 9. */
+export const TARGETS = {
+  conversionRatio: 1.15,
+  streamEventsPerSecond: 500_000,
+  proxyP50Ms: 0.2,
+  proxyP99Ms: 1,
+  proxyRate: 1000,
+  memoryFactor: 3,
+} as const;
+
+const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
+const bytesText = (bytes: number) => (bytes >= 1024 * 1024 ? mb(bytes) : bytes >= 1024 ? `${(bytes / 1024).toFixed(1)} KiB` : `${bytes} B`);
+const ratioText = (ratio: number | undefined) => (ratio === undefined || !Number.isFinite(ratio) ? '–' : `${ratio.toFixed(2)}×`);
+const rate = (perSecond: number) => (perSecond >= 1e6 ? `${(perSecond / 1e6).toFixed(2)} M/s` : `${(perSecond / 1e3).toFixed(0)} k/s`);
+const ms = (value: number) => (Number.isFinite(value) ? `${value.toFixed(3)} ms` : '–');
+const mark = (ok: boolean) => (ok ? 'met' : '**missed**');
+const escape = (text: string) => text.replace(/\|/g, '\\|');
+
+function table(head: string[], rows: string[][]): string {
+  return [`| ${head.join(' | ')} |`, `| ${head.map(() => '---').join(' | ')} |`, ...rows.map((row) => `| ${row.join(' | ')} |`)].join('\n');
+}
+
+/** The verdict on each target, as table rows. */
+export function targetRows(run: BenchRun): string[][] {
+  const rows: string[][] = [];
+  for (const workload of run.workloads) {
+    const cells = run.conversions.filter((cell) => cell.workload === workload.name);
+    if (cells.length === 0) continue;
+    const worst = cells.reduce((a, b) => (b.ratio > a.ratio ? b : a));
+    const within = cells.filter((cell) => cell.ratio <= TARGETS.conversionRatio).length;
+    rows.push([
+      `conversion ≤ ${TARGETS.conversionRatio}× floor: ${workload.name}`,
+      `${within}/${cells.length} cells within; worst ${ratioText(worst.ratio)} (${worst.from} → ${worst.to})`,
+      mark(within === cells.length),
+    ]);
+    const compared = cells.flatMap((cell) => cell.others.filter((other) => other.timing !== undefined).map((other) => ({ cell, other })));
+    if (compared.length > 0) {
+      const faster = compared.filter(({ cell, other }) => cell.ratio < (other.ratio ?? Infinity)).length;
+      rows.push([`faster than llm-bridge: ${workload.name}`, `${faster}/${compared.length} pairs faster`, mark(faster === compared.length)]);
+    }
+  }
+  if (run.streams.length > 0) {
+    const worst = run.streams.reduce((a, b) => (b.eventsPerSecond < a.eventsPerSecond ? b : a));
+    const best = run.streams.reduce((a, b) => (b.eventsPerSecond > a.eventsPerSecond ? b : a));
+    const within = run.streams.filter((cell) => cell.eventsPerSecond >= TARGETS.streamEventsPerSecond).length;
+    rows.push([
+      `stream ≥ ${rate(TARGETS.streamEventsPerSecond)} events per core (convertStream)`,
+      `${within}/${run.streams.length} pairs; ${rate(worst.eventsPerSecond)} (${worst.from} → ${worst.to}) to ${rate(best.eventsPerSecond)} (${best.from} → ${best.to})`,
+      mark(within === run.streams.length),
+    ]);
+    const compared = run.streams.flatMap((cell) => cell.others.filter((other) => other.timing !== undefined).map((other) => ({ cell, other })));
+    if (compared.length > 0) {
+      const faster = compared.filter(({ cell, other }) => cell.ratio < (other.ratio ?? Infinity)).length;
+      rows.push([`faster than llm-bridge: ${run.stream?.name ?? 'stream'}`, `${faster}/${compared.length} pairs faster`, mark(faster === compared.length)]);
+    }
+  }
+  for (const scenario of run.proxy) {
+    const p50 = scenario.proxied.p50 - scenario.direct.p50;
+    const p99 = scenario.proxied.p99 - scenario.direct.p99;
+    const sustained = scenario.proxied.rps >= TARGETS.proxyRate * 0.95;
+    rows.push([
+      `proxy adds ≤ ${TARGETS.proxyP50Ms} ms p50, ≤ ${TARGETS.proxyP99Ms} ms p99 at ${TARGETS.proxyRate} req/s: ${scenario.title}`,
+      `+${p50.toFixed(3)} ms p50, +${p99.toFixed(3)} ms p99 at ${scenario.proxied.rps.toFixed(0)} req/s`,
+      scenario.experiment ? 'experiment (no verdict)' : mark(sustained && p50 <= TARGETS.proxyP50Ms && p99 <= TARGETS.proxyP99Ms),
+    ]);
+  }
+  for (const result of run.memory.filter((item) => !item.operation.startsWith('floor'))) {
+    const factor = result.added / result.bodyBytes;
+    rows.push([`peak memory ≤ ${TARGETS.memoryFactor}× body: ${result.operation}`, `${mb(result.added)} added for a ${mb(result.bodyBytes)} body (${factor.toFixed(2)}×)`, mark(factor <= TARGETS.memoryFactor)]);
+  }
+  return rows;
+}
+
+function differencesSection(run: BenchRun, workload: BodyWorkload): string {
+  const lines: string[] = [];
+  for (const cell of run.conversions.filter((item) => item.workload === workload.name)) {
+    const own = cell.differences;
+    for (const other of cell.others) {
+      if (other.error !== undefined) lines.push(`- ${cell.from} → ${cell.to}: ${other.name} threw: ${escape(other.error)}`);
+      const extra = other.differences.filter((difference) => !own.includes(difference));
+      if (extra.length > 0) lines.push(`- ${cell.from} → ${cell.to}, ${other.name}: ${extra.map(escape).join('; ')}`);
+    }
+  }
+  const ownLines = run.conversions
+    .filter((item) => item.workload === workload.name && item.differences.length > 0)
+    .map((cell) => `- ${cell.from} → ${cell.to}, interlingua (${cell.losses} losses reported): ${cell.differences.map(escape).join('; ')}`);
+  const parts: string[] = [];
+  if (lines.length > 0) parts.push(`Where llm-bridge's output means something other than the source (decoded by interlingua, beyond interlingua's own differences):\n\n${lines.join('\n')}`);
+  if (ownLines.length > 0) parts.push(`Where interlingua's own output differs from the source (each is a loss it reports, or a synthesised id):\n\n${ownLines.join('\n')}`);
+  return parts.join('\n\n');
+}
+
+function workloadSection(run: BenchRun, workload: BodyWorkload): string {
+  const cells = run.conversions.filter((cell) => cell.workload === workload.name);
+  const hasOthers = cells.some((cell) => cell.others.length > 0);
+  const head = ['from → to', 'source', 'floor', 'interlingua', 'ratio', ...(hasOthers ? ['llm-bridge', 'ratio'] : []), 'losses'];
+  const rows = cells.map((cell) => {
+    const other = cell.others[0];
+    return [
+      `${cell.from} → ${cell.to}`,
+      bytesText(cell.sourceBytes),
+      formatNs(cell.floor.ns),
+      formatNs(cell.timing.ns),
+      cell.ratio <= TARGETS.conversionRatio ? ratioText(cell.ratio) : `**${ratioText(cell.ratio)}**`,
+      ...(hasOthers ? [other?.timing === undefined ? (other?.error === undefined ? '–' : 'threw') : formatNs(other.timing.ns), ratioText(other?.ratio)] : []),
+      String(cell.losses),
+    ];
+  });
+  const differences = differencesSection(run, workload);
+  return `### ${workload.title} (\`${workload.name}\`)\n\n${table(head, rows)}${differences === '' ? '' : `\n\n${differences}`}`;
+}
+
+function streamSection(run: BenchRun): string {
+  if (run.streams.length === 0) return 'No stream was measured.';
+  const head = ['from → to', 'events', 'floor', 'convertStream', 'events/s', '1 event per chunk', 'codecs alone', 'events/s', 'llm-bridge', 'events/s', 'losses'];
+  const rows = run.streams.map((cell) => {
+    const other = cell.others[0];
+    return [
+      `${cell.from} → ${cell.to}`,
+      String(cell.events),
+      formatNs(cell.floor.ns),
+      formatNs(cell.pipeline.ns),
+      cell.eventsPerSecond >= TARGETS.streamEventsPerSecond ? rate(cell.eventsPerSecond) : `**${rate(cell.eventsPerSecond)}**`,
+      rate(cell.perEventEventsPerSecond),
+      formatNs(cell.codecs.ns),
+      rate(cell.codecEventsPerSecond),
+      other?.timing === undefined ? (other?.error === undefined ? '–' : 'threw') : formatNs(other.timing.ns),
+      other?.eventsPerSecond === undefined ? '–' : rate(other.eventsPerSecond),
+      String(cell.losses),
+    ];
+  });
+  const lines: string[] = [];
+  for (const cell of run.streams) {
+    for (const other of cell.others) {
+      if (other.error !== undefined) lines.push(`- ${cell.from} → ${cell.to}: ${other.name} threw: ${escape(other.error)}`);
+      const extra = other.differences.filter((difference) => !cell.differences.includes(difference));
+      if (extra.length > 0) lines.push(`- ${cell.from} → ${cell.to}, ${other.name}: ${extra.map(escape).join('; ')}`);
+    }
+  }
+  const own = run.streams.filter((cell) => cell.differences.length > 0).map((cell) => `- ${cell.from} → ${cell.to}, interlingua (${cell.losses} losses reported): ${cell.differences.map(escape).join('; ')}`);
+  const notes = [
+    lines.length === 0 ? '' : `Where llm-bridge's output stream means something other than the source (accumulated by interlingua's decoder, beyond interlingua's own differences):\n\n${lines.join('\n')}`,
+    own.length === 0 ? '' : `Where interlingua's own output stream differs from the source (each is a loss it reports, or a synthesised id):\n\n${own.join('\n')}`,
+  ].filter((note) => note !== '');
+  return `${table(head, rows)}${notes.length === 0 ? '' : `\n\n${notes.join('\n\n')}`}`;
+}
+
+function memorySection(run: BenchRun): string {
+  if (run.memory.length === 0) return 'Not measured in this run.';
+  const rows = run.memory.map((result) => [
+    result.operation,
+    mb(result.bodyBytes),
+    mb(result.rssBefore),
+    mb(result.peak),
+    mb(result.added),
+    `${(result.added / result.bodyBytes).toFixed(2)}×`,
+  ]);
+  return table(['operation', 'body', 'RSS before', 'peak RSS', 'added at peak', 'added ÷ body'], rows);
+}
+
+function proxySection(run: BenchRun): string {
+  if (run.proxy.length === 0) return run.proxyError === undefined ? 'Not measured in this run.' : `Not measured: ${run.proxyError}`;
+  const rows: string[][] = [];
+  for (const scenario of run.proxy) {
+    for (const result of [scenario.direct, scenario.proxied]) {
+      rows.push([
+        result.label,
+        result.rps.toFixed(0),
+        ms(result.p50),
+        ms(result.p90),
+        ms(result.p99),
+        ms(result.max),
+        String(result.non2xx + result.errors),
+      ]);
+    }
+    rows.push([
+      `**added by interlingua** (${scenario.title})`,
+      '',
+      `**+${(scenario.proxied.p50 - scenario.direct.p50).toFixed(3)} ms**`,
+      `+${(scenario.proxied.p90 - scenario.direct.p90).toFixed(3)} ms`,
+      `**+${(scenario.proxied.p99 - scenario.direct.p99).toFixed(3)} ms**`,
+      '',
+      '',
+    ]);
+  }
+  const memory = run.proxy
+    .map(
+      (scenario) =>
+        `- ${scenario.title}: peak RSS ${scenario.proxyPeakRss === undefined ? 'unknown' : mb(scenario.proxyPeakRss)}; CPU ${scenario.proxyCpu === undefined ? 'unknown' : `${(scenario.proxyCpu * 100).toFixed(0)}% of one core`} during the measured run${scenario.cpuPerRequestUs === undefined ? '' : `, ${scenario.cpuPerRequestUs.toFixed(0)} µs of CPU per request (all threads)`}`,
+    )
+    .join('\n');
+  return `${table(['run', 'req/s', 'p50', 'p90', 'p99', 'max', 'errors'], rows)}\n\nThe proxy under load (read from /proc):\n\n${memory}`;
+}
+
+/** docs/BENCHMARKS.md from a run, with the analysis notes written from its profiles. */
+export function markdown(run: BenchRun, notes: string): string {
+  const machine = Object.entries(run.machine).map(([key, value]) => `- ${key}: ${value}`).join('\n');
+  const settings = Object.entries(run.settings).map(([key, value]) => `- ${key}: ${value}`).join('\n');
+  const workloads = run.workloads.map((workload) => workloadSection(run, workload)).join('\n\n');
+  return `# Benchmarks
+
+Written by \`npm run bench\` (scripts/bench.ts)${run.quick ? ' in **--quick** mode (smoke numbers, not for comparison)' : ''}; the run took ${run.seconds.toFixed(0)} s. Numbers are from one run on the machine below; rerun to compare.
+
+## Machine
+
+${machine}
+
+## Method
+
+${settings}
+- Workloads are generated deterministically (scripts/bench/workloads.ts): each body is built once as Anthropic wire JSON and converted once by interlingua into the other formats; the stream is built as Anthropic SSE and transcoded once into every format whose codec streams.
+- **Floor**: \`JSON.stringify(JSON.parse(text))\` of the same source text, timed in the same run. A conversion is timed as text → \`convertRequest\`/\`convertResponse\` (which parses) → \`JSON.stringify\`, so it compares with the floor directly. llm-bridge is timed the same way: \`JSON.parse\` → \`translateBetweenProviders\` → \`JSON.stringify\`.
+- **Interleaved rounds**: for each source, the floor and every conversion from it (interlingua's and llm-bridge's) are warmed up, then timed in rounds, each round running one batch (about 5 ms) of every function in turn, until each has had its time budget. The machine is shared (see the load average above): a slow phase hits every function of a round alike, so the **ratio** is the median over rounds of (conversion ÷ floor in the same round), and "faster than llm-bridge" compares those ratios. Times shown are medians per call. Same-format pairs (a round trip through the IR) are included.
+- Meaning checks: every output (interlingua's and llm-bridge's) is decoded by interlingua's decoder of the target format and reduced to facts (text, tool calls and ids, tool results, images, reasoning, system, tools, model, max tokens, …), compared with the source's. Tool call ids that differ in Gemini rows are ids synthesised because Gemini has none.
+- Streams: the source SSE bytes are fed in 16 KiB chunks through \`convertStream\` (bytes → bytes), and again cut after every event as a live upstream sends them ("1 event per chunk"; the target verdict uses the 16 KiB column); "codecs alone" runs the same decoder and encoder synchronously over the split SSE text. The floor is \`JSON.parse\` + \`JSON.stringify\` of every event's data. Floor, codecs alone, \`convertStream\` and llm-bridge run in interleaved rounds as above. Events per second count the source's events and use the best round (the closest to one uncontended core); times shown are medians.
+- Memory: each operation on the 10 MB request runs in its own child process (\`--expose-gc\`, code warmed first); "added at peak" is \`process.resourceUsage().maxRSS\` after the operation minus the RSS just before it (body text loaded, after a GC).
+- Proxy: a plain \`node:http\` upstream child on 127.0.0.1 answers every POST at once with a fixed small-chat body; \`node bin/interlingua.js serve\` runs as a child; autocannon runs in the benchmark process at a fixed rate, first directly against the upstream (the upstream's own format), then through the proxy (the other format). Latencies are autocannon's per-response hrtime timings; load generator, upstream and proxy share the machine's cores.
+
+## Targets
+
+${table(['target', 'measured', 'verdict'], targetRows(run))}
+
+## Conversions
+
+Times are medians per call; ratio = median over rounds of time ÷ floor (target ≤ ${TARGETS.conversionRatio}×; bold where missed). llm-bridge translates requests only (it has no whole-response conversion), so response rows have no llm-bridge column.
+
+Other translators:
+
+${run.otherTranslators.map((line) => `- ${line}`).join('\n')}
+
+${workloads}
+
+## Streams: ${run.stream?.title ?? 'none'}
+
+${run.stream === undefined ? '' : `Source events per format: ${Object.entries(run.stream.events).map(([format, count]) => `${format} ${count}`).join(', ')} (the Anthropic stream has the thinking, text and two tool calls in small deltas; the others are its transcoding, so formats that drop reasoning or merge deltas have fewer events).\n\n`}${streamSection(run)}
+
+## Memory: the 10 MB request
+
+${memorySection(run)}
+
+## Proxy overhead
+
+${proxySection(run)}
+
+Other translating proxies:
+
+${run.otherProxies.map((line) => `- ${line}`).join('\n')}
+
+## What the profiles show, what was fixed, what remains
+
+${notes}
+`;
+}
+
+/** A compact console summary of the run. */
+export function consoleSummary(run: BenchRun): string {
+  const lines: string[] = [];
+  for (const workload of run.workloads) {
+    lines.push(`\n${workload.title}`);
+    lines.push(`  ${'from → to'.padEnd(38)} ${'floor'.padStart(10)} ${'interlingua'.padStart(12)} ${'ratio'.padStart(7)} ${'llm-bridge'.padStart(11)} ${'ratio'.padStart(7)} losses`);
+    for (const cell of run.conversions.filter((item) => item.workload === workload.name)) {
+      const other = cell.others[0];
+      lines.push(
+        `  ${`${cell.from} → ${cell.to}`.padEnd(38)} ${formatNs(cell.floor.ns).padStart(10)} ${formatNs(cell.timing.ns).padStart(12)} ${ratioText(cell.ratio).padStart(7)} ${(other?.timing === undefined ? (other?.error === undefined ? '–' : 'threw') : formatNs(other.timing.ns)).padStart(11)} ${ratioText(other?.ratio).padStart(7)} ${cell.losses}`,
+      );
+    }
+  }
+  if (run.streams.length > 0) {
+    lines.push(`\n${run.stream?.title ?? 'Streams'}`);
+    lines.push(`  ${'from → to'.padEnd(38)} ${'events'.padStart(6)} ${'convertStream'.padStart(14)} ${'events/s'.padStart(10)} ${'1/chunk'.padStart(10)} ${'codecs'.padStart(10)} ${'llm-bridge'.padStart(11)}`);
+    for (const cell of run.streams) {
+      const other = cell.others[0];
+      lines.push(
+        `  ${`${cell.from} → ${cell.to}`.padEnd(38)} ${String(cell.events).padStart(6)} ${formatNs(cell.pipeline.ns).padStart(14)} ${rate(cell.eventsPerSecond).padStart(10)} ${rate(cell.perEventEventsPerSecond).padStart(10)} ${rate(cell.codecEventsPerSecond).padStart(10)} ${(other?.eventsPerSecond === undefined ? '–' : rate(other.eventsPerSecond)).padStart(11)}`,
+      );
+    }
+  }
+  if (run.memory.length > 0) {
+    lines.push('\nMemory (10 MB request, child processes)');
+    for (const result of run.memory) lines.push(`  ${result.operation.padEnd(38)} peak ${mb(result.peak).padStart(10)} added ${mb(result.added).padStart(10)} (${(result.added / result.bodyBytes).toFixed(2)}× body)`);
+  }
+  if (run.proxy.length > 0 || run.proxyError !== undefined) {
+    lines.push('\nProxy');
+    if (run.proxyError !== undefined) lines.push(`  not measured: ${run.proxyError}`);
+    for (const scenario of run.proxy) {
+      for (const result of [scenario.direct, scenario.proxied]) lines.push(`  ${result.label.padEnd(44)} ${result.rps.toFixed(0).padStart(6)} req/s  p50 ${ms(result.p50)}  p99 ${ms(result.p99)}`);
+    }
+  }
+  lines.push('\nTargets');
+  for (const [target, measured, verdict] of targetRows(run)) lines.push(`  ${verdict!.replace(/\*/g, '').padEnd(7)} ${target}: ${measured}`);
+  return lines.join('\n');
+}

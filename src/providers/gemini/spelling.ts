@@ -6,9 +6,18 @@
  */
 import type { JsonObject } from '../../core/wire.ts';
 
+// Decoders ask for the snake spelling of the same few dozen field names on every key they read;
+// a regex replace each time was the largest cost of a Gemini decode (see docs/BENCHMARKS.md).
+const SNAKE = new Map<string, string>();
+
 /** `thoughtSignature` → `thought_signature`. */
 export function snakeCase(camel: string): string {
-  return camel.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`);
+  let snake = SNAKE.get(camel);
+  if (snake === undefined) {
+    snake = camel.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`);
+    if (SNAKE.size < 4096) SNAKE.set(camel, snake);
+  }
+  return snake;
 }
 
 /** A set of known keys in both spellings, for `unknownKeys`. */

@@ -11,6 +11,7 @@ import type { Server } from 'node:http';
 import { join } from 'node:path';
 import { createProxy, type ProxyConfig } from '../src/proxy/index.ts';
 import { serve, portOf } from '../src/node/server.ts';
+import { createNodeFetch } from '../src/node/fetch.ts';
 import { decodeRequest } from '../src/core/convert.ts';
 import { implementedFormats } from '../src/core/registry.ts';
 import type { FormatId, ToolResultPart } from '../src/core/ir.ts';
@@ -54,7 +55,8 @@ for (const ingress of formats) {
         const upstream = await startUpstream(upstreamFormat);
         try {
           upstream.behaviour = { kind: 'answer', body: answer(upstreamFormat) };
-          await withProxy(upstream, upstreamFormat, {}, async (url) => {
+          // The node:http upstream call that `interlingua serve` uses; the failure tests below use the global fetch.
+          await withProxy(upstream, upstreamFormat, { fetch: createNodeFetch() }, async (url) => {
             const client = clientFor(ingress, url);
             const turn = await client.ask(stream);
             assert.is(turn.toolCall?.name, 'lookup_order');

@@ -4,6 +4,7 @@ import { createProxy, type ProxyLogEntry } from '../proxy/index.ts';
 import { parseModelRule, type ModelRule } from '../proxy/model-map.ts';
 import { isFormatId } from '../core/registry.ts';
 import { serve, portOf } from '../node/server.ts';
+import { createNodeFetch } from '../node/fetch.ts';
 import { UsageError } from './io.ts';
 
 export const SERVE_HELP = `Usage: interlingua serve --upstream FORMAT --upstream-url URL [options]
@@ -89,6 +90,7 @@ export async function runServe(args: string[]): Promise<void> {
     timeoutMs: positiveInteger(values.timeout, 'timeout', 120_000),
     maxBodyBytes: positiveInteger(values['max-body'], 'max-body', 32 * 1024 * 1024),
     ...(inboundToken === undefined ? {} : { inboundToken }),
+    fetch: createNodeFetch(),
     log: (entry) => process.stderr.write(`${formatLog(entry)}\n`),
   });
   const server = await serve(handler, { port: positiveInteger(values.port, 'port', 8787), host: values.host ?? '127.0.0.1' });

@@ -9,6 +9,15 @@ import type { ApiError, Candidate, Part, Response } from './ir.ts';
 import type { StreamEvent } from './stream-events.ts';
 import { argumentsAsText, parseArguments } from './tools.ts';
 import { unreachable } from './ir.ts';
+import { InterlinguaError } from './errors.ts';
+
+/** Candidate and part indexes above this are not addresses but garbage: as array slots they would make arrays of that length. */
+const MAX_INDEX = 100_000;
+
+function checkIndex(index: number, what: string): number {
+  if (Number.isInteger(index) && index >= 0 && index <= MAX_INDEX) return index;
+  throw new InterlinguaError('stream_error', `${what} index ${index} is not an integer from 0 to ${MAX_INDEX}`, { path: '' });
+}
 
 /** The result of accumulating a stream: the response so far and the error that ended it, if any. */
 export interface Accumulated {
@@ -30,6 +39,7 @@ export class Accumulator {
   complete = false;
 
   private candidate(index: number): Candidate {
+    checkIndex(index, 'candidate');
     let candidate = this.response.candidates[index];
     if (candidate === undefined) {
       candidate = { index, message: { role: 'assistant', parts: [] } };
@@ -53,7 +63,7 @@ export class Accumulator {
         return;
       case 'part_start':
         // A copy: the accumulator grows the part in place, and the event may be read again by an encoder.
-        this.candidate(event.candidate).message.parts[event.index] = startedPart(event.part);
+        this.candidate(event.candidate).message.parts[checkIndex(event.index, 'part')] = startedPart(event.part);
         return;
       case 'text_delta': {
         const part = this.part(event.candidate, event.index);
@@ -103,7 +113,7 @@ export class Accumulator {
 
   private endPart(candidate: number, index: number, final: Part | undefined): void {
     if (final !== undefined) {
-      this.candidate(candidate).message.parts[index] = final;
+      this.candidate(candidate).message.parts[checkIndex(index, 'part')] = final;
       return;
     }
     const part = this.part(candidate, index);

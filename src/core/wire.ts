@@ -181,3 +181,12 @@ export function checkDepth(value: unknown, path = '', format?: FormatId): void {
     ...(format === undefined ? {} : { format }),
   });
 }
+
+/**
+ * A lookup table keyed by wire strings, without a prototype: a wire value
+ * such as "constructor" or "toString" finds nothing instead of an inherited
+ * function.
+ */
+export function lookupTable<T>(entries: Record<string, T>): Readonly<Record<string, T>> {
+  return Object.freeze(Object.assign(Object.create(null) as Record<string, T>, entries));
+}

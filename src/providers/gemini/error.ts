@@ -7,12 +7,12 @@
 import type { CodecContext } from '../../core/codec.ts';
 import type { ApiError, ErrorType } from '../../core/ir.ts';
 import { unreachable } from '../../core/ir.ts';
-import { expectNumber, expectString, extend, extensionsOf, hint, isObject, spreadExtensions, unknownKeys, type JsonObject } from '../../core/wire.ts';
+import { expectNumber, expectString, extend, extensionsOf, hint, isObject, spreadExtensions, unknownKeys, type JsonObject, lookupTable } from '../../core/wire.ts';
 import { errorTypeForStatus } from '../../core/http-status.ts';
 
 const KNOWN_ERROR: ReadonlySet<string> = new Set(['code', 'message', 'status']);
 
-const TYPE_BY_STATUS: Readonly<Record<string, ErrorType>> = {
+const TYPE_BY_STATUS: Readonly<Record<string, ErrorType>> = lookupTable({
   INVALID_ARGUMENT: 'invalid_request',
   FAILED_PRECONDITION: 'invalid_request',
   OUT_OF_RANGE: 'invalid_request',
@@ -25,7 +25,7 @@ const TYPE_BY_STATUS: Readonly<Record<string, ErrorType>> = {
   UNKNOWN: 'server',
   DATA_LOSS: 'server',
   DEADLINE_EXCEEDED: 'timeout',
-};
+});
 
 
 /** Decode a Gemini error body. */

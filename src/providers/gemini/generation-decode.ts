@@ -44,25 +44,26 @@ export function decodeGeminiGenerationConfig(value: unknown, path: string, reque
   for (const [wire, neutral] of NUMBER_FIELDS) {
     const number = spelling.read(config, wire);
     if (number === undefined) continue;
-    generation[neutral] = expectNumber(number, pointer(path, wire), 'gemini');
+    generation[neutral] = expectNumber(number, pointer(path, Spelling.key(config, wire)), 'gemini');
     any = true;
   }
   const stop = spelling.read(config, 'stopSequences');
   if (stop !== undefined) {
-    generation.stop = expectArray(stop, pointer(path, 'stopSequences'), 'gemini').map((item, index) =>
-      expectString(item, pointer(path, 'stopSequences', index), 'gemini'),
+    const stopKey = Spelling.key(config, 'stopSequences');
+    generation.stop = expectArray(stop, pointer(path, stopKey), 'gemini').map((item, index) =>
+      expectString(item, pointer(path, stopKey, index), 'gemini'),
     );
     any = true;
   }
   const logprobs = spelling.read(config, 'responseLogprobs');
   if (logprobs !== undefined) {
-    generation.logprobs = expectBoolean(logprobs, pointer(path, 'responseLogprobs'), 'gemini');
+    generation.logprobs = expectBoolean(logprobs, pointer(path, Spelling.key(config, 'responseLogprobs')), 'gemini');
     any = true;
   }
   if (any) request.generation = generation;
   decodeOutput(config, path, spelling, request);
   const thinking = spelling.read(config, 'thinkingConfig');
-  if (thinking !== undefined) decodeThinking(thinking, pointer(path, 'thinkingConfig'), request);
+  if (thinking !== undefined) decodeThinking(thinking, pointer(path, Spelling.key(config, 'thinkingConfig')), request);
   const rest = unknownKeys(config, KNOWN_GENERATION);
   if (rest !== undefined) extend(request, 'gemini', { generationConfig: rest });
   hint(request, 'gemini', '$generationConfig', spelling.snake ?? true);
@@ -70,7 +71,7 @@ export function decodeGeminiGenerationConfig(value: unknown, path: string, reque
 
 function decodeOutput(config: JsonObject, path: string, spelling: Spelling, request: Request): void {
   const mimeType = spelling.read(config, 'responseMimeType');
-  if (mimeType !== undefined) expectString(mimeType, pointer(path, 'responseMimeType'), 'gemini');
+  if (mimeType !== undefined) expectString(mimeType, pointer(path, Spelling.key(config, 'responseMimeType')), 'gemini');
   let jsonSchema = spelling.read(config, 'responseJsonSchema');
   if (jsonSchema === undefined && config['_responseJsonSchema'] !== undefined) {
     jsonSchema = config['_responseJsonSchema'];
@@ -79,10 +80,10 @@ function decodeOutput(config: JsonObject, path: string, spelling: Spelling, requ
   const schema = spelling.read(config, 'responseSchema');
   let output: OutputFormat | undefined;
   if (jsonSchema !== undefined) {
-    output = { type: 'json_schema', schema: expectObject(jsonSchema, pointer(path, 'responseJsonSchema'), 'gemini') };
+    output = { type: 'json_schema', schema: expectObject(jsonSchema, pointer(path, config['_responseJsonSchema'] === jsonSchema ? '_responseJsonSchema' : Spelling.key(config, 'responseJsonSchema')), 'gemini') };
     if (schema !== undefined) extend(request, 'gemini', { responseSchema: schema });
   } else if (schema !== undefined) {
-    const original = expectObject(schema, pointer(path, 'responseSchema'), 'gemini');
+    const original = expectObject(schema, pointer(path, Spelling.key(config, 'responseSchema')), 'gemini');
     output = { type: 'json_schema', schema: geminiSchemaToJsonSchema(original) };
     hint(request, 'gemini', '$responseSchema', original);
   } else if (mimeType === 'application/json') {
@@ -106,7 +107,7 @@ function decodeThinking(value: unknown, path: string, request: Request): void {
   const reasoning: ReasoningConfig = {};
   const budget = spelling.read(config, 'thinkingBudget');
   if (budget !== undefined) {
-    const tokens = expectNumber(budget, pointer(path, 'thinkingBudget'), 'gemini');
+    const tokens = expectNumber(budget, pointer(path, Spelling.key(config, 'thinkingBudget')), 'gemini');
     if (tokens === 0) reasoning.mode = 'disabled';
     else if (tokens < 0) reasoning.mode = 'adaptive';
     else {
@@ -117,12 +118,12 @@ function decodeThinking(value: unknown, path: string, request: Request): void {
   }
   const level = spelling.read(config, 'thinkingLevel');
   if (level !== undefined) {
-    const raw = expectString(level, pointer(path, 'thinkingLevel'), 'gemini');
+    const raw = expectString(level, pointer(path, Spelling.key(config, 'thinkingLevel')), 'gemini');
     reasoning.effort = raw.toLowerCase();
     if (raw !== raw.toUpperCase()) hint(request, 'gemini', '$thinkingLevel', raw);
   }
   const include = spelling.read(config, 'includeThoughts');
-  if (include !== undefined) reasoning.includeThoughts = expectBoolean(include, pointer(path, 'includeThoughts'), 'gemini');
+  if (include !== undefined) reasoning.includeThoughts = expectBoolean(include, pointer(path, Spelling.key(config, 'includeThoughts')), 'gemini');
   request.reasoning = reasoning;
   const rest = unknownKeys(config, KNOWN_THINKING);
   if (rest !== undefined) extend(request, 'gemini', { thinkingConfig: rest });

@@ -5,7 +5,7 @@
  */
 import type { AudioPart, DocumentPart, ImagePart, VideoPart } from '../../core/ir.ts';
 import { parseDataUrl } from '../../core/media.ts';
-import { extensionsOf, type JsonObject } from '../../core/wire.ts';
+import { extensionsOf, type JsonObject, lookupTable } from '../../core/wire.ts';
 import type { LossCollector } from '../../core/losses.ts';
 import { isGeminiFileUri } from './parts-decode.ts';
 
@@ -54,7 +54,7 @@ export function encodeGeminiMedia(
 }
 
 /** Media types by file extension, for URLs from formats that send none (Gemini wants a `mimeType` with `fileUri`). */
-const MEDIA_TYPE_BY_EXTENSION: Readonly<Record<string, string>> = {
+const MEDIA_TYPE_BY_EXTENSION: Readonly<Record<string, string>> = lookupTable({
   png: 'image/png',
   jpg: 'image/jpeg',
   jpeg: 'image/jpeg',
@@ -74,7 +74,7 @@ const MEDIA_TYPE_BY_EXTENSION: Readonly<Record<string, string>> = {
   mp4: 'video/mp4',
   mov: 'video/quicktime',
   webm: 'video/webm',
-};
+});
 
 /** The media type a URL's file extension names, if any. */
 export function mediaTypeOfUrl(url: string): string | undefined {

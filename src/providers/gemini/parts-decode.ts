@@ -63,24 +63,25 @@ export function decodeGeminiPart(value: unknown, path: string, partIndex: number
   const thought = spelling.read(part, 'thought');
   const signature = spelling.read(part, 'thoughtSignature');
   if (thought !== undefined) expectBoolean(thought, pointer(path, 'thought'), 'gemini');
-  if (signature !== undefined) expectString(signature, pointer(path, 'thoughtSignature'), 'gemini');
+  if (signature !== undefined) expectString(signature, pointer(path, Spelling.key(part, 'thoughtSignature')), 'gemini');
+  const dataPath = pointer(path, Spelling.key(part, key));
   let result: Part;
   switch (key) {
     case 'text':
-      result = decodeText(expectString(data, pointer(path, key), 'gemini'), thought === true, signature as string | undefined);
+      result = decodeText(expectString(data, dataPath, 'gemini'), thought === true, signature as string | undefined);
       break;
     case 'inlineData':
-      result = decodeInlineData(data, pointer(path, key), spelling);
+      result = decodeInlineData(data, dataPath, spelling);
       break;
     case 'fileData':
-      result = decodeFileData(data, pointer(path, key), spelling);
+      result = decodeFileData(data, dataPath, spelling);
       break;
     case 'functionCall':
-      result = decodeFunctionCall(data, pointer(path, key), partIndex, scope);
+      result = decodeFunctionCall(data, dataPath, partIndex, scope);
       break;
     case 'functionResponse':
       if (scope.role === 'model') return opaque(part, key);
-      result = decodeGeminiFunctionResponse(data, pointer(path, key), partIndex, scope, spelling);
+      result = decodeGeminiFunctionResponse(data, dataPath, partIndex, scope, spelling);
       break;
     case 'executableCode':
     case 'codeExecutionResult':
@@ -124,7 +125,7 @@ function decodeInlineData(value: unknown, path: string, spelling: Spelling): Par
   const mimeType = spelling.read(blob, 'mimeType');
   let mediaType: string;
   if (mimeType === undefined) mediaType = sniffBase64(data);
-  else mediaType = expectGeminiMediaType(mimeType, pointer(path, 'mimeType'));
+  else mediaType = expectGeminiMediaType(mimeType, pointer(path, Spelling.key(blob, 'mimeType')));
   const source: MediaSource = { kind: 'base64', data, mediaType };
   const part = mediaPart(mediaType, source);
   if (mimeType === undefined) hint(part, 'gemini', '$noMimeType', true);
@@ -142,9 +143,9 @@ function decodeFileData(value: unknown, path: string, spelling: Spelling): Part 
   const file = expectObject(value, path, 'gemini');
   const uriValue = spelling.read(file, 'fileUri');
   if (uriValue === undefined) throw missing(pointer(path, 'fileUri'), 'fileUri');
-  const uri = expectString(uriValue, pointer(path, 'fileUri'), 'gemini');
+  const uri = expectString(uriValue, pointer(path, Spelling.key(file, 'fileUri')), 'gemini');
   const mimeType = spelling.read(file, 'mimeType');
-  const mediaType = mimeType === undefined ? undefined : expectGeminiMediaType(mimeType, pointer(path, 'mimeType'));
+  const mediaType = mimeType === undefined ? undefined : expectGeminiMediaType(mimeType, pointer(path, Spelling.key(file, 'mimeType')));
   const source: MediaSource = isGeminiFileUri(uri) ? { kind: 'file', id: uri, format: 'gemini' } : { kind: 'url', url: uri };
   if (mediaType !== undefined) source.mediaType = mediaType;
   const part = mediaPart(mediaType ?? '', source);

@@ -8,7 +8,7 @@
 import type { CodecContext } from '../../core/codec.ts';
 import { InterlinguaError } from '../../core/errors.ts';
 import type { Request } from '../../core/ir.ts';
-import { expectObject, expectString, extend, extensionsOf, hint, unknownKeys, type JsonObject } from '../../core/wire.ts';
+import { expectObject, expectString, extend, extensionsOf, hint, pointer, unknownKeys, type JsonObject } from '../../core/wire.ts';
 import { knownKeys, respell, Spelling } from './spelling.ts';
 import { decodeGeminiContents, decodeGeminiSystemInstruction } from './contents-decode.ts';
 import { encodeGeminiContents } from './contents-encode.ts';
@@ -41,7 +41,7 @@ export function decodeGeminiRequest(body: unknown, context: CodecContext): Reque
     request.model = context.model;
   }
   const system = spelling.read(object, 'systemInstruction');
-  if (system !== undefined) request.messages.push(decodeGeminiSystemInstruction(system, '/systemInstruction', context.losses));
+  if (system !== undefined) request.messages.push(decodeGeminiSystemInstruction(system, pointer('', Spelling.key(object, 'systemInstruction')), context.losses));
   const contents = object['contents'];
   if (contents === undefined) {
     throw new InterlinguaError('missing_field', '"contents" is required: a list of {role, parts} turns', { path: '/contents', format: 'gemini' });
@@ -50,12 +50,12 @@ export function decodeGeminiRequest(body: unknown, context: CodecContext): Reque
   const tools = object['tools'];
   if (tools !== undefined) request.tools = decodeGeminiTools(tools, '/tools');
   const toolConfig = spelling.read(object, 'toolConfig');
-  if (toolConfig !== undefined) decodeGeminiToolConfig(toolConfig, '/toolConfig', request);
+  if (toolConfig !== undefined) decodeGeminiToolConfig(toolConfig, pointer('', Spelling.key(object, 'toolConfig')), request);
   const generation = spelling.read(object, 'generationConfig');
-  if (generation !== undefined) decodeGeminiGenerationConfig(generation, '/generationConfig', request);
+  if (generation !== undefined) decodeGeminiGenerationConfig(generation, pointer('', Spelling.key(object, 'generationConfig')), request);
   decodeLabels(object['labels'], request);
   const tier = spelling.read(object, 'serviceTier');
-  if (tier !== undefined) request.serviceTier = expectString(tier, '/serviceTier', 'gemini');
+  if (tier !== undefined) request.serviceTier = expectString(tier, pointer('', Spelling.key(object, 'serviceTier')), 'gemini');
   extend(request, 'gemini', unknownKeys(object, KNOWN_REQUEST));
   // Marks the IR as Gemini's own, so the encoder keeps its turn boundaries.
   hint(request, 'gemini', '$native', spelling.snake ?? true);

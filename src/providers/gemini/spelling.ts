@@ -44,6 +44,11 @@ export class Spelling {
     return snakeValue;
   }
 
+  /** The key `object` spells `camel` with (snake_case when only that is there), for error pointers into the body. */
+  static key(object: JsonObject, camel: string): string {
+    return object[camel] === undefined && object[snakeCase(camel)] !== undefined ? snakeCase(camel) : camel;
+  }
+
   /** True when `object` has `camel` in either spelling. */
   static has(object: JsonObject, camel: string): boolean {
     return object[camel] !== undefined || object[snakeCase(camel)] !== undefined;

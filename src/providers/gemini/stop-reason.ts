@@ -8,9 +8,10 @@ import type { LossCollector } from '../../core/losses.ts';
 import type { StopReason, UnifiedStopReason } from '../../core/ir.ts';
 import { unreachable } from '../../core/ir.ts';
 import type { FinishReason } from '@google/genai';
+import { lookupTable } from '../../core/wire.ts';
 
 /** Gemini finish reasons (every value of the SDK's enum) and their neutral meaning. */
-const FROM_GEMINI: Readonly<Record<string, UnifiedStopReason>> = {
+const FROM_GEMINI: Readonly<Record<string, UnifiedStopReason>> = lookupTable({
   CONTINUATION: 'pause',
   STOP: 'end_turn',
   MAX_TOKENS: 'max_tokens',
@@ -30,7 +31,7 @@ const FROM_GEMINI: Readonly<Record<string, UnifiedStopReason>> = {
   UNEXPECTED_TOOL_CALL: 'error',
   TOO_MANY_TOOL_CALLS: 'pause',
   FINISH_REASON_UNSPECIFIED: 'other',
-} satisfies Record<`${FinishReason}`, UnifiedStopReason>;
+} satisfies Record<`${FinishReason}`, UnifiedStopReason>);
 
 /** Decode a `finishReason`; `hasToolCalls` turns `STOP` into `tool_calls`. */
 export function decodeGeminiFinishReason(raw: string, hasToolCalls: boolean): StopReason {

@@ -26,13 +26,13 @@ export function decodeGeminiToolConfig(value: unknown, path: string, request: Re
   hint(request, 'gemini', '$toolConfig', spelling.snake ?? true);
   if (rest !== undefined) extend(request, 'gemini', { toolConfig: rest });
   if (calling === undefined) return;
-  const callingPath = pointer(path, 'functionCallingConfig');
+  const callingPath = pointer(path, Spelling.key(config, 'functionCallingConfig'));
   const callingConfig = expectObject(calling, callingPath, 'gemini');
   const callingSpelling = new Spelling();
   const mode = callingSpelling.read(callingConfig, 'mode');
   const namesValue = callingSpelling.read(callingConfig, 'allowedFunctionNames');
-  const names = namesValue === undefined ? undefined : expectArray(namesValue, pointer(callingPath, 'allowedFunctionNames'), 'gemini').map(
-    (name, index) => expectString(name, pointer(callingPath, 'allowedFunctionNames', index), 'gemini'),
+  const names = namesValue === undefined ? undefined : expectArray(namesValue, pointer(callingPath, Spelling.key(callingConfig, 'allowedFunctionNames')), 'gemini').map(
+    (name, index) => expectString(name, pointer(callingPath, Spelling.key(callingConfig, 'allowedFunctionNames'), index), 'gemini'),
   );
   if (mode !== undefined) {
     expectString(mode, pointer(callingPath, 'mode'), 'gemini');

@@ -23,13 +23,13 @@ export function decodeGeminiTools(value: unknown, path: string): Tool[] {
     const entry = expectObject(entries[index], entryPath, 'gemini');
     const spelling = new Spelling();
     const declarations = spelling.read(entry, 'functionDeclarations');
-    const list = declarations === undefined ? [] : expectArray(declarations, pointer(entryPath, 'functionDeclarations'), 'gemini');
+    const list = declarations === undefined ? [] : expectArray(declarations, pointer(entryPath, Spelling.key(entry, 'functionDeclarations')), 'gemini');
     if (list.length === 0) {
       tools.push({ type: 'opaque', format: 'gemini', toolType: Object.keys(entry)[0] ?? 'empty', value: entry });
       continue;
     }
     for (let declaration = 0; declaration < list.length; declaration++) {
-      const tool = decodeDeclaration(list[declaration], pointer(entryPath, 'functionDeclarations', declaration));
+      const tool = decodeDeclaration(list[declaration], pointer(entryPath, Spelling.key(entry, 'functionDeclarations'), declaration));
       hint(tool, 'gemini', '$entry', index);
       if (declaration === 0) {
         const rest = unknownKeys(entry, FUNCTION_ENTRY);
@@ -55,7 +55,7 @@ function decodeDeclaration(value: unknown, path: string): FunctionTool {
   const jsonSchema = spelling.read(declaration, 'parametersJsonSchema');
   const schema = spelling.read(declaration, 'parameters');
   if (jsonSchema !== undefined) {
-    tool.parameters = expectObject(jsonSchema, pointer(path, 'parametersJsonSchema'), 'gemini');
+    tool.parameters = expectObject(jsonSchema, pointer(path, Spelling.key(declaration, 'parametersJsonSchema')), 'gemini');
     if (schema !== undefined) extend(tool, 'gemini', { parameters: schema });
   } else if (schema !== undefined) {
     const original = expectObject(schema, pointer(path, 'parameters'), 'gemini');

@@ -6,7 +6,7 @@
  */
 import type { Citation } from '../../core/ir.ts';
 import type { LossCollector } from '../../core/losses.ts';
-import { expectNumber, expectObject, expectString, extend, pointer, required, spreadExtensions, type JsonObject } from '../../core/wire.ts';
+import { expectNumber, expectObject, expectString, extend, pointer, required, spreadExtensions, lookupTable, type JsonObject } from '../../core/wire.ts';
 import { ANTHROPIC, hintNull, optionalString, putOptional, wasNull } from './shape.ts';
 
 interface CitationLayout {
@@ -20,13 +20,13 @@ interface CitationLayout {
   document: boolean;
 }
 
-const LAYOUTS: Readonly<Record<string, CitationLayout>> = {
+const LAYOUTS: Readonly<Record<string, CitationLayout>> = lookupTable({
   char_location: { range: ['start_char_index', 'end_char_index'], title: 'document_title', document: true },
   page_location: { range: ['start_page_number', 'end_page_number'], title: 'document_title', document: true },
   content_block_location: { range: ['start_block_index', 'end_block_index'], title: 'document_title', document: true },
   web_search_result_location: { title: 'title', url: 'url', document: false },
   search_result_location: { range: ['start_block_index', 'end_block_index'], title: 'title', url: 'source', document: false },
-};
+});
 
 /** True for the citation kinds Anthropic understands. */
 export function isAnthropicCitationKind(kind: string): boolean {

@@ -7,11 +7,11 @@
 import type { ErrorType as AnthropicErrorType } from '@anthropic-ai/sdk/resources/shared';
 import type { CodecContext } from '../../core/codec.ts';
 import type { ApiError, ErrorType } from '../../core/ir.ts';
-import { expectObject, extend, hint, isObject, spreadExtensions, unknownKeys, type JsonObject } from '../../core/wire.ts';
+import { expectObject, extend, hint, isObject, spreadExtensions, unknownKeys, lookupTable, type JsonObject } from '../../core/wire.ts';
 import { ANTHROPIC, hasHint } from './shape.ts';
 
 /** Anthropic `error.type` → neutral type and HTTP status. */
-const ERROR_TYPES: Readonly<Record<string, readonly [ErrorType, number]>> = {
+const ERROR_TYPES: Readonly<Record<string, readonly [ErrorType, number]>> = lookupTable({
   invalid_request_error: ['invalid_request', 400],
   authentication_error: ['authentication', 401],
   billing_error: ['permission', 402],
@@ -25,7 +25,7 @@ const ERROR_TYPES: Readonly<Record<string, readonly [ErrorType, number]>> = {
   conflict_error: ['invalid_request', 409],
   memory_precondition_failed_error: ['invalid_request', 412],
   memory_path_conflict_error: ['invalid_request', 409],
-} satisfies Record<AnthropicErrorType | 'request_too_large', readonly [ErrorType, number]>;
+} satisfies Record<AnthropicErrorType | 'request_too_large', readonly [ErrorType, number]>);
 
 /** Neutral type → Anthropic `error.type`. */
 const FROM_NEUTRAL: Readonly<Record<ErrorType, AnthropicErrorType | 'request_too_large'>> = {

@@ -7,9 +7,10 @@ import type { StopReason as AnthropicStopReason } from '@anthropic-ai/sdk/resour
 import type { StopReason, UnifiedStopReason } from '../../core/ir.ts';
 import type { LossCollector } from '../../core/losses.ts';
 import { ANTHROPIC } from './shape.ts';
+import { lookupTable } from '../../core/wire.ts';
 
 /** Anthropic `stop_reason` → unified reason. Unknown values map to `other`. */
-export const ANTHROPIC_TO_UNIFIED: Readonly<Record<string, UnifiedStopReason>> = {
+export const ANTHROPIC_TO_UNIFIED: Readonly<Record<string, UnifiedStopReason>> = lookupTable({
   end_turn: 'end_turn',
   max_tokens: 'max_tokens',
   stop_sequence: 'stop_sequence',
@@ -18,7 +19,7 @@ export const ANTHROPIC_TO_UNIFIED: Readonly<Record<string, UnifiedStopReason>> =
   refusal: 'refusal',
   model_context_window_exceeded: 'context_overflow',
   compaction: 'other',
-};
+});
 
 /** Unified reason → nearest Anthropic `stop_reason`, and whether the mapping is exact. */
 export const UNIFIED_TO_ANTHROPIC: Readonly<Record<UnifiedStopReason, readonly [AnthropicStopReason, boolean]>> = {

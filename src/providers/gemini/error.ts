@@ -7,7 +7,7 @@
 import type { CodecContext } from '../../core/codec.ts';
 import type { ApiError, ErrorType } from '../../core/ir.ts';
 import { unreachable } from '../../core/ir.ts';
-import { expectNumber, expectString, extend, extensionsOf, hint, isObject, spreadExtensions, unknownKeys, type JsonObject, lookupTable } from '../../core/wire.ts';
+import { expectNumber, expectString, extend, extensionsOf, hint, isObject, spreadExtensions, unknownKeys, lookupTable, type JsonObject } from '../../core/wire.ts';
 import { errorTypeForStatus } from '../../core/http-status.ts';
 
 const KNOWN_ERROR: ReadonlySet<string> = new Set(['code', 'message', 'status']);

@@ -5,7 +5,7 @@
  */
 import type { AudioPart, DocumentPart, ImagePart, VideoPart } from '../../core/ir.ts';
 import { parseDataUrl } from '../../core/media.ts';
-import { extensionsOf, type JsonObject, lookupTable } from '../../core/wire.ts';
+import { extensionsOf, lookupTable, type JsonObject } from '../../core/wire.ts';
 import type { LossCollector } from '../../core/losses.ts';
 import { isGeminiFileUri } from './parts-decode.ts';
 

@@ -6,7 +6,7 @@
  */
 import type { ApiError, ErrorType } from '../../core/ir.ts';
 import type { CodecContext } from '../../core/codec.ts';
-import { hint, isObject, spreadExtensions, type JsonObject } from '../../core/wire.ts';
+import { hint, isObject, spreadExtensions, lookupTable, type JsonObject } from '../../core/wire.ts';
 import { FORMAT, keepNestedUnknown, keepUnknown, keys, nestedExtras, shapeHint } from './shape.ts';
 import { errorTypeForStatus } from '../../core/http-status.ts';
 
@@ -14,7 +14,7 @@ const TOP_KNOWN = keys('error');
 const ERROR_KNOWN = keys('message', 'type', 'param', 'code');
 
 /** Wire `type` → neutral type. */
-const DECODE_TYPE: Readonly<Record<string, ErrorType>> = {
+const DECODE_TYPE: Readonly<Record<string, ErrorType>> = lookupTable({
   invalid_request_error: 'invalid_request',
   authentication_error: 'authentication',
   permission_error: 'permission',
@@ -28,7 +28,15 @@ const DECODE_TYPE: Readonly<Record<string, ErrorType>> = {
   server_error: 'server',
   api_error: 'server',
   timeout_error: 'timeout',
-};
+});
+
+/** Wire `code` → neutral type, where the code says more than the type (a bad key is an `invalid_request_error` with code `invalid_api_key`, sent with 401). */
+const DECODE_CODE: Readonly<Record<string, ErrorType>> = lookupTable({
+  invalid_api_key: 'authentication',
+  model_not_found: 'not_found',
+  rate_limit_exceeded: 'rate_limit',
+  insufficient_quota: 'rate_limit',
+});
 
 /** Neutral type → wire `type`. */
 const ENCODE_TYPE: Readonly<Record<ErrorType, string>> = {
@@ -60,7 +68,7 @@ function decodeErrorObject(object: JsonObject): ApiError {
   const param = object['param'];
   const code = object['code'];
   const error: ApiError = {
-    type: typeof type === 'string' ? (DECODE_TYPE[type] ?? 'other') : 'other',
+    type: (typeof code === 'string' ? DECODE_CODE[code] : undefined) ?? (typeof type === 'string' ? (DECODE_TYPE[type] ?? 'other') : 'other'),
     message: typeof message === 'string' ? message : '',
   };
   if (typeof type === 'string' && ENCODE_TYPE[error.type] !== type) hint(error, FORMAT, '$type', type);

@@ -4,16 +4,17 @@
  * string maps to `audio/<format>` and back, so it survives a round trip.
  * @see https://platform.openai.com/docs/api-reference/chat/create#chat-create-messages
  */
+import { lookupTable } from '../../core/wire.ts';
 
-const TO_MEDIA_TYPE: Readonly<Record<string, string>> = { wav: 'audio/wav', mp3: 'audio/mpeg' };
+const TO_MEDIA_TYPE: Readonly<Record<string, string>> = lookupTable({ wav: 'audio/wav', mp3: 'audio/mpeg' });
 
-const TO_FORMAT: Readonly<Record<string, string>> = {
+const TO_FORMAT: Readonly<Record<string, string>> = lookupTable({
   'audio/wav': 'wav',
   'audio/x-wav': 'wav',
   'audio/wave': 'wav',
   'audio/mpeg': 'mp3',
   'audio/mp3': 'mp3',
-};
+});
 
 /** The IR media type of a Chat audio `format`. */
 export function audioMediaType(format: string): string {

@@ -6,17 +6,18 @@ import type { LossCollector } from '../../core/losses.ts';
 import type { StopReason, UnifiedStopReason } from '../../core/ir.ts';
 import { unreachable } from '../../core/ir.ts';
 import { FORMAT } from './shape.ts';
+import { lookupTable } from '../../core/wire.ts';
 
 /** The `finish_reason` values Chat Completions sends. */
 export type OpenaiChatFinishReason = 'stop' | 'length' | 'tool_calls' | 'content_filter' | 'function_call';
 
-const DECODE: Readonly<Record<string, UnifiedStopReason>> = {
+const DECODE: Readonly<Record<string, UnifiedStopReason>> = lookupTable({
   stop: 'end_turn',
   length: 'max_tokens',
   tool_calls: 'tool_calls',
   function_call: 'tool_calls',
   content_filter: 'content_filter',
-};
+});
 
 /** The neutral stop reason of a wire `finish_reason`. */
 export function decodeOpenaiChatFinishReason(raw: string): StopReason {

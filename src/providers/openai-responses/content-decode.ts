@@ -9,7 +9,7 @@ import type { AudioPart, DocumentPart, ImagePart, MediaSource, OpaquePart, Part,
 import { InterlinguaError } from '../../core/errors.ts';
 import type { LossCollector } from '../../core/losses.ts';
 import { formatDataUrl, parseDataUrl, sniffBase64 } from '../../core/media.ts';
-import { expectArray, expectObject, expectString, extend, hint, pointer, required, unknownKeys, type JsonObject } from '../../core/wire.ts';
+import { expectArray, expectObject, expectString, extend, hint, pointer, required, unknownKeys, lookupTable, type JsonObject } from '../../core/wire.ts';
 import { decodeOpenaiResponsesAnnotation } from './citations.ts';
 import { FORMAT, keepNulls } from './shared.ts';
 
@@ -24,7 +24,7 @@ const AUDIO_KEYS: ReadonlySet<string> = new Set(['type', 'input_audio']);
 const AUDIO_DATA_KEYS: ReadonlySet<string> = new Set(['data', 'format']);
 
 /** Media types of the `input_audio` formats. */
-const AUDIO_MEDIA_TYPES: Readonly<Record<string, string>> = { mp3: 'audio/mpeg', wav: 'audio/wav' };
+const AUDIO_MEDIA_TYPES: Readonly<Record<string, string>> = lookupTable({ mp3: 'audio/mpeg', wav: 'audio/wav' });
 
 /** Decode one content part of a message or a tool output. */
 export function decodeOpenaiResponsesContent(value: unknown, path: string, textType: TextType, losses: LossCollector): Part {

@@ -7,7 +7,7 @@
  */
 import type { CodecContext } from '../../core/codec.ts';
 import type { ApiError, ErrorType } from '../../core/ir.ts';
-import { extend, hint, isObject, unknownKeys, type JsonObject } from '../../core/wire.ts';
+import { extend, hint, isObject, unknownKeys, lookupTable, type JsonObject } from '../../core/wire.ts';
 import { FORMAT, own, ownHint } from './shared.ts';
 
 const ERROR_KEYS: readonly string[] = ['message', 'type', 'param', 'code'];
@@ -15,7 +15,7 @@ const ERROR_KNOWN: ReadonlySet<string> = new Set(ERROR_KEYS);
 const BODY_KNOWN: ReadonlySet<string> = new Set(['error']);
 
 /** OpenAI error types and codes → neutral types. */
-const TYPES: Readonly<Record<string, ErrorType>> = {
+const TYPES: Readonly<Record<string, ErrorType>> = lookupTable({
   invalid_request_error: 'invalid_request',
   authentication_error: 'authentication',
   invalid_api_key: 'authentication',
@@ -31,7 +31,7 @@ const TYPES: Readonly<Record<string, ErrorType>> = {
   api_error: 'server',
   overloaded_error: 'overloaded',
   timeout: 'timeout',
-};
+});
 
 /** HTTP statuses → neutral types. */
 const STATUSES: Readonly<Record<number, ErrorType>> = {

@@ -9,25 +9,26 @@
 import type { Part, StopReason, UnifiedStopReason } from '../../core/ir.ts';
 import type { LossCollector } from '../../core/losses.ts';
 import { FORMAT } from './shared.ts';
+import { lookupTable } from '../../core/wire.ts';
 
 /** Response statuses. */
 const STATUSES: ReadonlySet<string> = new Set(['completed', 'incomplete', 'failed', 'cancelled', 'in_progress', 'queued']);
 
 /** `incomplete_details.reason` → neutral reason. */
-const INCOMPLETE_REASONS: Readonly<Record<string, UnifiedStopReason>> = {
+const INCOMPLETE_REASONS: Readonly<Record<string, UnifiedStopReason>> = lookupTable({
   max_output_tokens: 'max_tokens',
   content_filter: 'content_filter',
-};
+});
 
 /** Status → neutral reason (`completed` is refined by the output's item kinds). */
-const STATUS_REASONS: Readonly<Record<string, UnifiedStopReason>> = {
+const STATUS_REASONS: Readonly<Record<string, UnifiedStopReason>> = lookupTable({
   completed: 'end_turn',
   incomplete: 'other',
   failed: 'error',
   cancelled: 'other',
   in_progress: 'pause',
   queued: 'pause',
-};
+});
 
 /** Decode the stop reason from the status, the incomplete reason and the output parts. */
 export function decodeOpenaiResponsesStopReason(status: string, reason: string | undefined, parts: readonly Part[]): StopReason {

@@ -24,7 +24,8 @@ Options:
   --pass-through-auth      forward the caller's own key upstream instead
   --model-map PATTERN=MODEL  map models by glob, e.g. 'claude-*=gpt-5' (repeatable; first match wins)
   --inbound-token-env VAR  require callers to present the token in this variable
-  --timeout MS             time for the upstream to start answering (default 120000)
+  --timeout MS             time for the upstream to start answering, and the
+                           longest silence within an answer (default 120000)
   --max-body BYTES         largest request body (default 33554432)
   -h, --help               show this help
 `;

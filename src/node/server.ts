@@ -11,13 +11,25 @@ import type { AddressInfo } from 'node:net';
 /** A fetch handler, such as the one `createProxy` returns. */
 export type FetchHandler = (request: Request) => Promise<Response>;
 
+/**
+ * The request's URL on a fixed origin: only its path and query come from the
+ * caller. Neither the Host header nor an absolute-form request target (which
+ * may name another host, or no valid authority at all) takes part, so they
+ * can neither redirect anything nor throw.
+ */
+function urlOf(message: IncomingMessage): string {
+  const target = message.url ?? '/';
+  const parsed = new URL(target.startsWith('/') ? `http://localhost${target}` : target);
+  return `http://localhost${parsed.pathname}${parsed.search}`;
+}
+
 function toRequest(message: IncomingMessage, signal: AbortSignal): Request {
   const headers = new Headers();
   for (const [name, value] of Object.entries(message.headers)) {
     if (value === undefined) continue;
     for (const item of Array.isArray(value) ? value : [value]) headers.append(name, item);
   }
-  const url = `http://${message.headers.host ?? 'localhost'}${message.url ?? '/'}`;
+  const url = urlOf(message);
   const hasBody = message.method !== 'GET' && message.method !== 'HEAD';
   return new Request(url, {
     method: message.method ?? 'GET',
@@ -59,11 +71,21 @@ export function serve(handler: FetchHandler, options: { port: number; host?: str
     out.on('close', () => {
       if (!out.writableFinished) controller.abort();
     });
-    handler(toRequest(message, controller.signal))
+    let request: Request;
+    try {
+      request = toRequest(message, controller.signal);
+    } catch {
+      // A request target that is no URL at all (`*`, `http://[::1`): nothing to route.
+      out.writeHead(400, { 'content-type': 'application/json', connection: 'close' });
+      out.end(JSON.stringify({ error: { type: 'invalid_request', message: 'the request target is not a path; send an origin-form target such as /v1/messages' } }));
+      return;
+    }
+    handler(request)
       .then((response) => writeResponse(response, out))
-      .catch((error: unknown) => {
+      .catch(() => {
+        // The handler answers every failure itself; this is the last net, and it names nothing internal.
         if (!out.headersSent) out.writeHead(500, { 'content-type': 'application/json' });
-        out.end(JSON.stringify({ error: { type: 'server', message: error instanceof Error ? error.message : 'internal error' } }));
+        out.end(JSON.stringify({ error: { type: 'server', message: 'internal error in the proxy' } }));
       });
   });
   return new Promise((resolve, reject) => {

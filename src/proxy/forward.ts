@@ -78,7 +78,13 @@ function prepare(options: ForwardOptions, body: JsonObject): Prepared {
 }
 
 async function translateError(response: Response, options: ForwardOptions): Promise<Response> {
-  const text = await response.text();
+  let text: string;
+  try {
+    text = await readText(response, options);
+  } catch {
+    // The error body itself broke off: the status still says what happened.
+    text = '';
+  }
   let error: ApiError;
   try {
     error = codecFor(options.upstream).decodeError(JSON.parse(text), { losses: options.losses });
@@ -92,23 +98,64 @@ async function translateError(response: Response, options: ForwardOptions): Prom
   return errorResponse(options.route.format, error, retryAfter === null ? {} : { 'retry-after': retryAfter });
 }
 
-/** The upstream body with read failures (reset, abort) turned into a clean end, so the stream decoder reports a truncated stream in the caller's format. */
-function endOnFailure(body: ReadableStream<Uint8Array>): ReadableStream<Uint8Array> {
+/**
+ * The upstream body with a watchdog: each chunk must come within `timeoutMs`
+ * of the one before. A read failure (reset, abort) or a silence that long
+ * ends the stream (`onFailure: 'close'`, so the stream decoder reports a
+ * truncated stream as the caller's error event) or errors it (`'error'`,
+ * for bytes passed through as they are).
+ */
+function guarded(body: ReadableStream<Uint8Array>, options: ForwardOptions, onFailure: 'close' | 'error'): ReadableStream<Uint8Array> {
   const reader = body.getReader();
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const fail = (controller: ReadableStreamDefaultController<Uint8Array>, reason: unknown) => {
+    if (onFailure === 'close') controller.close();
+    else controller.error(reason);
+  };
   return new ReadableStream({
     async pull(controller) {
+      const silence = new Promise<'silent'>((resolve) => (timer = setTimeout(() => resolve('silent'), options.timeoutMs)));
       try {
-        const { done, value } = await reader.read();
-        if (done) controller.close();
-        else controller.enqueue(value);
-      } catch {
-        controller.close();
+        const result = await Promise.race([reader.read(), silence]);
+        if (result === 'silent') {
+          const reason = new Error(`the upstream went silent for ${options.timeoutMs} ms mid-answer`);
+          reader.cancel(reason).catch(() => {});
+          fail(controller, reason);
+        } else if (result.done) controller.close();
+        else controller.enqueue(result.value);
+      } catch (error) {
+        fail(controller, error);
+      } finally {
+        clearTimeout(timer);
       }
     },
     cancel(reason) {
+      clearTimeout(timer);
       return reader.cancel(reason);
     },
   });
+}
+
+/** The error an upstream body that broke off or went silent becomes (502 or 504 in the caller's format). */
+function bodyFailure(error: unknown, options: ForwardOptions): ApiError {
+  const silent = error instanceof Error && error.message.startsWith('the upstream went silent');
+  const message = silent
+    ? `the upstream went silent for ${options.timeoutMs} ms in the middle of its answer`
+    : `the upstream's answer broke off before its end (${error instanceof Error ? error.message : String(error)})`;
+  return { type: silent ? 'timeout' : 'server', status: silent ? 504 : 502, message: options.redact(message) };
+}
+
+/** The whole upstream body as text, under the same watchdog; throws what {@link bodyFailure} turns into an answer. */
+async function readText(response: Response, options: ForwardOptions): Promise<string> {
+  if (response.body === null) return '';
+  const reader = guarded(response.body, options, 'error').getReader();
+  const decoder = new TextDecoder();
+  let text = '';
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) return text + decoder.decode();
+    text += decoder.decode(value, { stream: true });
+  }
 }
 
 function syntheticStream(events: StreamEvent[], format: FormatId, options: ForwardOptions): ReadableStream<Uint8Array> {
@@ -174,11 +221,16 @@ export async function forwardToUpstream(options: ForwardOptions): Promise<Respon
   };
   const upstreamStreamed = (response.headers.get('content-type') ?? '').includes('text/event-stream');
   if (upstreamStreamed && response.body !== null) {
-    if (route.format === upstream) return new Response(response.body, { status: 200, headers: { ...SSE_HEADERS, ...lossHeader() } });
-    const converted = convertStream(endOnFailure(response.body), { from: upstream, to: route.format, ...(prepared.model === undefined ? {} : { model: prepared.model }) });
+    if (route.format === upstream) return new Response(guarded(response.body, options, 'error'), { status: 200, headers: { ...SSE_HEADERS, ...lossHeader() } });
+    const converted = convertStream(guarded(response.body, options, 'close'), { from: upstream, to: route.format, ...(prepared.model === undefined ? {} : { model: prepared.model }) });
     return new Response(converted, { status: 200, headers: { ...SSE_HEADERS, ...lossHeader() } });
   }
-  const text = await response.text();
+  let text: string;
+  try {
+    text = await readText(response, options);
+  } catch (error) {
+    return errorResponse(route.format, bodyFailure(error, options));
+  }
   let json: unknown;
   try {
     json = JSON.parse(text);

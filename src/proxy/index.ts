@@ -5,13 +5,13 @@
  * APIs only, so it runs in Node, Bun, Deno and Workers.
  */
 import { codecFor } from '../core/registry.ts';
-import { isInterlinguaError } from '../core/errors.ts';
+import { InterlinguaError, isInterlinguaError } from '../core/errors.ts';
 import { LossCollector } from '../core/losses.ts';
 import type { ApiError, FormatId } from '../core/ir.ts';
 import { callerCredential, constantTimeEqual, redact, sanitizeHeaderValue, upstreamAuthHeaders } from './auth.ts';
 import { errorResponse } from './errors.ts';
 import { createModelMap, type ModelRule } from './model-map.ts';
-import { routeFor, upstreamUrl, type Route } from './routes.ts';
+import { routeFor, upstreamUrl } from './routes.ts';
 import { forwardToUpstream } from './forward.ts';
 
 /** The upstream the proxy talks to. */
@@ -49,7 +49,7 @@ export interface ProxyConfig {
   upstream: UpstreamConfig;
   /** Model mapping, e.g. `{ 'claude-*': 'gpt-5' }` or a rule list; first match wins. */
   modelMap?: readonly ModelRule[] | Record<string, string>;
-  /** Time allowed for the upstream to start answering, in ms (default 120,000). */
+  /** Time allowed for the upstream to start answering, and the longest silence within an answer, in ms (default 120,000). */
   timeoutMs?: number;
   /** Largest request body accepted, in bytes (default 32 MiB); larger gets 413 in the caller's format. */
   maxBodyBytes?: number;
@@ -100,14 +100,30 @@ async function readLimited(request: Request, limit: number): Promise<string | un
   return new TextDecoder().decode(bytes);
 }
 
+/**
+ * The upstream key as it goes on the wire: surrounding whitespace trimmed (a
+ * key read from a file often ends in a newline); a key that still holds a
+ * control character could split headers, and is refused up front rather than
+ * failing every request.
+ */
+function checkedKey(key: string | undefined, source: string): string | undefined {
+  if (key === undefined) return undefined;
+  const trimmed = key.trim();
+  if (sanitizeHeaderValue(trimmed) !== trimmed) {
+    throw new InterlinguaError('invalid_value', `the upstream API key from ${source} contains control characters (CR, LF, NUL…); set it to the bare key`, { path: '/upstream/apiKey' });
+  }
+  return trimmed;
+}
+
 /** Create the proxy's fetch handler. */
 export function createProxy(config: ProxyConfig): (request: Request) => Promise<Response> {
   const upstream = config.upstream;
   codecFor(upstream.format);
   const mapModel = createModelMap(config.modelMap);
   const env = config.env ?? processEnv();
-  const apiKey = upstream.apiKey ?? (upstream.apiKeyEnv === undefined ? undefined : env[upstream.apiKeyEnv]);
-  const secrets = [apiKey, config.inboundToken];
+  const rawKey = upstream.apiKey ?? (upstream.apiKeyEnv === undefined ? undefined : env[upstream.apiKeyEnv]);
+  const apiKey = checkedKey(rawKey, upstream.apiKey === undefined ? `the environment variable ${upstream.apiKeyEnv ?? ''}` : 'upstream.apiKey');
+  const secrets = [rawKey, apiKey, config.inboundToken];
   const timeoutMs = config.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const maxBodyBytes = config.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   const fetchUpstream = config.fetch ?? fetch;

@@ -1,0 +1,229 @@
+/**
+ * A fault-injecting fake upstream on 127.0.0.1, for test/faults.test.ts and
+ * scripts/soak.ts: it speaks one vendor format, answers healthy requests with
+ * a golden response (whole or streamed), and on demand answers with vendor
+ * error bodies, resets, stalls, garbage, half bodies, truncated streams,
+ * in-stream error events, or silence.
+ */
+import { readFileSync } from 'node:fs';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import { join } from 'node:path';
+import { decodeResponse } from '../../src/core/convert.ts';
+import { responseToEvents } from '../../src/core/accumulate.ts';
+import type { FormatId } from '../../src/core/ir.ts';
+import { GOLDEN_DIR } from './fixtures.ts';
+import { encodeEvents, messagesAsBytes } from './streams.ts';
+
+/** What the upstream does with one request. */
+export type Fault =
+  | { kind: 'ok' }
+  | { kind: 'status'; status: number; body: unknown; headers?: Record<string, string> }
+  /** Destroy the socket before answering. */
+  | { kind: 'reset' }
+  /** Never answer (until the test closes the server). */
+  | { kind: 'stall' }
+  /** Start an SSE stream and cut it in the middle of an event. */
+  | { kind: 'truncate' }
+  /** Answer 200 with a body that is not JSON. */
+  | { kind: 'garbage' }
+  /** Send the headers and half of a JSON body, then reset the connection. */
+  | { kind: 'partial' }
+  /** Send the first SSE event, then nothing more until the connection closes (for callers that abort). */
+  | { kind: 'slow' }
+  /** Send the headers and the start of the answer (half the JSON, or the first SSE event), then go silent with the socket open. */
+  | { kind: 'silent' }
+  /** A 200 SSE stream whose second event is the vendor's error event, with `message` in it. */
+  | { kind: 'stream_error'; message: string };
+
+/** The answer an upstream gives when healthy: a whole body, and the stream of that body. */
+export interface UpstreamAnswer {
+  json: unknown;
+  sse: Uint8Array;
+}
+
+/** A healthy answer in `format`: the golden `cross/<name>` response, whole and as that format's stream. */
+export function upstreamAnswer(format: FormatId, name = 'tool-error'): UpstreamAnswer {
+  const json = JSON.parse(readFileSync(join(GOLDEN_DIR, 'cross', name, `${format}.response.json`), 'utf8')) as unknown;
+  const response = decodeResponse(format, json, { model: 'test-model' }).ir;
+  return { json, sse: messagesAsBytes(encodeEvents(format, responseToEvents(response), 'test-model').messages) };
+}
+
+/** Vendor error bodies for one status, in the upstream's own format. */
+export function vendorErrorBody(format: FormatId, status: number, message: string): unknown {
+  const anthropicType: Record<number, string> = { 400: 'invalid_request_error', 401: 'authentication_error', 403: 'permission_error', 404: 'not_found_error', 413: 'request_too_large', 429: 'rate_limit_error', 500: 'api_error', 529: 'overloaded_error' };
+  const openaiType: Record<number, string> = { 400: 'invalid_request_error', 401: 'invalid_request_error', 429: 'requests', 500: 'server_error', 529: 'server_error', 503: 'server_error' };
+  const openaiCode: Record<number, string> = { 401: 'invalid_api_key', 429: 'rate_limit_exceeded' };
+  const geminiStatus: Record<number, string> = { 400: 'INVALID_ARGUMENT', 401: 'UNAUTHENTICATED', 403: 'PERMISSION_DENIED', 404: 'NOT_FOUND', 429: 'RESOURCE_EXHAUSTED', 500: 'INTERNAL', 503: 'UNAVAILABLE', 529: 'UNAVAILABLE' };
+  switch (format) {
+    case 'anthropic':
+      return { type: 'error', error: { type: anthropicType[status] ?? 'api_error', message }, request_id: 'req_fault' };
+    case 'openai-chat':
+    case 'openai-responses':
+      // As OpenAI sends them: a bad key is an invalid_request_error with code invalid_api_key; a rate limit has type "requests".
+      return { error: { message, type: openaiType[status] ?? 'server_error', param: null, code: openaiCode[status] ?? null } };
+    case 'gemini':
+      return { error: { code: status, message, status: geminiStatus[status] ?? 'INTERNAL' } };
+  }
+}
+
+/** A request the fault upstream received. */
+export interface FaultRequest {
+  url: string;
+  headers: IncomingMessage['headers'];
+  body: string;
+}
+
+/** A fake upstream that decides per request what to do. */
+export interface FaultUpstream {
+  url: string;
+  /** Requests received so far. */
+  received: number;
+  /** The last requests received (at most 50). */
+  requests: FaultRequest[];
+  /** Sockets open right now. */
+  openSockets(): number;
+  close(): Promise<void>;
+}
+
+/** The SSE text of a vendor's in-stream error event. */
+export function vendorStreamError(format: FormatId, message: string): string {
+  switch (format) {
+    case 'anthropic':
+      return `event: error\ndata: ${JSON.stringify({ type: 'error', error: { type: 'overloaded_error', message } })}\n\n`;
+    case 'openai-chat':
+      return `data: ${JSON.stringify({ error: { message, type: 'server_error', param: null, code: null } })}\n\n`;
+    case 'openai-responses':
+      return `event: error\ndata: ${JSON.stringify({ type: 'error', code: 'server_error', message, param: null, sequence_number: 2 })}\n\n`;
+    case 'gemini':
+      return `data: ${JSON.stringify({ error: { code: 503, message, status: 'UNAVAILABLE' } })}\n\n`;
+  }
+}
+
+function isStreamRequest(format: FormatId, url: string, body: Record<string, unknown>): boolean {
+  return format === 'gemini' ? url.includes(':streamGenerateContent') : body['stream'] === true;
+}
+
+/** What `decide` learns of one request. */
+export interface FaultContext {
+  /** Number of the request (0, 1, …) in order of arrival. */
+  n: number;
+  stream: boolean;
+  /** The model the request names (body `model`, or Gemini's URL path). */
+  model: string | undefined;
+}
+
+function modelOf(url: string, body: Record<string, unknown>): string | undefined {
+  if (typeof body['model'] === 'string') return body['model'];
+  const match = /\/models\/([^/:?]+)/.exec(url);
+  return match?.[1] === undefined ? undefined : decodeURIComponent(match[1]);
+}
+
+/**
+ * Start a fake upstream speaking `format` on 127.0.0.1. `decide` picks what
+ * each request gets. By default every answer closes its connection, so a
+ * socket still open after a test is a leak, not a pooled connection; with
+ * `keepAlive` connections are reused as a vendor's would be.
+ */
+export async function startFaultUpstream(format: FormatId, answer: UpstreamAnswer, decide: (context: FaultContext) => Fault, options: { keepAlive?: boolean } = {}): Promise<FaultUpstream> {
+  const sockets = new Set<Socket>();
+  let received = 0;
+  const requests: FaultRequest[] = [];
+  const sseText = new TextDecoder().decode(answer.sse);
+  const firstEventEnd = sseText.indexOf('\n\n') + 2;
+  const handle = (request: IncomingMessage, response: ServerResponse, text: string): void => {
+    requests.push({ url: request.url ?? '', headers: request.headers, body: text });
+    if (requests.length > 50) requests.shift();
+    if (options.keepAlive !== true) response.setHeader('connection', 'close');
+    let body: Record<string, unknown> = {};
+    try {
+      body = JSON.parse(text) as Record<string, unknown>;
+    } catch {
+      // the proxy always sends JSON; a broken body just gets the default answer
+    }
+    const stream = isStreamRequest(format, request.url ?? '', body);
+    const fault = decide({ n: received++, stream, model: modelOf(request.url ?? '', body) });
+    switch (fault.kind) {
+      case 'stall':
+        return;
+      case 'reset':
+        request.socket.destroy();
+        return;
+      case 'status':
+        response.writeHead(fault.status, { 'content-type': 'application/json', ...fault.headers });
+        response.end(JSON.stringify(fault.body));
+        return;
+      case 'garbage':
+        response.writeHead(200, { 'content-type': 'application/json' });
+        response.end('<html>502 Bad Gateway</html>');
+        return;
+      case 'truncate': {
+        response.writeHead(200, { 'content-type': 'text/event-stream' });
+        // Cut inside an event: after the first event's blank line plus half of the next one.
+        const secondEnd = sseText.indexOf('\n\n', firstEventEnd);
+        const cut = secondEnd > firstEventEnd ? firstEventEnd + Math.floor((secondEnd - firstEventEnd) / 2) : Math.floor(sseText.length / 2);
+        response.write(sseText.slice(0, cut));
+        setTimeout(() => request.socket.destroy(), 5);
+        return;
+      }
+      case 'partial': {
+        const json = JSON.stringify(answer.json);
+        response.writeHead(200, { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(json)) });
+        response.write(json.slice(0, Math.floor(json.length / 2)));
+        setTimeout(() => request.socket.destroy(), 5);
+        return;
+      }
+      case 'slow':
+        response.writeHead(200, { 'content-type': 'text/event-stream' });
+        response.write(sseText.slice(0, firstEventEnd));
+        return;
+      case 'silent':
+        if (stream) {
+          response.writeHead(200, { 'content-type': 'text/event-stream' });
+          response.write(sseText.slice(0, firstEventEnd));
+        } else {
+          const json = JSON.stringify(answer.json);
+          response.writeHead(200, { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(json)) });
+          response.write(json.slice(0, Math.floor(json.length / 2)));
+        }
+        return;
+      case 'stream_error':
+        response.writeHead(200, { 'content-type': 'text/event-stream' });
+        response.end(sseText.slice(0, firstEventEnd) + vendorStreamError(format, fault.message));
+        return;
+      case 'ok':
+        if (stream) {
+          response.writeHead(200, { 'content-type': 'text/event-stream' });
+          response.end(answer.sse);
+        } else {
+          response.writeHead(200, { 'content-type': 'application/json' });
+          response.end(JSON.stringify(answer.json));
+        }
+    }
+  };
+  const server: Server = createServer((request, response) => {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', () => handle(request, response, Buffer.concat(chunks).toString('utf8')));
+    request.on('error', () => {});
+  });
+  server.on('connection', (socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const root = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return {
+    url: format === 'openai-chat' || format === 'openai-responses' ? `${root}/v1` : root,
+    get received() {
+      return received;
+    },
+    requests,
+    openSockets: () => sockets.size,
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const socket of sockets) socket.destroy();
+        server.close(() => resolve());
+      }),
+  };
+}

@@ -840,6 +840,35 @@ function userMessage(draft: Draft): fc.Arbitrary<Message> {
   return fc.array(part, { minLength: 1, maxLength: 3 }).map((parts): Message => ({ role: 'user', parts }));
 }
 
+/**
+ * Vendor blocks kept whole as opaque parts (built-in tool calls and results):
+ * known to their format, so a same-format trip reports no loss. Chat has
+ * none it knows (an unknown block is an `unknown_block` loss by design).
+ */
+function opaquePart(draft: Draft): fc.Arbitrary<Part> | undefined {
+  const text = fc.string({ unit: 'binary', maxLength: 20 });
+  const opaque = (blockType: string, value: unknown): Part => ({ type: 'opaque', format: draft.format, blockType, value });
+  switch (draft.format) {
+    case 'anthropic':
+      return fc.record({ suffix: fc.stringMatching(/^[A-Za-z0-9]{6,12}$/), query: text, url: fc.constantFrom('https://example.com/', 'https://example.org/a?b=1') }).chain(({ suffix, query, url }) =>
+        fc.constantFrom(
+          opaque('server_tool_use', { type: 'server_tool_use', id: `srvtoolu_${suffix}`, name: 'web_search', input: { query } }),
+          opaque('web_search_tool_result', { type: 'web_search_tool_result', tool_use_id: `srvtoolu_${suffix}`, content: [{ type: 'web_search_result', title: query, url, encrypted_content: 'Ev4BCkYIBRgCKkA', page_age: null }] }),
+        ),
+      );
+    case 'openai-responses':
+      return fc.record({ suffix: fc.stringMatching(/^[a-f0-9]{8,16}$/), query: text }).map(({ suffix, query }) =>
+        opaque('web_search_call', { type: 'web_search_call', id: `ws_${suffix}`, status: 'completed', action: { type: 'search', query } }),
+      );
+    case 'gemini':
+      return fc.record({ code: text, output: text }).chain(({ code, output }) =>
+        fc.constantFrom(opaque('executableCode', { executableCode: { language: 'PYTHON', code } }), opaque('codeExecutionResult', { codeExecutionResult: { outcome: 'OUTCOME_OK', output } })),
+      );
+    case 'openai-chat':
+      return undefined;
+  }
+}
+
 function reasoningPart(draft: Draft): fc.Arbitrary<Part> | undefined {
   const kind = draft.capability.reasoning;
   if (kind === undefined) return undefined;
@@ -859,17 +888,20 @@ interface AssistantTurn {
 
 function assistantTurn(draft: Draft, allowCalls: boolean): fc.Arbitrary<AssistantTurn> {
   const reasoning = reasoningPart(draft);
+  const builtIn = opaquePart(draft);
   const call = fc.record({ name: toolName, args: argumentsArbitrary, suffix: fc.stringMatching(/^[A-Za-z0-9]{4,12}$/) });
   return fc
     .record({
       reasoning: reasoning === undefined ? fc.constant(undefined) : fc.option(reasoning, { nil: undefined }),
+      builtIn: builtIn === undefined ? fc.constant([]) : fc.array(builtIn, { maxLength: 2 }),
       text: fc.option(textArbitrary({ empty: false, huge: true }), { nil: undefined }),
       refusal: draft.capability.refusal ? fc.option(textArbitrary({ empty: false }), { nil: undefined, freq: 8 }) : fc.constant(undefined),
       calls: fc.array(call, { maxLength: allowCalls ? 2 : 0 }),
     })
-    .map(({ reasoning: thought, text, refusal, calls }) => {
+    .map(({ reasoning: thought, builtIn: blocks, text, refusal, calls }) => {
       const parts: Part[] = [];
       if (thought !== undefined) parts.push(thought);
+      parts.push(...blocks);
       // Where a refusal decides the stop reason (Responses), a refusing answer is all refusal: its text would be sent as refusal too.
       if (text !== undefined && !(refusal !== undefined && draft.capability.refusalStops)) parts.push({ type: 'text', text });
       if (refusal !== undefined) parts.push({ type: 'refusal', text: refusal });

@@ -31,6 +31,12 @@ test('usage mistakes exit 2 with one line', () => {
   const unknown = run(['frobnicate']);
   assert.is(unknown.code, 2);
   assert.match(unknown.stderr, 'unknown command');
+  // A name that an object literal inherits is no command either.
+  for (const name of ['constructor', 'toString', '__proto__']) {
+    const inherited = run([name]);
+    assert.is(inherited.code, 2, name);
+    assert.match(inherited.stderr, 'unknown command');
+  }
   const badFormat = run(['convert', '--to', 'cohere'], '{}');
   assert.is(badFormat.code, 2);
   assert.is(badFormat.stderr.trim().split('\n').length, 1);

@@ -186,6 +186,45 @@ badInput('deep argument text stays text: a tool call whose arguments nest 10,000
   }
 });
 
+/** Every JSON pointer of a string value in `value`. */
+function stringPointers(value: unknown, path = ''): string[] {
+  if (typeof value === 'string') return [path];
+  if (typeof value !== 'object' || value === null) return [];
+  return Object.entries(value).flatMap(([key, item]) => stringPointers(item, `${path}/${key.replaceAll('~', '~0').replaceAll('/', '~1')}`));
+}
+
+/** A copy of `root` with the string at `path` replaced by `text`. */
+function replaceAt(root: unknown, path: string, text: string): unknown {
+  const copy = JSON.parse(JSON.stringify(root)) as unknown;
+  const keys = path.split('/').slice(1).map((key) => key.replaceAll('~1', '/').replaceAll('~0', '~'));
+  let node = copy as Record<string, unknown>;
+  for (const key of keys.slice(0, -1)) node = node[key] as Record<string, unknown>;
+  node[keys[keys.length - 1] as string] = text;
+  return copy;
+}
+
+// Wire strings index lookup tables (block types, reasons, statuses, source kinds): a string that an object
+// literal inherits must find nothing there, not Object.prototype's member. Exhaustive over the golden bodies:
+// each string value in turn, so a table missed anywhere shows up here and not in a million-input fuzz run.
+badInput('every string value of every golden body, in turn, as an inherited property name', () => {
+  const names = ['constructor', '__proto__', 'toString', 'hasOwnProperty'];
+  let inputs = 0;
+  for (const seed of seeds.filter((candidate) => candidate.name.startsWith('golden/'))) {
+    const body = JSON.parse(seed.text) as unknown;
+    for (const path of stringPointers(body)) {
+      for (const name of names) {
+        inputs++;
+        try {
+          convertsOrTypedError(seed.format, seed.kind, replaceAt(body, path, name));
+        } catch (error) {
+          throw new Error(`${seed.name} with "${name}" at ${path}: ${(error as Error).message}`);
+        }
+      }
+    }
+  }
+  assert.ok(inputs > 1000, `${inputs} inputs`);
+});
+
 badInput('lone surrogates and 1 MB strings anywhere in real payloads convert or fail typed', () => {
   const rng = seeded(7);
   for (const format of formats) {

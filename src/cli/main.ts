@@ -36,7 +36,7 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(HELP);
     return name === undefined ? 2 : 0;
   }
-  const command = COMMANDS[name];
+  const command = Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
   if (command === undefined) throw new UsageError(`unknown command "${name}"; run "interlingua --help"`);
   if (rest.includes('--help') || rest.includes('-h')) {
     process.stdout.write(command.help);

@@ -14,6 +14,7 @@ import {
   expectObject,
   expectString,
   extend,
+  lookupTable,
   hint,
   isObject,
   pointer,
@@ -62,13 +63,13 @@ function sourceExtras(part: ImagePart | DocumentPart, source: JsonObject, known:
   if (extras !== undefined) extend(part, ANTHROPIC, { source: extras });
 }
 
-const MEDIA_SOURCE_KEYS: Readonly<Record<string, ReadonlySet<string>>> = {
+const MEDIA_SOURCE_KEYS = lookupTable<ReadonlySet<string>>({
   base64: new Set(['type', 'data', 'media_type']),
   url: new Set(['type', 'url']),
   file: new Set(['type', 'file_id']),
   text: new Set(['type', 'data', 'media_type']),
   content: new Set(['type', 'content']),
-};
+});
 
 /** Decode an `image` block. */
 export function decodeAnthropicImage(object: JsonObject, path: string): ImagePart {

@@ -7,18 +7,18 @@
  */
 import type { Citation } from '../../core/ir.ts';
 import type { LossCollector } from '../../core/losses.ts';
-import { expectNumber, expectObject, expectString, extend, pointer, spreadExtensions, unknownKeys, type JsonObject } from '../../core/wire.ts';
+import { expectNumber, expectObject, expectString, extend, lookupTable, pointer, spreadExtensions, unknownKeys, type JsonObject } from '../../core/wire.ts';
 import { FORMAT, own } from './shared.ts';
 
 /** The annotation kinds this codec maps field by field. */
 const NATIVE_KINDS: ReadonlySet<string> = new Set(['url_citation', 'file_citation', 'container_file_citation', 'file_path']);
 
-const KNOWN_KEYS: Readonly<Record<string, ReadonlySet<string>>> = {
+const KNOWN_KEYS = lookupTable<ReadonlySet<string>>({
   url_citation: new Set(['type', 'url', 'title', 'start_index', 'end_index']),
   file_citation: new Set(['type', 'filename', 'index']),
   container_file_citation: new Set(['type', 'filename', 'start_index', 'end_index']),
   file_path: new Set(['type', 'index']),
-};
+});
 const TYPE_ONLY: ReadonlySet<string> = new Set(['type']);
 
 function optionalString(object: JsonObject, key: string, path: string): string | undefined {

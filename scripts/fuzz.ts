@@ -249,8 +249,9 @@ function streamEventsInput(recorder: Recorder, material: Material, rng: Rng): vo
       for (const message of out) if (message.data !== '[DONE]') JSON.parse(message.data);
       return out;
     });
-    // The encoder stage does not catch: any exception there breaks the caller's stream.
+    // The stream stages turn an encoder's typed error into the target's error event; anything else breaks the caller's stream.
     if (result.outcome === 'converted') recorder.converted();
+    else if (result.outcome === 'typed') recorder.typed();
     else recorder.other(`stream encoder ${seed.format} → ${to}: ${describeError(result.error)}`, note);
   }
 }

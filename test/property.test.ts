@@ -47,6 +47,9 @@ import {
   type StreamSeed,
 } from './support/arbitraries.ts';
 import { chunked, collect, decodeEvents, streamingFormats, wireEventsFromBytes } from './support/streams.ts';
+import { GOLDEN_DIR } from './support/fixtures.ts';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 
 const formats = implementedFormats();
 const kinds = ['request', 'response', 'error'] as const;
@@ -321,5 +324,18 @@ streams('garbled, truncated, re-chunked streams convert to well-formed SSE in ev
     ),
     { numRuns: 80, seed: SEED },
   );
+});
+// An index is the stream's to choose; as an array slot, 100,000,000 would mean walking that many holes.
+streams('a part index of 100,000,000 ends each converted stream with an error event', async () => {
+  const file = join(GOLDEN_DIR, 'anthropic', 'stream-tools', 'stream.sse');
+  if (!existsSync(file) || !streaming.includes('anthropic')) return;
+  const text = readFileSync(file, 'utf8').replace(/"index":\d+/g, '"index":100000000');
+  for (const to of streaming) {
+    const converted = convertStream(chunked(new TextEncoder().encode(text), []), { from: 'anthropic', to, model: 'test-model' });
+    const output = Buffer.concat(await collect(converted)).toString('utf8');
+    const events = parseSse(output).map((message) => (message.data === '[DONE]' ? { data: '[DONE]' } : { ...(message.event === undefined ? {} : { event: message.event }), data: JSON.parse(message.data) as unknown }));
+    const result = accumulate(decodeEvents(to, events).events);
+    assert.ok(result.error !== undefined, `anthropic → ${to}: the stream ends with an error event`);
+  }
 });
 streams.run();

@@ -6,18 +6,9 @@
  * answered whole).
  */
 import type { ApiError, Candidate, Part, Response } from './ir.ts';
-import type { StreamEvent } from './stream-events.ts';
+import { checkStreamIndex as checkIndex, type StreamEvent } from './stream-events.ts';
 import { argumentsAsText, parseArguments } from './tools.ts';
 import { unreachable } from './ir.ts';
-import { InterlinguaError } from './errors.ts';
-
-/** Candidate and part indexes above this are not addresses but garbage: as array slots they would make arrays of that length. */
-const MAX_INDEX = 100_000;
-
-function checkIndex(index: number, what: string): number {
-  if (Number.isInteger(index) && index >= 0 && index <= MAX_INDEX) return index;
-  throw new InterlinguaError('stream_error', `${what} index ${index} is not an integer from 0 to ${MAX_INDEX}`, { path: '' });
-}
 
 /** The result of accumulating a stream: the response so far and the error that ended it, if any. */
 export interface Accumulated {

@@ -5,6 +5,20 @@
  * parallel tool calls interleaved on the wire stay apart.
  */
 import type { ApiError, Extensions, Part, ReasoningState, StopReason, Usage } from './ir.ts';
+import { InterlinguaError } from './errors.ts';
+
+/**
+ * The largest candidate or part index a stream may use. Indexes above it are
+ * not addresses but garbage (a hostile or broken stream): as array slots they
+ * would make arrays of that length, costing seconds and gigabytes.
+ */
+export const MAX_STREAM_INDEX = 100_000;
+
+/** `index`, when it is an integer from 0 to {@link MAX_STREAM_INDEX}; else a `stream_error`. */
+export function checkStreamIndex(index: number, what: string): number {
+  if (Number.isInteger(index) && index >= 0 && index <= MAX_STREAM_INDEX) return index;
+  throw new InterlinguaError('stream_error', `${what} index ${index} is not an integer from 0 to ${MAX_STREAM_INDEX}`, { path: '' });
+}
 
 /** Fields every stream event may carry. */
 interface EventBase {

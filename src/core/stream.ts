@@ -12,7 +12,7 @@ import { LossCollector, type Loss } from './losses.ts';
 import { MAX_DEPTH, tooDeep } from './wire.ts';
 import type { CodecContext } from './codec.ts';
 import type { ApiError, FormatId } from './ir.ts';
-import type { SseMessage, StreamDecoder, StreamEncoder, StreamEvent, WireEvent } from './stream-events.ts';
+import { checkStreamIndex, type SseMessage, type StreamDecoder, type StreamEncoder, type StreamEvent, type WireEvent } from './stream-events.ts';
 
 /** The `data:` text OpenAI Chat sends last. */
 export const DONE = '[DONE]';
@@ -87,14 +87,47 @@ export function wireToIrEvents(decoder: StreamDecoder): TransformStream<WireEven
   });
 }
 
+/**
+ * `encoder.encode(event)`, where an event the encoder refuses (an
+ * `InterlinguaError`, say a part index out of range) becomes the target's own
+ * error event instead of breaking the stream; `failed()` then stops the
+ * stream. Only when even the error event cannot be encoded does it throw.
+ */
+function guardedEncoder(encoder: StreamEncoder): { encode(event: StreamEvent): SseMessage[]; flush(): SseMessage[]; failed(): boolean } {
+  let failed = false;
+  const fail = (error: unknown): SseMessage[] => {
+    failed = true;
+    return encoder.encode({ type: 'error', error: errorFromException(error) });
+  };
+  return {
+    encode(event) {
+      if (failed) return [];
+      try {
+        return encoder.encode(event);
+      } catch (error) {
+        return fail(error);
+      }
+    },
+    flush() {
+      try {
+        return encoder.flush();
+      } catch (error) {
+        return failed ? [] : fail(error);
+      }
+    },
+    failed: () => failed,
+  };
+}
+
 /** IR events → SSE messages through one format's encoder. */
 export function irToSseMessages(encoder: StreamEncoder): TransformStream<StreamEvent, SseMessage> {
+  const guarded = guardedEncoder(encoder);
   return new TransformStream({
     transform(event, controller) {
-      for (const message of encoder.encode(event)) controller.enqueue(message);
+      for (const message of guarded.encode(event)) controller.enqueue(message);
     },
     flush(controller) {
-      for (const message of encoder.flush()) controller.enqueue(message);
+      for (const message of guarded.flush()) controller.enqueue(message);
     },
   });
 }
@@ -105,7 +138,19 @@ export function streamDecoderFor(format: FormatId, context: CodecContext): Strea
   if (codec.createStreamDecoder === undefined) {
     throw new InterlinguaError('not_implemented', `streaming decode is not implemented for ${format} yet`, { format });
   }
-  return codec.createStreamDecoder(context);
+  return boundedDecoder(codec.createStreamDecoder(context));
+}
+
+/** Every candidate and part index the decoder emits checked against {@link MAX_STREAM_INDEX} (a `stream_error` past it). */
+function boundedDecoder(decoder: StreamDecoder): StreamDecoder {
+  const check = (events: StreamEvent[]): StreamEvent[] => {
+    for (const event of events) {
+      if ('candidate' in event && typeof event.candidate === 'number') checkStreamIndex(event.candidate, 'candidate');
+      if ('index' in event && typeof event.index === 'number') checkStreamIndex(event.index, 'part');
+    }
+    return events;
+  };
+  return { decode: (event) => check(decoder.decode(event)), flush: () => check(decoder.flush()) };
 }
 
 /** The stream encoder of `format`, or an error if its streaming is not implemented yet. */
@@ -146,7 +191,8 @@ export function convertStream(readable: ReadableStream<Uint8Array>, options: Con
  * input chunk is transcoded synchronously and written as one output chunk, so
  * the cost of Web streams is paid per network chunk, not per event.
  */
-function transcodeSse(decoder: StreamDecoder, encoder: StreamEncoder, done: () => void): TransformStream<Uint8Array, Uint8Array> {
+function transcodeSse(decoder: StreamDecoder, target: StreamEncoder, done: () => void): TransformStream<Uint8Array, Uint8Array> {
+  const encoder = guardedEncoder(target);
   const text = new TextDecoder();
   const bytes = new TextEncoder();
   let out = '';
@@ -160,7 +206,7 @@ function transcodeSse(decoder: StreamDecoder, encoder: StreamEncoder, done: () =
   };
   const parser = createParser({
     onEvent(message) {
-      if (failed) return;
+      if (failed || encoder.failed()) return;
       const event = wireEventOf(message);
       if (event.invalid !== undefined) {
         failed = true;
@@ -194,7 +240,7 @@ function transcodeSse(decoder: StreamDecoder, encoder: StreamEncoder, done: () =
     flush(controller) {
       const rest = text.decode();
       if (rest !== '') parser.feed(rest);
-      if (!failed) encode(decoder.flush());
+      if (!failed && !encoder.failed()) encode(decoder.flush());
       write(encoder.flush());
       emit(controller);
       done();

@@ -15,7 +15,7 @@
  */
 import type { Part, ReasoningPart } from '../../core/ir.ts';
 import type { LossCollector } from '../../core/losses.ts';
-import type { StreamEvent } from '../../core/stream-events.ts';
+import { checkStreamIndex, type StreamEvent } from '../../core/stream-events.ts';
 import { argumentsAsText } from '../../core/tools.ts';
 import { isObject, pointer, type JsonObject } from '../../core/wire.ts';
 import { encodeOpenaiResponsesAnnotation } from './citations.ts';
@@ -97,6 +97,8 @@ export class OutputWriter {
 
   /** A part opens: its item (and content part) is announced. */
   partStart(index: number, part: Part, event: StreamEvent): JsonObject[] {
+    // Items are encoded from arrays indexed by part index (so loss paths point at the part): bound it first.
+    checkStreamIndex(index, 'part');
     const kind = kindOf(part);
     if (kind === undefined || this.slots.has(index)) {
       if (kind === undefined) {
@@ -377,11 +379,13 @@ export class OutputWriter {
     return [{ type: 'response.output_item.done', output_index: message.outputIndex, item }];
   }
 
-  /** The parts written so far, at their IR indexes (sparse where parts were dropped). */
+  /**
+   * The parts written so far, in the order of their IR indexes. Dense: an
+   * index is the stream's to choose (a hostile one says 10,000,000), and a
+   * sparse array that long costs seconds to walk.
+   */
   streamedParts(): Part[] {
-    const parts: Part[] = [];
-    for (const [index, slot] of this.slots) parts[index] = slot.part;
-    return parts;
+    return [...this.slots].sort((a, b) => a[0] - b[0]).map(([, slot]) => slot.part);
   }
 
   /**

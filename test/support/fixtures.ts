@@ -1,6 +1,7 @@
 /**
  * Fixture discovery for the tests and the golden-update script: walks
- * `golden/` and `../shared/corpus/`, so adding a case is adding files.
+ * `golden/` and `test/corpus/` (a copy of `../shared/corpus`), so adding a
+ * case is adding files.
  */
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
@@ -9,8 +10,12 @@ import { FORMAT_IDS, type FormatId } from '../../src/core/ir.ts';
 
 export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 export const GOLDEN_DIR = join(REPO_ROOT, 'golden');
-/** The shared corpus of real payloads; `INTERLINGUA_CORPUS` overrides the path. */
-export const CORPUS_DIR = process.env['INTERLINGUA_CORPUS'] ?? resolve(REPO_ROOT, '../shared/corpus');
+/**
+ * The corpus of real payloads, copied from `../shared/corpus` into the
+ * repository so a fresh clone tests everything; `INTERLINGUA_CORPUS`
+ * overrides the path.
+ */
+export const CORPUS_DIR = process.env['INTERLINGUA_CORPUS'] ?? join(REPO_ROOT, 'test/corpus');
 
 /** The body kinds that fixtures hold as whole JSON files. */
 export type FixtureKind = 'request' | 'response' | 'error';
@@ -33,6 +38,22 @@ function listDirectory(directory: string): string[] {
   return existsSync(directory) ? readdirSync(directory).sort() : [];
 }
 
+/**
+ * The files of one corpus folder. A missing or empty folder is an error, not
+ * zero cases: a suite that silently tests nothing would pass.
+ */
+export function corpusDirectory(...segments: string[]): string[] {
+  const directory = join(CORPUS_DIR, ...segments);
+  const files = listDirectory(directory);
+  if (files.length === 0) {
+    throw new Error(
+      `corpus folder ${directory} is missing or empty: the corpus lives in test/corpus ` +
+        '(copy the payload folders of ../shared/corpus there, or set INTERLINGUA_CORPUS)',
+    );
+  }
+  return files;
+}
+
 /** `golden/<format>/<case>/{request,response,error}.json`. */
 export function goldenFixtures(): Fixture[] {
   const fixtures: Fixture[] = [];
@@ -53,7 +74,7 @@ export function corpusFixtures(): Fixture[] {
   for (const format of FORMAT_IDS) {
     for (const kind of FIXTURE_KINDS) {
       const directory = join(CORPUS_DIR, format, kind);
-      for (const file of listDirectory(directory)) {
+      for (const file of corpusDirectory(format, kind)) {
         if (!file.endsWith('.json')) continue;
         fixtures.push({ format, kind, name: `corpus/${format}/${kind}/${file}`, file: join(directory, file) });
       }

@@ -10,7 +10,7 @@ import { LossCollector } from '../../src/core/losses.ts';
 import { codecFor, implementedFormats } from '../../src/core/registry.ts';
 import { sseToWireEvents } from '../../src/core/stream.ts';
 import type { SseMessage, StreamEvent, WireEvent } from '../../src/core/stream-events.ts';
-import { CORPUS_DIR, GOLDEN_DIR } from './fixtures.ts';
+import { CORPUS_DIR, GOLDEN_DIR, corpusDirectory } from './fixtures.ts';
 
 /** One recorded stream: `.sse` (raw bytes) or `.jsonl` (one event payload per line, no framing). */
 export interface StreamFixture {
@@ -41,7 +41,7 @@ export function streamFixtures(): StreamFixture[] {
       if (existsSync(file)) fixtures.push({ format, name: `golden/${format}/${caseName}/stream.sse`, file, framing: 'sse' });
     }
     const directory = join(CORPUS_DIR, format, 'stream');
-    for (const file of list(directory)) {
+    for (const file of corpusDirectory(format, 'stream')) {
       const framing = file.endsWith('.sse') ? 'sse' : file.endsWith('.jsonl') ? 'jsonl' : undefined;
       if (framing !== undefined) fixtures.push({ format, name: `corpus/${format}/stream/${file}`, file: join(directory, file), framing });
     }

@@ -32,10 +32,14 @@ export {
   wireToIrEvents,
   irToSseMessages,
   sseMessagesToBytes,
+  framedToWireEvents,
+  messagesToFramedBytes,
+  framingFor,
   streamDecoderFor,
   streamEncoderFor,
   type ConvertStreamOptions,
   type ConvertedStream,
 } from './core/stream.ts';
+export { sseFraming, ndjsonFraming, wireEventOf, type StreamFraming, type FrameReader } from './core/framing.ts';
 export { accumulate, Accumulator, responseToEvents, type Accumulated } from './core/accumulate.ts';
 export type * from './core/stream-events.ts';

@@ -4,56 +4,52 @@
  * Each stage is a `TransformStream`; `flush` closes what is open. Memory is
  * constant per stream apart from the part being built.
  */
-import { createParser } from 'eventsource-parser';
-import { EventSourceParserStream } from 'eventsource-parser/stream';
 import { codecFor } from './registry.ts';
 import { InterlinguaError, isInterlinguaError } from './errors.ts';
 import { LossCollector, type Loss } from './losses.ts';
-import { MAX_DEPTH, tooDeep } from './wire.ts';
+import { sseFraming, type StreamFraming } from './framing.ts';
 import type { CodecContext } from './codec.ts';
+import type { FrameReader } from './framing.ts';
 import type { ApiError, FormatId } from './ir.ts';
 import { checkStreamIndex, type SseMessage, type StreamDecoder, type StreamEncoder, type StreamEvent, type WireEvent } from './stream-events.ts';
 
-/** The `data:` text OpenAI Chat sends last. */
-export const DONE = '[DONE]';
-
-/** One parsed SSE message as a wire event: `data` parsed as JSON (`[DONE]` kept as the string; unparsable text marked `invalid`). */
-function wireEventOf(message: { event?: string | undefined; data: string }): WireEvent {
-  if (message.data === DONE) return message.event === undefined ? { data: DONE } : { event: message.event, data: DONE };
-  let event: WireEvent;
-  try {
-    event = { data: JSON.parse(message.data) };
-  } catch (error) {
-    event = { data: message.data, invalid: (error as Error).message };
-  }
-  if (event.invalid === undefined && tooDeep(event.data) !== undefined) event = { data: message.data, invalid: `the data nests deeper than ${MAX_DEPTH} levels` };
-  if (message.event !== undefined) event.event = message.event;
-  return event;
-}
+export { DONE } from './framing.ts';
 
 /** bytes → wire events: SSE framing parsed, each `data:` parsed as JSON (`[DONE]` kept as the string). */
 export function sseToWireEvents(): TransformStream<Uint8Array, WireEvent> {
-  const decoder = new TextDecoderStream();
-  const parser = new EventSourceParserStream();
-  const json = new TransformStream<{ event?: string | undefined; data: string }, WireEvent>({
-    transform(message, controller) {
-      controller.enqueue(wireEventOf(message));
+  return framedToWireEvents(sseFraming);
+}
+
+/** bytes → wire events in any framing (SSE, AWS event stream, NDJSON); a framing fault errors the stream. */
+export function framedToWireEvents(framing: StreamFraming): TransformStream<Uint8Array, WireEvent> {
+  const reader = framing.createReader();
+  return new TransformStream({
+    transform(chunk, controller) {
+      for (const event of reader.push(chunk)) controller.enqueue(event);
+    },
+    flush(controller) {
+      for (const event of reader.end()) controller.enqueue(event);
     },
   });
-  decoder.readable.pipeTo(parser.writable).catch(() => {});
-  parser.readable.pipeTo(json.writable).catch(() => {});
-  return { writable: decoder.writable, readable: json.readable } as TransformStream<Uint8Array, WireEvent>;
 }
 
 /** SSE messages → bytes, with the blank-line framing every vendor uses. */
 export function sseMessagesToBytes(): TransformStream<SseMessage, Uint8Array> {
-  const encoder = new TextEncoder();
+  return messagesToFramedBytes(sseFraming);
+}
+
+/** Wire messages → bytes in any framing, one chunk per message. */
+export function messagesToFramedBytes(framing: StreamFraming): TransformStream<SseMessage, Uint8Array> {
   return new TransformStream({
     transform(message, controller) {
-      const head = message.event === undefined ? '' : `event: ${message.event}\n`;
-      controller.enqueue(encoder.encode(`${head}data: ${message.data}\n\n`));
+      controller.enqueue(framing.write([message]));
     },
   });
+}
+
+/** The stream framing of `format`: its codec's, else SSE. */
+export function framingFor(format: FormatId): StreamFraming {
+  return codecFor(format).streamFraming ?? sseFraming;
 }
 
 /** Describe a thrown value as an IR API error. */
@@ -70,7 +66,7 @@ export function wireToIrEvents(decoder: StreamDecoder): TransformStream<WireEven
       if (failed) return;
       if (event.invalid !== undefined) {
         failed = true;
-        controller.enqueue({ type: 'error', error: { type: 'server', message: `an SSE data line is not JSON (${event.invalid})` } });
+        controller.enqueue({ type: 'error', error: { type: 'server', message: `a stream event is not JSON (${event.invalid})` } });
         return;
       }
       try {
@@ -173,7 +169,7 @@ export interface ConvertStreamOptions {
 /** A converted SSE byte stream; `losses` resolves when the stream has been read to its end. */
 export type ConvertedStream = ReadableStream<Uint8Array> & { readonly losses: Promise<Loss[]> };
 
-/** Convert an SSE byte stream of one format into an SSE byte stream of another. */
+/** Convert a byte stream of one format into a byte stream of another, each in its format's framing (SSE for most). */
 export function convertStream(readable: ReadableStream<Uint8Array>, options: ConvertStreamOptions): ConvertedStream {
   const collector = new LossCollector();
   const context: CodecContext = options.model === undefined ? { losses: collector } : { losses: collector, model: options.model };
@@ -181,36 +177,49 @@ export function convertStream(readable: ReadableStream<Uint8Array>, options: Con
   const encoder = streamEncoderFor(options.to, context);
   let resolveLosses: (losses: Loss[]) => void = () => {};
   const losses = new Promise<Loss[]>((resolve) => (resolveLosses = resolve));
-  const output = readable.pipeThrough(transcodeSse(decoder, encoder, () => resolveLosses(collector.losses)));
+  const output = readable.pipeThrough(
+    transcode(framingFor(options.from).createReader(), decoder, encoder, framingFor(options.to), () => resolveLosses(collector.losses)),
+  );
   return Object.assign(output, { losses });
 }
 
 /**
- * The stages of `convertStream` (bytes → SSE → wire events → IR events → SSE
- * → bytes) fused into one `TransformStream`, with the same semantics: each
- * input chunk is transcoded synchronously and written as one output chunk, so
- * the cost of Web streams is paid per network chunk, not per event.
+ * The stages of `convertStream` (bytes → wire events → IR events → wire
+ * messages → bytes) fused into one `TransformStream`, with the same
+ * semantics: each input chunk is transcoded synchronously and written as one
+ * output chunk, so the cost of Web streams is paid per network chunk, not per
+ * event. A framing fault (a broken frame, an oversized line) becomes the
+ * target's error event and ends the stream.
  */
-function transcodeSse(decoder: StreamDecoder, target: StreamEncoder, done: () => void): TransformStream<Uint8Array, Uint8Array> {
+function transcode(
+  reader: FrameReader,
+  decoder: StreamDecoder,
+  target: StreamEncoder,
+  framing: StreamFraming,
+  done: () => void,
+): TransformStream<Uint8Array, Uint8Array> {
   const encoder = guardedEncoder(target);
-  const text = new TextDecoder();
-  const bytes = new TextEncoder();
-  let out = '';
+  let out: SseMessage[] = [];
   let failed = false;
-  let overflow: Error | undefined;
-  const write = (messages: SseMessage[]) => {
-    for (const message of messages) out += `${message.event === undefined ? '' : `event: ${message.event}\n`}data: ${message.data}\n\n`;
-  };
   const encode = (events: StreamEvent[]) => {
-    for (const event of events) write(encoder.encode(event));
+    for (const event of events) for (const message of encoder.encode(event)) out.push(message);
   };
-  const parser = createParser({
-    onEvent(message) {
+  const fail = (message: string) => {
+    failed = true;
+    encode([{ type: 'error', error: { type: 'server', message } }]);
+  };
+  const take = (read: () => WireEvent[]) => {
+    let events: WireEvent[];
+    try {
+      events = read();
+    } catch (error) {
+      if (!failed && !encoder.failed()) fail(`the stream is not well framed (${error instanceof Error ? error.message : String(error)})`);
+      return;
+    }
+    for (const event of events) {
       if (failed || encoder.failed()) return;
-      const event = wireEventOf(message);
       if (event.invalid !== undefined) {
-        failed = true;
-        encode([{ type: 'error', error: { type: 'server', message: `an SSE data line is not JSON (${event.invalid})` } }]);
+        fail(`a stream event is not JSON (${event.invalid})`);
         return;
       }
       let irEvents: StreamEvent[];
@@ -221,27 +230,22 @@ function transcodeSse(decoder: StreamDecoder, target: StreamEncoder, done: () =>
         irEvents = [{ type: 'error', error: errorFromException(error) }];
       }
       encode(irEvents);
-    },
-    onError(error) {
-      if (error.type === 'max-buffer-size-exceeded') overflow = error;
-    },
-  });
+    }
+  };
   const emit = (controller: TransformStreamDefaultController<Uint8Array>) => {
-    if (overflow !== undefined) throw overflow;
-    if (out === '') return;
-    controller.enqueue(bytes.encode(out));
-    out = '';
+    if (out.length === 0) return;
+    controller.enqueue(framing.write(out));
+    out = [];
   };
   return new TransformStream({
     transform(chunk, controller) {
-      parser.feed(text.decode(chunk, { stream: true }));
+      if (!failed && !encoder.failed()) take(() => reader.push(chunk));
       emit(controller);
     },
     flush(controller) {
-      const rest = text.decode();
-      if (rest !== '') parser.feed(rest);
+      if (!failed && !encoder.failed()) take(() => reader.end());
       if (!failed && !encoder.failed()) encode(decoder.flush());
-      write(encoder.flush());
+      for (const message of encoder.flush()) out.push(message);
       emit(controller);
       done();
     },

@@ -20,7 +20,8 @@ import { streamingFormats } from './support/streams.ts';
 import { startUpstream, type FakeUpstream } from './support/upstream.ts';
 import { clientFor } from './support/clients.ts';
 
-const formats = implementedFormats();
+// Bedrock callers and upstreams are tested in test/bedrock-proxy.test.ts (AWS SDK client, signed upstream).
+const formats = implementedFormats().filter((format) => format !== 'bedrock-converse');
 const streaming = new Set(streamingFormats());
 const answer = (format: FormatId) => readJson(join(GOLDEN_DIR, 'cross', 'tool-error', `${format}.response.json`));
 
@@ -90,7 +91,7 @@ const failures = suite('proxy: failures reach the caller in its own format');
 const other = (format: FormatId): FormatId => formats.find((candidate) => candidate !== format) ?? format;
 
 async function rawCall(url: string, ingress: FormatId, body: unknown): Promise<Response> {
-  const path = { anthropic: '/v1/messages', 'openai-chat': '/v1/chat/completions', 'openai-responses': '/v1/responses', gemini: '/v1beta/models/gemini-test:generateContent' }[ingress];
+  const path = { anthropic: '/v1/messages', 'openai-chat': '/v1/chat/completions', 'openai-responses': '/v1/responses', gemini: '/v1beta/models/gemini-test:generateContent', 'bedrock-converse': '/model/bedrock-test/converse' }[ingress];
   return fetch(`${url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
 }
 
@@ -99,6 +100,7 @@ const SMALL_REQUEST: Record<FormatId, unknown> = {
   'openai-chat': { model: 'gpt-test', messages: [{ role: 'user', content: 'hi' }] },
   'openai-responses': { model: 'gpt-test', input: 'hi' },
   gemini: { contents: [{ role: 'user', parts: [{ text: 'hi' }] }] },
+  'bedrock-converse': { messages: [{ role: 'user', content: [{ text: 'hi' }] }] },
 };
 
 for (const ingress of formats) {
@@ -156,7 +158,7 @@ failures('the inbound token is required when configured, and keys never reach th
       assert.is(denied.status, 401);
       await denied.arrayBuffer();
       const path = '/v1beta/models/gemini-test:generateContent';
-      const allowed = await fetch(`${url}${ingress === 'gemini' ? path : { anthropic: '/v1/messages', 'openai-chat': '/v1/chat/completions', 'openai-responses': '/v1/responses' }[ingress]}`, {
+      const allowed = await fetch(`${url}${ingress === 'gemini' ? path : { anthropic: '/v1/messages', 'openai-chat': '/v1/chat/completions', 'openai-responses': '/v1/responses', 'bedrock-converse': '/model/bedrock-test/converse' }[ingress]}`, {
         method: 'POST',
         headers: { 'content-type': 'application/json', authorization: 'Bearer let-me-in', 'x-api-key': 'let-me-in' },
         body: JSON.stringify(SMALL_REQUEST[ingress]),

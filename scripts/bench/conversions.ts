@@ -18,6 +18,8 @@ export const BRIDGE_PROVIDER: Record<FormatId, ProviderType> = {
   'openai-chat': 'openai',
   'openai-responses': 'openai-responses',
   gemini: 'google',
+  // llm-bridge has no Bedrock Converse; the bench skips formats it cannot run.
+  'bedrock-converse': 'anthropic',
 };
 
 /** Another translator's result in one cell. */

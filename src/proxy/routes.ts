@@ -7,13 +7,23 @@ import type { FormatId } from '../core/ir.ts';
 /** A recognised ingress request. */
 export interface Route {
   format: FormatId;
-  /** Gemini carries the model in the path. */
+  /** Gemini and Bedrock carry the model in the path. */
   model?: string;
-  /** Gemini says "stream" in the path (`:streamGenerateContent`); other formats in the body. */
+  /** Gemini and Bedrock say "stream" in the path (`:streamGenerateContent`, `/converse-stream`); other formats in the body. */
   streamByPath?: boolean;
 }
 
 const GEMINI_PATH = /\/models\/([^/:]+):(generateContent|streamGenerateContent)$/;
+/** Bedrock Runtime: `/model/{modelId}/converse` and `/converse-stream`; the id is percent-encoded (`%3A`, `%2F` in ARNs). */
+const BEDROCK_PATH = /\/model\/([^/]+)\/(converse|converse-stream)$/;
+
+function decodeSegment(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
+}
 
 /** The route of an ingress path, or `undefined` for a path the proxy does not serve. */
 export function routeFor(pathname: string): Route | undefined {
@@ -22,15 +32,18 @@ export function routeFor(pathname: string): Route | undefined {
   if (pathname.endsWith('/responses')) return { format: 'openai-responses' };
   const gemini = GEMINI_PATH.exec(pathname);
   if (gemini !== null) {
-    return { format: 'gemini', model: decodeURIComponent(gemini[1] ?? ''), streamByPath: gemini[2] === 'streamGenerateContent' };
+    return { format: 'gemini', model: decodeSegment(gemini[1] ?? ''), streamByPath: gemini[2] === 'streamGenerateContent' };
   }
+  const bedrock = BEDROCK_PATH.exec(pathname);
+  if (bedrock !== null) return { format: 'bedrock-converse', model: decodeSegment(bedrock[1] ?? ''), streamByPath: bedrock[2] === 'converse-stream' };
   return undefined;
 }
 
 /**
  * The upstream URL for a format. Base URLs follow each vendor SDK's own
  * convention: `https://api.anthropic.com`, `https://api.openai.com/v1`,
- * `https://generativelanguage.googleapis.com`.
+ * `https://generativelanguage.googleapis.com`,
+ * `https://bedrock-runtime.{region}.amazonaws.com`.
  */
 export function upstreamUrl(baseUrl: string, format: FormatId, model: string | undefined, stream: boolean): string {
   const base = baseUrl.replace(/\/+$/, '');
@@ -45,5 +58,7 @@ export function upstreamUrl(baseUrl: string, format: FormatId, model: string | u
       const name = encodeURIComponent(model ?? '');
       return stream ? `${base}/v1beta/models/${name}:streamGenerateContent?alt=sse` : `${base}/v1beta/models/${name}:generateContent`;
     }
+    case 'bedrock-converse':
+      return `${base}/model/${encodeURIComponent(model ?? '')}/${stream ? 'converse-stream' : 'converse'}`;
   }
 }

@@ -675,6 +675,10 @@ interface Capability {
   infoLosses: readonly string[];
   /** The stop reason is derived from the content: a refusal part means `refusal` (Responses has no stop reason of its own for a completed response). */
   refusalStops: boolean;
+  /** Media may be a web URL (Bedrock takes only bytes or S3 locations). */
+  mediaUrls: boolean;
+  /** Responses carry an id (Bedrock's have none). */
+  responseId: boolean;
 }
 
 const CAPABILITIES: Record<FormatId, Capability> = {
@@ -697,6 +701,8 @@ const CAPABILITIES: Record<FormatId, Capability> = {
     systemParts: 2,
     infoLosses: [],
     refusalStops: false,
+    mediaUrls: true,
+    responseId: true,
   },
   'openai-chat': {
     userMedia: ['image', 'audio', 'document'],
@@ -717,6 +723,8 @@ const CAPABILITIES: Record<FormatId, Capability> = {
     systemParts: 2,
     infoLosses: [],
     refusalStops: false,
+    mediaUrls: true,
+    responseId: true,
   },
   'openai-responses': {
     userMedia: ['image', 'document'],
@@ -737,6 +745,8 @@ const CAPABILITIES: Record<FormatId, Capability> = {
     systemParts: 1,
     infoLosses: ['synthesised_id'],
     refusalStops: true,
+    mediaUrls: true,
+    responseId: true,
   },
   gemini: {
     userMedia: ['image', 'audio', 'video', 'document'],
@@ -757,6 +767,30 @@ const CAPABILITIES: Record<FormatId, Capability> = {
     systemParts: 2,
     infoLosses: [],
     refusalStops: false,
+    mediaUrls: true,
+    responseId: true,
+  },
+  'bedrock-converse': {
+    userMedia: ['image'],
+    reasoning: 'signature',
+    refusal: false,
+    toolResultError: true,
+    candidates: 1,
+    stopReasons: ['end_turn', 'max_tokens', 'stop_sequence', 'content_filter', 'context_overflow'],
+    emptyText: true,
+    usageTotal: true,
+    created: false,
+    streamField: false,
+    modelInBody: false,
+    documentFilename: false,
+    imageDetail: undefined,
+    toolStrict: false,
+    callIds: true,
+    systemParts: 2,
+    infoLosses: ['defaulted'],
+    refusalStops: false,
+    mediaUrls: false,
+    responseId: false,
   },
 };
 
@@ -792,6 +826,7 @@ function mediaArbitrary(format: FormatId, kind: 'image' | 'audio' | 'video' | 'd
       const base64 = fc.constantFrom<Base64Source>({ kind: 'base64', data: PNG, mediaType: 'image/png' }, { kind: 'base64', data: JPEG, mediaType: 'image/jpeg' });
       const url = fc.constantFrom('https://example.com/cat.png', 'https://example.com/a%20b.jpg?x=1&y=%F0%9F%98%80');
       // Gemini keeps a URL's media type (fileData.mimeType); the others guess nothing from a URL.
+      if (!capability.mediaUrls) return base64.map((value): Part => ({ type: 'image', source: value }));
       const source: fc.Arbitrary<MediaSource> = fc.oneof(base64, url.map((value): MediaSource => (format === 'gemini' ? { kind: 'url', url: value, mediaType: value.includes('.png') ? 'image/png' : 'image/jpeg' } : { kind: 'url', url: value })));
       return source.map((value): Part => (capability.imageDetail === undefined ? { type: 'image', source: value } : { type: 'image', source: value, detail: capability.imageDetail }));
     }
@@ -864,6 +899,8 @@ function opaquePart(draft: Draft): fc.Arbitrary<Part> | undefined {
       return fc.record({ code: text, output: text }).chain(({ code, output }) =>
         fc.constantFrom(opaque('executableCode', { executableCode: { language: 'PYTHON', code } }), opaque('codeExecutionResult', { codeExecutionResult: { outcome: 'OUTCOME_OK', output } })),
       );
+    case 'bedrock-converse':
+      return fc.constantFrom(opaque('cachePoint', { cachePoint: { type: 'default' } }));
     case 'openai-chat':
       return undefined;
   }
@@ -987,7 +1024,8 @@ export function irResponseArbitrary(format: FormatId): fc.Arbitrary<IrResponse> 
   return fc
     .record({
       id: fc.stringMatching(/^[a-z]{3}_[A-Za-z0-9]{4,16}$/),
-      model: fc.constantFrom('model-a', 'gpt-test', 'claude-test', 'gemini-test'),
+      // Bedrock responses carry no model: decoders take the URL's (the context's).
+      model: capability.responseId ? fc.constantFrom('model-a', 'gpt-test', 'claude-test', 'gemini-test') : fc.constant('model-a'),
       created: fc.integer({ min: 1_600_000_000, max: 1_900_000_000 }),
       turns: fc.array(candidate, { minLength: 1, maxLength: capability.candidates }),
       stops: fc.array(fc.constantFrom(...capability.stopReasons), { minLength: capability.candidates, maxLength: capability.candidates }),
@@ -996,7 +1034,7 @@ export function irResponseArbitrary(format: FormatId): fc.Arbitrary<IrResponse> 
     })
     .map(({ id, model, created, turns, stops, input, output }) => {
       const response: IrResponse = {
-        id,
+        ...(capability.responseId ? { id } : {}),
         model,
         candidates: turns.map(({ message, calls }, index): Candidate => ({
           index,

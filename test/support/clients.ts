@@ -6,6 +6,7 @@
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { GoogleGenAI } from '@google/genai';
+import { BedrockRuntimeClient, ConverseCommand, ConverseStreamCommand, type ContentBlock, type Message as BedrockMessage } from '@aws-sdk/client-bedrock-runtime';
 import type { FormatId } from '../../src/core/ir.ts';
 
 /** What a client saw of the model's turn. */
@@ -147,6 +148,68 @@ function geminiDriver(baseUrl: string): ClientDriver {
   };
 }
 
+function bedrockDriver(baseUrl: string): ClientDriver {
+  const client = new BedrockRuntimeClient({
+    endpoint: baseUrl,
+    region: 'us-east-1',
+    credentials: { accessKeyId: 'AKIDCALLER', secretAccessKey: 'caller-secret' },
+    maxAttempts: 1,
+  });
+  const toolConfig = { tools: [{ toolSpec: { name: 'lookup_order', description: 'Look up an order by id.', inputSchema: { json: PARAMETERS } } }] };
+  const modelId = 'us.anthropic.claude-test-v1:0';
+  const run = async (messages: BedrockMessage[], stream: boolean): Promise<[Turn, ContentBlock[]]> => {
+    const content: ContentBlock[] = [];
+    if (stream) {
+      const output = await client.send(new ConverseStreamCommand({ modelId, messages, toolConfig }));
+      const inputs: string[] = [];
+      for await (const event of output.stream ?? []) {
+        if (event.contentBlockStart?.start?.toolUse !== undefined) {
+          const start = event.contentBlockStart.start.toolUse;
+          content[event.contentBlockStart.contentBlockIndex ?? 0] = { toolUse: { toolUseId: start.toolUseId, name: start.name, input: {} } };
+        }
+        const delta = event.contentBlockDelta;
+        if (delta?.delta?.text !== undefined) {
+          const index = delta.contentBlockIndex ?? 0;
+          const block = content[index];
+          content[index] = { text: (block !== undefined && 'text' in block ? block.text ?? '' : '') + delta.delta.text };
+        }
+        if (delta?.delta?.toolUse?.input !== undefined) inputs[delta.contentBlockIndex ?? 0] = (inputs[delta.contentBlockIndex ?? 0] ?? '') + delta.delta.toolUse.input;
+        if (event.internalServerException ?? event.modelStreamErrorException ?? event.throttlingException ?? event.validationException ?? event.serviceUnavailableException) {
+          throw new Error('the stream reported an exception');
+        }
+      }
+      inputs.forEach((text, index) => {
+        const block = content[index];
+        if (block?.toolUse !== undefined) block.toolUse.input = JSON.parse(text || '{}');
+      });
+    } else {
+      content.push(...((await client.send(new ConverseCommand({ modelId, messages, toolConfig }))).output?.message?.content ?? []));
+    }
+    const blocks = content.filter((block) => block !== undefined);
+    const text = blocks.flatMap((block) => (block.text === undefined ? [] : [block.text])).join('');
+    const call = blocks.find((block) => block.toolUse !== undefined)?.toolUse;
+    const turn: Turn = { text };
+    if (call !== undefined) turn.toolCall = { id: call.toolUseId ?? '', name: call.name ?? '', arguments: call.input as Record<string, unknown> };
+    return [turn, blocks];
+  };
+  let history: ContentBlock[] = [];
+  return {
+    async ask(stream) {
+      const [turn, content] = await run([{ role: 'user', content: [{ text: QUESTION }] }], stream);
+      history = content;
+      return turn;
+    },
+    async answer(turn, result, stream) {
+      const messages: BedrockMessage[] = [
+        { role: 'user', content: [{ text: QUESTION }] },
+        { role: 'assistant', content: history },
+        { role: 'user', content: [{ toolResult: { toolUseId: turn.toolCall?.id ?? '', content: [{ text: result }] } }] },
+      ];
+      return (await run(messages, stream))[0];
+    },
+  };
+}
+
 /** The driver of the official SDK for `format`, pointed at `baseUrl`. */
 export function clientFor(format: FormatId, baseUrl: string): ClientDriver {
   switch (format) {
@@ -158,5 +221,7 @@ export function clientFor(format: FormatId, baseUrl: string): ClientDriver {
       return responsesDriver(baseUrl);
     case 'gemini':
       return geminiDriver(baseUrl);
+    case 'bedrock-converse':
+      return bedrockDriver(baseUrl);
   }
 }

@@ -64,6 +64,8 @@ export function vendorErrorBody(format: FormatId, status: number, message: strin
       return { error: { message, type: openaiType[status] ?? 'server_error', param: null, code: openaiCode[status] ?? null } };
     case 'gemini':
       return { error: { code: status, message, status: geminiStatus[status] ?? 'INTERNAL' } };
+    case 'bedrock-converse':
+      return { message };
   }
 }
 
@@ -97,6 +99,8 @@ export function vendorStreamError(format: FormatId, message: string): string {
       return `event: error\ndata: ${JSON.stringify({ type: 'error', code: 'server_error', message, param: null, sequence_number: 2 })}\n\n`;
     case 'gemini':
       return `data: ${JSON.stringify({ error: { code: 503, message, status: 'UNAVAILABLE' } })}\n\n`;
+    case 'bedrock-converse':
+      throw new Error('a Bedrock stream error is a binary exception frame, not SSE text');
   }
 }
 

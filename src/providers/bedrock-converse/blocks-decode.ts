@@ -1,0 +1,218 @@
+/**
+ * Decode Converse content blocks into IR parts: one flat switch over the
+ * block's member key, each case a named function. A block is a union with
+ * one member set (`{"text": …}`, `{"toolUse": …}`); other keys beside it
+ * travel in the part's extensions.
+ *
+ * @see https://docs.aws.amazon.com/bedrock/latest/APIReference/API_runtime_ContentBlock.html
+ */
+import type { OpaquePart, Part, ReasoningPart, TextPart, ToolCallPart, ToolResultPart } from '../../core/ir.ts';
+import type { LossCollector } from '../../core/losses.ts';
+import { expectArray, expectObject, expectString, extend, hint, isObject, pointer, required, unknownKeys, type JsonObject } from '../../core/wire.ts';
+import { decodeBedrockCitation } from './citations.ts';
+import { decodeBedrockDocument, decodeBedrockMedia } from './media-decode.ts';
+import { BEDROCK, stringField } from './shape.ts';
+
+/** What decoding a list of blocks needs: where losses go, and whose turn it is. */
+export interface BlockScope {
+  losses: LossCollector;
+  role: 'user' | 'assistant' | 'system';
+}
+
+/** Member keys of the block unions the codec reads. */
+const MEMBERS: ReadonlySet<string> = new Set([
+  'text',
+  'image',
+  'document',
+  'video',
+  'audio',
+  'toolUse',
+  'toolResult',
+  'reasoningContent',
+  'citationsContent',
+  'cachePoint',
+  'guardContent',
+  'searchResult',
+  'toolAddition',
+  'toolRemoval',
+  'json',
+]);
+
+/** Blocks with no neutral meaning, kept whole for Converse without a loss. */
+const OPAQUE_MEMBERS: ReadonlySet<string> = new Set(['cachePoint', 'guardContent', 'searchResult', 'toolAddition', 'toolRemoval']);
+
+function memberOf(block: JsonObject): string | undefined {
+  for (const key in block) if (MEMBERS.has(key)) return key;
+  return undefined;
+}
+
+function opaque(block: JsonObject, blockType: string): OpaquePart {
+  return { type: 'opaque', format: BEDROCK, blockType, value: block };
+}
+
+function decodeText(block: JsonObject, path: string): TextPart {
+  return { type: 'text', text: expectString(block['text'], pointer(path, 'text'), BEDROCK) };
+}
+
+function decodeCitationsContent(value: unknown, path: string): TextPart {
+  const wire = expectObject(value, path, BEDROCK);
+  const content = wire['content'] === undefined ? [] : expectArray(wire['content'], pointer(path, 'content'), BEDROCK);
+  let text = '';
+  let plain = true;
+  content.forEach((item, index) => {
+    if (isObject(item) && typeof item['text'] === 'string' && Object.keys(item).length === 1) text += item['text'];
+    else if (!isObject(item)) expectObject(item, pointer(path, 'content', index), BEDROCK);
+    else plain = false;
+  });
+  const part: TextPart = { type: 'text', text };
+  hint(part, BEDROCK, '$citationsContent', true);
+  if (wire['content'] === undefined) hint(part, BEDROCK, '$noContent', true);
+  else if (!plain || content.length !== 1) hint(part, BEDROCK, '$content', content);
+  const citations = wire['citations'];
+  if (citations !== undefined) {
+    part.citations = expectArray(citations, pointer(path, 'citations'), BEDROCK).map((citation, index) =>
+      decodeBedrockCitation(citation, pointer(path, 'citations', index)),
+    );
+  } else hint(part, BEDROCK, '$noCitations', true);
+  extend(part, BEDROCK, unknownKeys(wire, new Set(['content', 'citations'])));
+  return part;
+}
+
+function decodeReasoning(value: unknown, path: string): ReasoningPart | undefined {
+  const wire = expectObject(value, path, BEDROCK);
+  if (wire['redactedContent'] !== undefined && Object.keys(wire).length === 1) {
+    const data = expectString(wire['redactedContent'], pointer(path, 'redactedContent'), BEDROCK);
+    return { type: 'reasoning', text: '', redacted: true, state: { format: BEDROCK, kind: 'redacted', value: data } };
+  }
+  if (wire['reasoningText'] === undefined || Object.keys(wire).length !== 1) return undefined;
+  const textPath = pointer(path, 'reasoningText');
+  const reasoning = expectObject(wire['reasoningText'], textPath, BEDROCK);
+  const part: ReasoningPart = { type: 'reasoning', text: stringField(reasoning, 'text', textPath) };
+  if (reasoning['signature'] !== undefined) {
+    part.state = { format: BEDROCK, kind: 'signature', value: expectString(reasoning['signature'], pointer(textPath, 'signature'), BEDROCK) };
+  } else hint(part, BEDROCK, '$unsigned', true);
+  extend(part, BEDROCK, unknownKeys(reasoning, new Set(['text', 'signature'])));
+  return part;
+}
+
+function decodeToolUse(value: unknown, path: string): ToolCallPart {
+  const wire = expectObject(value, path, BEDROCK);
+  const input = required(wire, 'input', path, BEDROCK);
+  const part: ToolCallPart = {
+    type: 'tool_call',
+    id: stringField(wire, 'toolUseId', path),
+    name: stringField(wire, 'name', path),
+    arguments: isObject(input) ? input : undefined,
+  };
+  if (!isObject(input)) {
+    part.rawArguments = JSON.stringify(input);
+    hint(part, BEDROCK, '$input', input);
+  }
+  extend(part, BEDROCK, unknownKeys(wire, new Set(['toolUseId', 'name', 'input'])));
+  return part;
+}
+
+function decodeResultItem(item: unknown, path: string, scope: BlockScope): Part {
+  const block = expectObject(item, path, BEDROCK);
+  const member = memberOf(block);
+  let part: Part | undefined;
+  switch (member) {
+    case 'text':
+      part = decodeText(block, path);
+      break;
+    case 'json':
+      part = { type: 'text', text: JSON.stringify(block['json']) };
+      hint(part, BEDROCK, '$json', block['json']);
+      break;
+    case 'image':
+    case 'video':
+      part = decodeBedrockMedia(member, block[member], pointer(path, member));
+      break;
+    case 'document':
+      part = decodeBedrockDocument(block['document'], pointer(path, 'document'));
+      break;
+    default:
+      break;
+  }
+  if (part === undefined || member === undefined) return unknownBlock(block, member, path, scope);
+  outerFields(part, block, member);
+  return part;
+}
+
+function decodeToolResult(value: unknown, path: string, scope: BlockScope): ToolResultPart {
+  const wire = expectObject(value, path, BEDROCK);
+  const content = wire['content'] === undefined ? [] : expectArray(wire['content'], pointer(path, 'content'), BEDROCK);
+  const part: ToolResultPart = {
+    type: 'tool_result',
+    callId: stringField(wire, 'toolUseId', path),
+    content: content.map((item, index) => decodeResultItem(item, pointer(path, 'content', index), scope)),
+  };
+  const status = wire['status'];
+  if (status !== undefined) {
+    const text = expectString(status, pointer(path, 'status'), BEDROCK);
+    if (text === 'error') part.isError = true;
+    else hint(part, BEDROCK, '$status', text);
+  }
+  extend(part, BEDROCK, unknownKeys(wire, new Set(['toolUseId', 'content', 'status'])));
+  return part;
+}
+
+/** Keys beside the member key (a recorder's `"type": "text"`) travel as `blockFields`. */
+function outerFields(part: Part, block: JsonObject, member: string): void {
+  const rest = unknownKeys(block, new Set([member]));
+  if (rest !== undefined) extend(part, BEDROCK, { blockFields: rest });
+}
+
+function unknownBlock(block: JsonObject, member: string | undefined, path: string, scope: BlockScope): OpaquePart {
+  const name = member ?? Object.keys(block)[0] ?? 'empty';
+  if (member === undefined || !OPAQUE_MEMBERS.has(member)) {
+    scope.losses.add('unknown_block', path, `Converse block "${name}" has no neutral meaning; kept whole for Converse only`, 'info');
+  }
+  return opaque(block, name);
+}
+
+/** Decode one content block. */
+export function decodeBedrockBlock(value: unknown, path: string, scope: BlockScope): Part {
+  const block = expectObject(value, path, BEDROCK);
+  const member = memberOf(block);
+  let part: Part | undefined;
+  switch (member) {
+    case 'text':
+      part = decodeText(block, path);
+      break;
+    case 'image':
+    case 'video':
+    case 'audio':
+      part = decodeBedrockMedia(member, block[member], pointer(path, member));
+      break;
+    case 'document':
+      part = decodeBedrockDocument(block['document'], pointer(path, 'document'));
+      break;
+    case 'reasoningContent':
+      part = decodeReasoning(block['reasoningContent'], pointer(path, 'reasoningContent'));
+      break;
+    case 'citationsContent':
+      part = decodeCitationsContent(block['citationsContent'], pointer(path, 'citationsContent'));
+      break;
+    case 'toolUse':
+      // A server tool's call (Nova grounding) is the vendor's own business, not a client call.
+      if (isObject(block['toolUse']) && block['toolUse']['type'] === 'server_tool_use') return opaque(block, 'toolUse');
+      part = decodeToolUse(block['toolUse'], pointer(path, 'toolUse'));
+      break;
+    case 'toolResult':
+      // Tool results in the model's own turn are server tools' results.
+      if (scope.role === 'assistant') return opaque(block, 'toolResult');
+      part = decodeToolResult(block['toolResult'], pointer(path, 'toolResult'), scope);
+      break;
+    default:
+      break;
+  }
+  if (part === undefined || member === undefined) return unknownBlock(block, member, path, scope);
+  outerFields(part, block, member);
+  return part;
+}
+
+/** Decode a list of content blocks. */
+export function decodeBedrockBlocks(value: unknown, path: string, scope: BlockScope): Part[] {
+  return expectArray(value, path, BEDROCK).map((block, index) => decodeBedrockBlock(block, pointer(path, index), scope));
+}

@@ -1,0 +1,22 @@
+/**
+ * The AWS Bedrock Converse codec (`POST /model/{modelId}/converse` and
+ * `/converse-stream`). The model id lives in the URL: `context.model`.
+ * @see https://docs.aws.amazon.com/bedrock/latest/APIReference/API_runtime_Converse.html
+ */
+import type { Codec } from '../../core/codec.ts';
+import { decodeBedrockRequest, encodeBedrockRequest } from './request.ts';
+import { decodeBedrockResponse, encodeBedrockResponse } from './response.ts';
+import { decodeBedrockError, encodeBedrockError } from './error.ts';
+
+export { bedrockErrorFromHeaders, bedrockErrorHeaders, bedrockErrorName, bedrockErrorStatus, bedrockExceptionName, ERROR_TYPE_HEADER } from './error.ts';
+
+/** The bedrock-converse codec. */
+export const bedrockConverseCodec: Codec = {
+  format: 'bedrock-converse',
+  decodeRequest: decodeBedrockRequest,
+  encodeRequest: encodeBedrockRequest,
+  decodeResponse: decodeBedrockResponse,
+  encodeResponse: encodeBedrockResponse,
+  decodeError: decodeBedrockError,
+  encodeError: encodeBedrockError,
+};

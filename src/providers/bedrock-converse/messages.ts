@@ -1,0 +1,131 @@
+/**
+ * Converse `messages` and `system` ↔ IR messages. Converse puts tool results
+ * in a user turn; the IR keeps them in `tool` messages, so a user turn is
+ * split into runs of results and runs of other blocks, each remembering its
+ * wire turn (`$turn`) so that a same-format trip puts them back together.
+ *
+ * @see https://docs.aws.amazon.com/bedrock/latest/APIReference/API_runtime_Message.html
+ */
+import type { Message, Part } from '../../core/ir.ts';
+import type { LossCollector } from '../../core/losses.ts';
+import { InterlinguaError } from '../../core/errors.ts';
+import { expectArray, expectObject, expectString, extend, extensionsOf, hint, pointer, required, spreadExtensions, unknownKeys, type JsonObject } from '../../core/wire.ts';
+import { decodeBedrockBlock, decodeBedrockBlocks } from './blocks-decode.ts';
+import { encodeBedrockPart, encodeBedrockParts } from './blocks-encode.ts';
+import { BEDROCK } from './shape.ts';
+
+const MESSAGE_KEYS: ReadonlySet<string> = new Set(['role', 'content']);
+
+/** Decode `system[]` into one system message. */
+export function decodeBedrockSystem(value: unknown, losses: LossCollector): Message {
+  const message: Message = { role: 'system', parts: decodeBedrockBlocks(value, '/system', { losses, role: 'system' }) };
+  hint(message, BEDROCK, '$systemField', true);
+  return message;
+}
+
+function decodeUserTurn(wire: JsonObject, content: unknown[], path: string, turn: number, losses: LossCollector): Message[] {
+  const messages: Message[] = [];
+  let current: Message | undefined;
+  content.forEach((item, index) => {
+    const part = decodeBedrockBlock(item, pointer(path, 'content', index), { losses, role: 'user' });
+    const role = part.type === 'tool_result' ? 'tool' : 'user';
+    if (current === undefined || current.role !== role) {
+      current = { role, parts: [] };
+      hint(current, BEDROCK, '$turn', turn);
+      messages.push(current);
+    }
+    current.parts.push(part);
+  });
+  if (messages.length === 0) {
+    const empty: Message = { role: 'user', parts: [] };
+    hint(empty, BEDROCK, '$turn', turn);
+    messages.push(empty);
+  }
+  extend(messages[0] as Message, BEDROCK, unknownKeys(wire, MESSAGE_KEYS));
+  return messages;
+}
+
+/** Decode `messages[]`. */
+export function decodeBedrockMessages(value: unknown, losses: LossCollector): Message[] {
+  const out: Message[] = [];
+  expectArray(value, '/messages', BEDROCK).forEach((item, turn) => {
+    const path = pointer('/messages', turn);
+    const wire = expectObject(item, path, BEDROCK);
+    const role = expectString(required(wire, 'role', path, BEDROCK), pointer(path, 'role'), BEDROCK);
+    const content = expectArray(required(wire, 'content', path, BEDROCK), pointer(path, 'content'), BEDROCK);
+    if (role === 'user') {
+      out.push(...decodeUserTurn(wire, content, path, turn, losses));
+    } else if (role === 'assistant') {
+      const message: Message = { role: 'assistant', parts: decodeBedrockBlocks(content, pointer(path, 'content'), { losses, role: 'assistant' }) };
+      hint(message, BEDROCK, '$turn', turn);
+      extend(message, BEDROCK, unknownKeys(wire, MESSAGE_KEYS));
+      out.push(message);
+    } else {
+      throw new InterlinguaError('invalid_value', `Converse roles are "user" and "assistant", got ${JSON.stringify(role)}; fix the role`, {
+        path: pointer(path, 'role'),
+        format: BEDROCK,
+      });
+    }
+  });
+  return out;
+}
+
+/** The encoded conversation: `system` blocks (when any) and `messages`. */
+export interface EncodedConversation {
+  system?: JsonObject[];
+  messages: JsonObject[];
+}
+
+function turnOf(message: Message): unknown {
+  return extensionsOf(message, BEDROCK)?.['$turn'];
+}
+
+function foldedSystem(message: Message, losses: LossCollector, path: string): Part[] {
+  losses.add('moved_content', path, 'Converse has system blocks only before the conversation; this system message was sent as user text prefixed "System: "', 'warning');
+  const parts: Part[] = [];
+  message.parts.forEach((part, index) => {
+    if (part.type === 'text') parts.push({ type: 'text', text: `System: ${part.text}` });
+    else losses.add('unsupported_part', pointer(path, 'parts', index), `a ${part.type} part in a mid-conversation system message has no place in Converse; dropped`);
+  });
+  return parts;
+}
+
+/** Encode IR messages as Converse `system` and `messages`. */
+export function encodeBedrockMessages(messages: readonly Message[], losses: LossCollector): EncodedConversation {
+  const result: EncodedConversation = { messages: [] };
+  let index = 0;
+  for (; index < messages.length && messages[index]?.role === 'system'; index++) {
+    const message = messages[index] as Message;
+    const path = `/messages/${index}`;
+    losses.foreignExtensions(message.extensions, BEDROCK, path);
+    (result.system ??= []).push(...encodeBedrockParts(message.parts, losses, `${path}/parts`));
+  }
+  let last: { wire: JsonObject; turn: unknown; role: string; results: number } | undefined;
+  for (; index < messages.length; index++) {
+    const message = messages[index] as Message;
+    const path = `/messages/${index}`;
+    losses.foreignExtensions(message.extensions, BEDROCK, path);
+    if (message.name !== undefined) losses.add('dropped_field', path, 'Converse messages have no participant name; dropped', 'info');
+    const role = message.role === 'assistant' ? 'assistant' : 'user';
+    const parts = message.role === 'system' ? foldedSystem(message, losses, path) : message.parts;
+    const content: JsonObject[] = [];
+    parts.forEach((part, partIndex) => {
+      const encoded = encodeBedrockPart(part, losses, `${path}/parts/${partIndex}`);
+      if (encoded !== undefined) content.push(encoded);
+    });
+    const turn = turnOf(message);
+    if (last !== undefined && last.role === role && last.turn === turn) {
+      const existing = last.wire['content'] as JsonObject[];
+      // Results go first in a merged user turn, as Converse expects them right after the calls.
+      if (message.role === 'tool' && turn === undefined) {
+        existing.splice(last.results, 0, ...content);
+        last.results += content.length;
+      } else existing.push(...content);
+      continue;
+    }
+    const wire: JsonObject = spreadExtensions({ role, content }, message, BEDROCK);
+    result.messages.push(wire);
+    last = { wire, turn, role, results: message.role === 'tool' ? content.length : 0 };
+  }
+  return result;
+}

@@ -1,0 +1,118 @@
+/**
+ * Converse requests (`POST /model/{modelId}/converse` and `/converse-stream`).
+ * The model lives in the URL (`context.model`); whether to stream is the
+ * path's choice, so the body has no `stream` flag.
+ *
+ * @see https://docs.aws.amazon.com/bedrock/latest/APIReference/API_runtime_Converse.html
+ */
+import type { CodecContext } from '../../core/codec.ts';
+import type { Generation, Request } from '../../core/ir.ts';
+import { expectArray, expectNumber, expectObject, expectString, extend, extensionsOf, hint, isObject, pointer, required, unknownKeys, type JsonObject } from '../../core/wire.ts';
+import { decodeBedrockMessages, decodeBedrockSystem, encodeBedrockMessages } from './messages.ts';
+import { decodeBedrockToolConfig, encodeBedrockToolConfig } from './tools.ts';
+import { decodeBedrockAdditionalFields, decodeBedrockOutputConfig, encodeBedrockAdditionalFields, encodeBedrockOutputConfig } from './request-config.ts';
+import { BEDROCK } from './shape.ts';
+
+const REQUEST_KEYS: ReadonlySet<string> = new Set([
+  'messages',
+  'system',
+  'inferenceConfig',
+  'toolConfig',
+  'additionalModelRequestFields',
+  'outputConfig',
+  'requestMetadata',
+  'serviceTier',
+]);
+const INFERENCE_KEYS: ReadonlySet<string> = new Set(['maxTokens', 'temperature', 'topP', 'stopSequences']);
+/** Request extension keys that belong inside a wire object, not at the top. */
+const NESTED_KEYS: ReadonlySet<string> = new Set(['inferenceConfig', 'toolConfig', 'toolChoice', 'additionalModelRequestFields', 'outputConfig', 'serviceTier']);
+
+function decodeInferenceConfig(value: unknown, request: Request): void {
+  const wire = expectObject(value, '/inferenceConfig', BEDROCK);
+  const generation: Generation = {};
+  const number = (key: string) => expectNumber(wire[key], pointer('/inferenceConfig', key), BEDROCK);
+  if (wire['maxTokens'] !== undefined) generation.maxTokens = number('maxTokens');
+  if (wire['temperature'] !== undefined) generation.temperature = number('temperature');
+  if (wire['topP'] !== undefined) generation.topP = number('topP');
+  if (wire['stopSequences'] !== undefined) {
+    generation.stop = expectArray(wire['stopSequences'], '/inferenceConfig/stopSequences', BEDROCK).map((stop, index) =>
+      expectString(stop, pointer('/inferenceConfig/stopSequences', index), BEDROCK),
+    );
+  }
+  request.generation = generation;
+  const rest = unknownKeys(wire, INFERENCE_KEYS);
+  if (rest !== undefined) extend(request, BEDROCK, { inferenceConfig: rest });
+}
+
+function decodeMetadata(value: unknown, request: Request): void {
+  const wire = expectObject(value, '/requestMetadata', BEDROCK);
+  const metadata: Record<string, string> = {};
+  for (const key in wire) metadata[key] = expectString(wire[key], pointer('/requestMetadata', key), BEDROCK);
+  request.metadata = metadata;
+}
+
+function decodeServiceTier(value: unknown, request: Request): void {
+  const wire = expectObject(value, '/serviceTier', BEDROCK);
+  if (typeof wire['type'] === 'string' && Object.keys(wire).length === 1) request.serviceTier = wire['type'];
+  else extend(request, BEDROCK, { serviceTier: wire });
+}
+
+/** Decode a Converse request body into the IR. */
+export function decodeBedrockRequest(body: unknown, context: CodecContext): Request {
+  const object = expectObject(body, '', BEDROCK);
+  const request: Request = { messages: [] };
+  if (context.model !== undefined) request.model = context.model;
+  if (object['system'] !== undefined) request.messages.push(decodeBedrockSystem(object['system'], context.losses));
+  request.messages.push(...decodeBedrockMessages(required(object, 'messages', '', BEDROCK), context.losses));
+  if (object['inferenceConfig'] !== undefined) decodeInferenceConfig(object['inferenceConfig'], request);
+  if (object['toolConfig'] !== undefined) decodeBedrockToolConfig(object['toolConfig'], request);
+  if (object['additionalModelRequestFields'] !== undefined) decodeBedrockAdditionalFields(object['additionalModelRequestFields'], request);
+  if (object['outputConfig'] !== undefined) decodeBedrockOutputConfig(object['outputConfig'], request);
+  if (object['requestMetadata'] !== undefined) decodeMetadata(object['requestMetadata'], request);
+  if (object['serviceTier'] !== undefined) decodeServiceTier(object['serviceTier'], request);
+  hint(request, BEDROCK, '$source', true);
+  extend(request, BEDROCK, unknownKeys(object, REQUEST_KEYS));
+  return request;
+}
+
+function encodeInferenceConfig(request: Request, context: CodecContext): JsonObject | undefined {
+  const rest = extensionsOf(request, BEDROCK)?.['inferenceConfig'];
+  const generation = request.generation;
+  if (generation === undefined && rest === undefined) return undefined;
+  const config: JsonObject = isObject(rest) ? { ...rest } : {};
+  if (generation?.maxTokens !== undefined) config['maxTokens'] = generation.maxTokens;
+  if (generation?.temperature !== undefined) config['temperature'] = generation.temperature;
+  if (generation?.topP !== undefined) config['topP'] = generation.topP;
+  if (generation?.stop !== undefined) config['stopSequences'] = generation.stop;
+  const dropped = (['seed', 'presencePenalty', 'frequencyPenalty', 'candidateCount', 'logprobs', 'topLogprobs'] as const).filter((key) => generation?.[key] !== undefined);
+  for (const key of dropped) context.losses.add('dropped_field', `/generation/${key}`, `Converse has no ${key}; dropped`);
+  return config;
+}
+
+/** Encode an IR request as a Converse request body. */
+export function encodeBedrockRequest(request: Request, context: CodecContext): JsonObject {
+  const losses = context.losses;
+  losses.foreignExtensions(request.extensions, BEDROCK, '');
+  const body: JsonObject = {};
+  const conversation = encodeBedrockMessages(request.messages, losses);
+  body['messages'] = conversation.messages;
+  if (conversation.system !== undefined) body['system'] = conversation.system;
+  const inference = encodeInferenceConfig(request, context);
+  if (inference !== undefined) body['inferenceConfig'] = inference;
+  const toolConfig = encodeBedrockToolConfig(request, losses);
+  if (toolConfig !== undefined) body['toolConfig'] = toolConfig;
+  const additional = encodeBedrockAdditionalFields(request, losses);
+  if (additional !== undefined) body['additionalModelRequestFields'] = additional;
+  const output = encodeBedrockOutputConfig(request, losses);
+  if (output !== undefined) body['outputConfig'] = output;
+  if (request.metadata !== undefined) body['requestMetadata'] = request.metadata;
+  const tier = extensionsOf(request, BEDROCK)?.['serviceTier'];
+  if (request.serviceTier !== undefined) body['serviceTier'] = { type: request.serviceTier };
+  else if (isObject(tier)) body['serviceTier'] = tier;
+  if (request.user !== undefined) losses.add('dropped_field', '/user', 'Converse has no end-user id; dropped (requestMetadata is for logs only)', 'info');
+  const fields = extensionsOf(request, BEDROCK);
+  if (fields !== undefined) {
+    for (const key in fields) if (key.charCodeAt(0) !== 36 && !NESTED_KEYS.has(key) && !(key in body)) body[key] = fields[key];
+  }
+  return body;
+}

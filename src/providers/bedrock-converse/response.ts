@@ -1,0 +1,73 @@
+/**
+ * Converse responses: `output.message`, `stopReason`, `usage`, `metrics`.
+ * A response has no id and no model (the model is the URL's: `context.model`).
+ *
+ * @see https://docs.aws.amazon.com/bedrock/latest/APIReference/API_runtime_Converse.html#API_runtime_Converse_ResponseSyntax
+ */
+import type { CodecContext } from '../../core/codec.ts';
+import type { Candidate, Response } from '../../core/ir.ts';
+import { expectObject, expectString, extend, extensionsOf, hint, isObject, pointer, required, unknownKeys, type JsonObject } from '../../core/wire.ts';
+import { decodeBedrockBlocks } from './blocks-decode.ts';
+import { encodeBedrockParts } from './blocks-encode.ts';
+import { BEDROCK } from './shape.ts';
+import { decodeBedrockStopReason, encodeBedrockStopReason } from './stop-reason.ts';
+import { decodeBedrockUsage, encodeBedrockUsage } from './usage.ts';
+
+const RESPONSE_KEYS: ReadonlySet<string> = new Set(['output', 'stopReason', 'usage']);
+const MESSAGE_KEYS: ReadonlySet<string> = new Set(['role', 'content']);
+
+/** Decode a Converse response body into the IR. */
+export function decodeBedrockResponse(body: unknown, context: CodecContext): Response {
+  const object = expectObject(body, '', BEDROCK);
+  const output = expectObject(required(object, 'output', '', BEDROCK), '/output', BEDROCK);
+  const wire = expectObject(required(output, 'message', '/output', BEDROCK), '/output/message', BEDROCK);
+  const role = expectString(required(wire, 'role', '/output/message', BEDROCK), '/output/message/role', BEDROCK);
+  const parts = decodeBedrockBlocks(required(wire, 'content', '/output/message', BEDROCK), '/output/message/content', { losses: context.losses, role: 'assistant' });
+  const candidate: Candidate = { index: 0, message: { role: 'assistant', parts } };
+  if (role !== 'assistant') hint(candidate.message, BEDROCK, '$role', role);
+  extend(candidate.message, BEDROCK, unknownKeys(wire, MESSAGE_KEYS));
+  const outputRest = unknownKeys(output, new Set(['message']));
+  if (outputRest !== undefined) extend(candidate, BEDROCK, { output: outputRest });
+  if (object['stopReason'] !== undefined) candidate.stopReason = decodeBedrockStopReason(expectString(object['stopReason'], '/stopReason', BEDROCK));
+  const response: Response = { candidates: [candidate] };
+  if (context.model !== undefined) response.model = context.model;
+  if (object['usage'] !== undefined) response.usage = decodeBedrockUsage(object['usage'], '/usage');
+  else hint(response, BEDROCK, '$noUsage', true);
+  hint(response, BEDROCK, '$source', true);
+  extend(response, BEDROCK, unknownKeys(object, RESPONSE_KEYS));
+  return response;
+}
+
+/** Encode an IR response as a Converse response body. */
+export function encodeBedrockResponse(response: Response, context: CodecContext): JsonObject {
+  const losses = context.losses;
+  losses.foreignExtensions(response.extensions, BEDROCK, '');
+  const candidate = response.candidates[0];
+  if (response.candidates.length > 1) losses.add('dropped_field', '/candidates', `Converse has one answer; ${response.candidates.length - 1} more candidates were dropped`);
+  const message = candidate?.message;
+  if (message !== undefined) losses.foreignExtensions(message.extensions, BEDROCK, '/candidates/0/message');
+  const content = message === undefined ? [] : encodeBedrockParts(message.parts, losses, '/candidates/0/message/parts');
+  const role = message === undefined ? undefined : extensionsOf(message, BEDROCK)?.['$role'];
+  const wireMessage: JsonObject = { role: typeof role === 'string' ? role : 'assistant', content };
+  const messageFields = message === undefined ? undefined : extensionsOf(message, BEDROCK);
+  if (messageFields !== undefined) for (const key in messageFields) if (key.charCodeAt(0) !== 36 && !(key in wireMessage)) wireMessage[key] = messageFields[key];
+  const outputRest = candidate === undefined ? undefined : extensionsOf(candidate, BEDROCK)?.['output'];
+  const body: JsonObject = { output: { ...(isObject(outputRest) ? outputRest : {}), message: wireMessage } };
+  if (candidate?.stopReason !== undefined) body['stopReason'] = encodeBedrockStopReason(candidate.stopReason, losses, '/candidates/0/stopReason');
+  else {
+    losses.add('defaulted', '/candidates/0/stopReason', 'Converse responses need a stopReason; sent as end_turn', 'info');
+    body['stopReason'] = 'end_turn';
+  }
+  const fields = extensionsOf(response, BEDROCK);
+  if (response.usage !== undefined || fields?.['$noUsage'] !== true) {
+    if (response.usage !== undefined) losses.foreignExtensions(response.usage.extensions, BEDROCK, '/usage');
+    body['usage'] = encodeBedrockUsage(response.usage);
+  }
+  if (fields !== undefined) for (const key in fields) if (key.charCodeAt(0) !== 36 && !(key in body)) body[key] = fields[key];
+  if (fields?.['metrics'] === undefined && fields?.['$source'] !== true) {
+    losses.add('defaulted', '/metrics', 'Converse responses carry metrics.latencyMs; sent as 0', 'info');
+    body['metrics'] = { latencyMs: 0 };
+  }
+  if (response.id !== undefined) losses.add('dropped_field', '/id', 'Converse responses have no id; dropped', 'info');
+  return body;
+}

@@ -1,0 +1,112 @@
+/**
+ * Converse `toolConfig` ↔ IR tools and tool choice. `toolSpec` tools are
+ * functions; `systemTool` and `cachePoint` entries are kept whole.
+ *
+ * @see https://docs.aws.amazon.com/bedrock/latest/APIReference/API_runtime_ToolConfiguration.html
+ */
+import type { FunctionTool, Request, Tool, ToolChoice } from '../../core/ir.ts';
+import type { LossCollector } from '../../core/losses.ts';
+import { expectArray, expectBoolean, expectObject, expectString, extend, hint, isObject, pointer, required, spreadExtensions, unknownKeys, type JsonObject } from '../../core/wire.ts';
+import { BEDROCK, hasHint, stringField } from './shape.ts';
+
+const SPEC_KEYS: ReadonlySet<string> = new Set(['name', 'description', 'inputSchema', 'strict']);
+
+function decodeTool(value: unknown, path: string): Tool {
+  const wire = expectObject(value, path, BEDROCK);
+  const spec = wire['toolSpec'];
+  if (!isObject(spec) || Object.keys(wire).length !== 1) {
+    return { type: 'opaque', format: BEDROCK, toolType: Object.keys(wire)[0] ?? 'unknown', value: wire };
+  }
+  const specPath = pointer(path, 'toolSpec');
+  const tool: FunctionTool = { type: 'function', name: stringField(spec, 'name', specPath) };
+  if (spec['description'] !== undefined) tool.description = expectString(spec['description'], pointer(specPath, 'description'), BEDROCK);
+  if (spec['strict'] !== undefined) tool.strict = expectBoolean(spec['strict'], pointer(specPath, 'strict'), BEDROCK);
+  const schema = spec['inputSchema'];
+  if (schema !== undefined) {
+    const wireSchema = expectObject(schema, pointer(specPath, 'inputSchema'), BEDROCK);
+    if (isObject(wireSchema['json']) && Object.keys(wireSchema).length === 1) tool.parameters = wireSchema['json'];
+    else extend(tool, BEDROCK, { inputSchema: wireSchema });
+  } else hint(tool, BEDROCK, '$noSchema', true);
+  extend(tool, BEDROCK, unknownKeys(spec, SPEC_KEYS));
+  return tool;
+}
+
+function decodeToolChoice(value: unknown, path: string, request: Request): void {
+  const wire = expectObject(value, path, BEDROCK);
+  let choice: ToolChoice | undefined;
+  if (isObject(wire['auto']) && Object.keys(wire).length === 1) choice = { type: 'auto' };
+  else if (isObject(wire['any']) && Object.keys(wire).length === 1) choice = { type: 'required' };
+  else if (isObject(wire['tool']) && Object.keys(wire).length === 1) choice = { type: 'tool', name: stringField(wire['tool'], 'name', pointer(path, 'tool')) };
+  if (choice === undefined) extend(request, BEDROCK, { toolChoice: wire });
+  else request.toolChoice = choice;
+}
+
+/** Decode `toolConfig` into `request.tools` and `request.toolChoice`. */
+export function decodeBedrockToolConfig(value: unknown, request: Request): void {
+  const wire = expectObject(value, '/toolConfig', BEDROCK);
+  const tools = expectArray(required(wire, 'tools', '/toolConfig', BEDROCK), '/toolConfig/tools', BEDROCK);
+  request.tools = tools.map((tool, index) => decodeTool(tool, pointer('/toolConfig/tools', index)));
+  if (wire['toolChoice'] !== undefined) decodeToolChoice(wire['toolChoice'], '/toolConfig/toolChoice', request);
+  const rest = unknownKeys(wire, new Set(['tools', 'toolChoice']));
+  if (rest !== undefined) extend(request, BEDROCK, { toolConfig: rest });
+}
+
+function encodeTool(tool: Tool, losses: LossCollector, path: string): JsonObject | undefined {
+  if (tool.type === 'opaque') {
+    if (tool.format === BEDROCK && isObject(tool.value)) return tool.value;
+    losses.add('unsupported_part', path, `${tool.format} tool "${tool.toolType}" does not exist on Bedrock; dropped`);
+    return undefined;
+  }
+  losses.foreignExtensions(tool.extensions, BEDROCK, path);
+  const spec: JsonObject = { name: tool.name };
+  if (tool.description !== undefined) spec['description'] = tool.description;
+  if (tool.parameters !== undefined) spec['inputSchema'] = { json: tool.parameters };
+  else if (!hasHint(tool, '$noSchema') && tool.extensions?.['bedrock-converse']?.['inputSchema'] === undefined) {
+    spec['inputSchema'] = { json: { type: 'object', properties: {} } };
+  }
+  if (tool.strict !== undefined) spec['strict'] = tool.strict;
+  return { toolSpec: spreadExtensions(spec, tool, BEDROCK) };
+}
+
+function encodeToolChoice(request: Request, losses: LossCollector): JsonObject | undefined {
+  const choice = request.toolChoice;
+  if (choice === undefined) {
+    const raw = request.extensions?.['bedrock-converse']?.['toolChoice'];
+    return isObject(raw) ? raw : undefined;
+  }
+  switch (choice.type) {
+    case 'auto':
+      return { auto: {} };
+    case 'required':
+      return { any: {} };
+    case 'tool':
+      return { tool: { name: choice.name } };
+    case 'none':
+      losses.add('approximated', '/toolChoice', 'Converse has no "none" tool choice; the tools were sent with auto', 'warning');
+      return { auto: {} };
+    case 'allowed':
+      losses.add('approximated', '/toolChoice', 'Converse cannot restrict the choice to some tools; sent as auto/any over all tools', 'warning');
+      return choice.mode === 'required' ? { any: {} } : { auto: {} };
+  }
+}
+
+/** Encode `request.tools` and `request.toolChoice` as `toolConfig`, or `undefined` when there are no tools. */
+export function encodeBedrockToolConfig(request: Request, losses: LossCollector): JsonObject | undefined {
+  const rest = request.extensions?.['bedrock-converse']?.['toolConfig'];
+  if (request.tools === undefined) {
+    if (request.toolChoice !== undefined && request.toolChoice.type !== 'none') {
+      losses.add('dropped_field', '/toolChoice', 'Converse has a tool choice only together with tools; dropped');
+    }
+    return undefined;
+  }
+  const tools: JsonObject[] = [];
+  request.tools.forEach((tool, index) => {
+    const encoded = encodeTool(tool, losses, `/tools/${index}`);
+    if (encoded !== undefined) tools.push(encoded);
+  });
+  const config: JsonObject = { ...(isObject(rest) ? rest : {}), tools };
+  const choice = encodeToolChoice(request, losses);
+  if (choice !== undefined) config['toolChoice'] = choice;
+  if (request.parallelToolCalls !== undefined) losses.add('dropped_field', '/parallelToolCalls', 'Converse has no parallel-tool-calls switch; dropped', 'info');
+  return config;
+}

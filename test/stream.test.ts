@@ -46,8 +46,10 @@ for (const fixture of fixtures) {
     if (reason !== undefined) return;
     const encoded = encodeEvents(fixture.format, decoded.events);
     assert.equal(decoded.losses.losses.concat(encoded.losses.losses), [], 'a same-format stream trip has no losses');
-    const expected = fixture.framing === 'sse' ? source : source.map((event) => ({ data: event.data }));
-    const actual = messagesAsWireEvents(encoded.messages).map((event) => (fixture.framing === 'sse' ? event : { data: event.data }));
+    // Event names count where the source has them (SSE, event streams, Bedrock's JSONL); other JSONL is data only.
+    const named = fixture.framing !== 'jsonl' || source.some((event) => event.event !== undefined);
+    const expected = named ? source : source.map((event) => ({ data: event.data }));
+    const actual = messagesAsWireEvents(encoded.messages).map((event) => (named ? event : { data: event.data }));
     assert.equal(actual, expected, 'the same-format round trip reproduces the source events');
   });
   const golden = join(dirname(fixture.file), 'response.json');
@@ -63,16 +65,16 @@ decode.after(() => console.log(`\n  streams: ${[...counts].map(([format, count])
 decode.run();
 
 const chunking = suite('stream chunking');
-for (const fixture of fixtures.filter((item) => item.framing === 'sse')) {
+for (const fixture of fixtures.filter((item) => item.framing !== 'jsonl')) {
   chunking(fixture.name, async () => {
     const bytes = new Uint8Array(readFileSync(fixture.file));
-    const whole = decodeEvents(fixture.format, await wireEventsFromBytes(bytes)).events;
+    const whole = decodeEvents(fixture.format, await wireEventsFromBytes(bytes, [], fixture.format)).events;
     const everyByte = Array.from({ length: bytes.length }, (_, index) => index);
-    assert.equal(decodeEvents(fixture.format, await wireEventsFromBytes(bytes, everyByte)).events, whole, 'one byte at a time');
+    assert.equal(decodeEvents(fixture.format, await wireEventsFromBytes(bytes, everyByte, fixture.format)).events, whole, 'one byte at a time');
     const next = random(bytes.length);
     for (let round = 0; round < 3; round++) {
       const cuts = Array.from({ length: 1 + Math.floor(next() * 20) }, () => Math.floor(next() * bytes.length));
-      assert.equal(decodeEvents(fixture.format, await wireEventsFromBytes(bytes, cuts)).events, whole, `random cuts ${cuts.join(',')}`);
+      assert.equal(decodeEvents(fixture.format, await wireEventsFromBytes(bytes, cuts, fixture.format)).events, whole, `random cuts ${cuts.join(',')}`);
     }
   });
 }
@@ -113,11 +115,11 @@ for (const crossCase of crossCases()) {
       cross(`${crossCase.name} ${from} → ${to}`, async () => {
         const model = crossCase.model ?? 'test-model';
         const whole = decodeResponse(from, readJson(source), { model }).ir;
-        const sourceBytes = messagesAsBytes(encodeEvents(from, responseToEvents(whole), model).messages);
+        const sourceBytes = messagesAsBytes(encodeEvents(from, responseToEvents(whole), model).messages, from);
         const converted = convertStream(chunked(sourceBytes, []), { from, to, model });
         const bytes = Buffer.concat(await collect(converted));
         await converted.losses;
-        const streamed = accumulate(decodeEvents(to, await wireEventsFromBytes(new Uint8Array(bytes)), model).events);
+        const streamed = accumulate(decodeEvents(to, await wireEventsFromBytes(new Uint8Array(bytes), [], to), model).events);
         assert.ok(streamed.complete, 'the converted stream ends');
         const expected = decodeResponse(to, convertResponse(readJson(source), { from, to, model }).body, { model }).ir;
         assert.equal(meaning(streamed.response, to), meaning(expected, to));

@@ -8,16 +8,20 @@ import { join } from 'node:path';
 import { FORMAT_IDS, type FormatId } from '../../src/core/ir.ts';
 import { LossCollector } from '../../src/core/losses.ts';
 import { codecFor, implementedFormats } from '../../src/core/registry.ts';
-import { sseToWireEvents } from '../../src/core/stream.ts';
+import { framedToWireEvents, framingFor } from '../../src/core/stream.ts';
 import type { SseMessage, StreamEvent, WireEvent } from '../../src/core/stream-events.ts';
 import { CORPUS_DIR, GOLDEN_DIR, corpusDirectory } from './fixtures.ts';
 
-/** One recorded stream: `.sse` (raw bytes) or `.jsonl` (one event payload per line, no framing). */
+/**
+ * One recorded stream: raw bytes in the format's own framing (`.sse`, or
+ * Bedrock's binary `.eventstream`), or `.jsonl` (one event per line, no
+ * framing: the payload alone, or Bedrock's `{"event", "payload"}`).
+ */
 export interface StreamFixture {
   format: FormatId;
   name: string;
   file: string;
-  framing: 'sse' | 'jsonl';
+  framing: 'sse' | 'jsonl' | 'eventstream';
 }
 
 /** Formats whose codec can decode and encode streams. */
@@ -42,7 +46,7 @@ export function streamFixtures(): StreamFixture[] {
     }
     const directory = join(CORPUS_DIR, format, 'stream');
     for (const file of corpusDirectory(format, 'stream')) {
-      const framing = file.endsWith('.sse') ? 'sse' : file.endsWith('.jsonl') ? 'jsonl' : undefined;
+      const framing = file.endsWith('.sse') ? 'sse' : file.endsWith('.jsonl') ? 'jsonl' : file.endsWith('.eventstream') ? 'eventstream' : undefined;
       if (framing !== undefined) fixtures.push({ format, name: `corpus/${format}/stream/${file}`, file: join(directory, file), framing });
     }
   }
@@ -94,20 +98,30 @@ export function random(seed: number): () => number {
   };
 }
 
-/** Parse SSE bytes (cut at `cuts`) into wire events with the real stream stage. */
-export async function wireEventsFromBytes(bytes: Uint8Array, cuts: number[] = []): Promise<WireEvent[]> {
-  return collect(chunked(bytes, cuts).pipeThrough(sseToWireEvents()));
+/** Parse bytes (cut at `cuts`) in `format`'s framing (SSE unless the codec names another) into wire events with the real stream stage. */
+export async function wireEventsFromBytes(bytes: Uint8Array, cuts: number[] = [], format?: FormatId): Promise<WireEvent[]> {
+  return collect(chunked(bytes, cuts).pipeThrough(framedToWireEvents(format === undefined ? framingFor('anthropic') : framingFor(format))));
 }
 
-/** The wire events of a fixture: SSE parsed, or JSONL lines as data without event names. */
+/** One JSONL line as a wire event: Bedrock's `{"event", "payload"}` keeps its event name; other lines are the data. */
+function jsonlEvent(line: string): WireEvent {
+  const value = JSON.parse(line) as unknown;
+  if (typeof value === 'object' && value !== null && !Array.isArray(value) && Object.keys(value).length === 2 && 'event' in value && 'payload' in value) {
+    const { event, payload } = value as { event: unknown; payload: unknown };
+    if (typeof event === 'string') return { event, data: payload };
+  }
+  return { data: value };
+}
+
+/** The wire events of a fixture: bytes parsed in their framing, or JSONL lines. */
 export async function wireEvents(fixture: StreamFixture): Promise<WireEvent[]> {
   const bytes = readFileSync(fixture.file);
-  if (fixture.framing === 'sse') return wireEventsFromBytes(new Uint8Array(bytes));
+  if (fixture.framing !== 'jsonl') return wireEventsFromBytes(new Uint8Array(bytes), [], fixture.format);
   return bytes
     .toString('utf8')
     .split('\n')
     .filter((line) => line.trim() !== '')
-    .map((line) => ({ data: JSON.parse(line) as unknown }));
+    .map(jsonlEvent);
 }
 
 /** Run a format's stream decoder over wire events. */
@@ -138,8 +152,9 @@ export function messagesAsWireEvents(messages: SseMessage[]): WireEvent[] {
   });
 }
 
-/** SSE messages as the bytes an encoder stage writes. */
-export function messagesAsBytes(messages: SseMessage[]): Uint8Array {
+/** Wire messages as the bytes an encoder stage writes, in `format`'s framing (SSE when none is given). */
+export function messagesAsBytes(messages: SseMessage[], format?: FormatId): Uint8Array {
+  if (format !== undefined) return framingFor(format).write(messages);
   const text = messages.map((message) => `${message.event === undefined ? '' : `event: ${message.event}\n`}data: ${message.data}\n\n`).join('');
   return new TextEncoder().encode(text);
 }

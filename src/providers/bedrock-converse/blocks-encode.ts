@@ -47,14 +47,18 @@ function encodeText(part: TextPart, losses: LossCollector, path: string): JsonOb
   return block(part, { citationsContent: memberFields(wire, part) });
 }
 
-function encodeReasoning(part: ReasoningPart, losses: LossCollector, path: string): JsonObject | undefined {
+/** Whether parts go into a request (reasoning must carry Bedrock's own signature) or a response. */
+export type PartTarget = 'request' | 'response';
+
+function encodeReasoning(part: ReasoningPart, losses: LossCollector, path: string, target: PartTarget): JsonObject | undefined {
   const state = part.state;
   if (state !== undefined && state.format !== BEDROCK) {
     losses.add('reasoning_state_dropped', path, `${state.format} reasoning state only goes back to ${state.format}; dropped for Converse`);
   }
   const own = state?.format === BEDROCK ? state : undefined;
+  if (part.summary !== undefined) losses.add('dropped_field', `${path}/summary`, 'Converse reasoning has no summaries; the reasoning summary was dropped');
   if (own?.kind === 'redacted') return block(part, { reasoningContent: { redactedContent: own.value } });
-  if (own === undefined && !hasHint(part, '$unsigned')) {
+  if (own === undefined && !hasHint(part, '$unsigned') && target === 'request') {
     losses.add('unsupported_part', path, 'reasoning without a Bedrock signature cannot go back to Bedrock (no signature may be made up); dropped');
     return undefined;
   }
@@ -97,7 +101,7 @@ function encodeToolResult(part: ToolResultPart, losses: LossCollector, path: str
 }
 
 /** Encode one part, or `undefined` (with a loss) when Converse cannot carry it. */
-export function encodeBedrockPart(part: Part, losses: LossCollector, path: string): JsonObject | undefined {
+export function encodeBedrockPart(part: Part, losses: LossCollector, path: string, target: PartTarget = 'request'): JsonObject | undefined {
   losses.foreignExtensions(part.extensions, BEDROCK, path);
   switch (part.type) {
     case 'text':
@@ -109,7 +113,7 @@ export function encodeBedrockPart(part: Part, losses: LossCollector, path: strin
     case 'document':
       return encodeBedrockDocument(part, losses, path);
     case 'reasoning':
-      return encodeReasoning(part, losses, path);
+      return encodeReasoning(part, losses, path, target);
     case 'tool_call':
       return encodeToolCall(part, losses, path);
     case 'tool_result':
@@ -127,10 +131,10 @@ export function encodeBedrockPart(part: Part, losses: LossCollector, path: strin
 }
 
 /** Encode parts, dropping those Converse cannot carry. */
-export function encodeBedrockParts(parts: readonly Part[], losses: LossCollector, path: string): JsonObject[] {
+export function encodeBedrockParts(parts: readonly Part[], losses: LossCollector, path: string, target: PartTarget = 'request'): JsonObject[] {
   const out: JsonObject[] = [];
   parts.forEach((part, index) => {
-    const encoded = encodeBedrockPart(part, losses, `${path}/${index}`);
+    const encoded = encodeBedrockPart(part, losses, `${path}/${index}`, target);
     if (encoded !== undefined) out.push(encoded);
   });
   return out;

@@ -7,7 +7,11 @@ import type { Codec } from '../../core/codec.ts';
 import { decodeBedrockRequest, encodeBedrockRequest } from './request.ts';
 import { decodeBedrockResponse, encodeBedrockResponse } from './response.ts';
 import { decodeBedrockError, encodeBedrockError } from './error.ts';
+import { createBedrockStreamDecoder } from './stream-decode.ts';
+import { createBedrockStreamEncoder } from './stream-encode.ts';
+import { eventStreamFraming } from './framing.ts';
 
+export { eventStreamFraming } from './framing.ts';
 export { bedrockErrorFromHeaders, bedrockErrorHeaders, bedrockErrorName, bedrockErrorStatus, bedrockExceptionName, ERROR_TYPE_HEADER } from './error.ts';
 
 /** The bedrock-converse codec. */
@@ -19,4 +23,7 @@ export const bedrockConverseCodec: Codec = {
   encodeResponse: encodeBedrockResponse,
   decodeError: decodeBedrockError,
   encodeError: encodeBedrockError,
+  createStreamDecoder: createBedrockStreamDecoder,
+  createStreamEncoder: createBedrockStreamEncoder,
+  streamFraming: eventStreamFraming,
 };

@@ -1,0 +1,184 @@
+/**
+ * Converse stream events → IR stream events. Bedrock opens a text or
+ * reasoning block with its first delta (only tool calls get a
+ * `contentBlockStart`), stops with `messageStop`, and ends with `metadata`
+ * (usage and metrics). Keys that exist only to be written back (the `"p"`
+ * padding, a recorder's missing `messageStart`) ride as shape hints on the
+ * IR event they came with.
+ *
+ * @see https://docs.aws.amazon.com/bedrock/latest/APIReference/API_runtime_ConverseStream.html
+ */
+import type { CodecContext } from '../../core/codec.ts';
+import type { ApiError, Extensions, Part } from '../../core/ir.ts';
+import type { StreamDecoder, StreamEvent, WireEvent } from '../../core/stream-events.ts';
+import { expectNumber, expectObject, expectString, isObject, unknownKeys, type JsonObject } from '../../core/wire.ts';
+import { bedrockException } from './error.ts';
+import { BEDROCK } from './shape.ts';
+import { decodeBedrockStopReason } from './stop-reason.ts';
+import { EVENT_KEYS, exceptionName } from './stream-shared.ts';
+import { decodeBedrockUsage } from './usage.ts';
+
+type OpenKind = 'text' | 'reasoning' | 'tool_call' | 'opaque';
+
+/** `$extra` (and other hints) as an event's extensions. */
+function hints(fields: JsonObject): { extensions?: Extensions } {
+  return Object.keys(fields).length === 0 ? {} : { extensions: { 'bedrock-converse': fields } };
+}
+
+class BedrockStreamDecoder implements StreamDecoder {
+  private started = false;
+  private stopped = false;
+  private metadataSeen = false;
+  private done = false;
+  private readonly open = new Map<number, OpenKind>();
+  /** Blocks announced by an empty or non-tool `contentBlockStart`, opened by their first delta. */
+  private readonly pending = new Map<number, JsonObject>();
+
+  decode(wire: WireEvent): StreamEvent[] {
+    if (this.done) return [];
+    const name = wire.event;
+    const data = expectObject(wire.data, '', BEDROCK);
+    const out: StreamEvent[] = [];
+    if (name !== undefined && name.endsWith('Exception')) return this.exception(name, data);
+    const known = name === undefined ? undefined : EVENT_KEYS[name];
+    if (known === undefined) return [];
+    const rest = unknownKeys(data, known);
+    const extra: JsonObject = rest === undefined ? {} : { $extra: rest };
+    if (!this.started && name !== 'messageStart') {
+      this.started = true;
+      out.push({ type: 'start', extensions: { [BEDROCK]: { $implicit: true } } });
+    }
+    switch (name) {
+      case 'messageStart':
+        this.started = true;
+        if (typeof data['role'] === 'string' && data['role'] !== 'assistant') extra['$role'] = data['role'];
+        out.push({ type: 'start', ...hints(extra) });
+        return out;
+      case 'contentBlockStart':
+        return out.concat(this.blockStart(data, extra));
+      case 'contentBlockDelta':
+        return out.concat(this.blockDelta(data, extra));
+      case 'contentBlockStop': {
+        const index = this.index(data);
+        if (!this.open.has(index)) out.push(...this.openBlock(index, 'text'));
+        this.open.delete(index);
+        out.push({ type: 'part_end', candidate: 0, index, ...hints(extra) });
+        return out;
+      }
+      case 'messageStop': {
+        this.stopped = true;
+        const stopReason = decodeBedrockStopReason(expectString(data['stopReason'], '/stopReason', BEDROCK));
+        const fields: JsonObject = { ...extra };
+        if (data['additionalModelResponseFields'] !== undefined) fields['additionalModelResponseFields'] = data['additionalModelResponseFields'];
+        out.push({ type: 'finish', candidate: 0, stopReason, ...hints(fields) });
+        return out;
+      }
+      default:
+        return out.concat(this.metadata(data, extra));
+    }
+  }
+
+  private index(data: JsonObject): number {
+    return expectNumber(data['contentBlockIndex'], '/contentBlockIndex', BEDROCK);
+  }
+
+  private openBlock(index: number, kind: OpenKind, part?: Part): StreamEvent[] {
+    const start = this.pending.get(index);
+    this.pending.delete(index);
+    this.open.set(index, kind);
+    const initial: Part = part ?? (kind === 'reasoning' ? { type: 'reasoning', text: '' } : kind === 'tool_call' ? { type: 'tool_call', id: '', name: '', arguments: undefined, rawArguments: '' } : { type: 'text', text: '' });
+    return [{ type: 'part_start', candidate: 0, index, part: initial, ...hints(start === undefined ? {} : { $startEvent: start }) }];
+  }
+
+  private blockStart(data: JsonObject, extra: JsonObject): StreamEvent[] {
+    const index = this.index(data);
+    const start = expectObject(data['start'], '/start', BEDROCK);
+    const toolUse = start['toolUse'];
+    if (isObject(toolUse) && Object.keys(start).length === 1) {
+      const part: Part = { type: 'tool_call', id: expectString(toolUse['toolUseId'], '/start/toolUse/toolUseId', BEDROCK), name: expectString(toolUse['name'], '/start/toolUse/name', BEDROCK), arguments: undefined, rawArguments: '' };
+      const fields = unknownKeys(toolUse, new Set(['toolUseId', 'name']));
+      if (fields !== undefined) part.extensions = { [BEDROCK]: fields };
+      this.open.set(index, 'tool_call');
+      return [{ type: 'part_start', candidate: 0, index, part, ...hints(extra) }];
+    }
+    const event: JsonObject = { ...(extra['$extra'] as JsonObject | undefined), start };
+    this.pending.set(index, event);
+    const kind = Object.keys(start)[0];
+    if (kind === undefined) return [];
+    return this.openBlock(index, 'opaque', { type: 'opaque', format: BEDROCK, blockType: kind, value: start });
+  }
+
+  private blockDelta(data: JsonObject, extra: JsonObject): StreamEvent[] {
+    const index = this.index(data);
+    const delta = expectObject(data['delta'], '/delta', BEDROCK);
+    const out: StreamEvent[] = [];
+    const address = { candidate: 0, index };
+    const reasoning = delta['reasoningContent'];
+    const toolUse = delta['toolUse'];
+    if (typeof delta['text'] === 'string' && Object.keys(delta).length === 1) {
+      if (!this.open.has(index)) out.push(...this.openBlock(index, 'text'));
+      out.push({ type: 'text_delta', ...address, text: delta['text'], ...hints(extra) });
+    } else if (isObject(toolUse) && typeof toolUse['input'] === 'string' && Object.keys(delta).length === 1 && Object.keys(toolUse).length === 1) {
+      if (!this.open.has(index)) out.push(...this.openBlock(index, 'tool_call'));
+      out.push({ type: 'tool_call_delta', ...address, arguments: toolUse['input'], ...hints(extra) });
+    } else if (isObject(reasoning) && Object.keys(delta).length === 1 && Object.keys(reasoning).length === 1) {
+      if (!this.open.has(index)) out.push(...this.openBlock(index, 'reasoning'));
+      if (typeof reasoning['text'] === 'string') out.push({ type: 'reasoning_delta', ...address, text: reasoning['text'], ...hints(extra) });
+      else if (typeof reasoning['signature'] === 'string') out.push({ type: 'reasoning_signature', ...address, state: { format: BEDROCK, kind: 'signature', value: reasoning['signature'] }, ...hints(extra) });
+      else if (typeof reasoning['redactedContent'] === 'string') out.push({ type: 'reasoning_signature', ...address, state: { format: BEDROCK, kind: 'redacted', value: reasoning['redactedContent'] }, ...hints(extra) });
+      else out.push({ type: 'reasoning_delta', ...address, text: '', ...hints({ ...extra, $delta: delta }) });
+    } else {
+      // Citations, server tool results and images: no IR delta of their own; kept whole for Converse.
+      if (!this.open.has(index)) out.push(...this.openBlock(index, delta['citation'] !== undefined ? 'text' : 'opaque', delta['citation'] !== undefined ? undefined : { type: 'opaque', format: BEDROCK, blockType: Object.keys(delta)[0] ?? 'delta', value: {} }));
+      out.push({ type: 'text_delta', ...address, text: '', ...hints({ ...extra, $delta: delta }) });
+    }
+    return out;
+  }
+
+  /**
+   * `metadata` is a usage event that says "write metadata here" (`$metadata`):
+   * Bedrock sends it last, but recorders have it before `messageStop`, and
+   * the stream ends only when the bytes do.
+   */
+  private metadata(data: JsonObject, extra: JsonObject): StreamEvent[] {
+    const metadata: JsonObject = { ...(extra['$extra'] as JsonObject | undefined) };
+    for (const key of ['metrics', 'trace', 'performanceConfig', 'serviceTier']) if (data[key] !== undefined) metadata[key] = data[key];
+    const usage = data['usage'] === undefined ? {} : decodeBedrockUsage(data['usage'], '/usage');
+    const fields: JsonObject = { $metadata: metadata };
+    if (data['usage'] === undefined) fields['$noUsage'] = true;
+    this.metadataSeen = true;
+    // Metrics (latency) and trace ride with the usage, to be written back where the source had them.
+    usage.extensions = { 'bedrock-converse': { ...(usage.extensions?.['bedrock-converse'] ?? {}), ...fields } };
+    return [{ type: 'usage', usage }];
+  }
+
+  private exception(name: string, data: JsonObject): StreamEvent[] {
+    this.done = true;
+    const code = exceptionName(name);
+    const known = bedrockException(code);
+    const message = typeof data['message'] === 'string' ? data['message'] : JSON.stringify(data);
+    const error: ApiError = { type: known?.[1] ?? 'server', message, code };
+    if (known !== undefined) error.status = known[0];
+    const rest = unknownKeys(data, new Set(['message']));
+    error.extensions = { [BEDROCK]: { ...(rest ?? {}), $event: name, ...(typeof data['message'] === 'string' ? {} : { $body: data }) } };
+    return [{ type: 'error', error }];
+  }
+
+  flush(): StreamEvent[] {
+    if (this.done) return [];
+    this.done = true;
+    if (this.stopped || this.metadataSeen) {
+      const fields: JsonObject = {};
+      if (!this.stopped) fields['$noStop'] = true;
+      if (!this.metadataSeen) fields['$noMetadata'] = true;
+      return [{ type: 'end', ...hints(fields) }];
+    }
+    return [{ type: 'error', error: { type: 'server', message: 'the Converse stream ended before its messageStop and metadata events' } }];
+  }
+}
+
+/** A fresh Converse stream decoder. */
+export function createBedrockStreamDecoder(_context: CodecContext): StreamDecoder {
+  return new BedrockStreamDecoder();
+}
+

@@ -1,0 +1,243 @@
+/**
+ * IR stream events → Converse stream events: `messageStart`, a
+ * `contentBlockStart` for tool calls only, `contentBlockDelta`s,
+ * `contentBlockStop`, `messageStop`, then `metadata` with the usage (which
+ * Bedrock sends last, so usage is held until the end). An IR error becomes
+ * the matching exception event, which the framing writes as an exception
+ * frame.
+ *
+ * @see https://docs.aws.amazon.com/bedrock/latest/APIReference/API_runtime_ConverseStream.html
+ */
+import type { CodecContext } from '../../core/codec.ts';
+import type { Extensible, Part, Usage } from '../../core/ir.ts';
+import type { LossCollector } from '../../core/losses.ts';
+import { argumentsAsText } from '../../core/tools.ts';
+import type { SseMessage, StreamEncoder, StreamEvent } from '../../core/stream-events.ts';
+import { isObject, type JsonObject } from '../../core/wire.ts';
+import { BEDROCK } from './shape.ts';
+import { encodeBedrockStopReason } from './stop-reason.ts';
+import { streamExceptionFor } from './stream-shared.ts';
+import { encodeBedrockUsage } from './usage.ts';
+
+function fieldsOf(node: Extensible): JsonObject | undefined {
+  return node.extensions?.[BEDROCK];
+}
+
+/** The `$extra` keys of an event, to spread into its payload. */
+function extra(node: Extensible): JsonObject {
+  const value = fieldsOf(node)?.['$extra'];
+  return isObject(value) ? value : {};
+}
+
+/** Real (non-hint) Bedrock fields of a node. */
+function realFields(node: Extensible): JsonObject {
+  const out: JsonObject = {};
+  const fields = fieldsOf(node);
+  if (fields !== undefined) for (const key in fields) if (key.charCodeAt(0) !== 36) out[key] = fields[key];
+  return out;
+}
+
+class BedrockStreamEncoder implements StreamEncoder {
+  private started = false;
+  private stopped = false;
+  private ended = false;
+  private metadataWritten = false;
+  private summaryDropped = false;
+  private usage: Usage | undefined;
+  /** Open blocks by IR index: what kind, and whether any content went out yet. */
+  private readonly open = new Map<number, { part: Part; sent: boolean }>();
+  private readonly skipped = new Set<number>();
+
+  constructor(private readonly losses: LossCollector) {}
+
+  private message(event: string, payload: JsonObject): SseMessage {
+    return { event, data: JSON.stringify(payload) };
+  }
+
+  private ensureStarted(out: SseMessage[]): void {
+    if (this.started) return;
+    this.started = true;
+    out.push(this.message('messageStart', { role: 'assistant' }));
+  }
+
+  encode(event: StreamEvent): SseMessage[] {
+    if (this.ended) return [];
+    const out: SseMessage[] = [];
+    switch (event.type) {
+      case 'start':
+        if (this.started) return out;
+        this.started = true;
+        if (fieldsOf(event)?.['$implicit'] === true) return out;
+        out.push(this.message('messageStart', { role: typeof fieldsOf(event)?.['$role'] === 'string' ? fieldsOf(event)?.['$role'] : 'assistant', ...extra(event) } as JsonObject));
+        return out;
+      case 'part_start':
+        this.ensureStarted(out);
+        if (event.candidate !== 0) return this.skip(event.index, event.candidate, out);
+        return this.partStart(event.index, event.part, event, out);
+      case 'text_delta': {
+        const open = this.open.get(event.index);
+        if (open === undefined || event.candidate !== 0) return out;
+        const delta = fieldsOf(event)?.['$delta'];
+        if (isObject(delta)) out.push(this.delta(event.index, delta, event));
+        else if (event.text !== '' || open.part.type === 'text') out.push(this.delta(event.index, { text: event.text }, event));
+        open.sent = true;
+        return out;
+      }
+      case 'reasoning_delta': {
+        const open = this.open.get(event.index);
+        if (open === undefined || event.candidate !== 0) return out;
+        if (event.summaryIndex !== undefined) {
+          if (!this.summaryDropped) this.losses.add('dropped_field', `/parts/${event.index}/summary`, 'Converse reasoning has no summaries; the reasoning summary was dropped');
+          this.summaryDropped = true;
+          return out;
+        }
+        const delta = fieldsOf(event)?.['$delta'];
+        out.push(this.delta(event.index, isObject(delta) ? delta : { reasoningContent: { text: event.text } }, event));
+        open.sent = true;
+        return out;
+      }
+      case 'reasoning_signature': {
+        const open = this.open.get(event.index);
+        if (open === undefined || event.candidate !== 0) return out;
+        if (event.state.format !== BEDROCK) {
+          this.losses.add('reasoning_state_dropped', `/parts/${event.index}`, `${event.state.format} reasoning state only goes back to ${event.state.format}; dropped for Converse`);
+          return out;
+        }
+        const key = event.state.kind === 'redacted' ? 'redactedContent' : 'signature';
+        out.push(this.delta(event.index, { reasoningContent: { [key]: event.state.value } }, event));
+        open.sent = true;
+        return out;
+      }
+      case 'tool_call_delta': {
+        const open = this.open.get(event.index);
+        if (open === undefined || event.candidate !== 0) return out;
+        out.push(this.delta(event.index, { toolUse: { input: event.arguments } }, event));
+        open.sent = true;
+        return out;
+      }
+      case 'part_end':
+        return this.partEnd(event.index, event.part, event, out);
+      case 'usage': {
+        this.usage = { ...this.usage, ...event.usage };
+        const metadata = fieldsOf(event.usage)?.['$metadata'];
+        if (isObject(metadata)) {
+          this.ensureStarted(out);
+          out.push(this.metadata(fieldsOf(event.usage)?.['$noUsage'] === true, metadata));
+        }
+        return out;
+      }
+      case 'finish':
+        if (event.candidate !== 0) return out;
+        this.ensureStarted(out);
+        this.stopped = true;
+        out.push(this.message('messageStop', { stopReason: encodeBedrockStopReason(event.stopReason, this.losses, `/candidates/${event.candidate}/stopReason`), ...realFields(event), ...extra(event) }));
+        return out;
+      case 'error': {
+        this.ended = true;
+        const fields = fieldsOf(event.error);
+        const name = typeof fields?.['$event'] === 'string' ? fields['$event'] : streamExceptionFor(event.error);
+        const body = isObject(fields?.['$body']) ? fields['$body'] : { message: event.error.message, ...realFields(event.error) };
+        out.push(this.message(name, body));
+        return out;
+      }
+      case 'end':
+        return this.end(event, out);
+      default:
+        return out;
+    }
+  }
+
+  private delta(index: number, delta: JsonObject, event: Extensible): SseMessage {
+    return this.message('contentBlockDelta', { contentBlockIndex: index, delta, ...extra(event) });
+  }
+
+  private skip(index: number, candidate: number, out: SseMessage[]): SseMessage[] {
+    if (candidate === 0) this.skipped.add(index);
+    return out;
+  }
+
+  private partStart(index: number, part: Part, event: Extensible, out: SseMessage[]): SseMessage[] {
+    const startEvent = fieldsOf(event)?.['$startEvent'];
+    if (isObject(startEvent)) {
+      out.push(this.message('contentBlockStart', { contentBlockIndex: index, ...startEvent }));
+      this.open.set(index, { part, sent: false });
+      return out;
+    }
+    switch (part.type) {
+      case 'tool_call':
+        out.push(this.message('contentBlockStart', { contentBlockIndex: index, start: { toolUse: { toolUseId: part.id, name: part.name, ...realFields(part) } }, ...extra(event) }));
+        this.open.set(index, { part, sent: false });
+        return out;
+      case 'text':
+      case 'refusal':
+        this.open.set(index, { part, sent: false });
+        if (part.text !== '') {
+          out.push(this.delta(index, { text: part.text }, {}));
+          (this.open.get(index) as { sent: boolean }).sent = true;
+        }
+        return out;
+      case 'reasoning':
+        this.open.set(index, { part, sent: part.text !== '' });
+        if (part.text !== '') out.push(this.delta(index, { reasoningContent: { text: part.text } }, {}));
+        return out;
+      case 'opaque':
+        if (part.format === BEDROCK) {
+          this.open.set(index, { part, sent: false });
+          return out;
+        }
+        this.losses.add('unsupported_part', `/parts/${index}`, `${part.format} block "${part.blockType}" has no place in a Converse stream; dropped`);
+        return this.skip(index, 0, out);
+      default:
+        this.losses.add('unsupported_part', `/parts/${index}`, `a Converse stream carries text, reasoning and tool calls; the ${part.type} part was dropped`);
+        return this.skip(index, 0, out);
+    }
+  }
+
+  private partEnd(index: number, final: Part | undefined, event: Extensible, out: SseMessage[]): SseMessage[] {
+    const open = this.open.get(index);
+    if (open === undefined) return out;
+    this.open.delete(index);
+    // A source that sends a part whole (Gemini tool calls) has sent no delta: write its content now.
+    const part = final ?? open.part;
+    if (!open.sent && part.type === 'tool_call') out.push(this.delta(index, { toolUse: { input: argumentsAsText(part) } }, {}));
+    if (!open.sent && final !== undefined && (final.type === 'text' || final.type === 'refusal') && final.text !== '') out.push(this.delta(index, { text: final.text }, {}));
+    // A block opens with its first delta: an empty reasoning block still needs one to be reasoning.
+    if (!open.sent && part.type === 'reasoning' && part.text === '') out.push(this.delta(index, { reasoningContent: { text: '' } }, {}));
+    out.push(this.message('contentBlockStop', { contentBlockIndex: index, ...extra(event) }));
+    return out;
+  }
+
+  private end(event: Extensible, out: SseMessage[]): SseMessage[] {
+    this.ensureStarted(out);
+    this.ended = true;
+    const fields = fieldsOf(event);
+    if (!this.stopped && fields?.['$noStop'] !== true) {
+      this.losses.add('defaulted', '/candidates/0/stopReason', 'a Converse stream ends with messageStop; sent end_turn', 'info');
+      out.push(this.message('messageStop', { stopReason: 'end_turn' }));
+    }
+    if (fields?.['$noMetadata'] === true || this.metadataWritten) return out;
+    out.push(this.metadata(false, { metrics: { latencyMs: 0 } }));
+    return out;
+  }
+
+  /** The `metadata` event: the usage so far, plus `fields` (metrics, trace, padding) as the source had them. */
+  private metadata(noUsage: boolean, fields: JsonObject): SseMessage {
+    this.metadataWritten = true;
+    const payload: JsonObject = {};
+    if (!noUsage) {
+      const usage = encodeBedrockUsage(this.usage);
+      for (const key of ['metrics', 'trace', 'performanceConfig', 'serviceTier']) delete usage[key];
+      payload['usage'] = usage;
+    }
+    return this.message('metadata', { ...payload, ...fields });
+  }
+
+  flush(): SseMessage[] {
+    return [];
+  }
+}
+
+/** A fresh Converse stream encoder. */
+export function createBedrockStreamEncoder(context: CodecContext): StreamEncoder {
+  return new BedrockStreamEncoder(context.losses);
+}

@@ -1,0 +1,188 @@
+/**
+ * The Bedrock Converse codec: bad input, the event-stream framing (CRCs,
+ * byte-exact re-encoding of every recorded stream), errors named by the
+ * x-amzn-ErrorType header, and encodes of IR from other formats.
+ */
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { bedrockConverseCodec, bedrockErrorFromHeaders, bedrockErrorHeaders, bedrockErrorStatus, eventStreamFraming } from '../src/providers/bedrock-converse/index.ts';
+import { convertRequest, convertResponse } from '../src/core/convert.ts';
+import { convertStream } from '../src/core/stream.ts';
+import { accumulate } from '../src/core/accumulate.ts';
+import { LossCollector } from '../src/core/losses.ts';
+import { isInterlinguaError } from '../src/core/errors.ts';
+import type { Request } from '../src/core/ir.ts';
+import { CORPUS_DIR } from './support/fixtures.ts';
+import { chunked, collect, decodeEvents, wireEvents, wireEventsFromBytes, type StreamFixture } from './support/streams.ts';
+import { lossKeys } from './support/compare.ts';
+
+const test = suite('bedrock-converse');
+const STREAMS = join(CORPUS_DIR, 'bedrock-converse', 'stream');
+const context = () => ({ losses: new LossCollector(), model: 'us.anthropic.claude-test-v1:0' });
+
+function decodeFails(body: unknown, code: string, path: string): void {
+  try {
+    bedrockConverseCodec.decodeRequest(body, context());
+  } catch (error) {
+    assert.ok(isInterlinguaError(error), `expected an InterlinguaError, got ${String(error)}`);
+    assert.is(error.code, code);
+    assert.is(error.path, path);
+    return;
+  }
+  assert.unreachable(`decoding ${JSON.stringify(body)} should fail`);
+}
+
+test('bad input names the offending value', () => {
+  decodeFails([], 'invalid_type', '');
+  decodeFails({}, 'missing_field', '/messages');
+  decodeFails({ messages: [{ role: 'system', content: [] }] }, 'invalid_value', '/messages/0/role');
+  decodeFails({ messages: [{ role: 'user', content: [{ toolUse: { toolUseId: 'a', name: 'f' } }] }] }, 'missing_field', '/messages/0/content/0/toolUse/input');
+  decodeFails({ messages: [{ role: 'user', content: [{ text: 1 }] }] }, 'invalid_type', '/messages/0/content/0/text');
+  decodeFails({ messages: [], outputConfig: { textFormat: { type: 'json_schema', structure: { jsonSchema: { schema: '{nope' } } } } }, 'invalid_value', '/outputConfig/textFormat/structure/jsonSchema/schema');
+});
+
+test('the model comes from the URL; tool results split out of the user turn and merge back', () => {
+  const body = {
+    messages: [
+      { role: 'user', content: [{ text: 'weather?' }] },
+      { role: 'assistant', content: [{ toolUse: { toolUseId: 't1', name: 'weather', input: { city: 'Paris' } } }] },
+      { role: 'user', content: [{ toolResult: { toolUseId: 't1', content: [{ json: { c: 21 } }], status: 'error' } }, { text: 'and tomorrow?' }] },
+    ],
+  };
+  const ir = bedrockConverseCodec.decodeRequest(body, context()) as Request;
+  assert.is(ir.model, 'us.anthropic.claude-test-v1:0');
+  assert.equal(ir.messages.map((message) => message.role), ['user', 'assistant', 'tool', 'user']);
+  const result = ir.messages[2]?.parts[0];
+  assert.is(result?.type === 'tool_result' && result.isError, true);
+  const back = convertRequest(body, { from: 'bedrock-converse', to: 'bedrock-converse', model: 'x' });
+  assert.equal(back.body, body);
+  const anthropic = convertRequest(body, { from: 'bedrock-converse', to: 'anthropic', model: 'claude-test' }).body as { messages: unknown[] };
+  assert.is(anthropic.messages.length, 3);
+});
+
+test('another vendor\'s reasoning state never reaches Bedrock; unsigned reasoning is dropped from requests', () => {
+  const body = {
+    model: 'claude-test',
+    max_tokens: 100,
+    messages: [
+      { role: 'user', content: 'hi' },
+      { role: 'assistant', content: [{ type: 'thinking', thinking: 'hmm', signature: 'anthropic-sig' }, { type: 'text', text: 'hello' }] },
+      { role: 'user', content: 'again' },
+    ],
+  };
+  const result = convertRequest(body, { from: 'anthropic', to: 'bedrock-converse' });
+  const messages = (result.body as { messages: { content: unknown[] }[] }).messages;
+  assert.equal(messages[1]?.content, [{ text: 'hello' }]);
+  assert.equal(lossKeys(result.losses), [
+    { code: 'reasoning_state_dropped', path: '/messages/1/parts/0', severity: 'warning' },
+    { code: 'unsupported_part', path: '/messages/1/parts/0', severity: 'warning' },
+  ]);
+});
+
+test('foreign requests: system, tools, choice, thinking budget, JSON schema as text', () => {
+  const body = {
+    model: 'gpt-test',
+    messages: [
+      { role: 'system', content: 'Be brief.' },
+      { role: 'user', content: [{ type: 'text', text: 'hi' }, { type: 'image_url', image_url: { url: 'data:image/png;base64,iVBORw0KGgo=' } }] },
+    ],
+    tools: [{ type: 'function', function: { name: 'f', parameters: { type: 'object', properties: {} } } }],
+    tool_choice: 'required',
+    reasoning_effort: 'low',
+    max_completion_tokens: 50,
+    response_format: { type: 'json_schema', json_schema: { name: 'out', schema: { type: 'object' } } },
+  };
+  const out = convertRequest(body, { from: 'openai-chat', to: 'bedrock-converse' }).body as Record<string, unknown>;
+  assert.equal(out['system'], [{ text: 'Be brief.' }]);
+  assert.equal(out['messages'], [{ role: 'user', content: [{ text: 'hi' }, { image: { format: 'png', source: { bytes: 'iVBORw0KGgo=' } } }] }]);
+  assert.equal(out['toolConfig'], { tools: [{ toolSpec: { name: 'f', inputSchema: { json: { type: 'object', properties: {} } } } }], toolChoice: { any: {} } });
+  assert.equal(out['inferenceConfig'], { maxTokens: 50 });
+  assert.equal(out['additionalModelRequestFields'], { thinking: { type: 'enabled', budget_tokens: 2048 } });
+  assert.equal(out['outputConfig'], { textFormat: { type: 'json_schema', structure: { jsonSchema: { schema: '{"type":"object"}', name: 'out' } } } });
+});
+
+test('usage: Bedrock input excludes cache, the IR counts it', () => {
+  const body = { output: { message: { role: 'assistant', content: [{ text: 'ok' }] } }, stopReason: 'end_turn', usage: { inputTokens: 3, outputTokens: 4, totalTokens: 5429, cacheReadInputTokens: 0, cacheWriteInputTokens: 5422 }, metrics: { latencyMs: 9 } };
+  const ir = bedrockConverseCodec.decodeResponse(body, context());
+  assert.is(ir.usage?.inputTokens, 5425);
+  const anthropic = convertResponse(body, { from: 'bedrock-converse', to: 'anthropic', model: 'claude' }).body as { usage: Record<string, number> };
+  assert.is(anthropic.usage['input_tokens'], 3);
+  assert.is(anthropic.usage['cache_creation_input_tokens'], 5422);
+});
+
+test('errors: the exception name travels in x-amzn-ErrorType, with the SDK\'s statuses', () => {
+  const headers = new Headers({ 'x-amzn-ErrorType': 'ThrottlingException:http://internal.amazon.com/coral/com.amazon.bedrock/' });
+  const error = bedrockErrorFromHeaders(bedrockConverseCodec.decodeError({ message: 'slow down' }, context()), headers, 429);
+  assert.equal({ type: error.type, code: error.code }, { type: 'rate_limit', code: 'ThrottlingException' });
+  assert.equal(bedrockErrorHeaders({ type: 'permission', message: 'no' }), { 'x-amzn-ErrorType': 'AccessDeniedException' });
+  assert.equal(bedrockErrorHeaders({ type: 'other', message: 'x', code: 'ModelTimeoutException' }), { 'x-amzn-ErrorType': 'ModelTimeoutException' });
+  assert.is(bedrockErrorStatus({ type: 'other', message: 'x', code: 'ModelErrorException' }), 424);
+  assert.is(bedrockErrorStatus({ type: 'rate_limit', message: 'x' }), 429);
+  assert.is(bedrockErrorStatus({ type: 'invalid_request', message: 'x' }), 400);
+  const unknown = bedrockConverseCodec.decodeError({ Output: { __type: 'com.amazon.coral.service#UnknownOperationException' }, Version: '1.0' }, context());
+  assert.equal({ type: unknown.type, code: unknown.code }, { type: 'not_found', code: 'UnknownOperationException' });
+  const typed = bedrockConverseCodec.decodeError({ __type: 'ValidationException', message: 'bad' }, context());
+  assert.equal({ type: typed.type, code: typed.code }, { type: 'invalid_request', code: 'ValidationException' });
+});
+
+// ---------------------------------------------------------------------------
+// The event stream
+
+const raw = existsSync(STREAMS) ? readdirSync(STREAMS).filter((file) => file.endsWith('.eventstream')).sort() : [];
+test('the corpus has raw event streams', () => assert.ok(raw.length >= 33, `${raw.length} .eventstream files`));
+
+for (const file of raw) {
+  test(`event stream ${file}: frames match the recorded events, re-encode byte for byte, convert to SSE and back`, async () => {
+    const bytes = new Uint8Array(readFileSync(join(STREAMS, file)));
+    const fixture = (framing: 'eventstream' | 'jsonl'): StreamFixture => ({ format: 'bedrock-converse', name: file, file: join(STREAMS, framing === 'jsonl' ? file.replace(/\.eventstream$/, '.jsonl') : file), framing });
+    const events = await wireEvents(fixture('eventstream'));
+    if (existsSync(fixture('jsonl').file)) assert.equal(events, await wireEvents(fixture('jsonl')), 'the frames are the recorded events');
+    const rewritten = eventStreamFraming.write(events.map((event) => ({ event: event.event ?? '', data: JSON.stringify(event.data) })));
+    assert.ok(Buffer.from(rewritten).equals(Buffer.from(bytes)), 'written back byte for byte');
+    const same = Buffer.concat(await collect(convertStream(chunked(bytes, [7, 100, 333]), { from: 'bedrock-converse', to: 'bedrock-converse' })));
+    assert.equal(await wireEventsFromBytes(new Uint8Array(same), [], 'bedrock-converse'), events, 'a same-format conversion through the IR gives the same events');
+    const sse = Buffer.concat(await collect(convertStream(chunked(bytes, []), { from: 'bedrock-converse', to: 'anthropic', model: 'claude-test' })));
+    const back = convertStream(chunked(new Uint8Array(sse), []), { from: 'anthropic', to: 'bedrock-converse', model: 'claude-test' });
+    const again = accumulate(decodeEvents('bedrock-converse', await wireEventsFromBytes(new Uint8Array(Buffer.concat(await collect(back))), [], 'bedrock-converse')).events);
+    const original = accumulate(decodeEvents('bedrock-converse', events).events);
+    assert.ok(again.complete || again.error !== undefined, 'the trip through Anthropic ends');
+    const texts = (response: typeof original.response) => response.candidates[0]?.message.parts.flatMap((part) => (part.type === 'text' ? [part.text] : [])).join('');
+    assert.is(texts(again.response), texts(original.response), 'the text survives Anthropic SSE and back');
+  });
+}
+
+test('a frame with a broken CRC is a framing error, reported in the target\'s own error event', async () => {
+  const file = raw[0];
+  if (file === undefined) return;
+  const bytes = new Uint8Array(readFileSync(join(STREAMS, file)));
+  const broken = bytes.slice();
+  broken[40] = (broken[40] ?? 0) ^ 0xff;
+  const reader = eventStreamFraming.createReader();
+  assert.throws(() => reader.push(broken), /checksum/);
+  const sse = Buffer.concat(await collect(convertStream(chunked(broken, []), { from: 'bedrock-converse', to: 'openai-chat', model: 'gpt' }))).toString('utf8');
+  assert.match(sse, /not well framed/);
+});
+
+test('a stream cut inside a frame ends with an error, not silently', () => {
+  const file = raw[0];
+  if (file === undefined) return;
+  const bytes = new Uint8Array(readFileSync(join(STREAMS, file)));
+  const reader = eventStreamFraming.createReader();
+  reader.push(bytes.subarray(0, bytes.length - 5));
+  assert.throws(() => reader.end(), /inside a frame/);
+  assert.throws(() => eventStreamFraming.createReader().push(new Uint8Array([0xff, 0xff, 0xff, 0xff, 0, 0, 0, 0])), /frames are/);
+});
+
+test('an IR error becomes an exception frame the AWS SDK knows', () => {
+  const encoder = bedrockConverseCodec.createStreamEncoder!({ losses: new LossCollector() });
+  const messages = [...encoder.encode({ type: 'start' }), ...encoder.encode({ type: 'error', error: { type: 'rate_limit', message: 'slow down' } })];
+  const bytes = eventStreamFraming.write(messages);
+  const events = eventStreamFraming.createReader().push(bytes);
+  assert.equal(events, [{ event: 'messageStart', data: { role: 'assistant' } }, { event: 'throttlingException', data: { message: 'slow down' } }]);
+  const decoded = decodeEvents('bedrock-converse', events).events;
+  assert.equal(decoded.at(-1), { type: 'error', error: { type: 'rate_limit', status: 429, message: 'slow down', code: 'ThrottlingException', extensions: { 'bedrock-converse': { $event: 'throttlingException' } } } });
+});
+
+test.run();

@@ -35,4 +35,8 @@ export interface Codec {
   createStreamEncoder?(context: CodecContext): StreamEncoder;
   /** How the format frames a stream on the wire (`src/core/framing.ts`); Server-Sent Events when absent. */
   readonly streamFraming?: StreamFraming;
+  /** Headers that carry part of an error answer in this format (Bedrock names the exception in `x-amzn-ErrorType`). */
+  errorHeaders?(error: ApiError): Record<string, string>;
+  /** Complete an error decoded from an answer's body with what the answer's headers and status say. */
+  errorFromAnswer?(error: ApiError, headers: { get(name: string): string | null }, status: number): ApiError;
 }

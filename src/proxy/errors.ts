@@ -36,6 +36,12 @@ export function errorResponse(format: FormatId, error: ApiError, headers: Record
   } catch {
     body = { error: { type: error.type, message: error.message } };
   }
-  return new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json', ...headers } });
+  let own: Record<string, string> = {};
+  try {
+    own = codecFor(format).errorHeaders?.({ ...error, status }) ?? {};
+  } catch {
+    own = {};
+  }
+  return new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json', ...own, ...headers } });
 }
 

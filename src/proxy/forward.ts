@@ -13,7 +13,8 @@ import { isObject, type JsonObject } from '../core/wire.ts';
 import type { StreamEvent } from '../core/stream-events.ts';
 import { errorResponse } from './errors.ts';
 import { errorTypeForStatus } from '../core/http-status.ts';
-import type { Route } from './routes.ts';
+import { modelInPath, type Route } from './routes.ts';
+import type { RequestSigner } from './sigv4.ts';
 import type { ProxyLogEntry } from './index.ts';
 
 /** Everything one exchange needs. */
@@ -23,6 +24,8 @@ export interface ForwardOptions {
   upstream: FormatId;
   url: (model: string | undefined, stream: boolean) => string;
   headers: Record<string, string>;
+  /** Signs the request (SigV4 for Bedrock): the headers to send. */
+  sign?: RequestSigner;
   mapModel: (model: string | undefined) => string | undefined;
   fetch: typeof fetch;
   timeoutMs: number;
@@ -65,7 +68,7 @@ function prepare(options: ForwardOptions, body: JsonObject): Prepared {
     const mapped = options.mapModel(model);
     if (model !== undefined) options.entry.model = model;
     if (mapped !== undefined) options.entry.upstreamModel = mapped;
-    if (upstream !== 'gemini' && mapped !== model && mapped !== undefined) body['model'] = mapped;
+    if (!modelInPath(upstream) && mapped !== model && mapped !== undefined) body['model'] = mapped;
     return { body, model: mapped, stream: wantsStream };
   }
   const ir = codecFor(route.format).decodeRequest(body, context);
@@ -100,6 +103,7 @@ async function translateError(response: Response, options: ForwardOptions): Prom
   } catch {
     error = { type: errorTypeForStatus(response.status), message: text.slice(0, 1000) || `upstream answered HTTP ${response.status}` };
   }
+  error = codecFor(options.upstream).errorFromAnswer?.(error, response.headers, response.status) ?? error;
   if (error.type === 'other') error.type = errorTypeForStatus(response.status);
   error.status = response.status;
   error.message = options.redact(error.message);
@@ -190,12 +194,10 @@ async function callUpstream(options: ForwardOptions, prepared: Prepared): Promis
   const onAbort = () => controller.abort();
   options.signal.addEventListener('abort', onAbort, { once: true });
   try {
-    return await options.fetch(options.url(prepared.model, prepared.stream), {
-      method: 'POST',
-      headers: options.headers,
-      body: JSON.stringify(prepared.body),
-      signal: controller.signal,
-    });
+    const url = options.url(prepared.model, prepared.stream);
+    const body = JSON.stringify(prepared.body);
+    const headers = options.sign === undefined ? options.headers : await options.sign(url, options.headers, body);
+    return await options.fetch(url, { method: 'POST', headers, body, signal: controller.signal });
   } catch (error) {
     const message = timedOut
       ? `the upstream did not answer within ${options.timeoutMs} ms`

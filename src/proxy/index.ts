@@ -13,12 +13,22 @@ import { errorResponse } from './errors.ts';
 import { createModelMap, type ModelRule } from './model-map.ts';
 import { routeFor, upstreamUrl } from './routes.ts';
 import { forwardToUpstream } from './forward.ts';
+import { createSigV4Signer, type AwsCredentials, type RequestSigner } from './sigv4.ts';
 
 /** The upstream the proxy talks to. */
 export interface UpstreamConfig {
   format: FormatId;
-  /** The API root as the vendor SDK spells it: `https://api.anthropic.com`, `https://api.openai.com/v1`, `https://generativelanguage.googleapis.com`. */
+  /**
+   * The API root as the vendor SDK spells it: `https://api.anthropic.com`,
+   * `https://api.openai.com/v1`, `https://generativelanguage.googleapis.com`,
+   * `https://bedrock-runtime.{region}.amazonaws.com` (the default for
+   * Bedrock when empty).
+   */
   baseUrl: string;
+  /** Bedrock: the AWS region to sign for (default `AWS_REGION`, then `AWS_DEFAULT_REGION`, then `us-east-1`). */
+  region?: string;
+  /** Bedrock: AWS credentials for SigV4 (default `AWS_ACCESS_KEY_ID`, `AWS_SECRET_ACCESS_KEY`, `AWS_SESSION_TOKEN`). An `apiKey` (a Bedrock API key) is sent as a bearer token instead. */
+  aws?: AwsCredentials;
   /** The upstream API key. */
   apiKey?: string;
   /** Name of the environment variable holding the key (read through `ProxyConfig.env`). */
@@ -115,6 +125,31 @@ function checkedKey(key: string | undefined, source: string): string | undefined
   return trimmed;
 }
 
+/** Where a Bedrock upstream is and how its requests are signed; nothing for other formats. */
+interface AwsSetup {
+  baseUrl: string;
+  sign?: RequestSigner;
+  secrets: (string | undefined)[];
+}
+
+function awsSetup(upstream: UpstreamConfig, env: Record<string, string | undefined>, apiKey: string | undefined): AwsSetup {
+  if (upstream.format !== 'bedrock-converse') return { baseUrl: upstream.baseUrl, secrets: [] };
+  const region = upstream.region ?? env['AWS_REGION'] ?? env['AWS_DEFAULT_REGION'] ?? 'us-east-1';
+  if (!/^[a-z0-9-]+$/.test(region)) throw new InterlinguaError('invalid_value', `"${region}" is not an AWS region name (like us-east-1)`, { path: '/upstream/region' });
+  const baseUrl = upstream.baseUrl === '' ? `https://bedrock-runtime.${region}.amazonaws.com` : upstream.baseUrl;
+  if (apiKey !== undefined || upstream.passThroughAuth === true) return { baseUrl, secrets: [] };
+  const sessionToken = upstream.aws?.sessionToken ?? env['AWS_SESSION_TOKEN'];
+  const credentials: AwsCredentials = {
+    accessKeyId: checkedKey(upstream.aws?.accessKeyId ?? env['AWS_ACCESS_KEY_ID'], 'AWS_ACCESS_KEY_ID') ?? '',
+    secretAccessKey: checkedKey(upstream.aws?.secretAccessKey ?? env['AWS_SECRET_ACCESS_KEY'], 'AWS_SECRET_ACCESS_KEY') ?? '',
+    ...(sessionToken === undefined || sessionToken === '' ? {} : { sessionToken: checkedKey(sessionToken, 'AWS_SESSION_TOKEN') as string }),
+  };
+  if (credentials.accessKeyId === '' || credentials.secretAccessKey === '') {
+    throw new InterlinguaError('missing_field', 'a Bedrock upstream needs AWS credentials: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (and AWS_SESSION_TOKEN for temporary ones), or give a Bedrock API key', { path: '/upstream/aws' });
+  }
+  return { baseUrl, sign: createSigV4Signer(credentials, region), secrets: [credentials.secretAccessKey, credentials.sessionToken] };
+}
+
 /** Create the proxy's fetch handler. */
 export function createProxy(config: ProxyConfig): (request: Request) => Promise<Response> {
   const upstream = config.upstream;
@@ -123,7 +158,8 @@ export function createProxy(config: ProxyConfig): (request: Request) => Promise<
   const env = config.env ?? processEnv();
   const rawKey = upstream.apiKey ?? (upstream.apiKeyEnv === undefined ? undefined : env[upstream.apiKeyEnv]);
   const apiKey = checkedKey(rawKey, upstream.apiKey === undefined ? `the environment variable ${upstream.apiKeyEnv ?? ''}` : 'upstream.apiKey');
-  const secrets = [rawKey, apiKey, config.inboundToken];
+  const aws = awsSetup(upstream, env, apiKey);
+  const secrets = [rawKey, apiKey, config.inboundToken, ...aws.secrets];
   const timeoutMs = config.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const maxBodyBytes = config.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   const fetchUpstream = config.fetch ?? fetch;
@@ -159,8 +195,9 @@ export function createProxy(config: ProxyConfig): (request: Request) => Promise<
         route,
         text,
         upstream: upstream.format,
-        url: (model, stream) => upstreamUrl(upstream.baseUrl, upstream.format, model, stream),
+        url: (model, stream) => upstreamUrl(aws.baseUrl, upstream.format, model, stream),
         headers: { ...upstreamAuthHeaders(upstream.format, key), ...extraHeaders },
+        ...(aws.sign === undefined ? {} : { sign: aws.sign }),
         mapModel,
         fetch: fetchUpstream,
         timeoutMs,

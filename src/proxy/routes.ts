@@ -25,6 +25,11 @@ function decodeSegment(segment: string): string {
   }
 }
 
+/** Formats whose model is part of the URL path, not the body. */
+export function modelInPath(format: FormatId): boolean {
+  return format === 'gemini' || format === 'bedrock-converse';
+}
+
 /** The route of an ingress path, or `undefined` for a path the proxy does not serve. */
 export function routeFor(pathname: string): Route | undefined {
   if (pathname.endsWith('/v1/messages') || pathname === '/messages') return { format: 'anthropic' };

@@ -6,6 +6,7 @@
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { GoogleGenAI } from '@google/genai';
+import { NodeHttpHandler } from '@smithy/node-http-handler';
 import { BedrockRuntimeClient, ConverseCommand, ConverseStreamCommand, type ContentBlock, type Message as BedrockMessage } from '@aws-sdk/client-bedrock-runtime';
 import type { FormatId } from '../../src/core/ir.ts';
 
@@ -154,6 +155,8 @@ function bedrockDriver(baseUrl: string): ClientDriver {
     region: 'us-east-1',
     credentials: { accessKeyId: 'AKIDCALLER', secretAccessKey: 'caller-secret' },
     maxAttempts: 1,
+    // The client speaks HTTP/2 by default; the proxy's Node server speaks HTTP/1.1.
+    requestHandler: new NodeHttpHandler(),
   });
   const toolConfig = { tools: [{ toolSpec: { name: 'lookup_order', description: 'Look up an order by id.', inputSchema: { json: PARAMETERS } } }] };
   const modelId = 'us.anthropic.claude-test-v1:0';
@@ -208,6 +211,11 @@ function bedrockDriver(baseUrl: string): ClientDriver {
       return (await run(messages, stream))[0];
     },
   };
+}
+
+/** A Bedrock Runtime client of the official AWS SDK pointed at `baseUrl` over HTTP/1.1, with dummy credentials. */
+export function bedrockClient(baseUrl: string): BedrockRuntimeClient {
+  return new BedrockRuntimeClient({ endpoint: baseUrl, region: 'us-east-1', credentials: { accessKeyId: 'AKIDCALLER', secretAccessKey: 'x' }, maxAttempts: 1, requestHandler: new NodeHttpHandler() });
 }
 
 /** The driver of the official SDK for `format`, pointed at `baseUrl`. */

@@ -6,7 +6,7 @@
 import type { Codec } from '../../core/codec.ts';
 import { decodeBedrockRequest, encodeBedrockRequest } from './request.ts';
 import { decodeBedrockResponse, encodeBedrockResponse } from './response.ts';
-import { decodeBedrockError, encodeBedrockError } from './error.ts';
+import { bedrockErrorFromHeaders, bedrockErrorHeaders, decodeBedrockError, encodeBedrockError } from './error.ts';
 import { createBedrockStreamDecoder } from './stream-decode.ts';
 import { createBedrockStreamEncoder } from './stream-encode.ts';
 import { eventStreamFraming } from './framing.ts';
@@ -26,4 +26,6 @@ export const bedrockConverseCodec: Codec = {
   createStreamDecoder: createBedrockStreamDecoder,
   createStreamEncoder: createBedrockStreamEncoder,
   streamFraming: eventStreamFraming,
+  errorHeaders: bedrockErrorHeaders,
+  errorFromAnswer: bedrockErrorFromHeaders,
 };

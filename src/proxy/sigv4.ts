@@ -1,0 +1,46 @@
+/**
+ * AWS Signature Version 4 for a Bedrock upstream, with `@smithy/signature-v4`
+ * (the AWS SDK's own signer) and the pure-JS `@aws-crypto/sha256-js`, so it
+ * runs on Web APIs alone (Node, Bun, Deno, Workers).
+ *
+ * @see https://docs.aws.amazon.com/IAM/latest/UserGuide/reference_sigv-signing-elements.html
+ */
+import { SignatureV4 } from '@smithy/signature-v4';
+import { Sha256 } from '@aws-crypto/sha256-js';
+
+/** AWS credentials: from configuration or `AWS_ACCESS_KEY_ID`, `AWS_SECRET_ACCESS_KEY`, `AWS_SESSION_TOKEN`. */
+export interface AwsCredentials {
+  accessKeyId: string;
+  secretAccessKey: string;
+  sessionToken?: string;
+}
+
+/** Signs one upstream request: the headers to send, signature included. */
+export type RequestSigner = (url: string, headers: Record<string, string>, body: string) => Promise<Record<string, string>>;
+
+/** The request as SigV4 sees it; `host` is signed but left to the HTTP client to send. */
+export function signableRequest(url: URL, method: string, headers: Record<string, string>, body: string) {
+  const query: Record<string, string> = {};
+  url.searchParams.forEach((value, key) => (query[key] = value));
+  return {
+    method,
+    protocol: url.protocol,
+    hostname: url.hostname,
+    ...(url.port === '' ? {} : { port: Number(url.port) }),
+    path: url.pathname,
+    query,
+    headers: { ...headers, host: url.host },
+    body,
+  };
+}
+
+/** A SigV4 signer for `service` in `region`. */
+export function createSigV4Signer(credentials: AwsCredentials, region: string, service = 'bedrock'): RequestSigner {
+  const signer = new SignatureV4({ credentials, region, service, sha256: Sha256 });
+  return async (url, headers, body) => {
+    const signed = await signer.sign(signableRequest(new URL(url), 'POST', headers, body));
+    const out: Record<string, string> = {};
+    for (const [name, value] of Object.entries(signed.headers)) if (name.toLowerCase() !== 'host') out[name] = value;
+    return out;
+  };
+}

@@ -13,7 +13,7 @@ import { BEDROCK } from './shape.ts';
 import { decodeBedrockStopReason, encodeBedrockStopReason } from './stop-reason.ts';
 import { decodeBedrockUsage, encodeBedrockUsage } from './usage.ts';
 
-const RESPONSE_KEYS: ReadonlySet<string> = new Set(['output', 'stopReason', 'usage']);
+const RESPONSE_KEYS: ReadonlySet<string> = new Set(['output', 'stopReason', 'usage', 'metrics']);
 const MESSAGE_KEYS: ReadonlySet<string> = new Set(['role', 'content']);
 
 /** Decode a Converse response body into the IR. */
@@ -30,10 +30,15 @@ export function decodeBedrockResponse(body: unknown, context: CodecContext): Res
   if (outputRest !== undefined) extend(candidate, BEDROCK, { output: outputRest });
   if (object['stopReason'] !== undefined) candidate.stopReason = decodeBedrockStopReason(expectString(object['stopReason'], '/stopReason', BEDROCK));
   const response: Response = { candidates: [candidate] };
+  // Anthropic models on Bedrock name the stop sequence that matched in the model's own fields.
+  const fields = object['additionalModelResponseFields'];
+  if (candidate.stopReason !== undefined && isObject(fields) && typeof fields['stop_sequence'] === 'string') candidate.stopReason.sequence = fields['stop_sequence'];
   if (context.model !== undefined) response.model = context.model;
   if (object['usage'] !== undefined) response.usage = decodeBedrockUsage(object['usage'], '/usage');
   else hint(response, BEDROCK, '$noUsage', true);
   hint(response, BEDROCK, '$source', true);
+  // Latency says how long Bedrock took, nothing about the answer: a hint, not a field other formats lose.
+  if (object['metrics'] !== undefined) hint(response, BEDROCK, '$metrics', object['metrics']);
   extend(response, BEDROCK, unknownKeys(object, RESPONSE_KEYS));
   return response;
 }
@@ -64,7 +69,12 @@ export function encodeBedrockResponse(response: Response, context: CodecContext)
     body['usage'] = encodeBedrockUsage(response.usage);
   }
   if (fields !== undefined) for (const key in fields) if (key.charCodeAt(0) !== 36 && !(key in body)) body[key] = fields[key];
-  if (fields?.['metrics'] === undefined && fields?.['$source'] !== true) {
+  const sequence = candidate?.stopReason?.sequence;
+  if (sequence !== undefined && fields?.['additionalModelResponseFields'] === undefined && body['stopReason'] === 'stop_sequence') {
+    body['additionalModelResponseFields'] = { stop_sequence: sequence };
+  }
+  if (fields?.['$metrics'] !== undefined) body['metrics'] = fields['$metrics'];
+  else if (fields?.['$source'] !== true) {
     losses.add('defaulted', '/metrics', 'Converse responses carry metrics.latencyMs; sent as 0', 'info');
     body['metrics'] = { latencyMs: 0 };
   }

@@ -3,8 +3,12 @@
  * byte-exact re-encoding of every recorded stream), errors named by the
  * x-amzn-ErrorType header, and encodes of IR from other formats.
  */
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { detectFormat } from '../src/core/detect.ts';
+import { normalizeFiles } from '../src/normalize/run.ts';
+import type { NormalizedRecord } from '../src/normalize/types.ts';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { bedrockConverseCodec, bedrockErrorFromHeaders, bedrockErrorHeaders, bedrockErrorStatus, eventStreamFraming } from '../src/providers/bedrock-converse/index.ts';
@@ -183,6 +187,53 @@ test('an IR error becomes an exception frame the AWS SDK knows', () => {
   assert.equal(events, [{ event: 'messageStart', data: { role: 'assistant' } }, { event: 'throttlingException', data: { message: 'slow down' } }]);
   const decoded = decodeEvents('bedrock-converse', events).events;
   assert.equal(decoded.at(-1), { type: 'error', error: { type: 'rate_limit', status: 429, message: 'slow down', code: 'ThrottlingException', extensions: { 'bedrock-converse': { $event: 'throttlingException' } } } });
+});
+
+// ---------------------------------------------------------------------------
+// Detection and the normalizer
+
+test('detection: Bedrock paths, request, response and error shapes', () => {
+  assert.equal(detectFormat({ messages: [] }, { path: `/model/${encodeURIComponent('arn:aws:bedrock:us-east-1:1:inference-profile/x')}/converse-stream` }), { format: 'bedrock-converse', kind: 'request', certain: true });
+  assert.equal(detectFormat({ messages: [{ role: 'user', content: [{ text: 'hi' }] }] }), { format: 'bedrock-converse', kind: 'request', certain: true });
+  assert.equal(detectFormat({ messages: [{ role: 'user', content: 'hi' }], inferenceConfig: { maxTokens: 5 } }), { format: 'bedrock-converse', kind: 'request', certain: true });
+  assert.equal(detectFormat({ output: { message: { role: 'assistant', content: [] } }, stopReason: 'end_turn' }), { format: 'bedrock-converse', kind: 'response', certain: true });
+  assert.equal(detectFormat({ message: 'The security token included in the request is invalid.' }), { format: 'bedrock-converse', kind: 'error', certain: true });
+  assert.equal(detectFormat({ messages: [{ role: 'user', content: [{ type: 'text', text: 'hi' }] }], max_tokens: 5 })?.format, 'anthropic');
+});
+
+test('normalizer: HAR entries of Bedrock calls, JSON and binary event stream, model from the URL', async () => {
+  const streamFile = raw.find((file) => file.startsWith('dd-trace-py--bedrock_converse_stream.'));
+  assert.ok(streamFile !== undefined);
+  const request = { messages: [{ role: 'user', content: [{ text: 'hi' }] }], inferenceConfig: { maxTokens: 20 } };
+  const answer = { output: { message: { role: 'assistant', content: [{ text: 'Hello!' }] } }, stopReason: 'end_turn', usage: { inputTokens: 5, outputTokens: 2, totalTokens: 7 }, metrics: { latencyMs: 100 } };
+  const modelId = 'us.anthropic.claude-3-5-haiku-20241022-v1:0';
+  const entry = (path: string, response: Record<string, unknown>) => ({
+    startedDateTime: '2025-11-21T09:00:00.000Z',
+    time: 120,
+    request: { method: 'POST', url: `https://bedrock-runtime.us-east-1.amazonaws.com/model/${encodeURIComponent(modelId)}/${path}`, headers: [], postData: { mimeType: 'application/json', text: JSON.stringify(request) } },
+    response: { status: 200, headers: [], content: response },
+  });
+  const har = {
+    log: {
+      entries: [
+        entry('converse', { mimeType: 'application/json', text: JSON.stringify(answer) }),
+        entry('converse-stream', { mimeType: 'application/vnd.amazon.eventstream', encoding: 'base64', text: readFileSync(join(STREAMS, streamFile)).toString('base64') }),
+      ],
+    },
+  };
+  const dir = mkdtempSync(join(tmpdir(), 'interlingua-bedrock-'));
+  writeFileSync(join(dir, 'bedrock.har'), JSON.stringify(har));
+  const summary = await normalizeFiles({ inputs: [join(dir, 'bedrock.har')], outDir: join(dir, 'out') });
+  const records = readFileSync(join(dir, 'out', 'records.jsonl'), 'utf8').trimEnd().split('\n').map((line) => JSON.parse(line) as NormalizedRecord);
+  assert.is(summary.written, 2, readFileSync(join(dir, 'out', 'errors.jsonl'), 'utf8'));
+  for (const record of records) {
+    assert.is(record.format, 'bedrock-converse');
+    assert.is(record.formatEvidence, 'url');
+    assert.is(record.model, modelId);
+  }
+  assert.is(records[1]?.stream, true);
+  const streamed = records[1]?.response as { candidates: { message: { parts: { text?: string }[] } }[] };
+  assert.ok((streamed.candidates[0]?.message.parts[0]?.text ?? '').startsWith('Okay'), 'the stream is reassembled');
 });
 
 test.run();

@@ -16,13 +16,14 @@ export interface Detection {
 
 /** Options of {@link detectFormat}. */
 export interface DetectOptions {
-  /** The request URL or its path, such as `/v1/messages` or `/v1beta/models/gemini-2.5-pro:generateContent`. */
+  /** The request URL or its path, such as `/v1/messages`, `/v1beta/models/gemini-2.5-pro:generateContent` or `/model/{modelId}/converse`. */
   path?: string;
 }
 
-/** The format an endpoint path belongs to, if it is one of the four. */
+/** The format an endpoint path belongs to, if it is one interlingua speaks. */
 export function formatFromPath(path: string): FormatId | undefined {
   const clean = path.split('?')[0] ?? '';
+  if (/\/model\/[^/]+\/converse(-stream)?$/.test(clean)) return 'bedrock-converse';
   if (/\/messages$/.test(clean)) return 'anthropic';
   if (/\/chat\/completions$/.test(clean)) return 'openai-chat';
   if (/\/responses$/.test(clean)) return 'openai-responses';
@@ -73,7 +74,24 @@ function detectMessagesRequest(body: JsonObject, messages: unknown[]): Detection
   return { format: 'max_tokens' in body && !chat ? 'anthropic' : 'openai-chat', kind: 'request', certain: false };
 }
 
+/** Converse content blocks are single-member objects without `type` (`{"text": …}`, `{"toolUse": …}`). */
+const BEDROCK_MEMBERS = new Set(['text', 'image', 'document', 'video', 'audio', 'toolUse', 'toolResult', 'reasoningContent', 'cachePoint', 'guardContent', 'citationsContent']);
+const BEDROCK_ONLY_FIELDS = ['inferenceConfig', 'toolConfig', 'additionalModelRequestFields', 'additionalModelResponseFieldPaths', 'guardrailConfig', 'promptVariables', 'requestMetadata', 'performanceConfig'];
+
+function isBedrockRequest(body: JsonObject, messages: unknown[]): boolean {
+  if (BEDROCK_ONLY_FIELDS.some((field) => field in body)) return true;
+  return messages.some((message) => {
+    if (!isObject(message) || !Array.isArray(message['content'])) return false;
+    return message['content'].some((block) => isObject(block) && !('type' in block) && Object.keys(block).some((key) => BEDROCK_MEMBERS.has(key)));
+  });
+}
+
 function detectError(body: JsonObject): Detection | undefined {
+  // Bedrock: {"message": …} (the exception's name is in a header), sometimes with `__type`.
+  const keys = Object.keys(body);
+  if (typeof body['message'] === 'string' && keys.every((key) => key === 'message' || key === '__type' || key === 'code')) {
+    return { format: 'bedrock-converse', kind: 'error', certain: true };
+  }
   const error = body['error'];
   if (body['type'] === 'error' && isObject(error)) return { format: 'anthropic', kind: 'error', certain: true };
   if (!isObject(error)) return undefined;
@@ -93,6 +111,7 @@ function detectResponse(body: JsonObject): Detection | undefined {
   if (Array.isArray(body['candidates']) || ('usageMetadata' in body && !('contents' in body)) || 'promptFeedback' in body) {
     return { format: 'gemini', kind: 'response', certain: true };
   }
+  if (isObject(body['output']) && isObject(body['output']['message']) && 'stopReason' in body) return { format: 'bedrock-converse', kind: 'response', certain: true };
   return undefined;
 }
 
@@ -102,6 +121,7 @@ function detectRequest(body: JsonObject): Detection | undefined {
   }
   if ('input' in body || ('instructions' in body && !('messages' in body))) return { format: 'openai-responses', kind: 'request', certain: true };
   const messages = body['messages'];
+  if (Array.isArray(messages) && isBedrockRequest(body, messages)) return { format: 'bedrock-converse', kind: 'request', certain: true };
   if (Array.isArray(messages)) return detectMessagesRequest(body, messages);
   return undefined;
 }

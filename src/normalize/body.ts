@@ -5,7 +5,7 @@
  */
 import { createParser } from 'eventsource-parser';
 import { Accumulator } from '../core/accumulate.ts';
-import { DONE, streamDecoderFor } from '../core/stream.ts';
+import { DONE, framingFor, streamDecoderFor } from '../core/stream.ts';
 import type { CodecContext } from '../core/codec.ts';
 import type { FormatId, Response } from '../core/ir.ts';
 import type { WireEvent } from '../core/stream-events.ts';
@@ -14,6 +14,21 @@ import type { RecordedBody } from './types.ts';
 
 /** A body ready to decode: one JSON value, or the wire events of a recorded stream. */
 export type ParsedBody = { kind: 'json'; value: unknown } | { kind: 'events'; events: WireEvent[] };
+
+/** True for the content type of AWS's binary event stream (Bedrock `/converse-stream`). */
+export function isBinaryEventStream(contentType: string): boolean {
+  return /application\/vnd\.amazon\.eventstream/i.test(contentType);
+}
+
+/** Bedrock event-stream bytes → wire events; a broken frame or CRC is a `stream_error`. */
+function parseEventStreamBytes(bytes: Uint8Array): WireEvent[] {
+  const reader = framingFor('bedrock-converse').createReader();
+  try {
+    return [...reader.push(bytes), ...reader.end()];
+  } catch (error) {
+    throw new NormalizeFailure('stream_error', `the event stream is not well framed (${(error as Error).message})`);
+  }
+}
 
 /** True when a body is SSE: by its content type, or by its first line. */
 export function isEventStream(text: string, contentType: string | undefined): boolean {
@@ -54,6 +69,7 @@ export function parseSseText(text: string): WireEvent[] {
 /** A recorded body as a JSON value or as stream events. `side` names the body in messages. */
 export function parseRecordedBody(body: RecordedBody, side: 'request' | 'response'): ParsedBody {
   const value = body.value;
+  if (value instanceof Uint8Array) return { kind: 'events', events: parseEventStreamBytes(value) };
   if (typeof value !== 'string') return { kind: 'json', value };
   if (side === 'response' && isEventStream(value, body.contentType)) return { kind: 'events', events: parseSseText(value) };
   try {

@@ -30,10 +30,21 @@ export function endpointOf(url: string): string | undefined {
   return url.split(/[?#]/)[0];
 }
 
-/** The model named in a Gemini URL (`…/models/gemini-2.5-pro:generateContent`). */
+/** The model named in a Gemini URL (`…/models/gemini-2.5-pro:generateContent`) or a Bedrock one (`/model/{percent-encoded id}/converse`). */
 export function modelFromPath(path: string): string | undefined {
+  const bedrock = /\/model\/([^/]+)\/converse(-stream)?$/.exec(path)?.[1];
+  if (bedrock !== undefined) {
+    try {
+      return decodeURIComponent(bedrock);
+    } catch {
+      return bedrock;
+    }
+  }
   return /\/models\/([^/:]+):/.exec(path)?.[1];
 }
+
+/** Converse stream events, by their `:event-type`. */
+const BEDROCK_EVENTS = new Set(['messageStart', 'contentBlockStart', 'contentBlockDelta', 'contentBlockStop', 'messageStop', 'metadata']);
 
 /**
  * Endpoints of the same vendors that are not generation calls (embeddings,
@@ -54,6 +65,7 @@ export function detectStreamFormat(events: readonly WireEvent[]): FormatId | und
     const data = event.data;
     if (!isObject(data)) continue;
     const type = data['type'];
+    if (event.event !== undefined && BEDROCK_EVENTS.has(event.event)) return 'bedrock-converse';
     if (data['object'] === 'chat.completion.chunk') return 'openai-chat';
     if (typeof type === 'string' && type.startsWith('response.')) return 'openai-responses';
     if (typeof type === 'string' && /^(message_|content_block_|ping$)/.test(type)) return 'anthropic';

@@ -6,6 +6,7 @@
  */
 import { isObject, type JsonObject } from '../core/wire.ts';
 import { NormalizeFailure } from './failure.ts';
+import { isBinaryEventStream } from './body.ts';
 import { headerOf, isoTime } from './fields.ts';
 import type { Exchange, RecordedBody, Timing } from './types.ts';
 
@@ -35,8 +36,10 @@ function responseBody(response: JsonObject): RecordedBody | undefined {
   const content = objectAt(response, 'content');
   const text = content?.['text'];
   if (typeof text !== 'string' || text === '') return undefined;
-  const value = content?.['encoding'] === 'base64' ? decodeBase64Text(text) : text;
   const contentType = typeof content?.['mimeType'] === 'string' ? content['mimeType'] : headerOf(response['headers'], 'content-type');
+  // Bedrock's binary event stream stays bytes: as UTF-8 text its preludes and CRCs would be mangled.
+  const binary = content?.['encoding'] === 'base64' && contentType !== undefined && isBinaryEventStream(contentType);
+  const value = binary ? new Uint8Array(Buffer.from(text, 'base64')) : content?.['encoding'] === 'base64' ? decodeBase64Text(text) : text;
   return contentType === undefined ? { value } : { value, contentType };
 }
 

@@ -5,6 +5,7 @@
  */
 import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { spawn, spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { detectFormat } from '../src/core/detect.ts';
 import { normalizeFiles } from '../src/normalize/run.ts';
@@ -18,7 +19,8 @@ import { accumulate } from '../src/core/accumulate.ts';
 import { LossCollector } from '../src/core/losses.ts';
 import { isInterlinguaError } from '../src/core/errors.ts';
 import type { Request } from '../src/core/ir.ts';
-import { CORPUS_DIR } from './support/fixtures.ts';
+import { CORPUS_DIR, REPO_ROOT } from './support/fixtures.ts';
+import { startFakeBedrock } from './support/fake-bedrock.ts';
 import { chunked, collect, decodeEvents, wireEvents, wireEventsFromBytes, type StreamFixture } from './support/streams.ts';
 import { lossKeys } from './support/compare.ts';
 
@@ -234,6 +236,61 @@ test('normalizer: HAR entries of Bedrock calls, JSON and binary event stream, mo
   assert.is(records[1]?.stream, true);
   const streamed = records[1]?.response as { candidates: { message: { parts: { text?: string }[] } }[] };
   assert.ok((streamed.candidates[0]?.message.parts[0]?.text ?? '').startsWith('Okay'), 'the stream is reassembled');
+});
+
+// ---------------------------------------------------------------------------
+// The CLI
+
+const BIN = join(REPO_ROOT, 'bin', 'interlingua.js');
+
+test('CLI: convert --kind stream reads and writes the binary event stream', () => {
+  const file = join(STREAMS, raw.find((name) => name.startsWith('dd-trace-py--bedrock_converse_stream.')) ?? '');
+  const toSse = spawnSync(process.execPath, [BIN, 'convert', '--kind', 'stream', '--from', 'bedrock-converse', '--to', 'anthropic', '--model', 'claude-test', file], { cwd: REPO_ROOT });
+  assert.is(toSse.status, 0, toSse.stderr.toString());
+  assert.match(toSse.stdout.toString(), 'event: message_start');
+  const back = spawnSync(process.execPath, [BIN, 'convert', '--kind', 'stream', '--from', 'anthropic', '--to', 'bedrock-converse', '-'], { cwd: REPO_ROOT, input: toSse.stdout });
+  assert.is(back.status, 0, back.stderr.toString());
+  const events = eventStreamFraming.createReader().push(new Uint8Array(back.stdout));
+  assert.equal(events[0]?.event, 'messageStart');
+  assert.equal(events.at(-1)?.event, 'metadata');
+});
+
+test('CLI: serve --upstream bedrock-converse without credentials is a usage mistake', () => {
+  const env: Record<string, string | undefined> = { ...process.env };
+  delete env['AWS_ACCESS_KEY_ID'];
+  delete env['AWS_SECRET_ACCESS_KEY'];
+  const result = spawnSync(process.execPath, [BIN, 'serve', '--upstream', 'bedrock-converse', '--region', 'eu-west-1'], { cwd: REPO_ROOT, env, encoding: 'utf8' });
+  assert.is(result.status, 2);
+  assert.match(result.stderr, 'AWS_ACCESS_KEY_ID');
+});
+
+test('CLI: serve --upstream bedrock-converse --region signs for the region', async () => {
+  const credentials = { accessKeyId: 'AKIDCLI', secretAccessKey: 'cli-secret-key-0000' };
+  const bedrock = await startFakeBedrock(credentials, 'eu-west-1', { output: { message: { role: 'assistant', content: [{ text: 'Hi there' }] } }, stopReason: 'end_turn', usage: { inputTokens: 3, outputTokens: 2, totalTokens: 5 }, metrics: { latencyMs: 5 } });
+  const child = spawn(process.execPath, [BIN, 'serve', '--upstream', 'bedrock-converse', '--region', 'eu-west-1', '--upstream-url', bedrock.url, '--port', '0'], {
+    cwd: REPO_ROOT,
+    env: { ...process.env, AWS_ACCESS_KEY_ID: credentials.accessKeyId, AWS_SECRET_ACCESS_KEY: credentials.secretAccessKey },
+  });
+  try {
+    const port = await new Promise<string>((resolve, reject) => {
+      let text = '';
+      child.stderr.on('data', (chunk: Buffer) => {
+        text += chunk.toString();
+        const match = /listening on http:\/\/127\.0\.0\.1:(\d+)/.exec(text);
+        if (match !== null) resolve(match[1] ?? '');
+      });
+      child.on('exit', () => reject(new Error(`serve exited: ${text}`)));
+    });
+    const response = await fetch(`http://127.0.0.1:${port}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model: 'us.amazon.nova-lite-v1:0', messages: [{ role: 'user', content: 'hi' }] }) });
+    const body = (await response.json()) as { choices: { message: { content: string } }[] };
+    assert.is(response.status, 200);
+    assert.is(body.choices[0]?.message.content, 'Hi there');
+    assert.ok(bedrock.received[0]?.signed, 'signed for eu-west-1');
+    assert.is(bedrock.received[0]?.path, `/model/${encodeURIComponent('us.amazon.nova-lite-v1:0')}/converse`);
+  } finally {
+    child.kill();
+    await bedrock.close();
+  }
 });
 
 test.run();

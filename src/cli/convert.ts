@@ -8,23 +8,23 @@ import { detectFormat } from '../core/detect.ts';
 import { isFormatId } from '../core/registry.ts';
 import type { Loss } from '../core/losses.ts';
 import { throwIfStrict } from '../core/losses.ts';
-import type { FormatId } from '../core/ir.ts';
+import { FORMAT_IDS, type FormatId } from '../core/ir.ts';
 import { readInput, UsageError } from './io.ts';
 
 export const CONVERT_HELP = `Usage: interlingua convert --to FORMAT [--from FORMAT] [--kind KIND] [--strict] [--model MODEL] [FILE|-]
 
-Convert a JSON body (or, with --kind stream, an SSE stream) from one wire
-format to another. The result goes to stdout; losses go to stderr, one per line.
+Convert a JSON body (or, with --kind stream, a stream in the format's own
+framing: SSE, or Bedrock's binary event stream) from one wire format to another. The result goes to stdout; losses go to stderr, one per line.
 
 Options:
   --from FORMAT   source format; may be omitted when detection is certain
   --to FORMAT     target format (required)
   --kind KIND     request, response, error or stream (default: detected; stream needs --from)
   --strict        fail (exit 1) instead of converting with losses
-  --model MODEL   the model, for Gemini bodies whose model lives in the URL
+  --model MODEL   the model, for Gemini and Bedrock bodies whose model lives in the URL
   -h, --help      show this help
 
-Formats: anthropic, openai-chat, openai-responses, gemini
+Formats: ${FORMAT_IDS.join(', ')}
 `;
 
 const KINDS = ['request', 'response', 'error', 'stream'] as const;
@@ -32,7 +32,7 @@ type Kind = (typeof KINDS)[number];
 
 function formatOption(value: string | undefined, name: string): FormatId | undefined {
   if (value === undefined) return undefined;
-  if (!isFormatId(value)) throw new UsageError(`--${name} "${value}" is not a format; use anthropic, openai-chat, openai-responses or gemini`);
+  if (!isFormatId(value)) throw new UsageError(`--${name} "${value}" is not a format; use one of ${FORMAT_IDS.join(', ')}`);
   return value;
 }
 

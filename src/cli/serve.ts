@@ -3,23 +3,33 @@ import { parseArgs } from 'node:util';
 import { createProxy, type ProxyLogEntry } from '../proxy/index.ts';
 import { parseModelRule, type ModelRule } from '../proxy/model-map.ts';
 import { isFormatId } from '../core/registry.ts';
+import { FORMAT_IDS } from '../core/ir.ts';
 import { serve, portOf } from '../node/server.ts';
 import { createNodeFetch } from '../node/fetch.ts';
 import { UsageError } from './io.ts';
 
 export const SERVE_HELP = `Usage: interlingua serve --upstream FORMAT --upstream-url URL [options]
+       interlingua serve --upstream bedrock-converse --region REGION [options]
 
 Run the proxy: callers speak any format at its own path (/v1/messages,
 /v1/chat/completions, /v1/responses, /v1beta/models/M:generateContent,
-/v1beta/models/M:streamGenerateContent?alt=sse); requests go to the upstream
-in its format, answers come back in the caller's. One log line per request
-on stderr; keys never appear in logs.
+/v1beta/models/M:streamGenerateContent?alt=sse, /model/M/converse,
+/model/M/converse-stream); requests go to the upstream in its format,
+answers come back in the caller's. One log line per request on stderr;
+keys never appear in logs.
+
+A Bedrock upstream is signed with SigV4 using AWS_ACCESS_KEY_ID,
+AWS_SECRET_ACCESS_KEY and AWS_SESSION_TOKEN (or sent a Bedrock API key as a
+bearer token with --api-key-env); its URL defaults to
+https://bedrock-runtime.REGION.amazonaws.com.
 
 Options:
   --port N                 port to listen on (default 8787; 0 picks a free one)
   --host HOST              address to bind (default 127.0.0.1)
-  --upstream FORMAT        anthropic, openai-chat, openai-responses or gemini (required)
-  --upstream-url URL       API root as the vendor SDK spells it, e.g. https://api.openai.com/v1 (required)
+  --upstream FORMAT        anthropic, openai-chat, openai-responses, gemini or bedrock-converse (required)
+  --upstream-url URL       API root as the vendor SDK spells it, e.g. https://api.openai.com/v1
+                           (required, except for Bedrock)
+  --region REGION          Bedrock: the AWS region (default AWS_REGION, then AWS_DEFAULT_REGION, then us-east-1)
   --api-key-env VAR        environment variable holding the upstream API key
   --pass-through-auth      forward the caller's own key upstream instead
   --model-map PATTERN=MODEL  map models by glob, e.g. 'claude-*=gpt-5' (repeatable; first match wins)
@@ -53,6 +63,7 @@ export async function runServe(args: string[]): Promise<void> {
         host: { type: 'string' },
         upstream: { type: 'string' },
         'upstream-url': { type: 'string' },
+        region: { type: 'string' },
         'api-key-env': { type: 'string' },
         'pass-through-auth': { type: 'boolean' },
         'model-map': { type: 'string', multiple: true },
@@ -66,9 +77,15 @@ export async function runServe(args: string[]): Promise<void> {
   }
   const values = parsed.values;
   const format = values.upstream;
-  if (format === undefined || !isFormatId(format)) throw new UsageError('--upstream must be one of anthropic, openai-chat, openai-responses, gemini');
-  const baseUrl = values['upstream-url'];
-  if (baseUrl === undefined || !/^https?:\/\//.test(baseUrl)) throw new UsageError('--upstream-url must be an http(s) URL');
+  if (format === undefined || !isFormatId(format)) throw new UsageError(`--upstream must be one of ${FORMAT_IDS.join(', ')}`);
+  const bedrock = format === 'bedrock-converse';
+  const baseUrl = values['upstream-url'] ?? (bedrock ? '' : undefined);
+  if (baseUrl === undefined || (baseUrl !== '' && !/^https?:\/\//.test(baseUrl))) throw new UsageError('--upstream-url must be an http(s) URL');
+  const region = values.region;
+  if (region !== undefined && !bedrock) throw new UsageError('--region is for a bedrock-converse upstream');
+  if (bedrock && values['api-key-env'] === undefined && values['pass-through-auth'] !== true && (process.env['AWS_ACCESS_KEY_ID'] === undefined || process.env['AWS_SECRET_ACCESS_KEY'] === undefined)) {
+    throw new UsageError('a bedrock-converse upstream needs AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (or --api-key-env with a Bedrock API key)');
+  }
   const rules: ModelRule[] = [];
   for (const text of values['model-map'] ?? []) {
     const rule = parseModelRule(text);
@@ -86,6 +103,7 @@ export async function runServe(args: string[]): Promise<void> {
       baseUrl,
       ...(keyEnv === undefined ? {} : { apiKeyEnv: keyEnv }),
       ...(values['pass-through-auth'] === true ? { passThroughAuth: true } : {}),
+      ...(region === undefined ? {} : { region }),
     },
     modelMap: rules,
     timeoutMs: positiveInteger(values.timeout, 'timeout', 120_000),
@@ -95,7 +113,7 @@ export async function runServe(args: string[]): Promise<void> {
     log: (entry) => process.stderr.write(`${formatLog(entry)}\n`),
   });
   const server = await serve(handler, { port: positiveInteger(values.port, 'port', 8787), host: values.host ?? '127.0.0.1' });
-  process.stderr.write(`interlingua: proxy listening on http://${values.host ?? '127.0.0.1'}:${portOf(server)} → ${format} at ${baseUrl}\n`);
+  process.stderr.write(`interlingua: proxy listening on http://${values.host ?? '127.0.0.1'}:${portOf(server)} → ${format} at ${baseUrl || `Bedrock in ${region ?? process.env['AWS_REGION'] ?? process.env['AWS_DEFAULT_REGION'] ?? 'us-east-1'}`}\n`);
   await new Promise<void>((resolve) => {
     const stop = () => server.close(() => resolve());
     process.once('SIGINT', stop);

@@ -11,11 +11,11 @@
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { readdir, readFile, mkdir, writeFile, copyFile, stat } from 'node:fs/promises';
+import { readFile, mkdir, writeFile, copyFile, stat } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import OpenAI from 'openai';
-import { build } from 'esbuild';
+import { build, type BuildOptions } from 'esbuild';
 import { convertRequest } from '../src/index.ts';
 import {
   CORPUS,
@@ -50,11 +50,16 @@ for (const [name, binary] of Object.entries(runtimes)) {
 }
 
 type Settled<T> = { ok: true; value: T } | { ok: false; error: unknown };
-const settle = <T>(work: () => Promise<T>): Promise<Settled<T>> =>
-  work().then(
-    (value) => ({ ok: true as const, value }),
-    (error: unknown) => ({ ok: false as const, error }),
+/** Seconds each consumer took, from set-up done to ready (printed at the end, never asserted). */
+const durations: Record<string, number> = {};
+function settle<T>(name: string, work: () => Promise<T>): Promise<Settled<T>> {
+  const begun = performance.now();
+  const done = () => (durations[name] = Math.round(performance.now() - begun) / 1000);
+  return work().then(
+    (value) => (done(), { ok: true as const, value }),
+    (error: unknown) => (done(), { ok: false as const, error }),
   );
+}
 async function outcome<T>(pending: Promise<Settled<T>> | undefined): Promise<T> {
   if (pending === undefined) throw new Error('the consumer set-up did not run');
   const settled = await pending;
@@ -109,10 +114,19 @@ async function serveInRuntime(app: string, command: string, args: string[], env:
   }
 }
 
+/** esbuild's build, its failure named as the Worker bundle's (a Node built-in reaching the bundle fails here). */
+async function bundle(options: BuildOptions): Promise<void> {
+  try {
+    await build(options);
+  } catch (error) {
+    throw new Error(`bundling test/consumer/worker.mjs for workerd failed (platform neutral, conditions workerd/worker/browser, no Node built-ins): ${error instanceof Error ? error.message : String(error)}`);
+  }
+}
+
 /** Bundle the worker as wrangler does (esbuild, worker conditions, no Node built-ins) and serve it with workerd. */
 async function serveInWorkerd(app: string, workerd: string): Promise<Served & { bundleBytes: number }> {
   const outfile = join(app, 'worker.bundle.js');
-  await build({
+  await bundle({
     entryPoints: [join(app, 'worker.mjs')],
     absWorkingDir: app,
     outfile,
@@ -159,11 +173,11 @@ async function serveInWorkerd(app: string, workerd: string): Promise<Served & { 
 /** Start everything at once: the consumers are independent, and the runtimes mostly wait on start-up. */
 function startJobs(app: string): void {
   const node = process.execPath;
-  jobs.esm = settle(() => run(node, ['esm.mjs', 'data/request.json', 'data/stream.sse'], { cwd: app }));
-  jobs.cjs = settle(() => run(node, ['cjs.cjs', 'data/request.json'], { cwd: app }));
-  jobs.node16 = settle(() => run(node, [TSC, '-p', 'tsconfig.node16.json'], { cwd: app }));
-  jobs.bundler = settle(() => run(node, [TSC, '-p', 'tsconfig.bundler.json'], { cwd: app }));
-  jobs.negative = settle(async () => {
+  jobs.esm = settle('esm', () => run(node, ['esm.mjs', 'data/request.json', 'data/stream.sse'], { cwd: app }));
+  jobs.cjs = settle('cjs', () => run(node, ['cjs.cjs', 'data/request.json'], { cwd: app }));
+  jobs.node16 = settle('node16', () => run(node, [TSC, '-p', 'tsconfig.node16.json'], { cwd: app }));
+  jobs.bundler = settle('bundler', () => run(node, [TSC, '-p', 'tsconfig.bundler.json'], { cwd: app }));
+  jobs.negative = settle('negative', async () => {
     // The same consumer with its `@ts-expect-error` line removed must fail to type-check, on that call.
     const lines = (await readFile(join(app, 'consumer.ts'), 'utf8')).split('\n');
     const index = lines.findIndex((line) => line.includes('@ts-expect-error'));
@@ -175,19 +189,19 @@ function startJobs(app: string): void {
     return { ran: await run(node, [TSC, '-p', 'negative/tsconfig.json'], { cwd: app }), line: index + 1 };
   });
   const { bun, deno, workerd } = runtimes;
-  if ('path' in bun) jobs.bun = settle(() => serveInRuntime(app, bun.path, ['runtime.mjs'], process.env));
+  if ('path' in bun) jobs.bun = settle('bun', () => serveInRuntime(app, bun.path, ['runtime.mjs'], process.env));
   if ('path' in deno) {
     const env = { ...process.env, DENO_DIR: join(app, '..', 'deno-dir'), DENO_NO_UPDATE_CHECK: '1', NO_COLOR: '1' };
     const permissions = ['--no-prompt', '--no-lock', '--allow-net=127.0.0.1', `--allow-read=${app}`];
-    jobs.deno = settle(() => serveInRuntime(app, deno.path, ['run', ...permissions, 'runtime.mjs'], env));
+    jobs.deno = settle('deno', () => serveInRuntime(app, deno.path, ['run', ...permissions, 'runtime.mjs'], env));
   }
-  if ('path' in workerd) jobs.workerd = settle(() => serveInWorkerd(app, workerd.path));
+  if ('path' in workerd) jobs.workerd = settle('workerd', () => serveInWorkerd(app, workerd.path));
 }
 
 const consumer = suite('consumer: the packed tarball, installed');
 
 consumer.before(async () => {
-  setup = settle(async () => {
+  setup = settle('setup', async () => {
     const result = await buildPackAndInstall();
     installed = result;
     await mkdir(join(result.app, 'data'));
@@ -207,7 +221,8 @@ consumer.after(async () => {
   const seconds = Math.round(performance.now() - setupStarted) / 1000;
   if (installed !== undefined) {
     const steps = Object.entries(installed.timings).map(([step, time]) => `${step} ${time} s`).join(', ');
-    console.log(`consumer: ${seconds} s in all (${steps})`);
+    const each = Object.entries(durations).map(([job, time]) => `${job} ${time} s`).join(', ');
+    console.log(`consumer: ${seconds} s in all (${steps}; then in parallel: ${each})`);
   }
   await cleanup(installed);
 });
@@ -319,16 +334,29 @@ consumer('the tarball holds the build, README, LICENSE, package.json and the bin
   const bins = Object.values(manifest.bin ?? {}).map((path) => path.replace(/^\.\//, ''));
   const stray = files.filter((file) => !/^(dist\/|README\.md$|LICENSE$|package\.json$)/.test(file) && !bins.includes(file));
   assert.equal(stray, [], 'nothing outside dist/, README.md, LICENSE, package.json and the bin');
-  for (const required of ['dist/index.js', 'dist/index.d.ts', 'README.md', 'LICENSE']) {
+  for (const required of ['dist/index.js', 'dist/index.d.ts', 'README.md', 'LICENSE', ...bins]) {
     assert.ok(files.includes(required), `the tarball has ${required}`);
+  }
+  // Every file an export condition names is in the tarball, and every code entry has its types.
+  const exported = JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8')) as { exports: Record<string, string | Record<string, string>> };
+  for (const [subpath, target] of Object.entries(exported.exports)) {
+    const conditions = typeof target === 'string' ? { default: target } : target;
+    for (const [condition, path] of Object.entries(conditions)) {
+      assert.ok(files.includes(path.replace(/^\.\//, '')), `exports["${subpath}"].${condition} (${path}) is in the tarball`);
+    }
+    if (subpath !== './package.json') assert.ok('types' in conditions, `exports["${subpath}"] names its types`);
   }
 });
 
 consumer('Node ESM: import { convertRequest, convertStream } from "interlingua"', async () => {
   const ran = await outcome(jobs.esm);
   assert.is(ran.code, 0, describe('node esm.mjs', ran));
-  const result = JSON.parse(ran.stdout) as { formats: string[]; body: unknown; losses: unknown[]; stream: string };
+  const result = JSON.parse(ran.stdout) as { formats: string[]; body: unknown; losses: unknown[]; stream: string; subpaths: Record<string, string[] | string> };
   assert.ok(result.formats.includes('anthropic') && result.formats.includes('openai-chat'), 'implementedFormats() names the codecs');
+  for (const [specifier, names] of Object.entries(result.subpaths)) {
+    assert.ok(Array.isArray(names) && names.length > 0, `import('${specifier}') loads and exports something: ${JSON.stringify(names)}`);
+  }
+  assert.ok(result.subpaths['interlingua/proxy']?.includes('createProxy'), 'interlingua/proxy exports createProxy');
   await checkRequest(result.body, result.losses);
   checkStream(result.stream);
 });

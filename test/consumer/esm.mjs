@@ -1,5 +1,6 @@
-// Plain Node ESM consumer: the package's main entry, no loader, no TypeScript.
+// Plain Node ESM consumer: the package's entries, no loader, no TypeScript.
 import { readFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import { convertRequest, convertStream, implementedFormats } from 'interlingua';
 
 const [requestPath, streamPath] = process.argv.slice(2);
@@ -8,4 +9,17 @@ const { body, losses } = convertRequest(request, { from: 'openai-chat', to: 'ant
 const bytes = new Response(await readFile(streamPath)).body;
 const converted = convertStream(bytes, { from: 'anthropic', to: 'openai-chat' });
 const stream = await new Response(converted).text();
-console.log(JSON.stringify({ formats: implementedFormats(), body, losses, stream, streamLosses: await converted.losses }));
+
+// Every subpath the package exports loads, and names what it exports.
+const manifest = createRequire(import.meta.url)('interlingua/package.json');
+const subpaths = {};
+for (const subpath of Object.keys(manifest.exports)) {
+  if (subpath === './package.json') continue;
+  const specifier = subpath === '.' ? 'interlingua' : `interlingua/${subpath.slice(2)}`;
+  try {
+    subpaths[specifier] = Object.keys(await import(specifier)).sort();
+  } catch (error) {
+    subpaths[specifier] = `${error.code ?? error.name}: ${error.message}`;
+  }
+}
+console.log(JSON.stringify({ formats: implementedFormats(), body, losses, stream, streamLosses: await converted.losses, subpaths }));

@@ -348,16 +348,17 @@ consumer('the tarball holds the build, README, LICENSE, package.json and the bin
   }
 });
 
-consumer('Node ESM: import { convertRequest, convertStream } from "interlingua"', async () => {
+consumer('Node ESM: convertRequest and convertStream from "interlingua", and one pair from "interlingua/core" with per-format codecs', async () => {
   const ran = await outcome(jobs.esm);
   assert.is(ran.code, 0, describe('node esm.mjs', ran));
-  const result = JSON.parse(ran.stdout) as { formats: string[]; body: unknown; losses: unknown[]; stream: string; subpaths: Record<string, string[] | string> };
+  const result = JSON.parse(ran.stdout) as { formats: string[]; body: unknown; losses: unknown[]; lean: { body: unknown; losses: unknown[] }; stream: string; subpaths: Record<string, string[] | string> };
   assert.ok(result.formats.includes('anthropic') && result.formats.includes('openai-chat'), 'implementedFormats() names the codecs');
   for (const [specifier, names] of Object.entries(result.subpaths)) {
     assert.ok(Array.isArray(names) && names.length > 0, `import('${specifier}') loads and exports something: ${JSON.stringify(names)}`);
   }
   assert.ok(result.subpaths['interlingua/proxy']?.includes('createProxy'), 'interlingua/proxy exports createProxy');
   await checkRequest(result.body, result.losses);
+  await checkRequest(result.lean.body, result.lean.losses);
   checkStream(result.stream);
 });
 

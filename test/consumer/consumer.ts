@@ -2,7 +2,9 @@
 // package's own declarations must carry every type it needs.
 import { LossCollector, convertRequest, isInterlinguaError, type ConvertResult, type FormatId, type Loss } from 'interlingua';
 import { createProxy, type ProxyConfig } from 'interlingua/proxy';
-import { anthropicCodec } from 'interlingua/anthropic';
+import { convertRequest as convertWith, type Codec } from 'interlingua/core';
+import { openaiChatCodec } from 'interlingua/openai-chat';
+import { anthropicCodec, decodeAnthropicRequest } from 'interlingua/anthropic';
 
 const config: ProxyConfig = {
   upstream: { format: 'anthropic', baseUrl: 'https://api.anthropic.com', apiKeyEnv: 'ANTHROPIC_API_KEY' },
@@ -18,8 +20,14 @@ export function toAnthropic(body: unknown): ConvertResult {
   return result;
 }
 
+// One pair by codec objects from the per-format subpaths, as a lean bundle would.
+export function toAnthropicLean(body: unknown): ConvertResult {
+  const from: Codec = openaiChatCodec;
+  return convertWith(body, { from, to: anthropicCodec });
+}
+
 const format: FormatId = anthropicCodec.format;
-export const decoded = anthropicCodec.decodeRequest({ model: 'claude-sonnet-4-5', max_tokens: 64, messages: [] }, { losses: new LossCollector() });
+export const decoded = decodeAnthropicRequest({ model: 'claude-sonnet-4-5', max_tokens: 64, messages: [] }, { losses: new LossCollector() });
 
 try {
   // @ts-expect-error 'cohere' is not one of the format ids

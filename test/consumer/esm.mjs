@@ -2,10 +2,14 @@
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { convertRequest, convertStream, implementedFormats } from 'interlingua';
+import { convertRequest as convertWith } from 'interlingua/core';
+import { openaiChatCodec } from 'interlingua/openai-chat';
+import { anthropicCodec } from 'interlingua/anthropic';
 
 const [requestPath, streamPath] = process.argv.slice(2);
 const request = JSON.parse(await readFile(requestPath, 'utf8'));
 const { body, losses } = convertRequest(request, { from: 'openai-chat', to: 'anthropic' });
+const lean = convertWith(request, { from: openaiChatCodec, to: anthropicCodec });
 const bytes = new Response(await readFile(streamPath)).body;
 const converted = convertStream(bytes, { from: 'anthropic', to: 'openai-chat' });
 const stream = await new Response(converted).text();
@@ -22,4 +26,4 @@ for (const subpath of Object.keys(manifest.exports)) {
     subpaths[specifier] = `${error.code ?? error.name}: ${error.message}`;
   }
 }
-console.log(JSON.stringify({ formats: implementedFormats(), body, losses, stream, streamLosses: await converted.losses, subpaths }));
+console.log(JSON.stringify({ formats: implementedFormats(), body, losses, lean, stream, streamLosses: await converted.losses, subpaths }));

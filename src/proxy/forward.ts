@@ -193,11 +193,13 @@ async function callUpstream(options: ForwardOptions, prepared: Prepared): Promis
   }, options.timeoutMs);
   const onAbort = () => controller.abort();
   options.signal.addEventListener('abort', onAbort, { once: true });
+  // Called as a plain function: Workers' fetch throws "Illegal invocation" when `this` is another object.
+  const send = options.fetch;
   try {
     const url = options.url(prepared.model, prepared.stream);
     const body = JSON.stringify(prepared.body);
     const headers = options.sign === undefined ? options.headers : await options.sign(url, options.headers, body);
-    return await options.fetch(url, { method: 'POST', headers, body, signal: controller.signal });
+    return await send(url, { method: 'POST', headers, body, signal: controller.signal });
   } catch (error) {
     const message = timedOut
       ? `the upstream did not answer within ${options.timeoutMs} ms`

@@ -6,6 +6,8 @@
 import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { spawn, spawnSync } from 'node:child_process';
+import { createHash, createHmac } from 'node:crypto';
+import { WebSha256 } from '../src/proxy/web-sha256.ts';
 import { join } from 'node:path';
 import { detectFormat } from '../src/core/detect.ts';
 import { normalizeFiles } from '../src/normalize/run.ts';
@@ -236,6 +238,16 @@ test('normalizer: HAR entries of Bedrock calls, JSON and binary event stream, mo
   assert.is(records[1]?.stream, true);
   const streamed = records[1]?.response as { candidates: { message: { parts: { text?: string }[] } }[] };
   assert.ok((streamed.candidates[0]?.message.parts[0]?.text ?? '').startsWith('Okay'), 'the stream is reassembled');
+});
+
+test('the Web Crypto SHA-256 the signer uses agrees with node:crypto', async () => {
+  for (const [secret, parts] of [[undefined, ['']], [undefined, ['abc', 'déf']], ['key', ['AWS4-HMAC-SHA256\n20251121T090000Z']], [new Uint8Array([1, 2, 3]), [new Uint8Array(70_000).fill(7)]]] as const) {
+    const hash = new WebSha256(secret);
+    for (const part of parts) hash.update(part);
+    const expected = secret === undefined ? createHash('sha256') : createHmac('sha256', secret);
+    for (const part of parts) expected.update(part);
+    assert.is(Buffer.from(await hash.digest()).toString('hex'), expected.digest('hex'));
+  }
 });
 
 // ---------------------------------------------------------------------------

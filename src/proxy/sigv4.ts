@@ -1,12 +1,12 @@
 /**
  * AWS Signature Version 4 for a Bedrock upstream, with `@smithy/signature-v4`
- * (the AWS SDK's own signer) and the pure-JS `@aws-crypto/sha256-js`, so it
+ * (the AWS SDK's own signer) and SHA-256 from Web Crypto (`web-sha256.ts`), so it
  * runs on Web APIs alone (Node, Bun, Deno, Workers).
  *
  * @see https://docs.aws.amazon.com/IAM/latest/UserGuide/reference_sigv-signing-elements.html
  */
 import { SignatureV4 } from '@smithy/signature-v4';
-import { Sha256 } from '@aws-crypto/sha256-js';
+import { WebSha256 } from './web-sha256.ts';
 
 /** AWS credentials: from configuration or `AWS_ACCESS_KEY_ID`, `AWS_SECRET_ACCESS_KEY`, `AWS_SESSION_TOKEN`. */
 export interface AwsCredentials {
@@ -36,7 +36,7 @@ export function signableRequest(url: URL, method: string, headers: Record<string
 
 /** A SigV4 signer for `service` in `region`. */
 export function createSigV4Signer(credentials: AwsCredentials, region: string, service = 'bedrock'): RequestSigner {
-  const signer = new SignatureV4({ credentials, region, service, sha256: Sha256 });
+  const signer = new SignatureV4({ credentials, region, service, sha256: WebSha256 });
   return async (url, headers, body) => {
     const signed = await signer.sign(signableRequest(new URL(url), 'POST', headers, body));
     const out: Record<string, string> = {};

@@ -8,7 +8,7 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { SignatureV4 } from '@smithy/signature-v4';
-import { Sha256 } from '@aws-crypto/sha256-js';
+import { WebSha256 } from '../../src/proxy/web-sha256.ts';
 import { decodeResponse } from '../../src/core/convert.ts';
 import { responseToEvents } from '../../src/core/accumulate.ts';
 import { signableRequest, type AwsCredentials } from '../../src/proxy/sigv4.ts';
@@ -37,7 +37,7 @@ async function verify(request: IncomingMessage, body: string, credentials: AwsCr
   const host = headers['host'] ?? '';
   delete headers['host'];
   const url = new URL(`http://${host}${request.url ?? ''}`);
-  const signer = new SignatureV4({ credentials, region, service: 'bedrock', sha256: Sha256 });
+  const signer = new SignatureV4({ credentials, region, service: 'bedrock', sha256: WebSha256 });
   const iso = `${date.slice(0, 4)}-${date.slice(4, 6)}-${date.slice(6, 8)}T${date.slice(9, 11)}:${date.slice(11, 13)}:${date.slice(13, 15)}Z`;
   const expected = await signer.sign(signableRequest(url, request.method ?? 'POST', headers, body), { signingDate: new Date(iso) });
   return expected.headers['authorization'] === authorization;

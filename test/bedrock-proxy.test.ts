@@ -74,13 +74,12 @@ for (const upstreamFormat of OTHERS) {
   }
 }
 
-ingress('Bedrock SDK: an upstream error arrives as the Bedrock exception the SDK knows', async () => {
+ingress('Bedrock SDK: an upstream error arrives as the Bedrock exception the SDK knows, over HTTP/2 (h2c) and HTTP/1.1', async () => {
   const upstream = await startUpstream('anthropic');
   try {
     upstream.behaviour = { kind: 'error', status: 429, body: { type: 'error', error: { type: 'rate_limit_error', message: 'slow down' } }, headers: { 'retry-after': '7' } };
     await withProxy({ upstream: { format: 'anthropic', baseUrl: upstream.url, apiKey: 'upstream-secret' } }, async (url) => {
-      const client = bedrockClient(url);
-      for (const command of [new ConverseCommand({ modelId: MODEL_ID, messages: [{ role: 'user', content: [{ text: 'hi' }] }] }), new ConverseStreamCommand({ modelId: MODEL_ID, messages: [{ role: 'user', content: [{ text: 'hi' }] }] })]) {
+      for (const client of [bedrockClient(url), bedrockClient(url, true)]) for (const command of [new ConverseCommand({ modelId: MODEL_ID, messages: [{ role: 'user', content: [{ text: 'hi' }] }] }), new ConverseStreamCommand({ modelId: MODEL_ID, messages: [{ role: 'user', content: [{ text: 'hi' }] }] })]) {
         try {
           await client.send(command as ConverseCommand);
           assert.unreachable('the call should fail');

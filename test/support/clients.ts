@@ -155,8 +155,6 @@ function bedrockDriver(baseUrl: string): ClientDriver {
     region: 'us-east-1',
     credentials: { accessKeyId: 'AKIDCALLER', secretAccessKey: 'caller-secret' },
     maxAttempts: 1,
-    // The client speaks HTTP/2 by default; the proxy's Node server speaks HTTP/1.1.
-    requestHandler: new NodeHttpHandler(),
   });
   const toolConfig = { tools: [{ toolSpec: { name: 'lookup_order', description: 'Look up an order by id.', inputSchema: { json: PARAMETERS } } }] };
   const modelId = 'us.anthropic.claude-test-v1:0';
@@ -213,9 +211,18 @@ function bedrockDriver(baseUrl: string): ClientDriver {
   };
 }
 
-/** A Bedrock Runtime client of the official AWS SDK pointed at `baseUrl` over HTTP/1.1, with dummy credentials. */
-export function bedrockClient(baseUrl: string): BedrockRuntimeClient {
-  return new BedrockRuntimeClient({ endpoint: baseUrl, region: 'us-east-1', credentials: { accessKeyId: 'AKIDCALLER', secretAccessKey: 'x' }, maxAttempts: 1, requestHandler: new NodeHttpHandler() });
+/**
+ * A Bedrock Runtime client of the official AWS SDK pointed at `baseUrl`, with
+ * dummy credentials: over its default HTTP/2 handler (h2c), or over HTTP/1.1.
+ */
+export function bedrockClient(baseUrl: string, http1 = false): BedrockRuntimeClient {
+  return new BedrockRuntimeClient({
+    endpoint: baseUrl,
+    region: 'us-east-1',
+    credentials: { accessKeyId: 'AKIDCALLER', secretAccessKey: 'x' },
+    maxAttempts: 1,
+    ...(http1 ? { requestHandler: new NodeHttpHandler() } : {}),
+  });
 }
 
 /** The driver of the official SDK for `format`, pointed at `baseUrl`. */

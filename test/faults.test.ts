@@ -24,13 +24,13 @@ import { createNodeFetch } from '../src/node/fetch.ts';
 import { accumulate } from '../src/core/accumulate.ts';
 import { decodeError } from '../src/core/convert.ts';
 import type { ErrorType, FormatId } from '../src/core/ir.ts';
-import { implementedFormats } from '../src/core/registry.ts';
+import { codecFor, implementedFormats } from '../src/core/registry.ts';
 import { parseSse } from './support/arbitraries.ts';
 import { startFaultUpstream, upstreamAnswer, vendorErrorBody, type Fault, type FaultUpstream } from './support/fault-upstream.ts';
 import { decodeEvents, streamingFormats } from './support/streams.ts';
+import { framingFor } from '../src/core/stream.ts';
 
-// The fault upstream does not speak Bedrock's signed, binary-streamed API yet; Bedrock's failures are in test/bedrock-proxy.test.ts.
-const formats = implementedFormats().filter((format) => format !== 'bedrock-converse');
+const formats = implementedFormats();
 const streaming = new Set(streamingFormats());
 const UPSTREAM_KEY = 'sk-upstream-secret-4242';
 const INBOUND_TOKEN = 'proxy-token-7777';
@@ -95,6 +95,8 @@ interface Answer {
   status: number;
   headers: IncomingHttpHeaders;
   text: string;
+  /** The body's bytes (a binary event stream is not text). */
+  bytes: Buffer;
   /** True when the client hung up on purpose. */
   aborted: boolean;
 }
@@ -121,14 +123,17 @@ function call(base: string, path: string, body: string, options: { headers?: Rec
       (response) => {
         const chunks: Buffer[] = [];
         response.on('data', (chunk: Buffer) => chunks.push(chunk));
-        response.on('end', () => done({ status: response.statusCode ?? 0, headers: response.headers, text: Buffer.concat(chunks).toString('utf8'), aborted: false }));
+        response.on('end', () => {
+          const bytes = Buffer.concat(chunks);
+          done({ status: response.statusCode ?? 0, headers: response.headers, text: bytes.toString('utf8'), bytes, aborted: false });
+        });
         response.on('error', () => {});
       },
     );
     if (options.abortMidStream === true) {
       setTimeout(() => {
         request.destroy();
-        done({ status: 0, headers: {}, text: '', aborted: true });
+        done({ status: 0, headers: {}, text: '', bytes: Buffer.alloc(0), aborted: true });
       }, 60);
     }
     request.on('error', (error) => {
@@ -173,7 +178,14 @@ function callerError(format: FormatId, answer: Answer): { type: ErrorType; messa
   } catch {
     throw new Error(`not JSON (${answer.status}): ${answer.text.slice(0, 200)}`);
   }
-  const { ir, losses } = decodeError(format, body);
+  const decoded = decodeError(format, body);
+  const losses = decoded.losses;
+  // Bedrock names the exception in a header, not in the body.
+  const header = (name: string) => {
+    const value = answer.headers[name.toLowerCase()];
+    return typeof value === 'string' ? value : null;
+  };
+  const ir = codecFor(format).errorFromAnswer?.(decoded.ir, { get: header }, answer.status) ?? decoded.ir;
   assert.equal(losses, [], `the error body is ${format}'s own shape`);
   assert.ok(ir.message.length > 0, 'the error says something');
   return ir;
@@ -181,6 +193,10 @@ function callerError(format: FormatId, answer: Answer): { type: ErrorType; messa
 
 /** The error event a streamed answer ends with, decoded with the caller's own stream decoder. */
 function callerStreamError(format: FormatId, answer: Answer): { type: ErrorType; message: string } | undefined {
+  if (format === 'bedrock-converse') {
+    const reader = framingFor(format).createReader();
+    return accumulate(decodeEvents(format, [...reader.push(new Uint8Array(answer.bytes)), ...reader.end()]).events).error;
+  }
   const events = parseSse(answer.text).map((message) => (message.data === '[DONE]' ? { data: '[DONE]' } : { ...(message.event === undefined ? {} : { event: message.event }), data: JSON.parse(message.data) as unknown }));
   const decoded = decodeEvents(format, events);
   return accumulate(decoded.events).error;

@@ -20,7 +20,7 @@ import { streamingFormats } from './support/streams.ts';
 import { startUpstream, type FakeUpstream } from './support/upstream.ts';
 import { clientFor } from './support/clients.ts';
 
-// Bedrock callers and upstreams are tested in test/bedrock-proxy.test.ts (AWS SDK client, signed upstream).
+// Bedrock callers and upstreams are tested in test/bedrock-proxy.test.ts (AWS SDK client, signed upstream) and test/faults.test.ts.
 const formats = implementedFormats().filter((format) => format !== 'bedrock-converse');
 const streaming = new Set(streamingFormats());
 const answer = (format: FormatId) => readJson(join(GOLDEN_DIR, 'cross', 'tool-error', `${format}.response.json`));

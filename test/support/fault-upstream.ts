@@ -13,7 +13,8 @@ import { decodeResponse } from '../../src/core/convert.ts';
 import { responseToEvents } from '../../src/core/accumulate.ts';
 import type { FormatId } from '../../src/core/ir.ts';
 import { GOLDEN_DIR } from './fixtures.ts';
-import { encodeEvents, messagesAsBytes } from './streams.ts';
+import { encodeEvents } from './streams.ts';
+import { framingFor } from '../../src/core/stream.ts';
 
 /** What the upstream does with one request. */
 export type Fault =
@@ -36,17 +37,23 @@ export type Fault =
   /** A 200 SSE stream whose second event is the vendor's error event, with `message` in it. */
   | { kind: 'stream_error'; message: string };
 
-/** The answer an upstream gives when healthy: a whole body, and the stream of that body. */
+/** The answer an upstream gives when healthy: a whole body, and the stream of that body in the format's framing. */
 export interface UpstreamAnswer {
   json: unknown;
   sse: Uint8Array;
+  /** The byte length of each event of `sse`, in order (to cut inside one). */
+  eventLengths: number[];
+  /** The media type of the stream (`text/event-stream`, `application/vnd.amazon.eventstream`). */
+  contentType: string;
 }
 
 /** A healthy answer in `format`: the golden `cross/<name>` response, whole and as that format's stream. */
 export function upstreamAnswer(format: FormatId, name = 'tool-error'): UpstreamAnswer {
   const json = JSON.parse(readFileSync(join(GOLDEN_DIR, 'cross', name, `${format}.response.json`), 'utf8')) as unknown;
   const response = decodeResponse(format, json, { model: 'test-model' }).ir;
-  return { json, sse: messagesAsBytes(encodeEvents(format, responseToEvents(response), 'test-model').messages) };
+  const framing = framingFor(format);
+  const events = encodeEvents(format, responseToEvents(response), 'test-model').messages.map((message) => framing.write([message]));
+  return { json, sse: Buffer.concat(events), eventLengths: events.map((event) => event.byteLength), contentType: framing.contentType };
 }
 
 /** Vendor error bodies for one status, in the upstream's own format. */
@@ -65,6 +72,7 @@ export function vendorErrorBody(format: FormatId, status: number, message: strin
     case 'gemini':
       return { error: { code: status, message, status: geminiStatus[status] ?? 'INTERNAL' } };
     case 'bedrock-converse':
+      // Bedrock names the exception in x-amzn-ErrorType; the body is only the message.
       return { message };
   }
 }
@@ -88,6 +96,12 @@ export interface FaultUpstream {
   close(): Promise<void>;
 }
 
+/** The bytes of a vendor's in-stream error event, in its framing. */
+function vendorStreamErrorBytes(format: FormatId, message: string): Uint8Array {
+  if (format === 'bedrock-converse') return framingFor(format).write([{ event: 'serviceUnavailableException', data: JSON.stringify({ message }) }]);
+  return new TextEncoder().encode(vendorStreamError(format, message));
+}
+
 /** The SSE text of a vendor's in-stream error event. */
 export function vendorStreamError(format: FormatId, message: string): string {
   switch (format) {
@@ -105,6 +119,7 @@ export function vendorStreamError(format: FormatId, message: string): string {
 }
 
 function isStreamRequest(format: FormatId, url: string, body: Record<string, unknown>): boolean {
+  if (format === 'bedrock-converse') return url.endsWith('/converse-stream');
   return format === 'gemini' ? url.includes(':streamGenerateContent') : body['stream'] === true;
 }
 
@@ -119,7 +134,7 @@ export interface FaultContext {
 
 function modelOf(url: string, body: Record<string, unknown>): string | undefined {
   if (typeof body['model'] === 'string') return body['model'];
-  const match = /\/models\/([^/:?]+)/.exec(url);
+  const match = /\/models?\/([^/:?]+)/.exec(url);
   return match?.[1] === undefined ? undefined : decodeURIComponent(match[1]);
 }
 
@@ -133,8 +148,9 @@ export async function startFaultUpstream(format: FormatId, answer: UpstreamAnswe
   const sockets = new Set<Socket>();
   let received = 0;
   const requests: FaultRequest[] = [];
-  const sseText = new TextDecoder().decode(answer.sse);
-  const firstEventEnd = sseText.indexOf('\n\n') + 2;
+  const bytes = Buffer.from(answer.sse);
+  const firstEventEnd = answer.eventLengths[0] ?? 0;
+  const streamHead = { 'content-type': answer.contentType };
   const handle = (request: IncomingMessage, response: ServerResponse, text: string): void => {
     requests.push({ url: request.url ?? '', headers: request.headers, body: text });
     if (requests.length > 50) requests.shift();
@@ -162,11 +178,11 @@ export async function startFaultUpstream(format: FormatId, answer: UpstreamAnswe
         response.end('<html>502 Bad Gateway</html>');
         return;
       case 'truncate': {
-        response.writeHead(200, { 'content-type': 'text/event-stream' });
-        // Cut inside an event: after the first event's blank line plus half of the next one.
-        const secondEnd = sseText.indexOf('\n\n', firstEventEnd);
-        const cut = secondEnd > firstEventEnd ? firstEventEnd + Math.floor((secondEnd - firstEventEnd) / 2) : Math.floor(sseText.length / 2);
-        response.write(sseText.slice(0, cut));
+        response.writeHead(200, streamHead);
+        // Cut inside an event: after the first event plus half of the next one.
+        const second = answer.eventLengths[1];
+        const cut = second === undefined ? Math.floor(bytes.length / 2) : firstEventEnd + Math.floor(second / 2);
+        response.write(bytes.subarray(0, cut));
         setTimeout(() => request.socket.destroy(), 5);
         return;
       }
@@ -178,13 +194,13 @@ export async function startFaultUpstream(format: FormatId, answer: UpstreamAnswe
         return;
       }
       case 'slow':
-        response.writeHead(200, { 'content-type': 'text/event-stream' });
-        response.write(sseText.slice(0, firstEventEnd));
+        response.writeHead(200, streamHead);
+        response.write(bytes.subarray(0, firstEventEnd));
         return;
       case 'silent':
         if (stream) {
-          response.writeHead(200, { 'content-type': 'text/event-stream' });
-          response.write(sseText.slice(0, firstEventEnd));
+          response.writeHead(200, streamHead);
+          response.write(bytes.subarray(0, firstEventEnd));
         } else {
           const json = JSON.stringify(answer.json);
           response.writeHead(200, { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(json)) });
@@ -192,12 +208,12 @@ export async function startFaultUpstream(format: FormatId, answer: UpstreamAnswe
         }
         return;
       case 'stream_error':
-        response.writeHead(200, { 'content-type': 'text/event-stream' });
-        response.end(sseText.slice(0, firstEventEnd) + vendorStreamError(format, fault.message));
+        response.writeHead(200, streamHead);
+        response.end(Buffer.concat([bytes.subarray(0, firstEventEnd), vendorStreamErrorBytes(format, fault.message)]));
         return;
       case 'ok':
         if (stream) {
-          response.writeHead(200, { 'content-type': 'text/event-stream' });
+          response.writeHead(200, streamHead);
           response.end(answer.sse);
         } else {
           response.writeHead(200, { 'content-type': 'application/json' });

@@ -52,7 +52,7 @@ test('one conversion per workload: interlingua keeps the meaning of the Anthropi
 
 test('one llm-bridge conversion per request workload runs', () => {
   for (const workload of workloads.filter((item) => item.kind === 'request')) {
-    const out = translateBetweenProviders(BRIDGE_PROVIDER.anthropic, BRIDGE_PROVIDER['openai-chat'], JSON.parse(workload.texts.anthropic!) as never);
+    const out = translateBetweenProviders(BRIDGE_PROVIDER.anthropic!, BRIDGE_PROVIDER['openai-chat']!, JSON.parse(workload.texts.anthropic!) as never);
     assert.type(JSON.stringify(out), 'string', workload.name);
   }
 });

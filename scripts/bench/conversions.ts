@@ -12,14 +12,12 @@ import { differences, wireFacts, type Facts } from './meaning.ts';
 import { measureRounds, pairedRatio, type Timing } from './timing.ts';
 import { BENCH_MODEL, type BodyWorkload } from './workloads.ts';
 
-/** llm-bridge's provider names. */
-export const BRIDGE_PROVIDER: Record<FormatId, ProviderType> = {
+/** llm-bridge's provider names; it has none for Bedrock Converse, whose cells have no llm-bridge column. */
+export const BRIDGE_PROVIDER: Partial<Record<FormatId, ProviderType>> = {
   anthropic: 'anthropic',
   'openai-chat': 'openai',
   'openai-responses': 'openai-responses',
   gemini: 'google',
-  // llm-bridge has no Bedrock Converse; the bench skips formats it cannot run.
-  'bedrock-converse': 'anthropic',
 };
 
 /** Another translator's result in one cell. */
@@ -67,9 +65,10 @@ function interlingua(workload: BodyWorkload, from: FormatId, to: FormatId): (tex
   };
 }
 
-function bridge(from: FormatId, to: FormatId): (text: string) => string {
+function bridge(from: FormatId, to: FormatId): ((text: string) => string) | undefined {
   const source = BRIDGE_PROVIDER[from];
   const target = BRIDGE_PROVIDER[to];
+  if (source === undefined || target === undefined) return undefined;
   return (text) => JSON.stringify(translateBetweenProviders(source, target, JSON.parse(text) as never));
 }
 
@@ -117,8 +116,8 @@ export async function runConversions(workloads: readonly BodyWorkload[], options
           },
           own,
         };
-        if (workload.kind === 'request') {
-          const other = bridge(from, to);
+        const other = bridge(from, to);
+        if (workload.kind === 'request' && other !== undefined) {
           try {
             const facts = factsOrError(workload.kind, to, other(text));
             fns.push(() => other(text));

@@ -173,7 +173,8 @@ export async function runStreams(workload: StreamWorkload, options: StreamOption
       const perEventFn = () => drain(convertStream(readableOf(eventChunks), { from, to, model: BENCH_MODEL }));
       if ((await perEventFn()) !== piped) differs.push('convertStream output depends on chunking');
       const fns: (() => unknown)[] = [floorFn, () => transcodeText(text, from, to).text, pipelineFn, perEventFn];
-      const bridgeFn = () => drain(handleUniversalStreamRequest(readableOf(chunks), BRIDGE_PROVIDER[from], BRIDGE_PROVIDER[to]));
+      // Stream workloads are SSE formats only, all of which llm-bridge names.
+      const bridgeFn = () => drain(handleUniversalStreamRequest(readableOf(chunks), BRIDGE_PROVIDER[from]!, BRIDGE_PROVIDER[to]!));
       let bridged: OtherResult | undefined;
       let bridgeError: string | undefined;
       try {

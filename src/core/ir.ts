@@ -13,10 +13,10 @@
  */
 
 /** The wire formats interlingua speaks. */
-export type FormatId = 'anthropic' | 'openai-chat' | 'openai-responses' | 'gemini';
+export type FormatId = 'anthropic' | 'openai-chat' | 'openai-responses' | 'gemini' | 'ollama';
 
 /** Every format id, in a stable order (used by the demo, tests and detection). */
-export const FORMAT_IDS: readonly FormatId[] = ['anthropic', 'openai-chat', 'openai-responses', 'gemini'];
+export const FORMAT_IDS: readonly FormatId[] = ['anthropic', 'openai-chat', 'openai-responses', 'gemini', 'ollama'];
 
 /** What a body is: a request, a whole response, or an error body. */
 export type BodyKind = 'request' | 'response' | 'error';

@@ -58,7 +58,7 @@ interface Prepared {
 function prepare(options: ForwardOptions, body: JsonObject): Prepared {
   const { route, upstream } = options;
   const context = route.model === undefined ? { losses: options.losses } : { losses: options.losses, model: route.model };
-  const wantsStream = route.streamByPath ?? body['stream'] === true;
+  const wantsStream = route.streamByPath ?? (body['stream'] === true || (route.streamByDefault === true && body['stream'] === undefined));
   options.entry.stream = wantsStream;
   if (route.format === upstream) {
     const model = route.model ?? (typeof body['model'] === 'string' ? body['model'] : undefined);

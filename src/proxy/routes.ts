@@ -11,6 +11,8 @@ export interface Route {
   model?: string;
   /** Gemini says "stream" in the path (`:streamGenerateContent`); other formats in the body. */
   streamByPath?: boolean;
+  /** The caller gets a stream unless its body says `"stream": false` (Ollama's default). */
+  streamByDefault?: boolean;
 }
 
 const GEMINI_PATH = /\/models\/([^/:]+):(generateContent|streamGenerateContent)$/;
@@ -20,6 +22,7 @@ export function routeFor(pathname: string): Route | undefined {
   if (pathname.endsWith('/v1/messages') || pathname === '/messages') return { format: 'anthropic' };
   if (pathname.endsWith('/chat/completions')) return { format: 'openai-chat' };
   if (pathname.endsWith('/responses')) return { format: 'openai-responses' };
+  if (pathname.endsWith('/api/chat')) return { format: 'ollama', streamByDefault: true };
   const gemini = GEMINI_PATH.exec(pathname);
   if (gemini !== null) {
     return { format: 'gemini', model: decodeURIComponent(gemini[1] ?? ''), streamByPath: gemini[2] === 'streamGenerateContent' };
@@ -30,7 +33,7 @@ export function routeFor(pathname: string): Route | undefined {
 /**
  * The upstream URL for a format. Base URLs follow each vendor SDK's own
  * convention: `https://api.anthropic.com`, `https://api.openai.com/v1`,
- * `https://generativelanguage.googleapis.com`.
+ * `https://generativelanguage.googleapis.com`, `http://localhost:11434` (Ollama).
  */
 export function upstreamUrl(baseUrl: string, format: FormatId, model: string | undefined, stream: boolean): string {
   const base = baseUrl.replace(/\/+$/, '');
@@ -41,6 +44,8 @@ export function upstreamUrl(baseUrl: string, format: FormatId, model: string | u
       return `${base}/chat/completions`;
     case 'openai-responses':
       return `${base}/responses`;
+    case 'ollama':
+      return `${base}/api/chat`;
     case 'gemini': {
       const name = encodeURIComponent(model ?? '');
       return stream ? `${base}/v1beta/models/${name}:streamGenerateContent?alt=sse` : `${base}/v1beta/models/${name}:generateContent`;

@@ -758,6 +758,26 @@ const CAPABILITIES: Record<FormatId, Capability> = {
     infoLosses: [],
     refusalStops: false,
   },
+  ollama: {
+    userMedia: ['image'],
+    reasoning: undefined,
+    refusal: false,
+    toolResultError: false,
+    candidates: 1,
+    stopReasons: ['end_turn', 'max_tokens'],
+    emptyText: false,
+    usageTotal: false,
+    created: true,
+    streamField: true,
+    modelInBody: true,
+    documentFilename: false,
+    imageDetail: undefined,
+    toolStrict: false,
+    callIds: false,
+    systemParts: 1,
+    infoLosses: [],
+    refusalStops: false,
+  },
 };
 
 /** The capability table the IR generators use (exported for the DESIGN notes and the tests). */
@@ -865,6 +885,7 @@ function opaquePart(draft: Draft): fc.Arbitrary<Part> | undefined {
         fc.constantFrom(opaque('executableCode', { executableCode: { language: 'PYTHON', code } }), opaque('codeExecutionResult', { codeExecutionResult: { outcome: 'OUTCOME_OK', output } })),
       );
     case 'openai-chat':
+    case 'ollama':
       return undefined;
   }
 }

@@ -24,7 +24,7 @@ Options:
   --model MODEL   the model, for Gemini bodies whose model lives in the URL
   -h, --help      show this help
 
-Formats: anthropic, openai-chat, openai-responses, gemini
+Formats: anthropic, openai-chat, openai-responses, gemini, ollama
 `;
 
 const KINDS = ['request', 'response', 'error', 'stream'] as const;
@@ -32,7 +32,7 @@ type Kind = (typeof KINDS)[number];
 
 function formatOption(value: string | undefined, name: string): FormatId | undefined {
   if (value === undefined) return undefined;
-  if (!isFormatId(value)) throw new UsageError(`--${name} "${value}" is not a format; use anthropic, openai-chat, openai-responses or gemini`);
+  if (!isFormatId(value)) throw new UsageError(`--${name} "${value}" is not a format; use anthropic, openai-chat, openai-responses, gemini or ollama`);
   return value;
 }
 

@@ -18,7 +18,7 @@ on stderr; keys never appear in logs.
 Options:
   --port N                 port to listen on (default 8787; 0 picks a free one)
   --host HOST              address to bind (default 127.0.0.1)
-  --upstream FORMAT        anthropic, openai-chat, openai-responses or gemini (required)
+  --upstream FORMAT        anthropic, openai-chat, openai-responses, gemini or ollama (required)
   --upstream-url URL       API root as the vendor SDK spells it, e.g. https://api.openai.com/v1 (required)
   --api-key-env VAR        environment variable holding the upstream API key
   --pass-through-auth      forward the caller's own key upstream instead
@@ -66,7 +66,7 @@ export async function runServe(args: string[]): Promise<void> {
   }
   const values = parsed.values;
   const format = values.upstream;
-  if (format === undefined || !isFormatId(format)) throw new UsageError('--upstream must be one of anthropic, openai-chat, openai-responses, gemini');
+  if (format === undefined || !isFormatId(format)) throw new UsageError('--upstream must be one of anthropic, openai-chat, openai-responses, gemini, ollama');
   const baseUrl = values['upstream-url'];
   if (baseUrl === undefined || !/^https?:\/\//.test(baseUrl)) throw new UsageError('--upstream-url must be an http(s) URL');
   const rules: ModelRule[] = [];

@@ -8,7 +8,7 @@
  */
 import type { LossCollector } from '../../core/losses.ts';
 import type { Message } from '../../core/ir.ts';
-import { expectString, pointer, type JsonObject } from '../../core/wire.ts';
+import { expectString, extensionsOf, hint, pointer, type JsonObject } from '../../core/wire.ts';
 import { decodeOllamaImages } from './parts-decode.ts';
 import { encodeOllamaParts, joinTexts } from './parts-encode.ts';
 
@@ -17,8 +17,13 @@ export function decodeOllamaGeneratePrompt(object: JsonObject): Message[] {
   const messages: Message[] = [];
   const system = object['system'];
   if (system !== undefined) messages.push({ role: 'system', parts: [{ type: 'text', text: expectString(system, '/system', 'ollama') }] });
-  const prompt = expectString(object['prompt'], '/prompt', 'ollama');
-  const user: Message = { role: 'user', parts: prompt === '' ? [] : [{ type: 'text', text: prompt }] };
+  const user: Message = { role: 'user', parts: [] };
+  const prompt = object['prompt'];
+  if (prompt === undefined) hint(user, 'ollama', '$noPrompt', true);
+  else {
+    const text = expectString(prompt, '/prompt', 'ollama');
+    if (text !== '') user.parts.push({ type: 'text', text });
+  }
   decodeOllamaImages(object['images'], '/images', user, user.parts);
   messages.push(user);
   return messages;
@@ -29,7 +34,13 @@ export function encodeOllamaGeneratePrompt(messages: readonly Message[], losses:
   const system: string[] = [];
   const prompt: string[] = [];
   const images: string[] = [];
+  let noPrompt = false;
+  let imagesHint: unknown;
   messages.forEach((message, index) => {
+    if (message.role === 'user') {
+      noPrompt = extensionsOf(message, 'ollama')?.['$noPrompt'] === true;
+      imagesHint = extensionsOf(message, 'ollama')?.['$images'];
+    }
     const path = pointer('/messages', index);
     const pieces = encodeOllamaParts(message.role === 'tool' ? [] : message.parts, losses, pointer(path, 'parts'));
     if (message.role === 'tool' || pieces.toolCalls.length > 0 || pieces.thinking.length > 0) {
@@ -40,7 +51,9 @@ export function encodeOllamaGeneratePrompt(messages: readonly Message[], losses:
   });
   const wire: JsonObject = {};
   if (system.length > 0) wire['system'] = joinTexts(system, 'system text', losses, '/messages', '\n\n');
-  wire['prompt'] = prompt.length === 0 ? '' : joinTexts(prompt, 'prompt text', losses, '/messages', '\n\n');
+  if (prompt.length > 0 || !noPrompt) wire['prompt'] = prompt.length === 0 ? '' : joinTexts(prompt, 'prompt text', losses, '/messages', '\n\n');
   if (images.length > 0) wire['images'] = images;
+  else if (imagesHint === 'empty') wire['images'] = [];
+  else if (imagesHint === null) wire['images'] = null;
   return wire;
 }

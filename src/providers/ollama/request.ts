@@ -8,7 +8,6 @@
  * @see https://github.com/ollama/ollama/blob/main/docs/api.md#generate-a-completion
  */
 import type { CodecContext } from '../../core/codec.ts';
-import { InterlinguaError } from '../../core/errors.ts';
 import type { Message, OutputFormat, Request } from '../../core/ir.ts';
 import { expectBoolean, expectNumber, expectString, expectObject, extensionsOf, hint, isObject, spreadExtensions, type JsonObject } from '../../core/wire.ts';
 import type { LossCollector } from '../../core/losses.ts';
@@ -47,12 +46,9 @@ function encodeFormat(output: OutputFormat, losses: LossCollector): unknown {
 /** Decode an Ollama chat (or generate) request body. */
 export function decodeOllamaRequest(body: unknown, context: CodecContext): Request {
   const object = expectObject(body, '', FORMAT);
-  const generate = object['messages'] === undefined && object['prompt'] !== undefined;
-  let messages: Message[];
-  if (generate) messages = decodeOllamaGeneratePrompt(object);
-  else if (object['messages'] === undefined) {
-    throw new InterlinguaError('missing_field', '"messages" is required: a list of {role, content} messages (or "prompt" for /api/generate)', { path: '/messages', format: FORMAT });
-  } else messages = decodeOllamaMessages(object['messages'], '/messages');
+  // Without messages the body is a generate body (`{"model": …}` alone loads a model there).
+  const generate = object['messages'] === undefined;
+  const messages: Message[] = generate ? decodeOllamaGeneratePrompt(object) : decodeOllamaMessages(object['messages'], '/messages');
   const request: Request = { messages };
   if (generate) hint(request, FORMAT, '$generate', true);
   const model = object['model'];

@@ -119,6 +119,8 @@ class OllamaStreamEncoder implements StreamEncoder {
         if (event.candidate === 0) this.stopReason = event.stopReason;
         return;
       case 'error': {
+        // What the line in progress already holds was sent before the error.
+        if (this.line !== undefined && (this.line.content !== '' || this.line.thinking !== '' || this.line.toolCalls.length > 0 || this.hinted)) this.flushLine(out, false);
         this.line = undefined;
         const body = encodeOllamaError(event.error, this.context);
         out.push({ data: JSON.stringify(body) });

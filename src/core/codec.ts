@@ -16,6 +16,14 @@ export interface CodecContext {
    * the URL). Decoders use it when the body has none.
    */
   model?: string;
+  /**
+   * The dialect of the format to write (an OpenAI-compatible vendor for
+   * `openai-chat`: `deepseek`, `openrouter`, `gemini-openai`, `vllm`,
+   * `ollama-openai`, or `openai` for plain OpenAI). Encoders of formats
+   * without dialects ignore it; without it, an encoder keeps the dialect the
+   * IR was decoded from, or writes the plain format.
+   */
+  dialect?: string;
 }
 
 /** Decode and encode one wire format. Every provider exports one. */

@@ -7,6 +7,7 @@ import { InterlinguaError } from './errors.ts';
 import { LossCollector, throwIfStrict, type Loss } from './losses.ts';
 import { checkDepth } from './wire.ts';
 import type { ApiError, FormatId, Request, Response } from './ir.ts';
+import type { CodecContext } from './codec.ts';
 
 /** Options of {@link convertRequest} and {@link convertResponse}. */
 export interface ConvertOptions {
@@ -16,6 +17,8 @@ export interface ConvertOptions {
   strict?: boolean;
   /** The model, for formats that carry it in the URL (Gemini). */
   model?: string;
+  /** The dialect of the target format (`openai-chat`: `deepseek`, `openrouter`, `gemini-openai`, `vllm`, `ollama-openai`, `openai`). */
+  dialect?: string;
 }
 
 /** A converted body and what the conversion could not carry. */
@@ -40,6 +43,8 @@ export interface Encoded {
 export interface CodecOptions {
   model?: string;
   strict?: boolean;
+  /** The dialect to encode (see {@link ConvertOptions.dialect}). */
+  dialect?: string;
 }
 
 /** Parse JSON text into a value; objects pass through untouched. Either way, a value nested deeper than `MAX_DEPTH` is an `invalid_value` error. */
@@ -61,8 +66,10 @@ export function parseBody(body: unknown): unknown {
   return value;
 }
 
-function context(losses: LossCollector, model: string | undefined) {
-  return model === undefined ? { losses } : { losses, model };
+function context(losses: LossCollector, model: string | undefined, dialect?: string): CodecContext {
+  const result: CodecContext = model === undefined ? { losses } : { losses, model };
+  if (dialect !== undefined) result.dialect = dialect;
+  return result;
 }
 
 /** Convert a request body from one format to another. */
@@ -71,7 +78,7 @@ export function convertRequest(body: unknown, options: ConvertOptions): ConvertR
   const source = codecFor(options.from);
   const target = codecFor(options.to);
   const ir = source.decodeRequest(parseBody(body), context(losses, options.model));
-  const out = target.encodeRequest(ir, context(losses, options.model));
+  const out = target.encodeRequest(ir, context(losses, options.model, options.dialect));
   throwIfStrict(losses.losses, options.strict);
   return { body: out, losses: losses.losses };
 }
@@ -82,7 +89,7 @@ export function convertResponse(body: unknown, options: ConvertOptions): Convert
   const source = codecFor(options.from);
   const target = codecFor(options.to);
   const ir = source.decodeResponse(parseBody(body), context(losses, options.model));
-  const out = target.encodeResponse(ir, context(losses, options.model));
+  const out = target.encodeResponse(ir, context(losses, options.model, options.dialect));
   throwIfStrict(losses.losses, options.strict);
   return { body: out, losses: losses.losses };
 }
@@ -117,7 +124,7 @@ export function decodeRequest(format: FormatId, body: unknown, options: CodecOpt
 
 /** Encode an IR request into a body of `format`. */
 export function encodeRequest(format: FormatId, request: Request, options: CodecOptions = {}): Encoded {
-  return encodeWith((losses) => codecFor(format).encodeRequest(request, context(losses, options.model)), options.strict);
+  return encodeWith((losses) => codecFor(format).encodeRequest(request, context(losses, options.model, options.dialect)), options.strict);
 }
 
 /** Decode a response body of `format` into the IR. */
@@ -127,7 +134,7 @@ export function decodeResponse(format: FormatId, body: unknown, options: CodecOp
 
 /** Encode an IR response into a body of `format`. */
 export function encodeResponse(format: FormatId, response: Response, options: CodecOptions = {}): Encoded {
-  return encodeWith((losses) => codecFor(format).encodeResponse(response, context(losses, options.model)), options.strict);
+  return encodeWith((losses) => codecFor(format).encodeResponse(response, context(losses, options.model, options.dialect)), options.strict);
 }
 
 /** Decode a vendor error body of `format` into the IR. */

@@ -164,6 +164,10 @@ export interface ConvertStreamOptions {
   to: FormatId;
   /** The model, for formats that carry it in the URL (Gemini). */
   model?: string;
+  /** The dialect of the target format (see `ConvertOptions.dialect`). */
+  dialect?: string;
+  /** Rewrite each IR event before it is encoded (the proxy carries foreign reasoning state through the caller's own slot). */
+  mapEvent?: (event: StreamEvent) => StreamEvent;
 }
 
 /** A converted SSE byte stream; `losses` resolves when the stream has been read to its end. */
@@ -174,11 +178,11 @@ export function convertStream(readable: ReadableStream<Uint8Array>, options: Con
   const collector = new LossCollector();
   const context: CodecContext = options.model === undefined ? { losses: collector } : { losses: collector, model: options.model };
   const decoder = streamDecoderFor(options.from, context);
-  const encoder = streamEncoderFor(options.to, context);
+  const encoder = streamEncoderFor(options.to, options.dialect === undefined ? context : { ...context, dialect: options.dialect });
   let resolveLosses: (losses: Loss[]) => void = () => {};
   const losses = new Promise<Loss[]>((resolve) => (resolveLosses = resolve));
   const output = readable.pipeThrough(
-    transcode(framingFor(options.from).createReader(), decoder, encoder, framingFor(options.to), () => resolveLosses(collector.losses)),
+    transcode(framingFor(options.from).createReader(), decoder, encoder, framingFor(options.to), () => resolveLosses(collector.losses), options.mapEvent),
   );
   return Object.assign(output, { losses });
 }
@@ -197,12 +201,13 @@ function transcode(
   target: StreamEncoder,
   framing: StreamFraming,
   done: () => void,
+  mapEvent?: (event: StreamEvent) => StreamEvent,
 ): TransformStream<Uint8Array, Uint8Array> {
   const encoder = guardedEncoder(target);
   let out: SseMessage[] = [];
   let failed = false;
   const encode = (events: StreamEvent[]) => {
-    for (const event of events) for (const message of encoder.encode(event)) out.push(message);
+    for (const event of events) for (const message of encoder.encode(mapEvent === undefined ? event : mapEvent(event))) out.push(message);
   };
   const fail = (message: string) => {
     failed = true;

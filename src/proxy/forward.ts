@@ -12,6 +12,8 @@ import type { ApiError, FormatId } from '../core/ir.ts';
 import { isObject, type JsonObject } from '../core/wire.ts';
 import type { StreamEvent } from '../core/stream-events.ts';
 import { errorResponse } from './errors.ts';
+import { carryEventState, carryResponseStates, restoreRequestStates } from '../core/carried-state.ts';
+import type { CodecContext } from '../core/codec.ts';
 import { errorTypeForStatus } from '../core/http-status.ts';
 import type { Route } from './routes.ts';
 import type { ProxyLogEntry } from './index.ts';
@@ -21,6 +23,8 @@ export interface ForwardOptions {
   route: Route;
   text: string;
   upstream: FormatId;
+  /** The upstream's dialect of its format, for the request encoder. */
+  dialect?: string;
   url: (model: string | undefined, stream: boolean) => string;
   headers: Record<string, string>;
   mapModel: (model: string | undefined) => string | undefined;
@@ -68,7 +72,8 @@ function prepare(options: ForwardOptions, body: JsonObject): Prepared {
     if (upstream !== 'gemini' && mapped !== model && mapped !== undefined) body['model'] = mapped;
     return { body, model: mapped, stream: wantsStream };
   }
-  const ir = codecFor(route.format).decodeRequest(body, context);
+  // Reasoning state this proxy wrapped into the caller's own slot last turn goes back to the upstream as it was.
+  const ir = restoreRequestStates(codecFor(route.format).decodeRequest(body, context));
   if (ir.model !== undefined) options.entry.model = ir.model;
   const mapped = options.mapModel(ir.model);
   if (mapped !== undefined) {
@@ -78,7 +83,9 @@ function prepare(options: ForwardOptions, body: JsonObject): Prepared {
   const upstreamStreams = wantsStream && streamable(upstream, route.format);
   if (upstreamStreams) ir.stream = true;
   else delete ir.stream;
-  const encoded = codecFor(upstream).encodeRequest(ir, mapped === undefined ? { losses: options.losses } : { losses: options.losses, model: mapped });
+  const encodeContext: CodecContext = mapped === undefined ? { losses: options.losses } : { losses: options.losses, model: mapped };
+  if (options.dialect !== undefined) encodeContext.dialect = options.dialect;
+  const encoded = codecFor(upstream).encodeRequest(ir, encodeContext);
   const out = isObject(encoded) ? encoded : {};
   if (upstream === 'openai-chat' && upstreamStreams) {
     out['stream_options'] = { ...(isObject(out['stream_options']) ? out['stream_options'] : {}), include_usage: true };
@@ -231,7 +238,12 @@ export async function forwardToUpstream(options: ForwardOptions): Promise<Respon
   const upstreamStreamed = mediaType(response.headers.get('content-type') ?? '') === mediaType(framingFor(upstream).contentType);
   if (upstreamStreamed && response.body !== null) {
     if (route.format === upstream) return new Response(guarded(response.body, options, 'error'), { status: 200, headers: { ...streamHeaders(route.format), ...lossHeader() } });
-    const converted = convertStream(guarded(response.body, options, 'close'), { from: upstream, to: route.format, ...(prepared.model === undefined ? {} : { model: prepared.model }) });
+    const converted = convertStream(guarded(response.body, options, 'close'), {
+      from: upstream,
+      to: route.format,
+      ...(prepared.model === undefined ? {} : { model: prepared.model }),
+      mapEvent: (event) => carryEventState(event, route.format),
+    });
     return new Response(converted, { status: 200, headers: { ...streamHeaders(route.format), ...lossHeader() } });
   }
   let text: string;
@@ -251,7 +263,8 @@ export async function forwardToUpstream(options: ForwardOptions): Promise<Respon
     return new Response(text, { status: response.status, headers: { 'content-type': 'application/json', ...lossHeader() } });
   }
   const context = prepared.model === undefined ? { losses: options.losses } : { losses: options.losses, model: prepared.model };
-  const ir = codecFor(upstream).decodeResponse(json, context);
+  // The upstream's reasoning state rides in the caller's own slot, so the caller's next turn brings it back.
+  const ir = carryResponseStates(codecFor(upstream).decodeResponse(json, context), route.format);
   if (wantsStream) return new Response(syntheticStream(responseToEvents(ir), route.format, options), { status: 200, headers: { ...streamHeaders(route.format), ...lossHeader() } });
   const out = codecFor(route.format).encodeResponse(ir, context);
   return new Response(JSON.stringify(out), { status: 200, headers: { 'content-type': 'application/json', ...lossHeader() } });

@@ -27,6 +27,8 @@ export interface UpstreamConfig {
   passThroughAuth?: boolean;
   /** Extra headers sent upstream (sanitised). */
   headers?: Record<string, string>;
+  /** The upstream's dialect of its format (`openai-chat`: `deepseek`, `openrouter`, `gemini-openai`, `vllm`, `ollama-openai`). */
+  dialect?: string;
 }
 
 /** One request as the proxy logs it: no bodies, no secrets. */
@@ -159,6 +161,7 @@ export function createProxy(config: ProxyConfig): (request: Request) => Promise<
         route,
         text,
         upstream: upstream.format,
+        ...(upstream.dialect === undefined ? {} : { dialect: upstream.dialect }),
         url: (model, stream) => upstreamUrl(upstream.baseUrl, upstream.format, model, stream),
         headers: { ...upstreamAuthHeaders(upstream.format, key), ...extraHeaders },
         mapModel,

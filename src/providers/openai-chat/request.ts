@@ -31,6 +31,7 @@ import {
   encodeOpenaiChatTools,
 } from './tools.ts';
 import { FORMAT, keepUnknown, keys, shapeHint } from './shape.ts';
+import { activeDialect, noteDialect, type OpenaiChatDialect } from './dialects.ts';
 
 /** Wire keys with a neutral slot; every other key travels as an extension. */
 const KNOWN = keys(
@@ -116,6 +117,7 @@ export function decodeOpenaiChatRequest(body: unknown, context: CodecContext): R
   const object = expectObject(body, '', FORMAT);
   const messages = decodeOpenaiChatMessages(required(object, 'messages', '', FORMAT), '/messages', context.losses);
   const request: Request = { messages };
+  for (const message of messages) noteDialect(request, message.extensions?.[FORMAT]?.['$dialect'] as OpenaiChatDialect | undefined);
   keepUnknown(request, object, KNOWN);
   if (present(object, 'model')) request.model = expectString(object['model'], '/model', FORMAT);
   else if (context.model !== undefined) request.model = context.model;
@@ -181,7 +183,7 @@ export function encodeOpenaiChatRequest(request: Request, context: CodecContext)
   losses.foreignExtensions(request.extensions, FORMAT, '');
   const wire: JsonObject = {};
   if (request.model !== undefined) wire['model'] = request.model;
-  wire['messages'] = encodeOpenaiChatMessages(request.messages, losses);
+  wire['messages'] = encodeOpenaiChatMessages(request.messages, losses, activeDialect(request, context.dialect));
   if (request.tools !== undefined) {
     const { tools, functions } = encodeOpenaiChatTools(request.tools, losses);
     if (tools.length > 0 || functions.length === 0) wire['tools'] = tools;

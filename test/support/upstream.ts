@@ -13,7 +13,8 @@ import { framingFor } from '../../src/core/stream.ts';
 
 /** What the fake upstream does with the next requests. */
 export type UpstreamBehaviour =
-  | { kind: 'answer'; body: unknown }
+  /** Answer `body`; a streaming request gets `stream` when given, else `body` as the format's own stream. */
+  | { kind: 'answer'; body: unknown; stream?: Uint8Array }
   | { kind: 'error'; status: number; body: unknown; headers?: Record<string, string> }
   | { kind: 'stall' }
   | { kind: 'reset' }
@@ -71,7 +72,7 @@ export async function startUpstream(format: FormatId): Promise<FakeUpstream> {
       case 'answer':
         if (isStream(format, request.url ?? '', body)) {
           response.writeHead(200, { 'content-type': framingFor(format).contentType });
-          response.end(streamBytes(format, behaviour.body));
+          response.end(behaviour.stream ?? streamBytes(format, behaviour.body));
         } else {
           response.writeHead(200, { 'content-type': 'application/json' });
           response.end(JSON.stringify(behaviour.body));

@@ -6,6 +6,7 @@
  * elsewhere, written when the caller names the dialect, and kept across the
  * turns of a tool loop through the proxy by clients of other formats.
  */
+import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import type { Server } from 'node:http';
 import { suite } from 'uvu';
@@ -20,7 +21,7 @@ import { LossCollector } from '../src/core/losses.ts';
 import { codecFor } from '../src/core/registry.ts';
 import { createProxy } from '../src/proxy/index.ts';
 import { serve, portOf } from '../src/node/server.ts';
-import { GOLDEN_DIR, readJson } from './support/fixtures.ts';
+import { GOLDEN_DIR, readJson, REPO_ROOT } from './support/fixtures.ts';
 import { decodeEvents, encodeEvents, messagesAsBytes, wireEventsFromBytes } from './support/streams.ts';
 import { startUpstream, type FakeUpstream } from './support/upstream.ts';
 
@@ -245,3 +246,22 @@ proxy('OpenAI Responses SDK → proxy → Gemini OpenAI endpoint: the thought si
 });
 
 proxy.run();
+
+const cli = suite('dialects: CLI and options');
+
+cli('--dialect on convert; an unknown dialect is a usage mistake, and an InterlinguaError in the library', () => {
+  const bin = join(REPO_ROOT, 'bin', 'interlingua.js');
+  const body = JSON.stringify({ model: 'qwen3', created_at: '2025-06-01T10:00:00Z', message: { role: 'assistant', content: 'Four.', thinking: 'Two plus two.' }, done: true, done_reason: 'stop' });
+  const run = (args: string[]) => spawnSync(process.execPath, [bin, 'convert', '--from', 'ollama', '--to', 'openai-chat', ...args, '-'], { input: body, encoding: 'utf8' });
+  const deepseek = run(['--dialect', 'deepseek']);
+  assert.is(deepseek.status, 0, deepseek.stderr);
+  assert.match(deepseek.stdout, '"reasoning_content": "Two plus two."');
+  const wrong = run(['--dialect', 'mistral']);
+  assert.is(wrong.status, 2);
+  assert.match(wrong.stderr, 'deepseek, openrouter');
+  assert.throws(() => convertResponse(JSON.parse(body), { from: 'ollama', to: 'openai-chat', dialect: 'mistral' }), /unknown dialect "mistral"/);
+  assert.throws(() => convertResponse(JSON.parse(body), { from: 'ollama', to: 'anthropic', dialect: 'deepseek' }), /anthropic has no dialects/);
+  assert.throws(() => createProxy({ upstream: { format: 'openai-chat', baseUrl: 'http://127.0.0.1:1', dialect: 'mistral' } }), /unknown dialect/);
+});
+
+cli.run();

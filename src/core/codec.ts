@@ -43,4 +43,6 @@ export interface Codec {
   createStreamEncoder?(context: CodecContext): StreamEncoder;
   /** How the format frames a stream on the wire (`src/core/framing.ts`); Server-Sent Events when absent. */
   readonly streamFraming?: StreamFraming;
+  /** The dialects its encoders can write (`CodecContext.dialect`), for formats that have them (openai-chat). */
+  readonly dialects?: readonly string[];
 }

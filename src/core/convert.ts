@@ -2,7 +2,7 @@
  * The conversions: decode with one codec, encode with another, collect the
  * losses of both steps, and enforce `strict`.
  */
-import { codecFor } from './registry.ts';
+import { checkDialect, codecFor } from './registry.ts';
 import { InterlinguaError } from './errors.ts';
 import { LossCollector, throwIfStrict, type Loss } from './losses.ts';
 import { checkDepth } from './wire.ts';
@@ -78,7 +78,7 @@ export function convertRequest(body: unknown, options: ConvertOptions): ConvertR
   const source = codecFor(options.from);
   const target = codecFor(options.to);
   const ir = source.decodeRequest(parseBody(body), context(losses, options.model));
-  const out = target.encodeRequest(ir, context(losses, options.model, options.dialect));
+  const out = target.encodeRequest(ir, context(losses, options.model, checkDialect(options.to, options.dialect)));
   throwIfStrict(losses.losses, options.strict);
   return { body: out, losses: losses.losses };
 }
@@ -89,7 +89,7 @@ export function convertResponse(body: unknown, options: ConvertOptions): Convert
   const source = codecFor(options.from);
   const target = codecFor(options.to);
   const ir = source.decodeResponse(parseBody(body), context(losses, options.model));
-  const out = target.encodeResponse(ir, context(losses, options.model, options.dialect));
+  const out = target.encodeResponse(ir, context(losses, options.model, checkDialect(options.to, options.dialect)));
   throwIfStrict(losses.losses, options.strict);
   return { body: out, losses: losses.losses };
 }
@@ -124,7 +124,7 @@ export function decodeRequest(format: FormatId, body: unknown, options: CodecOpt
 
 /** Encode an IR request into a body of `format`. */
 export function encodeRequest(format: FormatId, request: Request, options: CodecOptions = {}): Encoded {
-  return encodeWith((losses) => codecFor(format).encodeRequest(request, context(losses, options.model, options.dialect)), options.strict);
+  return encodeWith((losses) => codecFor(format).encodeRequest(request, context(losses, options.model, checkDialect(format, options.dialect))), options.strict);
 }
 
 /** Decode a response body of `format` into the IR. */
@@ -134,7 +134,7 @@ export function decodeResponse(format: FormatId, body: unknown, options: CodecOp
 
 /** Encode an IR response into a body of `format`. */
 export function encodeResponse(format: FormatId, response: Response, options: CodecOptions = {}): Encoded {
-  return encodeWith((losses) => codecFor(format).encodeResponse(response, context(losses, options.model, options.dialect)), options.strict);
+  return encodeWith((losses) => codecFor(format).encodeResponse(response, context(losses, options.model, checkDialect(format, options.dialect))), options.strict);
 }
 
 /** Decode a vendor error body of `format` into the IR. */

@@ -4,7 +4,7 @@
  * Each stage is a `TransformStream`; `flush` closes what is open. Memory is
  * constant per stream apart from the part being built.
  */
-import { codecFor } from './registry.ts';
+import { checkDialect, codecFor } from './registry.ts';
 import { InterlinguaError, isInterlinguaError } from './errors.ts';
 import { LossCollector, type Loss } from './losses.ts';
 import { sseFraming, type StreamFraming } from './framing.ts';
@@ -178,7 +178,8 @@ export function convertStream(readable: ReadableStream<Uint8Array>, options: Con
   const collector = new LossCollector();
   const context: CodecContext = options.model === undefined ? { losses: collector } : { losses: collector, model: options.model };
   const decoder = streamDecoderFor(options.from, context);
-  const encoder = streamEncoderFor(options.to, options.dialect === undefined ? context : { ...context, dialect: options.dialect });
+  const dialect = checkDialect(options.to, options.dialect);
+  const encoder = streamEncoderFor(options.to, dialect === undefined ? context : { ...context, dialect });
   let resolveLosses: (losses: Loss[]) => void = () => {};
   const losses = new Promise<Loss[]>((resolve) => (resolveLosses = resolve));
   const output = readable.pipeThrough(

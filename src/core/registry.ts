@@ -48,11 +48,3 @@ export function codecFor(format: unknown): Codec {
   return codec;
 }
 
-/** `dialect` when `format`'s codec writes it, else an `invalid_value` error that lists the dialects there are. */
-export function checkDialect(format: FormatId, dialect: string | undefined): string | undefined {
-  if (dialect === undefined) return undefined;
-  const dialects = codecFor(format).dialects ?? [];
-  if (dialects.includes(dialect)) return dialect;
-  const choice = dialects.length === 0 ? `${format} has no dialects` : `use one of ${dialects.join(', ')}`;
-  throw new InterlinguaError('invalid_value', `unknown dialect ${JSON.stringify(dialect)} for ${format}; ${choice}`, { format });
-}

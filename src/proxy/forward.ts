@@ -196,8 +196,10 @@ async function callUpstream(options: ForwardOptions, prepared: Prepared): Promis
   }, options.timeoutMs);
   const onAbort = () => controller.abort();
   options.signal.addEventListener('abort', onAbort, { once: true });
+  // Called as a plain function: Workers' fetch throws "Illegal invocation" when `this` is another object.
+  const send = options.fetch;
   try {
-    return await options.fetch(options.url(prepared.model, prepared.stream), {
+    return await send(options.url(prepared.model, prepared.stream), {
       method: 'POST',
       headers: options.headers,
       body: JSON.stringify(prepared.body),

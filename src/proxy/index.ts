@@ -4,7 +4,8 @@
  * upstream format (streams included), and converts the answer back. Web
  * APIs only, so it runs in Node, Bun, Deno and Workers.
  */
-import { checkDialect, codecFor } from '../core/registry.ts';
+import { codecFor } from '../core/registry.ts';
+import { checkDialect } from '../core/dialect.ts';
 import { InterlinguaError, isInterlinguaError } from '../core/errors.ts';
 import { LossCollector } from '../core/losses.ts';
 import type { ApiError, FormatId } from '../core/ir.ts';
@@ -120,8 +121,7 @@ function checkedKey(key: string | undefined, source: string): string | undefined
 /** Create the proxy's fetch handler. */
 export function createProxy(config: ProxyConfig): (request: Request) => Promise<Response> {
   const upstream = config.upstream;
-  codecFor(upstream.format);
-  checkDialect(upstream.format, upstream.dialect);
+  checkDialect(codecFor(upstream.format), upstream.dialect);
   const mapModel = createModelMap(config.modelMap);
   const env = config.env ?? processEnv();
   const rawKey = upstream.apiKey ?? (upstream.apiKeyEnv === undefined ? undefined : env[upstream.apiKeyEnv]);

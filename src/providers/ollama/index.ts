@@ -23,3 +23,9 @@ export const ollamaCodec: Codec = {
   createStreamEncoder: createOllamaStreamEncoder,
   streamFraming: ndjsonFraming,
 };
+
+/** The codec's functions one by one, for the leanest bundles: `convertRequest(body, { from: { decodeRequest: decodeOllamaRequest }, to: … })` from `interlingua/core`. */
+export { decodeOllamaRequest, encodeOllamaRequest } from './request.ts';
+export { decodeOllamaResponse, encodeOllamaResponse } from './response.ts';
+export { decodeOllamaError, encodeOllamaError } from './error.ts';
+export { createOllamaStreamDecoder, createOllamaStreamEncoder } from './stream.ts';

@@ -24,3 +24,9 @@ export const openaiChatCodec: Codec = {
   createStreamEncoder: createOpenaiChatStreamEncoder,
   dialects: OPENAI_CHAT_DIALECTS,
 };
+
+/** The codec's functions one by one, for the leanest bundles: `convertRequest(body, { from: { decodeRequest: decodeOpenaiChatRequest }, to: … })` from `interlingua/core`. */
+export { decodeOpenaiChatRequest, encodeOpenaiChatRequest } from './request.ts';
+export { decodeOpenaiChatResponse, encodeOpenaiChatResponse } from './response.ts';
+export { decodeOpenaiChatError, encodeOpenaiChatError } from './error.ts';
+export { createOpenaiChatStreamDecoder, createOpenaiChatStreamEncoder } from './stream.ts';

@@ -16,7 +16,11 @@ import { detectFormat } from '../src/core/detect.ts';
 import type { ImagePart, ToolCallPart, ToolResultPart } from '../src/core/ir.ts';
 import { normalizeFiles } from '../src/normalize/run.ts';
 import type { NormalizedRecord } from '../src/normalize/types.ts';
-import { CORPUS_DIR, corpusDirectory, readJson, REPO_ROOT } from './support/fixtures.ts';
+import { CORPUS_DIR, corpusDirectory, GOLDEN_DIR, readJson, REPO_ROOT } from './support/fixtures.ts';
+import { startUpstream } from './support/upstream.ts';
+import { createProxy } from '../src/proxy/index.ts';
+import { serve, portOf } from '../src/node/server.ts';
+import { Ollama } from 'ollama';
 import { decodeEvents, encodeEvents, wireEvents } from './support/streams.ts';
 import { accumulate } from '../src/core/accumulate.ts';
 
@@ -172,3 +176,57 @@ test('cli: convert an NDJSON stream to SSE and back', () => {
 });
 
 test.run();
+
+const generate = suite('ollama: /api/generate through the proxy');
+
+for (const stream of [false, true]) {
+  generate(`the ollama client's generate() against an Anthropic upstream${stream ? ', streamed' : ''}`, async () => {
+    const upstream = await startUpstream('anthropic');
+    upstream.behaviour = { kind: 'answer', body: readJson(join(GOLDEN_DIR, 'cross', 'plain-chat', 'anthropic.response.json')) };
+    const handler = createProxy({ upstream: { format: 'anthropic', baseUrl: upstream.url, apiKey: 'upstream-secret' }, modelMap: { '*': 'claude-test' } });
+    const server = await serve(handler, { port: 0 });
+    try {
+      const client = new Ollama({ host: `http://127.0.0.1:${portOf(server)}` });
+      let text = '';
+      if (stream) {
+        let done = false;
+        for await (const part of await client.generate({ model: 'llama3.2', prompt: 'Say hello in French.', system: 'Be brief.', stream: true })) {
+          text += part.response;
+          done ||= part.done;
+        }
+        assert.ok(done, 'the last line says done');
+      } else {
+        const response = await client.generate({ model: 'llama3.2', prompt: 'Say hello in French.', system: 'Be brief.', stream: false });
+        text = response.response ?? '';
+        assert.is(response.done, true);
+      }
+      assert.is(text, 'Bonjour !');
+      const sent = upstream.received[0]?.body as { system?: unknown; messages?: { content: unknown }[] };
+      assert.equal(sent.system, 'Be brief.');
+      assert.equal(sent.messages?.[0]?.content, 'Say hello in French.');
+    } finally {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await upstream.close();
+    }
+  });
+}
+
+generate('a generate body to an Ollama upstream passes through to /api/generate', async () => {
+  const upstream = await startUpstream('ollama');
+  upstream.behaviour = { kind: 'answer', body: readJson(join(GENERATE, 'response', 'ollama-docs--generate--request_no_streaming.json')) };
+  const handler = createProxy({ upstream: { format: 'ollama', baseUrl: upstream.url } });
+  const server = await serve(handler, { port: 0 });
+  try {
+    const client = new Ollama({ host: `http://127.0.0.1:${portOf(server)}` });
+    const response = await client.generate({ model: 'llama3.2', prompt: 'Why is the sky blue?', stream: false });
+    assert.ok((response.response ?? '').length > 0);
+    assert.is(upstream.received[0]?.url, '/api/generate');
+  } finally {
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+    await upstream.close();
+  }
+});
+
+generate.run();

@@ -9,7 +9,7 @@ import { convertStream, framingFor, irToSseMessages, messagesToFramedBytes, stre
 import { responseToEvents } from '../core/accumulate.ts';
 import type { LossCollector } from '../core/losses.ts';
 import type { ApiError, FormatId } from '../core/ir.ts';
-import { isObject, type JsonObject } from '../core/wire.ts';
+import { hint, isObject, type JsonObject } from '../core/wire.ts';
 import type { StreamEvent } from '../core/stream-events.ts';
 import { errorResponse } from './errors.ts';
 import { carryEventState, carryResponseStates, restoreRequestStates } from '../core/carried-state.ts';
@@ -186,6 +186,12 @@ function syntheticStream(events: StreamEvent[], format: FormatId, options: Forwa
     .pipeThrough(messagesToFramedBytes(framingFor(format)));
 }
 
+/** An Ollama `/api/generate` caller gets `response` lines: the stream's start says so to the Ollama encoder. */
+function generateShape(event: StreamEvent, route: Route): StreamEvent {
+  if (route.generate !== true || event.type !== 'start') return event;
+  return { ...event, extensions: { ...event.extensions, ollama: { ...event.extensions?.ollama, $generate: true } } };
+}
+
 /** Call the upstream with a time limit for its first byte and the caller's cancellation. */
 async function callUpstream(options: ForwardOptions, prepared: Prepared): Promise<Response> {
   const controller = new AbortController();
@@ -244,7 +250,7 @@ export async function forwardToUpstream(options: ForwardOptions): Promise<Respon
       from: upstream,
       to: route.format,
       ...(prepared.model === undefined ? {} : { model: prepared.model }),
-      mapEvent: (event) => carryEventState(event, route.format),
+      mapEvent: (event) => generateShape(carryEventState(event, route.format), route),
     });
     return new Response(converted, { status: 200, headers: { ...streamHeaders(route.format), ...lossHeader() } });
   }
@@ -267,6 +273,7 @@ export async function forwardToUpstream(options: ForwardOptions): Promise<Respon
   const context = prepared.model === undefined ? { losses: options.losses } : { losses: options.losses, model: prepared.model };
   // The upstream's reasoning state rides in the caller's own slot, so the caller's next turn brings it back.
   const ir = carryResponseStates(codecFor(upstream).decodeResponse(json, context), route.format);
+  if (route.generate === true) hint(ir, 'ollama', '$generate', true);
   if (wantsStream) return new Response(syntheticStream(responseToEvents(ir), route.format, options), { status: 200, headers: { ...streamHeaders(route.format), ...lossHeader() } });
   const out = codecFor(route.format).encodeResponse(ir, context);
   return new Response(JSON.stringify(out), { status: 200, headers: { 'content-type': 'application/json', ...lossHeader() } });

@@ -163,7 +163,7 @@ export function createProxy(config: ProxyConfig): (request: Request) => Promise<
         text,
         upstream: upstream.format,
         ...(upstream.dialect === undefined ? {} : { dialect: upstream.dialect }),
-        url: (model, stream) => upstreamUrl(upstream.baseUrl, upstream.format, model, stream),
+        url: (model, stream) => upstreamUrl(upstream.baseUrl, upstream.format, model, stream, route.generate === true && upstream.format === 'ollama'),
         headers: { ...upstreamAuthHeaders(upstream.format, key), ...extraHeaders },
         mapModel,
         fetch: fetchUpstream,

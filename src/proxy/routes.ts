@@ -13,6 +13,8 @@ export interface Route {
   streamByPath?: boolean;
   /** The caller gets a stream unless its body says `"stream": false` (Ollama's default). */
   streamByDefault?: boolean;
+  /** Ollama `/api/generate`: a prompt in, a `response` string out. */
+  generate?: boolean;
 }
 
 const GEMINI_PATH = /\/models\/([^/:]+):(generateContent|streamGenerateContent)$/;
@@ -23,6 +25,7 @@ export function routeFor(pathname: string): Route | undefined {
   if (pathname.endsWith('/chat/completions')) return { format: 'openai-chat' };
   if (pathname.endsWith('/responses')) return { format: 'openai-responses' };
   if (pathname.endsWith('/api/chat')) return { format: 'ollama', streamByDefault: true };
+  if (pathname.endsWith('/api/generate')) return { format: 'ollama', streamByDefault: true, generate: true };
   const gemini = GEMINI_PATH.exec(pathname);
   if (gemini !== null) {
     return { format: 'gemini', model: decodeURIComponent(gemini[1] ?? ''), streamByPath: gemini[2] === 'streamGenerateContent' };
@@ -33,9 +36,10 @@ export function routeFor(pathname: string): Route | undefined {
 /**
  * The upstream URL for a format. Base URLs follow each vendor SDK's own
  * convention: `https://api.anthropic.com`, `https://api.openai.com/v1`,
- * `https://generativelanguage.googleapis.com`, `http://localhost:11434` (Ollama).
+ * `https://generativelanguage.googleapis.com`, `http://localhost:11434` (Ollama;
+ * `generate` for a generate body passed through to an Ollama upstream).
  */
-export function upstreamUrl(baseUrl: string, format: FormatId, model: string | undefined, stream: boolean): string {
+export function upstreamUrl(baseUrl: string, format: FormatId, model: string | undefined, stream: boolean, generate = false): string {
   const base = baseUrl.replace(/\/+$/, '');
   switch (format) {
     case 'anthropic':
@@ -45,7 +49,7 @@ export function upstreamUrl(baseUrl: string, format: FormatId, model: string | u
     case 'openai-responses':
       return `${base}/responses`;
     case 'ollama':
-      return `${base}/api/chat`;
+      return generate ? `${base}/api/generate` : `${base}/api/chat`;
     case 'gemini': {
       const name = encodeURIComponent(model ?? '');
       return stream ? `${base}/v1beta/models/${name}:streamGenerateContent?alt=sse` : `${base}/v1beta/models/${name}:generateContent`;

@@ -3,8 +3,9 @@
  * each line's envelope (`$line`), and the same lines are written back. Events
  * from another format become one line per text or reasoning delta, one line
  * per whole tool call (Ollama never splits a call), and a last line with
- * `done: true`, `done_reason`, the counts and timings. An error becomes the
- * line `{"error": "…"}`.
+ * `done: true`, `done_reason`, the counts and timings (`response` lines of
+ * `/api/generate` when the start event carries the hint `$generate`). An
+ * error becomes the line `{"error": "…"}`.
  * @see https://github.com/ollama/ollama/blob/main/docs/api.md#response-10
  */
 import type { CodecContext } from '../../core/codec.ts';
@@ -49,6 +50,8 @@ class OllamaStreamEncoder implements StreamEncoder {
   private usage: Usage | undefined;
   private stopReason: StopReason | undefined;
   private finished = false;
+  /** Lines of events from another format are `/api/generate` lines (`response`), as the start event asked. */
+  private generate = false;
 
   constructor(private readonly context: CodecContext) {
     this.model = context.model;
@@ -84,6 +87,7 @@ class OllamaStreamEncoder implements StreamEncoder {
       case 'start':
         if (event.model !== undefined) this.model = event.model;
         this.createdAt = createdAtText(event);
+        if (extensionsOf(event, FORMAT)?.['$generate'] === true) this.generate = true;
         return;
       case 'part_start':
         this.parts.set(event.index, event.part);
@@ -163,8 +167,8 @@ class OllamaStreamEncoder implements StreamEncoder {
       if (shape.model !== undefined) wire['model'] = shape.model;
       if (shape.created_at !== undefined) wire['created_at'] = shape.created_at;
     }
-    if (shape?.generate === true) {
-      if (line !== undefined && (line.thinking !== '' || shape.emptyThinking === true)) wire['thinking'] = line.thinking;
+    if (shape?.generate === true || (shape === undefined && this.generate)) {
+      if (line !== undefined && (line.thinking !== '' || shape?.emptyThinking === true)) wire['thinking'] = line.thinking;
       wire['response'] = line?.content ?? '';
     } else if (shape?.message !== null) {
       const message: JsonObject = { role: 'assistant' };

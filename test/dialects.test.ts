@@ -109,6 +109,19 @@ cross('naming a dialect writes its fields for IR from another format', () => {
   assert.ok(codes(plain.losses).includes('unsupported_part'));
 });
 
+cross('OpenRouter reasoning settings: the request `reasoning` object is the IR reasoning config, both ways', () => {
+  const anthropic = convertRequest(golden('dialect-openrouter-reasoning', 'request'), { from: 'openai-chat', to: 'anthropic' }).body as { thinking?: unknown };
+  assert.equal(anthropic.thinking, { type: 'enabled', budget_tokens: 2000 });
+  const claude = readJson(join(GOLDEN_DIR, 'cross', 'thinking', 'anthropic.request.json'));
+  const openrouter = convertRequest(claude, { from: 'anthropic', to: 'openai-chat', dialect: 'openrouter' }).body as Record<string, unknown>;
+  const budget = decodeRequest('anthropic', claude).ir.reasoning?.budgetTokens;
+  assert.ok(budget !== undefined && budget > 0);
+  assert.equal(openrouter['reasoning'], { max_tokens: budget });
+  assert.not.ok('reasoning_effort' in openrouter);
+  const plain = convertRequest(claude, { from: 'anthropic', to: 'openai-chat' }).body as Record<string, unknown>;
+  assert.ok('reasoning_effort' in plain && !('reasoning' in plain));
+});
+
 cross('dialect streams: DeepSeek reasoning deltas decode with their state and encode back in the named dialect', () => {
   const response = decodeResponse('openai-chat', golden('dialect-deepseek-tools', 'response')).ir;
   const encoded = encodeEvents('openai-chat', responseToEvents(response), 'test-model');

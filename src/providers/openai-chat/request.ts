@@ -32,6 +32,7 @@ import {
 } from './tools.ts';
 import { FORMAT, keepUnknown, keys, shapeHint } from './shape.ts';
 import { activeDialect, noteDialect, type OpenaiChatDialect } from './dialects.ts';
+import { decodeOpenrouterReasoning, encodeOpenrouterReasoning } from './dialect-request.ts';
 
 /** Wire keys with a neutral slot; every other key travels as an extension. */
 const KNOWN = keys(
@@ -156,6 +157,7 @@ export function decodeOpenaiChatRequest(body: unknown, context: CodecContext): R
   if (present(object, 'metadata')) decodeMetadata(object['metadata'], request);
   if (present(object, 'service_tier')) request.serviceTier = expectString(object['service_tier'], '/service_tier', FORMAT);
   if (present(object, 'stream')) request.stream = expectBoolean(object['stream'], '/stream', FORMAT);
+  decodeOpenrouterReasoning(request);
   return request;
 }
 
@@ -196,7 +198,10 @@ export function encodeOpenaiChatRequest(request: Request, context: CodecContext)
   }
   if (request.parallelToolCalls !== undefined) wire['parallel_tool_calls'] = request.parallelToolCalls;
   if (request.output !== undefined) wire['response_format'] = encodeOpenaiChatResponseFormat(request.output, request, losses);
-  if (request.reasoning !== undefined) {
+  const dialect = activeDialect(request, context.dialect);
+  if (request.reasoning !== undefined && dialect === 'openrouter') {
+    wire['reasoning'] = encodeOpenrouterReasoning(request.reasoning, request);
+  } else if (request.reasoning !== undefined) {
     const effort = encodeOpenaiChatReasoningEffort(request.reasoning, losses);
     if (effort !== undefined) wire['reasoning_effort'] = effort;
   }

@@ -89,10 +89,7 @@ function mapStrings(value: unknown, map: (text: string) => string): unknown {
 // ---------------------------------------------------------------------------
 
 const roundTrips = suite('property: random IR survives a same-format trip');
-// Ollama is left out of this one property: its messages hold one content string (several text parts join), images
-// only as base64, no response id, and a request without "stream" streams; the generators have no such capabilities yet.
-// The mutation and conversion properties below include it.
-for (const format of formats.filter((candidate) => candidate !== 'ollama')) {
+for (const format of formats) {
   for (const kind of ['request', 'response'] as const) {
     roundTrips(`${format} ${kind}`, () => {
       const arbitrary = kind === 'request' ? irRequestArbitrary(format) : irResponseArbitrary(format);

@@ -72,7 +72,7 @@ decode.run();
 const cross = suite('dialects: other formats and plain OpenAI');
 
 cross('dialect state never reaches another vendor: declared losses', () => {
-  for (const name of ['dialect-deepseek-tools', 'dialect-openrouter-reasoning', 'dialect-gemini-openai-signature']) {
+  for (const name of ['dialect-deepseek-tools', 'dialect-openrouter-reasoning', 'dialect-gemini-openai-signature', 'dialect-ollama-openai-reasoning']) {
     for (const kind of ['request', 'response'] as const) {
       const convert = kind === 'request' ? convertRequest : convertResponse;
       for (const to of ['anthropic', 'gemini', 'openai-responses', 'ollama'] as const) {
@@ -89,7 +89,7 @@ cross('dialect state never reaches another vendor: declared losses', () => {
 });
 
 cross('plain OpenAI output (dialect "openai") has no dialect field, and says what it dropped', () => {
-  for (const name of ['dialect-deepseek-tools', 'dialect-openrouter-reasoning', 'dialect-gemini-openai-signature']) {
+  for (const name of ['dialect-deepseek-tools', 'dialect-openrouter-reasoning', 'dialect-gemini-openai-signature', 'dialect-ollama-openai-reasoning']) {
     const result = convertResponse(golden(name, 'response'), { from: 'openai-chat', to: 'openai-chat', dialect: 'openai' });
     const message = (result.body as { choices: { message: Record<string, unknown> }[] }).choices[0]?.message ?? {};
     for (const key of ['reasoning_content', 'reasoning', 'reasoning_details']) assert.not.ok(key in message, `${name}: ${key}`);

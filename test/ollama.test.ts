@@ -5,7 +5,8 @@
  * path, the normalizer reassembles NDJSON streams, and the CLI converts an
  * NDJSON stream.
  */
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
+import Anthropic from '@anthropic-ai/sdk';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -230,3 +231,34 @@ generate('a generate body to an Ollama upstream passes through to /api/generate'
 });
 
 generate.run();
+
+const cliServe = suite('ollama: interlingua serve --upstream ollama');
+
+cliServe('the Anthropic SDK through `interlingua serve` to a fake Ollama upstream, whole and streamed', async () => {
+  const upstream = await startUpstream('ollama');
+  upstream.behaviour = { kind: 'answer', body: readJson(join(GOLDEN_DIR, 'cross', 'plain-chat', 'ollama.response.json')) };
+  const child = spawn(process.execPath, [join(REPO_ROOT, 'bin', 'interlingua.js'), 'serve', '--upstream', 'ollama', '--upstream-url', upstream.url, '--port', '0'], { stdio: ['ignore', 'ignore', 'pipe'] });
+  try {
+    const url = await new Promise<string>((resolve, reject) => {
+      let text = '';
+      child.stderr.on('data', (chunk: Buffer) => {
+        text += chunk.toString();
+        const match = /listening on (http:\/\/[^ ]+)/.exec(text);
+        if (match?.[1] !== undefined) resolve(match[1]);
+      });
+      child.once('exit', (code) => reject(new Error(`serve exited with ${code}: ${text}`)));
+    });
+    const client = new Anthropic({ apiKey: 'caller-key', baseURL: url, maxRetries: 0 });
+    const params = { model: 'claude-test', max_tokens: 64, messages: [{ role: 'user' as const, content: 'Say hello in French.' }] };
+    const whole = await client.messages.create(params);
+    assert.is(whole.content.map((block) => (block.type === 'text' ? block.text : '')).join(''), 'Bonjour !');
+    const streamed = await client.messages.stream(params).finalMessage();
+    assert.is(streamed.content.map((block) => (block.type === 'text' ? block.text : '')).join(''), 'Bonjour !');
+    assert.equal(upstream.received.map((request) => [request.url, request.body['stream']]), [['/api/chat', false], ['/api/chat', true]]);
+  } finally {
+    child.kill();
+    await upstream.close();
+  }
+});
+
+cliServe.run();

@@ -104,6 +104,10 @@ cross('naming a dialect writes its fields for IR from another format', () => {
   assert.is(deepseek.choices[0]?.message['reasoning_content'], 'Two plus two.');
   const vllm = convertResponse(ollama, { from: 'ollama', to: 'openai-chat', dialect: 'vllm' }).body as { choices: { message: Record<string, unknown> }[] };
   assert.is(vllm.choices[0]?.message['reasoning'], 'Two plus two.');
+  // An Ollama caller's history keeps its `thinking`, which a DeepSeek upstream gets back as reasoning_content.
+  const history = { model: 'qwen3', stream: false, messages: [{ role: 'user', content: 'Weather?' }, { role: 'assistant', content: '', thinking: 'Need the tool.', tool_calls: [{ function: { name: 'get_weather', arguments: { city: 'Oslo' } } }] }, { role: 'tool', content: '4°C', tool_name: 'get_weather' }] };
+  const upstream = convertRequest(history, { from: 'ollama', to: 'openai-chat', dialect: 'deepseek' }).body as { messages: Record<string, unknown>[] };
+  assert.is(upstream.messages[1]?.['reasoning_content'], 'Need the tool.');
   const plain = convertResponse(ollama, { from: 'ollama', to: 'openai-chat' });
   assert.not.ok('reasoning_content' in ((plain.body as { choices: { message: object }[] }).choices[0]?.message ?? {}));
   assert.ok(codes(plain.losses).includes('unsupported_part'));

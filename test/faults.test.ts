@@ -29,6 +29,7 @@ import { parseSse } from './support/arbitraries.ts';
 import { startFaultUpstream, upstreamAnswer, vendorErrorBody, type Fault, type FaultUpstream } from './support/fault-upstream.ts';
 import { decodeEvents, streamingFormats } from './support/streams.ts';
 import { framingFor } from '../src/core/stream.ts';
+import { errorTypeForStatus } from '../src/core/http-status.ts';
 
 const formats = implementedFormats();
 const streaming = new Set(streamingFormats());
@@ -41,6 +42,7 @@ const PATHS: Record<FormatId, string> = {
   'openai-chat': '/v1/chat/completions',
   'openai-responses': '/v1/responses',
   gemini: '/v1beta/models/gemini-test:generateContent',
+  ollama: '/api/chat',
   'bedrock-converse': '/model/bedrock-test/converse',
 };
 const STREAM_PATHS: Record<FormatId, string> = { ...PATHS, gemini: '/v1beta/models/gemini-test:streamGenerateContent?alt=sse', 'bedrock-converse': '/model/bedrock-test/converse-stream' };
@@ -49,6 +51,8 @@ const REQUESTS: Record<FormatId, Record<string, unknown>> = {
   'openai-chat': { model: 'gpt-test', messages: [{ role: 'user', content: 'hi' }] },
   'openai-responses': { model: 'gpt-test', input: 'hi' },
   gemini: { contents: [{ role: 'user', parts: [{ text: 'hi' }] }] },
+  // Ollama streams unless told not to.
+  ollama: { model: 'llama-test', messages: [{ role: 'user', content: 'hi' }], stream: false },
   'bedrock-converse': { messages: [{ role: 'user', content: [{ text: 'hi' }] }] },
 };
 
@@ -187,6 +191,8 @@ function callerError(format: FormatId, answer: Answer): { type: ErrorType; messa
   };
   const ir = codecFor(format).errorFromAnswer?.(decoded.ir, { get: header }, answer.status) ?? decoded.ir;
   assert.equal(losses, [], `the error body is ${format}'s own shape`);
+  // An Ollama error body is only a message: the HTTP status says the kind.
+  if (format === 'ollama') ir.type = errorTypeForStatus(answer.status);
   assert.ok(ir.message.length > 0, 'the error says something');
   return ir;
 }
@@ -196,6 +202,10 @@ function callerStreamError(format: FormatId, answer: Answer): { type: ErrorType;
   if (format === 'bedrock-converse') {
     const reader = framingFor(format).createReader();
     return accumulate(decodeEvents(format, [...reader.push(new Uint8Array(answer.bytes)), ...reader.end()]).events).error;
+  }
+  if (format === 'ollama') {
+    const lines = answer.text.split('\n').filter((line) => line.trim() !== '');
+    return accumulate(decodeEvents(format, lines.map((line) => ({ data: JSON.parse(line) as unknown }))).events).error;
   }
   const events = parseSse(answer.text).map((message) => (message.data === '[DONE]' ? { data: '[DONE]' } : { ...(message.event === undefined ? {} : { event: message.event }), data: JSON.parse(message.data) as unknown }));
   const decoded = decodeEvents(format, events);
@@ -372,7 +382,7 @@ security('the upstream key comes from the environment, reaches only the upstream
       const answer = await call(proxy.url, PATHS[ingress], JSON.stringify(REQUESTS[ingress]), { headers: { authorization: 'Bearer caller-key', 'x-api-key': 'caller-key', 'x-goog-api-key': 'caller-key', cookie: 'session=1' } });
       assert.is(answer.status, 200);
       const headers = upstream.requests.at(-1)?.headers ?? {};
-      const sent = { anthropic: headers['x-api-key'], 'openai-chat': headers['authorization'], 'openai-responses': headers['authorization'], gemini: headers['x-goog-api-key'], 'bedrock-converse': headers['authorization'] }[upstreamFormat];
+      const sent = { anthropic: headers['x-api-key'], 'openai-chat': headers['authorization'], 'openai-responses': headers['authorization'], gemini: headers['x-goog-api-key'], ollama: headers['authorization'], 'bedrock-converse': headers['authorization'] }[upstreamFormat];
       assert.ok(String(sent).includes(UPSTREAM_KEY), `${upstreamFormat}: the configured key is sent`);
       assert.not.ok(JSON.stringify(headers).includes('caller-key'), "the caller's credential is not forwarded");
       assert.is(headers['cookie'], undefined, 'caller headers are not forwarded');
@@ -413,7 +423,7 @@ security('the inbound token: required, accepted from each SDK header, compared i
       assert.is(denied.status, 401, `${ingress}: a wrong token is refused`);
       assert.is(callerError(ingress, denied).type, 'authentication');
       noSecrets(denied.text, 'the refusal');
-      const headers = { anthropic: { 'x-api-key': INBOUND_TOKEN }, 'openai-chat': { authorization: `Bearer ${INBOUND_TOKEN}` }, 'openai-responses': { authorization: `bearer ${INBOUND_TOKEN}` }, gemini: { 'x-goog-api-key': INBOUND_TOKEN }, 'bedrock-converse': { authorization: `Bearer ${INBOUND_TOKEN}` } }[ingress];
+      const headers = { anthropic: { 'x-api-key': INBOUND_TOKEN }, 'openai-chat': { authorization: `Bearer ${INBOUND_TOKEN}` }, 'openai-responses': { authorization: `bearer ${INBOUND_TOKEN}` }, gemini: { 'x-goog-api-key': INBOUND_TOKEN }, ollama: { authorization: `Bearer ${INBOUND_TOKEN}` }, 'bedrock-converse': { authorization: `Bearer ${INBOUND_TOKEN}` } }[ingress];
       assert.is((await call(proxy.url, PATHS[ingress], body, { headers })).status, 200, `${ingress}: the right token in its SDK's header is accepted`);
     }
     assert.is((await call(proxy.url, `${PATHS.gemini}?key=${INBOUND_TOKEN}`, JSON.stringify(REQUESTS.gemini))).status, formats.includes('gemini') ? 200 : 404, '?key= is accepted');

@@ -12,13 +12,21 @@ import { differences, wireFacts, type Facts } from './meaning.ts';
 import { measureRounds, pairedRatio, type Timing } from './timing.ts';
 import { BENCH_MODEL, type BodyWorkload } from './workloads.ts';
 
-/** llm-bridge's provider names; it has none for Bedrock Converse, whose cells have no llm-bridge column. */
+/** llm-bridge's provider names. */
+/** llm-bridge's provider names; it has no Ollama provider. */
 export const BRIDGE_PROVIDER: Partial<Record<FormatId, ProviderType>> = {
   anthropic: 'anthropic',
   'openai-chat': 'openai',
   'openai-responses': 'openai-responses',
   gemini: 'google',
 };
+
+/** llm-bridge's provider for `format`; throws (so the cell is reported as not timed) for a format it lacks. */
+export function bridgeProvider(format: FormatId): ProviderType {
+  const provider = BRIDGE_PROVIDER[format];
+  if (provider === undefined) throw new Error(`llm-bridge has no ${format} provider`);
+  return provider;
+}
 
 /** Another translator's result in one cell. */
 export interface OtherResult {
@@ -65,11 +73,8 @@ function interlingua(workload: BodyWorkload, from: FormatId, to: FormatId): (tex
   };
 }
 
-function bridge(from: FormatId, to: FormatId): ((text: string) => string) | undefined {
-  const source = BRIDGE_PROVIDER[from];
-  const target = BRIDGE_PROVIDER[to];
-  if (source === undefined || target === undefined) return undefined;
-  return (text) => JSON.stringify(translateBetweenProviders(source, target, JSON.parse(text) as never));
+function bridge(from: FormatId, to: FormatId): (text: string) => string {
+  return (text) => JSON.stringify(translateBetweenProviders(bridgeProvider(from), bridgeProvider(to), JSON.parse(text) as never));
 }
 
 function factsOrError(kind: 'request' | 'response', format: FormatId, text: string): Facts | string {
@@ -116,8 +121,8 @@ export async function runConversions(workloads: readonly BodyWorkload[], options
           },
           own,
         };
-        const other = bridge(from, to);
-        if (workload.kind === 'request' && other !== undefined) {
+        if (workload.kind === 'request') {
+          const other = bridge(from, to);
           try {
             const facts = factsOrError(workload.kind, to, other(text));
             fns.push(() => other(text));

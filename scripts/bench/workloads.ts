@@ -249,11 +249,11 @@ export function sseText(messages: readonly SseMessage[]): string {
   return text;
 }
 
-/** Formats whose codec decodes and encodes streams framed as SSE (the stream workloads are SSE text; Bedrock's binary event stream is measured by its own tests). */
+/** Formats whose codec decodes and encodes streams (discovered at run time); Bedrock's binary event stream is not text, and is measured by its own tests. */
 export function streamingFormats(): FormatId[] {
   return implementedFormats().filter((format) => {
     const codec = codecFor(format);
-    return codec.createStreamDecoder !== undefined && codec.createStreamEncoder !== undefined && codec.streamFraming === undefined;
+    return codec.createStreamDecoder !== undefined && codec.createStreamEncoder !== undefined && format !== 'bedrock-converse';
   });
 }
 

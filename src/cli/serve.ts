@@ -7,6 +7,7 @@ import { FORMAT_IDS } from '../core/ir.ts';
 import { serve, portOf } from '../node/server.ts';
 import { createNodeFetch } from '../node/fetch.ts';
 import { UsageError } from './io.ts';
+import { dialectOption } from './convert.ts';
 
 export const SERVE_HELP = `Usage: interlingua serve --upstream FORMAT --upstream-url URL [options]
        interlingua serve --upstream bedrock-converse --region REGION [options]
@@ -26,10 +27,12 @@ https://bedrock-runtime.REGION.amazonaws.com.
 Options:
   --port N                 port to listen on (default 8787; 0 picks a free one)
   --host HOST              address to bind (default 127.0.0.1)
-  --upstream FORMAT        anthropic, openai-chat, openai-responses, gemini or bedrock-converse (required)
+  --upstream FORMAT        anthropic, openai-chat, openai-responses, gemini, ollama or bedrock-converse (required)
   --upstream-url URL       API root as the vendor SDK spells it, e.g. https://api.openai.com/v1
                            (required, except for Bedrock)
   --region REGION          Bedrock: the AWS region (default AWS_REGION, then AWS_DEFAULT_REGION, then us-east-1)
+  --dialect NAME           the upstream's dialect of openai-chat: deepseek, openrouter, gemini-openai,
+                           vllm, ollama-openai (default: plain OpenAI)
   --api-key-env VAR        environment variable holding the upstream API key
   --pass-through-auth      forward the caller's own key upstream instead
   --model-map PATTERN=MODEL  map models by glob, e.g. 'claude-*=gpt-5' (repeatable; first match wins)
@@ -64,6 +67,7 @@ export async function runServe(args: string[]): Promise<void> {
         upstream: { type: 'string' },
         'upstream-url': { type: 'string' },
         region: { type: 'string' },
+        dialect: { type: 'string' },
         'api-key-env': { type: 'string' },
         'pass-through-auth': { type: 'boolean' },
         'model-map': { type: 'string', multiple: true },
@@ -86,6 +90,7 @@ export async function runServe(args: string[]): Promise<void> {
   if (bedrock && values['api-key-env'] === undefined && values['pass-through-auth'] !== true && (process.env['AWS_ACCESS_KEY_ID'] === undefined || process.env['AWS_SECRET_ACCESS_KEY'] === undefined)) {
     throw new UsageError('a bedrock-converse upstream needs AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (or --api-key-env with a Bedrock API key)');
   }
+  const dialect = dialectOption(values.dialect, format);
   const rules: ModelRule[] = [];
   for (const text of values['model-map'] ?? []) {
     const rule = parseModelRule(text);
@@ -104,6 +109,7 @@ export async function runServe(args: string[]): Promise<void> {
       ...(keyEnv === undefined ? {} : { apiKeyEnv: keyEnv }),
       ...(values['pass-through-auth'] === true ? { passThroughAuth: true } : {}),
       ...(region === undefined ? {} : { region }),
+      ...(dialect === undefined ? {} : { dialect }),
     },
     modelMap: rules,
     timeoutMs: positiveInteger(values.timeout, 'timeout', 120_000),

@@ -16,6 +16,14 @@ export interface CodecContext {
    * the URL). Decoders use it when the body has none.
    */
   model?: string;
+  /**
+   * The dialect of the format to write (an OpenAI-compatible vendor for
+   * `openai-chat`: `deepseek`, `openrouter`, `gemini-openai`, `vllm`,
+   * `ollama-openai`, or `openai` for plain OpenAI). Encoders of formats
+   * without dialects ignore it; without it, an encoder keeps the dialect the
+   * IR was decoded from, or writes the plain format.
+   */
+  dialect?: string;
 }
 
 /** Decode and encode one wire format. Every provider exports one. */
@@ -35,6 +43,8 @@ export interface Codec {
   createStreamEncoder?(context: CodecContext): StreamEncoder;
   /** How the format frames a stream on the wire (`src/core/framing.ts`); Server-Sent Events when absent. */
   readonly streamFraming?: StreamFraming;
+  /** The dialects its encoders can write (`CodecContext.dialect`), for formats that have them (openai-chat). */
+  readonly dialects?: readonly string[];
   /** Headers that carry part of an error answer in this format (Bedrock names the exception in `x-amzn-ErrorType`). */
   errorHeaders?(error: ApiError): Record<string, string>;
   /** Complete an error decoded from an answer's body with what the answer's headers and status say. */

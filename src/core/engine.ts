@@ -9,7 +9,8 @@ import { InterlinguaError } from './errors.ts';
 import { LossCollector, throwIfStrict, type Loss } from './losses.ts';
 import { checkDepth } from './wire.ts';
 import type { ApiError, Request, Response } from './ir.ts';
-import type { Codec } from './codec.ts';
+import type { Codec, CodecContext } from './codec.ts';
+import { checkDialect } from './dialect.ts';
 
 /**
  * Options of {@link convertRequest}, {@link convertResponse} and
@@ -24,6 +25,8 @@ export interface CodecConvertOptions<From = Codec, To = Codec> {
   strict?: boolean;
   /** The model, for formats that carry it in the URL (Gemini). */
   model?: string;
+  /** The dialect of the target format (`openai-chat`: `deepseek`, `openrouter`, `gemini-openai`, `vllm`, `ollama-openai`, `openai`). */
+  dialect?: string;
 }
 
 /** A converted body and what the conversion could not carry. */
@@ -48,6 +51,8 @@ export interface Encoded {
 export interface CodecOptions {
   model?: string;
   strict?: boolean;
+  /** The dialect to encode (see {@link CodecConvertOptions.dialect}). */
+  dialect?: string;
 }
 
 /** Parse JSON text into a value; objects pass through untouched. Either way, a value nested deeper than `MAX_DEPTH` is an `invalid_value` error. */
@@ -69,8 +74,10 @@ export function parseBody(body: unknown): unknown {
   return value;
 }
 
-function context(losses: LossCollector, model: string | undefined) {
-  return model === undefined ? { losses } : { losses, model };
+function context(losses: LossCollector, model: string | undefined, dialect?: string): CodecContext {
+  const result: CodecContext = model === undefined ? { losses } : { losses, model };
+  if (dialect !== undefined) result.dialect = dialect;
+  return result;
 }
 
 /** Convert a request body from one format to another. */
@@ -82,7 +89,7 @@ export function convertRequest(
   const source = options.from;
   const target = options.to;
   const ir = source.decodeRequest(parseBody(body), context(losses, options.model));
-  const out = target.encodeRequest(ir, context(losses, options.model));
+  const out = target.encodeRequest(ir, context(losses, options.model, checkDialect(target, options.dialect)));
   throwIfStrict(losses.losses, options.strict);
   return { body: out, losses: losses.losses };
 }
@@ -96,7 +103,7 @@ export function convertResponse(
   const source = options.from;
   const target = options.to;
   const ir = source.decodeResponse(parseBody(body), context(losses, options.model));
-  const out = target.encodeResponse(ir, context(losses, options.model));
+  const out = target.encodeResponse(ir, context(losses, options.model, checkDialect(target, options.dialect)));
   throwIfStrict(losses.losses, options.strict);
   return { body: out, losses: losses.losses };
 }
@@ -134,7 +141,7 @@ export function decodeRequest(codec: Pick<Codec, 'decodeRequest'>, body: unknown
 
 /** Encode an IR request into a body of `codec`'s format. */
 export function encodeRequest(codec: Pick<Codec, 'encodeRequest'>, request: Request, options: CodecOptions = {}): Encoded {
-  return encodeWith((losses) => codec.encodeRequest(request, context(losses, options.model)), options.strict);
+  return encodeWith((losses) => codec.encodeRequest(request, context(losses, options.model, checkDialect(codec, options.dialect))), options.strict);
 }
 
 /** Decode a response body of `codec`'s format into the IR. */
@@ -144,7 +151,7 @@ export function decodeResponse(codec: Pick<Codec, 'decodeResponse'>, body: unkno
 
 /** Encode an IR response into a body of `codec`'s format. */
 export function encodeResponse(codec: Pick<Codec, 'encodeResponse'>, response: Response, options: CodecOptions = {}): Encoded {
-  return encodeWith((losses) => codec.encodeResponse(response, context(losses, options.model)), options.strict);
+  return encodeWith((losses) => codec.encodeResponse(response, context(losses, options.model, checkDialect(codec, options.dialect))), options.strict);
 }
 
 /** Decode a vendor error body of `codec`'s format into the IR. */

@@ -9,6 +9,7 @@ import { anthropicCodec } from '../providers/anthropic/index.ts';
 import { openaiChatCodec } from '../providers/openai-chat/index.ts';
 import { openaiResponsesCodec } from '../providers/openai-responses/index.ts';
 import { geminiCodec } from '../providers/gemini/index.ts';
+import { ollamaCodec } from '../providers/ollama/index.ts';
 import { bedrockConverseCodec } from '../providers/bedrock-converse/index.ts';
 
 const CODECS: { readonly [F in FormatId]: Codec | undefined } = {
@@ -16,6 +17,7 @@ const CODECS: { readonly [F in FormatId]: Codec | undefined } = {
   'openai-chat': openaiChatCodec,
   'openai-responses': openaiResponsesCodec,
   gemini: geminiCodec,
+  ollama: ollamaCodec,
   'bedrock-converse': bedrockConverseCodec,
 };
 
@@ -47,3 +49,4 @@ export function codecFor(format: unknown): Codec {
   }
   return codec;
 }
+

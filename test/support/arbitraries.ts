@@ -675,10 +675,14 @@ interface Capability {
   infoLosses: readonly string[];
   /** The stop reason is derived from the content: a refusal part means `refusal` (Responses has no stop reason of its own for a completed response). */
   refusalStops: boolean;
-  /** Media may be a web URL (Bedrock takes only bytes or S3 locations). */
-  mediaUrls: boolean;
-  /** Responses carry an id (Bedrock's have none). */
-  responseId: boolean;
+  /** Messages hold one content string (Ollama): a user turn is at most one text, then its images. */
+  oneText?: boolean;
+  /** Images only as base64 (Ollama has no image URLs). */
+  base64Images?: boolean;
+  /** Responses have no id (Ollama). */
+  noResponseId?: boolean;
+  /** A request without `stream` streams (Ollama): the generator always says which. */
+  streamDefault?: boolean;
 }
 
 const CAPABILITIES: Record<FormatId, Capability> = {
@@ -701,8 +705,6 @@ const CAPABILITIES: Record<FormatId, Capability> = {
     systemParts: 2,
     infoLosses: [],
     refusalStops: false,
-    mediaUrls: true,
-    responseId: true,
   },
   'openai-chat': {
     userMedia: ['image', 'audio', 'document'],
@@ -723,8 +725,6 @@ const CAPABILITIES: Record<FormatId, Capability> = {
     systemParts: 2,
     infoLosses: [],
     refusalStops: false,
-    mediaUrls: true,
-    responseId: true,
   },
   'openai-responses': {
     userMedia: ['image', 'document'],
@@ -745,8 +745,6 @@ const CAPABILITIES: Record<FormatId, Capability> = {
     systemParts: 1,
     infoLosses: ['synthesised_id'],
     refusalStops: true,
-    mediaUrls: true,
-    responseId: true,
   },
   gemini: {
     userMedia: ['image', 'audio', 'video', 'document'],
@@ -767,8 +765,6 @@ const CAPABILITIES: Record<FormatId, Capability> = {
     systemParts: 2,
     infoLosses: [],
     refusalStops: false,
-    mediaUrls: true,
-    responseId: true,
   },
   'bedrock-converse': {
     userMedia: ['image'],
@@ -789,8 +785,32 @@ const CAPABILITIES: Record<FormatId, Capability> = {
     systemParts: 2,
     infoLosses: ['defaulted'],
     refusalStops: false,
-    mediaUrls: false,
-    responseId: false,
+    base64Images: true,
+    noResponseId: true,
+  },
+  ollama: {
+    userMedia: ['image'],
+    reasoning: undefined,
+    refusal: false,
+    toolResultError: false,
+    candidates: 1,
+    stopReasons: ['end_turn', 'max_tokens'],
+    emptyText: false,
+    usageTotal: false,
+    created: true,
+    streamField: true,
+    modelInBody: true,
+    documentFilename: false,
+    imageDetail: undefined,
+    toolStrict: false,
+    callIds: false,
+    systemParts: 1,
+    infoLosses: [],
+    refusalStops: false,
+    oneText: true,
+    base64Images: true,
+    noResponseId: true,
+    streamDefault: true,
   },
 };
 
@@ -826,8 +846,8 @@ function mediaArbitrary(format: FormatId, kind: 'image' | 'audio' | 'video' | 'd
       const base64 = fc.constantFrom<Base64Source>({ kind: 'base64', data: PNG, mediaType: 'image/png' }, { kind: 'base64', data: JPEG, mediaType: 'image/jpeg' });
       const url = fc.constantFrom('https://example.com/cat.png', 'https://example.com/a%20b.jpg?x=1&y=%F0%9F%98%80');
       // Gemini keeps a URL's media type (fileData.mimeType); the others guess nothing from a URL.
-      if (!capability.mediaUrls) return base64.map((value): Part => ({ type: 'image', source: value }));
-      const source: fc.Arbitrary<MediaSource> = fc.oneof(base64, url.map((value): MediaSource => (format === 'gemini' ? { kind: 'url', url: value, mediaType: value.includes('.png') ? 'image/png' : 'image/jpeg' } : { kind: 'url', url: value })));
+      const urls = url.map((value): MediaSource => (format === 'gemini' ? { kind: 'url', url: value, mediaType: value.includes('.png') ? 'image/png' : 'image/jpeg' } : { kind: 'url', url: value }));
+      const source: fc.Arbitrary<MediaSource> = capability.base64Images === true ? base64 : fc.oneof(base64, urls);
       return source.map((value): Part => (capability.imageDetail === undefined ? { type: 'image', source: value } : { type: 'image', source: value, detail: capability.imageDetail }));
     }
     case 'audio':
@@ -871,6 +891,11 @@ function textPart(draft: Draft): fc.Arbitrary<Part> {
 
 function userMessage(draft: Draft): fc.Arbitrary<Message> {
   const media = draft.capability.userMedia.map((kind) => mediaArbitrary(draft.format, kind));
+  if (draft.capability.oneText === true) {
+    // One content string, then the images, as the wire spells them.
+    const images = media.length === 0 ? fc.constant([]) : fc.array(fc.oneof(...media), { maxLength: 2 });
+    return fc.tuple(textPart(draft), images).map(([text, rest]): Message => ({ role: 'user', parts: [text, ...rest] }));
+  }
   const part = media.length === 0 ? textPart(draft) : fc.oneof({ arbitrary: textPart(draft), weight: 3 }, ...media.map((arbitrary) => ({ arbitrary, weight: 1 })));
   return fc.array(part, { minLength: 1, maxLength: 3 }).map((parts): Message => ({ role: 'user', parts }));
 }
@@ -902,6 +927,7 @@ function opaquePart(draft: Draft): fc.Arbitrary<Part> | undefined {
     case 'bedrock-converse':
       return fc.constantFrom(opaque('cachePoint', { cachePoint: { type: 'default' } }));
     case 'openai-chat':
+    case 'ollama':
       return undefined;
   }
 }
@@ -1001,7 +1027,7 @@ export function irRequestArbitrary(format: FormatId): fc.Arbitrary<IrRequest> {
       maxTokens: fc.integer({ min: 1, max: 100_000 }),
       temperature: fc.option(fc.constantFrom(0, 0.5, 1), { nil: undefined }),
       topP: fc.option(fc.constantFrom(0.1, 0.9, 1), { nil: undefined }),
-      stream: draft.capability.streamField ? fc.option(fc.boolean(), { nil: undefined }) : fc.constant(undefined),
+      stream: draft.capability.streamDefault === true ? fc.boolean() : draft.capability.streamField ? fc.option(fc.boolean(), { nil: undefined }) : fc.constant(undefined),
     })
     .map(({ model, messages, maxTokens, temperature, topP, stream }) => {
       const request: IrRequest = { model, messages };
@@ -1025,7 +1051,7 @@ export function irResponseArbitrary(format: FormatId): fc.Arbitrary<IrResponse> 
     .record({
       id: fc.stringMatching(/^[a-z]{3}_[A-Za-z0-9]{4,16}$/),
       // Bedrock responses carry no model: decoders take the URL's (the context's).
-      model: capability.responseId ? fc.constantFrom('model-a', 'gpt-test', 'claude-test', 'gemini-test') : fc.constant('model-a'),
+      model: format === 'bedrock-converse' ? fc.constant('model-a') : fc.constantFrom('model-a', 'gpt-test', 'claude-test', 'gemini-test'),
       created: fc.integer({ min: 1_600_000_000, max: 1_900_000_000 }),
       turns: fc.array(candidate, { minLength: 1, maxLength: capability.candidates }),
       stops: fc.array(fc.constantFrom(...capability.stopReasons), { minLength: capability.candidates, maxLength: capability.candidates }),
@@ -1034,7 +1060,7 @@ export function irResponseArbitrary(format: FormatId): fc.Arbitrary<IrResponse> 
     })
     .map(({ id, model, created, turns, stops, input, output }) => {
       const response: IrResponse = {
-        ...(capability.responseId ? { id } : {}),
+        ...(capability.noResponseId === true ? {} : { id }),
         model,
         candidates: turns.map(({ message, calls }, index): Candidate => ({
           index,

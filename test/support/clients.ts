@@ -8,6 +8,7 @@ import OpenAI from 'openai';
 import { GoogleGenAI } from '@google/genai';
 import { NodeHttpHandler } from '@smithy/node-http-handler';
 import { BedrockRuntimeClient, ConverseCommand, ConverseStreamCommand, type ContentBlock, type Message as BedrockMessage } from '@aws-sdk/client-bedrock-runtime';
+import { Ollama, type Message as OllamaMessage, type ChatResponse as OllamaChatResponse } from 'ollama';
 import type { FormatId } from '../../src/core/ir.ts';
 
 /** What a client saw of the model's turn. */
@@ -211,6 +212,38 @@ function bedrockDriver(baseUrl: string): ClientDriver {
   };
 }
 
+function ollamaDriver(baseUrl: string): ClientDriver {
+  const client = new Ollama({ host: baseUrl });
+  const tools = [{ type: 'function', function: { name: 'lookup_order', description: 'Look up an order by id.', parameters: PARAMETERS } }];
+  const run = async (messages: OllamaMessage[], stream: boolean): Promise<[Turn, OllamaMessage]> => {
+    const message: OllamaMessage = { role: 'assistant', content: '' };
+    if (stream) {
+      for await (const part of await client.chat({ model: 'llama-test', messages, tools, stream: true })) {
+        message.content += part.message.content;
+        if (part.message.tool_calls !== undefined) message.tool_calls = [...(message.tool_calls ?? []), ...part.message.tool_calls];
+      }
+    } else {
+      const response: OllamaChatResponse = await client.chat({ model: 'llama-test', messages, tools, stream: false });
+      Object.assign(message, response.message);
+    }
+    const call = message.tool_calls?.[0];
+    const turn: Turn = { text: message.content };
+    if (call !== undefined) turn.toolCall = { name: call.function.name, arguments: call.function.arguments };
+    return [turn, message];
+  };
+  let last: OllamaMessage = { role: 'assistant', content: '' };
+  return {
+    async ask(stream) {
+      const [turn, message] = await run([{ role: 'user', content: QUESTION }], stream);
+      last = message;
+      return turn;
+    },
+    async answer(turn, result, stream) {
+      return (await run([{ role: 'user', content: QUESTION }, last, { role: 'tool', content: result, tool_name: turn.toolCall?.name ?? '' }], stream))[0];
+    },
+  };
+}
+
 /**
  * A Bedrock Runtime client of the official AWS SDK pointed at `baseUrl`, with
  * dummy credentials: over its default HTTP/2 handler (h2c), or over HTTP/1.1.
@@ -238,5 +271,7 @@ export function clientFor(format: FormatId, baseUrl: string): ClientDriver {
       return geminiDriver(baseUrl);
     case 'bedrock-converse':
       return bedrockDriver(baseUrl);
+    case 'ollama':
+      return ollamaDriver(baseUrl);
   }
 }

@@ -71,6 +71,8 @@ export function vendorErrorBody(format: FormatId, status: number, message: strin
       return { error: { message, type: openaiType[status] ?? 'server_error', param: null, code: openaiCode[status] ?? null } };
     case 'gemini':
       return { error: { code: status, message, status: geminiStatus[status] ?? 'INTERNAL' } };
+    case 'ollama':
+      return { error: message };
     case 'bedrock-converse':
       // Bedrock names the exception in x-amzn-ErrorType; the body is only the message.
       return { message };
@@ -113,12 +115,15 @@ export function vendorStreamError(format: FormatId, message: string): string {
       return `event: error\ndata: ${JSON.stringify({ type: 'error', code: 'server_error', message, param: null, sequence_number: 2 })}\n\n`;
     case 'gemini':
       return `data: ${JSON.stringify({ error: { code: 503, message, status: 'UNAVAILABLE' } })}\n\n`;
+    case 'ollama':
+      return `${JSON.stringify({ error: message })}\n`;
     case 'bedrock-converse':
       throw new Error('a Bedrock stream error is a binary exception frame, not SSE text');
   }
 }
 
 function isStreamRequest(format: FormatId, url: string, body: Record<string, unknown>): boolean {
+  if (format === 'ollama') return body['stream'] !== false;
   if (format === 'bedrock-converse') return url.endsWith('/converse-stream');
   return format === 'gemini' ? url.includes(':streamGenerateContent') : body['stream'] === true;
 }

@@ -8,20 +8,26 @@ import { join } from 'node:path';
 import { FORMAT_IDS, type FormatId } from '../../src/core/ir.ts';
 import { LossCollector } from '../../src/core/losses.ts';
 import { codecFor, implementedFormats } from '../../src/core/registry.ts';
-import { framedToWireEvents, framingFor } from '../../src/core/stream.ts';
+import { framedToWireEvents, framingFor, sseToWireEvents } from '../../src/core/stream.ts';
 import type { SseMessage, StreamEvent, WireEvent } from '../../src/core/stream-events.ts';
 import { CORPUS_DIR, GOLDEN_DIR, corpusDirectory } from './fixtures.ts';
 
 /**
- * One recorded stream: raw bytes in the format's own framing (`.sse`, or
- * Bedrock's binary `.eventstream`), or `.jsonl` (one event per line, no
- * framing: the payload alone, or Bedrock's `{"event", "payload"}`).
+ * One recorded stream: raw bytes in the format's own framing (`.sse`,
+ * Ollama's `.ndjson`, Bedrock's binary `.eventstream`), or `.jsonl` (one
+ * event per line, no framing: the payload alone, or Bedrock's
+ * `{"event", "payload"}`).
  */
 export interface StreamFixture {
   format: FormatId;
   name: string;
   file: string;
-  framing: 'sse' | 'jsonl' | 'eventstream';
+  framing: 'sse' | 'jsonl' | 'ndjson' | 'eventstream';
+}
+
+/** True when the fixture file holds the stream's raw bytes in its format's own framing. */
+export function rawFraming(fixture: StreamFixture): boolean {
+  return fixture.framing === 'sse' || fixture.framing === 'ndjson' || fixture.framing === 'eventstream';
 }
 
 /** Formats whose codec can decode and encode streams. */
@@ -41,12 +47,14 @@ export function streamFixtures(): StreamFixture[] {
   const fixtures: StreamFixture[] = [];
   for (const format of FORMAT_IDS) {
     for (const caseName of list(join(GOLDEN_DIR, format))) {
-      const file = join(GOLDEN_DIR, format, caseName, 'stream.sse');
-      if (existsSync(file)) fixtures.push({ format, name: `golden/${format}/${caseName}/stream.sse`, file, framing: 'sse' });
+      for (const framing of ['sse', 'ndjson'] as const) {
+        const file = join(GOLDEN_DIR, format, caseName, `stream.${framing}`);
+        if (existsSync(file)) fixtures.push({ format, name: `golden/${format}/${caseName}/stream.${framing}`, file, framing });
+      }
     }
     const directory = join(CORPUS_DIR, format, 'stream');
     for (const file of corpusDirectory(format, 'stream')) {
-      const framing = file.endsWith('.sse') ? 'sse' : file.endsWith('.jsonl') ? 'jsonl' : file.endsWith('.eventstream') ? 'eventstream' : undefined;
+      const framing = file.endsWith('.sse') ? 'sse' : file.endsWith('.ndjson') ? 'ndjson' : file.endsWith('.jsonl') ? 'jsonl' : file.endsWith('.eventstream') ? 'eventstream' : undefined;
       if (framing !== undefined) fixtures.push({ format, name: `corpus/${format}/stream/${file}`, file: join(directory, file), framing });
     }
   }
@@ -98,9 +106,9 @@ export function random(seed: number): () => number {
   };
 }
 
-/** Parse bytes (cut at `cuts`) in `format`'s framing (SSE unless the codec names another) into wire events with the real stream stage. */
+/** Parse SSE bytes (or `format`'s own framing, such as Ollama's NDJSON), cut at `cuts`, into wire events with the real stream stage. */
 export async function wireEventsFromBytes(bytes: Uint8Array, cuts: number[] = [], format?: FormatId): Promise<WireEvent[]> {
-  return collect(chunked(bytes, cuts).pipeThrough(framedToWireEvents(format === undefined ? framingFor('anthropic') : framingFor(format))));
+  return collect(chunked(bytes, cuts).pipeThrough(format === undefined ? sseToWireEvents() : framedToWireEvents(framingFor(format))));
 }
 
 /** One JSONL line as a wire event: Bedrock's `{"event", "payload"}` keeps its event name; other lines are the data. */
@@ -116,7 +124,8 @@ function jsonlEvent(line: string): WireEvent {
 /** The wire events of a fixture: bytes parsed in their framing, or JSONL lines. */
 export async function wireEvents(fixture: StreamFixture): Promise<WireEvent[]> {
   const bytes = readFileSync(fixture.file);
-  if (fixture.framing !== 'jsonl') return wireEventsFromBytes(new Uint8Array(bytes), [], fixture.format);
+  if (fixture.framing === 'sse') return wireEventsFromBytes(new Uint8Array(bytes));
+  if (fixture.framing === 'ndjson' || fixture.framing === 'eventstream') return wireEventsFromBytes(new Uint8Array(bytes), [], fixture.format);
   return bytes
     .toString('utf8')
     .split('\n')
@@ -152,7 +161,7 @@ export function messagesAsWireEvents(messages: SseMessage[]): WireEvent[] {
   });
 }
 
-/** Wire messages as the bytes an encoder stage writes, in `format`'s framing (SSE when none is given). */
+/** SSE messages (or, with `format`, that format's framing) as the bytes an encoder stage writes. */
 export function messagesAsBytes(messages: SseMessage[], format?: FormatId): Uint8Array {
   if (format !== undefined) return framingFor(format).write(messages);
   const text = messages.map((message) => `${message.event === undefined ? '' : `event: ${message.event}\n`}data: ${message.data}\n\n`).join('');

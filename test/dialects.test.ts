@@ -10,6 +10,8 @@ import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import type { Server } from 'node:http';
 import { suite } from 'uvu';
+import { ConverseCommand, ConverseStreamCommand, type ContentBlock } from '@aws-sdk/client-bedrock-runtime';
+import { bedrockClient } from './support/clients.ts';
 import * as assert from 'uvu/assert';
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
@@ -196,6 +198,63 @@ for (const stream of [false, true]) {
           ...params,
           messages: [question, { role: 'assistant', content: message.content }, { role: 'user', content: [{ type: 'tool_result', tool_use_id: call.id, content: 'Sunny, 12°C' }] }],
         });
+        const assistant = secondTurnAssistant(upstream);
+        assert.is(assistant?.['reasoning_content'], 'Today is 2025-12-01, so tomorrow is 2025-12-02. Now ask for the forecast.');
+        assert.not.ok(JSON.stringify(upstream.received[1]?.body).includes('interlingua.'), 'nothing of the wrapping reaches DeepSeek');
+      });
+    } finally {
+      await upstream.close();
+    }
+  });
+}
+
+for (const stream of [false, true]) {
+  proxy(`AWS SDK (Bedrock Converse) → proxy → DeepSeek: reasoning_content comes back through reasoningText.signature${stream ? ' (streamed)' : ''}`, async () => {
+    const upstream = await startUpstream('openai-chat');
+    const first = golden('dialect-deepseek-tools', 'response');
+    const firstIr = decodeResponse('openai-chat', first).ir;
+    upstream.behaviour = { kind: 'answer', body: first, ...(stream ? { stream: dialectStream(firstIr) } : {}) };
+    try {
+      await withProxy(upstream, 'deepseek', async (url) => {
+        const client = bedrockClient(url);
+        const modelId = 'us.deepseek.r1-v1:0';
+        const toolConfig = { tools: [{ toolSpec: { name: WEATHER_TOOL.name, description: WEATHER_TOOL.description, inputSchema: { json: WEATHER_TOOL.parameters } } }] };
+        const question = { role: 'user' as const, content: [{ text: 'What is the weather in Hangzhou tomorrow?' }] };
+        let content: ContentBlock[] = [];
+        if (stream) {
+          const output = await client.send(new ConverseStreamCommand({ modelId, messages: [question], toolConfig }));
+          const blocks: { text?: string; signature?: string; toolUseId?: string; name?: string; input?: string }[] = [];
+          for await (const event of output.stream ?? []) {
+            const start = event.contentBlockStart;
+            if (start?.start?.toolUse !== undefined) blocks[start.contentBlockIndex ?? 0] = { toolUseId: start.start.toolUse.toolUseId ?? '', name: start.start.toolUse.name ?? '', input: '' };
+            const delta = event.contentBlockDelta;
+            if (delta === undefined) continue;
+            const block = (blocks[delta.contentBlockIndex ?? 0] ??= {});
+            if (delta.delta?.reasoningContent?.text !== undefined) block.text = (block.text ?? '') + delta.delta.reasoningContent.text;
+            if (delta.delta?.reasoningContent?.signature !== undefined) block.signature = delta.delta.reasoningContent.signature;
+            if (delta.delta?.toolUse?.input !== undefined) block.input = (block.input ?? '') + delta.delta.toolUse.input;
+          }
+          content = blocks.map((block): ContentBlock =>
+            block.toolUseId !== undefined
+              ? { toolUse: { toolUseId: block.toolUseId, name: block.name ?? '', input: JSON.parse(block.input || '{}') } }
+              : block.signature !== undefined
+                ? { reasoningContent: { reasoningText: { text: block.text ?? '', signature: block.signature } } }
+                : { text: block.text ?? '' },
+          );
+        } else {
+          content = (await client.send(new ConverseCommand({ modelId, messages: [question], toolConfig }))).output?.message?.content ?? [];
+        }
+        const call = content.find((block) => block.toolUse !== undefined)?.toolUse;
+        assert.ok(call !== undefined, 'the client sees the tool call');
+        assert.ok(content.some((block) => block.reasoningContent?.reasoningText?.signature !== undefined), 'the reasoning reaches the client with a signature to send back');
+        upstream.behaviour = { kind: 'answer', body: final };
+        await client.send(
+          new ConverseCommand({
+            modelId,
+            toolConfig,
+            messages: [question, { role: 'assistant', content }, { role: 'user', content: [{ toolResult: { toolUseId: call.toolUseId ?? '', content: [{ text: 'Sunny, 12°C' }] } }] }],
+          }),
+        );
         const assistant = secondTurnAssistant(upstream);
         assert.is(assistant?.['reasoning_content'], 'Today is 2025-12-01, so tomorrow is 2025-12-02. Now ask for the forecast.');
         assert.not.ok(JSON.stringify(upstream.received[1]?.body).includes('interlingua.'), 'nothing of the wrapping reaches DeepSeek');

@@ -144,6 +144,7 @@ function encodeToolResult(part: ToolResultPart, path: string, losses: LossCollec
   const content = encodeToolResultContent(part, path, losses);
   if (content !== undefined) wire['content'] = content;
   if (part.isError !== undefined) wire['is_error'] = part.isError;
+  else if (part.extensions?.[ANTHROPIC]?.['$isErrorNull'] === true) wire['is_error'] = null;
   return spreadExtensions(wire, part, ANTHROPIC);
 }
 

@@ -57,7 +57,7 @@ class GeminiStreamEncoder implements StreamEncoder {
   private readonly parts = new Map<string, PartState>();
   /** The chunk being built: wire parts, finish reasons and usage. */
   private chunkParts = new Map<number, WirePart[]>();
-  private chunkFinishes = new Map<number, string>();
+  private chunkFinishes = new Map<number, string | number>();
   private chunkUsage: JsonObject | undefined;
   private generation = 0;
   /** Finish reasons and usage of a foreign stream, sent in the last chunk. */
@@ -300,7 +300,7 @@ class GeminiStreamEncoder implements StreamEncoder {
     if (state !== undefined) state.last = { wire: entry.wire, generation: this.generation };
   }
 
-  private finishReason(candidate: number, stopReason: StopReason): string {
+  private finishReason(candidate: number, stopReason: StopReason): string | number {
     return encodeGeminiFinishReason(stopReason, this.context.losses, pointer('/candidates', candidate, 'stopReason'));
   }
 

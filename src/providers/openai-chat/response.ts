@@ -30,16 +30,16 @@ const NULLABLE_CHOICE = keys('finish_reason', 'logprobs');
 function decodeChoice(value: unknown, path: string, losses: LossCollector): Candidate {
   const choice = expectObject(value, path, FORMAT);
   const messagePath = pointer(path, 'message');
-  const message = decodeOpenaiChatAssistant(
-    expectObject(required(choice, 'message', path, FORMAT), messagePath, FORMAT),
-    messagePath,
-    losses,
-    'response',
-    0,
-  );
+  const wireMessage = choice['message'];
+  // Azure OpenAI answers a filtered completion with a choice that has no message (or a null one).
+  const message =
+    wireMessage === undefined || wireMessage === null
+      ? { role: 'assistant' as const, parts: [] }
+      : decodeOpenaiChatAssistant(expectObject(wireMessage, messagePath, FORMAT), messagePath, losses, 'response', 0);
   const index = choice['index'];
   const candidate: Candidate = { index: index === undefined ? 0 : expectNumber(index, pointer(path, 'index'), FORMAT), message };
   if (index === undefined) hint(candidate, FORMAT, '$noIndex', true);
+  if (wireMessage === undefined || wireMessage === null) hint(candidate, FORMAT, '$message', wireMessage === null ? 'null' : 'absent');
   const finish = choice['finish_reason'];
   if (typeof finish === 'string') candidate.stopReason = decodeOpenaiChatFinishReason(finish);
   else if (finish === undefined) hint(candidate, FORMAT, '$finishReason', 'absent');
@@ -75,8 +75,11 @@ export function decodeOpenaiChatResponse(body: unknown, context: CodecContext): 
 
 function encodeChoice(candidate: Candidate, path: string, losses: LossCollector): JsonObject {
   losses.foreignExtensions(candidate.extensions, FORMAT, path);
-  const message = encodeOpenaiChatAssistant(candidate.message, 'response', losses, pointer(path, 'message'));
-  const wire: JsonObject = { index: candidate.index, message };
+  const noMessage = shapeHint(candidate, '$message');
+  const wire: JsonObject = { index: candidate.index };
+  if (noMessage === undefined || candidate.message.parts.length > 0) {
+    wire['message'] = encodeOpenaiChatAssistant(candidate.message, 'response', losses, pointer(path, 'message'));
+  } else if (noMessage === 'null') wire['message'] = null;
   if (shapeHint(candidate, '$noIndex') === true) delete wire['index'];
   const hasToolCalls = candidate.message.parts.some((part) => part.type === 'tool_call');
   if (candidate.stopReason !== undefined) {

@@ -17,7 +17,7 @@ import {
 import { decodeOpenaiResponsesOutput } from './items-decode.ts';
 import { encodeOpenaiResponsesOutput } from './items-encode.ts';
 import { FORMAT, keepNulls, ownHint, present, restoreNulls } from './shared.ts';
-import { decodeOpenaiResponsesStopReason, encodeOpenaiResponsesStopReason, openaiResponsesStatusOf } from './stop-reason.ts';
+import { decodeOpenaiResponsesStopReason, encodeOpenaiResponsesStopReason, isIncompleteReason, openaiResponsesStatusOf } from './stop-reason.ts';
 import { decodeOpenaiResponsesUsage, encodeOpenaiResponsesUsage } from './usage.ts';
 
 /** Fields decoded into neutral slots or the stop reason. */
@@ -69,7 +69,8 @@ function decodeStatusFields(wire: JsonObject, response: Response, parts: Part[])
   let reason: string | undefined;
   if (isObject(details)) {
     const raw = details['reason'];
-    if (typeof raw === 'string' && Object.keys(details).length === 1) reason = raw;
+    // An incomplete reason the codec does not know travels whole as an extension (the stop reason then says `incomplete`).
+    if (typeof raw === 'string' && Object.keys(details).length === 1 && isIncompleteReason(raw)) reason = raw;
     else extend(response, FORMAT, { incomplete_details: details });
   }
   if (present(status)) candidate.stopReason = decodeOpenaiResponsesStopReason(expectString(status, '/status', FORMAT), reason, parts);

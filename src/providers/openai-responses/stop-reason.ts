@@ -30,6 +30,11 @@ const STATUS_REASONS: Readonly<Record<string, UnifiedStopReason>> = lookupTable(
   queued: 'pause',
 });
 
+/** True for the `incomplete_details.reason` values this codec knows. */
+export function isIncompleteReason(reason: string): boolean {
+  return INCOMPLETE_REASONS[reason] !== undefined;
+}
+
 /** Decode the stop reason from the status, the incomplete reason and the output parts. */
 export function decodeOpenaiResponsesStopReason(status: string, reason: string | undefined, parts: readonly Part[]): StopReason {
   if (status === 'incomplete' && reason !== undefined) return { unified: INCOMPLETE_REASONS[reason] ?? 'other', raw: reason, format: FORMAT };
@@ -65,7 +70,8 @@ const UNIFIED_STATUS: Readonly<Record<UnifiedStopReason, ResponsesStatus>> = {
 export function openaiResponsesStatusOf(stop: StopReason | undefined): ResponsesStatus {
   if (stop === undefined) return { status: 'completed' };
   if (stop.format === FORMAT && stop.raw !== undefined) {
-    return STATUSES.has(stop.raw) ? { status: stop.raw } : { status: 'incomplete', reason: stop.raw };
+    // `raw` is a known incomplete reason, or a status (known or not: an unknown status travels unchanged).
+    return isIncompleteReason(stop.raw) ? { status: 'incomplete', reason: stop.raw } : { status: stop.raw };
   }
   return UNIFIED_STATUS[stop.unified];
 }

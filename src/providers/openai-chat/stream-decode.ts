@@ -225,7 +225,8 @@ class OpenaiChatStreamDecoder implements StreamDecoder {
   private toolFragment(value: unknown, path: string, position: number, candidate: number, state: CandidateState, events: StreamEvent[]): void {
     const fragment = expectObject(value, path, FORMAT);
     const wire = typeof fragment['index'] === 'number' ? fragment['index'] : position;
-    const custom = fragment['type'] === 'custom' && isObject(fragment['custom']) ? fragment['custom'] : undefined;
+    // The first fragment of a custom call says `type: "custom"`; the ones after it carry only `custom.input`.
+    const custom = isObject(fragment['custom']) ? fragment['custom'] : undefined;
     const body = custom ?? (isObject(fragment['function']) ? fragment['function'] : undefined);
     const text = body?.[custom === undefined ? 'arguments' : 'input'];
     let index = state.tools.get(wire);

@@ -34,7 +34,11 @@ export function isIncompleteReason(reason: string): boolean {
 
 /** Decode the stop reason from the status, the incomplete reason and the output parts. */
 export function decodeOpenaiResponsesStopReason(status: string, reason: string | undefined, parts: readonly Part[]): StopReason {
-  if (status === 'incomplete' && reason !== undefined) return { unified: INCOMPLETE_REASONS[reason] ?? 'other', raw: reason, format: FORMAT };
+  if (status === 'incomplete' && reason !== undefined) {
+    // Filtered with refusal parts in the output: the model refused (what a refusal of another format becomes here).
+    const refused = reason === 'content_filter' && parts.some((part) => part.type === 'refusal');
+    return { unified: refused ? 'refusal' : (INCOMPLETE_REASONS[reason] ?? 'other'), raw: reason, format: FORMAT };
+  }
   let unified = STATUS_REASONS[status] ?? 'other';
   if (unified === 'end_turn') {
     if (parts.some((part) => part.type === 'tool_call')) unified = 'tool_calls';
@@ -82,11 +86,15 @@ export function openaiResponsesStatusOf(stop: StopReason | undefined): Responses
   return UNIFIED_STATUS[stop.unified][0];
 }
 
-/** Encode a stop reason as a status (and incomplete reason), reporting inexact mappings. */
-export function encodeOpenaiResponsesStopReason(stop: StopReason | undefined, losses: LossCollector, path: string): ResponsesStatus {
+/**
+ * Encode a stop reason as a status (and incomplete reason), reporting inexact
+ * mappings. A refusal is exact when the output holds refusal parts: with
+ * them, `incomplete`/`content_filter` decodes back as a refusal.
+ */
+export function encodeOpenaiResponsesStopReason(stop: StopReason | undefined, losses: LossCollector, path: string, refusalParts: boolean): ResponsesStatus {
   const mapped = openaiResponsesStatusOf(stop);
   if (stop === undefined || (stop.format === FORMAT && stop.raw !== undefined)) return mapped;
-  if (!UNIFIED_STATUS[stop.unified][1]) {
+  if (!UNIFIED_STATUS[stop.unified][1] && !(stop.unified === 'refusal' && refusalParts)) {
     const reason = mapped.reason === undefined ? '' : ` (incomplete_details.reason "${mapped.reason}")`;
     losses.add('approximated', path, `stop reason "${stop.raw ?? stop.unified}" has no OpenAI Responses equivalent; sent as status "${mapped.status}"${reason}`);
   }

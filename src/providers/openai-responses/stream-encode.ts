@@ -216,9 +216,10 @@ export class OpenaiResponsesStreamWriter {
       if (!('error' in fields)) fields['error'] = { code: this.error.code ?? 'server_error', message: this.error.message };
     }
     // The terminal status comes from the same table as a whole response's; its losses are reported here (the body below is built quietly).
-    encodeOpenaiResponsesStopReason(stop, this.losses, '/candidates/0/stopReason');
     const terminal = streamHint(event, TERMINAL);
-    const response = this.response(this.output.streamedParts(), stop, fields, isObject(terminal) ? terminal : undefined);
+    const parts = this.output.streamedParts();
+    encodeOpenaiResponsesStopReason(stop, this.losses, '/candidates/0/stopReason', parts.some((part) => part.type === 'refusal'));
+    const response = this.response(parts, stop, fields, isObject(terminal) ? terminal : undefined);
     const body = encodeOpenaiResponsesResponse(response, { losses: scratch() });
     const items: unknown[] = this.output.writtenOutput();
     const output = streamHint(event, OUTPUT);

@@ -99,7 +99,7 @@ export function encodeAnthropicResponse(response: Response, context: CodecContex
     losses.foreignExtensions(candidate.extensions, ANTHROPIC, '/candidates/0');
     losses.foreignExtensions(candidate.message.extensions, ANTHROPIC, '/candidates/0/message');
   }
-  wire['content'] = candidate === undefined ? [] : encodeAnthropicParts(candidate.message.parts, '/candidates/0/message/parts', losses);
+  wire['content'] = candidate === undefined ? [] : encodeAnthropicParts(candidate.message.parts, '/candidates/0/message/parts', losses, true);
   encodeStop(candidate, wire, context);
   if (response.usage !== undefined) wire['usage'] = encodeAnthropicUsage(response.usage, '/usage', losses);
   else if (!absent.includes('usage') && !native) {

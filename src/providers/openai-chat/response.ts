@@ -64,6 +64,8 @@ export function decodeOpenaiChatResponse(body: unknown, context: CodecContext): 
   else if (context.model !== undefined) response.model = context.model;
   if (created !== undefined && created !== null) response.created = expectNumber(created, '/created', FORMAT);
   if (object['object'] !== 'chat.completion') hint(response, FORMAT, '$object', object['object'] ?? 'absent');
+  const absent = (['id', 'created', 'model'] as const).filter((key) => object[key] === undefined || object[key] === null);
+  if (absent.length > 0) hint(response, FORMAT, '$absent', absent);
   const fingerprint = object['system_fingerprint'];
   if (fingerprint === null) hint(response, FORMAT, '$systemFingerprint', 'null');
   else if (fingerprint !== undefined) keepUnknown(response, { system_fingerprint: fingerprint }, keys());
@@ -98,12 +100,27 @@ export function encodeOpenaiChatResponse(response: Response, context: CodecConte
   const { losses } = context;
   losses.foreignExtensions(response.extensions, FORMAT, '');
   const wire: JsonObject = {};
+  // The spec requires id, created and model: filled when another format had none (a Chat body that lacked them stays as it was).
+  const absentHint = shapeHint(response, '$absent');
+  const absent: readonly unknown[] = Array.isArray(absentHint) ? absentHint : [];
   if (response.id !== undefined) wire['id'] = response.id;
+  else if (!absent.includes('id')) {
+    wire['id'] = 'chatcmpl-interlingua';
+    losses.add('synthesised_id', '/id', 'Chat Completions responses need an id; "chatcmpl-interlingua" was made up', 'info');
+  }
   const object = shapeHint(response, '$object');
   if (object === undefined) wire['object'] = 'chat.completion';
   else if (object !== 'absent') wire['object'] = object;
   if (response.created !== undefined) wire['created'] = response.created;
+  else if (!absent.includes('created')) {
+    wire['created'] = 0;
+    losses.add('defaulted', '/created', 'Chat Completions responses need created; the source had no time, 0 was sent', 'info');
+  }
   if (response.model !== undefined) wire['model'] = response.model;
+  else if (!absent.includes('model')) {
+    wire['model'] = context.model ?? 'unknown';
+    losses.add('defaulted', '/model', `Chat Completions responses need a model; "${String(wire['model'])}" was used`, 'info');
+  }
   wire['choices'] = response.candidates.map((candidate, index) => encodeChoice(candidate, pointer('/candidates', index), losses));
   if (response.usage !== undefined) wire['usage'] = encodeOpenaiChatUsage(response.usage, losses, '/usage');
   if (shapeHint(response, '$systemFingerprint') === 'null') wire['system_fingerprint'] = null;

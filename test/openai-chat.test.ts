@@ -559,7 +559,7 @@ types('the refusal decodes to a refusal part and the finish reason keeps its raw
   const ir = openaiChatCodec.decodeResponse(refusalResponse, { losses: new LossCollector() });
   const candidate = ir.candidates[0];
   assert.equal(candidate?.message.parts, [{ type: 'refusal', text: refusalResponse.choices[0]?.message.refusal ?? '' }]);
-  assert.equal(candidate?.stopReason, { unified: 'end_turn', raw: 'stop', format: 'openai-chat' });
+  assert.equal(candidate?.stopReason, { unified: 'refusal', raw: 'stop', format: 'openai-chat' });
   assert.equal(ir.usage?.cacheReadTokens, 0);
 });
 

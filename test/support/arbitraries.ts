@@ -716,7 +716,7 @@ const CAPABILITIES: Record<FormatId, Capability> = {
     callIds: true,
     systemParts: 2,
     infoLosses: [],
-    refusalStops: false,
+    refusalStops: true,
   },
   'openai-responses': {
     userMedia: ['image', 'document'],

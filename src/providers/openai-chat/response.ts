@@ -41,7 +41,7 @@ function decodeChoice(value: unknown, path: string, losses: LossCollector): Cand
   if (index === undefined) hint(candidate, FORMAT, '$noIndex', true);
   if (wireMessage === undefined || wireMessage === null) hint(candidate, FORMAT, '$message', wireMessage === null ? 'null' : 'absent');
   const finish = choice['finish_reason'];
-  if (typeof finish === 'string') candidate.stopReason = decodeOpenaiChatFinishReason(finish);
+  if (typeof finish === 'string') candidate.stopReason = decodeOpenaiChatFinishReason(finish, message.parts.some((part) => part.type === 'refusal'));
   else if (finish === undefined) hint(candidate, FORMAT, '$finishReason', 'absent');
   else if (finish !== null) expectString(finish, pointer(path, 'finish_reason'), FORMAT);
   const logprobs = choice['logprobs'];
@@ -85,7 +85,8 @@ function encodeChoice(candidate: Candidate, path: string, losses: LossCollector)
   if (shapeHint(candidate, '$noIndex') === true) delete wire['index'];
   const hasToolCalls = candidate.message.parts.some((part) => part.type === 'tool_call');
   if (candidate.stopReason !== undefined) {
-    wire['finish_reason'] = encodeOpenaiChatFinishReason(candidate.stopReason, hasToolCalls, losses, pointer(path, 'stopReason'));
+    const hasRefusal = candidate.message.parts.some((part) => part.type === 'refusal');
+    wire['finish_reason'] = encodeOpenaiChatFinishReason(candidate.stopReason, hasToolCalls, losses, pointer(path, 'stopReason'), hasRefusal);
   } else if (shapeHint(candidate, '$finishReason') !== 'absent') {
     wire['finish_reason'] = null;
   }

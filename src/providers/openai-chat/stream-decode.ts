@@ -38,6 +38,8 @@ interface CandidateState {
   next: number;
   text?: number;
   refusal?: number;
+  /** A refusal was streamed: a `stop` finish then means a refusal. */
+  refused?: boolean;
   reasoning?: number;
   /** Open tool calls: wire `index` → part index. */
   tools: Map<number, number>;
@@ -192,7 +194,7 @@ class OpenaiChatStreamDecoder implements StreamDecoder {
     }
     this.closeAll(candidate, state, events);
     state.emptyContent = false;
-    events.push({ type: 'finish', candidate, stopReason: decodeOpenaiChatFinishReason(finish) });
+    events.push({ type: 'finish', candidate, stopReason: decodeOpenaiChatFinishReason(finish, state.refused === true) });
   }
 
   private delta(delta: JsonObject, path: string, candidate: number, state: CandidateState, events: StreamEvent[]): void {
@@ -213,6 +215,7 @@ class OpenaiChatStreamDecoder implements StreamDecoder {
     const refusal = delta['refusal'];
     if (typeof refusal === 'string' && refusal !== '') {
       const index = (state.refusal ??= this.open(candidate, state, events, 'refusal'));
+      state.refused = true;
       events.push({ type: 'text_delta', candidate, index, text: refusal });
     }
     const toolCalls = delta['tool_calls'];

@@ -201,11 +201,13 @@ class OpenaiChatStreamEncoder implements StreamEncoder {
         this.usage = { ...this.usage, ...event.usage };
         return;
       case 'finish': {
+        const slots = [...this.candidate(event.candidate).parts.values()];
         const reason = encodeOpenaiChatFinishReason(
           event.stopReason,
           this.builder.hasToolCalls(event.candidate),
           losses,
           `/candidates/${event.candidate}/stopReason`,
+          slots.some((slot) => slot.kind === 'refusal'),
         );
         out.push(this.chunk(event.candidate, {}, reason));
         return;

@@ -5,6 +5,7 @@
 import type { LossCollector } from './losses.ts';
 import type { ApiError, FormatId, Request, Response } from './ir.ts';
 import type { StreamDecoder, StreamEncoder } from './stream-events.ts';
+import type { StreamFraming } from './framing.ts';
 
 /** What a codec function receives besides the body. */
 export interface CodecContext {
@@ -15,6 +16,14 @@ export interface CodecContext {
    * the URL). Decoders use it when the body has none.
    */
   model?: string;
+  /**
+   * The dialect of the format to write (an OpenAI-compatible vendor for
+   * `openai-chat`: `deepseek`, `openrouter`, `gemini-openai`, `vllm`,
+   * `ollama-openai`, or `openai` for plain OpenAI). Encoders of formats
+   * without dialects ignore it; without it, an encoder keeps the dialect the
+   * IR was decoded from, or writes the plain format.
+   */
+  dialect?: string;
 }
 
 /** Decode and encode one wire format. Every provider exports one. */
@@ -32,4 +41,8 @@ export interface Codec {
   createStreamDecoder?(context: CodecContext): StreamDecoder;
   /** A fresh stream encoder (IR events → SSE messages), once the format's streaming is implemented. */
   createStreamEncoder?(context: CodecContext): StreamEncoder;
+  /** How the format frames a stream on the wire (`src/core/framing.ts`); Server-Sent Events when absent. */
+  readonly streamFraming?: StreamFraming;
+  /** The dialects its encoders can write (`CodecContext.dialect`), for formats that have them (openai-chat). */
+  readonly dialects?: readonly string[];
 }

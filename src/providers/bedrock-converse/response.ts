@@ -66,6 +66,7 @@ export function encodeBedrockResponse(response: Response, context: CodecContext)
   const fields = extensionsOf(response, BEDROCK);
   if (response.usage !== undefined || fields?.['$noUsage'] !== true) {
     if (response.usage !== undefined) losses.foreignExtensions(response.usage.extensions, BEDROCK, '/usage');
+    else losses.add('defaulted', '/usage', 'Converse responses carry usage; the source had none, so zero tokens were sent', 'info');
     body['usage'] = encodeBedrockUsage(response.usage);
   }
   if (fields !== undefined) for (const key in fields) if (key.charCodeAt(0) !== 36 && !(key in body)) body[key] = fields[key];

@@ -94,7 +94,8 @@ class BedrockStreamDecoder implements StreamDecoder {
     const index = this.index(data);
     const start = expectObject(data['start'], '/start', BEDROCK);
     const toolUse = start['toolUse'];
-    if (isObject(toolUse) && Object.keys(start).length === 1) {
+    // A server tool's call (Nova grounding) is the vendor's own business, as in a whole response: kept whole below.
+    if (isObject(toolUse) && Object.keys(start).length === 1 && toolUse['type'] !== 'server_tool_use') {
       const part: Part = { type: 'tool_call', id: expectString(toolUse['toolUseId'], '/start/toolUse/toolUseId', BEDROCK), name: expectString(toolUse['name'], '/start/toolUse/name', BEDROCK), arguments: undefined, rawArguments: '' };
       const fields = unknownKeys(toolUse, new Set(['toolUseId', 'name']));
       if (fields !== undefined) part.extensions = { [BEDROCK]: fields };

@@ -45,7 +45,7 @@ class BedrockStreamEncoder implements StreamEncoder {
   private summaryDropped = false;
   private usage: Usage | undefined;
   /** Open blocks by IR index: what kind, and whether any content went out yet. */
-  private readonly open = new Map<number, { part: Part; sent: boolean }>();
+  private readonly open = new Map<number, { part: Part; sent: boolean; text: string }>();
   private readonly skipped = new Set<number>();
 
   constructor(private readonly losses: LossCollector) {}
@@ -79,7 +79,10 @@ class BedrockStreamEncoder implements StreamEncoder {
         if (open === undefined || event.candidate !== 0) return out;
         const delta = fieldsOf(event)?.['$delta'];
         if (isObject(delta)) out.push(this.delta(event.index, delta, event));
-        else if (event.text !== '' || open.part.type === 'text') out.push(this.delta(event.index, { text: event.text }, event));
+        else if (event.text !== '' || open.part.type === 'text') {
+          out.push(this.delta(event.index, { text: event.text }, event));
+          open.text += event.text;
+        }
         open.sent = true;
         return out;
       }
@@ -93,6 +96,7 @@ class BedrockStreamEncoder implements StreamEncoder {
         }
         const delta = fieldsOf(event)?.['$delta'];
         out.push(this.delta(event.index, isObject(delta) ? delta : { reasoningContent: { text: event.text } }, event));
+        if (!isObject(delta)) open.text += event.text;
         open.sent = true;
         return out;
       }
@@ -112,6 +116,7 @@ class BedrockStreamEncoder implements StreamEncoder {
         const open = this.open.get(event.index);
         if (open === undefined || event.candidate !== 0) return out;
         out.push(this.delta(event.index, { toolUse: { input: event.arguments } }, event));
+        open.text += event.arguments;
         open.sent = true;
         return out;
       }
@@ -148,7 +153,14 @@ class BedrockStreamEncoder implements StreamEncoder {
   }
 
   private delta(index: number, delta: JsonObject, event: Extensible): SseMessage {
-    return this.message('contentBlockDelta', { contentBlockIndex: index, delta, ...extra(event) });
+    return this.message('contentBlockDelta', { contentBlockIndex: this.wire(index), delta, ...extra(event) });
+  }
+
+  /** The wire index of an IR part: parts Converse cannot carry take no block, so later blocks move up (Converse indexes are dense). */
+  private wire(index: number): number {
+    let below = 0;
+    for (const skipped of this.skipped) if (skipped < index) below++;
+    return index - below;
   }
 
   private skip(index: number, candidate: number, out: SseMessage[]): SseMessage[] {
@@ -159,30 +171,27 @@ class BedrockStreamEncoder implements StreamEncoder {
   private partStart(index: number, part: Part, event: Extensible, out: SseMessage[]): SseMessage[] {
     const startEvent = fieldsOf(event)?.['$startEvent'];
     if (isObject(startEvent)) {
-      out.push(this.message('contentBlockStart', { contentBlockIndex: index, ...startEvent }));
-      this.open.set(index, { part, sent: false });
+      out.push(this.message('contentBlockStart', { contentBlockIndex: this.wire(index), ...startEvent }));
+      this.open.set(index, { part, sent: false, text: '' });
       return out;
     }
     switch (part.type) {
       case 'tool_call':
-        out.push(this.message('contentBlockStart', { contentBlockIndex: index, start: { toolUse: { toolUseId: part.id, name: part.name, ...realFields(part) } }, ...extra(event) }));
-        this.open.set(index, { part, sent: false });
+        out.push(this.message('contentBlockStart', { contentBlockIndex: this.wire(index), start: { toolUse: { toolUseId: part.id, name: part.name, ...realFields(part) } }, ...extra(event) }));
+        this.open.set(index, { part, sent: false, text: '' });
         return out;
       case 'text':
       case 'refusal':
-        this.open.set(index, { part, sent: false });
-        if (part.text !== '') {
-          out.push(this.delta(index, { text: part.text }, {}));
-          (this.open.get(index) as { sent: boolean }).sent = true;
-        }
+        this.open.set(index, { part, sent: part.text !== '', text: part.text });
+        if (part.text !== '') out.push(this.delta(index, { text: part.text }, {}));
         return out;
       case 'reasoning':
-        this.open.set(index, { part, sent: part.text !== '' });
+        this.open.set(index, { part, sent: part.text !== '', text: part.text });
         if (part.text !== '') out.push(this.delta(index, { reasoningContent: { text: part.text } }, {}));
         return out;
       case 'opaque':
         if (part.format === BEDROCK) {
-          this.open.set(index, { part, sent: false });
+          this.open.set(index, { part, sent: false, text: '' });
           return out;
         }
         this.losses.add('unsupported_part', `/parts/${index}`, `${part.format} block "${part.blockType}" has no place in a Converse stream; dropped`);
@@ -199,11 +208,17 @@ class BedrockStreamEncoder implements StreamEncoder {
     this.open.delete(index);
     // A source that sends a part whole (Gemini tool calls) has sent no delta: write its content now.
     const part = final ?? open.part;
-    if (!open.sent && part.type === 'tool_call') out.push(this.delta(index, { toolUse: { input: argumentsAsText(part) } }, {}));
-    if (!open.sent && final !== undefined && (final.type === 'text' || final.type === 'refusal') && final.text !== '') out.push(this.delta(index, { text: final.text }, {}));
+    // What the deltas missed (a source that sends a part whole, or its deltas only in part) goes out before the stop.
+    const rest = (full: string) => (full.startsWith(open.text) ? full.slice(open.text.length) : '');
+    if (part.type === 'tool_call' && (!open.sent || final !== undefined)) {
+      const missing = open.sent ? rest(argumentsAsText(part)) : argumentsAsText(part);
+      if (missing !== '') out.push(this.delta(index, { toolUse: { input: missing } }, {}));
+    }
+    if (final !== undefined && (final.type === 'text' || final.type === 'refusal') && rest(final.text) !== '') out.push(this.delta(index, { text: rest(final.text) }, {}));
+    if (final?.type === 'reasoning' && rest(final.text) !== '') out.push(this.delta(index, { reasoningContent: { text: rest(final.text) } }, {}));
     // A block opens with its first delta: an empty reasoning block still needs one to be reasoning.
-    if (!open.sent && part.type === 'reasoning' && part.text === '') out.push(this.delta(index, { reasoningContent: { text: '' } }, {}));
-    out.push(this.message('contentBlockStop', { contentBlockIndex: index, ...extra(event) }));
+    else if (!open.sent && part.type === 'reasoning' && part.text === '') out.push(this.delta(index, { reasoningContent: { text: '' } }, {}));
+    out.push(this.message('contentBlockStop', { contentBlockIndex: this.wire(index), ...extra(event) }));
     return out;
   }
 

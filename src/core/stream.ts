@@ -56,33 +56,51 @@ export function sseMessagesToBytes(): TransformStream<SseMessage, Uint8Array> {
   });
 }
 
-/** Describe a thrown value as an IR API error. */
-export function errorFromException(error: unknown): ApiError {
+/**
+ * Describe a failure inside a stream as an IR API error. A stream is always
+ * a server's answer, so whatever breaks in it is the sender's fault, never
+ * the receiver's: `server` with status 502, and a message naming which
+ * stream (`what`, e.g. "the gemini stream") and what went wrong.
+ */
+export function errorFromException(error: unknown, what = 'the stream'): ApiError {
   const message = error instanceof Error ? error.message : String(error);
-  return { type: isInterlinguaError(error) ? 'invalid_request' : 'server', message };
+  const kind = isInterlinguaError(error) ? 'could not be read' : 'broke interlingua';
+  return { type: 'server', status: 502, message: `${what} ${kind}: ${message}` };
+}
+
+/** The error event for a `data:` line of `format`'s stream that is not JSON. */
+function notJsonError(format: FormatId | undefined, invalid: string): ApiError {
+  return { type: 'server', status: 502, message: `${format === undefined ? 'the stream' : `the ${format} stream`} sent an SSE data line that is not JSON (${invalid})` };
 }
 
 /** wire events → IR events through one format's decoder. A decoding failure becomes an `error` event and ends the stream. */
-export function wireToIrEvents(decoder: StreamDecoder): TransformStream<WireEvent, StreamEvent> {
+export function wireToIrEvents(decoder: StreamDecoder, format?: FormatId): TransformStream<WireEvent, StreamEvent> {
+  const what = format === undefined ? 'the stream' : `the ${format} stream`;
   let failed = false;
   return new TransformStream({
     transform(event, controller) {
       if (failed) return;
       if (event.invalid !== undefined) {
         failed = true;
-        controller.enqueue({ type: 'error', error: { type: 'server', message: `an SSE data line is not JSON (${event.invalid})` } });
+        controller.enqueue({ type: 'error', error: notJsonError(format, event.invalid) });
         return;
       }
       try {
         for (const irEvent of decoder.decode(event)) controller.enqueue(irEvent);
       } catch (error) {
         failed = true;
-        controller.enqueue({ type: 'error', error: errorFromException(error) });
+        controller.enqueue({ type: 'error', error: errorFromException(error, what) });
       }
     },
     flush(controller) {
       if (failed) return;
-      for (const irEvent of decoder.flush()) controller.enqueue(irEvent);
+      let events: StreamEvent[];
+      try {
+        events = decoder.flush();
+      } catch (error) {
+        events = [{ type: 'error', error: errorFromException(error, what) }];
+      }
+      for (const irEvent of events) controller.enqueue(irEvent);
     },
   });
 }
@@ -93,11 +111,12 @@ export function wireToIrEvents(decoder: StreamDecoder): TransformStream<WireEven
  * error event instead of breaking the stream; `failed()` then stops the
  * stream. Only when even the error event cannot be encoded does it throw.
  */
-function guardedEncoder(encoder: StreamEncoder): { encode(event: StreamEvent): SseMessage[]; flush(): SseMessage[]; failed(): boolean } {
+function guardedEncoder(encoder: StreamEncoder, format?: FormatId): { encode(event: StreamEvent): SseMessage[]; flush(): SseMessage[]; failed(): boolean } {
+  const what = `the stream could not be written${format === undefined ? '' : ` as ${format}`}, because the source stream`;
   let failed = false;
   const fail = (error: unknown): SseMessage[] => {
     failed = true;
-    return encoder.encode({ type: 'error', error: errorFromException(error) });
+    return encoder.encode({ type: 'error', error: errorFromException(error, what) });
   };
   return {
     encode(event) {
@@ -120,8 +139,8 @@ function guardedEncoder(encoder: StreamEncoder): { encode(event: StreamEvent): S
 }
 
 /** IR events → SSE messages through one format's encoder. */
-export function irToSseMessages(encoder: StreamEncoder): TransformStream<StreamEvent, SseMessage> {
-  const guarded = guardedEncoder(encoder);
+export function irToSseMessages(encoder: StreamEncoder, format?: FormatId): TransformStream<StreamEvent, SseMessage> {
+  const guarded = guardedEncoder(encoder, format);
   return new TransformStream({
     transform(event, controller) {
       for (const message of guarded.encode(event)) controller.enqueue(message);
@@ -181,7 +200,7 @@ export function convertStream(readable: ReadableStream<Uint8Array>, options: Con
   const encoder = streamEncoderFor(options.to, context);
   let resolveLosses: (losses: Loss[]) => void = () => {};
   const losses = new Promise<Loss[]>((resolve) => (resolveLosses = resolve));
-  const output = readable.pipeThrough(transcodeSse(decoder, encoder, () => resolveLosses(collector.losses)));
+  const output = readable.pipeThrough(transcodeSse(decoder, encoder, options, () => resolveLosses(collector.losses)));
   return Object.assign(output, { losses });
 }
 
@@ -191,8 +210,9 @@ export function convertStream(readable: ReadableStream<Uint8Array>, options: Con
  * input chunk is transcoded synchronously and written as one output chunk, so
  * the cost of Web streams is paid per network chunk, not per event.
  */
-function transcodeSse(decoder: StreamDecoder, target: StreamEncoder, done: () => void): TransformStream<Uint8Array, Uint8Array> {
-  const encoder = guardedEncoder(target);
+function transcodeSse(decoder: StreamDecoder, target: StreamEncoder, formats: { from: FormatId; to: FormatId }, done: () => void): TransformStream<Uint8Array, Uint8Array> {
+  const encoder = guardedEncoder(target, formats.to);
+  const what = `the ${formats.from} stream`;
   const text = new TextDecoder();
   const bytes = new TextEncoder();
   let out = '';
@@ -210,7 +230,7 @@ function transcodeSse(decoder: StreamDecoder, target: StreamEncoder, done: () =>
       const event = wireEventOf(message);
       if (event.invalid !== undefined) {
         failed = true;
-        encode([{ type: 'error', error: { type: 'server', message: `an SSE data line is not JSON (${event.invalid})` } }]);
+        encode([{ type: 'error', error: notJsonError(formats.from, event.invalid) }]);
         return;
       }
       let irEvents: StreamEvent[];
@@ -218,7 +238,7 @@ function transcodeSse(decoder: StreamDecoder, target: StreamEncoder, done: () =>
         irEvents = decoder.decode(event);
       } catch (error) {
         failed = true;
-        irEvents = [{ type: 'error', error: errorFromException(error) }];
+        irEvents = [{ type: 'error', error: errorFromException(error, what) }];
       }
       encode(irEvents);
     },
@@ -240,7 +260,15 @@ function transcodeSse(decoder: StreamDecoder, target: StreamEncoder, done: () =>
     flush(controller) {
       const rest = text.decode();
       if (rest !== '') parser.feed(rest);
-      if (!failed && !encoder.failed()) encode(decoder.flush());
+      if (!failed && !encoder.failed()) {
+        let events: StreamEvent[];
+        try {
+          events = decoder.flush();
+        } catch (error) {
+          events = [{ type: 'error', error: errorFromException(error, what) }];
+        }
+        encode(events);
+      }
       write(encoder.flush());
       emit(controller);
       done();

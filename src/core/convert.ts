@@ -71,6 +71,7 @@ export function convertRequest(body: unknown, options: ConvertOptions): ConvertR
   const source = codecFor(options.from);
   const target = codecFor(options.to);
   const ir = source.decodeRequest(parseBody(body), context(losses, options.model));
+  losses.translateThrough(ir);
   const out = target.encodeRequest(ir, context(losses, options.model));
   throwIfStrict(losses.losses, options.strict);
   return { body: out, losses: losses.losses };
@@ -82,6 +83,7 @@ export function convertResponse(body: unknown, options: ConvertOptions): Convert
   const source = codecFor(options.from);
   const target = codecFor(options.to);
   const ir = source.decodeResponse(parseBody(body), context(losses, options.model));
+  losses.translateThrough(ir);
   const out = target.encodeResponse(ir, context(losses, options.model));
   throwIfStrict(losses.losses, options.strict);
   return { body: out, losses: losses.losses };
@@ -91,6 +93,7 @@ export function convertResponse(body: unknown, options: ConvertOptions): Convert
 export function convertError(body: unknown, options: ConvertOptions): ConvertResult {
   const losses = new LossCollector();
   const ir = codecFor(options.from).decodeError(parseBody(body), context(losses, options.model));
+  losses.translateThrough(ir);
   const out = codecFor(options.to).encodeError(ir, context(losses, options.model));
   throwIfStrict(losses.losses, options.strict);
   return { body: out, losses: losses.losses };

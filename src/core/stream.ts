@@ -181,6 +181,42 @@ export function streamEncoderFor(format: FormatId, context: CodecContext): Strea
   return codec.createStreamEncoder(context);
 }
 
+/**
+ * Where the parts of a stream came from: the source event (0-based position
+ * among the stream's SSE messages, so `/3` is the fourth event's data) that
+ * opened each candidate and part. Encoders report stream losses against IR
+ * pointers (`/candidates/0/message/parts/2`); this turns them into `/<event>`.
+ */
+class StreamOrigins {
+  #event = -1;
+  readonly #parts = new Map<string, number>();
+  readonly #candidates = new Map<number, number>();
+
+  /** A new source event is being decoded. */
+  next(): void {
+    this.#event++;
+  }
+
+  /** The source has ended: what flush emits belongs to no event. */
+  end(): void {
+    this.#event = -1;
+  }
+
+  see(event: StreamEvent): void {
+    if (this.#event < 0 || !('candidate' in event) || typeof event.candidate !== 'number') return;
+    if (!this.#candidates.has(event.candidate)) this.#candidates.set(event.candidate, this.#event);
+    if (event.type === 'part_start') this.#parts.set(`${event.candidate}/${event.index}`, this.#event);
+  }
+
+  sourceOf(irPath: string): string {
+    const match = /^\/candidates\/(\d+)(?:\/message\/parts\/(\d+))?/.exec(irPath);
+    if (match === null) return '';
+    const event = match[2] === undefined ? undefined : this.#parts.get(`${match[1]}/${match[2]}`);
+    const found = event ?? this.#candidates.get(Number(match[1]));
+    return found === undefined ? '' : `/${found}`;
+  }
+}
+
 /** Options of {@link convertStream}. */
 export interface ConvertStreamOptions {
   from: FormatId;
@@ -200,7 +236,7 @@ export function convertStream(readable: ReadableStream<Uint8Array>, options: Con
   const encoder = streamEncoderFor(options.to, context);
   let resolveLosses: (losses: Loss[]) => void = () => {};
   const losses = new Promise<Loss[]>((resolve) => (resolveLosses = resolve));
-  const output = readable.pipeThrough(transcodeSse(decoder, encoder, options, () => resolveLosses(collector.losses)));
+  const output = readable.pipeThrough(transcodeSse(decoder, encoder, options, collector, () => resolveLosses(collector.losses)));
   return Object.assign(output, { losses });
 }
 
@@ -210,8 +246,16 @@ export function convertStream(readable: ReadableStream<Uint8Array>, options: Con
  * input chunk is transcoded synchronously and written as one output chunk, so
  * the cost of Web streams is paid per network chunk, not per event.
  */
-function transcodeSse(decoder: StreamDecoder, target: StreamEncoder, formats: { from: FormatId; to: FormatId }, done: () => void): TransformStream<Uint8Array, Uint8Array> {
+function transcodeSse(
+  decoder: StreamDecoder,
+  target: StreamEncoder,
+  formats: { from: FormatId; to: FormatId },
+  losses: LossCollector,
+  done: () => void,
+): TransformStream<Uint8Array, Uint8Array> {
   const encoder = guardedEncoder(target, formats.to);
+  const origins = new StreamOrigins();
+  const translate = (irPath: string) => origins.sourceOf(irPath);
   const what = `the ${formats.from} stream`;
   const text = new TextDecoder();
   const bytes = new TextEncoder();
@@ -221,12 +265,22 @@ function transcodeSse(decoder: StreamDecoder, target: StreamEncoder, formats: { 
   const write = (messages: SseMessage[]) => {
     for (const message of messages) out += `${message.event === undefined ? '' : `event: ${message.event}\n`}data: ${message.data}\n\n`;
   };
+  // Decoders report source pointers themselves; encoders report IR pointers, translated to the source event that opened the part.
   const encode = (events: StreamEvent[]) => {
-    for (const event of events) write(encoder.encode(event));
+    losses.translateThrough(translate);
+    try {
+      for (const event of events) {
+        origins.see(event);
+        write(encoder.encode(event));
+      }
+    } finally {
+      losses.translateThrough(undefined);
+    }
   };
   const parser = createParser({
     onEvent(message) {
       if (failed || encoder.failed()) return;
+      origins.next();
       const event = wireEventOf(message);
       if (event.invalid !== undefined) {
         failed = true;
@@ -260,6 +314,7 @@ function transcodeSse(decoder: StreamDecoder, target: StreamEncoder, formats: { 
     flush(controller) {
       const rest = text.decode();
       if (rest !== '') parser.feed(rest);
+      origins.end();
       if (!failed && !encoder.failed()) {
         let events: StreamEvent[];
         try {
@@ -269,7 +324,9 @@ function transcodeSse(decoder: StreamDecoder, target: StreamEncoder, formats: { 
         }
         encode(events);
       }
+      losses.translateThrough(translate);
       write(encoder.flush());
+      losses.translateThrough(undefined);
       emit(controller);
       done();
     },

@@ -38,10 +38,11 @@ function decodeChoice(value: unknown, path: string, losses: LossCollector): Cand
     0,
   );
   const index = choice['index'];
-  const candidate: Candidate = { index: index === undefined ? 0 : expectNumber(index, pointer(path, 'index'), FORMAT), message };
+  losses.origin(message, messagePath);
+  const candidate: Candidate = losses.origin({ index: index === undefined ? 0 : expectNumber(index, pointer(path, 'index'), FORMAT), message }, path);
   if (index === undefined) hint(candidate, FORMAT, '$noIndex', true);
   const finish = choice['finish_reason'];
-  if (typeof finish === 'string') candidate.stopReason = decodeOpenaiChatFinishReason(finish);
+  if (typeof finish === 'string') candidate.stopReason = losses.origin(decodeOpenaiChatFinishReason(finish), pointer(path, 'finish_reason'));
   else if (finish === undefined) hint(candidate, FORMAT, '$finishReason', 'absent');
   else if (finish !== null) expectString(finish, pointer(path, 'finish_reason'), FORMAT);
   const logprobs = choice['logprobs'];

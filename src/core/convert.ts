@@ -6,6 +6,7 @@ import { codecFor } from './registry.ts';
 import { InterlinguaError } from './errors.ts';
 import { LossCollector, throwIfStrict, type Loss } from './losses.ts';
 import { checkDepth } from './wire.ts';
+import { checkIrError, checkIrRequest, checkIrResponse } from './ir-check.ts';
 import type { ApiError, FormatId, Request, Response } from './ir.ts';
 
 /** Options of {@link convertRequest} and {@link convertResponse}. */
@@ -118,8 +119,9 @@ export function decodeRequest(format: FormatId, body: unknown, options: CodecOpt
   return decodeWith((losses) => codecFor(format).decodeRequest(parseBody(body), context(losses, options.model)), options.strict);
 }
 
-/** Encode an IR request into a body of `format`. */
+/** Encode an IR request into a body of `format`. IR of the wrong shape (a `null` part, a number for a string) is an `InterlinguaError` naming its pointer in the IR. */
 export function encodeRequest(format: FormatId, request: Request, options: CodecOptions = {}): Encoded {
+  checkIrRequest(request);
   return encodeWith((losses) => codecFor(format).encodeRequest(request, context(losses, options.model)), options.strict);
 }
 
@@ -128,8 +130,9 @@ export function decodeResponse(format: FormatId, body: unknown, options: CodecOp
   return decodeWith((losses) => codecFor(format).decodeResponse(parseBody(body), context(losses, options.model)), options.strict);
 }
 
-/** Encode an IR response into a body of `format`. */
+/** Encode an IR response into a body of `format`. IR of the wrong shape is an `InterlinguaError` naming its pointer in the IR. */
 export function encodeResponse(format: FormatId, response: Response, options: CodecOptions = {}): Encoded {
+  checkIrResponse(response);
   return encodeWith((losses) => codecFor(format).encodeResponse(response, context(losses, options.model)), options.strict);
 }
 
@@ -138,7 +141,8 @@ export function decodeError(format: FormatId, body: unknown, options: CodecOptio
   return decodeWith((losses) => codecFor(format).decodeError(parseBody(body), context(losses, options.model)), options.strict);
 }
 
-/** Encode an IR error into an error body of `format`. */
+/** Encode an IR error into an error body of `format`. IR of the wrong shape is an `InterlinguaError` naming its pointer in the IR. */
 export function encodeError(format: FormatId, error: ApiError, options: CodecOptions = {}): Encoded {
+  checkIrError(error);
   return encodeWith((losses) => codecFor(format).encodeError(error, context(losses, options.model)), options.strict);
 }

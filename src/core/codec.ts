@@ -5,6 +5,7 @@
 import type { LossCollector } from './losses.ts';
 import type { ApiError, FormatId, Request, Response } from './ir.ts';
 import type { StreamDecoder, StreamEncoder } from './stream-events.ts';
+import type { StreamFraming } from './framing.ts';
 
 /** What a codec function receives besides the body. */
 export interface CodecContext {
@@ -32,4 +33,6 @@ export interface Codec {
   createStreamDecoder?(context: CodecContext): StreamDecoder;
   /** A fresh stream encoder (IR events → SSE messages), once the format's streaming is implemented. */
   createStreamEncoder?(context: CodecContext): StreamEncoder;
+  /** How the format frames a stream on the wire (`src/core/framing.ts`); Server-Sent Events when absent. */
+  readonly streamFraming?: StreamFraming;
 }

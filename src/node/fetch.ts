@@ -1,12 +1,15 @@
 /**
  * A `fetch` for the proxy's upstream calls over `node:http`/`node:https` with
  * keep-alive agents. On Node it costs about half the CPU of the global
- * `fetch` per proxied request (docs/BENCHMARKS.md). Streamed answers
- * (`text/event-stream`) stay streams; whole answers are buffered once.
+ * `fetch` per proxied request (docs/BENCHMARKS.md). Streamed answers (SSE,
+ * AWS event stream, NDJSON) stay streams; whole answers are buffered once.
  */
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { Readable } from 'node:stream';
+
+/** The media types of streamed answers: SSE, AWS event stream (Bedrock), NDJSON (Ollama). */
+const STREAMED = /text\/event-stream|application\/vnd\.amazon\.eventstream|application\/x-ndjson/i;
 
 function headersOf(incoming: IncomingMessage): Headers {
   const headers = new Headers();
@@ -36,7 +39,7 @@ export function createNodeFetch(): typeof fetch {
       const outgoing = send(url, { method: init.method ?? 'GET', headers, agent: secure ? https : http }, (incoming) => {
         const status = incoming.statusCode ?? 502;
         const responseHeaders = headersOf(incoming);
-        if ((responseHeaders.get('content-type') ?? '').includes('text/event-stream')) {
+        if (STREAMED.test(responseHeaders.get('content-type') ?? '')) {
           resolve(new Response(Readable.toWeb(incoming) as ReadableStream<Uint8Array>, { status, headers: responseHeaders }));
           return;
         }

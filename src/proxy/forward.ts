@@ -5,7 +5,7 @@
  */
 import { codecFor } from '../core/registry.ts';
 import { parseBody } from '../core/convert.ts';
-import { convertStream, irToSseMessages, sseMessagesToBytes, streamEncoderFor } from '../core/stream.ts';
+import { convertStream, framingFor, irToSseMessages, messagesToFramedBytes, streamEncoderFor } from '../core/stream.ts';
 import { responseToEvents } from '../core/accumulate.ts';
 import type { LossCollector } from '../core/losses.ts';
 import type { ApiError, FormatId } from '../core/ir.ts';
@@ -33,7 +33,16 @@ export interface ForwardOptions {
   redact: (text: string) => string;
 }
 
-const SSE_HEADERS = { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache' };
+/** The headers of a streamed answer in `format`'s framing. */
+function streamHeaders(format: FormatId): Record<string, string> {
+  return { 'content-type': framingFor(format).contentType, 'cache-control': 'no-cache' };
+}
+
+/** The media type of a content-type header value, lower-cased, without parameters. */
+function mediaType(contentType: string): string {
+  const semicolon = contentType.indexOf(';');
+  return (semicolon === -1 ? contentType : contentType.slice(0, semicolon)).trim().toLowerCase();
+}
 
 /** Can both ends of a conversion stream? */
 function streamable(from: FormatId, to: FormatId): boolean {
@@ -169,7 +178,7 @@ function syntheticStream(events: StreamEvent[], format: FormatId, options: Forwa
     },
   })
     .pipeThrough(irToSseMessages(encoder, format))
-    .pipeThrough(sseMessagesToBytes());
+    .pipeThrough(messagesToFramedBytes(framingFor(format)));
 }
 
 function describe(error: unknown): string {
@@ -199,8 +208,10 @@ async function callUpstream(options: ForwardOptions, prepared: Prepared): Promis
   }, options.timeoutMs);
   const onAbort = () => controller.abort();
   options.signal.addEventListener('abort', onAbort, { once: true });
+  // Called as a plain function: Workers' fetch throws "Illegal invocation" when `this` is another object.
+  const send = options.fetch;
   try {
-    return await options.fetch(options.url(prepared.model, prepared.stream), {
+    return await send(options.url(prepared.model, prepared.stream), {
       method: 'POST',
       headers: options.headers,
       body: JSON.stringify(prepared.body),
@@ -238,11 +249,11 @@ export async function forwardToUpstream(options: ForwardOptions): Promise<Respon
     options.entry.losses = options.losses.losses.length;
     return { 'x-interlingua-losses': String(options.losses.losses.length) };
   };
-  const upstreamStreamed = (response.headers.get('content-type') ?? '').includes('text/event-stream');
+  const upstreamStreamed = mediaType(response.headers.get('content-type') ?? '') === mediaType(framingFor(upstream).contentType);
   if (upstreamStreamed && response.body !== null) {
-    if (route.format === upstream) return new Response(guarded(response.body, options, 'error'), { status: 200, headers: { ...SSE_HEADERS, ...lossHeader() } });
+    if (route.format === upstream) return new Response(guarded(response.body, options, 'error'), { status: 200, headers: { ...streamHeaders(route.format), ...lossHeader() } });
     const converted = convertStream(guarded(response.body, options, 'close'), { from: upstream, to: route.format, ...(prepared.model === undefined ? {} : { model: prepared.model }) });
-    return new Response(converted, { status: 200, headers: { ...SSE_HEADERS, ...lossHeader() } });
+    return new Response(converted, { status: 200, headers: { ...streamHeaders(route.format), ...lossHeader() } });
   }
   let text: string;
   try {
@@ -263,7 +274,7 @@ export async function forwardToUpstream(options: ForwardOptions): Promise<Respon
   const context = prepared.model === undefined ? { losses: options.losses } : { losses: options.losses, model: prepared.model };
   try {
     const ir = codecFor(upstream).decodeResponse(json, context);
-    if (wantsStream) return new Response(syntheticStream(responseToEvents(ir), route.format, options), { status: 200, headers: { ...SSE_HEADERS, ...lossHeader() } });
+    if (wantsStream) return new Response(syntheticStream(responseToEvents(ir), route.format, options), { status: 200, headers: { ...streamHeaders(route.format), ...lossHeader() } });
     const out = codecFor(route.format).encodeResponse(ir, context);
     return new Response(JSON.stringify(out), { status: 200, headers: { 'content-type': 'application/json', ...lossHeader() } });
   } catch (error) {

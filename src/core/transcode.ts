@@ -1,0 +1,332 @@
+/**
+ * Web-standard stream stages on codec objects (`stream.ts` adds format ids), piped together:
+ * bytes → SSE messages → wire events (JSON) → IR events → SSE messages → bytes.
+ * Each stage is a `TransformStream`; `flush` closes what is open. Memory is
+ * constant per stream apart from the part being built.
+ */
+import { InterlinguaError, isInterlinguaError } from './errors.ts';
+import { LossCollector, type Loss } from './losses.ts';
+import { sseFraming, type StreamFraming } from './framing.ts';
+import type { Codec, CodecContext } from './codec.ts';
+import type { FrameReader } from './framing.ts';
+import type { ApiError, FormatId } from './ir.ts';
+import { checkStreamIndex, type SseMessage, type StreamDecoder, type StreamEncoder, type StreamEvent, type WireEvent } from './stream-events.ts';
+
+export { DONE } from './framing.ts';
+
+/** bytes → wire events: SSE framing parsed, each `data:` parsed as JSON (`[DONE]` kept as the string). */
+export function sseToWireEvents(): TransformStream<Uint8Array, WireEvent> {
+  return framedToWireEvents(sseFraming);
+}
+
+/** bytes → wire events in any framing (SSE, AWS event stream, NDJSON); a framing fault errors the stream. */
+export function framedToWireEvents(framing: StreamFraming): TransformStream<Uint8Array, WireEvent> {
+  const reader = framing.createReader();
+  return new TransformStream({
+    transform(chunk, controller) {
+      for (const event of reader.push(chunk)) controller.enqueue(event);
+    },
+    flush(controller) {
+      for (const event of reader.end()) controller.enqueue(event);
+    },
+  });
+}
+
+/** SSE messages → bytes, with the blank-line framing every vendor uses. */
+export function sseMessagesToBytes(): TransformStream<SseMessage, Uint8Array> {
+  return messagesToFramedBytes(sseFraming);
+}
+
+/** Wire messages → bytes in any framing, one chunk per message. */
+export function messagesToFramedBytes(framing: StreamFraming): TransformStream<SseMessage, Uint8Array> {
+  return new TransformStream({
+    transform(message, controller) {
+      controller.enqueue(framing.write([message]));
+    },
+  });
+}
+
+/** The stream framing of `codec`: its own, else SSE. */
+export function framingOf(codec: Codec): StreamFraming {
+  return codec.streamFraming ?? sseFraming;
+}
+
+/**
+ * Describe a failure inside a stream as an IR API error. A stream is always
+ * a server's answer, so whatever breaks in it is the sender's fault, never
+ * the receiver's: `server` with status 502, and a message naming which
+ * stream (`what`, e.g. "the gemini stream") and what went wrong.
+ */
+export function errorFromException(error: unknown, what = 'the stream'): ApiError {
+  const message = error instanceof Error ? error.message : String(error);
+  const kind = isInterlinguaError(error) ? 'could not be read' : 'broke interlingua';
+  return { type: 'server', status: 502, message: `${what} ${kind}: ${message}` };
+}
+
+/** An error event for a stream of `format` that is itself broken (not JSON, badly framed). */
+function brokenStream(format: FormatId | undefined, problem: string): ApiError {
+  return { type: 'server', status: 502, message: `${format === undefined ? 'the stream' : `the ${format} stream`} ${problem}` };
+}
+
+/** wire events → IR events through one format's decoder. A decoding failure becomes an `error` event and ends the stream. */
+export function wireToIrEvents(decoder: StreamDecoder, format?: FormatId): TransformStream<WireEvent, StreamEvent> {
+  const what = format === undefined ? 'the stream' : `the ${format} stream`;
+  let failed = false;
+  return new TransformStream({
+    transform(event, controller) {
+      if (failed) return;
+      if (event.invalid !== undefined) {
+        failed = true;
+        controller.enqueue({ type: 'error', error: brokenStream(format, `sent an event that is not JSON (${event.invalid})`) });
+        return;
+      }
+      try {
+        for (const irEvent of decoder.decode(event)) controller.enqueue(irEvent);
+      } catch (error) {
+        failed = true;
+        controller.enqueue({ type: 'error', error: errorFromException(error, what) });
+      }
+    },
+    flush(controller) {
+      if (failed) return;
+      let events: StreamEvent[];
+      try {
+        events = decoder.flush();
+      } catch (error) {
+        events = [{ type: 'error', error: errorFromException(error, what) }];
+      }
+      for (const irEvent of events) controller.enqueue(irEvent);
+    },
+  });
+}
+
+/**
+ * `encoder.encode(event)`, where an event the encoder refuses (an
+ * `InterlinguaError`, say a part index out of range) becomes the target's own
+ * error event instead of breaking the stream; `failed()` then stops the
+ * stream. Only when even the error event cannot be encoded does it throw.
+ */
+function guardedEncoder(encoder: StreamEncoder, format?: FormatId): { encode(event: StreamEvent): SseMessage[]; flush(): SseMessage[]; failed(): boolean } {
+  const what = `the stream could not be written${format === undefined ? '' : ` as ${format}`}, because the source stream`;
+  let failed = false;
+  const fail = (error: unknown): SseMessage[] => {
+    failed = true;
+    return encoder.encode({ type: 'error', error: errorFromException(error, what) });
+  };
+  return {
+    encode(event) {
+      if (failed) return [];
+      try {
+        return encoder.encode(event);
+      } catch (error) {
+        return fail(error);
+      }
+    },
+    flush() {
+      try {
+        return encoder.flush();
+      } catch (error) {
+        return failed ? [] : fail(error);
+      }
+    },
+    failed: () => failed,
+  };
+}
+
+/** IR events → SSE messages through one format's encoder. */
+export function irToSseMessages(encoder: StreamEncoder, format?: FormatId): TransformStream<StreamEvent, SseMessage> {
+  const guarded = guardedEncoder(encoder, format);
+  return new TransformStream({
+    transform(event, controller) {
+      for (const message of guarded.encode(event)) controller.enqueue(message);
+    },
+    flush(controller) {
+      for (const message of guarded.flush()) controller.enqueue(message);
+    },
+  });
+}
+
+/** The stream decoder of `codec`, or an error if its streaming is not implemented yet. */
+export function createDecoder(codec: Codec, context: CodecContext): StreamDecoder {
+  if (codec.createStreamDecoder === undefined) {
+    throw new InterlinguaError('not_implemented', `streaming decode is not implemented for ${codec.format} yet`, { format: codec.format });
+  }
+  return boundedDecoder(codec.createStreamDecoder(context));
+}
+
+/** Every candidate and part index the decoder emits checked against {@link MAX_STREAM_INDEX} (a `stream_error` past it). */
+function boundedDecoder(decoder: StreamDecoder): StreamDecoder {
+  const check = (events: StreamEvent[]): StreamEvent[] => {
+    for (const event of events) {
+      if ('candidate' in event && typeof event.candidate === 'number') checkStreamIndex(event.candidate, 'candidate');
+      if ('index' in event && typeof event.index === 'number') checkStreamIndex(event.index, 'part');
+    }
+    return events;
+  };
+  return { decode: (event) => check(decoder.decode(event)), flush: () => check(decoder.flush()) };
+}
+
+/** The stream encoder of `codec`, or an error if its streaming is not implemented yet. */
+export function createEncoder(codec: Codec, context: CodecContext): StreamEncoder {
+  if (codec.createStreamEncoder === undefined) {
+    throw new InterlinguaError('not_implemented', `streaming encode is not implemented for ${codec.format} yet`, { format: codec.format });
+  }
+  return codec.createStreamEncoder(context);
+}
+
+/**
+ * Where the parts of a stream came from: the source event (0-based position
+ * among the stream's events, so `/3` is the fourth event's data) that opened
+ * each candidate and part. Encoders report stream losses against IR
+ * pointers (`/candidates/0/message/parts/2`); this turns them into `/<event>`.
+ */
+class StreamOrigins {
+  #event = -1;
+  readonly #parts = new Map<string, number>();
+  readonly #candidates = new Map<number, number>();
+
+  /** A new source event is being decoded. */
+  next(): void {
+    this.#event++;
+  }
+
+  /** The source has ended: what flush emits belongs to no event. */
+  end(): void {
+    this.#event = -1;
+  }
+
+  see(event: StreamEvent): void {
+    if (this.#event < 0 || !('candidate' in event) || typeof event.candidate !== 'number') return;
+    if (!this.#candidates.has(event.candidate)) this.#candidates.set(event.candidate, this.#event);
+    if (event.type === 'part_start') this.#parts.set(`${event.candidate}/${event.index}`, this.#event);
+  }
+
+  sourceOf(irPath: string): string {
+    const match = /^\/candidates\/(\d+)(?:\/message\/parts\/(\d+))?/.exec(irPath);
+    if (match === null) return '';
+    const event = match[2] === undefined ? undefined : this.#parts.get(`${match[1]}/${match[2]}`);
+    const found = event ?? this.#candidates.get(Number(match[1]));
+    return found === undefined ? '' : `/${found}`;
+  }
+}
+
+/** Options of {@link transcodeStream}. */
+export interface CodecStreamOptions {
+  from: Codec;
+  to: Codec;
+  /** The model, for formats that carry it in the URL (Gemini). */
+  model?: string;
+}
+
+/** A converted SSE byte stream; `losses` resolves when the stream has been read to its end. */
+export type ConvertedStream = ReadableStream<Uint8Array> & { readonly losses: Promise<Loss[]> };
+
+/** Convert a byte stream of one format into a byte stream of another, each in its format's framing (SSE for most). */
+export function transcodeStream(readable: ReadableStream<Uint8Array>, options: CodecStreamOptions): ConvertedStream {
+  const collector = new LossCollector();
+  const context: CodecContext = options.model === undefined ? { losses: collector } : { losses: collector, model: options.model };
+  const decoder = createDecoder(options.from, context);
+  const encoder = createEncoder(options.to, context);
+  let resolveLosses: (losses: Loss[]) => void = () => {};
+  const losses = new Promise<Loss[]>((resolve) => (resolveLosses = resolve));
+  const output = readable.pipeThrough(
+    transcode(framingOf(options.from).createReader(), decoder, encoder, framingOf(options.to), { from: options.from.format, to: options.to.format, losses: collector }, () =>
+      resolveLosses(collector.losses),
+    ),
+  );
+  return Object.assign(output, { losses });
+}
+
+/**
+ * The stages of `convertStream` (bytes → wire events → IR events → wire
+ * messages → bytes) fused into one `TransformStream`, with the same
+ * semantics: each input chunk is transcoded synchronously and written as one
+ * output chunk, so the cost of Web streams is paid per network chunk, not per
+ * event. A framing fault (a broken frame, an oversized line) becomes the
+ * target's error event and ends the stream.
+ */
+function transcode(
+  reader: FrameReader,
+  decoder: StreamDecoder,
+  target: StreamEncoder,
+  framing: StreamFraming,
+  side: { from: FormatId; to: FormatId; losses: LossCollector },
+  done: () => void,
+): TransformStream<Uint8Array, Uint8Array> {
+  const encoder = guardedEncoder(target, side.to);
+  const what = `the ${side.from} stream`;
+  const origins = new StreamOrigins();
+  const translate = (irPath: string) => origins.sourceOf(irPath);
+  let out: SseMessage[] = [];
+  let failed = false;
+  // Decoders report source pointers themselves; encoders report IR pointers, translated to the source event that opened the part.
+  const encode = (events: StreamEvent[]) => {
+    side.losses.translateThrough(translate);
+    try {
+      for (const event of events) {
+        origins.see(event);
+        for (const message of encoder.encode(event)) out.push(message);
+      }
+    } finally {
+      side.losses.translateThrough(undefined);
+    }
+  };
+  const fail = (problem: string) => {
+    failed = true;
+    encode([{ type: 'error', error: brokenStream(side.from, problem) }]);
+  };
+  const take = (read: () => WireEvent[]) => {
+    let events: WireEvent[];
+    try {
+      events = read();
+    } catch (error) {
+      if (!failed && !encoder.failed()) fail(`is not well framed (${error instanceof Error ? error.message : String(error)})`);
+      return;
+    }
+    for (const event of events) {
+      if (failed || encoder.failed()) return;
+      origins.next();
+      if (event.invalid !== undefined) {
+        fail(`sent an event that is not JSON (${event.invalid})`);
+        return;
+      }
+      let irEvents: StreamEvent[];
+      try {
+        irEvents = decoder.decode(event);
+      } catch (error) {
+        failed = true;
+        irEvents = [{ type: 'error', error: errorFromException(error, what) }];
+      }
+      encode(irEvents);
+    }
+  };
+  const emit = (controller: TransformStreamDefaultController<Uint8Array>) => {
+    if (out.length === 0) return;
+    controller.enqueue(framing.write(out));
+    out = [];
+  };
+  return new TransformStream({
+    transform(chunk, controller) {
+      if (!failed && !encoder.failed()) take(() => reader.push(chunk));
+      emit(controller);
+    },
+    flush(controller) {
+      if (!failed && !encoder.failed()) take(() => reader.end());
+      origins.end();
+      if (!failed && !encoder.failed()) {
+        let events: StreamEvent[];
+        try {
+          events = decoder.flush();
+        } catch (error) {
+          events = [{ type: 'error', error: errorFromException(error, what) }];
+        }
+        encode(events);
+      }
+      side.losses.translateThrough(translate);
+      for (const message of encoder.flush()) out.push(message);
+      side.losses.translateThrough(undefined);
+      emit(controller);
+      done();
+    },
+  });
+}

@@ -58,6 +58,11 @@ export interface Loss {
 /** Extension keys that hold opaque reasoning state (reported as `reasoning_state_dropped`). */
 const REASONING_STATE_KEYS: ReadonlySet<string> = new Set(['thoughtSignature', 'thought_signature', 'signature', 'encrypted_content']);
 
+function firstPresent(wire: Readonly<Record<string, unknown>>, keys: readonly string[]): string | undefined {
+  for (const key of keys) if (wire[key] !== undefined) return key;
+  return undefined;
+}
+
 /**
  * Collects losses during one conversion. Codecs receive one and report into it.
  *
@@ -115,11 +120,8 @@ export class LossCollector {
     for (const key in table) {
       if ((node as Record<string, unknown>)[key] === undefined) continue;
       const candidates = table[key] as string | readonly string[];
-      for (const wireKey of typeof candidates === 'string' ? [candidates] : candidates) {
-        if (wire[wireKey] === undefined) continue;
-        this.originField(node, key, `${base}/${wireKey.replaceAll('~', '~0').replaceAll('/', '~1')}`);
-        break;
-      }
+      const wireKey = typeof candidates === 'string' ? (wire[candidates] === undefined ? undefined : candidates) : firstPresent(wire, candidates);
+      if (wireKey !== undefined) this.originField(node, key, `${base}/${wireKey.replaceAll('~', '~0').replaceAll('/', '~1')}`);
     }
   }
 

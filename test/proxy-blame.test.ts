@@ -12,6 +12,7 @@ import type { Server } from 'node:http';
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { GoogleGenAI } from '@google/genai';
+import { Ollama, type Message as OllamaMessage } from 'ollama';
 import { createProxy } from '../src/proxy/index.ts';
 import { serve, portOf } from '../src/node/server.ts';
 import { implementedFormats } from '../src/core/registry.ts';
@@ -28,6 +29,7 @@ const UNREADABLE_BODY: Record<FormatId, unknown> = {
   'openai-chat': { id: 'chatcmpl-1', object: 'chat.completion', created: 1, model: 'm', choices: 7 },
   'openai-responses': { id: 'resp_1', object: 'response', created_at: 1, model: 'm', status: 'completed', output: 7 },
   gemini: { candidates: 7 },
+  ollama: { model: 'm', created_at: '2025-01-01T00:00:00Z', message: 7, done: true },
 };
 
 /** A stream of each format that starts well ("Hello") and then sends an event the codec refuses. */
@@ -50,6 +52,16 @@ const UNREADABLE_STREAM: Record<FormatId, string> = {
     'event: response.output_text.delta\ndata: {"type":"response.output_text.delta","sequence_number":4,"output_index":0,"content_index":0,"item_id":"m1","delta":7}',
   ].join('\n\n'),
   gemini: ['data: {"candidates":[{"index":0,"content":{"role":"model","parts":[{"text":"Hello"}]}}]}', 'data: {"candidates":7}'].join('\n\n'),
+  ollama: ['{"model":"m","created_at":"2025-01-01T00:00:00Z","message":{"role":"assistant","content":"Hello"},"done":false}', '{"model":"m","created_at":"2025-01-01T00:00:01Z","message":7,"done":false}'].join('\n'),
+};
+
+/** The content type each format streams with. */
+const STREAM_TYPE: Record<FormatId, string> = {
+  anthropic: 'text/event-stream',
+  'openai-chat': 'text/event-stream',
+  'openai-responses': 'text/event-stream',
+  gemini: 'text/event-stream',
+  ollama: 'application/x-ndjson',
 };
 
 /** What the caller's SDK made of one call: the error it threw (status and text), and any text it saw before. */
@@ -64,7 +76,8 @@ async function outcome(run: (onText: (text: string) => void) => Promise<unknown>
   try {
     await run((delta) => (text += delta));
   } catch (error) {
-    const status = (error as { status?: unknown }).status;
+    // The Ollama client calls it status_code.
+    const status = (error as { status?: unknown }).status ?? (error as { status_code?: unknown }).status_code;
     return { status: typeof status === 'number' ? status : undefined, message: error instanceof Error ? error.message : String(error), text };
   }
   throw new Error('the SDK call succeeded, but the upstream answer was unreadable');
@@ -109,6 +122,15 @@ function ask(format: FormatId, baseUrl: string, stream: boolean, badRequest = fa
       return outcome(async (onText) => {
         if (!stream) return client.models.generateContent({ model: 'gemini-test', contents });
         for await (const chunk of await client.models.generateContentStream({ model: 'gemini-test', contents })) onText(chunk.text ?? '');
+        return undefined;
+      });
+    }
+    case 'ollama': {
+      const client = new Ollama({ host: baseUrl });
+      const messages = badRequest ? ([{ role: 'user', content: 7 }] as unknown as OllamaMessage[]) : [{ role: 'user', content: 'hi' }];
+      return outcome(async (onText) => {
+        if (!stream) return client.chat({ model: 'llama-test', messages, stream: false });
+        for await (const part of await client.chat({ model: 'llama-test', messages, stream: true })) onText(part.message.content);
         return undefined;
       });
     }
@@ -182,7 +204,7 @@ for (const ingress of formats) {
     blame(`${ingress} SDK, ${upstreamFormat} upstream: a stream that breaks after it started → the caller's error event naming the upstream`, async () => {
       const upstream = await startUpstream(upstreamFormat);
       try {
-        upstream.behaviour = { kind: 'raw', status: 200, contentType: 'text/event-stream', text: `${UNREADABLE_STREAM[upstreamFormat]}\n\n` };
+        upstream.behaviour = { kind: 'raw', status: 200, contentType: STREAM_TYPE[upstreamFormat], text: `${UNREADABLE_STREAM[upstreamFormat]}\n\n` };
         await withProxy(upstream, upstreamFormat, async (url) => {
           const result = await ask(ingress, url, true);
           assert.is(result.text, 'Hello', 'what came before the bad event reached the caller');

@@ -52,4 +52,6 @@ export type { Codec, CodecContext } from './codec.ts';
 export * from './ir.ts';
 export { sniffBase64, sniffBytes, parseDataUrl, formatDataUrl, base64Prefix } from './media.ts';
 export { accumulate, Accumulator, responseToEvents, type Accumulated } from './accumulate.ts';
+export { checkDialect } from './dialect.ts';
+export { carryReasoningState, carriedReasoningState, carryResponseStates, restoreRequestStates, carryEventState } from './carried-state.ts';
 export type * from './stream-events.ts';

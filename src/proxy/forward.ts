@@ -9,9 +9,11 @@ import { convertStream, framingFor, irToSseMessages, messagesToFramedBytes, stre
 import { responseToEvents } from '../core/accumulate.ts';
 import type { LossCollector } from '../core/losses.ts';
 import type { ApiError, FormatId } from '../core/ir.ts';
-import { isObject, type JsonObject } from '../core/wire.ts';
+import { hint, isObject, type JsonObject } from '../core/wire.ts';
 import type { StreamEvent } from '../core/stream-events.ts';
 import { errorResponse } from './errors.ts';
+import { carryEventState, carryResponseStates, restoreRequestStates } from '../core/carried-state.ts';
+import type { CodecContext } from '../core/codec.ts';
 import { errorTypeForStatus } from '../core/http-status.ts';
 import type { Route } from './routes.ts';
 import type { ProxyLogEntry } from './index.ts';
@@ -21,6 +23,8 @@ export interface ForwardOptions {
   route: Route;
   text: string;
   upstream: FormatId;
+  /** The upstream's dialect of its format, for the request encoder. */
+  dialect?: string;
   url: (model: string | undefined, stream: boolean) => string;
   headers: Record<string, string>;
   mapModel: (model: string | undefined) => string | undefined;
@@ -58,7 +62,7 @@ interface Prepared {
 function prepare(options: ForwardOptions, body: JsonObject): Prepared {
   const { route, upstream } = options;
   const context = route.model === undefined ? { losses: options.losses } : { losses: options.losses, model: route.model };
-  const wantsStream = route.streamByPath ?? body['stream'] === true;
+  const wantsStream = route.streamByPath ?? (body['stream'] === true || (route.streamByDefault === true && body['stream'] === undefined));
   options.entry.stream = wantsStream;
   if (route.format === upstream) {
     const model = route.model ?? (typeof body['model'] === 'string' ? body['model'] : undefined);
@@ -68,7 +72,8 @@ function prepare(options: ForwardOptions, body: JsonObject): Prepared {
     if (upstream !== 'gemini' && mapped !== model && mapped !== undefined) body['model'] = mapped;
     return { body, model: mapped, stream: wantsStream };
   }
-  const ir = codecFor(route.format).decodeRequest(body, context);
+  // Reasoning state this proxy wrapped into the caller's own slot last turn goes back to the upstream as it was.
+  const ir = restoreRequestStates(codecFor(route.format).decodeRequest(body, context));
   if (ir.model !== undefined) options.entry.model = ir.model;
   const mapped = options.mapModel(ir.model);
   if (mapped !== undefined) {
@@ -78,7 +83,9 @@ function prepare(options: ForwardOptions, body: JsonObject): Prepared {
   const upstreamStreams = wantsStream && streamable(upstream, route.format);
   if (upstreamStreams) ir.stream = true;
   else delete ir.stream;
-  const encoded = codecFor(upstream).encodeRequest(ir, mapped === undefined ? { losses: options.losses } : { losses: options.losses, model: mapped });
+  const encodeContext: CodecContext = mapped === undefined ? { losses: options.losses } : { losses: options.losses, model: mapped };
+  if (options.dialect !== undefined) encodeContext.dialect = options.dialect;
+  const encoded = codecFor(upstream).encodeRequest(ir, encodeContext);
   const out = isObject(encoded) ? encoded : {};
   if (upstream === 'openai-chat' && upstreamStreams) {
     out['stream_options'] = { ...(isObject(out['stream_options']) ? out['stream_options'] : {}), include_usage: true };
@@ -198,6 +205,12 @@ function upstreamAnswerFault(upstream: FormatId, caller: FormatId, error: unknow
   };
 }
 
+/** An Ollama `/api/generate` caller gets `response` lines: the stream's start says so to the Ollama encoder. */
+function generateShape(event: StreamEvent, route: Route): StreamEvent {
+  if (route.generate !== true || event.type !== 'start') return event;
+  return { ...event, extensions: { ...event.extensions, ollama: { ...event.extensions?.ollama, $generate: true } } };
+}
+
 /** Call the upstream with a time limit for its first byte and the caller's cancellation. */
 async function callUpstream(options: ForwardOptions, prepared: Prepared): Promise<Response> {
   const controller = new AbortController();
@@ -252,7 +265,12 @@ export async function forwardToUpstream(options: ForwardOptions): Promise<Respon
   const upstreamStreamed = mediaType(response.headers.get('content-type') ?? '') === mediaType(framingFor(upstream).contentType);
   if (upstreamStreamed && response.body !== null) {
     if (route.format === upstream) return new Response(guarded(response.body, options, 'error'), { status: 200, headers: { ...streamHeaders(route.format), ...lossHeader() } });
-    const converted = convertStream(guarded(response.body, options, 'close'), { from: upstream, to: route.format, ...(prepared.model === undefined ? {} : { model: prepared.model }) });
+    const converted = convertStream(guarded(response.body, options, 'close'), {
+      from: upstream,
+      to: route.format,
+      ...(prepared.model === undefined ? {} : { model: prepared.model }),
+      mapEvent: (event) => generateShape(carryEventState(event, route.format), route),
+    });
     return new Response(converted, { status: 200, headers: { ...streamHeaders(route.format), ...lossHeader() } });
   }
   let text: string;
@@ -273,7 +291,9 @@ export async function forwardToUpstream(options: ForwardOptions): Promise<Respon
   }
   const context = prepared.model === undefined ? { losses: options.losses } : { losses: options.losses, model: prepared.model };
   try {
-    const ir = codecFor(upstream).decodeResponse(json, context);
+    // The upstream's reasoning state rides in the caller's own slot, so the caller's next turn brings it back.
+    const ir = carryResponseStates(codecFor(upstream).decodeResponse(json, context), route.format);
+    if (route.generate === true) hint(ir, 'ollama', '$generate', true);
     if (wantsStream) return new Response(syntheticStream(responseToEvents(ir), route.format, options), { status: 200, headers: { ...streamHeaders(route.format), ...lossHeader() } });
     const out = codecFor(route.format).encodeResponse(ir, context);
     return new Response(JSON.stringify(out), { status: 200, headers: { 'content-type': 'application/json', ...lossHeader() } });

@@ -5,6 +5,7 @@
  * APIs only, so it runs in Node, Bun, Deno and Workers.
  */
 import { codecFor } from '../core/registry.ts';
+import { checkDialect } from '../core/dialect.ts';
 import { InterlinguaError, isInterlinguaError } from '../core/errors.ts';
 import { LossCollector } from '../core/losses.ts';
 import type { ApiError, FormatId } from '../core/ir.ts';
@@ -27,6 +28,8 @@ export interface UpstreamConfig {
   passThroughAuth?: boolean;
   /** Extra headers sent upstream (sanitised). */
   headers?: Record<string, string>;
+  /** The upstream's dialect of its format (`openai-chat`: `deepseek`, `openrouter`, `gemini-openai`, `vllm`, `ollama-openai`). */
+  dialect?: string;
 }
 
 /** One request as the proxy logs it: no bodies, no secrets. */
@@ -118,7 +121,7 @@ function checkedKey(key: string | undefined, source: string): string | undefined
 /** Create the proxy's fetch handler. */
 export function createProxy(config: ProxyConfig): (request: Request) => Promise<Response> {
   const upstream = config.upstream;
-  codecFor(upstream.format);
+  checkDialect(codecFor(upstream.format), upstream.dialect);
   const mapModel = createModelMap(config.modelMap);
   const env = config.env ?? processEnv();
   const rawKey = upstream.apiKey ?? (upstream.apiKeyEnv === undefined ? undefined : env[upstream.apiKeyEnv]);
@@ -159,7 +162,8 @@ export function createProxy(config: ProxyConfig): (request: Request) => Promise<
         route,
         text,
         upstream: upstream.format,
-        url: (model, stream) => upstreamUrl(upstream.baseUrl, upstream.format, model, stream),
+        ...(upstream.dialect === undefined ? {} : { dialect: upstream.dialect }),
+        url: (model, stream) => upstreamUrl(upstream.baseUrl, upstream.format, model, stream, route.generate === true && upstream.format === 'ollama'),
         headers: { ...upstreamAuthHeaders(upstream.format, key), ...extraHeaders },
         mapModel,
         fetch: fetchUpstream,

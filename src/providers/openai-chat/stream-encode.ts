@@ -17,6 +17,7 @@ import { encodeOpenaiChatError } from './error.ts';
 import { encodeOpenaiChatFinishReason } from './stop-reason.ts';
 import { encodeOpenaiChatUsage } from './usage.ts';
 import { applyChunkPatch, ChunkBuilder, type ChunkHint } from './stream-chunk.ts';
+import { dialectOwns, isOpenaiChatDialect, reasoningField, type OpenaiChatDialect } from './dialects.ts';
 import { FORMAT } from './shape.ts';
 
 /** The `data:` text that ends a Chat stream. */
@@ -26,7 +27,9 @@ const DONE = '[DONE]';
 type PartSlot =
   | { kind: 'text' | 'refusal' }
   | { kind: 'tool'; wire: number; argumentsSent: boolean }
-  | { kind: 'skip'; stateReported: boolean };
+  | { kind: 'skip'; stateReported: boolean }
+  /** Reasoning text sent in the dialect's own field (`reasoning_content`, `reasoning`). */
+  | { kind: 'reasoning'; field: string };
 
 /** What the encoder knows of one candidate of a foreign stream. */
 interface CandidateState {
@@ -63,7 +66,11 @@ class OpenaiChatStreamEncoder implements StreamEncoder {
   private usage: Usage | undefined;
   private sent = false;
 
+  /** The dialect written for events from other formats (`context.dialect`, else plain OpenAI). */
+  private readonly dialect: OpenaiChatDialect;
+
   constructor(private readonly context: CodecContext) {
+    this.dialect = isOpenaiChatDialect(context.dialect) ? context.dialect : 'openai';
     this.builder = new ChunkBuilder(context.losses, context.model);
   }
 
@@ -176,10 +183,18 @@ class OpenaiChatStreamEncoder implements StreamEncoder {
         out.push(this.chunk(event.candidate, { [slot.kind === 'text' ? 'content' : 'refusal']: event.text }));
         return;
       }
-      case 'reasoning_delta':
+      case 'reasoning_delta': {
+        const slot = this.candidate(event.candidate).parts.get(event.index);
+        if (slot?.kind === 'reasoning' && event.summaryIndex === undefined && event.text !== '') out.push(this.chunk(event.candidate, { [slot.field]: event.text }));
         return;
+      }
       case 'reasoning_signature': {
         const slot = this.candidate(event.candidate).parts.get(event.index);
+        if (slot?.kind === 'reasoning' && dialectOwns(this.dialect, event.state)) return;
+        if (slot?.kind === 'reasoning') {
+          losses.add('reasoning_state_dropped', partPath(event.candidate, event.index), `${event.state.format} reasoning state only goes back to ${event.state.format}; dropped for openai-chat`);
+          return;
+        }
         if (slot?.kind === 'skip' && !slot.stateReported) {
           slot.stateReported = true;
           losses.add('reasoning_state_dropped', partPath(event.candidate, event.index), `${event.state.format} reasoning state only goes back to ${event.state.format}; dropped for openai-chat`);
@@ -249,6 +264,15 @@ class OpenaiChatStreamEncoder implements StreamEncoder {
         return;
       }
       case 'reasoning':
+        {
+          const field = reasoningField(this.dialect);
+          if (field !== undefined && (part.state === undefined || dialectOwns(this.dialect, part.state))) {
+            state.parts.set(index, { kind: 'reasoning', field });
+            losses.foreignExtensions(part.extensions, FORMAT, path);
+            if (part.text !== '') out.push(this.chunk(candidate, { [field]: part.text }));
+            return;
+          }
+        }
         state.parts.set(index, { kind: 'skip', stateReported: part.state !== undefined });
         losses.add('unsupported_part', path, 'Chat Completions streams no reasoning text; the reasoning part was dropped');
         if (part.state !== undefined) {

@@ -8,6 +8,7 @@
 import { InterlinguaError } from './errors.ts';
 import { LossCollector, throwIfStrict, type Loss } from './losses.ts';
 import { checkDepth } from './wire.ts';
+import { checkIrError, checkIrRequest, checkIrResponse } from './ir-check.ts';
 import type { ApiError, Request, Response } from './ir.ts';
 import type { Codec, CodecContext } from './codec.ts';
 import { checkDialect } from './dialect.ts';
@@ -89,6 +90,7 @@ export function convertRequest(
   const source = options.from;
   const target = options.to;
   const ir = source.decodeRequest(parseBody(body), context(losses, options.model));
+  losses.translateThrough(ir);
   const out = target.encodeRequest(ir, context(losses, options.model, checkDialect(target, options.dialect)));
   throwIfStrict(losses.losses, options.strict);
   return { body: out, losses: losses.losses };
@@ -103,6 +105,7 @@ export function convertResponse(
   const source = options.from;
   const target = options.to;
   const ir = source.decodeResponse(parseBody(body), context(losses, options.model));
+  losses.translateThrough(ir);
   const out = target.encodeResponse(ir, context(losses, options.model, checkDialect(target, options.dialect)));
   throwIfStrict(losses.losses, options.strict);
   return { body: out, losses: losses.losses };
@@ -115,6 +118,7 @@ export function convertError(
 ): ConvertResult {
   const losses = new LossCollector();
   const ir = options.from.decodeError(parseBody(body), context(losses, options.model));
+  losses.translateThrough(ir);
   const out = options.to.encodeError(ir, context(losses, options.model));
   throwIfStrict(losses.losses, options.strict);
   return { body: out, losses: losses.losses };
@@ -139,8 +143,9 @@ export function decodeRequest(codec: Pick<Codec, 'decodeRequest'>, body: unknown
   return decodeWith((losses) => codec.decodeRequest(parseBody(body), context(losses, options.model)), options.strict);
 }
 
-/** Encode an IR request into a body of `codec`'s format. */
+/** Encode an IR request into a body of `codec`'s format. IR of the wrong shape (a `null` part, a number for a string) is an `InterlinguaError` naming its pointer in the IR. */
 export function encodeRequest(codec: Pick<Codec, 'encodeRequest'>, request: Request, options: CodecOptions = {}): Encoded {
+  checkIrRequest(request);
   return encodeWith((losses) => codec.encodeRequest(request, context(losses, options.model, checkDialect(codec, options.dialect))), options.strict);
 }
 
@@ -149,8 +154,9 @@ export function decodeResponse(codec: Pick<Codec, 'decodeResponse'>, body: unkno
   return decodeWith((losses) => codec.decodeResponse(parseBody(body), context(losses, options.model)), options.strict);
 }
 
-/** Encode an IR response into a body of `codec`'s format. */
+/** Encode an IR response into a body of `codec`'s format. IR of the wrong shape is an `InterlinguaError` naming its pointer in the IR. */
 export function encodeResponse(codec: Pick<Codec, 'encodeResponse'>, response: Response, options: CodecOptions = {}): Encoded {
+  checkIrResponse(response);
   return encodeWith((losses) => codec.encodeResponse(response, context(losses, options.model, checkDialect(codec, options.dialect))), options.strict);
 }
 
@@ -161,5 +167,6 @@ export function decodeError(codec: Pick<Codec, 'decodeError'>, body: unknown, op
 
 /** Encode an IR error into an error body of `codec`'s format. */
 export function encodeError(codec: Pick<Codec, 'encodeError'>, error: ApiError, options: CodecOptions = {}): Encoded {
+  checkIrError(error);
   return encodeWith((losses) => codec.encodeError(error, context(losses, options.model)), options.strict);
 }

@@ -42,6 +42,14 @@ function decodeFails(body: unknown, code: string, path: string): void {
   assert.unreachable(`decoding ${JSON.stringify(body)} should fail`);
 }
 
+test('loss paths point into the Converse body a conversion came from', () => {
+  const body = { messages: [{ role: 'user', content: [{ text: 'hi' }, { cachePoint: { type: 'default' } }] }], inferenceConfig: { maxTokens: 10, stopSequences: ['x'] } };
+  const result = convertRequest(body, { from: 'bedrock-converse', to: 'openai-responses', model: 'gpt-test' });
+  const paths = result.losses.map((loss) => loss.path);
+  assert.ok(paths.includes('/messages/0/content/1'), JSON.stringify(result.losses));
+  assert.ok(paths.includes('/inferenceConfig/stopSequences'), JSON.stringify(result.losses));
+});
+
 test('bad input names the offending value', () => {
   decodeFails([], 'invalid_type', '');
   decodeFails({}, 'missing_field', '/messages');
@@ -84,8 +92,8 @@ test('another vendor\'s reasoning state never reaches Bedrock; unsigned reasonin
   const messages = (result.body as { messages: { content: unknown[] }[] }).messages;
   assert.equal(messages[1]?.content, [{ text: 'hello' }]);
   assert.equal(lossKeys(result.losses), [
-    { code: 'reasoning_state_dropped', path: '/messages/1/parts/0', severity: 'warning' },
-    { code: 'unsupported_part', path: '/messages/1/parts/0', severity: 'warning' },
+    { code: 'reasoning_state_dropped', path: '/messages/1/content/0', irPath: '/messages/1/parts/0', severity: 'warning' },
+    { code: 'unsupported_part', path: '/messages/1/content/0', irPath: '/messages/1/parts/0', severity: 'warning' },
   ]);
 });
 

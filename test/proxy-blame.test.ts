@@ -18,6 +18,9 @@ import { serve, portOf } from '../src/node/server.ts';
 import { implementedFormats } from '../src/core/registry.ts';
 import type { FormatId } from '../src/core/ir.ts';
 import { streamingFormats } from './support/streams.ts';
+import { framingFor } from '../src/core/stream.ts';
+import { ConverseCommand, ConverseStreamCommand, type Message as BedrockMessage } from '@aws-sdk/client-bedrock-runtime';
+import { bedrockClient } from './support/clients.ts';
 import { startUpstream, type FakeUpstream } from './support/upstream.ts';
 
 const formats = implementedFormats();
@@ -30,10 +33,16 @@ const UNREADABLE_BODY: Record<FormatId, unknown> = {
   'openai-responses': { id: 'resp_1', object: 'response', created_at: 1, model: 'm', status: 'completed', output: 7 },
   gemini: { candidates: 7 },
   ollama: { model: 'm', created_at: '2025-01-01T00:00:00Z', message: 7, done: true },
+  'bedrock-converse': { output: { message: { role: 'assistant', content: 7 } }, stopReason: 'end_turn', usage: { inputTokens: 1, outputTokens: 1, totalTokens: 2 } },
 };
 
-/** A stream of each format that starts well ("Hello") and then sends an event the codec refuses. */
-const UNREADABLE_STREAM: Record<FormatId, string> = {
+/** A stream of each format that starts well ("Hello") and then sends an event the codec refuses (Bedrock's in binary event-stream frames). */
+const UNREADABLE_STREAM: Record<FormatId, string | Uint8Array> = {
+  'bedrock-converse': framingFor('bedrock-converse').write([
+    { event: 'messageStart', data: '{"role":"assistant"}' },
+    { event: 'contentBlockDelta', data: '{"contentBlockIndex":0,"delta":{"text":"Hello"}}' },
+    { event: 'contentBlockDelta', data: '{"contentBlockIndex":0,"delta":7}' },
+  ]),
   anthropic: [
     'event: message_start\ndata: {"type":"message_start","message":{"id":"msg_1","type":"message","role":"assistant","model":"m","content":[],"stop_reason":null,"usage":{"input_tokens":1,"output_tokens":0}}}',
     'event: content_block_start\ndata: {"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}',
@@ -62,6 +71,7 @@ const STREAM_TYPE: Record<FormatId, string> = {
   'openai-responses': 'text/event-stream',
   gemini: 'text/event-stream',
   ollama: 'application/x-ndjson',
+  'bedrock-converse': 'application/vnd.amazon.eventstream',
 };
 
 /** What the caller's SDK made of one call: the error it threw (status and text), and any text it saw before. */
@@ -76,8 +86,8 @@ async function outcome(run: (onText: (text: string) => void) => Promise<unknown>
   try {
     await run((delta) => (text += delta));
   } catch (error) {
-    // The Ollama client calls it status_code.
-    const status = (error as { status?: unknown }).status ?? (error as { status_code?: unknown }).status_code;
+    // The Ollama client calls it status_code, the AWS SDK $metadata.httpStatusCode.
+    const status = (error as { status?: unknown }).status ?? (error as { status_code?: unknown }).status_code ?? (error as { $metadata?: { httpStatusCode?: unknown } }).$metadata?.httpStatusCode;
     return { status: typeof status === 'number' ? status : undefined, message: error instanceof Error ? error.message : String(error), text };
   }
   throw new Error('the SDK call succeeded, but the upstream answer was unreadable');
@@ -122,6 +132,19 @@ function ask(format: FormatId, baseUrl: string, stream: boolean, badRequest = fa
       return outcome(async (onText) => {
         if (!stream) return client.models.generateContent({ model: 'gemini-test', contents });
         for await (const chunk of await client.models.generateContentStream({ model: 'gemini-test', contents })) onText(chunk.text ?? '');
+        return undefined;
+      });
+    }
+    case 'bedrock-converse': {
+      const client = bedrockClient(baseUrl);
+      const modelId = 'us.anthropic.claude-test-v1:0';
+      const messages = badRequest ? ([{ role: 'user', content: 7 }] as unknown as BedrockMessage[]) : [{ role: 'user' as const, content: [{ text: 'hi' }] }];
+      return outcome(async (onText) => {
+        if (!stream) return client.send(new ConverseCommand({ modelId, messages }));
+        const output = await client.send(new ConverseStreamCommand({ modelId, messages }));
+        for await (const event of output.stream ?? []) {
+          if (event.contentBlockDelta?.delta?.text !== undefined) onText(event.contentBlockDelta.delta.text);
+        }
         return undefined;
       });
     }
@@ -204,7 +227,8 @@ for (const ingress of formats) {
     blame(`${ingress} SDK, ${upstreamFormat} upstream: a stream that breaks after it started → the caller's error event naming the upstream`, async () => {
       const upstream = await startUpstream(upstreamFormat);
       try {
-        upstream.behaviour = { kind: 'raw', status: 200, contentType: STREAM_TYPE[upstreamFormat], text: `${UNREADABLE_STREAM[upstreamFormat]}\n\n` };
+        const stream = UNREADABLE_STREAM[upstreamFormat];
+        upstream.behaviour = { kind: 'raw', status: 200, contentType: STREAM_TYPE[upstreamFormat], text: typeof stream === 'string' ? `${stream}\n\n` : stream };
         await withProxy(upstream, upstreamFormat, async (url) => {
           const result = await ask(ingress, url, true);
           assert.is(result.text, 'Hello', 'what came before the bad event reached the caller');

@@ -20,7 +20,7 @@ export type UpstreamBehaviour =
   | { kind: 'reset' }
   | { kind: 'truncate'; body: unknown }
   /** Answer exactly these bytes with this status and content type (bodies the codecs cannot read). */
-  | { kind: 'raw'; status: number; contentType: string; text: string };
+  | { kind: 'raw'; status: number; contentType: string; text: string | Uint8Array };
 
 /** A received request. */
 export interface Received {
@@ -38,6 +38,7 @@ export interface FakeUpstream {
 
 function isStream(format: FormatId, url: string, body: Record<string, unknown>): boolean {
   if (format === 'ollama') return body['stream'] !== false;
+  if (format === 'bedrock-converse') return url.endsWith('/converse-stream');
   return format === 'gemini' ? url.includes(':streamGenerateContent') : body['stream'] === true;
 }
 

@@ -145,7 +145,7 @@ function decodeToolResult(value: unknown, path: string, scope: BlockScope): Tool
   const part: ToolResultPart = {
     type: 'tool_result',
     callId: stringField(wire, 'toolUseId', path),
-    content: content.map((item, index) => decodeResultItem(item, pointer(path, 'content', index), scope)),
+    content: content.map((item, index) => scope.losses.origin(decodeResultItem(item, pointer(path, 'content', index), scope), pointer(path, 'content', index))),
   };
   const status = wire['status'];
   if (status !== undefined) {
@@ -212,7 +212,7 @@ export function decodeBedrockBlock(value: unknown, path: string, scope: BlockSco
   return part;
 }
 
-/** Decode a list of content blocks. */
+/** Decode a list of content blocks; each part remembers its block's pointer (for loss paths into the source). */
 export function decodeBedrockBlocks(value: unknown, path: string, scope: BlockScope): Part[] {
-  return expectArray(value, path, BEDROCK).map((block, index) => decodeBedrockBlock(block, pointer(path, index), scope));
+  return expectArray(value, path, BEDROCK).map((block, index) => scope.losses.origin(decodeBedrockBlock(block, pointer(path, index), scope), pointer(path, index)));
 }

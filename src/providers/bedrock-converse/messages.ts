@@ -18,7 +18,7 @@ const MESSAGE_KEYS: ReadonlySet<string> = new Set(['role', 'content']);
 
 /** Decode `system[]` into one system message. */
 export function decodeBedrockSystem(value: unknown, losses: LossCollector): Message {
-  const message: Message = { role: 'system', parts: decodeBedrockBlocks(value, '/system', { losses, role: 'system' }) };
+  const message: Message = losses.origin({ role: 'system', parts: decodeBedrockBlocks(value, '/system', { losses, role: 'system' }) }, '/system');
   hint(message, BEDROCK, '$systemField', true);
   return message;
 }
@@ -27,17 +27,17 @@ function decodeUserTurn(wire: JsonObject, content: unknown[], path: string, turn
   const messages: Message[] = [];
   let current: Message | undefined;
   content.forEach((item, index) => {
-    const part = decodeBedrockBlock(item, pointer(path, 'content', index), { losses, role: 'user' });
+    const part = losses.origin(decodeBedrockBlock(item, pointer(path, 'content', index), { losses, role: 'user' }), pointer(path, 'content', index));
     const role = part.type === 'tool_result' ? 'tool' : 'user';
     if (current === undefined || current.role !== role) {
-      current = { role, parts: [] };
+      current = losses.origin<Message>({ role, parts: [] }, path);
       hint(current, BEDROCK, '$turn', turn);
       messages.push(current);
     }
     current.parts.push(part);
   });
   if (messages.length === 0) {
-    const empty: Message = { role: 'user', parts: [] };
+    const empty: Message = losses.origin({ role: 'user', parts: [] }, path);
     hint(empty, BEDROCK, '$turn', turn);
     messages.push(empty);
   }
@@ -56,7 +56,7 @@ export function decodeBedrockMessages(value: unknown, losses: LossCollector): Me
     if (role === 'user') {
       out.push(...decodeUserTurn(wire, content, path, turn, losses));
     } else if (role === 'assistant') {
-      const message: Message = { role: 'assistant', parts: decodeBedrockBlocks(content, pointer(path, 'content'), { losses, role: 'assistant' }) };
+      const message: Message = losses.origin({ role: 'assistant', parts: decodeBedrockBlocks(content, pointer(path, 'content'), { losses, role: 'assistant' }) }, path);
       hint(message, BEDROCK, '$turn', turn);
       extend(message, BEDROCK, unknownKeys(wire, MESSAGE_KEYS));
       out.push(message);

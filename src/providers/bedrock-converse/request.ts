@@ -57,6 +57,19 @@ function decodeServiceTier(value: unknown, request: Request): void {
   else extend(request, BEDROCK, { serviceTier: wire });
 }
 
+/** Where the decoded settings were on the wire, for loss paths into the source. */
+function recordOrigins(request: Request, object: JsonObject, context: CodecContext): void {
+  const losses = context.losses;
+  if (isObject(object['inferenceConfig'])) {
+    losses.originFields(request.generation, object['inferenceConfig'], '/inferenceConfig', { maxTokens: 'maxTokens', temperature: 'temperature', topP: 'topP', stop: 'stopSequences' });
+  }
+  if (request.generation?.topK !== undefined) losses.originField(request.generation, 'topK', '/additionalModelRequestFields/top_k');
+  if (request.reasoning !== undefined) losses.originField(request, 'reasoning', '/additionalModelRequestFields/thinking');
+  if (request.output !== undefined) losses.originField(request, 'output', '/outputConfig');
+  if (request.metadata !== undefined) losses.originField(request, 'metadata', '/requestMetadata');
+  if (request.serviceTier !== undefined) losses.originField(request, 'serviceTier', '/serviceTier');
+}
+
 /** Decode a Converse request body into the IR. */
 export function decodeBedrockRequest(body: unknown, context: CodecContext): Request {
   const object = expectObject(body, '', BEDROCK);
@@ -65,12 +78,13 @@ export function decodeBedrockRequest(body: unknown, context: CodecContext): Requ
   if (object['system'] !== undefined) request.messages.push(decodeBedrockSystem(object['system'], context.losses));
   request.messages.push(...decodeBedrockMessages(required(object, 'messages', '', BEDROCK), context.losses));
   if (object['inferenceConfig'] !== undefined) decodeInferenceConfig(object['inferenceConfig'], request);
-  if (object['toolConfig'] !== undefined) decodeBedrockToolConfig(object['toolConfig'], request);
+  if (object['toolConfig'] !== undefined) decodeBedrockToolConfig(object['toolConfig'], request, context.losses);
   if (object['additionalModelRequestFields'] !== undefined) decodeBedrockAdditionalFields(object['additionalModelRequestFields'], request);
   if (object['outputConfig'] !== undefined) decodeBedrockOutputConfig(object['outputConfig'], request);
   if (object['requestMetadata'] !== undefined) decodeMetadata(object['requestMetadata'], request);
   if (object['serviceTier'] !== undefined) decodeServiceTier(object['serviceTier'], request);
   hint(request, BEDROCK, '$source', true);
+  recordOrigins(request, object, context);
   extend(request, BEDROCK, unknownKeys(object, REQUEST_KEYS));
   return request;
 }

@@ -23,18 +23,18 @@ export function decodeBedrockResponse(body: unknown, context: CodecContext): Res
   const wire = expectObject(required(output, 'message', '/output', BEDROCK), '/output/message', BEDROCK);
   const role = expectString(required(wire, 'role', '/output/message', BEDROCK), '/output/message/role', BEDROCK);
   const parts = decodeBedrockBlocks(required(wire, 'content', '/output/message', BEDROCK), '/output/message/content', { losses: context.losses, role: 'assistant' });
-  const candidate: Candidate = { index: 0, message: { role: 'assistant', parts } };
+  const candidate: Candidate = { index: 0, message: context.losses.origin({ role: 'assistant', parts }, '/output/message') };
   if (role !== 'assistant') hint(candidate.message, BEDROCK, '$role', role);
   extend(candidate.message, BEDROCK, unknownKeys(wire, MESSAGE_KEYS));
   const outputRest = unknownKeys(output, new Set(['message']));
   if (outputRest !== undefined) extend(candidate, BEDROCK, { output: outputRest });
-  if (object['stopReason'] !== undefined) candidate.stopReason = decodeBedrockStopReason(expectString(object['stopReason'], '/stopReason', BEDROCK));
+  if (object['stopReason'] !== undefined) candidate.stopReason = context.losses.origin(decodeBedrockStopReason(expectString(object['stopReason'], '/stopReason', BEDROCK)), '/stopReason');
   const response: Response = { candidates: [candidate] };
   // Anthropic models on Bedrock name the stop sequence that matched in the model's own fields.
   const fields = object['additionalModelResponseFields'];
   if (candidate.stopReason !== undefined && isObject(fields) && typeof fields['stop_sequence'] === 'string') candidate.stopReason.sequence = fields['stop_sequence'];
   if (context.model !== undefined) response.model = context.model;
-  if (object['usage'] !== undefined) response.usage = decodeBedrockUsage(object['usage'], '/usage');
+  if (object['usage'] !== undefined) response.usage = context.losses.origin(decodeBedrockUsage(object['usage'], '/usage'), '/usage');
   else hint(response, BEDROCK, '$noUsage', true);
   hint(response, BEDROCK, '$source', true);
   // Latency says how long Bedrock took, nothing about the answer: a hint, not a field other formats lose.

@@ -42,11 +42,15 @@ function decodeToolChoice(value: unknown, path: string, request: Request): void 
 }
 
 /** Decode `toolConfig` into `request.tools` and `request.toolChoice`. */
-export function decodeBedrockToolConfig(value: unknown, request: Request): void {
+export function decodeBedrockToolConfig(value: unknown, request: Request, losses?: LossCollector): void {
   const wire = expectObject(value, '/toolConfig', BEDROCK);
   const tools = expectArray(required(wire, 'tools', '/toolConfig', BEDROCK), '/toolConfig/tools', BEDROCK);
   request.tools = tools.map((tool, index) => decodeTool(tool, pointer('/toolConfig/tools', index)));
-  if (wire['toolChoice'] !== undefined) decodeToolChoice(wire['toolChoice'], '/toolConfig/toolChoice', request);
+  request.tools.forEach((tool, index) => losses?.origin(tool, pointer('/toolConfig/tools', index)));
+  if (wire['toolChoice'] !== undefined) {
+    decodeToolChoice(wire['toolChoice'], '/toolConfig/toolChoice', request);
+    if (request.toolChoice !== undefined) losses?.originField(request, 'toolChoice', '/toolConfig/toolChoice');
+  }
   const rest = unknownKeys(wire, new Set(['tools', 'toolChoice']));
   if (rest !== undefined) extend(request, BEDROCK, { toolConfig: rest });
 }

@@ -3,19 +3,19 @@
  * answers every POST at once with a fixed body chosen by path (OpenAI Chat,
  * Anthropic, OpenAI Responses or Gemini). Prints `{"port":N}` when listening.
  *
- * Usage: upstream-child.ts BODIES_JSON_FILE
+ * Usage: node upstream-child.mjs BODIES_JSON_FILE (plain JavaScript: no loader in the
+ * upstream's way)
  */
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 
 const file = process.argv[2];
-if (file === undefined) throw new Error('usage: upstream-child.ts BODIES_JSON_FILE');
-const bodies = JSON.parse(readFileSync(file, 'utf8')) as Record<string, string>;
-const encoded: Record<string, Buffer> = {};
+if (file === undefined) throw new Error('usage: upstream-child.mjs BODIES_JSON_FILE');
+const bodies = JSON.parse(readFileSync(file, 'utf8'));
+const encoded = {};
 for (const [format, body] of Object.entries(bodies)) encoded[format] = Buffer.from(body);
 
-function formatOf(url: string): string {
+function formatOf(url) {
   if (url.endsWith('/chat/completions')) return 'openai-chat';
   if (url.endsWith('/messages')) return 'anthropic';
   if (url.endsWith('/responses')) return 'openai-responses';
@@ -32,6 +32,6 @@ const server = createServer((request, response) => {
 });
 server.keepAliveTimeout = 60_000;
 server.listen(0, '127.0.0.1', () => {
-  process.stdout.write(`${JSON.stringify({ port: (server.address() as AddressInfo).port })}\n`);
+  process.stdout.write(`${JSON.stringify({ port: server.address().port })}\n`);
 });
 process.on('SIGTERM', () => server.close(() => process.exit(0)));

@@ -11,7 +11,8 @@ import type { LossCollector } from '../core/losses.ts';
 import type { ApiError, FormatId } from '../core/ir.ts';
 import { isObject, type JsonObject } from '../core/wire.ts';
 import type { StreamEvent } from '../core/stream-events.ts';
-import { errorResponse } from './errors.ts';
+import { errorAnswer } from './errors.ts';
+import { jsonAnswer, UpstreamTimeout, type Answer, type UpstreamCall, type UpstreamReply } from './exchange.ts';
 import { errorTypeForStatus } from '../core/http-status.ts';
 import type { Route } from './routes.ts';
 import type { ProxyLogEntry } from './index.ts';
@@ -24,7 +25,7 @@ export interface ForwardOptions {
   url: (model: string | undefined, stream: boolean) => string;
   headers: Record<string, string>;
   mapModel: (model: string | undefined) => string | undefined;
-  fetch: typeof fetch;
+  call: UpstreamCall;
   timeoutMs: number;
   signal: AbortSignal;
   entry: ProxyLogEntry;
@@ -86,7 +87,7 @@ function prepare(options: ForwardOptions, body: JsonObject): Prepared {
   return { body: out, model: mapped, stream: upstreamStreams };
 }
 
-async function translateError(response: Response, options: ForwardOptions): Promise<Response> {
+async function translateError(response: UpstreamReply, options: ForwardOptions): Promise<Answer> {
   let text: string;
   try {
     text = await readText(response, options);
@@ -103,8 +104,8 @@ async function translateError(response: Response, options: ForwardOptions): Prom
   if (error.type === 'other') error.type = errorTypeForStatus(response.status);
   error.status = response.status;
   error.message = options.redact(error.message);
-  const retryAfter = response.headers.get('retry-after');
-  return errorResponse(options.route.format, error, retryAfter === null ? {} : { 'retry-after': retryAfter });
+  const retryAfter = response.header('retry-after');
+  return errorAnswer(options.route.format, error, retryAfter === null ? undefined : { 'retry-after': retryAfter });
 }
 
 /**
@@ -155,7 +156,9 @@ function bodyFailure(error: unknown, options: ForwardOptions): ApiError {
 }
 
 /** The whole upstream body as text, under the same watchdog; throws what {@link bodyFailure} turns into an answer. */
-async function readText(response: Response, options: ForwardOptions): Promise<string> {
+async function readText(response: UpstreamReply, options: ForwardOptions): Promise<string> {
+  if (response.failure !== undefined) throw response.failure;
+  if (response.text !== undefined) return response.text;
   if (response.body === null) return '';
   const reader = guarded(response.body, options, 'error').getReader();
   const decoder = new TextDecoder();
@@ -180,23 +183,16 @@ function syntheticStream(events: StreamEvent[], format: FormatId, options: Forwa
 }
 
 /** Call the upstream with a time limit for its first byte and the caller's cancellation. */
-async function callUpstream(options: ForwardOptions, prepared: Prepared): Promise<Response> {
-  const controller = new AbortController();
-  let timedOut = false;
-  const timer = setTimeout(() => {
-    timedOut = true;
-    controller.abort();
-  }, options.timeoutMs);
-  const onAbort = () => controller.abort();
-  options.signal.addEventListener('abort', onAbort, { once: true });
+async function callUpstream(options: ForwardOptions, prepared: Prepared): Promise<UpstreamReply> {
   try {
-    return await options.fetch(options.url(prepared.model, prepared.stream), {
-      method: 'POST',
+    return await options.call(options.url(prepared.model, prepared.stream), {
       headers: options.headers,
       body: JSON.stringify(prepared.body),
-      signal: controller.signal,
+      timeoutMs: options.timeoutMs,
+      signal: options.signal,
     });
   } catch (error) {
+    const timedOut = error instanceof UpstreamTimeout;
     const message = timedOut
       ? `the upstream did not answer within ${options.timeoutMs} ms`
       : options.signal.aborted
@@ -204,55 +200,53 @@ async function callUpstream(options: ForwardOptions, prepared: Prepared): Promis
         : `the upstream could not be reached (${error instanceof Error ? error.message : String(error)})`;
     const type = timedOut ? 'timeout' : 'server';
     throw Object.assign(new Error(message), { apiError: { type, status: timedOut ? 504 : 502, message } satisfies ApiError });
-  } finally {
-    clearTimeout(timer);
   }
 }
 
 /** Forward one request and translate the answer. */
-export async function forwardToUpstream(options: ForwardOptions): Promise<Response> {
+export async function forwardToUpstream(options: ForwardOptions): Promise<Answer> {
   const { route, upstream } = options;
   const body = parseBody(options.text);
-  if (!isObject(body)) return errorResponse(route.format, { type: 'invalid_request', message: 'the request body must be a JSON object' });
+  if (!isObject(body)) return errorAnswer(route.format, { type: 'invalid_request', message: 'the request body must be a JSON object' });
   const prepared = prepare(options, body);
-  let response: Response;
+  let response: UpstreamReply;
   try {
     response = await callUpstream(options, prepared);
   } catch (error) {
     const apiError = (error as { apiError?: ApiError }).apiError;
     if (apiError === undefined) throw error;
-    return errorResponse(route.format, { ...apiError, message: options.redact(apiError.message) });
+    return errorAnswer(route.format, { ...apiError, message: options.redact(apiError.message) });
   }
-  if (!response.ok) return translateError(response, options);
+  if (response.status < 200 || response.status > 299) return translateError(response, options);
   const lossHeader = () => {
     options.entry.losses = options.losses.losses.length;
     return { 'x-interlingua-losses': String(options.losses.losses.length) };
   };
-  const upstreamStreamed = mediaType(response.headers.get('content-type') ?? '') === mediaType(framingFor(upstream).contentType);
+  const upstreamStreamed = response.text === undefined && mediaType(response.header('content-type') ?? '') === mediaType(framingFor(upstream).contentType);
   if (upstreamStreamed && response.body !== null) {
-    if (route.format === upstream) return new Response(guarded(response.body, options, 'error'), { status: 200, headers: { ...streamHeaders(route.format), ...lossHeader() } });
+    if (route.format === upstream) return { status: 200, headers: { ...streamHeaders(route.format), ...lossHeader() }, body: guarded(response.body, options, 'error') };
     const converted = convertStream(guarded(response.body, options, 'close'), { from: upstream, to: route.format, ...(prepared.model === undefined ? {} : { model: prepared.model }) });
-    return new Response(converted, { status: 200, headers: { ...streamHeaders(route.format), ...lossHeader() } });
+    return { status: 200, headers: { ...streamHeaders(route.format), ...lossHeader() }, body: converted };
   }
   let text: string;
   try {
     text = await readText(response, options);
   } catch (error) {
-    return errorResponse(route.format, bodyFailure(error, options));
+    return errorAnswer(route.format, bodyFailure(error, options));
   }
   let json: unknown;
   try {
     json = JSON.parse(text);
   } catch {
-    return errorResponse(route.format, { type: 'server', status: 502, message: 'the upstream answered with a body that is not JSON' });
+    return errorAnswer(route.format, { type: 'server', status: 502, message: 'the upstream answered with a body that is not JSON' });
   }
   const wantsStream = options.entry.stream;
   if (route.format === upstream && !wantsStream) {
-    return new Response(text, { status: response.status, headers: { 'content-type': 'application/json', ...lossHeader() } });
+    return jsonAnswer(response.status, text, lossHeader());
   }
   const context = prepared.model === undefined ? { losses: options.losses } : { losses: options.losses, model: prepared.model };
   const ir = codecFor(upstream).decodeResponse(json, context);
-  if (wantsStream) return new Response(syntheticStream(responseToEvents(ir), route.format, options), { status: 200, headers: { ...streamHeaders(route.format), ...lossHeader() } });
+  if (wantsStream) return { status: 200, headers: { ...streamHeaders(route.format), ...lossHeader() }, body: syntheticStream(responseToEvents(ir), route.format, options) };
   const out = codecFor(route.format).encodeResponse(ir, context);
-  return new Response(JSON.stringify(out), { status: 200, headers: { 'content-type': 'application/json', ...lossHeader() } });
+  return jsonAnswer(200, JSON.stringify(out), lossHeader());
 }

@@ -36,30 +36,55 @@ function silence(timeoutMs: number): Error {
   return new Error(`the upstream went silent for ${timeoutMs} ms mid-answer`);
 }
 
+/** Where a request goes, parsed once per URL (the proxy calls a handful of upstream URLs over and over). */
+interface Target {
+  secure: boolean;
+  hostname: string;
+  port: string;
+  path: string;
+}
+
+function targetCache(): (url: string) => Target {
+  const cache = new Map<string, Target>();
+  return (text) => {
+    let target = cache.get(text);
+    if (target === undefined) {
+      const url = new URL(text);
+      target = { secure: url.protocol === 'https:', hostname: url.hostname.replace(/^\[(.*)\]$/, '$1'), port: url.port, path: `${url.pathname}${url.search}` };
+      // Gemini URLs carry the model: keep the cache bounded whatever callers send.
+      if (cache.size >= 256) cache.clear();
+      cache.set(text, target);
+    }
+    return target;
+  };
+}
+
 /** The proxy's upstream call over node:http(s), with the given keep-alive agents. */
 function nodeUpstreamCall(http: HttpAgent, https: HttpsAgent): UpstreamCall {
-  return (target, init) =>
+  const targetOf = targetCache();
+  return (url, init) =>
     new Promise<UpstreamReply>((resolve, reject) => {
       if (init.signal.aborted) {
         reject(new Error('aborted'));
         return;
       }
-      const url = new URL(target);
-      const secure = url.protocol === 'https:';
+      const target = targetOf(url);
+      const secure = target.secure;
       const headers: Record<string, string | number> = { ...init.headers, 'content-length': Buffer.byteLength(init.body) };
       const send = secure ? httpsRequest : httpRequest;
       let answered = false;
       /** Ends a whole body with an error (set once the answer's headers are in). */
       let failWhole: ((error: Error) => void) | undefined;
-      const onAbort = () => outgoing.destroy(new Error('aborted'));
-      const outgoing = send(url, { method: 'POST', headers, agent: secure ? https : http }, (incoming) => {
+      let unlisten = () => {};
+      const options = { hostname: target.hostname, port: target.port, path: target.path, method: 'POST', headers, agent: secure ? https : http };
+      const outgoing = send(options, (incoming) => {
         answered = true;
         const status = incoming.statusCode ?? 502;
         const header = (name: string) => headerOf(incoming, name);
         if (STREAMED.test(headerOf(incoming, 'content-type') ?? '')) {
           // The stream's own watchdog (forward.ts) takes over from the socket timeout.
           outgoing.setTimeout(0);
-          init.signal.removeEventListener('abort', onAbort);
+          unlisten();
           resolve({ status, header, body: Readable.toWeb(incoming) as ReadableStream<Uint8Array> });
           return;
         }
@@ -68,7 +93,7 @@ function nodeUpstreamCall(http: HttpAgent, https: HttpsAgent): UpstreamCall {
         const fail = (error: Error) => {
           if (failed) return;
           failed = true;
-          init.signal.removeEventListener('abort', onAbort);
+          unlisten();
           resolve({ status, header, failure: error, body: null });
         };
         failWhole = fail;
@@ -76,7 +101,7 @@ function nodeUpstreamCall(http: HttpAgent, https: HttpsAgent): UpstreamCall {
         incoming.on('end', () => {
           if (failed) return;
           failed = true;
-          init.signal.removeEventListener('abort', onAbort);
+          unlisten();
           outgoing.setTimeout(0);
           resolve({ status, header, text: chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks).toString('utf8'), body: null });
         });
@@ -95,9 +120,9 @@ function nodeUpstreamCall(http: HttpAgent, https: HttpsAgent): UpstreamCall {
         outgoing.destroy(error);
         reject(error);
       });
-      init.signal.addEventListener('abort', onAbort, { once: true });
+      unlisten = init.signal.listen(() => outgoing.destroy(new Error('aborted')));
       outgoing.on('error', (error) => {
-        init.signal.removeEventListener('abort', onAbort);
+        unlisten();
         if (!answered) reject(error);
       });
       outgoing.end(init.body);

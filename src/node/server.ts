@@ -10,7 +10,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { Readable } from 'node:stream';
 import type { AddressInfo } from 'node:net';
-import { PROXY_EXCHANGE, type Answer, type Exchange, type Inbound } from '../proxy/exchange.ts';
+import { CallerCancel, PROXY_EXCHANGE, type Answer, type Exchange, type Inbound } from '../proxy/exchange.ts';
 
 /** A fetch handler, such as the one `createProxy` returns. */
 export type FetchHandler = (request: Request) => Promise<Response>;
@@ -63,7 +63,7 @@ function readBody(message: IncomingMessage, limit: number): Promise<string | und
 }
 
 /** An `IncomingMessage` as the proxy's {@link Inbound}. Throws on a request target that is no URL. */
-function nodeInbound(message: IncomingMessage, signal: AbortSignal): Inbound {
+function nodeInbound(message: IncomingMessage, signal: CallerCancel): Inbound {
   const url = parsedUrlOf(message);
   return {
     method: message.method ?? 'GET',
@@ -143,13 +143,13 @@ function internalError(out: ServerResponse): void {
 
 /** Run a proxy exchange on one request. */
 function exchangeOn(exchange: Exchange, message: IncomingMessage, out: ServerResponse): void {
-  const controller = new AbortController();
+  const cancel = new CallerCancel();
   out.on('close', () => {
-    if (!out.writableFinished) controller.abort();
+    if (!out.writableFinished) cancel.abort();
   });
   let inbound: Inbound;
   try {
-    inbound = nodeInbound(message, controller.signal);
+    inbound = nodeInbound(message, cancel);
   } catch {
     out.writeHead(400, { 'content-type': 'application/json', connection: 'close' });
     out.end(BAD_TARGET);

@@ -12,7 +12,7 @@ import type { ApiError, FormatId } from '../core/ir.ts';
 import { isObject, type JsonObject } from '../core/wire.ts';
 import type { StreamEvent } from '../core/stream-events.ts';
 import { errorAnswer } from './errors.ts';
-import { jsonAnswer, UpstreamTimeout, type Answer, type UpstreamCall, type UpstreamReply } from './exchange.ts';
+import { jsonAnswer, UpstreamTimeout, type Answer, type Cancel, type UpstreamCall, type UpstreamReply } from './exchange.ts';
 import { errorTypeForStatus } from '../core/http-status.ts';
 import type { Route } from './routes.ts';
 import type { ProxyLogEntry } from './index.ts';
@@ -27,7 +27,7 @@ export interface ForwardOptions {
   mapModel: (model: string | undefined) => string | undefined;
   call: UpstreamCall;
   timeoutMs: number;
-  signal: AbortSignal;
+  signal: Cancel;
   entry: ProxyLogEntry;
   losses: LossCollector;
   /** Remove secrets from text that reaches the caller. */

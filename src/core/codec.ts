@@ -16,6 +16,13 @@ export interface CodecContext {
    * the URL). Decoders use it when the body has none.
    */
   model?: string;
+  /**
+   * The format a decoder's IR is headed for, where the caller knows it
+   * (`convertStream` does). A decoder may then skip what only an exact
+   * round trip to its own format needs (hints for its own encoder) when the
+   * target is another format. Unset: keep everything.
+   */
+  target?: FormatId;
 }
 
 /** Decode and encode one wire format. Every provider exports one. */

@@ -5,7 +5,7 @@
 import { codecFor } from './registry.ts';
 import { InterlinguaError } from './errors.ts';
 import { LossCollector, throwIfStrict, type Loss } from './losses.ts';
-import { checkDepth } from './wire.ts';
+import { checkDepth, mayNestTooDeep } from './wire.ts';
 import type { ApiError, FormatId, Request, Response } from './ir.ts';
 
 /** Options of {@link convertRequest} and {@link convertResponse}. */
@@ -57,7 +57,7 @@ export function parseBody(body: unknown): unknown {
       cause: error,
     });
   }
-  checkDepth(value);
+  if (mayNestTooDeep(body)) checkDepth(value);
   return value;
 }
 

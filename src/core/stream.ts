@@ -173,7 +173,7 @@ export type ConvertedStream = ReadableStream<Uint8Array> & { readonly losses: Pr
 export function convertStream(readable: ReadableStream<Uint8Array>, options: ConvertStreamOptions): ConvertedStream {
   const collector = new LossCollector();
   const context: CodecContext = options.model === undefined ? { losses: collector } : { losses: collector, model: options.model };
-  const decoder = streamDecoderFor(options.from, context);
+  const decoder = streamDecoderFor(options.from, { ...context, target: options.to });
   const encoder = streamEncoderFor(options.to, context);
   let resolveLosses: (losses: Loss[]) => void = () => {};
   const losses = new Promise<Loss[]>((resolve) => (resolveLosses = resolve));

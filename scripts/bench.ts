@@ -4,7 +4,7 @@
  *
  *   npm run bench                  full run (< 5 minutes on 2 cores), writes docs/BENCHMARKS.md
  *   npm run bench -- --quick       short smoke run with small workloads; prints only
- *   options: --only=conversions,streams,memory,proxy   --write / --no-write   --out=FILE
+ *   options: --only=package,conversions,streams,memory,proxy   --write / --no-write   --out=FILE
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
@@ -14,6 +14,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { runConversions } from './bench/conversions.ts';
 import { runMemory } from './bench/memory.ts';
+import { runPackage } from './bench/package.ts';
 import { runProxy } from './bench/proxy.ts';
 import { consoleSummary, markdown, type BenchRun } from './bench/report.ts';
 import { runStreams } from './bench/streams.ts';
@@ -21,7 +22,7 @@ import { formatNs, sink } from './bench/timing.ts';
 import { bodyWorkloads, smallChatBodies, streamWorkload } from './bench/workloads.ts';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-const SECTIONS = ['conversions', 'streams', 'memory', 'proxy'] as const;
+const SECTIONS = ['package', 'conversions', 'streams', 'memory', 'proxy'] as const;
 type Section = (typeof SECTIONS)[number];
 
 const { values } = parseArgs({
@@ -103,6 +104,12 @@ const run: BenchRun = {
   ],
   seconds: 0,
 };
+
+if (only.has('package')) {
+  log('package: CLI start-up and bundle sizes of dist/…');
+  if (!existsSync(join(ROOT, 'dist/cli/main.js'))) throw new Error('dist/ is missing: run "npm run build" first (npm run bench measures the compiled build)');
+  run.package = await runPackage(ROOT, quick ? 5 : 15);
+}
 
 if (only.has('conversions')) {
   log('conversions…');

@@ -1,6 +1,9 @@
 /**
  * interlingua: convert LLM API bodies between Anthropic Messages, OpenAI Chat
  * Completions, OpenAI Responses and Google Gemini through one neutral IR.
+ * Every function takes a format id (`'anthropic'`) or a codec object; this
+ * entry brings in every codec (`interlingua/core` and the format subpaths
+ * bring in only those imported).
  */
 export {
   convertRequest,
@@ -13,7 +16,9 @@ export {
   decodeError,
   encodeError,
   parseBody,
+  resolveCodec,
   type ConvertOptions,
+  type FormatRef,
   type ConvertResult,
   type CodecOptions,
   type Decoded,

@@ -5,6 +5,7 @@
  */
 import type { ConversionCell } from './conversions.ts';
 import type { MemoryResult } from './memory.ts';
+import type { PackageRun } from './package.ts';
 import type { ProxyScenario } from './proxy.ts';
 import type { StreamCell } from './streams.ts';
 import { formatNs } from './timing.ts';
@@ -20,6 +21,8 @@ export interface BenchRun {
   stream?: StreamWorkload;
   streams: StreamCell[];
   memory: MemoryResult[];
+  /** CLI start-up and bundle sizes of the compiled build. */
+  package?: PackageRun;
   proxy: ProxyScenario[];
   /** Why the proxy section has no numbers, where it has none. */
   proxyError?: string;
@@ -40,7 +43,22 @@ export const TARGETS = {
   proxyP99Ms: 1.5,
   proxyRate: 1000,
   memoryFactor: 2.5,
+  cliStartupMs: 150,
+  pairBundleBytes: 60 * 1024,
 } as const;
+
+/** The package section: CLI start-up beside Node's own, and bundle sizes. */
+function packageSection(run: BenchRun): string {
+  const result = run.package;
+  if (result === undefined) return 'Not measured in this run.';
+  const { startup } = result;
+  const rows = result.bundles.map((bundle) => [escape(bundle.name), bytesText(bundle.bytes), bytesText(bundle.gzipBytes)]);
+  return `\`node dist/cli/main.js --help\` (the installed bin): **${startup.cliHelpMs.toFixed(0)} ms**, median of ${startup.runs} runs, beside \`node -e 0\` at ${startup.nodeMs.toFixed(0)} ms in the same runs (target ≤ ${TARGETS.cliStartupMs} ms: ${mark(startup.cliHelpMs <= TARGETS.cliStartupMs)}). The CLI loads a command's module only when that command runs.
+
+esbuild browser bundles of \`dist/\` (minified, ESM; target for the first row ≤ ${bytesText(TARGETS.pairBundleBytes)}: ${mark((result.bundles[0]?.bytes ?? Infinity) <= TARGETS.pairBundleBytes)}):
+
+${table(['bundle', 'minified', 'gzip'], rows)}`;
+}
 
 const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
 const bytesText = (bytes: number) => (bytes >= 1024 * 1024 ? mb(bytes) : bytes >= 1024 ? `${(bytes / 1024).toFixed(1)} KiB` : `${bytes} B`);
@@ -271,6 +289,10 @@ ${settings}
 
 ${table(['target', 'measured', 'verdict'], targetRows(run))}
 
+## Package: start-up and bundle size
+
+${packageSection(run)}
+
 ## Conversions
 
 Times are medians per call; ratio = median over rounds of time ÷ floor (target ≤ ${TARGETS.conversionRatio}×; bold where missed). llm-bridge translates requests only (it has no whole-response conversion), so response rows have no llm-bridge column.
@@ -306,6 +328,10 @@ ${notes}
 /** A compact console summary of the run. */
 export function consoleSummary(run: BenchRun): string {
   const lines: string[] = [];
+  if (run.package !== undefined) {
+    lines.push(`\nCLI --help ${run.package.startup.cliHelpMs.toFixed(0)} ms (node -e 0: ${run.package.startup.nodeMs.toFixed(0)} ms)`);
+    for (const bundle of run.package.bundles) lines.push(`  ${bytesText(bundle.bytes).padStart(10)} min, ${bytesText(bundle.gzipBytes).padStart(9)} gzip  ${bundle.name}`);
+  }
   for (const workload of run.workloads) {
     lines.push(`\n${workload.title}`);
     lines.push(`  ${'from → to'.padEnd(38)} ${'floor'.padStart(10)} ${'interlingua'.padStart(12)} ${'ratio'.padStart(7)} ${'llm-bridge'.padStart(11)} ${'ratio'.padStart(7)} losses`);

@@ -1,12 +1,9 @@
+#!/usr/bin/env node
 /**
  * The `interlingua` command line. Output is JSON (or SSE) on stdout; losses
  * and messages on stderr; exit 0 on success, 1 on bad input, 2 on a usage
  * mistake.
  */
-import { runConvert, CONVERT_HELP } from './convert.ts';
-import { runDetect, DETECT_HELP } from './detect.ts';
-import { runServe, SERVE_HELP } from './serve.ts';
-import { runNormalize, NORMALIZE_HELP } from './normalize.ts';
 import { reportFailure, UsageError } from './io.ts';
 
 const HELP = `interlingua — convert LLM API bodies between wire formats
@@ -23,11 +20,32 @@ Formats: anthropic, openai-chat, openai-responses, gemini
 Run "interlingua <command> --help" for the options of a command.
 `;
 
-const COMMANDS: Record<string, { help: string; run: (args: string[]) => Promise<void> }> = {
-  convert: { help: CONVERT_HELP, run: runConvert },
-  detect: { help: DETECT_HELP, run: runDetect },
-  serve: { help: SERVE_HELP, run: runServe },
-  normalize: { help: NORMALIZE_HELP, run: runNormalize },
+interface Command {
+  help: string;
+  run(args: string[]): Promise<void>;
+}
+
+/**
+ * Each command's module, loaded only when that command runs: `interlingua
+ * --help` loads no codec, which keeps start-up near Node's own.
+ */
+const COMMANDS: Record<string, () => Promise<Command>> = {
+  convert: async () => {
+    const { runConvert, CONVERT_HELP } = await import('./convert.ts');
+    return { help: CONVERT_HELP, run: runConvert };
+  },
+  detect: async () => {
+    const { runDetect, DETECT_HELP } = await import('./detect.ts');
+    return { help: DETECT_HELP, run: runDetect };
+  },
+  serve: async () => {
+    const { runServe, SERVE_HELP } = await import('./serve.ts');
+    return { help: SERVE_HELP, run: runServe };
+  },
+  normalize: async () => {
+    const { runNormalize, NORMALIZE_HELP } = await import('./normalize.ts');
+    return { help: NORMALIZE_HELP, run: runNormalize };
+  },
 };
 
 async function main(argv: string[]): Promise<number> {
@@ -36,8 +54,9 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(HELP);
     return name === undefined ? 2 : 0;
   }
-  const command = Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
-  if (command === undefined) throw new UsageError(`unknown command "${name}"; run "interlingua --help"`);
+  const load = Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
+  if (load === undefined) throw new UsageError(`unknown command "${name}"; run "interlingua --help"`);
+  const command = await load();
   if (rest.includes('--help') || rest.includes('-h')) {
     process.stdout.write(command.help);
     return 0;

@@ -1,141 +1,79 @@
 /**
- * The conversions: decode with one codec, encode with another, collect the
- * losses of both steps, and enforce `strict`.
+ * The conversions by format id (`'anthropic'`, `'gemini'`, …) or codec
+ * object: look the codecs up in the registry and run the engine
+ * (`engine.ts`). Importing this module brings in every codec; a bundle that
+ * needs one pair imports `interlingua/core` and the two format subpaths.
  */
 import { codecFor } from './registry.ts';
-import { InterlinguaError } from './errors.ts';
-import { LossCollector, throwIfStrict, type Loss } from './losses.ts';
-import { checkDepth, mayNestTooDeep } from './wire.ts';
+import * as engine from './engine.ts';
+import type { Codec } from './codec.ts';
 import type { ApiError, FormatId, Request, Response } from './ir.ts';
 
-/** Options of {@link convertRequest} and {@link convertResponse}. */
+export { parseBody, type ConvertResult, type Decoded, type Encoded, type CodecOptions, type CodecConvertOptions } from './engine.ts';
+
+/** A format: its id, or its codec object (from a format subpath such as `interlingua/anthropic`). */
+export type FormatRef = FormatId | Codec;
+
+/** Options of {@link convertRequest}, {@link convertResponse} and {@link convertError}. */
 export interface ConvertOptions {
-  from: FormatId;
-  to: FormatId;
+  from: FormatRef;
+  to: FormatRef;
   /** Throw an `InterlinguaError` (code `strict_loss`) instead of returning losses. */
   strict?: boolean;
   /** The model, for formats that carry it in the URL (Gemini). */
   model?: string;
 }
 
-/** A converted body and what the conversion could not carry. */
-export interface ConvertResult {
-  body: unknown;
-  losses: Loss[];
+/** The codec of `format`: the object itself, or the registry's codec for an id. */
+export function resolveCodec(format: FormatRef): Codec {
+  return typeof format === 'object' && format !== null ? format : codecFor(format);
 }
 
-/** A decoded IR value and the losses of decoding. */
-export interface Decoded<T> {
-  ir: T;
-  losses: Loss[];
-}
-
-/** An encoded wire body and the losses of encoding. */
-export interface Encoded {
-  body: unknown;
-  losses: Loss[];
-}
-
-/** Options of the per-format decode and encode functions. */
-export interface CodecOptions {
-  model?: string;
-  strict?: boolean;
-}
-
-/** Parse JSON text into a value; objects pass through untouched. Either way, a value nested deeper than `MAX_DEPTH` is an `invalid_value` error. */
-export function parseBody(body: unknown): unknown {
-  if (typeof body !== 'string') {
-    checkDepth(body);
-    return body;
-  }
-  let value: unknown;
-  try {
-    value = JSON.parse(body);
-  } catch (error) {
-    throw new InterlinguaError('invalid_json', `the body is not valid JSON (${(error as Error).message}); send a JSON object`, {
-      path: '',
-      cause: error,
-    });
-  }
-  if (mayNestTooDeep(body)) checkDepth(value);
-  return value;
-}
-
-function context(losses: LossCollector, model: string | undefined) {
-  return model === undefined ? { losses } : { losses, model };
+function codecs(options: ConvertOptions): engine.CodecConvertOptions {
+  return { ...options, from: resolveCodec(options.from), to: resolveCodec(options.to) };
 }
 
 /** Convert a request body from one format to another. */
-export function convertRequest(body: unknown, options: ConvertOptions): ConvertResult {
-  const losses = new LossCollector();
-  const source = codecFor(options.from);
-  const target = codecFor(options.to);
-  const ir = source.decodeRequest(parseBody(body), context(losses, options.model));
-  const out = target.encodeRequest(ir, context(losses, options.model));
-  throwIfStrict(losses.losses, options.strict);
-  return { body: out, losses: losses.losses };
+export function convertRequest(body: unknown, options: ConvertOptions): engine.ConvertResult {
+  return engine.convertRequest(body, codecs(options));
 }
 
 /** Convert a whole (non-streamed) response body from one format to another. */
-export function convertResponse(body: unknown, options: ConvertOptions): ConvertResult {
-  const losses = new LossCollector();
-  const source = codecFor(options.from);
-  const target = codecFor(options.to);
-  const ir = source.decodeResponse(parseBody(body), context(losses, options.model));
-  const out = target.encodeResponse(ir, context(losses, options.model));
-  throwIfStrict(losses.losses, options.strict);
-  return { body: out, losses: losses.losses };
+export function convertResponse(body: unknown, options: ConvertOptions): engine.ConvertResult {
+  return engine.convertResponse(body, codecs(options));
 }
 
 /** Convert a vendor error body from one format to another. */
-export function convertError(body: unknown, options: ConvertOptions): ConvertResult {
-  const losses = new LossCollector();
-  const ir = codecFor(options.from).decodeError(parseBody(body), context(losses, options.model));
-  const out = codecFor(options.to).encodeError(ir, context(losses, options.model));
-  throwIfStrict(losses.losses, options.strict);
-  return { body: out, losses: losses.losses };
-}
-
-function decodeWith<T>(decode: (losses: LossCollector) => T, strict: boolean | undefined): Decoded<T> {
-  const losses = new LossCollector();
-  const ir = decode(losses);
-  throwIfStrict(losses.losses, strict);
-  return { ir, losses: losses.losses };
-}
-
-function encodeWith(encode: (losses: LossCollector) => unknown, strict: boolean | undefined): Encoded {
-  const losses = new LossCollector();
-  const body = encode(losses);
-  throwIfStrict(losses.losses, strict);
-  return { body, losses: losses.losses };
+export function convertError(body: unknown, options: ConvertOptions): engine.ConvertResult {
+  return engine.convertError(body, codecs(options));
 }
 
 /** Decode a request body of `format` into the IR. */
-export function decodeRequest(format: FormatId, body: unknown, options: CodecOptions = {}): Decoded<Request> {
-  return decodeWith((losses) => codecFor(format).decodeRequest(parseBody(body), context(losses, options.model)), options.strict);
+export function decodeRequest(format: FormatRef, body: unknown, options: engine.CodecOptions = {}): engine.Decoded<Request> {
+  return engine.decodeRequest(resolveCodec(format), body, options);
 }
 
 /** Encode an IR request into a body of `format`. */
-export function encodeRequest(format: FormatId, request: Request, options: CodecOptions = {}): Encoded {
-  return encodeWith((losses) => codecFor(format).encodeRequest(request, context(losses, options.model)), options.strict);
+export function encodeRequest(format: FormatRef, request: Request, options: engine.CodecOptions = {}): engine.Encoded {
+  return engine.encodeRequest(resolveCodec(format), request, options);
 }
 
 /** Decode a response body of `format` into the IR. */
-export function decodeResponse(format: FormatId, body: unknown, options: CodecOptions = {}): Decoded<Response> {
-  return decodeWith((losses) => codecFor(format).decodeResponse(parseBody(body), context(losses, options.model)), options.strict);
+export function decodeResponse(format: FormatRef, body: unknown, options: engine.CodecOptions = {}): engine.Decoded<Response> {
+  return engine.decodeResponse(resolveCodec(format), body, options);
 }
 
 /** Encode an IR response into a body of `format`. */
-export function encodeResponse(format: FormatId, response: Response, options: CodecOptions = {}): Encoded {
-  return encodeWith((losses) => codecFor(format).encodeResponse(response, context(losses, options.model)), options.strict);
+export function encodeResponse(format: FormatRef, response: Response, options: engine.CodecOptions = {}): engine.Encoded {
+  return engine.encodeResponse(resolveCodec(format), response, options);
 }
 
 /** Decode a vendor error body of `format` into the IR. */
-export function decodeError(format: FormatId, body: unknown, options: CodecOptions = {}): Decoded<ApiError> {
-  return decodeWith((losses) => codecFor(format).decodeError(parseBody(body), context(losses, options.model)), options.strict);
+export function decodeError(format: FormatRef, body: unknown, options: engine.CodecOptions = {}): engine.Decoded<ApiError> {
+  return engine.decodeError(resolveCodec(format), body, options);
 }
 
 /** Encode an IR error into an error body of `format`. */
-export function encodeError(format: FormatId, error: ApiError, options: CodecOptions = {}): Encoded {
-  return encodeWith((losses) => codecFor(format).encodeError(error, context(losses, options.model)), options.strict);
+export function encodeError(format: FormatRef, error: ApiError, options: engine.CodecOptions = {}): engine.Encoded {
+  return engine.encodeError(resolveCodec(format), error, options);
 }

@@ -54,11 +54,14 @@ export class WorkerPool implements TaskRunner {
   private closing = false;
 
   constructor(size: number, options: ProcessOptions) {
-    const here = fileURLToPath(import.meta.url);
-    const entry = new URL(`./worker${extname(here)}`, import.meta.url).href;
-    const bootstrap = new URL('./worker-bootstrap.mjs', import.meta.url);
+    // Compiled (dist/), the worker is plain JavaScript. From source (tests,
+    // under tsx) it is TypeScript, and the bootstrap registers tsx's loader
+    // in the worker thread first; the bootstrap is not shipped.
+    const fromSource = extname(fileURLToPath(import.meta.url)) === '.ts';
+    const entry = new URL(fromSource ? './worker.ts' : './worker.js', import.meta.url);
+    const script = fromSource ? new URL('./worker-bootstrap.mjs', import.meta.url) : entry;
     for (let index = 0; index < size; index++) {
-      const slot: Slot = { worker: new Worker(bootstrap, { workerData: { entry, options } }), current: undefined };
+      const slot: Slot = { worker: new Worker(script, { workerData: { entry: entry.href, options } }), current: undefined };
       slot.worker.on('message', (reply: WorkerReply) => this.answered(slot, reply));
       slot.worker.on('error', (error) => this.fail(error));
       slot.worker.on('exit', (code) => {

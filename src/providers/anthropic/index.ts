@@ -21,3 +21,9 @@ export const anthropicCodec: Codec = {
   createStreamDecoder: createAnthropicStreamDecoder,
   createStreamEncoder: createAnthropicStreamEncoder,
 };
+
+/** The codec's functions one by one, for the leanest bundles: `convertRequest(body, { from: { decodeRequest: decodeAnthropicRequest }, to: … })` from `interlingua/core`. */
+export { decodeAnthropicRequest, encodeAnthropicRequest } from './request.ts';
+export { decodeAnthropicResponse, encodeAnthropicResponse } from './response.ts';
+export { decodeAnthropicError, encodeAnthropicError } from './error.ts';
+export { createAnthropicStreamDecoder, createAnthropicStreamEncoder } from './stream.ts';

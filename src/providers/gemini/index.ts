@@ -22,3 +22,9 @@ export const geminiCodec: Codec = {
   createStreamDecoder: createGeminiStreamDecoder,
   createStreamEncoder: createGeminiStreamEncoder,
 };
+
+/** The codec's functions one by one, for the leanest bundles: `convertRequest(body, { from: { decodeRequest: decodeGeminiRequest }, to: … })` from `interlingua/core`. */
+export { decodeGeminiRequest, encodeGeminiRequest } from './request.ts';
+export { decodeGeminiResponse, encodeGeminiResponse } from './response.ts';
+export { decodeGeminiError, encodeGeminiError } from './error.ts';
+export { createGeminiStreamDecoder, createGeminiStreamEncoder } from './stream.ts';

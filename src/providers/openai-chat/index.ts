@@ -20,3 +20,9 @@ export const openaiChatCodec: Codec = {
   createStreamDecoder: createOpenaiChatStreamDecoder,
   createStreamEncoder: createOpenaiChatStreamEncoder,
 };
+
+/** The codec's functions one by one, for the leanest bundles: `convertRequest(body, { from: { decodeRequest: decodeOpenaiChatRequest }, to: … })` from `interlingua/core`. */
+export { decodeOpenaiChatRequest, encodeOpenaiChatRequest } from './request.ts';
+export { decodeOpenaiChatResponse, encodeOpenaiChatResponse } from './response.ts';
+export { decodeOpenaiChatError, encodeOpenaiChatError } from './error.ts';
+export { createOpenaiChatStreamDecoder, createOpenaiChatStreamEncoder } from './stream.ts';

@@ -23,3 +23,9 @@ export const openaiResponsesCodec: Codec = {
   decodeError: decodeOpenaiResponsesError,
   encodeError: encodeOpenaiResponsesError,
 };
+
+/** The codec's functions one by one, for the leanest bundles: `convertRequest(body, { from: { decodeRequest: decodeOpenaiResponsesRequest }, to: … })` from `interlingua/core`. */
+export { decodeOpenaiResponsesRequest, encodeOpenaiResponsesRequest } from './request.ts';
+export { decodeOpenaiResponsesResponse, encodeOpenaiResponsesResponse } from './response.ts';
+export { decodeOpenaiResponsesError, encodeOpenaiResponsesError } from './error.ts';
+export { createOpenaiResponsesStreamDecoder, createOpenaiResponsesStreamEncoder } from './stream.ts';

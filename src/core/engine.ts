@@ -1,0 +1,158 @@
+/**
+ * The conversions on codec objects: decode with one codec, encode with
+ * another, collect the losses of both steps, and enforce `strict`. This
+ * module knows no provider: a caller passes the codecs it imports (one
+ * subpath per format), so a bundle holds only those. `convert.ts` adds
+ * format ids on top.
+ */
+import { InterlinguaError } from './errors.ts';
+import { LossCollector, throwIfStrict, type Loss } from './losses.ts';
+import { checkDepth, mayNestTooDeep } from './wire.ts';
+import type { ApiError, Request, Response } from './ir.ts';
+import type { Codec } from './codec.ts';
+
+/**
+ * Options of {@link convertRequest}, {@link convertResponse} and
+ * {@link convertError} on codec objects. `From` and `To` need only the
+ * functions used: a whole `Codec`, or `{ decodeRequest: decodeOpenaiChatRequest }`
+ * for the leanest bundle.
+ */
+export interface CodecConvertOptions<From = Codec, To = Codec> {
+  from: From;
+  to: To;
+  /** Throw an `InterlinguaError` (code `strict_loss`) instead of returning losses. */
+  strict?: boolean;
+  /** The model, for formats that carry it in the URL (Gemini). */
+  model?: string;
+}
+
+/** A converted body and what the conversion could not carry. */
+export interface ConvertResult {
+  body: unknown;
+  losses: Loss[];
+}
+
+/** A decoded IR value and the losses of decoding. */
+export interface Decoded<T> {
+  ir: T;
+  losses: Loss[];
+}
+
+/** An encoded wire body and the losses of encoding. */
+export interface Encoded {
+  body: unknown;
+  losses: Loss[];
+}
+
+/** Options of the per-format decode and encode functions. */
+export interface CodecOptions {
+  model?: string;
+  strict?: boolean;
+}
+
+/** Parse JSON text into a value; objects pass through untouched. Either way, a value nested deeper than `MAX_DEPTH` is an `invalid_value` error. */
+export function parseBody(body: unknown): unknown {
+  if (typeof body !== 'string') {
+    checkDepth(body);
+    return body;
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(body);
+  } catch (error) {
+    throw new InterlinguaError('invalid_json', `the body is not valid JSON (${(error as Error).message}); send a JSON object`, {
+      path: '',
+      cause: error,
+    });
+  }
+  if (mayNestTooDeep(body)) checkDepth(value);
+  return value;
+}
+
+function context(losses: LossCollector, model: string | undefined) {
+  return model === undefined ? { losses } : { losses, model };
+}
+
+/** Convert a request body from one format to another. */
+export function convertRequest(
+  body: unknown,
+  options: CodecConvertOptions<Pick<Codec, 'decodeRequest'>, Pick<Codec, 'encodeRequest'>>,
+): ConvertResult {
+  const losses = new LossCollector();
+  const source = options.from;
+  const target = options.to;
+  const ir = source.decodeRequest(parseBody(body), context(losses, options.model));
+  const out = target.encodeRequest(ir, context(losses, options.model));
+  throwIfStrict(losses.losses, options.strict);
+  return { body: out, losses: losses.losses };
+}
+
+/** Convert a whole (non-streamed) response body from one format to another. */
+export function convertResponse(
+  body: unknown,
+  options: CodecConvertOptions<Pick<Codec, 'decodeResponse'>, Pick<Codec, 'encodeResponse'>>,
+): ConvertResult {
+  const losses = new LossCollector();
+  const source = options.from;
+  const target = options.to;
+  const ir = source.decodeResponse(parseBody(body), context(losses, options.model));
+  const out = target.encodeResponse(ir, context(losses, options.model));
+  throwIfStrict(losses.losses, options.strict);
+  return { body: out, losses: losses.losses };
+}
+
+/** Convert a vendor error body from one format to another. */
+export function convertError(
+  body: unknown,
+  options: CodecConvertOptions<Pick<Codec, 'decodeError'>, Pick<Codec, 'encodeError'>>,
+): ConvertResult {
+  const losses = new LossCollector();
+  const ir = options.from.decodeError(parseBody(body), context(losses, options.model));
+  const out = options.to.encodeError(ir, context(losses, options.model));
+  throwIfStrict(losses.losses, options.strict);
+  return { body: out, losses: losses.losses };
+}
+
+function decodeWith<T>(decode: (losses: LossCollector) => T, strict: boolean | undefined): Decoded<T> {
+  const losses = new LossCollector();
+  const ir = decode(losses);
+  throwIfStrict(losses.losses, strict);
+  return { ir, losses: losses.losses };
+}
+
+function encodeWith(encode: (losses: LossCollector) => unknown, strict: boolean | undefined): Encoded {
+  const losses = new LossCollector();
+  const body = encode(losses);
+  throwIfStrict(losses.losses, strict);
+  return { body, losses: losses.losses };
+}
+
+/** Decode a request body of `codec`'s format into the IR. */
+export function decodeRequest(codec: Pick<Codec, 'decodeRequest'>, body: unknown, options: CodecOptions = {}): Decoded<Request> {
+  return decodeWith((losses) => codec.decodeRequest(parseBody(body), context(losses, options.model)), options.strict);
+}
+
+/** Encode an IR request into a body of `codec`'s format. */
+export function encodeRequest(codec: Pick<Codec, 'encodeRequest'>, request: Request, options: CodecOptions = {}): Encoded {
+  return encodeWith((losses) => codec.encodeRequest(request, context(losses, options.model)), options.strict);
+}
+
+/** Decode a response body of `codec`'s format into the IR. */
+export function decodeResponse(codec: Pick<Codec, 'decodeResponse'>, body: unknown, options: CodecOptions = {}): Decoded<Response> {
+  return decodeWith((losses) => codec.decodeResponse(parseBody(body), context(losses, options.model)), options.strict);
+}
+
+/** Encode an IR response into a body of `codec`'s format. */
+export function encodeResponse(codec: Pick<Codec, 'encodeResponse'>, response: Response, options: CodecOptions = {}): Encoded {
+  return encodeWith((losses) => codec.encodeResponse(response, context(losses, options.model)), options.strict);
+}
+
+/** Decode a vendor error body of `codec`'s format into the IR. */
+export function decodeError(codec: Pick<Codec, 'decodeError'>, body: unknown, options: CodecOptions = {}): Decoded<ApiError> {
+  return decodeWith((losses) => codec.decodeError(parseBody(body), context(losses, options.model)), options.strict);
+}
+
+/** Encode an IR error into an error body of `codec`'s format. */
+export function encodeError(codec: Pick<Codec, 'encodeError'>, error: ApiError, options: CodecOptions = {}): Encoded {
+  return encodeWith((losses) => codec.encodeError(error, context(losses, options.model)), options.strict);
+}

@@ -5,8 +5,7 @@
  * supports, with where each output's meaning differs from the source.
  */
 import { translateBetweenProviders, type ProviderType } from 'llm-bridge';
-import { convertRequest, convertResponse } from '../../src/core/convert.ts';
-import { implementedFormats } from '../../src/core/registry.ts';
+import { convertRequest, convertResponse, implementedFormats } from './lib.ts';
 import type { FormatId } from '../../src/core/ir.ts';
 import { differences, wireFacts, type Facts } from './meaning.ts';
 import { measureRounds, pairedRatio, type Timing } from './timing.ts';

@@ -8,6 +8,7 @@
 import { InterlinguaError } from './errors.ts';
 import { LossCollector, throwIfStrict, type Loss } from './losses.ts';
 import { checkDepth, mayNestTooDeep } from './wire.ts';
+import { markPieces, piecesMark } from './serialize.ts';
 import type { ApiError, Request, Response } from './ir.ts';
 import type { Codec } from './codec.ts';
 
@@ -82,7 +83,8 @@ export function convertRequest(
   const source = options.from;
   const target = options.to;
   const ir = source.decodeRequest(parseBody(body), context(losses, options.model));
-  const out = target.encodeRequest(ir, context(losses, options.model));
+  const mark = piecesMark();
+  const out = markPieces(target.encodeRequest(ir, context(losses, options.model)), mark);
   throwIfStrict(losses.losses, options.strict);
   return { body: out, losses: losses.losses };
 }
@@ -134,7 +136,8 @@ export function decodeRequest(codec: Pick<Codec, 'decodeRequest'>, body: unknown
 
 /** Encode an IR request into a body of `codec`'s format. */
 export function encodeRequest(codec: Pick<Codec, 'encodeRequest'>, request: Request, options: CodecOptions = {}): Encoded {
-  return encodeWith((losses) => codec.encodeRequest(request, context(losses, options.model)), options.strict);
+  const mark = piecesMark();
+  return encodeWith((losses) => markPieces(codec.encodeRequest(request, context(losses, options.model)), mark), options.strict);
 }
 
 /** Decode a response body of `codec`'s format into the IR. */

@@ -10,6 +10,7 @@ import { responseToEvents } from '../core/accumulate.ts';
 import type { LossCollector } from '../core/losses.ts';
 import type { ApiError, FormatId } from '../core/ir.ts';
 import { isObject, type JsonObject } from '../core/wire.ts';
+import { markPieces, piecesMark, stringifyBody } from '../core/serialize.ts';
 import type { StreamEvent } from '../core/stream-events.ts';
 import { errorAnswer } from './errors.ts';
 import { jsonAnswer, UpstreamTimeout, type Answer, type Cancel, type UpstreamCall, type UpstreamReply } from './exchange.ts';
@@ -79,8 +80,9 @@ function prepare(options: ForwardOptions, body: JsonObject): Prepared {
   const upstreamStreams = wantsStream && streamable(upstream, route.format);
   if (upstreamStreams) ir.stream = true;
   else delete ir.stream;
+  const mark = piecesMark();
   const encoded = codecFor(upstream).encodeRequest(ir, mapped === undefined ? { losses: options.losses } : { losses: options.losses, model: mapped });
-  const out = isObject(encoded) ? encoded : {};
+  const out = isObject(encoded) ? markPieces(encoded, mark) : {};
   if (upstream === 'openai-chat' && upstreamStreams) {
     out['stream_options'] = { ...(isObject(out['stream_options']) ? out['stream_options'] : {}), include_usage: true };
   }
@@ -187,7 +189,7 @@ async function callUpstream(options: ForwardOptions, prepared: Prepared): Promis
   try {
     return await options.call(options.url(prepared.model, prepared.stream), {
       headers: options.headers,
-      body: JSON.stringify(prepared.body),
+      body: stringifyBody(prepared.body),
       timeoutMs: options.timeoutMs,
       signal: options.signal,
     });

@@ -98,6 +98,7 @@ const run: BenchRun = {
   otherProxies: [],
   otherTranslators: [
     `llm-bridge ${packageVersion('llm-bridge')}: measured (translateBetweenProviders for requests, handleUniversalStreamRequest for streams).`,
+    `llm-protocol ${packageVersion('llm-protocol')}: measured on Anthropic Messages ⇄ OpenAI Chat requests and responses (its adapters' parse and render; it has no other formats).`,
     existsSync(join(ROOT, 'node_modules', 'rosetta-ai'))
       ? 'rosetta-ai is installed but not wired into this benchmark yet.'
       : 'rosetta-ai ("the translation layer for LLM provider messages" on the npm registry): not measured — not installed (the benchmark installs nothing; add it as a devDependency to compare).',

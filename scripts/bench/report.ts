@@ -85,10 +85,11 @@ export function targetRows(run: BenchRun): string[][] {
       `${within}/${cells.length} cells within; worst ${ratioText(worst.ratio)} (${worst.from} → ${worst.to})`,
       mark(within === cells.length),
     ]);
-    const compared = cells.flatMap((cell) => cell.others.filter((other) => other.timing !== undefined).map((other) => ({ cell, other })));
-    if (compared.length > 0) {
+    for (const name of otherNames(cells)) {
+      const compared = cells.flatMap((cell) => cell.others.filter((other) => other.name === name && other.timing !== undefined).map((other) => ({ cell, other })));
+      if (compared.length === 0) continue;
       const faster = compared.filter(({ cell, other }) => cell.ratio < (other.ratio ?? Infinity)).length;
-      rows.push([`faster than llm-bridge: ${workload.name}`, `${faster}/${compared.length} pairs faster`, mark(faster === compared.length)]);
+      rows.push([`faster than ${name}: ${workload.name}`, `${faster}/${compared.length} pairs faster`, mark(faster === compared.length)]);
     }
   }
   if (run.streams.length > 0) {
@@ -141,6 +142,13 @@ export function targetRows(run: BenchRun): string[][] {
   return rows;
 }
 
+/** The other translators that appear in `cells`, in order of first appearance. */
+function otherNames(cells: readonly ConversionCell[]): string[] {
+  const names: string[] = [];
+  for (const cell of cells) for (const other of cell.others) if (!names.includes(other.name)) names.push(other.name);
+  return names;
+}
+
 function differencesSection(run: BenchRun, workload: BodyWorkload): string {
   const lines: string[] = [];
   for (const cell of run.conversions.filter((item) => item.workload === workload.name)) {
@@ -155,24 +163,26 @@ function differencesSection(run: BenchRun, workload: BodyWorkload): string {
     .filter((item) => item.workload === workload.name && item.differences.length > 0)
     .map((cell) => `- ${cell.from} → ${cell.to}, interlingua (${cell.losses} losses reported): ${cell.differences.map(escape).join('; ')}`);
   const parts: string[] = [];
-  if (lines.length > 0) parts.push(`Where llm-bridge's output means something other than the source (decoded by interlingua, beyond interlingua's own differences):\n\n${lines.join('\n')}`);
+  if (lines.length > 0) parts.push(`Where another translator's output means something other than the source (decoded by interlingua, beyond interlingua's own differences):\n\n${lines.join('\n')}`);
   if (ownLines.length > 0) parts.push(`Where interlingua's own output differs from the source (each is a loss it reports, or a synthesised id):\n\n${ownLines.join('\n')}`);
   return parts.join('\n\n');
 }
 
 function workloadSection(run: BenchRun, workload: BodyWorkload): string {
   const cells = run.conversions.filter((cell) => cell.workload === workload.name);
-  const hasOthers = cells.some((cell) => cell.others.length > 0);
-  const head = ['from → to', 'source', 'floor', 'interlingua', 'ratio', ...(hasOthers ? ['llm-bridge', 'ratio'] : []), 'losses'];
+  const names = otherNames(cells);
+  const head = ['from → to', 'source', 'floor', 'interlingua', 'ratio', ...names.flatMap((name) => [name, 'ratio']), 'losses'];
   const rows = cells.map((cell) => {
-    const other = cell.others[0];
     return [
       `${cell.from} → ${cell.to}`,
       bytesText(cell.sourceBytes),
       formatNs(cell.floor.ns),
       formatNs(cell.timing.ns),
       cell.ratio <= TARGETS.conversionRatio ? ratioText(cell.ratio) : `**${ratioText(cell.ratio)}**`,
-      ...(hasOthers ? [other?.timing === undefined ? (other?.error === undefined ? '–' : 'threw') : formatNs(other.timing.ns), ratioText(other?.ratio)] : []),
+      ...names.flatMap((name) => {
+        const other = cell.others.find((item) => item.name === name);
+        return [other?.timing === undefined ? (other?.error === undefined ? '–' : 'threw') : formatNs(other.timing.ns), ratioText(other?.ratio)];
+      }),
       String(cell.losses),
     ];
   });
@@ -278,9 +288,9 @@ ${machine}
 
 ${settings}
 - Workloads are generated deterministically (scripts/bench/workloads.ts): each body is built once as Anthropic wire JSON and converted once by interlingua into the other formats; the stream is built as Anthropic SSE and transcoded once into every format whose codec streams.
-- **Floor**: \`JSON.stringify(JSON.parse(text))\` of the same source text, timed in the same run. A conversion is timed as text → \`convertRequest\`/\`convertResponse\` (which parses) → \`JSON.stringify\`, so it compares with the floor directly. llm-bridge is timed the same way: \`JSON.parse\` → \`translateBetweenProviders\` → \`JSON.stringify\`.
+- **Floor**: \`JSON.stringify(JSON.parse(text))\` of the same source text, timed in the same run. A conversion is timed as text → \`convertRequest\`/\`convertResponse\` (which parses) → \`JSON.stringify\`, so it compares with the floor directly. llm-bridge is timed the same way: \`JSON.parse\` → \`translateBetweenProviders\` → \`JSON.stringify\`; llm-protocol as \`JSON.parse\` → the source adapter's \`parseRequest\`/\`parseResponse\` → the target adapter's \`renderRequest\`/\`renderResponse\` → \`JSON.stringify\`. interlingua's output is written with \`stringifyBody\` (\`JSON.stringify\`'s text; large data URLs spliced in apart). The library is the compiled build in \`dist/\` (\`npm run bench\` builds it first), as users run it.
 - **Interleaved rounds**: for each source, the floor and every conversion from it (interlingua's and llm-bridge's) are warmed up, then timed in rounds, each round running one batch (about 5 ms) of every function in turn, until each has had its time budget. The machine is shared (see the load average above): a slow phase hits every function of a round alike, so the **ratio** is the median over rounds of (conversion ÷ floor in the same round), and "faster than llm-bridge" compares those ratios. Times shown are medians per call. Same-format pairs (a round trip through the IR) are included.
-- Meaning checks: every output (interlingua's and llm-bridge's) is decoded by interlingua's decoder of the target format and reduced to facts (text, tool calls and ids, tool results, images, reasoning, system, tools, model, max tokens, …), compared with the source's. Tool call ids that differ in Gemini rows are ids synthesised because Gemini has none.
+- Meaning checks: every output (interlingua's, llm-bridge's and llm-protocol's) is decoded by interlingua's decoder of the target format and reduced to facts (text, tool calls and ids, tool results, images, reasoning, system, tools, model, max tokens, …), compared with the source's. Tool call ids that differ in Gemini rows are ids synthesised because Gemini has none.
 - Streams: the source SSE bytes are fed in 16 KiB chunks through \`convertStream\` (bytes → bytes), and again cut after every event as a live upstream sends them ("1 event per chunk"; the target verdict uses the 16 KiB column); "codecs alone" runs the same decoder and encoder synchronously over the split SSE text. The floor is \`JSON.parse\` + \`JSON.stringify\` of every event's data. Floor, codecs alone, \`convertStream\` and llm-bridge run in interleaved rounds as above. Events per second count the source's events and use the best round (the closest to one uncontended core); times shown are medians.
 - Memory: each operation on the 10 MB request runs in its own child process (\`--expose-gc\`, code warmed first); "added at peak" is \`process.resourceUsage().maxRSS\` after the operation minus the RSS just before it (body text loaded, after a GC).
 - Proxy: a plain \`node:http\` upstream child on 127.0.0.1 answers every POST at once with a fixed small-chat body; \`node bin/interlingua.js serve\` runs as a child; autocannon runs in the benchmark process at a fixed rate, first directly against the upstream (the upstream's own format), then through the proxy (the other format). Latencies are autocannon's per-response hrtime timings; load generator, upstream and proxy share the machine's cores.
@@ -295,7 +305,7 @@ ${packageSection(run)}
 
 ## Conversions
 
-Times are medians per call; ratio = median over rounds of time ÷ floor (target ≤ ${TARGETS.conversionRatio}×; bold where missed). llm-bridge translates requests only (it has no whole-response conversion), so response rows have no llm-bridge column.
+Times are medians per call; ratio = median over rounds of time ÷ floor (target ≤ ${TARGETS.conversionRatio}×; bold where missed). llm-bridge translates requests only (it has no whole-response conversion), so response rows have no llm-bridge time; llm-protocol has Anthropic Messages and OpenAI Chat only (requests and responses), so the other rows have no llm-protocol time.
 
 Other translators:
 

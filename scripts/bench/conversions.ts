@@ -6,7 +6,7 @@
  * the source.
  */
 import { translateBetweenProviders, type ProviderType } from 'llm-bridge';
-import { createAnthropicAdapter, createOpenAiChatAdapter, type ProtocolAdapter } from 'llm-protocol';
+import type { ProtocolAdapter } from 'llm-protocol';
 import { convertRequest, convertResponse, implementedFormats, stringifyBody } from './lib.ts';
 import type { FormatId } from '../../src/core/ir.ts';
 import { differences, wireFacts, type Facts } from './meaning.ts';
@@ -72,16 +72,18 @@ function bridge(from: FormatId, to: FormatId): (text: string) => string {
   return (text) => JSON.stringify(translateBetweenProviders(source, target, JSON.parse(text) as never));
 }
 
-/** llm-protocol's adapters (Anthropic Messages and OpenAI Chat only). */
-const PROTOCOL_ADAPTERS: Partial<Record<FormatId, () => ProtocolAdapter>> = {
-  anthropic: createAnthropicAdapter,
-  'openai-chat': createOpenAiChatAdapter,
-};
+type Adapters = Partial<Record<FormatId, () => ProtocolAdapter>>;
+
+/** llm-protocol's adapters (Anthropic Messages and OpenAI Chat only). It is ESM only: loaded with import(), which CommonJS test runners can do too. */
+async function protocolAdapters(): Promise<Adapters> {
+  const { createAnthropicAdapter, createOpenAiChatAdapter } = await import('llm-protocol');
+  return { anthropic: createAnthropicAdapter, 'openai-chat': createOpenAiChatAdapter };
+}
 
 /** llm-protocol's conversion, timed the same way: `JSON.parse` → parse to its canonical form → render → `JSON.stringify`; undefined where it has no adapter. */
-function protocol(kind: 'request' | 'response', from: FormatId, to: FormatId): ((text: string) => string) | undefined {
-  const source = PROTOCOL_ADAPTERS[from]?.();
-  const target = PROTOCOL_ADAPTERS[to]?.();
+function protocol(adapters: Adapters, kind: 'request' | 'response', from: FormatId, to: FormatId): ((text: string) => string) | undefined {
+  const source = adapters[from]?.();
+  const target = adapters[to]?.();
   if (source === undefined || target === undefined) return undefined;
   if (kind === 'request') {
     return (text) => {
@@ -93,10 +95,10 @@ function protocol(kind: 'request' | 'response', from: FormatId, to: FormatId): (
 }
 
 /** The other translators of one cell, by name, where they take the pair. */
-function othersFor(kind: 'request' | 'response', from: FormatId, to: FormatId): { name: string; run: (text: string) => string }[] {
+function othersFor(adapters: Adapters, kind: 'request' | 'response', from: FormatId, to: FormatId): { name: string; run: (text: string) => string }[] {
   const list: { name: string; run: (text: string) => string }[] = [];
   if (kind === 'request') list.push({ name: 'llm-bridge', run: bridge(from, to) });
-  const viaProtocol = protocol(kind, from, to);
+  const viaProtocol = protocol(adapters, kind, from, to);
   if (viaProtocol !== undefined) list.push({ name: 'llm-protocol', run: viaProtocol });
   return list;
 }
@@ -117,6 +119,7 @@ function budgetFor(options: ConversionOptions, bytes: number): number {
 /** Run every conversion cell of `workloads`: per source, the floor and every conversion timed in interleaved rounds. */
 export async function runConversions(workloads: readonly BodyWorkload[], options: ConversionOptions): Promise<ConversionCell[]> {
   const formats = implementedFormats();
+  const adapters = await protocolAdapters();
   const cells: ConversionCell[] = [];
   for (const workload of workloads) {
     for (const from of formats) {
@@ -146,7 +149,7 @@ export async function runConversions(workloads: readonly BodyWorkload[], options
           own,
           others: [],
         };
-        for (const other of othersFor(workload.kind, from, to)) {
+        for (const other of othersFor(adapters, workload.kind, from, to)) {
           try {
             const facts = factsOrError(workload.kind, to, other.run(text));
             fns.push(() => other.run(text));

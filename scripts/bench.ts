@@ -153,6 +153,7 @@ if (only.has('proxy')) {
   }
   run.otherProxies.push(
     `@portkey-ai/gateway ${packageVersion('@portkey-ai/gateway')}: ${existsSync(join(ROOT, 'node_modules/@portkey-ai/gateway')) ? 'measured where it takes the route (OpenAI Chat ingress), against the same fake upstream through x-portkey-custom-host' : 'not installed'}.`,
+    '@musistudio/llms (the claude-code-router server): not measured — it is a Fastify server configured through provider files; not installed, not wired into this benchmark.',
   );
 }
 

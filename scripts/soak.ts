@@ -234,6 +234,7 @@ const PATHS: Record<FormatId, (model: string, stream: boolean) => string> = {
   'openai-chat': () => '/v1/chat/completions',
   'openai-responses': () => '/v1/responses',
   gemini: (model, stream) => `/v1beta/models/${model}:${stream ? 'streamGenerateContent?alt=sse' : 'generateContent'}`,
+  ollama: () => '/api/chat',
 };
 
 function requestBody(ingress: FormatId, model: string, stream: boolean): string {
@@ -247,6 +248,8 @@ function requestBody(ingress: FormatId, model: string, stream: boolean): string 
       return JSON.stringify({ model, input: text, ...(stream ? { stream: true } : {}) });
     case 'gemini':
       return JSON.stringify({ contents: [{ role: 'user', parts: [{ text }] }] });
+    case 'ollama':
+      return JSON.stringify({ model, messages: [{ role: 'user', content: text }], stream });
   }
 }
 

@@ -1,6 +1,7 @@
 /**
  * interlingua: convert LLM API bodies between Anthropic Messages, OpenAI Chat
- * Completions, OpenAI Responses and Google Gemini through one neutral IR.
+ * Completions (and its OpenAI-compatible dialects), OpenAI Responses, Google
+ * Gemini and Ollama through one neutral IR.
  * Every function takes a format id (`'anthropic'`) or a codec object; this
  * entry brings in every codec (`interlingua/core` and the format subpaths
  * bring in only those imported).
@@ -49,3 +50,5 @@ export {
 export { sseFraming, ndjsonFraming, wireEventOf, type StreamFraming, type FrameReader } from './core/framing.ts';
 export { accumulate, Accumulator, responseToEvents, type Accumulated } from './core/accumulate.ts';
 export type * from './core/stream-events.ts';
+export { checkDialect } from './core/dialect.ts';
+export { carryReasoningState, carriedReasoningState, carryResponseStates, restoreRequestStates, carryEventState } from './core/carried-state.ts';

@@ -9,7 +9,7 @@ import * as assert from 'uvu/assert';
 import { translateBetweenProviders } from 'llm-bridge';
 import { convertRequest, convertResponse } from '../src/core/convert.ts';
 import { implementedFormats } from '../src/core/registry.ts';
-import { BRIDGE_PROVIDER } from '../scripts/bench/conversions.ts';
+import { bridgeProvider } from '../scripts/bench/conversions.ts';
 import { differences, wireFacts } from '../scripts/bench/meaning.ts';
 import { markdown, targetRows, type BenchRun } from '../scripts/bench/report.ts';
 import { splitSse, streamFacts, transcodeText } from '../scripts/bench/streams.ts';
@@ -52,7 +52,7 @@ test('one conversion per workload: interlingua keeps the meaning of the Anthropi
 
 test('one llm-bridge conversion per request workload runs', () => {
   for (const workload of workloads.filter((item) => item.kind === 'request')) {
-    const out = translateBetweenProviders(BRIDGE_PROVIDER.anthropic, BRIDGE_PROVIDER['openai-chat'], JSON.parse(workload.texts.anthropic!) as never);
+    const out = translateBetweenProviders(bridgeProvider('anthropic'), bridgeProvider('openai-chat'), JSON.parse(workload.texts.anthropic!) as never);
     assert.type(JSON.stringify(out), 'string', workload.name);
   }
 });

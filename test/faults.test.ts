@@ -28,6 +28,7 @@ import { implementedFormats } from '../src/core/registry.ts';
 import { parseSse } from './support/arbitraries.ts';
 import { startFaultUpstream, upstreamAnswer, vendorErrorBody, type Fault, type FaultUpstream } from './support/fault-upstream.ts';
 import { decodeEvents, streamingFormats } from './support/streams.ts';
+import { errorTypeForStatus } from '../src/core/http-status.ts';
 
 const formats = implementedFormats();
 const streaming = new Set(streamingFormats());
@@ -40,6 +41,7 @@ const PATHS: Record<FormatId, string> = {
   'openai-chat': '/v1/chat/completions',
   'openai-responses': '/v1/responses',
   gemini: '/v1beta/models/gemini-test:generateContent',
+  ollama: '/api/chat',
 };
 const STREAM_PATHS: Record<FormatId, string> = { ...PATHS, gemini: '/v1beta/models/gemini-test:streamGenerateContent?alt=sse' };
 const REQUESTS: Record<FormatId, Record<string, unknown>> = {
@@ -47,6 +49,8 @@ const REQUESTS: Record<FormatId, Record<string, unknown>> = {
   'openai-chat': { model: 'gpt-test', messages: [{ role: 'user', content: 'hi' }] },
   'openai-responses': { model: 'gpt-test', input: 'hi' },
   gemini: { contents: [{ role: 'user', parts: [{ text: 'hi' }] }] },
+  // Ollama streams unless told not to.
+  ollama: { model: 'llama-test', messages: [{ role: 'user', content: 'hi' }], stream: false },
 };
 
 // ---------------------------------------------------------------------------
@@ -172,12 +176,18 @@ function callerError(format: FormatId, answer: Answer): { type: ErrorType; messa
   }
   const { ir, losses } = decodeError(format, body);
   assert.equal(losses, [], `the error body is ${format}'s own shape`);
+  // An Ollama error body is only a message: the HTTP status says the kind.
+  if (format === 'ollama') ir.type = errorTypeForStatus(answer.status);
   assert.ok(ir.message.length > 0, 'the error says something');
   return ir;
 }
 
 /** The error event a streamed answer ends with, decoded with the caller's own stream decoder. */
 function callerStreamError(format: FormatId, answer: Answer): { type: ErrorType; message: string } | undefined {
+  if (format === 'ollama') {
+    const lines = answer.text.split('\n').filter((line) => line.trim() !== '');
+    return accumulate(decodeEvents(format, lines.map((line) => ({ data: JSON.parse(line) as unknown }))).events).error;
+  }
   const events = parseSse(answer.text).map((message) => (message.data === '[DONE]' ? { data: '[DONE]' } : { ...(message.event === undefined ? {} : { event: message.event }), data: JSON.parse(message.data) as unknown }));
   const decoded = decodeEvents(format, events);
   return accumulate(decoded.events).error;
@@ -353,7 +363,7 @@ security('the upstream key comes from the environment, reaches only the upstream
       const answer = await call(proxy.url, PATHS[ingress], JSON.stringify(REQUESTS[ingress]), { headers: { authorization: 'Bearer caller-key', 'x-api-key': 'caller-key', 'x-goog-api-key': 'caller-key', cookie: 'session=1' } });
       assert.is(answer.status, 200);
       const headers = upstream.requests.at(-1)?.headers ?? {};
-      const sent = { anthropic: headers['x-api-key'], 'openai-chat': headers['authorization'], 'openai-responses': headers['authorization'], gemini: headers['x-goog-api-key'] }[upstreamFormat];
+      const sent = { anthropic: headers['x-api-key'], 'openai-chat': headers['authorization'], 'openai-responses': headers['authorization'], gemini: headers['x-goog-api-key'], ollama: headers['authorization'] }[upstreamFormat];
       assert.ok(String(sent).includes(UPSTREAM_KEY), `${upstreamFormat}: the configured key is sent`);
       assert.not.ok(JSON.stringify(headers).includes('caller-key'), "the caller's credential is not forwarded");
       assert.is(headers['cookie'], undefined, 'caller headers are not forwarded');
@@ -394,7 +404,7 @@ security('the inbound token: required, accepted from each SDK header, compared i
       assert.is(denied.status, 401, `${ingress}: a wrong token is refused`);
       assert.is(callerError(ingress, denied).type, 'authentication');
       noSecrets(denied.text, 'the refusal');
-      const headers = { anthropic: { 'x-api-key': INBOUND_TOKEN }, 'openai-chat': { authorization: `Bearer ${INBOUND_TOKEN}` }, 'openai-responses': { authorization: `bearer ${INBOUND_TOKEN}` }, gemini: { 'x-goog-api-key': INBOUND_TOKEN } }[ingress];
+      const headers = { anthropic: { 'x-api-key': INBOUND_TOKEN }, 'openai-chat': { authorization: `Bearer ${INBOUND_TOKEN}` }, 'openai-responses': { authorization: `bearer ${INBOUND_TOKEN}` }, gemini: { 'x-goog-api-key': INBOUND_TOKEN }, ollama: { authorization: `Bearer ${INBOUND_TOKEN}` } }[ingress];
       assert.is((await call(proxy.url, PATHS[ingress], body, { headers })).status, 200, `${ingress}: the right token in its SDK's header is accepted`);
     }
     assert.is((await call(proxy.url, `${PATHS.gemini}?key=${INBOUND_TOKEN}`, JSON.stringify(REQUESTS.gemini))).status, formats.includes('gemini') ? 200 : 404, '?key= is accepted');

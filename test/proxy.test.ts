@@ -73,7 +73,7 @@ for (const ingress of formats) {
             const { result, callIds } = received;
             assert.match(JSON.stringify(result.content), 'shipped on Monday');
             assert.ok(callIds.includes(result.callId), 'the result answers a call in the same upstream body');
-            if (upstreamFormat === 'gemini') assert.is(result.name, 'lookup_order');
+            if (upstreamFormat === 'gemini' || upstreamFormat === 'ollama') assert.is(result.name, 'lookup_order');
             // A caller whose format has no ids (Gemini) gets synthesised ones upstream; otherwise the id travels.
             else if (turn.toolCall?.id !== undefined) assert.is(result.callId, turn.toolCall.id);
           });
@@ -90,7 +90,7 @@ const failures = suite('proxy: failures reach the caller in its own format');
 const other = (format: FormatId): FormatId => formats.find((candidate) => candidate !== format) ?? format;
 
 async function rawCall(url: string, ingress: FormatId, body: unknown): Promise<Response> {
-  const path = { anthropic: '/v1/messages', 'openai-chat': '/v1/chat/completions', 'openai-responses': '/v1/responses', gemini: '/v1beta/models/gemini-test:generateContent' }[ingress];
+  const path = { anthropic: '/v1/messages', 'openai-chat': '/v1/chat/completions', 'openai-responses': '/v1/responses', gemini: '/v1beta/models/gemini-test:generateContent', ollama: '/api/chat' }[ingress];
   return fetch(`${url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
 }
 
@@ -99,6 +99,7 @@ const SMALL_REQUEST: Record<FormatId, unknown> = {
   'openai-chat': { model: 'gpt-test', messages: [{ role: 'user', content: 'hi' }] },
   'openai-responses': { model: 'gpt-test', input: 'hi' },
   gemini: { contents: [{ role: 'user', parts: [{ text: 'hi' }] }] },
+  ollama: { model: 'llama-test', messages: [{ role: 'user', content: 'hi' }], stream: false },
 };
 
 for (const ingress of formats) {
@@ -156,7 +157,7 @@ failures('the inbound token is required when configured, and keys never reach th
       assert.is(denied.status, 401);
       await denied.arrayBuffer();
       const path = '/v1beta/models/gemini-test:generateContent';
-      const allowed = await fetch(`${url}${ingress === 'gemini' ? path : { anthropic: '/v1/messages', 'openai-chat': '/v1/chat/completions', 'openai-responses': '/v1/responses' }[ingress]}`, {
+      const allowed = await fetch(`${url}${ingress === 'gemini' ? path : { anthropic: '/v1/messages', 'openai-chat': '/v1/chat/completions', 'openai-responses': '/v1/responses', ollama: '/api/chat' }[ingress]}`, {
         method: 'POST',
         headers: { 'content-type': 'application/json', authorization: 'Bearer let-me-in', 'x-api-key': 'let-me-in' },
         body: JSON.stringify(SMALL_REQUEST[ingress]),

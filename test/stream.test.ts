@@ -21,6 +21,7 @@ import {
   messagesAsWireEvents,
   neutral,
   random,
+  rawFraming,
   streamExceptions,
   streamFixtures,
   streamingFormats,
@@ -63,16 +64,17 @@ decode.after(() => console.log(`\n  streams: ${[...counts].map(([format, count])
 decode.run();
 
 const chunking = suite('stream chunking');
-for (const fixture of fixtures.filter((item) => item.framing === 'sse')) {
+for (const fixture of fixtures.filter(rawFraming)) {
   chunking(fixture.name, async () => {
     const bytes = new Uint8Array(readFileSync(fixture.file));
-    const whole = decodeEvents(fixture.format, await wireEventsFromBytes(bytes)).events;
+    const framing = fixture.framing === 'sse' ? undefined : fixture.format;
+    const whole = decodeEvents(fixture.format, await wireEventsFromBytes(bytes, [], framing)).events;
     const everyByte = Array.from({ length: bytes.length }, (_, index) => index);
-    assert.equal(decodeEvents(fixture.format, await wireEventsFromBytes(bytes, everyByte)).events, whole, 'one byte at a time');
+    assert.equal(decodeEvents(fixture.format, await wireEventsFromBytes(bytes, everyByte, framing)).events, whole, 'one byte at a time');
     const next = random(bytes.length);
     for (let round = 0; round < 3; round++) {
       const cuts = Array.from({ length: 1 + Math.floor(next() * 20) }, () => Math.floor(next() * bytes.length));
-      assert.equal(decodeEvents(fixture.format, await wireEventsFromBytes(bytes, cuts)).events, whole, `random cuts ${cuts.join(',')}`);
+      assert.equal(decodeEvents(fixture.format, await wireEventsFromBytes(bytes, cuts, framing)).events, whole, `random cuts ${cuts.join(',')}`);
     }
   });
 }
@@ -113,11 +115,11 @@ for (const crossCase of crossCases()) {
       cross(`${crossCase.name} ${from} → ${to}`, async () => {
         const model = crossCase.model ?? 'test-model';
         const whole = decodeResponse(from, readJson(source), { model }).ir;
-        const sourceBytes = messagesAsBytes(encodeEvents(from, responseToEvents(whole), model).messages);
+        const sourceBytes = messagesAsBytes(encodeEvents(from, responseToEvents(whole), model).messages, from);
         const converted = convertStream(chunked(sourceBytes, []), { from, to, model });
         const bytes = Buffer.concat(await collect(converted));
         await converted.losses;
-        const streamed = accumulate(decodeEvents(to, await wireEventsFromBytes(new Uint8Array(bytes)), model).events);
+        const streamed = accumulate(decodeEvents(to, await wireEventsFromBytes(new Uint8Array(bytes), [], to), model).events);
         assert.ok(streamed.complete, 'the converted stream ends');
         const expected = decodeResponse(to, convertResponse(readJson(source), { from, to, model }).body, { model }).ir;
         assert.equal(meaning(streamed.response, to), meaning(expected, to));

@@ -14,12 +14,20 @@ import { measureRounds, pairedRatio, type Timing } from './timing.ts';
 import { BENCH_MODEL, type BodyWorkload } from './workloads.ts';
 
 /** llm-bridge's provider names. */
-export const BRIDGE_PROVIDER: Record<FormatId, ProviderType> = {
+/** llm-bridge's provider names; it has no Ollama provider. */
+export const BRIDGE_PROVIDER: Partial<Record<FormatId, ProviderType>> = {
   anthropic: 'anthropic',
   'openai-chat': 'openai',
   'openai-responses': 'openai-responses',
   gemini: 'google',
 };
+
+/** llm-bridge's provider for `format`; throws (so the cell is reported as not timed) for a format it lacks. */
+export function bridgeProvider(format: FormatId): ProviderType {
+  const provider = BRIDGE_PROVIDER[format];
+  if (provider === undefined) throw new Error(`llm-bridge has no ${format} provider`);
+  return provider;
+}
 
 /** Another translator's result in one cell. */
 export interface OtherResult {
@@ -67,9 +75,7 @@ function interlingua(workload: BodyWorkload, from: FormatId, to: FormatId): (tex
 }
 
 function bridge(from: FormatId, to: FormatId): (text: string) => string {
-  const source = BRIDGE_PROVIDER[from];
-  const target = BRIDGE_PROVIDER[to];
-  return (text) => JSON.stringify(translateBetweenProviders(source, target, JSON.parse(text) as never));
+  return (text) => JSON.stringify(translateBetweenProviders(bridgeProvider(from), bridgeProvider(to), JSON.parse(text) as never));
 }
 
 type Adapters = Partial<Record<FormatId, () => ProtocolAdapter>>;

@@ -81,6 +81,7 @@ const PATHS: Record<FormatId, string> = {
   'openai-chat': '/v1/chat/completions',
   'openai-responses': '/v1/responses',
   gemini: '/v1beta/models/bench-model:generateContent',
+  ollama: '/api/chat',
 };
 
 function percentile(sorted: number[], p: number): number {

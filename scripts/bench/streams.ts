@@ -10,7 +10,7 @@ import { accumulate } from '../../src/core/accumulate.ts';
 import { codecFor, convertStream, DONE, LossCollector } from './lib.ts';
 import type { FormatId } from '../../src/core/ir.ts';
 import type { StreamEvent, WireEvent } from '../../src/core/stream-events.ts';
-import { BRIDGE_PROVIDER, type OtherResult } from './conversions.ts';
+import { bridgeProvider, type OtherResult } from './conversions.ts';
 import { differences, responseFacts, type Facts } from './meaning.ts';
 import { measureRounds, pairedRatio, type RoundTiming, type Timing } from './timing.ts';
 import { BENCH_MODEL, streamingFormats, type StreamWorkload } from './workloads.ts';
@@ -171,7 +171,7 @@ export async function runStreams(workload: StreamWorkload, options: StreamOption
       const perEventFn = () => drain(convertStream(readableOf(eventChunks), { from, to, model: BENCH_MODEL }));
       if ((await perEventFn()) !== piped) differs.push('convertStream output depends on chunking');
       const fns: (() => unknown)[] = [floorFn, () => transcodeText(text, from, to).text, pipelineFn, perEventFn];
-      const bridgeFn = () => drain(handleUniversalStreamRequest(readableOf(chunks), BRIDGE_PROVIDER[from], BRIDGE_PROVIDER[to]));
+      const bridgeFn = () => drain(handleUniversalStreamRequest(readableOf(chunks), bridgeProvider(from), bridgeProvider(to)));
       let bridged: OtherResult | undefined;
       let bridgeError: string | undefined;
       try {

@@ -5,13 +5,13 @@ import { readFileSync } from 'node:fs';
 import { convertError, convertRequest, convertResponse, parseBody } from '../core/convert.ts';
 import { convertStream } from '../core/stream.ts';
 import { detectFormat } from '../core/detect.ts';
-import { isFormatId } from '../core/registry.ts';
+import { codecFor, isFormatId } from '../core/registry.ts';
 import type { Loss } from '../core/losses.ts';
 import { throwIfStrict } from '../core/losses.ts';
 import type { FormatId } from '../core/ir.ts';
 import { readInput, UsageError } from './io.ts';
 
-export const CONVERT_HELP = `Usage: interlingua convert --to FORMAT [--from FORMAT] [--kind KIND] [--strict] [--model MODEL] [FILE|-]
+export const CONVERT_HELP = `Usage: interlingua convert --to FORMAT [--from FORMAT] [--kind KIND] [--dialect NAME] [--strict] [--model MODEL] [FILE|-]
 
 Convert a JSON body (or, with --kind stream, an SSE stream) from one wire
 format to another. The result goes to stdout; losses go to stderr, one per line.
@@ -20,11 +20,13 @@ Options:
   --from FORMAT   source format; may be omitted when detection is certain
   --to FORMAT     target format (required)
   --kind KIND     request, response, error or stream (default: detected; stream needs --from)
+  --dialect NAME  write the target's dialect: for openai-chat deepseek, openrouter, gemini-openai,
+                  vllm, ollama-openai or openai (default: the source's own dialect, else plain OpenAI)
   --strict        fail (exit 1) instead of converting with losses
   --model MODEL   the model, for Gemini bodies whose model lives in the URL
   -h, --help      show this help
 
-Formats: anthropic, openai-chat, openai-responses, gemini
+Formats: anthropic, openai-chat, openai-responses, gemini, ollama
 `;
 
 const KINDS = ['request', 'response', 'error', 'stream'] as const;
@@ -32,7 +34,7 @@ type Kind = (typeof KINDS)[number];
 
 function formatOption(value: string | undefined, name: string): FormatId | undefined {
   if (value === undefined) return undefined;
-  if (!isFormatId(value)) throw new UsageError(`--${name} "${value}" is not a format; use anthropic, openai-chat, openai-responses or gemini`);
+  if (!isFormatId(value)) throw new UsageError(`--${name} "${value}" is not a format; use anthropic, openai-chat, openai-responses, gemini or ollama`);
   return value;
 }
 
@@ -52,9 +54,10 @@ export async function runConvert(args: string[]): Promise<void> {
   }
   let kind = kindValue as Kind | undefined;
   const model = values.model;
+  const dialect = dialectOption(values.dialect, to);
   if (kind === 'stream') {
     if (from === undefined) throw new UsageError('--kind stream needs --from');
-    await convertStreamFile(positionals[0], { from, to, strict: values.strict === true, model });
+    await convertStreamFile(positionals[0], { from, to, strict: values.strict === true, model, dialect });
     return;
   }
   const body = parseBody(readInput(positionals[0]));
@@ -68,24 +71,39 @@ export async function runConvert(args: string[]): Promise<void> {
     kind ??= detection.kind;
   }
   const convert = kind === 'request' ? convertRequest : kind === 'response' ? convertResponse : convertError;
-  const result = convert(body, { from, to, strict: values.strict === true, ...(model === undefined ? {} : { model }) });
+  const result = convert(body, { from, to, strict: values.strict === true, ...(model === undefined ? {} : { model }), ...(dialect === undefined ? {} : { dialect }) });
   process.stdout.write(`${JSON.stringify(result.body, null, 2)}\n`);
   printLosses(result.losses);
 }
 
 async function convertStreamFile(
   file: string | undefined,
-  options: { from: FormatId; to: FormatId; strict: boolean; model: string | undefined },
+  options: { from: FormatId; to: FormatId; strict: boolean; model: string | undefined; dialect: string | undefined },
 ): Promise<void> {
   const input =
     file === undefined || file === '-'
       ? (Readable.toWeb(process.stdin) as ReadableStream<Uint8Array>)
       : new Blob([readFileSync(file)]).stream();
-  const output = convertStream(input, { from: options.from, to: options.to, ...(options.model === undefined ? {} : { model: options.model }) });
+  const output = convertStream(input, {
+    from: options.from,
+    to: options.to,
+    ...(options.model === undefined ? {} : { model: options.model }),
+    ...(options.dialect === undefined ? {} : { dialect: options.dialect }),
+  });
   await output.pipeTo(Writable.toWeb(process.stdout) as WritableStream<Uint8Array>, { preventClose: true });
   const losses = await output.losses;
   printLosses(losses);
   throwIfStrict(losses, options.strict);
+}
+
+/** The `--dialect` of the target format, checked against the dialects its codec writes. */
+export function dialectOption(value: string | undefined, format: FormatId): string | undefined {
+  if (value === undefined) return undefined;
+  const dialects = codecFor(format).dialects ?? [];
+  if (!dialects.includes(value)) {
+    throw new UsageError(`--dialect "${value}" is not a dialect of ${format}${dialects.length === 0 ? '' : `; use one of ${dialects.join(', ')}`}`);
+  }
+  return value;
 }
 
 function parseCli(args: string[]) {
@@ -98,6 +116,7 @@ function parseCli(args: string[]) {
         to: { type: 'string' },
         kind: { type: 'string' },
         model: { type: 'string' },
+        dialect: { type: 'string' },
         strict: { type: 'boolean' },
       },
     });

@@ -19,7 +19,7 @@ export async function runDetect(args: string[]): Promise<void> {
   if (positionals.length > 1) throw new UsageError('detect takes at most one file');
   const body = parseBody(readInput(positionals[0]));
   const detection = detectFormat(body, values.path === undefined ? {} : { path: values.path });
-  if (detection === undefined) throw new UsageError('not a body of any known format (anthropic, openai-chat, openai-responses, gemini)');
+  if (detection === undefined) throw new UsageError('not a body of any known format (anthropic, openai-chat, openai-responses, gemini, ollama)');
   process.stdout.write(`${JSON.stringify(detection)}\n`);
 }
 

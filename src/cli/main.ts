@@ -16,7 +16,7 @@ Commands:
   serve     run the translating proxy on a local HTTP server
   normalize turn recorded traffic (HAR, JSONL, batch files) into one record per exchange
 
-Formats: anthropic, openai-chat, openai-responses, gemini
+Formats: anthropic, openai-chat, openai-responses, gemini, ollama
 Run "interlingua <command> --help" for the options of a command.
 `;
 

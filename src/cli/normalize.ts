@@ -25,7 +25,7 @@ Writes to DIR:
 
 Options:
   --out DIR               output directory (default ./normalized)
-  --to ir|FORMAT          ir (default), anthropic, openai-chat, openai-responses or gemini
+  --to ir|FORMAT          ir (default), anthropic, openai-chat, openai-responses, gemini or ollama
   --jobs N                worker threads for inputs over 1 MB (default 1); output order does not change
   --blob-threshold CHARS  move base64 strings longer than this to the blob store (default 4096)
   -h, --help              show this help
@@ -42,7 +42,7 @@ function wholeNumber(value: string | undefined, name: string, fallback: number, 
 
 function targetOption(value: string | undefined): Target {
   if (value === undefined || value === 'ir') return 'ir';
-  if (!isFormatId(value)) throw new UsageError(`--to "${value}" is not ir or a format; use ir, anthropic, openai-chat, openai-responses or gemini`);
+  if (!isFormatId(value)) throw new UsageError(`--to "${value}" is not ir or a format; use ir, anthropic, openai-chat, openai-responses, gemini or ollama`);
   return value;
 }
 

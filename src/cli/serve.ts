@@ -6,6 +6,7 @@ import { isFormatId } from '../core/registry.ts';
 import { serve, portOf } from '../node/server.ts';
 import { createNodeFetch } from '../node/fetch.ts';
 import { UsageError } from './io.ts';
+import { dialectOption } from './convert.ts';
 
 export const SERVE_HELP = `Usage: interlingua serve --upstream FORMAT --upstream-url URL [options]
 
@@ -18,8 +19,10 @@ on stderr; keys never appear in logs.
 Options:
   --port N                 port to listen on (default 8787; 0 picks a free one)
   --host HOST              address to bind (default 127.0.0.1)
-  --upstream FORMAT        anthropic, openai-chat, openai-responses or gemini (required)
+  --upstream FORMAT        anthropic, openai-chat, openai-responses, gemini or ollama (required)
   --upstream-url URL       API root as the vendor SDK spells it, e.g. https://api.openai.com/v1 (required)
+  --dialect NAME           the upstream's dialect of openai-chat: deepseek, openrouter, gemini-openai,
+                           vllm, ollama-openai (default: plain OpenAI)
   --api-key-env VAR        environment variable holding the upstream API key
   --pass-through-auth      forward the caller's own key upstream instead
   --model-map PATTERN=MODEL  map models by glob, e.g. 'claude-*=gpt-5' (repeatable; first match wins)
@@ -80,6 +83,7 @@ export async function runServe(args: string[]): Promise<void> {
         host: { type: 'string' },
         upstream: { type: 'string' },
         'upstream-url': { type: 'string' },
+        dialect: { type: 'string' },
         'api-key-env': { type: 'string' },
         'pass-through-auth': { type: 'boolean' },
         'model-map': { type: 'string', multiple: true },
@@ -93,9 +97,10 @@ export async function runServe(args: string[]): Promise<void> {
   }
   const values = parsed.values;
   const format = values.upstream;
-  if (format === undefined || !isFormatId(format)) throw new UsageError('--upstream must be one of anthropic, openai-chat, openai-responses, gemini');
+  if (format === undefined || !isFormatId(format)) throw new UsageError('--upstream must be one of anthropic, openai-chat, openai-responses, gemini, ollama');
   const baseUrl = values['upstream-url'];
   if (baseUrl === undefined || !/^https?:\/\//.test(baseUrl)) throw new UsageError('--upstream-url must be an http(s) URL');
+  const dialect = dialectOption(values.dialect, format);
   const rules: ModelRule[] = [];
   for (const text of values['model-map'] ?? []) {
     const rule = parseModelRule(text);
@@ -114,6 +119,7 @@ export async function runServe(args: string[]): Promise<void> {
       baseUrl,
       ...(keyEnv === undefined ? {} : { apiKeyEnv: keyEnv }),
       ...(values['pass-through-auth'] === true ? { passThroughAuth: true } : {}),
+      ...(dialect === undefined ? {} : { dialect }),
     },
     modelMap: rules,
     timeoutMs: positiveInteger(values.timeout, 'timeout', 120_000),

@@ -23,6 +23,14 @@ export interface CodecContext {
    * target is another format. Unset: keep everything.
    */
   target?: FormatId;
+  /**
+   * The dialect of the format to write (an OpenAI-compatible vendor for
+   * `openai-chat`: `deepseek`, `openrouter`, `gemini-openai`, `vllm`,
+   * `ollama-openai`, or `openai` for plain OpenAI). Encoders of formats
+   * without dialects ignore it; without it, an encoder keeps the dialect the
+   * IR was decoded from, or writes the plain format.
+   */
+  dialect?: string;
 }
 
 /** Decode and encode one wire format. Every provider exports one. */
@@ -42,4 +50,6 @@ export interface Codec {
   createStreamEncoder?(context: CodecContext): StreamEncoder;
   /** How the format frames a stream on the wire (`src/core/framing.ts`); Server-Sent Events when absent. */
   readonly streamFraming?: StreamFraming;
+  /** The dialects its encoders can write (`CodecContext.dialect`), for formats that have them (openai-chat). */
+  readonly dialects?: readonly string[];
 }

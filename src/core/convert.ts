@@ -22,6 +22,8 @@ export interface ConvertOptions {
   strict?: boolean;
   /** The model, for formats that carry it in the URL (Gemini). */
   model?: string;
+  /** The dialect of the target format (`openai-chat`: `deepseek`, `openrouter`, `gemini-openai`, `vllm`, `ollama-openai`, `openai`). */
+  dialect?: string;
 }
 
 /** The codec of `format`: the object itself, or the registry's codec for an id. */

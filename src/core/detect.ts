@@ -1,6 +1,7 @@
 /**
  * Format detection: from the URL path when there is one (certain), otherwise
- * from the body's shape. Ambiguous bodies (a plain `messages` request that
+ * from the body's shape (Ollama: `done` on responses; `options`, `keep_alive`,
+ * `think`, `format`, bare base64 `images`, `tool_name` on requests). Ambiguous bodies (a plain `messages` request that
  * both Anthropic and OpenAI Chat accept) are reported as not certain.
  */
 import type { BodyKind, FormatId } from './ir.ts';
@@ -20,9 +21,10 @@ export interface DetectOptions {
   path?: string;
 }
 
-/** The format an endpoint path belongs to, if it is one of the four. */
+/** The format an endpoint path belongs to, if it is one interlingua speaks. */
 export function formatFromPath(path: string): FormatId | undefined {
   const clean = path.split('?')[0] ?? '';
+  if (/\/api\/(chat|generate)$/.test(clean)) return 'ollama';
   if (/\/messages$/.test(clean)) return 'anthropic';
   if (/\/chat\/completions$/.test(clean)) return 'openai-chat';
   if (/\/responses$/.test(clean)) return 'openai-responses';
@@ -61,7 +63,27 @@ function messageVotes(messages: unknown[]): { anthropic: boolean; chat: boolean 
   return { anthropic, chat };
 }
 
+/** Top-level request fields only Ollama has (Chat puts sampling at the top level, Ollama in `options`). */
+const OLLAMA_ONLY_FIELDS = ['options', 'keep_alive', 'think', 'format'];
+
+/** True when a message is spelled the Ollama way: bare base64 `images`, `tool_name`, `thinking` text, object tool arguments without ids. */
+function ollamaMessage(message: unknown): boolean {
+  if (!isObject(message)) return false;
+  const images = message['images'];
+  if (Array.isArray(images) && images.length > 0 && images.every((image) => typeof image === 'string')) return true;
+  if (typeof message['tool_name'] === 'string' || typeof message['thinking'] === 'string') return true;
+  const calls = message['tool_calls'];
+  return Array.isArray(calls) && calls.some((call) => isObject(call) && !('id' in call) && isObject(call['function']) && isObject(call['function']['arguments']));
+}
+
+function ollamaRequest(body: JsonObject, messages: unknown[]): boolean {
+  if (CHAT_ONLY_FIELDS.some((field) => field in body) || ANTHROPIC_ONLY_FIELDS.some((field) => field in body)) return false;
+  if (messages.some((message) => isObject(message) && Array.isArray(message['content']))) return false;
+  return OLLAMA_ONLY_FIELDS.some((field) => field in body) || messages.some(ollamaMessage);
+}
+
 function detectMessagesRequest(body: JsonObject, messages: unknown[]): Detection {
+  if (ollamaRequest(body, messages)) return { format: 'ollama', kind: 'request', certain: true };
   const votes = messageVotes(messages);
   const anthropic = votes.anthropic || ANTHROPIC_ONLY_FIELDS.some((field) => field in body) ||
     (isObject(body['metadata']) && 'user_id' in body['metadata']) || (isObject(body['tool_choice']) && body['tool_choice']['type'] !== 'function');
@@ -76,6 +98,8 @@ function detectMessagesRequest(body: JsonObject, messages: unknown[]): Detection
 function detectError(body: JsonObject): Detection | undefined {
   const error = body['error'];
   if (body['type'] === 'error' && isObject(error)) return { format: 'anthropic', kind: 'error', certain: true };
+  // Ollama answers `{"error": "<text>"}` and nothing else; a few OpenAI-compatible servers do too.
+  if (typeof error === 'string' && Object.keys(body).length === 1) return { format: 'ollama', kind: 'error', certain: false };
   if (!isObject(error)) return undefined;
   if ('status' in error && typeof error['code'] === 'number') return { format: 'gemini', kind: 'error', certain: true };
   if ('message' in error) return { format: 'openai-chat', kind: 'error', certain: false };
@@ -83,6 +107,9 @@ function detectError(body: JsonObject): Detection | undefined {
 }
 
 function detectResponse(body: JsonObject): Detection | undefined {
+  if (typeof body['done'] === 'boolean' && (isObject(body['message']) || typeof body['response'] === 'string')) {
+    return { format: 'ollama', kind: 'response', certain: true };
+  }
   if (body['type'] === 'message' && Array.isArray(body['content'])) return { format: 'anthropic', kind: 'response', certain: true };
   if (body['object'] === 'chat.completion' || (Array.isArray(body['choices']) && !('output' in body))) {
     return { format: 'openai-chat', kind: 'response', certain: true };
@@ -103,6 +130,8 @@ function detectRequest(body: JsonObject): Detection | undefined {
   if ('input' in body || ('instructions' in body && !('messages' in body))) return { format: 'openai-responses', kind: 'request', certain: true };
   const messages = body['messages'];
   if (Array.isArray(messages)) return detectMessagesRequest(body, messages);
+  // Ollama /api/generate: a prompt string and a model.
+  if (typeof body['prompt'] === 'string' && typeof body['model'] === 'string') return { format: 'ollama', kind: 'request', certain: true };
   return undefined;
 }
 

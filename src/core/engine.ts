@@ -10,7 +10,8 @@ import { LossCollector, throwIfStrict, type Loss } from './losses.ts';
 import { checkDepth, mayNestTooDeep } from './wire.ts';
 import { markPieces, piecesMark } from './serialize.ts';
 import type { ApiError, Request, Response } from './ir.ts';
-import type { Codec } from './codec.ts';
+import type { Codec, CodecContext } from './codec.ts';
+import { checkDialect } from './dialect.ts';
 
 /**
  * Options of {@link convertRequest}, {@link convertResponse} and
@@ -25,6 +26,8 @@ export interface CodecConvertOptions<From = Codec, To = Codec> {
   strict?: boolean;
   /** The model, for formats that carry it in the URL (Gemini). */
   model?: string;
+  /** The dialect of the target format (`openai-chat`: `deepseek`, `openrouter`, `gemini-openai`, `vllm`, `ollama-openai`, `openai`). */
+  dialect?: string;
 }
 
 /** A converted body and what the conversion could not carry. */
@@ -49,6 +52,8 @@ export interface Encoded {
 export interface CodecOptions {
   model?: string;
   strict?: boolean;
+  /** The dialect to encode (see {@link CodecConvertOptions.dialect}). */
+  dialect?: string;
 }
 
 /** Parse JSON text into a value; objects pass through untouched. Either way, a value nested deeper than `MAX_DEPTH` is an `invalid_value` error. */
@@ -70,8 +75,10 @@ export function parseBody(body: unknown): unknown {
   return value;
 }
 
-function context(losses: LossCollector, model: string | undefined) {
-  return model === undefined ? { losses } : { losses, model };
+function context(losses: LossCollector, model: string | undefined, dialect?: string): CodecContext {
+  const result: CodecContext = model === undefined ? { losses } : { losses, model };
+  if (dialect !== undefined) result.dialect = dialect;
+  return result;
 }
 
 /** Convert a request body from one format to another. */
@@ -84,7 +91,7 @@ export function convertRequest(
   const target = options.to;
   const ir = source.decodeRequest(parseBody(body), context(losses, options.model));
   const mark = piecesMark();
-  const out = markPieces(target.encodeRequest(ir, context(losses, options.model)), mark);
+  const out = markPieces(target.encodeRequest(ir, context(losses, options.model, checkDialect(target, options.dialect))), mark);
   throwIfStrict(losses.losses, options.strict);
   return { body: out, losses: losses.losses };
 }
@@ -98,7 +105,7 @@ export function convertResponse(
   const source = options.from;
   const target = options.to;
   const ir = source.decodeResponse(parseBody(body), context(losses, options.model));
-  const out = target.encodeResponse(ir, context(losses, options.model));
+  const out = target.encodeResponse(ir, context(losses, options.model, checkDialect(target, options.dialect)));
   throwIfStrict(losses.losses, options.strict);
   return { body: out, losses: losses.losses };
 }
@@ -137,7 +144,7 @@ export function decodeRequest(codec: Pick<Codec, 'decodeRequest'>, body: unknown
 /** Encode an IR request into a body of `codec`'s format. */
 export function encodeRequest(codec: Pick<Codec, 'encodeRequest'>, request: Request, options: CodecOptions = {}): Encoded {
   const mark = piecesMark();
-  return encodeWith((losses) => markPieces(codec.encodeRequest(request, context(losses, options.model)), mark), options.strict);
+  return encodeWith((losses) => markPieces(codec.encodeRequest(request, context(losses, options.model, checkDialect(codec, options.dialect))), mark), options.strict);
 }
 
 /** Decode a response body of `codec`'s format into the IR. */
@@ -147,7 +154,7 @@ export function decodeResponse(codec: Pick<Codec, 'decodeResponse'>, body: unkno
 
 /** Encode an IR response into a body of `codec`'s format. */
 export function encodeResponse(codec: Pick<Codec, 'encodeResponse'>, response: Response, options: CodecOptions = {}): Encoded {
-  return encodeWith((losses) => codec.encodeResponse(response, context(losses, options.model)), options.strict);
+  return encodeWith((losses) => codec.encodeResponse(response, context(losses, options.model, checkDialect(codec, options.dialect))), options.strict);
 }
 
 /** Decode a vendor error body of `codec`'s format into the IR. */

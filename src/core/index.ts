@@ -53,4 +53,6 @@ export * from './ir.ts';
 export { sniffBase64, sniffBytes, parseDataUrl, formatDataUrl, base64Prefix } from './media.ts';
 export { stringifyBody } from './serialize.ts';
 export { accumulate, Accumulator, responseToEvents, type Accumulated } from './accumulate.ts';
+export { checkDialect } from './dialect.ts';
+export { carryReasoningState, carriedReasoningState, carryResponseStates, restoreRequestStates, carryEventState } from './carried-state.ts';
 export type * from './stream-events.ts';

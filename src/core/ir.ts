@@ -13,10 +13,10 @@
  */
 
 /** The wire formats interlingua speaks. */
-export type FormatId = 'anthropic' | 'openai-chat' | 'openai-responses' | 'gemini';
+export type FormatId = 'anthropic' | 'openai-chat' | 'openai-responses' | 'gemini' | 'ollama';
 
 /** Every format id, in a stable order (used by the demo, tests and detection). */
-export const FORMAT_IDS: readonly FormatId[] = ['anthropic', 'openai-chat', 'openai-responses', 'gemini'];
+export const FORMAT_IDS: readonly FormatId[] = ['anthropic', 'openai-chat', 'openai-responses', 'gemini', 'ollama'];
 
 /** What a body is: a request, a whole response, or an error body. */
 export type BodyKind = 'request' | 'response' | 'error';
@@ -135,12 +135,18 @@ export interface DocumentPart extends Extensible {
 /**
  * Opaque reasoning state that only the vendor that made it can check:
  * an Anthropic `signature` or redacted `data`, an OpenAI `encrypted_content`,
- * a Gemini `thoughtSignature`. It goes back to `format` and nowhere else.
+ * a Gemini `thoughtSignature`. It goes back to `format` (and, for an
+ * OpenAI-compatible dialect, only to that `dialect`) and nowhere else.
+ * `text` means the reasoning text itself must go back (DeepSeek
+ * `reasoning_content`); `details` is OpenRouter's `reasoning_details` array
+ * as JSON text.
  */
 export interface ReasoningState {
   format: FormatId;
-  kind: 'signature' | 'redacted' | 'encrypted' | 'thought_signature';
+  kind: 'signature' | 'redacted' | 'encrypted' | 'thought_signature' | 'text' | 'details';
   value: string;
+  /** The OpenAI-compatible dialect that owns the state (`deepseek`, `openrouter`, `gemini-openai`, …), for `openai-chat` states. */
+  dialect?: string;
 }
 
 /** Model reasoning: visible text and/or summary, plus the opaque state a vendor needs back. */

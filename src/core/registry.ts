@@ -9,12 +9,14 @@ import { anthropicCodec } from '../providers/anthropic/index.ts';
 import { openaiChatCodec } from '../providers/openai-chat/index.ts';
 import { openaiResponsesCodec } from '../providers/openai-responses/index.ts';
 import { geminiCodec } from '../providers/gemini/index.ts';
+import { ollamaCodec } from '../providers/ollama/index.ts';
 
 const CODECS: { readonly [F in FormatId]: Codec | undefined } = {
   anthropic: anthropicCodec,
   'openai-chat': openaiChatCodec,
   'openai-responses': openaiResponsesCodec,
   gemini: geminiCodec,
+  ollama: ollamaCodec,
 };
 
 /** True when `value` is a format id interlingua knows. */
@@ -45,3 +47,4 @@ export function codecFor(format: unknown): Codec {
   }
   return codec;
 }
+

@@ -6,7 +6,7 @@ import { resolveCodec, type FormatRef } from './convert.ts';
 import { createDecoder, createEncoder, framingOf, transcodeStream, type ConvertedStream } from './transcode.ts';
 import type { CodecContext } from './codec.ts';
 import type { StreamFraming } from './framing.ts';
-import type { StreamDecoder, StreamEncoder } from './stream-events.ts';
+import type { StreamDecoder, StreamEncoder, StreamEvent } from './stream-events.ts';
 
 export {
   DONE,
@@ -29,6 +29,10 @@ export interface ConvertStreamOptions {
   to: FormatRef;
   /** The model, for formats that carry it in the URL (Gemini). */
   model?: string;
+  /** The dialect of the target format (see `ConvertOptions.dialect`). */
+  dialect?: string;
+  /** Rewrite each IR event before it is encoded (see `CodecStreamOptions.mapEvent`). */
+  mapEvent?: (event: StreamEvent) => StreamEvent;
 }
 
 /** The stream decoder of `format` (bounded indexes), or an error if its streaming is not implemented yet. */

@@ -5,6 +5,7 @@
  * constant per stream apart from the part being built.
  */
 import { InterlinguaError, isInterlinguaError } from './errors.ts';
+import { checkDialect } from './dialect.ts';
 import { LossCollector, type Loss } from './losses.ts';
 import { sseFraming, type StreamFraming } from './framing.ts';
 import type { Codec, CodecContext } from './codec.ts';
@@ -161,6 +162,10 @@ export interface CodecStreamOptions {
   to: Codec;
   /** The model, for formats that carry it in the URL (Gemini). */
   model?: string;
+  /** The dialect of the target format (see `CodecConvertOptions.dialect`). */
+  dialect?: string;
+  /** Rewrite each IR event before it is encoded (the proxy carries foreign reasoning state through the caller's own slot). */
+  mapEvent?: (event: StreamEvent) => StreamEvent;
 }
 
 /** A converted SSE byte stream; `losses` resolves when the stream has been read to its end. */
@@ -171,11 +176,12 @@ export function transcodeStream(readable: ReadableStream<Uint8Array>, options: C
   const collector = new LossCollector();
   const context: CodecContext = options.model === undefined ? { losses: collector } : { losses: collector, model: options.model };
   const decoder = createDecoder(options.from, { ...context, target: options.to.format });
-  const encoder = createEncoder(options.to, context);
+  const dialect = checkDialect(options.to, options.dialect);
+  const encoder = createEncoder(options.to, dialect === undefined ? context : { ...context, dialect });
   let resolveLosses: (losses: Loss[]) => void = () => {};
   const losses = new Promise<Loss[]>((resolve) => (resolveLosses = resolve));
   const output = readable.pipeThrough(
-    transcode(framingOf(options.from).createReader(), decoder, encoder, framingOf(options.to), () => resolveLosses(collector.losses)),
+    transcode(framingOf(options.from).createReader(), decoder, encoder, framingOf(options.to), () => resolveLosses(collector.losses), options.mapEvent),
   );
   return Object.assign(output, { losses });
 }
@@ -194,12 +200,13 @@ function transcode(
   target: StreamEncoder,
   framing: StreamFraming,
   done: () => void,
+  mapEvent?: (event: StreamEvent) => StreamEvent,
 ): TransformStream<Uint8Array, Uint8Array> {
   const encoder = guardedEncoder(target);
   let out: SseMessage[] = [];
   let failed = false;
   const encode = (events: StreamEvent[]) => {
-    for (const event of events) for (const message of encoder.encode(event)) out.push(message);
+    for (const event of events) for (const message of encoder.encode(mapEvent === undefined ? event : mapEvent(event))) out.push(message);
   };
   const fail = (message: string) => {
     failed = true;

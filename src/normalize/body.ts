@@ -6,6 +6,7 @@
 import { createParser } from 'eventsource-parser';
 import { Accumulator } from '../core/accumulate.ts';
 import { DONE, streamDecoderFor } from '../core/stream.ts';
+import { wireEventOf } from '../core/framing.ts';
 import type { CodecContext } from '../core/codec.ts';
 import type { FormatId, Response } from '../core/ir.ts';
 import type { WireEvent } from '../core/stream-events.ts';
@@ -51,6 +52,22 @@ export function parseSseText(text: string): WireEvent[] {
   return events;
 }
 
+/** True when a body is NDJSON (Ollama streams): by its content type, or by two lines that each start a JSON object. */
+export function isNdjson(text: string, contentType: string | undefined): boolean {
+  if (contentType !== undefined && /application\/(x-)?ndjson/i.test(contentType)) return true;
+  return /^\s*\{[^\n]*\}\s*\r?\n\s*\{/.test(text.slice(0, 1 << 16));
+}
+
+/** NDJSON text → wire events, one per non-blank line; a line that is not JSON is marked `invalid`. */
+export function parseNdjsonText(text: string): WireEvent[] {
+  const events: WireEvent[] = [];
+  for (const line of text.split('\n')) {
+    const trimmed = line.trim();
+    if (trimmed !== '') events.push(wireEventOf(trimmed));
+  }
+  return events;
+}
+
 /** A recorded body as a JSON value or as stream events. `side` names the body in messages. */
 export function parseRecordedBody(body: RecordedBody, side: 'request' | 'response'): ParsedBody {
   const value = body.value;
@@ -59,6 +76,7 @@ export function parseRecordedBody(body: RecordedBody, side: 'request' | 'respons
   try {
     return { kind: 'json', value: JSON.parse(value) };
   } catch (error) {
+    if (side === 'response' && isNdjson(value, body.contentType)) return { kind: 'events', events: parseNdjsonText(value) };
     const start = JSON.stringify(value.slice(0, 40));
     throw new NormalizeFailure('invalid_json', `the ${side} body is not JSON (${(error as Error).message}); it starts ${start}`);
   }

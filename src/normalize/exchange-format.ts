@@ -41,7 +41,7 @@ export function modelFromPath(path: string): string | undefined {
  * their bodies can look like generation bodies (`{input, model}`), so their
  * path decides.
  */
-const NOT_GENERATION = /(\/(embeddings|moderations|models|files|batches|count_tokens|input_tokens|uploads|vector_stores)(\/[^/:]*)?$)|(\/(audio|images)\/)|(:(embedContent|batchEmbedContents|countTokens|predict)$)/;
+const NOT_GENERATION = /(\/(embeddings|moderations|models|files|batches|count_tokens|input_tokens|uploads|vector_stores)(\/[^/:]*)?$)|(\/(audio|images)\/)|(:(embedContent|batchEmbedContents|countTokens|predict)$)|(\/api\/(embed|embeddings|tags|show|pull|push|create|copy|delete|ps|version)$)/;
 
 /** True when `endpoint` is a vendor endpoint that does not generate (see {@link NOT_GENERATION}). */
 export function isNonGenerationEndpoint(endpoint: string): boolean {
@@ -58,6 +58,7 @@ export function detectStreamFormat(events: readonly WireEvent[]): FormatId | und
     if (typeof type === 'string' && type.startsWith('response.')) return 'openai-responses';
     if (typeof type === 'string' && /^(message_|content_block_|ping$)/.test(type)) return 'anthropic';
     if (Array.isArray(data['candidates']) || 'usageMetadata' in data) return 'gemini';
+    if (typeof data['done'] === 'boolean' && (isObject(data['message']) || typeof data['response'] === 'string')) return 'ollama';
   }
   return undefined;
 }

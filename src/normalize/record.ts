@@ -138,9 +138,9 @@ export function buildOutcome(exchange: Exchange, identity: ItemIdentity, to: Tar
     if (found === undefined) {
       if (exchange.optional === true) return { kind: 'skipped', reason: 'not an LLM API call' };
       if (endpoint !== undefined && isNonGenerationEndpoint(endpoint)) {
-        throw new InterlinguaError('detect_failed', `${endpoint} is not a generation endpoint of anthropic, openai-chat, openai-responses or gemini`);
+        throw new InterlinguaError('detect_failed', `${endpoint} is not a generation endpoint of anthropic, openai-chat, openai-responses, gemini or ollama`);
       }
-      throw new InterlinguaError('detect_failed', 'neither the URL nor the bodies match anthropic, openai-chat, openai-responses or gemini');
+      throw new InterlinguaError('detect_failed', 'neither the URL nor the bodies match anthropic, openai-chat, openai-responses, gemini or ollama');
     }
     format = found.format;
     // An LLM call after all: a body that did not parse is now an error, not a reason to skip.

@@ -9,11 +9,13 @@ import { convertStream, framingFor, irToSseMessages, messagesToFramedBytes, stre
 import { responseToEvents } from '../core/accumulate.ts';
 import type { LossCollector } from '../core/losses.ts';
 import type { ApiError, FormatId } from '../core/ir.ts';
-import { isObject, type JsonObject } from '../core/wire.ts';
+import { hint, isObject, type JsonObject } from '../core/wire.ts';
 import { markPieces, piecesMark, stringifyBody } from '../core/serialize.ts';
 import type { StreamEvent } from '../core/stream-events.ts';
 import { errorAnswer } from './errors.ts';
 import { jsonAnswer, UpstreamTimeout, type Answer, type Cancel, type UpstreamCall, type UpstreamReply } from './exchange.ts';
+import { carryEventState, carryResponseStates, restoreRequestStates } from '../core/carried-state.ts';
+import type { CodecContext } from '../core/codec.ts';
 import { errorTypeForStatus } from '../core/http-status.ts';
 import type { Route } from './routes.ts';
 import type { ProxyLogEntry } from './index.ts';
@@ -23,6 +25,8 @@ export interface ForwardOptions {
   route: Route;
   text: string;
   upstream: FormatId;
+  /** The upstream's dialect of its format, for the request encoder. */
+  dialect?: string;
   url: (model: string | undefined, stream: boolean) => string;
   headers: Record<string, string>;
   mapModel: (model: string | undefined) => string | undefined;
@@ -60,7 +64,7 @@ interface Prepared {
 function prepare(options: ForwardOptions, body: JsonObject): Prepared {
   const { route, upstream } = options;
   const context = route.model === undefined ? { losses: options.losses } : { losses: options.losses, model: route.model };
-  const wantsStream = route.streamByPath ?? body['stream'] === true;
+  const wantsStream = route.streamByPath ?? (body['stream'] === true || (route.streamByDefault === true && body['stream'] === undefined));
   options.entry.stream = wantsStream;
   if (route.format === upstream) {
     const model = route.model ?? (typeof body['model'] === 'string' ? body['model'] : undefined);
@@ -70,7 +74,8 @@ function prepare(options: ForwardOptions, body: JsonObject): Prepared {
     if (upstream !== 'gemini' && mapped !== model && mapped !== undefined) body['model'] = mapped;
     return { body, model: mapped, stream: wantsStream };
   }
-  const ir = codecFor(route.format).decodeRequest(body, context);
+  // Reasoning state this proxy wrapped into the caller's own slot last turn goes back to the upstream as it was.
+  const ir = restoreRequestStates(codecFor(route.format).decodeRequest(body, context));
   if (ir.model !== undefined) options.entry.model = ir.model;
   const mapped = options.mapModel(ir.model);
   if (mapped !== undefined) {
@@ -80,8 +85,10 @@ function prepare(options: ForwardOptions, body: JsonObject): Prepared {
   const upstreamStreams = wantsStream && streamable(upstream, route.format);
   if (upstreamStreams) ir.stream = true;
   else delete ir.stream;
+  const encodeContext: CodecContext = mapped === undefined ? { losses: options.losses } : { losses: options.losses, model: mapped };
+  if (options.dialect !== undefined) encodeContext.dialect = options.dialect;
   const mark = piecesMark();
-  const encoded = codecFor(upstream).encodeRequest(ir, mapped === undefined ? { losses: options.losses } : { losses: options.losses, model: mapped });
+  const encoded = codecFor(upstream).encodeRequest(ir, encodeContext);
   const out = isObject(encoded) ? markPieces(encoded, mark) : {};
   if (upstream === 'openai-chat' && upstreamStreams) {
     out['stream_options'] = { ...(isObject(out['stream_options']) ? out['stream_options'] : {}), include_usage: true };
@@ -184,6 +191,12 @@ function syntheticStream(events: StreamEvent[], format: FormatId, options: Forwa
     .pipeThrough(messagesToFramedBytes(framingFor(format)));
 }
 
+/** An Ollama `/api/generate` caller gets `response` lines: the stream's start says so to the Ollama encoder. */
+function generateShape(event: StreamEvent, route: Route): StreamEvent {
+  if (route.generate !== true || event.type !== 'start') return event;
+  return { ...event, extensions: { ...event.extensions, ollama: { ...event.extensions?.ollama, $generate: true } } };
+}
+
 /** Call the upstream with a time limit for its first byte and the caller's cancellation. */
 async function callUpstream(options: ForwardOptions, prepared: Prepared): Promise<UpstreamReply> {
   try {
@@ -227,7 +240,12 @@ export async function forwardToUpstream(options: ForwardOptions): Promise<Answer
   const upstreamStreamed = response.text === undefined && mediaType(response.header('content-type') ?? '') === mediaType(framingFor(upstream).contentType);
   if (upstreamStreamed && response.body !== null) {
     if (route.format === upstream) return { status: 200, headers: { ...streamHeaders(route.format), ...lossHeader() }, body: guarded(response.body, options, 'error') };
-    const converted = convertStream(guarded(response.body, options, 'close'), { from: upstream, to: route.format, ...(prepared.model === undefined ? {} : { model: prepared.model }) });
+    const converted = convertStream(guarded(response.body, options, 'close'), {
+      from: upstream,
+      to: route.format,
+      ...(prepared.model === undefined ? {} : { model: prepared.model }),
+      mapEvent: (event) => generateShape(carryEventState(event, route.format), route),
+    });
     return { status: 200, headers: { ...streamHeaders(route.format), ...lossHeader() }, body: converted };
   }
   let text: string;
@@ -247,7 +265,9 @@ export async function forwardToUpstream(options: ForwardOptions): Promise<Answer
     return jsonAnswer(response.status, text, lossHeader());
   }
   const context = prepared.model === undefined ? { losses: options.losses } : { losses: options.losses, model: prepared.model };
-  const ir = codecFor(upstream).decodeResponse(json, context);
+  // The upstream's reasoning state rides in the caller's own slot, so the caller's next turn brings it back.
+  const ir = carryResponseStates(codecFor(upstream).decodeResponse(json, context), route.format);
+  if (route.generate === true) hint(ir, 'ollama', '$generate', true);
   if (wantsStream) return { status: 200, headers: { ...streamHeaders(route.format), ...lossHeader() }, body: syntheticStream(responseToEvents(ir), route.format, options) };
   const out = codecFor(route.format).encodeResponse(ir, context);
   return jsonAnswer(200, JSON.stringify(out), lossHeader());

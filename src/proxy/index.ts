@@ -5,6 +5,7 @@
  * APIs only, so it runs in Node, Bun, Deno and Workers.
  */
 import { codecFor } from '../core/registry.ts';
+import { checkDialect } from '../core/dialect.ts';
 import { InterlinguaError, isInterlinguaError } from '../core/errors.ts';
 import { LossCollector } from '../core/losses.ts';
 import type { ApiError, FormatId } from '../core/ir.ts';
@@ -28,6 +29,8 @@ export interface UpstreamConfig {
   passThroughAuth?: boolean;
   /** Extra headers sent upstream (sanitised). */
   headers?: Record<string, string>;
+  /** The upstream's dialect of its format (`openai-chat`: `deepseek`, `openrouter`, `gemini-openai`, `vllm`, `ollama-openai`). */
+  dialect?: string;
 }
 
 /** One request as the proxy logs it: no bodies, no secrets. */
@@ -93,7 +96,7 @@ function checkedKey(key: string | undefined, source: string): string | undefined
 /** Create the proxy's transport-neutral exchange (what the fetch handler and the Node adapter both run). */
 export function createExchange(config: ProxyConfig): Exchange {
   const upstream = config.upstream;
-  codecFor(upstream.format);
+  checkDialect(codecFor(upstream.format), upstream.dialect);
   const mapModel = createModelMap(config.modelMap);
   const env = config.env ?? processEnv();
   const rawKey = upstream.apiKey ?? (upstream.apiKeyEnv === undefined ? undefined : env[upstream.apiKeyEnv]);
@@ -104,6 +107,8 @@ export function createExchange(config: ProxyConfig): Exchange {
   const call = fetchCall(config.fetch ?? fetch);
   const extraHeaders = Object.fromEntries(Object.entries(upstream.headers ?? {}).map(([name, value]) => [name, sanitizeHeaderValue(value)]));
   const url = (model: string | undefined, stream: boolean) => upstreamUrl(upstream.baseUrl, upstream.format, model, stream);
+  // Ollama's /api/generate callers go to /api/generate upstream too.
+  const generateUrl = (model: string | undefined, stream: boolean) => upstreamUrl(upstream.baseUrl, upstream.format, model, stream, true);
   const redactSecrets = (text: string) => redact(text, secrets);
   // The upstream headers are the same for every request unless the caller's own credential goes upstream.
   const fixedHeaders = upstream.passThroughAuth === true ? undefined : { ...upstreamAuthHeaders(upstream.format, apiKey), ...extraHeaders };
@@ -138,7 +143,8 @@ export function createExchange(config: ProxyConfig): Exchange {
         route,
         text,
         upstream: upstream.format,
-        url,
+        ...(upstream.dialect === undefined ? {} : { dialect: upstream.dialect }),
+        url: route.generate === true && upstream.format === 'ollama' ? generateUrl : url,
         headers: fixedHeaders ?? { ...upstreamAuthHeaders(upstream.format, credential), ...extraHeaders },
         mapModel,
         call,

@@ -675,6 +675,14 @@ interface Capability {
   infoLosses: readonly string[];
   /** The stop reason is derived from the content: a refusal part means `refusal` (Responses has no stop reason of its own for a completed response). */
   refusalStops: boolean;
+  /** Messages hold one content string (Ollama): a user turn is at most one text, then its images. */
+  oneText?: boolean;
+  /** Images only as base64 (Ollama has no image URLs). */
+  base64Images?: boolean;
+  /** Responses have no id (Ollama). */
+  noResponseId?: boolean;
+  /** A request without `stream` streams (Ollama): the generator always says which. */
+  streamDefault?: boolean;
 }
 
 const CAPABILITIES: Record<FormatId, Capability> = {
@@ -758,6 +766,30 @@ const CAPABILITIES: Record<FormatId, Capability> = {
     infoLosses: [],
     refusalStops: false,
   },
+  ollama: {
+    userMedia: ['image'],
+    reasoning: undefined,
+    refusal: false,
+    toolResultError: false,
+    candidates: 1,
+    stopReasons: ['end_turn', 'max_tokens'],
+    emptyText: false,
+    usageTotal: false,
+    created: true,
+    streamField: true,
+    modelInBody: true,
+    documentFilename: false,
+    imageDetail: undefined,
+    toolStrict: false,
+    callIds: false,
+    systemParts: 1,
+    infoLosses: [],
+    refusalStops: false,
+    oneText: true,
+    base64Images: true,
+    noResponseId: true,
+    streamDefault: true,
+  },
 };
 
 /** The capability table the IR generators use (exported for the DESIGN notes and the tests). */
@@ -792,7 +824,8 @@ function mediaArbitrary(format: FormatId, kind: 'image' | 'audio' | 'video' | 'd
       const base64 = fc.constantFrom<Base64Source>({ kind: 'base64', data: PNG, mediaType: 'image/png' }, { kind: 'base64', data: JPEG, mediaType: 'image/jpeg' });
       const url = fc.constantFrom('https://example.com/cat.png', 'https://example.com/a%20b.jpg?x=1&y=%F0%9F%98%80');
       // Gemini keeps a URL's media type (fileData.mimeType); the others guess nothing from a URL.
-      const source: fc.Arbitrary<MediaSource> = fc.oneof(base64, url.map((value): MediaSource => (format === 'gemini' ? { kind: 'url', url: value, mediaType: value.includes('.png') ? 'image/png' : 'image/jpeg' } : { kind: 'url', url: value })));
+      const urls = url.map((value): MediaSource => (format === 'gemini' ? { kind: 'url', url: value, mediaType: value.includes('.png') ? 'image/png' : 'image/jpeg' } : { kind: 'url', url: value }));
+      const source: fc.Arbitrary<MediaSource> = capability.base64Images === true ? base64 : fc.oneof(base64, urls);
       return source.map((value): Part => (capability.imageDetail === undefined ? { type: 'image', source: value } : { type: 'image', source: value, detail: capability.imageDetail }));
     }
     case 'audio':
@@ -836,6 +869,11 @@ function textPart(draft: Draft): fc.Arbitrary<Part> {
 
 function userMessage(draft: Draft): fc.Arbitrary<Message> {
   const media = draft.capability.userMedia.map((kind) => mediaArbitrary(draft.format, kind));
+  if (draft.capability.oneText === true) {
+    // One content string, then the images, as the wire spells them.
+    const images = media.length === 0 ? fc.constant([]) : fc.array(fc.oneof(...media), { maxLength: 2 });
+    return fc.tuple(textPart(draft), images).map(([text, rest]): Message => ({ role: 'user', parts: [text, ...rest] }));
+  }
   const part = media.length === 0 ? textPart(draft) : fc.oneof({ arbitrary: textPart(draft), weight: 3 }, ...media.map((arbitrary) => ({ arbitrary, weight: 1 })));
   return fc.array(part, { minLength: 1, maxLength: 3 }).map((parts): Message => ({ role: 'user', parts }));
 }
@@ -865,6 +903,7 @@ function opaquePart(draft: Draft): fc.Arbitrary<Part> | undefined {
         fc.constantFrom(opaque('executableCode', { executableCode: { language: 'PYTHON', code } }), opaque('codeExecutionResult', { codeExecutionResult: { outcome: 'OUTCOME_OK', output } })),
       );
     case 'openai-chat':
+    case 'ollama':
       return undefined;
   }
 }
@@ -964,7 +1003,7 @@ export function irRequestArbitrary(format: FormatId): fc.Arbitrary<IrRequest> {
       maxTokens: fc.integer({ min: 1, max: 100_000 }),
       temperature: fc.option(fc.constantFrom(0, 0.5, 1), { nil: undefined }),
       topP: fc.option(fc.constantFrom(0.1, 0.9, 1), { nil: undefined }),
-      stream: draft.capability.streamField ? fc.option(fc.boolean(), { nil: undefined }) : fc.constant(undefined),
+      stream: draft.capability.streamDefault === true ? fc.boolean() : draft.capability.streamField ? fc.option(fc.boolean(), { nil: undefined }) : fc.constant(undefined),
     })
     .map(({ model, messages, maxTokens, temperature, topP, stream }) => {
       const request: IrRequest = { model, messages };
@@ -996,7 +1035,7 @@ export function irResponseArbitrary(format: FormatId): fc.Arbitrary<IrResponse> 
     })
     .map(({ id, model, created, turns, stops, input, output }) => {
       const response: IrResponse = {
-        id,
+        ...(capability.noResponseId === true ? {} : { id }),
         model,
         candidates: turns.map(({ message, calls }, index): Candidate => ({
           index,

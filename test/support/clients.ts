@@ -6,6 +6,7 @@
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { GoogleGenAI } from '@google/genai';
+import { Ollama, type Message as OllamaMessage, type ChatResponse as OllamaChatResponse } from 'ollama';
 import type { FormatId } from '../../src/core/ir.ts';
 
 /** What a client saw of the model's turn. */
@@ -147,6 +148,38 @@ function geminiDriver(baseUrl: string): ClientDriver {
   };
 }
 
+function ollamaDriver(baseUrl: string): ClientDriver {
+  const client = new Ollama({ host: baseUrl });
+  const tools = [{ type: 'function', function: { name: 'lookup_order', description: 'Look up an order by id.', parameters: PARAMETERS } }];
+  const run = async (messages: OllamaMessage[], stream: boolean): Promise<[Turn, OllamaMessage]> => {
+    const message: OllamaMessage = { role: 'assistant', content: '' };
+    if (stream) {
+      for await (const part of await client.chat({ model: 'llama-test', messages, tools, stream: true })) {
+        message.content += part.message.content;
+        if (part.message.tool_calls !== undefined) message.tool_calls = [...(message.tool_calls ?? []), ...part.message.tool_calls];
+      }
+    } else {
+      const response: OllamaChatResponse = await client.chat({ model: 'llama-test', messages, tools, stream: false });
+      Object.assign(message, response.message);
+    }
+    const call = message.tool_calls?.[0];
+    const turn: Turn = { text: message.content };
+    if (call !== undefined) turn.toolCall = { name: call.function.name, arguments: call.function.arguments };
+    return [turn, message];
+  };
+  let last: OllamaMessage = { role: 'assistant', content: '' };
+  return {
+    async ask(stream) {
+      const [turn, message] = await run([{ role: 'user', content: QUESTION }], stream);
+      last = message;
+      return turn;
+    },
+    async answer(turn, result, stream) {
+      return (await run([{ role: 'user', content: QUESTION }, last, { role: 'tool', content: result, tool_name: turn.toolCall?.name ?? '' }], stream))[0];
+    },
+  };
+}
+
 /** The driver of the official SDK for `format`, pointed at `baseUrl`. */
 export function clientFor(format: FormatId, baseUrl: string): ClientDriver {
   switch (format) {
@@ -158,5 +191,7 @@ export function clientFor(format: FormatId, baseUrl: string): ClientDriver {
       return responsesDriver(baseUrl);
     case 'gemini':
       return geminiDriver(baseUrl);
+    case 'ollama':
+      return ollamaDriver(baseUrl);
   }
 }

@@ -14,6 +14,7 @@ import { responseToEvents } from '../../src/core/accumulate.ts';
 import type { FormatId } from '../../src/core/ir.ts';
 import { GOLDEN_DIR } from './fixtures.ts';
 import { encodeEvents, messagesAsBytes } from './streams.ts';
+import { framingFor } from '../../src/core/stream.ts';
 
 /** What the upstream does with one request. */
 export type Fault =
@@ -46,7 +47,7 @@ export interface UpstreamAnswer {
 export function upstreamAnswer(format: FormatId, name = 'tool-error'): UpstreamAnswer {
   const json = JSON.parse(readFileSync(join(GOLDEN_DIR, 'cross', name, `${format}.response.json`), 'utf8')) as unknown;
   const response = decodeResponse(format, json, { model: 'test-model' }).ir;
-  return { json, sse: messagesAsBytes(encodeEvents(format, responseToEvents(response), 'test-model').messages) };
+  return { json, sse: messagesAsBytes(encodeEvents(format, responseToEvents(response), 'test-model').messages, format) };
 }
 
 /** Vendor error bodies for one status, in the upstream's own format. */
@@ -64,6 +65,8 @@ export function vendorErrorBody(format: FormatId, status: number, message: strin
       return { error: { message, type: openaiType[status] ?? 'server_error', param: null, code: openaiCode[status] ?? null } };
     case 'gemini':
       return { error: { code: status, message, status: geminiStatus[status] ?? 'INTERNAL' } };
+    case 'ollama':
+      return { error: message };
   }
 }
 
@@ -97,10 +100,13 @@ export function vendorStreamError(format: FormatId, message: string): string {
       return `event: error\ndata: ${JSON.stringify({ type: 'error', code: 'server_error', message, param: null, sequence_number: 2 })}\n\n`;
     case 'gemini':
       return `data: ${JSON.stringify({ error: { code: 503, message, status: 'UNAVAILABLE' } })}\n\n`;
+    case 'ollama':
+      return `${JSON.stringify({ error: message })}\n`;
   }
 }
 
 function isStreamRequest(format: FormatId, url: string, body: Record<string, unknown>): boolean {
+  if (format === 'ollama') return body['stream'] !== false;
   return format === 'gemini' ? url.includes(':streamGenerateContent') : body['stream'] === true;
 }
 
@@ -130,7 +136,10 @@ export async function startFaultUpstream(format: FormatId, answer: UpstreamAnswe
   let received = 0;
   const requests: FaultRequest[] = [];
   const sseText = new TextDecoder().decode(answer.sse);
-  const firstEventEnd = sseText.indexOf('\n\n') + 2;
+  // Events end with a blank line in SSE, with a newline in NDJSON (Ollama).
+  const separator = format === 'ollama' ? '\n' : '\n\n';
+  const streamType = framingFor(format).contentType;
+  const firstEventEnd = sseText.indexOf(separator) + separator.length;
   const handle = (request: IncomingMessage, response: ServerResponse, text: string): void => {
     requests.push({ url: request.url ?? '', headers: request.headers, body: text });
     if (requests.length > 50) requests.shift();
@@ -158,9 +167,9 @@ export async function startFaultUpstream(format: FormatId, answer: UpstreamAnswe
         response.end('<html>502 Bad Gateway</html>');
         return;
       case 'truncate': {
-        response.writeHead(200, { 'content-type': 'text/event-stream' });
+        response.writeHead(200, { 'content-type': streamType });
         // Cut inside an event: after the first event's blank line plus half of the next one.
-        const secondEnd = sseText.indexOf('\n\n', firstEventEnd);
+        const secondEnd = sseText.indexOf(separator, firstEventEnd);
         const cut = secondEnd > firstEventEnd ? firstEventEnd + Math.floor((secondEnd - firstEventEnd) / 2) : Math.floor(sseText.length / 2);
         response.write(sseText.slice(0, cut));
         setTimeout(() => request.socket.destroy(), 5);
@@ -174,12 +183,12 @@ export async function startFaultUpstream(format: FormatId, answer: UpstreamAnswe
         return;
       }
       case 'slow':
-        response.writeHead(200, { 'content-type': 'text/event-stream' });
+        response.writeHead(200, { 'content-type': streamType });
         response.write(sseText.slice(0, firstEventEnd));
         return;
       case 'silent':
         if (stream) {
-          response.writeHead(200, { 'content-type': 'text/event-stream' });
+          response.writeHead(200, { 'content-type': streamType });
           response.write(sseText.slice(0, firstEventEnd));
         } else {
           const json = JSON.stringify(answer.json);
@@ -188,12 +197,12 @@ export async function startFaultUpstream(format: FormatId, answer: UpstreamAnswe
         }
         return;
       case 'stream_error':
-        response.writeHead(200, { 'content-type': 'text/event-stream' });
+        response.writeHead(200, { 'content-type': streamType });
         response.end(sseText.slice(0, firstEventEnd) + vendorStreamError(format, fault.message));
         return;
       case 'ok':
         if (stream) {
-          response.writeHead(200, { 'content-type': 'text/event-stream' });
+          response.writeHead(200, { 'content-type': streamType });
           response.end(answer.sse);
         } else {
           response.writeHead(200, { 'content-type': 'application/json' });

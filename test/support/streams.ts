@@ -8,16 +8,21 @@ import { join } from 'node:path';
 import { FORMAT_IDS, type FormatId } from '../../src/core/ir.ts';
 import { LossCollector } from '../../src/core/losses.ts';
 import { codecFor, implementedFormats } from '../../src/core/registry.ts';
-import { sseToWireEvents } from '../../src/core/stream.ts';
+import { framedToWireEvents, framingFor, sseToWireEvents } from '../../src/core/stream.ts';
 import type { SseMessage, StreamEvent, WireEvent } from '../../src/core/stream-events.ts';
 import { CORPUS_DIR, GOLDEN_DIR, corpusDirectory } from './fixtures.ts';
 
-/** One recorded stream: `.sse` (raw bytes) or `.jsonl` (one event payload per line, no framing). */
+/** One recorded stream: `.sse` (raw bytes), `.ndjson` (raw bytes, one JSON object per line: Ollama) or `.jsonl` (one event payload per line, no framing). */
 export interface StreamFixture {
   format: FormatId;
   name: string;
   file: string;
-  framing: 'sse' | 'jsonl';
+  framing: 'sse' | 'jsonl' | 'ndjson';
+}
+
+/** True when the fixture file holds the stream's raw bytes in its format's own framing. */
+export function rawFraming(fixture: StreamFixture): boolean {
+  return fixture.framing === 'sse' || fixture.framing === 'ndjson';
 }
 
 /** Formats whose codec can decode and encode streams. */
@@ -37,12 +42,14 @@ export function streamFixtures(): StreamFixture[] {
   const fixtures: StreamFixture[] = [];
   for (const format of FORMAT_IDS) {
     for (const caseName of list(join(GOLDEN_DIR, format))) {
-      const file = join(GOLDEN_DIR, format, caseName, 'stream.sse');
-      if (existsSync(file)) fixtures.push({ format, name: `golden/${format}/${caseName}/stream.sse`, file, framing: 'sse' });
+      for (const framing of ['sse', 'ndjson'] as const) {
+        const file = join(GOLDEN_DIR, format, caseName, `stream.${framing}`);
+        if (existsSync(file)) fixtures.push({ format, name: `golden/${format}/${caseName}/stream.${framing}`, file, framing });
+      }
     }
     const directory = join(CORPUS_DIR, format, 'stream');
     for (const file of corpusDirectory(format, 'stream')) {
-      const framing = file.endsWith('.sse') ? 'sse' : file.endsWith('.jsonl') ? 'jsonl' : undefined;
+      const framing = file.endsWith('.sse') ? 'sse' : file.endsWith('.ndjson') ? 'ndjson' : file.endsWith('.jsonl') ? 'jsonl' : undefined;
       if (framing !== undefined) fixtures.push({ format, name: `corpus/${format}/stream/${file}`, file: join(directory, file), framing });
     }
   }
@@ -94,15 +101,16 @@ export function random(seed: number): () => number {
   };
 }
 
-/** Parse SSE bytes (cut at `cuts`) into wire events with the real stream stage. */
-export async function wireEventsFromBytes(bytes: Uint8Array, cuts: number[] = []): Promise<WireEvent[]> {
-  return collect(chunked(bytes, cuts).pipeThrough(sseToWireEvents()));
+/** Parse SSE bytes (or `format`'s own framing, such as Ollama's NDJSON), cut at `cuts`, into wire events with the real stream stage. */
+export async function wireEventsFromBytes(bytes: Uint8Array, cuts: number[] = [], format?: FormatId): Promise<WireEvent[]> {
+  return collect(chunked(bytes, cuts).pipeThrough(format === undefined ? sseToWireEvents() : framedToWireEvents(framingFor(format))));
 }
 
 /** The wire events of a fixture: SSE parsed, or JSONL lines as data without event names. */
 export async function wireEvents(fixture: StreamFixture): Promise<WireEvent[]> {
   const bytes = readFileSync(fixture.file);
   if (fixture.framing === 'sse') return wireEventsFromBytes(new Uint8Array(bytes));
+  if (fixture.framing === 'ndjson') return wireEventsFromBytes(new Uint8Array(bytes), [], fixture.format);
   return bytes
     .toString('utf8')
     .split('\n')
@@ -138,8 +146,9 @@ export function messagesAsWireEvents(messages: SseMessage[]): WireEvent[] {
   });
 }
 
-/** SSE messages as the bytes an encoder stage writes. */
-export function messagesAsBytes(messages: SseMessage[]): Uint8Array {
+/** SSE messages (or, with `format`, that format's framing) as the bytes an encoder stage writes. */
+export function messagesAsBytes(messages: SseMessage[], format?: FormatId): Uint8Array {
+  if (format !== undefined) return framingFor(format).write(messages);
   const text = messages.map((message) => `${message.event === undefined ? '' : `event: ${message.event}\n`}data: ${message.data}\n\n`).join('');
   return new TextEncoder().encode(text);
 }

@@ -9,10 +9,12 @@ import { decodeResponse } from '../../src/core/convert.ts';
 import { responseToEvents } from '../../src/core/accumulate.ts';
 import type { FormatId } from '../../src/core/ir.ts';
 import { encodeEvents, messagesAsBytes } from './streams.ts';
+import { framingFor } from '../../src/core/stream.ts';
 
 /** What the fake upstream does with the next requests. */
 export type UpstreamBehaviour =
-  | { kind: 'answer'; body: unknown }
+  /** Answer `body`; a streaming request gets `stream` when given, else `body` as the format's own stream. */
+  | { kind: 'answer'; body: unknown; stream?: Uint8Array }
   | { kind: 'error'; status: number; body: unknown; headers?: Record<string, string> }
   | { kind: 'stall' }
   | { kind: 'reset' }
@@ -33,12 +35,13 @@ export interface FakeUpstream {
 }
 
 function isStream(format: FormatId, url: string, body: Record<string, unknown>): boolean {
+  if (format === 'ollama') return body['stream'] !== false;
   return format === 'gemini' ? url.includes(':streamGenerateContent') : body['stream'] === true;
 }
 
 function streamBytes(format: FormatId, body: unknown): Uint8Array {
   const response = decodeResponse(format, body, { model: 'test-model' }).ir;
-  return messagesAsBytes(encodeEvents(format, responseToEvents(response), 'test-model').messages);
+  return messagesAsBytes(encodeEvents(format, responseToEvents(response), 'test-model').messages, format);
 }
 
 /** Start a fake upstream speaking `format`. */
@@ -61,15 +64,15 @@ export async function startUpstream(format: FormatId): Promise<FakeUpstream> {
         return;
       case 'truncate': {
         const bytes = streamBytes(format, behaviour.body);
-        response.writeHead(200, { 'content-type': 'text/event-stream' });
+        response.writeHead(200, { 'content-type': framingFor(format).contentType });
         response.write(bytes.subarray(0, Math.floor(bytes.length / 2)));
         setTimeout(() => request.socket.destroy(), 20);
         return;
       }
       case 'answer':
         if (isStream(format, request.url ?? '', body)) {
-          response.writeHead(200, { 'content-type': 'text/event-stream' });
-          response.end(streamBytes(format, behaviour.body));
+          response.writeHead(200, { 'content-type': framingFor(format).contentType });
+          response.end(behaviour.stream ?? streamBytes(format, behaviour.body));
         } else {
           response.writeHead(200, { 'content-type': 'application/json' });
           response.end(JSON.stringify(behaviour.body));

@@ -12,6 +12,8 @@ import { encodeOpenaiChatAnnotation } from './annotations.ts';
 import { contentShape } from './content-shape.ts';
 import { encodeOpenaiChatTextPart, reportUnsupported } from './parts-encode.ts';
 import { encodeOpenaiChatFunctionCall, encodeOpenaiChatToolCall, isFunctionCall } from './tool-calls.ts';
+import { dialectFields, signToolCall, takeDialectReasoning, writeDialectFields } from './dialect-encode.ts';
+import type { OpenaiChatDialect } from './dialects.ts';
 import { FORMAT, shapeHint } from './shape.ts';
 import type { AssistantPlace } from './assistant.ts';
 
@@ -93,8 +95,9 @@ function encodeAnnotations(content: Located[], place: AssistantPlace, losses: Lo
 }
 
 /** Encode an assistant message; `path` points at the IR message. */
-export function encodeOpenaiChatAssistant(message: Message, place: AssistantPlace, losses: LossCollector, path: string): JsonObject {
+export function encodeOpenaiChatAssistant(message: Message, place: AssistantPlace, losses: LossCollector, path: string, dialect: OpenaiChatDialect = 'openai'): JsonObject {
   losses.foreignExtensions(message.extensions, FORMAT, path);
+  const dialectData = dialectFields();
   const content: Located[] = [];
   const refusals: string[] = [];
   const toolCalls: JsonObject[] = [];
@@ -117,8 +120,18 @@ export function encodeOpenaiChatAssistant(message: Message, place: AssistantPlac
       case 'tool_call':
         sawToolCall = true;
         if (isFunctionCall(part) && functionCall === undefined) functionCall = encodeOpenaiChatFunctionCall(part, losses, partPath);
-        else toolCalls.push(encodeOpenaiChatToolCall(part, losses, partPath));
+        else {
+          const call = encodeOpenaiChatToolCall(part, losses, partPath);
+          signToolCall(call, part, dialectData);
+          toolCalls.push(call);
+        }
         return;
+      case 'reasoning':
+        if (takeDialectReasoning(part, dialect, dialectData)) {
+          losses.foreignExtensions(part.extensions, FORMAT, partPath);
+          return;
+        }
+        break;
       case 'audio':
         if (audio !== undefined) {
           losses.add('unsupported_part', partPath, 'a Chat Completions assistant message holds one audio; extra audio dropped');
@@ -138,7 +151,6 @@ export function encodeOpenaiChatAssistant(message: Message, place: AssistantPlac
       case 'image':
       case 'video':
       case 'document':
-      case 'reasoning':
       case 'tool_result':
         break;
       default:
@@ -166,5 +178,6 @@ export function encodeOpenaiChatAssistant(message: Message, place: AssistantPlac
   if (audio !== undefined) wire['audio'] = audio;
   if (toolCalls.length > 0 || shapeHint(message, '$toolCalls') === 'empty') wire['tool_calls'] = toolCalls;
   if (functionCall !== undefined) wire['function_call'] = functionCall;
+  writeDialectFields(wire, dialect, dialectData);
   return spreadExtensions(wire, message, FORMAT);
 }

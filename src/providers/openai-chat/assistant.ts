@@ -13,11 +13,13 @@ import { decodeOpenaiChatContent } from './content-shape.ts';
 import { decodeOpenaiChatAnnotation } from './annotations.ts';
 import { decodeOpenaiChatFunctionCall, decodeOpenaiChatToolCall } from './tool-calls.ts';
 import { FORMAT, keepUnknown, keys } from './shape.ts';
+import { DIALECT_MESSAGE_KEYS, decodeDialectFields } from './dialect-decode.ts';
+import { noteDialect } from './dialects.ts';
 
 /** Where an assistant message stands: request history or a response choice. Their natural spellings differ. */
 export type AssistantPlace = 'request' | 'response';
 
-const KNOWN = keys('role', 'content', 'refusal', 'tool_calls', 'function_call', 'audio', 'name', 'annotations');
+const KNOWN = keys('role', 'content', 'refusal', 'tool_calls', 'function_call', 'audio', 'name', 'annotations', ...DIALECT_MESSAGE_KEYS);
 const NULLABLE = keys('content', 'refusal', 'annotations');
 
 function decodeAudio(value: unknown, path: string): AudioPart {
@@ -104,5 +106,6 @@ export function decodeOpenaiChatAssistant(
   else if (name !== undefined && name !== null) expectString(name, pointer(path, 'name'), FORMAT);
   if (object['role'] === undefined) hint(message, FORMAT, '$noRole', true);
   keepUnknown(message, object, KNOWN, NULLABLE);
+  noteDialect(message, decodeDialectFields(object, message));
   return message;
 }

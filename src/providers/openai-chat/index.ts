@@ -7,6 +7,9 @@ import { decodeOpenaiChatError, encodeOpenaiChatError } from './error.ts';
 import { decodeOpenaiChatRequest, encodeOpenaiChatRequest } from './request.ts';
 import { decodeOpenaiChatResponse, encodeOpenaiChatResponse } from './response.ts';
 import { createOpenaiChatStreamDecoder, createOpenaiChatStreamEncoder } from './stream.ts';
+import { OPENAI_CHAT_DIALECTS } from './dialects.ts';
+
+export { OPENAI_CHAT_DIALECTS, type OpenaiChatDialect } from './dialects.ts';
 
 /** The openai-chat codec: Chat Completions requests, responses and error bodies. */
 export const openaiChatCodec: Codec = {
@@ -19,6 +22,7 @@ export const openaiChatCodec: Codec = {
   encodeError: encodeOpenaiChatError,
   createStreamDecoder: createOpenaiChatStreamDecoder,
   createStreamEncoder: createOpenaiChatStreamEncoder,
+  dialects: OPENAI_CHAT_DIALECTS,
 };
 
 /** The codec's functions one by one, for the leanest bundles: `convertRequest(body, { from: { decodeRequest: decodeOpenaiChatRequest }, to: … })` from `interlingua/core`. */

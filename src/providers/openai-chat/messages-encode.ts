@@ -9,6 +9,7 @@ import type { Message, Part, ToolResultPart } from '../../core/ir.ts';
 import { unreachable } from '../../core/ir.ts';
 import { pointer, spreadExtensions, type JsonObject } from '../../core/wire.ts';
 import { encodeOpenaiChatAssistant } from './assistant-encode.ts';
+import type { OpenaiChatDialect } from './dialects.ts';
 import { contentShape, type ContentShape } from './content-shape.ts';
 import { encodeOpenaiChatTextPart, encodeOpenaiChatUserPart, reportUnsupported } from './parts-encode.ts';
 import { FORMAT, shapeHint } from './shape.ts';
@@ -124,7 +125,7 @@ function encodeTextualMessage(message: Message, path: string, losses: LossCollec
 }
 
 /** Encode the IR messages of a request. */
-export function encodeOpenaiChatMessages(messages: readonly Message[], losses: LossCollector): JsonObject[] {
+export function encodeOpenaiChatMessages(messages: readonly Message[], losses: LossCollector, dialect: OpenaiChatDialect = 'openai'): JsonObject[] {
   const out: JsonObject[] = [];
   let moved: JsonObject[] = [];
   for (let index = 0; index < messages.length; index++) {
@@ -137,7 +138,7 @@ export function encodeOpenaiChatMessages(messages: readonly Message[], losses: L
         out.push(encodeTextualMessage(message, path, losses));
         break;
       case 'assistant':
-        out.push(encodeOpenaiChatAssistant(message, 'request', losses, path));
+        out.push(encodeOpenaiChatAssistant(message, 'request', losses, path, dialect));
         break;
       case 'tool':
         encodeToolMessage(message, path, out, moved, losses);

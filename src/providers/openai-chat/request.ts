@@ -31,6 +31,8 @@ import {
   encodeOpenaiChatTools,
 } from './tools.ts';
 import { FORMAT, keepUnknown, keys, shapeHint } from './shape.ts';
+import { activeDialect, noteDialect, type OpenaiChatDialect } from './dialects.ts';
+import { decodeOpenrouterReasoning, encodeOpenrouterReasoning } from './dialect-request.ts';
 
 /** Wire keys with a neutral slot; every other key travels as an extension. */
 const KNOWN = keys(
@@ -116,6 +118,7 @@ export function decodeOpenaiChatRequest(body: unknown, context: CodecContext): R
   const object = expectObject(body, '', FORMAT);
   const messages = decodeOpenaiChatMessages(required(object, 'messages', '', FORMAT), '/messages', context.losses);
   const request: Request = { messages };
+  for (const message of messages) noteDialect(request, message.extensions?.[FORMAT]?.['$dialect'] as OpenaiChatDialect | undefined);
   keepUnknown(request, object, KNOWN);
   if (present(object, 'model')) request.model = expectString(object['model'], '/model', FORMAT);
   else if (context.model !== undefined) request.model = context.model;
@@ -154,6 +157,7 @@ export function decodeOpenaiChatRequest(body: unknown, context: CodecContext): R
   if (present(object, 'metadata')) decodeMetadata(object['metadata'], request);
   if (present(object, 'service_tier')) request.serviceTier = expectString(object['service_tier'], '/service_tier', FORMAT);
   if (present(object, 'stream')) request.stream = expectBoolean(object['stream'], '/stream', FORMAT);
+  decodeOpenrouterReasoning(request);
   return request;
 }
 
@@ -181,7 +185,7 @@ export function encodeOpenaiChatRequest(request: Request, context: CodecContext)
   losses.foreignExtensions(request.extensions, FORMAT, '');
   const wire: JsonObject = {};
   if (request.model !== undefined) wire['model'] = request.model;
-  wire['messages'] = encodeOpenaiChatMessages(request.messages, losses);
+  wire['messages'] = encodeOpenaiChatMessages(request.messages, losses, activeDialect(request, context.dialect));
   if (request.tools !== undefined) {
     const { tools, functions } = encodeOpenaiChatTools(request.tools, losses);
     if (tools.length > 0 || functions.length === 0) wire['tools'] = tools;
@@ -194,7 +198,10 @@ export function encodeOpenaiChatRequest(request: Request, context: CodecContext)
   }
   if (request.parallelToolCalls !== undefined) wire['parallel_tool_calls'] = request.parallelToolCalls;
   if (request.output !== undefined) wire['response_format'] = encodeOpenaiChatResponseFormat(request.output, request, losses);
-  if (request.reasoning !== undefined) {
+  const dialect = activeDialect(request, context.dialect);
+  if (request.reasoning !== undefined && dialect === 'openrouter') {
+    wire['reasoning'] = encodeOpenrouterReasoning(request.reasoning, request);
+  } else if (request.reasoning !== undefined) {
     const effort = encodeOpenaiChatReasoningEffort(request.reasoning, losses);
     if (effort !== undefined) wire['reasoning_effort'] = effort;
   }

@@ -22,6 +22,7 @@ import { encodeOpenaiChatAssistant } from './assistant-encode.ts';
 import { decodeOpenaiChatFinishReason, encodeOpenaiChatFinishReason } from './stop-reason.ts';
 import { decodeOpenaiChatUsage, encodeOpenaiChatUsage } from './usage.ts';
 import { FORMAT, keepUnknown, keys, shapeHint } from './shape.ts';
+import { activeDialect, noteDialect, type OpenaiChatDialect } from './dialects.ts';
 
 const KNOWN = keys('id', 'object', 'created', 'model', 'choices', 'usage', 'system_fingerprint');
 const CHOICE_KNOWN = keys('index', 'message', 'finish_reason', 'logprobs');
@@ -58,6 +59,7 @@ export function decodeOpenaiChatResponse(body: unknown, context: CodecContext): 
   const response: Response = {
     candidates: choices.map((choice, index) => decodeChoice(choice, pointer('/choices', index), context.losses)),
   };
+  for (const candidate of response.candidates) noteDialect(response, candidate.message.extensions?.[FORMAT]?.['$dialect'] as OpenaiChatDialect | undefined);
   const { id, model, created } = object;
   if (id !== undefined && id !== null) response.id = expectString(id, '/id', FORMAT);
   if (model !== undefined && model !== null) response.model = expectString(model, '/model', FORMAT);
@@ -73,9 +75,9 @@ export function decodeOpenaiChatResponse(body: unknown, context: CodecContext): 
   return response;
 }
 
-function encodeChoice(candidate: Candidate, path: string, losses: LossCollector): JsonObject {
+function encodeChoice(candidate: Candidate, path: string, losses: LossCollector, dialect: OpenaiChatDialect): JsonObject {
   losses.foreignExtensions(candidate.extensions, FORMAT, path);
-  const message = encodeOpenaiChatAssistant(candidate.message, 'response', losses, pointer(path, 'message'));
+  const message = encodeOpenaiChatAssistant(candidate.message, 'response', losses, pointer(path, 'message'), dialect);
   const wire: JsonObject = { index: candidate.index, message };
   if (shapeHint(candidate, '$noIndex') === true) delete wire['index'];
   const hasToolCalls = candidate.message.parts.some((part) => part.type === 'tool_call');
@@ -101,7 +103,8 @@ export function encodeOpenaiChatResponse(response: Response, context: CodecConte
   else if (object !== 'absent') wire['object'] = object;
   if (response.created !== undefined) wire['created'] = response.created;
   if (response.model !== undefined) wire['model'] = response.model;
-  wire['choices'] = response.candidates.map((candidate, index) => encodeChoice(candidate, pointer('/candidates', index), losses));
+  const dialect = activeDialect(response, context.dialect);
+  wire['choices'] = response.candidates.map((candidate, index) => encodeChoice(candidate, pointer('/candidates', index), losses, dialect));
   if (response.usage !== undefined) wire['usage'] = encodeOpenaiChatUsage(response.usage, losses, '/usage');
   if (shapeHint(response, '$systemFingerprint') === 'null') wire['system_fingerprint'] = null;
   return spreadExtensions(wire, response, FORMAT);

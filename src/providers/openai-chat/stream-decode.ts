@@ -17,6 +17,13 @@ import { decodeOpenaiChatFinishReason } from './stop-reason.ts';
 import { decodeOpenaiChatUsage } from './usage.ts';
 import { ChunkBuilder, diffChunk, type ChunkHint } from './stream-chunk.ts';
 import { FORMAT } from './shape.ts';
+import type { OpenaiChatDialect } from './dialects.ts';
+
+/** Delta fields of reasoning text and the dialect each stands for. */
+const REASONING_FIELDS: readonly (readonly [string, OpenaiChatDialect])[] = [
+  ['reasoning_content', 'deepseek'],
+  ['reasoning', 'vllm'],
+];
 
 /** The `data:` text that ends a Chat stream. */
 const DONE = '[DONE]';
@@ -43,6 +50,8 @@ interface CandidateState {
   tools: Map<number, number>;
   /** `content: ""` arrived while no part was open (an empty answer is one empty text part). */
   emptyContent: boolean;
+  /** The dialect whose field carried the open reasoning text; its state is sent when the part closes. */
+  reasoningDialect?: OpenaiChatDialect;
 }
 
 /** A fresh Chat Completions stream decoder. */
@@ -200,9 +209,12 @@ class OpenaiChatStreamDecoder implements StreamDecoder {
   }
 
   private delta(delta: JsonObject, path: string, candidate: number, state: CandidateState, events: StreamEvent[]): void {
-    const reasoning = delta['reasoning_content'];
-    if (typeof reasoning === 'string' && reasoning !== '') {
+    // DeepSeek spells reasoning text `reasoning_content`; vLLM, Ollama and OpenRouter `reasoning`.
+    for (const [field, dialect] of REASONING_FIELDS) {
+      const reasoning = delta[field];
+      if (typeof reasoning !== 'string' || reasoning === '') continue;
       const index = (state.reasoning ??= this.open(candidate, state, events, 'reasoning'));
+      state.reasoningDialect ??= dialect;
       events.push({ type: 'reasoning_delta', candidate, index, text: reasoning });
     }
     const content = delta['content'];
@@ -269,14 +281,26 @@ class OpenaiChatStreamDecoder implements StreamDecoder {
     const index = state[key];
     if (index === undefined) return;
     delete state[key];
+    if (key === 'reasoning') this.reasoningState(candidate, index, state, events);
     events.push({ type: 'part_end', candidate, index });
+  }
+
+  /** The dialect's text state of a closing reasoning part: the text goes back to that dialect on later turns. */
+  private reasoningState(candidate: number, index: number, state: CandidateState, events: StreamEvent[]): void {
+    const dialect = state.reasoningDialect;
+    if (dialect === undefined) return;
+    delete state.reasoningDialect;
+    events.push({ type: 'reasoning_signature', candidate, index, state: { format: FORMAT, kind: 'text', value: '', dialect } });
   }
 
   /** Close every open part of a candidate, in part order. */
   private closeAll(candidate: number, state: CandidateState, events: StreamEvent[]): void {
     const open = [state.text, state.refusal, state.reasoning, ...state.tools.values()].filter((index) => index !== undefined);
     open.sort((left, right) => left - right);
-    for (const index of open) events.push({ type: 'part_end', candidate, index });
+    for (const index of open) {
+      if (index === state.reasoning) this.reasoningState(candidate, index, state, events);
+      events.push({ type: 'part_end', candidate, index });
+    }
     delete state.text;
     delete state.refusal;
     delete state.reasoning;

@@ -17,6 +17,7 @@ import { encodeOpenaiChatError } from './error.ts';
 import { encodeOpenaiChatFinishReason } from './stop-reason.ts';
 import { encodeOpenaiChatUsage } from './usage.ts';
 import { applyChunkPatch, ChunkBuilder, type ChunkHint } from './stream-chunk.ts';
+import { dialectOwns, isOpenaiChatDialect, reasoningField, type OpenaiChatDialect } from './dialects.ts';
 import { FORMAT } from './shape.ts';
 
 /** The `data:` text that ends a Chat stream. */
@@ -30,7 +31,9 @@ const TEMPLATE_MARK_JSON = JSON.stringify(TEMPLATE_MARK);
 type PartSlot =
   | { kind: 'text' | 'refusal' }
   | { kind: 'tool'; wire: number; argumentsSent: boolean }
-  | { kind: 'skip'; stateReported: boolean };
+  | { kind: 'skip'; stateReported: boolean }
+  /** Reasoning text sent in the dialect's own field (`reasoning_content`, `reasoning`). */
+  | { kind: 'reasoning'; field: string };
 
 /** What the encoder knows of one candidate of a foreign stream. */
 interface CandidateState {
@@ -69,7 +72,11 @@ class OpenaiChatStreamEncoder implements StreamEncoder {
   /** Foreign mode: the JSON text of a one-text-delta chunk before and after its text, per candidate and key; reset by `start`. */
   private readonly templates = new Map<string, readonly [string, string]>();
 
+  /** The dialect written for events from other formats (`context.dialect`, else plain OpenAI). */
+  private readonly dialect: OpenaiChatDialect;
+
   constructor(private readonly context: CodecContext) {
+    this.dialect = isOpenaiChatDialect(context.dialect) ? context.dialect : 'openai';
     this.builder = new ChunkBuilder(context.losses, context.model);
   }
 
@@ -204,10 +211,18 @@ class OpenaiChatStreamEncoder implements StreamEncoder {
         out.push(this.textChunk(event.candidate, slot.kind === 'text' ? 'content' : 'refusal', event.text));
         return;
       }
-      case 'reasoning_delta':
+      case 'reasoning_delta': {
+        const slot = this.candidate(event.candidate).parts.get(event.index);
+        if (slot?.kind === 'reasoning' && event.summaryIndex === undefined && event.text !== '') out.push(this.chunk(event.candidate, { [slot.field]: event.text }));
         return;
+      }
       case 'reasoning_signature': {
         const slot = this.candidate(event.candidate).parts.get(event.index);
+        if (slot?.kind === 'reasoning' && dialectOwns(this.dialect, event.state)) return;
+        if (slot?.kind === 'reasoning') {
+          losses.add('reasoning_state_dropped', partPath(event.candidate, event.index), `${event.state.format} reasoning state only goes back to ${event.state.format}; dropped for openai-chat`);
+          return;
+        }
         if (slot?.kind === 'skip' && !slot.stateReported) {
           slot.stateReported = true;
           losses.add('reasoning_state_dropped', partPath(event.candidate, event.index), `${event.state.format} reasoning state only goes back to ${event.state.format}; dropped for openai-chat`);
@@ -277,6 +292,15 @@ class OpenaiChatStreamEncoder implements StreamEncoder {
         return;
       }
       case 'reasoning':
+        {
+          const field = reasoningField(this.dialect);
+          if (field !== undefined && (part.state === undefined || dialectOwns(this.dialect, part.state))) {
+            state.parts.set(index, { kind: 'reasoning', field });
+            losses.foreignExtensions(part.extensions, FORMAT, path);
+            if (part.text !== '') out.push(this.chunk(candidate, { [field]: part.text }));
+            return;
+          }
+        }
         state.parts.set(index, { kind: 'skip', stateReported: part.state !== undefined });
         losses.add('unsupported_part', path, 'Chat Completions streams no reasoning text; the reasoning part was dropped');
         if (part.state !== undefined) {

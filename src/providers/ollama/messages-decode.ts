@@ -1,0 +1,100 @@
+/**
+ * Ollama `messages` → IR messages. A message is flat: `role`, `content` (one
+ * string), `thinking`, `images`, `tool_calls`, and on tool messages
+ * `tool_name` (newer servers also `tool_call_id`).
+ * @see https://github.com/ollama/ollama/blob/main/docs/api.md#generate-a-chat-completion
+ */
+import { InterlinguaError } from '../../core/errors.ts';
+import type { Message, Part, Role, ToolResultPart } from '../../core/ir.ts';
+import { expectArray, expectObject, expectString, hint, lookupTable, pointer, type JsonObject } from '../../core/wire.ts';
+import { PendingCalls, syntheticCallId } from './ids.ts';
+import { decodeOllamaImages, decodeOllamaToolCalls, type CallScope } from './parts-decode.ts';
+import { FORMAT, keepUnknown, keys } from './shape.ts';
+
+const KNOWN = keys('role', 'content', 'thinking', 'images', 'tool_calls', 'tool_name', 'tool_call_id');
+
+const ROLES: Readonly<Record<string, Role>> = lookupTable({ system: 'system', user: 'user', assistant: 'assistant', tool: 'tool' });
+
+/** Decode `content` (a string) into a text part; `""` is no part, absent or `null` a hint. */
+export function decodeOllamaContent(object: JsonObject, path: string, message: Message, parts: Part[]): void {
+  const content = object['content'];
+  if (content === undefined || content === null) {
+    hint(message, FORMAT, '$content', content === null ? null : 'absent');
+    return;
+  }
+  const text = expectString(content, pointer(path, 'content'), FORMAT);
+  if (text !== '') parts.push({ type: 'text', text });
+}
+
+/** Decode `thinking` into a reasoning part; `""` is kept as a hint. */
+export function decodeOllamaThinking(object: JsonObject, path: string, message: Message, parts: Part[]): void {
+  const thinking = object['thinking'];
+  if (thinking === undefined) return;
+  const text = expectString(thinking, pointer(path, 'thinking'), FORMAT);
+  if (text === '') hint(message, FORMAT, '$thinking', '');
+  else parts.push({ type: 'reasoning', text });
+}
+
+function decodeToolMessage(object: JsonObject, path: string, message: Message, pending: PendingCalls, index: number): void {
+  const content: Part[] = [];
+  decodeOllamaContent(object, path, message, content);
+  decodeOllamaImages(object['images'], pointer(path, 'images'), message, content);
+  const result: ToolResultPart = { type: 'tool_result', callId: '', content };
+  const name = object['tool_name'];
+  if (name !== undefined) result.name = expectString(name, pointer(path, 'tool_name'), FORMAT);
+  const id = object['tool_call_id'];
+  if (typeof id === 'string' && id !== '') {
+    result.callId = id;
+    hint(result, FORMAT, '$id', true);
+    const call = pending.answer(id);
+    if (result.name === undefined && call !== undefined) {
+      result.name = call.name;
+      hint(result, FORMAT, '$noName', true);
+    }
+  } else {
+    if (id !== undefined) expectString(id, pointer(path, 'tool_call_id'), FORMAT);
+    const call = pending.take(result.name);
+    result.callId = call?.id ?? syntheticCallId(String(index), 0);
+    result.syntheticId = true;
+    if (result.name === undefined && call !== undefined) {
+      result.name = call.name;
+      hint(result, FORMAT, '$noName', true);
+    }
+  }
+  message.parts.push(result);
+}
+
+/** Decode one message; `index` is its place in `messages`, for the ids of unpaired tool results. */
+export function decodeOllamaMessage(value: unknown, path: string, index: number, calls: CallScope): Message {
+  const object = expectObject(value, path, FORMAT);
+  const rawRole = expectString(object['role'], pointer(path, 'role'), FORMAT);
+  const role = ROLES[rawRole];
+  if (role === undefined) {
+    throw new InterlinguaError('invalid_value', `Ollama message role must be system, user, assistant or tool, got ${JSON.stringify(rawRole)}`, {
+      path: pointer(path, 'role'),
+      format: FORMAT,
+    });
+  }
+  const message: Message = { role, parts: [] };
+  if (role === 'tool') {
+    decodeToolMessage(object, path, message, calls.pending, index);
+  } else {
+    decodeOllamaThinking(object, path, message, message.parts);
+    decodeOllamaContent(object, path, message, message.parts);
+    decodeOllamaImages(object['images'], pointer(path, 'images'), message, message.parts);
+    decodeOllamaToolCalls(object['tool_calls'], pointer(path, 'tool_calls'), message, message.parts, calls);
+    if (object['tool_name'] !== undefined) keepUnknown(message, { tool_name: object['tool_name'] }, keys());
+    if (object['tool_call_id'] !== undefined) keepUnknown(message, { tool_call_id: object['tool_call_id'] }, keys());
+  }
+  keepUnknown(message, object, KNOWN);
+  return message;
+}
+
+/** Decode `messages`. */
+export function decodeOllamaMessages(value: unknown, path: string): Message[] {
+  const list = expectArray(value, path, FORMAT);
+  const pending = new PendingCalls();
+  const messages: Message[] = new Array(list.length);
+  for (let index = 0; index < list.length; index++) messages[index] = decodeOllamaMessage(list[index], pointer(path, index), index, { scope: String(index), pending });
+  return messages;
+}

@@ -1,0 +1,92 @@
+/**
+ * IR messages → Ollama `messages`. Every IR message becomes one Ollama
+ * message, except tool messages, which become one message per result
+ * (`tool_name` from the result or its call; `tool_call_id` only when Ollama
+ * itself sent one).
+ * @see https://github.com/ollama/ollama/blob/main/docs/api.md#chat-request-with-history-with-tools
+ */
+import type { LossCollector } from '../../core/losses.ts';
+import type { Message, Part, ToolResultPart } from '../../core/ir.ts';
+import { extensionsOf, pointer, spreadExtensions, type JsonObject } from '../../core/wire.ts';
+import { SYNTHETIC_ID_PREFIX } from './ids.ts';
+import { encodeOllamaParts, joinTexts } from './parts-encode.ts';
+import { FORMAT, shapeHint } from './shape.ts';
+
+/** Text parts of one message are joined with a blank line, as most chat templates separate paragraphs. */
+const SEPARATOR = '\n\n';
+
+function putContent(wire: JsonObject, message: Message, content: string, hadText: boolean): void {
+  const shape = shapeHint(message, '$content');
+  if (shape === 'absent' && !hadText) return;
+  wire['content'] = shape === null && !hadText ? null : content;
+}
+
+function putList(wire: JsonObject, key: string, items: unknown[], hintValue: unknown): void {
+  if (items.length > 0) wire[key] = items;
+  else if (hintValue === 'empty') wire[key] = [];
+  else if (hintValue === null) wire[key] = null;
+}
+
+function encodeMessage(message: Message, losses: LossCollector, path: string): JsonObject {
+  const pieces = encodeOllamaParts(message.parts, losses, pointer(path, 'parts'));
+  const wire: JsonObject = { role: message.role };
+  const thinkingHint = shapeHint(message, '$thinking');
+  if (pieces.thinking.length > 0) wire['thinking'] = joinTexts(pieces.thinking, 'reasoning', losses, path, SEPARATOR);
+  else if (thinkingHint === '') wire['thinking'] = '';
+  putContent(wire, message, joinTexts(pieces.texts, 'text', losses, path, SEPARATOR), pieces.texts.length > 0);
+  putList(wire, 'images', pieces.images, shapeHint(message, '$images'));
+  putList(wire, 'tool_calls', pieces.toolCalls, shapeHint(message, '$toolCalls'));
+  if (message.role === 'system' && message.developer === true) {
+    losses.add('approximated', path, 'Ollama has no developer role; sent as a system message', 'info');
+  }
+  if (message.name !== undefined) losses.add('dropped_field', pointer(path, 'name'), 'Ollama messages have no participant name; dropped');
+  return wire;
+}
+
+function resultName(part: ToolResultPart, names: ReadonlyMap<string, string>): string | undefined {
+  return part.name ?? names.get(part.callId);
+}
+
+function encodeToolResult(part: ToolResultPart, message: Message, names: ReadonlyMap<string, string>, losses: LossCollector, path: string): JsonObject {
+  losses.foreignExtensions(part.extensions, FORMAT, path);
+  const pieces = encodeOllamaParts(part.content, losses, pointer(path, 'content'));
+  let text = joinTexts(pieces.texts, 'tool result text', losses, path, SEPARATOR);
+  if (part.isError === true) {
+    text = `Error: ${text}`;
+    losses.add('approximated', pointer(path, 'isError'), 'Ollama has no error flag on tool results; the text was prefixed with "Error: "');
+  }
+  const wire: JsonObject = { role: 'tool' };
+  putContent(wire, message, text, pieces.texts.length > 0 || part.isError === true);
+  putList(wire, 'images', pieces.images, shapeHint(message, '$images'));
+  const ollama = extensionsOf(part, FORMAT);
+  const name = resultName(part, names);
+  if (name !== undefined && ollama?.['$noName'] !== true) wire['tool_name'] = name;
+  if (ollama?.['$id'] === true && !part.callId.startsWith(SYNTHETIC_ID_PREFIX)) wire['tool_call_id'] = part.callId;
+  if (pieces.thinking.length > 0 || pieces.toolCalls.length > 0) losses.add('unsupported_part', path, 'a tool result holds reasoning or tool calls; dropped');
+  return wire;
+}
+
+/** Encode IR messages as Ollama `messages`. */
+export function encodeOllamaMessages(messages: readonly Message[], losses: LossCollector): JsonObject[] {
+  const out: JsonObject[] = [];
+  const names = new Map<string, string>();
+  for (let index = 0; index < messages.length; index++) {
+    const message = messages[index] as Message;
+    const path = pointer('/messages', index);
+    losses.foreignExtensions(message.extensions, FORMAT, path);
+    if (message.role === 'tool') {
+      message.parts.forEach((part: Part, partIndex) => {
+        const partPath = pointer(path, 'parts', partIndex);
+        if (part.type !== 'tool_result') {
+          losses.add('unsupported_part', partPath, `a ${part.type} part in a tool message has no Ollama form; dropped`);
+          return;
+        }
+        out.push(spreadExtensions(encodeToolResult(part, message, names, losses, partPath), message, FORMAT));
+      });
+      continue;
+    }
+    for (const part of message.parts) if (part.type === 'tool_call') names.set(part.id, part.name);
+    out.push(spreadExtensions(encodeMessage(message, losses, path), message, FORMAT));
+  }
+  return out;
+}

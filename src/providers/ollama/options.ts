@@ -1,0 +1,71 @@
+/**
+ * `options` (model parameters) ↔ IR generation settings: `num_predict`,
+ * `temperature`, `top_p`, `top_k`, `stop`, `seed`, `presence_penalty`,
+ * `frequency_penalty`. The rest (`num_ctx`, `repeat_penalty`, `min_p`, …)
+ * has no neutral slot and travels as the extension `options`. A negative
+ * `num_predict` (-1 unlimited, -2 fill the context) is not a token limit and
+ * stays there too.
+ * @see https://github.com/ollama/ollama/blob/main/docs/modelfile.md#valid-parameters-and-values
+ */
+import type { Options } from 'ollama';
+import type { LossCollector } from '../../core/losses.ts';
+import type { Generation, Request } from '../../core/ir.ts';
+import { expectArray, expectNumber, expectObject, expectString, extend, extensionsOf, hint, isObject, pointer, type JsonObject } from '../../core/wire.ts';
+import { FORMAT } from './shape.ts';
+
+/** Numeric options and their `generation` slots. */
+const NUMBERS = [
+  ['temperature', 'temperature'],
+  ['top_p', 'topP'],
+  ['top_k', 'topK'],
+  ['seed', 'seed'],
+  ['presence_penalty', 'presencePenalty'],
+  ['frequency_penalty', 'frequencyPenalty'],
+] as const satisfies readonly (readonly [keyof Options, keyof Generation])[];
+
+const NUMBER_KEYS: ReadonlySet<string> = new Set(NUMBERS.map(([key]) => key));
+
+/** Decode `options` into `request.generation`; the rest stays as the `options` extension. */
+export function decodeOllamaOptions(value: unknown, path: string, request: Request): void {
+  const options = expectObject(value, path, FORMAT);
+  const generation: Generation = request.generation ?? {};
+  let rest: JsonObject | undefined;
+  let read = 0;
+  for (const key in options) {
+    const item = options[key];
+    if (NUMBER_KEYS.has(key) && typeof item === 'number') {
+      const slot = NUMBERS.find(([wire]) => wire === key)?.[1] as keyof Generation;
+      (generation as Record<string, unknown>)[slot] = expectNumber(item, pointer(path, key), FORMAT);
+      read++;
+    } else if (key === 'num_predict' && typeof item === 'number' && item >= 0) {
+      generation.maxTokens = item;
+      read++;
+    } else if (key === 'stop' && Array.isArray(item) && item.every((stop) => typeof stop === 'string')) {
+      generation.stop = expectArray(item, pointer(path, key), FORMAT).map((stop, index) => expectString(stop, pointer(path, key, index), FORMAT));
+      read++;
+    } else {
+      (rest ??= {})[key] = item;
+    }
+  }
+  if (read > 0) request.generation = generation;
+  if (rest !== undefined) extend(request, FORMAT, { options: rest });
+  else if (read === 0) hint(request, FORMAT, '$options', true);
+}
+
+/** Encode the generation settings as `options` (undefined when there is nothing to send). */
+export function encodeOllamaOptions(request: Request, losses: LossCollector): JsonObject | undefined {
+  const options: JsonObject = {};
+  const generation = request.generation;
+  if (generation !== undefined) {
+    if (generation.maxTokens !== undefined) options['num_predict'] = generation.maxTokens;
+    for (const [key, slot] of NUMBERS) if (generation[slot] !== undefined) options[key] = generation[slot];
+    if (generation.stop !== undefined) options['stop'] = generation.stop;
+    if (generation.candidateCount !== undefined && generation.candidateCount !== 1) {
+      losses.add('dropped_field', '/generation/candidateCount', 'Ollama generates one answer; candidate count dropped');
+    }
+  }
+  const rest = extensionsOf(request, FORMAT)?.['options'];
+  if (isObject(rest)) for (const key in rest) if (!(key in options)) options[key] = rest[key];
+  if (Object.keys(options).length > 0 || extensionsOf(request, FORMAT)?.['$options'] === true) return options;
+  return undefined;
+}

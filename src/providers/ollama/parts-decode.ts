@@ -1,0 +1,93 @@
+/**
+ * The pieces of an Ollama message that become IR parts: `images` (bare
+ * base64 strings, media type sniffed from the first bytes) and `tool_calls`
+ * (arguments as a JSON object, no id).
+ * @see https://github.com/ollama/ollama/blob/main/docs/api.md#chat-request-with-images
+ */
+import { InterlinguaError } from '../../core/errors.ts';
+import type { ImagePart, Message, Part, ToolCallPart } from '../../core/ir.ts';
+import { sniffBase64 } from '../../core/media.ts';
+import { parseArguments } from '../../core/tools.ts';
+import { expectArray, expectObject, expectString, extend, hint, isObject, pointer, tooDeep, unknownKeys } from '../../core/wire.ts';
+import { syntheticCallId, type PendingCalls } from './ids.ts';
+import { FORMAT, keys } from './shape.ts';
+
+const CALL_KNOWN = keys('function', 'id');
+const FUNCTION_KNOWN = keys('name', 'arguments', 'index');
+
+/** Decode `images` into image parts appended to `parts`; `null` and `[]` are kept as hints on `message`. */
+export function decodeOllamaImages(value: unknown, path: string, message: Message, parts: Part[]): void {
+  if (value === undefined) return;
+  if (value === null) {
+    hint(message, FORMAT, '$images', null);
+    return;
+  }
+  const list = expectArray(value, path, FORMAT);
+  if (list.length === 0) hint(message, FORMAT, '$images', 'empty');
+  for (let index = 0; index < list.length; index++) {
+    const data = expectString(list[index], pointer(path, index), FORMAT);
+    const part: ImagePart = { type: 'image', source: { kind: 'base64', data, mediaType: sniffBase64(data, 'image/jpeg') } };
+    parts.push(part);
+  }
+}
+
+/** Where the ids of a message's tool calls come from. */
+export interface CallScope {
+  /** Names the message or response, for synthesised ids. */
+  scope: string;
+  pending: PendingCalls;
+}
+
+function decodeArguments(value: unknown, path: string, part: ToolCallPart): void {
+  if (value === undefined) {
+    part.arguments = {};
+    hint(part, FORMAT, '$arguments', 'absent');
+  } else if (typeof value === 'string') {
+    // Some clients send the argument text, as OpenAI does; keep it as text.
+    Object.assign(part, parseArguments(value));
+    hint(part, FORMAT, '$arguments', 'text');
+  } else if (isObject(value) && tooDeep(value) === undefined) {
+    part.arguments = value;
+  } else {
+    expectObject(value, path, FORMAT);
+    throw new InterlinguaError('invalid_value', 'tool-call arguments nest too deep; flatten them', { path, format: FORMAT });
+  }
+}
+
+/** Decode one entry of `tool_calls`. */
+export function decodeOllamaToolCall(value: unknown, path: string, callIndex: number, calls: CallScope): ToolCallPart {
+  const call = expectObject(value, path, FORMAT);
+  const functionPath = pointer(path, 'function');
+  const fn = expectObject(call['function'], functionPath, FORMAT);
+  const name = expectString(fn['name'], pointer(functionPath, 'name'), FORMAT);
+  const part: ToolCallPart = { type: 'tool_call', id: '', name, arguments: undefined };
+  const id = call['id'];
+  if (typeof id === 'string' && id !== '') {
+    part.id = id;
+    hint(part, FORMAT, '$id', true);
+  } else {
+    if (id !== undefined) hint(part, FORMAT, '$idValue', id);
+    part.id = syntheticCallId(calls.scope, callIndex);
+    part.syntheticId = true;
+  }
+  decodeArguments(fn['arguments'], pointer(functionPath, 'arguments'), part);
+  if (fn['index'] !== undefined) hint(part, FORMAT, '$index', fn['index']);
+  const callRest = unknownKeys(call, CALL_KNOWN);
+  if (callRest !== undefined) extend(part, FORMAT, { call: callRest });
+  const functionRest = unknownKeys(fn, FUNCTION_KNOWN);
+  if (functionRest !== undefined) extend(part, FORMAT, { function: functionRest });
+  calls.pending.add(name, part.id);
+  return part;
+}
+
+/** Decode `tool_calls` into parts appended to `parts`. */
+export function decodeOllamaToolCalls(value: unknown, path: string, message: Message, parts: Part[], calls: CallScope): void {
+  if (value === undefined) return;
+  if (value === null) {
+    hint(message, FORMAT, '$toolCalls', null);
+    return;
+  }
+  const list = expectArray(value, path, FORMAT);
+  if (list.length === 0) hint(message, FORMAT, '$toolCalls', 'empty');
+  for (let index = 0; index < list.length; index++) parts.push(decodeOllamaToolCall(list[index], pointer(path, index), index, calls));
+}

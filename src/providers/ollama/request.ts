@@ -1,0 +1,108 @@
+/**
+ * Ollama `POST /api/chat` request bodies ↔ IR requests. `stream` defaults to
+ * true in Ollama: a body without it is decoded as a streaming request (and
+ * an IR request that does not ask for a stream is sent with `stream: false`).
+ * `/api/generate` bodies (`prompt`, `system`, `images`) are decoded too, as a
+ * system and a user message, and written back in that shape.
+ * @see https://github.com/ollama/ollama/blob/main/docs/api.md#generate-a-chat-completion
+ * @see https://github.com/ollama/ollama/blob/main/docs/api.md#generate-a-completion
+ */
+import type { CodecContext } from '../../core/codec.ts';
+import type { Message, OutputFormat, Request } from '../../core/ir.ts';
+import { expectBoolean, expectNumber, expectString, expectObject, extensionsOf, hint, isObject, spreadExtensions, type JsonObject } from '../../core/wire.ts';
+import type { LossCollector } from '../../core/losses.ts';
+import { decodeOllamaMessages } from './messages-decode.ts';
+import { encodeOllamaMessages } from './messages-encode.ts';
+import { decodeOllamaOptions, encodeOllamaOptions } from './options.ts';
+import { decodeOllamaThink, encodeOllamaThink } from './think.ts';
+import { decodeOllamaTools, encodeOllamaTools, reportOllamaToolChoice } from './tools.ts';
+import { decodeOllamaGeneratePrompt, encodeOllamaGeneratePrompt } from './generate.ts';
+import { FORMAT, keepUnknown, keys } from './shape.ts';
+
+const KNOWN = keys('model', 'messages', 'tools', 'format', 'options', 'stream', 'think', 'logprobs', 'top_logprobs');
+const GENERATE_KNOWN = keys('model', 'prompt', 'system', 'images', 'format', 'options', 'stream', 'think', 'logprobs', 'top_logprobs');
+
+function decodeFormat(value: unknown, request: Request): void {
+  if (value === 'json') request.output = { type: 'json' };
+  else if (isObject(value)) request.output = { type: 'json_schema', schema: value };
+  // "" (no format, as some clients send) and anything else travel as they are.
+  else keepUnknown(request, { format: value }, keys());
+}
+
+function encodeFormat(output: OutputFormat, losses: LossCollector): unknown {
+  switch (output.type) {
+    case 'text':
+      return undefined;
+    case 'json':
+      return 'json';
+    case 'json_schema':
+      if (output.name !== undefined || output.description !== undefined || output.strict !== undefined) {
+        losses.add('dropped_field', '/output', 'Ollama takes only the JSON schema; its name, description and strict switch were dropped', 'info');
+      }
+      return output.schema;
+  }
+}
+
+/** Decode an Ollama chat (or generate) request body. */
+export function decodeOllamaRequest(body: unknown, context: CodecContext): Request {
+  const object = expectObject(body, '', FORMAT);
+  // Without messages the body is a generate body (`{"model": …}` alone loads a model there).
+  const generate = object['messages'] === undefined;
+  const messages: Message[] = generate ? decodeOllamaGeneratePrompt(object) : decodeOllamaMessages(object['messages'], '/messages');
+  const request: Request = { messages };
+  if (generate) hint(request, FORMAT, '$generate', true);
+  const model = object['model'];
+  if (model !== undefined) request.model = expectString(model, '/model', FORMAT);
+  else if (context.model !== undefined) request.model = context.model;
+  if (object['tools'] !== undefined) request.tools = decodeOllamaTools(object['tools'], '/tools', context.losses);
+  if (object['format'] !== undefined) decodeFormat(object['format'], request);
+  if (object['options'] !== undefined) decodeOllamaOptions(object['options'], '/options', request);
+  if (object['think'] !== undefined) request.reasoning = decodeOllamaThink(object['think'], '/think');
+  const logprobs = object['logprobs'];
+  const topLogprobs = object['top_logprobs'];
+  if (logprobs !== undefined || topLogprobs !== undefined) {
+    const generation = (request.generation ??= {});
+    if (logprobs !== undefined) generation.logprobs = expectBoolean(logprobs, '/logprobs', FORMAT);
+    if (topLogprobs !== undefined) generation.topLogprobs = expectNumber(topLogprobs, '/top_logprobs', FORMAT);
+  }
+  const stream = object['stream'];
+  if (stream === undefined) {
+    request.stream = true;
+    hint(request, FORMAT, '$streamDefault', true);
+  } else {
+    request.stream = expectBoolean(stream, '/stream', FORMAT);
+  }
+  keepUnknown(request, object, generate ? GENERATE_KNOWN : KNOWN);
+  return request;
+}
+
+/** Encode an IR request as an Ollama chat (or, for a decoded generate body, generate) request body. */
+export function encodeOllamaRequest(request: Request, context: CodecContext): JsonObject {
+  const { losses } = context;
+  losses.foreignExtensions(request.extensions, FORMAT, '');
+  const ollama = extensionsOf(request, FORMAT);
+  const wire: JsonObject = {};
+  if (request.model !== undefined) wire['model'] = request.model;
+  if (ollama?.['$generate'] === true) Object.assign(wire, encodeOllamaGeneratePrompt(request.messages, losses));
+  else wire['messages'] = encodeOllamaMessages(request.messages, losses);
+  const sendTools = reportOllamaToolChoice(request, losses);
+  if (request.tools !== undefined && sendTools) wire['tools'] = encodeOllamaTools(request.tools, losses);
+  if (request.output !== undefined) {
+    const format = encodeFormat(request.output, losses);
+    if (format !== undefined) wire['format'] = format;
+  }
+  const options = encodeOllamaOptions(request, losses);
+  if (options !== undefined) wire['options'] = options;
+  if (request.reasoning !== undefined) {
+    const think = encodeOllamaThink(request.reasoning, losses);
+    if (think !== undefined) wire['think'] = think;
+  }
+  const generation = request.generation;
+  if (generation?.logprobs !== undefined) wire['logprobs'] = generation.logprobs;
+  if (generation?.topLogprobs !== undefined) wire['top_logprobs'] = generation.topLogprobs;
+  if (!(request.stream === true && ollama?.['$streamDefault'] === true)) wire['stream'] = request.stream === true;
+  if (request.user !== undefined) losses.add('dropped_field', '/user', 'Ollama has no end-user id; dropped');
+  if (request.metadata !== undefined) losses.add('dropped_field', '/metadata', 'Ollama has no request metadata; dropped');
+  if (request.serviceTier !== undefined) losses.add('dropped_field', '/serviceTier', 'Ollama has no service tier; dropped');
+  return spreadExtensions(wire, request, FORMAT);
+}

@@ -1,0 +1,24 @@
+/**
+ * Small helpers shared by the ollama codec files: the format id, the split of
+ * known from unknown keys, and shape hints.
+ */
+import type { Extensible } from '../../core/ir.ts';
+import { extend, extensionsOf, unknownKeys, type JsonObject } from '../../core/wire.ts';
+
+/** The format id of this codec. */
+export const FORMAT = 'ollama';
+
+/** Store every key of `object` that is not in `known` in `node.extensions.ollama`. */
+export function keepUnknown(node: Extensible, object: JsonObject, known: ReadonlySet<string>): void {
+  extend(node, FORMAT, unknownKeys(object, known));
+}
+
+/** A shape hint (or extension field) of this format on `node`, if set. */
+export function shapeHint(node: Extensible, key: string): unknown {
+  return extensionsOf(node, FORMAT)?.[key];
+}
+
+/** A `Set` of known keys. */
+export function keys(...names: string[]): ReadonlySet<string> {
+  return new Set(names);
+}

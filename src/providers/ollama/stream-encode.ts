@@ -1,0 +1,195 @@
+/**
+ * IR stream events → Ollama NDJSON lines. Events decoded from Ollama carry
+ * each line's envelope (`$line`), and the same lines are written back. Events
+ * from another format become one line per text or reasoning delta, one line
+ * per whole tool call (Ollama never splits a call), and a last line with
+ * `done: true`, `done_reason`, the counts and timings (`response` lines of
+ * `/api/generate` when the start event carries the hint `$generate`). An
+ * error becomes the line `{"error": "…"}`.
+ * @see https://github.com/ollama/ollama/blob/main/docs/api.md#response-10
+ */
+import type { CodecContext } from '../../core/codec.ts';
+import type { Part, StopReason, ToolCallPart, Usage } from '../../core/ir.ts';
+import { unreachable } from '../../core/ir.ts';
+import type { SseMessage, StreamEncoder, StreamEvent } from '../../core/stream-events.ts';
+import { parseArguments } from '../../core/tools.ts';
+import { extensionsOf, isObject, type JsonObject } from '../../core/wire.ts';
+import { encodeOllamaError } from './error.ts';
+import { encodeOllamaToolCall } from './parts-encode.ts';
+import { createdAtText } from './response.ts';
+import { encodeOllamaDoneReason } from './stop-reason.ts';
+import type { LineShape } from './stream-decode.ts';
+import { encodeOllamaUsage } from './usage.ts';
+import { FORMAT } from './shape.ts';
+
+/** One line being built. */
+interface Line {
+  shape: LineShape | undefined;
+  content: string;
+  thinking: string;
+  toolCalls: JsonObject[];
+}
+
+/** A fresh Ollama stream encoder. */
+export function createOllamaStreamEncoder(context: CodecContext): StreamEncoder {
+  return new OllamaStreamEncoder(context);
+}
+
+function lineShape(event: StreamEvent): LineShape | undefined {
+  const shape = extensionsOf(event, FORMAT)?.['$line'];
+  return isObject(shape) ? (shape as LineShape) : undefined;
+}
+
+class OllamaStreamEncoder implements StreamEncoder {
+  /** True when the events came from Ollama and carry their lines' envelopes. */
+  private hinted = false;
+  private model: string | undefined;
+  private createdAt: string | undefined;
+  private line: Line | undefined;
+  private readonly parts = new Map<number, Part>();
+  private usage: Usage | undefined;
+  private stopReason: StopReason | undefined;
+  private finished = false;
+  /** Lines of events from another format are `/api/generate` lines (`response`), as the start event asked. */
+  private generate = false;
+
+  constructor(private readonly context: CodecContext) {
+    this.model = context.model;
+  }
+
+  encode(event: StreamEvent): SseMessage[] {
+    if (this.finished) return [];
+    const out: SseMessage[] = [];
+    const shape = lineShape(event);
+    if (shape !== undefined) {
+      this.hinted = true;
+      this.flushLine(out, false);
+      this.line = { shape, content: '', thinking: '', toolCalls: [] };
+    }
+    this.apply(event, out);
+    return out;
+  }
+
+  flush(): SseMessage[] {
+    const out: SseMessage[] = [];
+    if (!this.finished) this.flushLine(out, false);
+    this.finished = true;
+    return out;
+  }
+
+  private current(): Line {
+    return (this.line ??= { shape: undefined, content: '', thinking: '', toolCalls: [] });
+  }
+
+  private apply(event: StreamEvent, out: SseMessage[]): void {
+    const losses = this.context.losses;
+    switch (event.type) {
+      case 'start':
+        if (event.model !== undefined) this.model = event.model;
+        this.createdAt = createdAtText(event);
+        if (extensionsOf(event, FORMAT)?.['$generate'] === true) this.generate = true;
+        return;
+      case 'part_start':
+        this.parts.set(event.index, event.part);
+        if (event.part.type !== 'text' && event.part.type !== 'reasoning' && event.part.type !== 'tool_call') {
+          losses.add('unsupported_part', `/candidates/${event.candidate}/message/parts/${event.index}`, `an Ollama stream carries no ${event.part.type} part; dropped`);
+        }
+        return;
+      case 'text_delta':
+        if (event.candidate !== 0) return this.otherCandidate(event.candidate);
+        this.current().content += event.text;
+        if (!this.hinted) this.flushLine(out, false);
+        return;
+      case 'reasoning_delta':
+        if (event.candidate !== 0) return this.otherCandidate(event.candidate);
+        this.current().thinking += event.text;
+        if (!this.hinted) this.flushLine(out, false);
+        return;
+      case 'reasoning_signature':
+        losses.add('reasoning_state_dropped', `/candidates/${event.candidate}/message/parts/${event.index}`, `${event.state.format} reasoning state only goes back to ${event.state.format}; dropped for Ollama`);
+        return;
+      case 'tool_call_delta': {
+        const part = this.parts.get(event.index);
+        if (part?.type === 'tool_call') part.rawArguments = (part.rawArguments ?? '') + event.arguments;
+        return;
+      }
+      case 'part_end':
+        this.endPart(event.candidate, event.index, event.part, out);
+        return;
+      case 'usage':
+        if (Object.keys(event.usage).length > 0) this.usage = { ...this.usage, ...event.usage };
+        return;
+      case 'finish':
+        if (event.candidate === 0) this.stopReason = event.stopReason;
+        return;
+      case 'error': {
+        // What the line in progress already holds was sent before the error.
+        if (this.line !== undefined && (this.line.content !== '' || this.line.thinking !== '' || this.line.toolCalls.length > 0 || this.hinted)) this.flushLine(out, false);
+        this.line = undefined;
+        const body = encodeOllamaError(event.error, this.context);
+        out.push({ data: JSON.stringify(body) });
+        this.finished = true;
+        return;
+      }
+      case 'end':
+        this.flushLine(out, true);
+        this.finished = true;
+        return;
+      default:
+        unreachable(event);
+    }
+  }
+
+  private otherCandidate(candidate: number): void {
+    this.context.losses.add('dropped_field', `/candidates/${candidate}`, 'Ollama streams one answer; other candidates were dropped');
+  }
+
+  private endPart(candidate: number, index: number, final: Part | undefined, out: SseMessage[]): void {
+    const part = final ?? this.parts.get(index);
+    this.parts.delete(index);
+    if (part?.type !== 'tool_call' || candidate !== 0) return;
+    let call: ToolCallPart = part;
+    if (final === undefined && part.arguments === undefined && part.rawArguments !== undefined) call = { ...part, ...parseArguments(part.rawArguments) };
+    this.current().toolCalls.push(encodeOllamaToolCall(call, this.context.losses, `/candidates/0/message/parts/${index}`));
+    if (!this.hinted) this.flushLine(out, false);
+  }
+
+  private flushLine(out: SseMessage[], last: boolean): void {
+    const line = this.line;
+    if (line === undefined && !last) return;
+    this.line = undefined;
+    const shape = line?.shape;
+    const wire: JsonObject = {};
+    if (shape === undefined) {
+      if (this.model !== undefined) wire['model'] = this.model;
+      if (this.createdAt !== undefined) wire['created_at'] = this.createdAt;
+    } else {
+      if (shape.model !== undefined) wire['model'] = shape.model;
+      if (shape.created_at !== undefined) wire['created_at'] = shape.created_at;
+    }
+    if (shape?.generate === true || (shape === undefined && this.generate)) {
+      if (line !== undefined && (line.thinking !== '' || shape?.emptyThinking === true)) wire['thinking'] = line.thinking;
+      wire['response'] = line?.content ?? '';
+    } else if (shape?.message !== null) {
+      const message: JsonObject = { role: 'assistant' };
+      if (shape?.noContent !== true || (line !== undefined && line.content !== '')) message['content'] = line?.content ?? '';
+      if (line !== undefined && (line.thinking !== '' || shape?.emptyThinking === true)) message['thinking'] = line.thinking;
+      if (line !== undefined && line.toolCalls.length > 0) message['tool_calls'] = line.toolCalls;
+      if (shape?.message !== undefined) Object.assign(message, shape.message);
+      wire['message'] = message;
+    }
+    if (last) {
+      if (this.stopReason !== undefined) wire['done_reason'] = encodeOllamaDoneReason(this.stopReason, this.context.losses, '/candidates/0/stopReason');
+      wire['done'] = true;
+      if (this.usage !== undefined) encodeOllamaUsage(this.usage, wire, this.context.losses, '/usage');
+    } else {
+      wire['done'] = false;
+    }
+    if (shape?.done !== undefined) {
+      if (shape.done === 'absent') delete wire['done'];
+      else wire['done'] = shape.done;
+    }
+    if (shape?.rest !== undefined) Object.assign(wire, shape.rest);
+    out.push({ data: JSON.stringify(wire) });
+  }
+}

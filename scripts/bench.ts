@@ -145,6 +145,7 @@ if (only.has('proxy')) {
       rate: settings.rate,
       connections: 10,
       ...smallChatBodies(),
+      streams: streamWorkload(40).texts,
       progress: (line) => log(`  ${line}`),
     });
   } catch (error) {

@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { tmpdir } from 'node:os';
 import { createInterface } from 'node:readline';
 import { createServer, type AddressInfo } from 'node:net';
+import { Agent, request as httpRequest } from 'node:http';
 import autocannon from 'autocannon';
 import type { FormatId } from '../../src/core/ir.ts';
 
@@ -46,6 +47,8 @@ export interface ProxyRun {
   cpuShare?: number;
   /** CPU time of the proxy process per completed request, µs (all threads). */
   cpuPerRequestUs?: number;
+  /** Time to the first byte of a streamed answer, median of sequential requests, ms (interlingua only). */
+  firstByteMs?: number;
 }
 
 /** One scenario: the upstream called directly, then each proxy in front of it, in the same run. */
@@ -54,6 +57,8 @@ export interface ProxyScenario {
   ingress: FormatId;
   upstream: FormatId;
   direct: LoadResult;
+  /** Time to the first byte of a streamed answer straight from the upstream, median of sequential requests, ms. */
+  directFirstByteMs?: number;
   runs: ProxyRun[];
 }
 
@@ -71,6 +76,8 @@ export interface ProxyOptions {
   requests: Partial<Record<FormatId, string>>;
   /** Upstream response bodies by format (wire JSON text). */
   responses: Partial<Record<FormatId, string>>;
+  /** Upstream SSE texts by format, for requests that ask for a stream (time to first byte). */
+  streams?: Partial<Record<FormatId, string>>;
   /** Also run the peers (Portkey's gateway, @musistudio/llms) where installed; default true. */
   peers?: boolean;
   progress?: (line: string) => void;
@@ -186,6 +193,38 @@ function cpuSeconds(pid: number): number | undefined {
   return (utime + stime) / 100;
 }
 
+const firstByteAgent = new Agent({ keepAlive: true, maxSockets: 1 });
+
+/** Median time from sending a POST of `body` to the first byte of the answer, over `count` sequential requests, ms. */
+async function firstByte(url: string, body: string, count: number, headers: Record<string, string> = {}): Promise<number> {
+  const times: number[] = [];
+  for (let index = 0; index < count; index++) {
+    times.push(
+      await new Promise<number>((resolve, reject) => {
+        const started = process.hrtime.bigint();
+        let first: number | undefined;
+        const request = httpRequest(url, { method: 'POST', agent: firstByteAgent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), ...headers } }, (response) => {
+          response.on('data', () => {
+            first ??= Number(process.hrtime.bigint() - started) / 1e6;
+          });
+          response.on('end', () => resolve(first ?? Number.NaN));
+          response.on('error', reject);
+        });
+        request.on('error', reject);
+        request.end(body);
+      }),
+    );
+  }
+  times.sort((a, b) => a - b);
+  return percentile(times, 50);
+}
+
+/** The streamed variant of a request body: `"stream": true` (Gemini says it in the path instead). */
+function streamedBody(format: FormatId, body: string): string {
+  if (format === 'gemini') return body;
+  return JSON.stringify({ ...(JSON.parse(body) as Record<string, unknown>), stream: true });
+}
+
 /** A free TCP port on 127.0.0.1 (for servers that take a fixed port). */
 function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -213,6 +252,9 @@ interface ProxySpec {
   /** The port when the proxy takes a fixed one instead of printing it. */
   port?: number;
 }
+
+/** Sequential streamed requests for the time to first byte. */
+const FIRST_BYTE_REQUESTS = 200;
 
 const LISTENING = /proxy listening on http:\/\/127\.0\.0\.1:(\d+)/;
 
@@ -271,7 +313,7 @@ async function specsFor(root: string, ingress: FormatId, target: FormatId, upstr
 }
 
 /** Load one proxy at the scenario's rate and read its CPU time and peak RSS from /proc. */
-async function measure(spec: ProxySpec, root: string, body: string, options: ProxyOptions, title: string): Promise<ProxyRun> {
+async function measure(spec: ProxySpec, root: string, body: string, options: ProxyOptions, title: string, ingress: FormatId): Promise<ProxyRun> {
   const run: ProxyRun = { name: spec.name, kind: spec.kind, how: spec.how };
   if (spec.skipped !== undefined || spec.args === undefined || spec.url === undefined || spec.ready === undefined) {
     run.skipped = spec.skipped ?? 'not configured';
@@ -304,6 +346,7 @@ async function measure(spec: ProxySpec, root: string, body: string, options: Pro
       if (completed > 0) run.cpuPerRequestUs = ((cpuAfter - cpuBefore) / completed) * 1e6;
     }
     if (completed === 0) run.skipped = `answered no request with 2xx (${result.non2xx} non-2xx, ${result.errors} errors)`;
+    if (spec.kind === 'interlingua' && options.streams !== undefined) run.firstByteMs = await firstByte(url, streamedBody(ingress, body), FIRST_BYTE_REQUESTS);
     options.progress?.(`  CPU ${run.cpuPerRequestUs?.toFixed(0) ?? '?'} µs per request`);
   } finally {
     await stop(proxy.child);
@@ -318,7 +361,7 @@ async function measure(spec: ProxySpec, root: string, body: string, options: Pro
  */
 export async function runProxy(options: ProxyOptions): Promise<ProxyScenario[]> {
   const bodiesFile = join(tmpdir(), `interlingua-bench-upstream-${process.pid}.json`);
-  writeFileSync(bodiesFile, JSON.stringify(options.responses));
+  writeFileSync(bodiesFile, JSON.stringify({ responses: options.responses, streams: options.streams ?? {} }));
   const upstream = await start([join(options.root, 'scripts/bench/upstream-child.mjs'), bodiesFile], options.root, /^\{"port":(\d+)\}$/);
   const upstreamPort = Number(upstream.match[1]);
   const scenarios: ProxyScenario[] = [];
@@ -340,9 +383,11 @@ export async function runProxy(options: ProxyOptions): Promise<ProxyScenario[]> 
       options.progress?.(`${title}: direct ${direct.rps.toFixed(0)} req/s p50 ${direct.p50.toFixed(3)} ms p99 ${direct.p99.toFixed(3)} ms`);
       const runs: ProxyRun[] = [];
       for (const spec of await specsFor(options.root, ingress, target, upstreamPort, options.peers !== false)) {
-        runs.push(await measure(spec, options.root, ingressBody, options, title));
+        runs.push(await measure(spec, options.root, ingressBody, options, title, ingress));
       }
-      scenarios.push({ title, ingress, upstream: target, direct, runs });
+      const scenario: ProxyScenario = { title, ingress, upstream: target, direct, runs };
+      if (options.streams !== undefined) scenario.directFirstByteMs = await firstByte(directUrl, streamedBody(target, directBody), FIRST_BYTE_REQUESTS);
+      scenarios.push(scenario);
     }
   } finally {
     await stop(upstream.child);

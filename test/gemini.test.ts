@@ -61,8 +61,8 @@ test('bad input: maxOutputTokens not a number', () =>
 test('bad input: declaration without name', () =>
   decodeFails({ contents: [user('x')], tools: [{ functionDeclarations: [{ description: 'd' }] }] }, 'missing_field', '/tools/0/functionDeclarations/0/name'));
 test('bad input: response candidates not an array', () => decodeFails({ candidates: {} }, 'invalid_type', '/candidates', 'response'));
-test('bad input: finishReason not a string', () =>
-  decodeFails({ candidates: [{ content: { role: 'model', parts: [] }, finishReason: 1 }] }, 'invalid_type', '/candidates/0/finishReason', 'response'));
+test('bad input: finishReason neither an enum name nor a proto number', () =>
+  decodeFails({ candidates: [{ content: { role: 'model', parts: [] }, finishReason: true }] }, 'invalid_type', '/candidates/0/finishReason', 'response'));
 
 // ---------------------------------------------------------------------------
 // Unknown parts

@@ -419,7 +419,7 @@ cross('responses: candidates, stop-reason mapping and usage arithmetic', () => {
     completion_tokens_details: { reasoning_tokens: 120 },
   });
   assert.is(body['object'], 'chat.completion');
-  assert.equal(codes(losses), ['approximated /candidates/0/stopReason', 'approximated /candidates/2/stopReason']);
+  assert.equal(codes(losses), ['defaulted /created', 'approximated /candidates/0/stopReason', 'approximated /candidates/2/stopReason']);
 });
 
 cross('citations with a URL become url_citation annotations over their text', () => {
@@ -444,7 +444,7 @@ cross('citations with a URL become url_citation annotations over their text', ()
   assert.equal(message['annotations'], [
     { type: 'url_citation', url_citation: { url: 'https://a.test', title: 'A', start_index: 7, end_index: 18 } },
   ]);
-  assert.equal(codes(losses), ['approximated /candidates/0/message/parts/1/citations/0', 'dropped_field /candidates/0/message/parts/2/citations/0']);
+  assert.equal(codes(losses), ['synthesised_id /id', 'defaulted /created', 'defaulted /model', 'approximated /candidates/0/message/parts/1/citations/0', 'dropped_field /candidates/0/message/parts/2/citations/0']);
 });
 
 cross('errors: a foreign error becomes a Chat error body; odd captures decode leniently', () => {
@@ -559,7 +559,7 @@ types('the refusal decodes to a refusal part and the finish reason keeps its raw
   const ir = openaiChatCodec.decodeResponse(refusalResponse, { losses: new LossCollector() });
   const candidate = ir.candidates[0];
   assert.equal(candidate?.message.parts, [{ type: 'refusal', text: refusalResponse.choices[0]?.message.refusal ?? '' }]);
-  assert.equal(candidate?.stopReason, { unified: 'end_turn', raw: 'stop', format: 'openai-chat' });
+  assert.equal(candidate?.stopReason, { unified: 'refusal', raw: 'stop', format: 'openai-chat' });
   assert.equal(ir.usage?.cacheReadTokens, 0);
 });
 

@@ -189,7 +189,7 @@ cross('foreign reasoning in a response becomes a summary with a made-up id', () 
   });
   const output = body['output'] as Body[];
   assert.equal(output[0], { type: 'reasoning', id: 'rs_interlingua_0', summary: [{ type: 'summary_text', text: 'think' }] });
-  assert.equal(output[1], { id: 'msg_interlingua_1', type: 'message', status: 'completed', role: 'assistant', content: [{ type: 'output_text', text: 'Hi', annotations: [] }] });
+  assert.equal(output[1], { id: 'msg_interlingua_1', type: 'message', status: 'completed', role: 'assistant', content: [{ type: 'output_text', text: 'Hi', annotations: [], logprobs: [] }] });
   assert.is(body['status'], 'completed');
   assert.equal(losses, [
     loss('synthesised_id', '/candidates/0/message/parts/0/id', 'info'),

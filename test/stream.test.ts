@@ -83,9 +83,9 @@ chunking.run();
 /** The meaning two formats can agree on: part kinds and contents, stop reasons, token counts. */
 function meaning(response: ReturnType<typeof accumulate>['response'], to: string) {
   return response.candidates.map((candidate) => ({
-    // Responses says "refusal" only through refusal parts, which a stream cannot choose before the stop
-    // reason arrives; its stream encoder sends refused text as text (documented in docs/DESIGN.md).
-    stop: to === 'openai-responses' && candidate.stopReason?.unified === 'refusal' ? 'end_turn' : candidate.stopReason?.unified,
+    // A whole Responses body turns refused text into refusal parts (a refusal); a stream has sent it as text
+    // before the stop reason arrived, and ends incomplete/content_filter (a filter). Both say "withheld".
+    stop: to === 'openai-responses' && candidate.stopReason?.unified === 'refusal' ? 'content_filter' : candidate.stopReason?.unified,
     parts: candidate.message.parts.map((part) => {
       switch (part.type) {
         case 'text':

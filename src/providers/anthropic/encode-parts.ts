@@ -144,6 +144,7 @@ function encodeToolResult(part: ToolResultPart, path: string, losses: LossCollec
   const content = encodeToolResultContent(part, path, losses);
   if (content !== undefined) wire['content'] = content;
   if (part.isError !== undefined) wire['is_error'] = part.isError;
+  else if (part.extensions?.[ANTHROPIC]?.['$isErrorNull'] === true) wire['is_error'] = null;
   return spreadExtensions(wire, part, ANTHROPIC);
 }
 
@@ -179,12 +180,20 @@ export function encodeAnthropicPart(part: Part, path: string, losses: LossCollec
   }
 }
 
-/** Encode a list of parts, leaving out those Anthropic cannot carry. */
-export function encodeAnthropicParts(parts: readonly Part[], path: string, losses: LossCollector): JsonObject[] {
+/** Media part types, which an Anthropic answer cannot hold. */
+const MEDIA_PART_TYPES: ReadonlySet<string> = new Set(['image', 'audio', 'video', 'document']);
+
+/** Encode IR parts as content blocks; `answer` for a response's content, where media cannot stand. */
+export function encodeAnthropicParts(parts: readonly Part[], path: string, losses: LossCollector, answer = false): JsonObject[] {
   const blocks: JsonObject[] = [];
   for (let index = 0; index < parts.length; index++) {
     const part = parts[index];
     if (part === undefined) continue;
+    if (answer && MEDIA_PART_TYPES.has(part.type)) {
+      // A Message's content has no media blocks: Claude answers in text (a Gemini image or audio output has nowhere to go).
+      losses.add('unsupported_part', pointer(path, index), `an Anthropic response cannot carry a generated ${part.type}; dropped`);
+      continue;
+    }
     const block = encodeAnthropicPart(part, pointer(path, index), losses);
     if (block !== undefined) blocks.push(block);
   }

@@ -107,7 +107,10 @@ function decodeToolResult(object: JsonObject, path: string, scope: BlockScope): 
       part.content.push(decodeAnthropicBlock(blocks[index], pointer(path, 'content', index), scope));
     }
   }
-  if (object['is_error'] !== undefined) part.isError = expectBoolean(object['is_error'], pointer(path, 'is_error'), ANTHROPIC);
+  const isError = object['is_error'];
+  // Python SDK users replay `model_dump()` output, where an unset flag is `null`: absent in meaning, written back as sent.
+  if (isError === null) hint(part, ANTHROPIC, '$isErrorNull', true);
+  else if (isError !== undefined) part.isError = expectBoolean(isError, pointer(path, 'is_error'), ANTHROPIC);
   extend(part, ANTHROPIC, unknownKeys(object, TOOL_RESULT_KEYS));
   return part;
 }

@@ -147,7 +147,9 @@ export function encodeAnthropicRequest(request: Request, context: CodecContext):
   losses.foreignExtensions(request.extensions, ANTHROPIC, '');
   const exact = hasHint(request, '$keepTurns');
   const body: JsonObject = {};
-  if (request.model !== undefined) body['model'] = request.model;
+  // `options.model` names the model when the source body had none (a Gemini body, whose model is in the URL; a Bedrock body).
+  const model = request.model ?? context.model;
+  if (model !== undefined) body['model'] = model;
   const conversation = encodeAnthropicMessages(request.messages, exact, losses);
   if (conversation.system !== undefined) body['system'] = conversation.system;
   else if (hasHint(request, '$systemNull')) body['system'] = null;

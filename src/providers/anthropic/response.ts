@@ -47,6 +47,8 @@ export function decodeAnthropicResponse(body: unknown, context: CodecContext): R
   if (object['role'] !== undefined && object['role'] !== 'assistant') hint(response, ANTHROPIC, '$role', object['role']);
   if (object['role'] === undefined) hint(response, ANTHROPIC, '$roleAbsent', true);
   if (object['usage'] !== undefined) response.usage = decodeAnthropicUsage(object['usage'], '/usage');
+  const absent = (['id', 'model', 'usage'] as const).filter((key) => object[key] === undefined);
+  if (absent.length > 0) hint(response, ANTHROPIC, '$absent', absent);
   extend(response, ANTHROPIC, unknownKeys(object, RESPONSE_KEYS));
   return response;
 }
@@ -75,18 +77,34 @@ export function encodeAnthropicResponse(response: Response, context: CodecContex
     losses.add('dropped_field', pointer('/candidates', index), 'Anthropic responses have one answer; this candidate was dropped');
   }
   const wire: JsonObject = {};
+  const absentHint = response.extensions?.anthropic?.['$absent'];
+  const absent: readonly unknown[] = Array.isArray(absentHint) ? absentHint : [];
+  // The Message schema requires `id`, `model` and `usage`: filled for a source that had none (an Anthropic body that lacked them stays as it was).
+  const native = response.extensions?.anthropic !== undefined;
   if (response.id !== undefined) wire['id'] = response.id;
+  else if (!absent.includes('id') && !native) {
+    wire['id'] = 'msg_interlingua';
+    losses.add('synthesised_id', '/id', 'Anthropic responses need an id; "msg_interlingua" was made up', 'info');
+  }
   const type = response.extensions?.anthropic?.['$type'];
   if (!hasHint(response, '$typeAbsent')) wire['type'] = type ?? 'message';
   const role = response.extensions?.anthropic?.['$role'];
   if (!hasHint(response, '$roleAbsent')) wire['role'] = role ?? 'assistant';
   if (response.model !== undefined) wire['model'] = response.model;
+  else if (!absent.includes('model') && !native) {
+    wire['model'] = context.model ?? 'unknown';
+    losses.add('defaulted', '/model', `Anthropic responses need a model; "${String(wire['model'])}" was used`, 'info');
+  }
   if (candidate !== undefined) {
     losses.foreignExtensions(candidate.extensions, ANTHROPIC, '/candidates/0');
     losses.foreignExtensions(candidate.message.extensions, ANTHROPIC, '/candidates/0/message');
   }
-  wire['content'] = candidate === undefined ? [] : encodeAnthropicParts(candidate.message.parts, '/candidates/0/message/parts', losses);
+  wire['content'] = candidate === undefined ? [] : encodeAnthropicParts(candidate.message.parts, '/candidates/0/message/parts', losses, true);
   encodeStop(candidate, wire, context);
   if (response.usage !== undefined) wire['usage'] = encodeAnthropicUsage(response.usage, '/usage', losses);
+  else if (!absent.includes('usage') && !native) {
+    wire['usage'] = { input_tokens: 0, output_tokens: 0 };
+    losses.add('defaulted', '/usage', 'Anthropic responses need usage; the source had none, so zero tokens were sent', 'info');
+  }
   return spreadExtensions(wire, response, ANTHROPIC);
 }

@@ -32,6 +32,8 @@ interface Slot {
   sentInput: boolean;
   sentSignature: boolean;
   reported: boolean;
+  /** The text of a custom (free-form) tool call, held to the end: Anthropic `input` must be a JSON object. */
+  heldInput: string;
 }
 
 /** Writes the blocks of one message at a time. */
@@ -180,14 +182,16 @@ export function createBlockWriter(losses: LossCollector): BlockWriter {
       if (part.text.length > slot.sentText) out.push(delta(slot, { type: 'thinking_delta', thinking: part.text.slice(slot.sentText) }));
       if (!slot.sentSignature && part.state?.format === ANTHROPIC && part.state.value !== '') out.push(delta(slot, { type: 'signature_delta', signature: part.state.value }));
     } else if (slot.kind === 'tool' && part.type === 'tool_call' && !slot.sentInput) {
-      const input = argumentsAsObject(part, losses, pointer(path, 'arguments'));
+      // As the whole-response encoder does: text that is not a JSON object goes whole under `_raw_arguments`, with a loss.
+      const whole = part.kind === 'custom' && (part.rawArguments ?? '') === '' ? { ...part, rawArguments: slot.heldInput } : part;
+      const input = argumentsAsObject(whole, losses, pointer(path, 'arguments'));
       if (Object.keys(input).length > 0) out.push(delta(slot, { type: 'input_json_delta', partial_json: JSON.stringify(input) }));
     }
   }
 
   function finishSlot(slot: Slot, event: PartEndEvent | undefined, out: SseMessage[]): void {
     if (slot.kind !== 'dropped' && slot.wire !== undefined) {
-      extras(slot, event?.part, out);
+      extras(slot, event?.part ?? (slot.heldInput === '' ? undefined : slot.part), out);
       if (event === undefined || !hasHint(event, '$noStop')) out.push(sse({ type: 'content_block_stop', index: slot.wire }));
     }
     queue.shift();
@@ -229,6 +233,10 @@ export function createBlockWriter(losses: LossCollector): BlockWriter {
       case 'tool_call_delta': {
         const type = slot.kind === 'opaque' && slot.part.type === 'opaque' && isObject(slot.part.value) ? slot.part.value['type'] : slot.kind === 'tool' ? 'tool_use' : undefined;
         if (typeof type !== 'string' || !TOOL_INPUT_TYPES.has(type)) return;
+        if (slot.part.type === 'tool_call' && slot.part.kind === 'custom') {
+          slot.heldInput += event.arguments;
+          return;
+        }
         slot.sentInput = true;
         out.push(delta(slot, { type: 'input_json_delta', partial_json: event.arguments }));
         return;
@@ -249,7 +257,7 @@ export function createBlockWriter(losses: LossCollector): BlockWriter {
       return;
     }
     skipped.delete(event.index);
-    const slot: Slot = { index: event.index, part: event.part, kind, held: [], live: false, sentText: 0, sentCitations: 0, sentInput: false, sentSignature: false, reported: false };
+    const slot: Slot = { index: event.index, part: event.part, kind, held: [], live: false, sentText: 0, sentCitations: 0, sentInput: false, sentSignature: false, reported: false, heldInput: '' };
     queue.push(slot);
     if (queue.length === 1) goLive(slot, out);
   }

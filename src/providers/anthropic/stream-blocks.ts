@@ -147,6 +147,9 @@ export function startMessage(start: StartEvent | undefined, context: CodecContex
     if (hints !== undefined) extensions.anthropic = Object.fromEntries(Object.entries(hints).filter(([key]) => !START_HINTS.has(key)));
     response.extensions = extensions;
   }
+  // message_start starts from zero usage, the wire's own convention (no default to report); id and model stay as the source had them.
+  const anthropic = response.extensions?.anthropic;
+  if (anthropic?.['$absent'] === undefined) response.extensions = { ...response.extensions, anthropic: { ...anthropic, $absent: ['id', 'model', 'usage'] } };
   const message = encodeAnthropicResponse(response, context);
   if (message['usage'] === undefined) message['usage'] = { input_tokens: 0, output_tokens: 0 };
   return message;

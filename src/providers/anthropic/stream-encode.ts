@@ -99,7 +99,8 @@ export function createAnthropicStreamEncoder(context: CodecContext): StreamEncod
     if (inline.finish !== undefined) candidate.stopReason = inline.finish.stopReason;
     const hints = inline.start.extensions?.anthropic?.['$candidate'];
     if (isObject(hints)) candidate.extensions = { anthropic: hints };
-    const body = encodeAnthropicResponse({ candidates: [candidate] }, context);
+    // Only the content and stop fields are read from this body; the message fields come from startMessage.
+    const body = encodeAnthropicResponse({ candidates: [candidate], extensions: { anthropic: { $absent: ['id', 'model', 'usage'] } } }, context);
     message['content'] = body['content'];
     if (body['stop_reason'] !== undefined) message['stop_reason'] = body['stop_reason'];
     if (body['stop_sequence'] !== undefined) message['stop_sequence'] = body['stop_sequence'];

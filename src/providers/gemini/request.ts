@@ -8,7 +8,8 @@
 import type { CodecContext } from '../../core/codec.ts';
 import { InterlinguaError } from '../../core/errors.ts';
 import type { Request } from '../../core/ir.ts';
-import { expectObject, expectString, extend, extensionsOf, hint, pointer, unknownKeys, type JsonObject } from '../../core/wire.ts';
+import { expectObject, expectString, extend, extensionsOf, hint, lookupTable, pointer, unknownKeys, type JsonObject } from '../../core/wire.ts';
+import type { LossCollector } from '../../core/losses.ts';
 import { knownKeys, respell, Spelling } from './spelling.ts';
 import { decodeGeminiContents, decodeGeminiSystemInstruction } from './contents-decode.ts';
 import { encodeGeminiContents } from './contents-encode.ts';
@@ -90,11 +91,37 @@ export function encodeGeminiRequest(request: Request, context: CodecContext): Js
   if (toolConfig !== undefined) body['toolConfig'] = toolConfig;
   const generation = encodeGeminiGenerationConfig(request, losses);
   if (generation !== undefined) body['generationConfig'] = generation;
-  if (request.metadata !== undefined) body['labels'] = request.metadata;
-  if (request.serviceTier !== undefined) body['serviceTier'] = request.serviceTier;
+  // `labels` exist only on Vertex AI; the Gemini API rejects them. Gemini's own labels (a Vertex body) go back.
+  if (request.metadata !== undefined) {
+    if (native) body['labels'] = request.metadata;
+    else losses.add('dropped_field', '/metadata', 'Gemini has no request metadata (Vertex AI labels are not accepted by the Gemini API); dropped');
+  }
+  if (request.serviceTier !== undefined) {
+    const tier = native ? request.serviceTier : geminiServiceTier(request.serviceTier, losses);
+    if (tier !== undefined) body['serviceTier'] = tier;
+  }
   if (request.user !== undefined) losses.add('dropped_field', '/user', 'Gemini has no end-user id field; dropped');
   spreadRequestExtensions(body, request);
   return respell(body, gemini?.['$native']);
+}
+
+/** Other vendors' service tiers → Gemini's (`flex`, `standard`, `priority`), and whether the match is exact. */
+const SERVICE_TIERS: Readonly<Record<string, readonly [string, boolean]>> = lookupTable({
+  flex: ['flex', true],
+  priority: ['priority', true],
+  standard: ['standard', true],
+  default: ['standard', true],
+  standard_only: ['standard', false],
+});
+
+function geminiServiceTier(tier: string, losses: LossCollector): string | undefined {
+  const mapped = SERVICE_TIERS[tier];
+  if (mapped === undefined) {
+    losses.add('dropped_field', '/serviceTier', `service tier "${tier}" has no Gemini equivalent (flex, standard, priority); dropped`);
+    return undefined;
+  }
+  if (!mapped[1]) losses.add('approximated', '/serviceTier', `service tier "${tier}" sent as Gemini "${mapped[0]}"`);
+  return mapped[0];
 }
 
 /** Extension keys that belong inside nested objects, not at the top level. */

@@ -11,7 +11,7 @@ import type { CodecContext } from '../../core/codec.ts';
 import type { Candidate, Message, Response } from '../../core/ir.ts';
 import { expectArray, expectNumber, expectObject, expectString, extend, extensionsOf, hint, isObject, pointer, spreadExtensions, unknownKeys, type JsonObject } from '../../core/wire.ts';
 import { decodeGeminiUsage, encodeGeminiUsage } from './usage.ts';
-import { decodeGeminiFinishReason, encodeGeminiFinishReason } from './stop-reason.ts';
+import { decodeGeminiBlockReason, decodeGeminiFinishReason, encodeGeminiFinishReason } from './stop-reason.ts';
 import { decodeGeminiCandidateContent, encodeGeminiCandidateContent } from './candidate-content.ts';
 import { idScope } from './ids.ts';
 
@@ -62,19 +62,17 @@ function decodeCandidate(value: unknown, path: string, position: number, respons
   const finish = wire['finishReason'];
   if (finish !== undefined) {
     const hasToolCalls = message.parts.some((part) => part.type === 'tool_call');
-    candidate.stopReason = decodeGeminiFinishReason(expectString(finish, pointer(path, 'finishReason'), 'gemini'), hasToolCalls);
+    candidate.stopReason = decodeGeminiFinishReason(finish, pointer(path, 'finishReason'), hasToolCalls);
   }
   extend(candidate, 'gemini', unknownKeys(wire, KNOWN_CANDIDATE));
   return candidate;
 }
 
 function addPromptBlock(response: Response, feedback: unknown): void {
-  if (response.candidates.length > 0 || !isObject(feedback) || typeof feedback['blockReason'] !== 'string') return;
-  const candidate: Candidate = {
-    index: 0,
-    message: { role: 'assistant', parts: [] },
-    stopReason: { unified: 'content_filter', raw: feedback['blockReason'], format: 'gemini' },
-  };
+  if (response.candidates.length > 0 || !isObject(feedback)) return;
+  const stopReason = decodeGeminiBlockReason(feedback['blockReason'], '/promptFeedback/blockReason');
+  if (stopReason === undefined) return;
+  const candidate: Candidate = { index: 0, message: { role: 'assistant', parts: [] }, stopReason };
   hint(candidate, 'gemini', '$promptBlocked', true);
   response.candidates.push(candidate);
 }

@@ -6,6 +6,7 @@
 import type { LossCollector } from '../../core/losses.ts';
 import type { JsonSchema } from '../../core/ir.ts';
 import { isObject, pointer, type JsonObject } from '../../core/wire.ts';
+import { SCHEMA_TYPE_NAMES } from './enums.ts';
 
 /** Keywords whose value is a count; proto-JSON spells int64 values as strings. */
 const COUNT_KEYWORDS: ReadonlySet<string> = new Set(['minItems', 'maxItems', 'minLength', 'maxLength', 'minProperties', 'maxProperties']);
@@ -18,6 +19,7 @@ export function geminiSchemaToJsonSchema(schema: JsonObject): JsonSchema {
     switch (key) {
       case 'type':
         if (typeof value === 'string' && value !== 'TYPE_UNSPECIFIED') result['type'] = value.toLowerCase();
+        else if (typeof value === 'number' && value > 0 && SCHEMA_TYPE_NAMES[value] !== undefined) result['type'] = (SCHEMA_TYPE_NAMES[value] as string).toLowerCase();
         break;
       case 'nullable':
         break;

@@ -8,10 +8,12 @@ import type { LossCollector } from '../../core/losses.ts';
 import type { StopReason, UnifiedStopReason } from '../../core/ir.ts';
 import { unreachable } from '../../core/ir.ts';
 import type { FinishReason } from '@google/genai';
+import { BLOCK_REASON_NAMES, FINISH_REASON_NAMES, readGeminiEnum, writeGeminiEnum } from './enums.ts';
 import { lookupTable } from '../../core/wire.ts';
 
 /** Gemini finish reasons (every value of the SDK's enum) and their neutral meaning. */
 const FROM_GEMINI: Readonly<Record<string, UnifiedStopReason>> = lookupTable({
+  ...({
   CONTINUATION: 'pause',
   STOP: 'end_turn',
   MAX_TOKENS: 'max_tokens',
@@ -31,17 +33,37 @@ const FROM_GEMINI: Readonly<Record<string, UnifiedStopReason>> = lookupTable({
   UNEXPECTED_TOOL_CALL: 'error',
   TOO_MANY_TOOL_CALLS: 'pause',
   FINISH_REASON_UNSPECIFIED: 'other',
-} satisfies Record<`${FinishReason}`, UnifiedStopReason>);
+  } satisfies Record<`${FinishReason}`, UnifiedStopReason>),
+  // Vertex AI only (not in the SDK's enum yet).
+  MODEL_ARMOR: 'content_filter',
+  JAILBREAK: 'content_filter',
+});
 
-/** Decode a `finishReason`; `hasToolCalls` turns `STOP` into `tool_calls`. */
-export function decodeGeminiFinishReason(raw: string, hasToolCalls: boolean): StopReason {
-  const unified = raw === 'STOP' && hasToolCalls ? 'tool_calls' : (FROM_GEMINI[raw] ?? 'other');
+
+/**
+ * Decode a `finishReason`, spelled as a name or a proto number (kept raw as
+ * its digits); `hasToolCalls` turns `STOP` into `tool_calls`.
+ */
+export function decodeGeminiFinishReason(value: unknown, path: string, hasToolCalls: boolean): StopReason {
+  const { name, raw } = readGeminiEnum(value, FINISH_REASON_NAMES, path);
+  const unified = name === 'STOP' && hasToolCalls ? 'tool_calls' : ((name === undefined ? undefined : FROM_GEMINI[name]) ?? 'other');
   return { unified, raw, format: 'gemini' };
 }
 
+/**
+ * The stop reason of a prompt blocked before generation, from
+ * `promptFeedback.blockReason` (name or number); `undefined` when the value
+ * is not an enum at all. Every block reason is a content filter.
+ */
+export function decodeGeminiBlockReason(value: unknown, path: string): StopReason | undefined {
+  if (typeof value !== 'string' && typeof value !== 'number') return undefined;
+  // SAFETY, OTHER, BLOCKLIST, PROHIBITED_CONTENT, IMAGE_SAFETY, MODEL_ARMOR, JAILBREAK and values yet unknown alike: the prompt was refused.
+  return { unified: 'content_filter', raw: readGeminiEnum(value, BLOCK_REASON_NAMES, path).raw, format: 'gemini' };
+}
+
 /** The Gemini `finishReason` for an IR stop reason (the raw value when it is Gemini's own). */
-export function encodeGeminiFinishReason(stopReason: StopReason, losses: LossCollector, path: string): string {
-  if (stopReason.format === 'gemini' && stopReason.raw !== undefined) return stopReason.raw;
+export function encodeGeminiFinishReason(stopReason: StopReason, losses: LossCollector, path: string): string | number {
+  if (stopReason.format === 'gemini' && stopReason.raw !== undefined) return writeGeminiEnum(stopReason.raw);
   const unified = stopReason.unified;
   switch (unified) {
     case 'end_turn':

@@ -17,7 +17,7 @@ import type { Part, ReasoningPart, TextPart, ToolCallPart } from '../../core/ir.
 import type { StreamDecoder, StreamEvent, WireEvent } from '../../core/stream-events.ts';
 import { expectArray, expectNumber, expectObject, expectString, hint, isObject, pointer, unknownKeys, type JsonObject } from '../../core/wire.ts';
 import { decodeGeminiError } from './error.ts';
-import { decodeGeminiFinishReason } from './stop-reason.ts';
+import { decodeGeminiBlockReason, decodeGeminiFinishReason } from './stop-reason.ts';
 import { decodeGeminiUsage } from './usage.ts';
 import { decodeGeminiPart, type PartScope } from './parts-decode.ts';
 import { idScope, PendingCalls } from './ids.ts';
@@ -135,14 +135,11 @@ class GeminiStreamDecoder implements StreamDecoder {
 
   private readPromptBlock(chunk: JsonObject, events: StreamEvent[]): void {
     const feedback = chunk['promptFeedback'];
-    if (this.candidates.size > 0 || this.promptBlocked || !isObject(feedback) || typeof feedback['blockReason'] !== 'string') return;
+    if (this.candidates.size > 0 || this.promptBlocked || !isObject(feedback)) return;
+    const stopReason = decodeGeminiBlockReason(feedback['blockReason'], '/promptFeedback/blockReason');
+    if (stopReason === undefined) return;
     this.promptBlocked = true;
-    events.push({
-      type: 'finish',
-      candidate: 0,
-      stopReason: { unified: 'content_filter', raw: feedback['blockReason'], format: 'gemini' },
-      extensions: { gemini: { $promptBlocked: true } },
-    });
+    events.push({ type: 'finish', candidate: 0, stopReason, extensions: { gemini: { $promptBlocked: true } } });
   }
 
   private state(candidate: number): CandidateState {
@@ -180,10 +177,10 @@ class GeminiStreamDecoder implements StreamDecoder {
     }
     const finish = wire['finishReason'];
     if (finish !== undefined) {
-      const raw = expectString(finish, pointer(path, 'finishReason'), 'gemini');
+      const stopReason = decodeGeminiFinishReason(finish, pointer(path, 'finishReason'), state.hasToolCalls);
       this.closeOpen(candidate, state, events);
       state.finished = true;
-      events.push({ type: 'finish', candidate, stopReason: decodeGeminiFinishReason(raw, state.hasToolCalls) });
+      events.push({ type: 'finish', candidate, stopReason });
     }
     return shape;
   }

@@ -33,6 +33,8 @@ interface PartState {
   /** The head of a Vertex streamed call was sent at its start; its pieces follow as deltas. */
   streamed: boolean;
   signatureSent: boolean;
+  /** Characters of text written for a text part (from a foreign stream), so its end can add what the deltas missed. */
+  sentText: number;
   /** The last wire part written for this IR part, while its chunk is still open. */
   last?: { wire: JsonObject; generation: number };
 }
@@ -57,7 +59,7 @@ class GeminiStreamEncoder implements StreamEncoder {
   private readonly parts = new Map<string, PartState>();
   /** The chunk being built: wire parts, finish reasons and usage. */
   private chunkParts = new Map<number, WirePart[]>();
-  private chunkFinishes = new Map<number, string>();
+  private chunkFinishes = new Map<number, string | number>();
   private chunkUsage: JsonObject | undefined;
   private generation = 0;
   /** Finish reasons and usage of a foreign stream, sent in the last chunk. */
@@ -156,7 +158,7 @@ class GeminiStreamEncoder implements StreamEncoder {
   }
 
   private partStart(candidate: number, index: number, part: Part, hinted: boolean): void {
-    const state: PartState = { part, mode: 'stream', text: '', args: '', streamed: false, signatureSent: false };
+    const state: PartState = { part, mode: 'stream', text: '', args: '', streamed: false, signatureSent: false, sentText: 0 };
     this.parts.set(`${candidate}:${index}`, state);
     const gemini = geminiOf(part);
     switch (part.type) {
@@ -165,6 +167,7 @@ class GeminiStreamEncoder implements StreamEncoder {
         if (part.type === 'refusal') this.context.losses.add('approximated', this.path(candidate, index), 'Gemini has no refusal part; the refusal is sent as text');
         // The Gemini decoder's parts start empty (an accumulator may have filled them in since).
         if (!hinted && part.text !== '') this.push(candidate, { wire: { text: part.text } }, state);
+        state.sentText = part.text.length;
         return;
       case 'reasoning':
         if (!hinted && gemini?.['$thought'] !== true && part.state?.format !== 'gemini') state.mode = 'hold';
@@ -190,6 +193,7 @@ class GeminiStreamEncoder implements StreamEncoder {
   private textDelta(candidate: number, index: number, text: string, gemini: JsonObject | undefined, hinted: boolean): void {
     const state = this.partState(candidate, index, { type: 'text', text: '' });
     if (!hinted && text === '') return;
+    state.sentText += text.length;
     const wire: JsonObject = { text };
     if (gemini?.['$thought'] === false) wire['thought'] = false;
     copyFields(wire, gemini);
@@ -245,6 +249,11 @@ class GeminiStreamEncoder implements StreamEncoder {
     switch (part.type) {
       case 'text':
       case 'refusal': {
+        // The final part may hold text its deltas did not carry (a Responses `output_text.done` is the whole text).
+        if (final !== undefined && geminiOf(part) === undefined && part.text.length > state.sentText) {
+          this.push(candidate, { wire: { text: part.text.slice(state.sentText) } }, state);
+          state.sentText = part.text.length;
+        }
         const signature = geminiOf(part)?.['thoughtSignature'];
         if (typeof signature === 'string' && !state.signatureSent) this.push(candidate, { wire: { text: '', thoughtSignature: signature } }, state);
         this.context.losses.foreignExtensions(part.extensions, 'gemini', path);
@@ -284,7 +293,7 @@ class GeminiStreamEncoder implements StreamEncoder {
     const key = `${candidate}:${index}`;
     let state = this.parts.get(key);
     if (state === undefined) {
-      state = { part: initial, mode: 'stream', text: '', args: '', streamed: false, signatureSent: false };
+      state = { part: initial, mode: 'stream', text: '', args: '', streamed: false, signatureSent: false, sentText: 0 };
       this.parts.set(key, state);
     }
     return state;
@@ -300,7 +309,7 @@ class GeminiStreamEncoder implements StreamEncoder {
     if (state !== undefined) state.last = { wire: entry.wire, generation: this.generation };
   }
 
-  private finishReason(candidate: number, stopReason: StopReason): string {
+  private finishReason(candidate: number, stopReason: StopReason): string | number {
     return encodeGeminiFinishReason(stopReason, this.context.losses, pointer('/candidates', candidate, 'stopReason'));
   }
 

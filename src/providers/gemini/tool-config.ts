@@ -6,6 +6,7 @@
  * raw mode kept for the trip back.
  * @see https://ai.google.dev/api/caching#FunctionCallingConfig
  */
+import { CALLING_MODE_NAMES, readGeminiEnum } from './enums.ts';
 import { InterlinguaError } from '../../core/errors.ts';
 import type { LossCollector } from '../../core/losses.ts';
 import type { Request, ToolChoice } from '../../core/ir.ts';
@@ -34,16 +35,17 @@ export function decodeGeminiToolConfig(value: unknown, path: string, request: Re
   const names = namesValue === undefined ? undefined : expectArray(namesValue, pointer(callingPath, Spelling.key(callingConfig, 'allowedFunctionNames')), 'gemini').map(
     (name, index) => expectString(name, pointer(callingPath, Spelling.key(callingConfig, 'allowedFunctionNames'), index), 'gemini'),
   );
+  let modeName: string | undefined;
   if (mode !== undefined) {
-    expectString(mode, pointer(callingPath, 'mode'), 'gemini');
-    if (!MODES.has(mode as string)) {
-      throw new InterlinguaError('invalid_value', `functionCallingConfig.mode must be AUTO, ANY, NONE or VALIDATED, got "${String(mode)}"`, {
+    modeName = readGeminiEnum(mode, CALLING_MODE_NAMES, pointer(callingPath, 'mode')).name;
+    if (modeName === undefined || !MODES.has(modeName)) {
+      throw new InterlinguaError('invalid_value', `functionCallingConfig.mode must be AUTO, ANY, NONE or VALIDATED (or their numbers 1-4), got ${JSON.stringify(mode)}`, {
         path: pointer(callingPath, 'mode'),
         format: 'gemini',
       });
     }
   }
-  const choice = toolChoiceOf(mode as string | undefined, names);
+  const choice = toolChoiceOf(modeName, names);
   request.toolChoice = choice;
   if (mode !== canonicalMode(choice)) hint(request, 'gemini', '$mode', mode ?? null);
   if (names !== undefined && names.length === 0) hint(request, 'gemini', '$emptyNames', true);
@@ -90,7 +92,7 @@ export function encodeGeminiToolConfig(request: Request, losses: LossCollector):
     calling = {};
     const rawMode = gemini?.['$mode'];
     if (rawMode === undefined) calling['mode'] = canonicalMode(choice);
-    else if (typeof rawMode === 'string') calling['mode'] = rawMode;
+    else if (typeof rawMode === 'string' || typeof rawMode === 'number') calling['mode'] = rawMode;
     if (choice.type === 'tool') calling['allowedFunctionNames'] = [choice.name];
     if (choice.type === 'allowed') calling['allowedFunctionNames'] = choice.names;
     else if (gemini?.['$emptyNames'] === true) calling['allowedFunctionNames'] = [];

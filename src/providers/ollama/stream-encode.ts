@@ -52,6 +52,9 @@ class OllamaStreamEncoder implements StreamEncoder {
   private finished = false;
   /** Lines of events from another format are `/api/generate` lines (`response`), as the start event asked. */
   private generate = false;
+  /** Text parts of candidate 0 from another format: how many began, and the characters written for each. */
+  private textParts = 0;
+  private readonly sentText = new Map<number, number>();
 
   constructor(private readonly context: CodecContext) {
     this.model = context.model;
@@ -91,6 +94,7 @@ class OllamaStreamEncoder implements StreamEncoder {
         return;
       case 'part_start':
         this.parts.set(event.index, event.part);
+        if (!this.hinted && event.candidate === 0 && (event.part.type === 'text' || event.part.type === 'refusal')) this.startText(event.index, event.part.text);
         if (event.part.type !== 'text' && event.part.type !== 'reasoning' && event.part.type !== 'tool_call') {
           losses.add('unsupported_part', `/candidates/${event.candidate}/message/parts/${event.index}`, `an Ollama stream carries no ${event.part.type} part; dropped`);
         }
@@ -98,6 +102,7 @@ class OllamaStreamEncoder implements StreamEncoder {
       case 'text_delta':
         if (event.candidate !== 0) return this.otherCandidate(event.candidate);
         this.current().content += event.text;
+        if (this.sentText.has(event.index)) this.sentText.set(event.index, (this.sentText.get(event.index) ?? 0) + event.text.length);
         if (!this.hinted) this.flushLine(out, false);
         return;
       case 'reasoning_delta':
@@ -144,9 +149,23 @@ class OllamaStreamEncoder implements StreamEncoder {
     this.context.losses.add('dropped_field', `/candidates/${candidate}`, 'Ollama streams one answer; other candidates were dropped');
   }
 
+  /** A text part of another format begins: parts are joined by a blank line, as the whole encoder joins them. */
+  private startText(index: number, initial: string): void {
+    if (this.textParts++ > 0) this.current().content += '\n\n';
+    this.current().content += initial;
+    this.sentText.set(index, initial.length);
+  }
+
   private endPart(candidate: number, index: number, final: Part | undefined, out: SseMessage[]): void {
     const part = final ?? this.parts.get(index);
     this.parts.delete(index);
+    const sent = this.sentText.get(index);
+    this.sentText.delete(index);
+    // The final part may hold text its deltas did not carry (a Responses `output_text.done` is the whole text).
+    if (sent !== undefined && (final?.type === 'text' || final?.type === 'refusal') && final.text.length > sent && candidate === 0) {
+      this.current().content += final.text.slice(sent);
+      this.flushLine(out, false);
+    }
     if (part?.type !== 'tool_call' || candidate !== 0) return;
     let call: ToolCallPart = part;
     if (final === undefined && part.arguments === undefined && part.rawArguments !== undefined) call = { ...part, ...parseArguments(part.rawArguments) };

@@ -33,6 +33,13 @@ function encodeAudio(item: Located<AudioPart>, place: AssistantPlace, losses: Lo
     losses.foreignExtensions(part.extensions, FORMAT, path);
     const wire: JsonObject = { data: source.data };
     if (part.transcript !== undefined) wire['transcript'] = part.transcript;
+    if (extensionsOf(part, FORMAT) === undefined) {
+      // The response message's audio requires id, expires_at and transcript; another format's audio output (Gemini) has none of them.
+      wire['id'] = typeof id === 'string' ? id : 'audio_interlingua';
+      wire['expires_at'] = 0;
+      if (wire['transcript'] === undefined) wire['transcript'] = '';
+      losses.add('defaulted', path, `Chat Completions audio output needs id, expires_at and transcript; filled with "audio_interlingua", 0${part.transcript === undefined ? ' and ""' : ''}`, 'info');
+    }
     return spreadExtensions(wire, part, FORMAT);
   }
   if (source.kind === 'base64' && typeof id === 'string') return { id };

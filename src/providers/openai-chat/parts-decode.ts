@@ -87,6 +87,9 @@ function decodeAudio(part: JsonObject, path: string): AudioPart {
   return audio;
 }
 
+/** `file_data` that is a remote URL rather than a data URL. */
+const REMOTE_URL = /^(?:https?|gs):\/\//i;
+
 function decodeFile(part: JsonObject, path: string): DocumentPart {
   const filePath = pointer(path, 'file');
   const file = expectObject(required(part, 'file', path, FORMAT), filePath, FORMAT);
@@ -94,7 +97,12 @@ function decodeFile(part: JsonObject, path: string): DocumentPart {
   const fileId = file['file_id'];
   const filename = file['filename'];
   let document: DocumentPart;
-  if (typeof fileData === 'string') {
+  if (typeof fileData === 'string' && REMOTE_URL.test(fileData)) {
+    // A URL where the API wants a data URL (recorded in lingua captures): a URL source, never base64 for other formats.
+    document = { type: 'document', source: { kind: 'url', url: fileData } };
+    hint(document, FORMAT, '$fileDataUrl', true);
+    if (typeof fileId === 'string') keepNestedUnknown(document, 'file', { file_id: fileId }, keys());
+  } else if (typeof fileData === 'string') {
     const dataUrl = parseDataUrl(fileData);
     if (dataUrl?.base64 === true) {
       const mediaType = checkedMediaType(dataUrl.mediaType, pointer(filePath, 'file_data'));

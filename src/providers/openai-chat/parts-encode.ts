@@ -118,6 +118,10 @@ function encodeDocument(part: DocumentPart, losses: LossCollector, path: string)
       losses.add('approximated', path, 'a plain-text document was sent as a text part');
       return { type: 'text', text: source.text };
     case 'url':
+      if (shapeHint(part, '$fileDataUrl') === true) {
+        file['file_data'] = source.url;
+        break;
+      }
       losses.add('unsupported_part', path, `Chat Completions file parts cannot refer to a URL ("${source.url}"); dropped`);
       return undefined;
     case 'content':

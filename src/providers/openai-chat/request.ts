@@ -184,7 +184,9 @@ export function encodeOpenaiChatRequest(request: Request, context: CodecContext)
   const { losses } = context;
   losses.foreignExtensions(request.extensions, FORMAT, '');
   const wire: JsonObject = {};
-  if (request.model !== undefined) wire['model'] = request.model;
+  // `options.model` names the model when the source body had none (a Gemini body, whose model is in the URL; a Bedrock body).
+  const model = request.model ?? context.model;
+  if (model !== undefined) wire['model'] = model;
   wire['messages'] = encodeOpenaiChatMessages(request.messages, losses, activeDialect(request, context.dialect));
   if (request.tools !== undefined) {
     const { tools, functions } = encodeOpenaiChatTools(request.tools, losses);

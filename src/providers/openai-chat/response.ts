@@ -31,18 +31,18 @@ const NULLABLE_CHOICE = keys('finish_reason', 'logprobs');
 function decodeChoice(value: unknown, path: string, losses: LossCollector): Candidate {
   const choice = expectObject(value, path, FORMAT);
   const messagePath = pointer(path, 'message');
-  const message = decodeOpenaiChatAssistant(
-    expectObject(required(choice, 'message', path, FORMAT), messagePath, FORMAT),
-    messagePath,
-    losses,
-    'response',
-    0,
-  );
+  const wireMessage = choice['message'];
+  // Azure OpenAI answers a filtered completion with a choice that has no message (or a null one).
+  const message =
+    wireMessage === undefined || wireMessage === null
+      ? { role: 'assistant' as const, parts: [] }
+      : decodeOpenaiChatAssistant(expectObject(wireMessage, messagePath, FORMAT), messagePath, losses, 'response', 0);
   const index = choice['index'];
   const candidate: Candidate = { index: index === undefined ? 0 : expectNumber(index, pointer(path, 'index'), FORMAT), message };
   if (index === undefined) hint(candidate, FORMAT, '$noIndex', true);
+  if (wireMessage === undefined || wireMessage === null) hint(candidate, FORMAT, '$message', wireMessage === null ? 'null' : 'absent');
   const finish = choice['finish_reason'];
-  if (typeof finish === 'string') candidate.stopReason = decodeOpenaiChatFinishReason(finish);
+  if (typeof finish === 'string') candidate.stopReason = decodeOpenaiChatFinishReason(finish, message.parts.some((part) => part.type === 'refusal'));
   else if (finish === undefined) hint(candidate, FORMAT, '$finishReason', 'absent');
   else if (finish !== null) expectString(finish, pointer(path, 'finish_reason'), FORMAT);
   const logprobs = choice['logprobs'];
@@ -66,6 +66,8 @@ export function decodeOpenaiChatResponse(body: unknown, context: CodecContext): 
   else if (context.model !== undefined) response.model = context.model;
   if (created !== undefined && created !== null) response.created = expectNumber(created, '/created', FORMAT);
   if (object['object'] !== 'chat.completion') hint(response, FORMAT, '$object', object['object'] ?? 'absent');
+  const absent = (['id', 'created', 'model'] as const).filter((key) => object[key] === undefined || object[key] === null);
+  if (absent.length > 0) hint(response, FORMAT, '$absent', absent);
   const fingerprint = object['system_fingerprint'];
   if (fingerprint === null) hint(response, FORMAT, '$systemFingerprint', 'null');
   else if (fingerprint !== undefined) keepUnknown(response, { system_fingerprint: fingerprint }, keys());
@@ -77,12 +79,16 @@ export function decodeOpenaiChatResponse(body: unknown, context: CodecContext): 
 
 function encodeChoice(candidate: Candidate, path: string, losses: LossCollector, dialect: OpenaiChatDialect): JsonObject {
   losses.foreignExtensions(candidate.extensions, FORMAT, path);
-  const message = encodeOpenaiChatAssistant(candidate.message, 'response', losses, pointer(path, 'message'), dialect);
-  const wire: JsonObject = { index: candidate.index, message };
+  const noMessage = shapeHint(candidate, '$message');
+  const wire: JsonObject = { index: candidate.index };
+  if (noMessage === undefined || candidate.message.parts.length > 0) {
+    wire['message'] = encodeOpenaiChatAssistant(candidate.message, 'response', losses, pointer(path, 'message'), dialect);
+  } else if (noMessage === 'null') wire['message'] = null;
   if (shapeHint(candidate, '$noIndex') === true) delete wire['index'];
   const hasToolCalls = candidate.message.parts.some((part) => part.type === 'tool_call');
   if (candidate.stopReason !== undefined) {
-    wire['finish_reason'] = encodeOpenaiChatFinishReason(candidate.stopReason, hasToolCalls, losses, pointer(path, 'stopReason'));
+    const hasRefusal = candidate.message.parts.some((part) => part.type === 'refusal');
+    wire['finish_reason'] = encodeOpenaiChatFinishReason(candidate.stopReason, hasToolCalls, losses, pointer(path, 'stopReason'), hasRefusal);
   } else if (shapeHint(candidate, '$finishReason') !== 'absent') {
     wire['finish_reason'] = null;
   }
@@ -97,12 +103,27 @@ export function encodeOpenaiChatResponse(response: Response, context: CodecConte
   const { losses } = context;
   losses.foreignExtensions(response.extensions, FORMAT, '');
   const wire: JsonObject = {};
+  // The spec requires id, created and model: filled when another format had none (a Chat body that lacked them stays as it was).
+  const absentHint = shapeHint(response, '$absent');
+  const absent: readonly unknown[] = Array.isArray(absentHint) ? absentHint : [];
   if (response.id !== undefined) wire['id'] = response.id;
+  else if (!absent.includes('id')) {
+    wire['id'] = 'chatcmpl-interlingua';
+    losses.add('synthesised_id', '/id', 'Chat Completions responses need an id; "chatcmpl-interlingua" was made up', 'info');
+  }
   const object = shapeHint(response, '$object');
   if (object === undefined) wire['object'] = 'chat.completion';
   else if (object !== 'absent') wire['object'] = object;
   if (response.created !== undefined) wire['created'] = response.created;
+  else if (!absent.includes('created')) {
+    wire['created'] = 0;
+    losses.add('defaulted', '/created', 'Chat Completions responses need created; the source had no time, 0 was sent', 'info');
+  }
   if (response.model !== undefined) wire['model'] = response.model;
+  else if (!absent.includes('model')) {
+    wire['model'] = context.model ?? 'unknown';
+    losses.add('defaulted', '/model', `Chat Completions responses need a model; "${String(wire['model'])}" was used`, 'info');
+  }
   const dialect = activeDialect(response, context.dialect);
   wire['choices'] = response.candidates.map((candidate, index) => encodeChoice(candidate, pointer('/candidates', index), losses, dialect));
   if (response.usage !== undefined) wire['usage'] = encodeOpenaiChatUsage(response.usage, losses, '/usage');

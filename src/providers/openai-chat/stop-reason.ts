@@ -19,9 +19,13 @@ const DECODE: Readonly<Record<string, UnifiedStopReason>> = lookupTable({
   content_filter: 'content_filter',
 });
 
-/** The neutral stop reason of a wire `finish_reason`. */
-export function decodeOpenaiChatFinishReason(raw: string): StopReason {
-  return { unified: DECODE[raw] ?? 'other', raw, format: FORMAT };
+/**
+ * The neutral stop reason of a wire `finish_reason`. OpenAI ends a refusal
+ * with `stop`: a `stop` next to a refusal is a refusal (raw stays `stop`).
+ */
+export function decodeOpenaiChatFinishReason(raw: string, refused = false): StopReason {
+  const unified = raw === 'stop' && refused ? 'refusal' : (DECODE[raw] ?? 'other');
+  return { unified, raw, format: FORMAT };
 }
 
 /** The nearest `finish_reason` and whether it is exact. */
@@ -62,9 +66,12 @@ export function encodeOpenaiChatFinishReason(
   hasToolCalls: boolean,
   losses: LossCollector,
   path: string,
+  hasRefusal = false,
 ): string {
   if (stopReason.format === FORMAT && stopReason.raw !== undefined) return stopReason.raw;
   if (hasToolCalls && stopReason.unified === 'end_turn') return 'tool_calls';
+  // OpenAI ends a refusal message with `stop`; with the refusal part beside it, that says refusal exactly.
+  if (hasRefusal && stopReason.unified === 'refusal') return 'stop';
   const [reason, exact] = nearest(stopReason.unified);
   if (!exact) {
     losses.add(

@@ -121,6 +121,8 @@ export class ChunkBuilder {
   private readonly candidates = new Map<number, CandidateTools>();
   /** Refusal parts (`candidate:index`), whose text deltas go to `delta.refusal`. */
   private readonly refusals = new Set<string>();
+  /** Custom (free-form) tool calls, whose text travels in `custom.input`. */
+  private readonly customs = new Set<string>();
 
   constructor(
     private readonly losses: LossCollector,
@@ -179,12 +181,12 @@ export class ChunkBuilder {
           break;
         case 'part_start':
           if (event.part.type === 'tool_call') {
-            const fragment = {
-              index: this.toolIndex(event.candidate, event.index),
-              id: event.part.id,
-              type: 'function',
-              function: { name: event.part.name, arguments: '' },
-            };
+            const index = this.toolIndex(event.candidate, event.index);
+            const fragment =
+              event.part.kind === 'custom'
+                ? { index, id: event.part.id, type: 'custom', custom: { name: event.part.name, input: '' } }
+                : { index, id: event.part.id, type: 'function', function: { name: event.part.name, arguments: '' } };
+            if (event.part.kind === 'custom') this.customs.add(`${event.candidate}:${event.index}`);
             const target = deltaOf(choices, event.candidate);
             ((target['tool_calls'] ??= []) as JsonObject[]).push(fragment);
           } else {
@@ -208,11 +210,13 @@ export class ChunkBuilder {
           const target = deltaOf(choices, event.candidate);
           const calls = (target['tool_calls'] ??= []) as JsonObject[];
           const index = this.toolIndex(event.candidate, event.index);
+          const key = this.customs.has(`${event.candidate}:${event.index}`) ? ['custom', 'input'] as const : ['function', 'arguments'] as const;
           const existing = calls.find((call) => call['index'] === index);
-          if (existing !== undefined && isObject(existing['function'])) {
-            existing['function']['arguments'] = String(existing['function']['arguments'] ?? '') + event.arguments;
+          const body = existing?.[key[0]];
+          if (existing !== undefined && isObject(body)) {
+            body[key[1]] = String(body[key[1]] ?? '') + event.arguments;
           } else {
-            calls.push({ index, function: { arguments: event.arguments } });
+            calls.push({ index, [key[0]]: { [key[1]]: event.arguments } });
           }
           break;
         }

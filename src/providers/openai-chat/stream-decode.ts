@@ -45,6 +45,8 @@ interface CandidateState {
   next: number;
   text?: number;
   refusal?: number;
+  /** A refusal was streamed: a `stop` finish then means a refusal. */
+  refused?: boolean;
   reasoning?: number;
   /** Open tool calls: wire `index` → part index. */
   tools: Map<number, number>;
@@ -205,7 +207,7 @@ class OpenaiChatStreamDecoder implements StreamDecoder {
     }
     this.closeAll(candidate, state, events);
     state.emptyContent = false;
-    events.push({ type: 'finish', candidate, stopReason: decodeOpenaiChatFinishReason(finish) });
+    events.push({ type: 'finish', candidate, stopReason: decodeOpenaiChatFinishReason(finish, state.refused === true) });
   }
 
   private delta(delta: JsonObject, path: string, candidate: number, state: CandidateState, events: StreamEvent[]): void {
@@ -229,6 +231,7 @@ class OpenaiChatStreamDecoder implements StreamDecoder {
     const refusal = delta['refusal'];
     if (typeof refusal === 'string' && refusal !== '') {
       const index = (state.refusal ??= this.open(candidate, state, events, 'refusal'));
+      state.refused = true;
       events.push({ type: 'text_delta', candidate, index, text: refusal });
     }
     const toolCalls = delta['tool_calls'];
@@ -241,7 +244,8 @@ class OpenaiChatStreamDecoder implements StreamDecoder {
   private toolFragment(value: unknown, path: string, position: number, candidate: number, state: CandidateState, events: StreamEvent[]): void {
     const fragment = expectObject(value, path, FORMAT);
     const wire = typeof fragment['index'] === 'number' ? fragment['index'] : position;
-    const custom = fragment['type'] === 'custom' && isObject(fragment['custom']) ? fragment['custom'] : undefined;
+    // The first fragment of a custom call says `type: "custom"`; the ones after it carry only `custom.input`.
+    const custom = isObject(fragment['custom']) ? fragment['custom'] : undefined;
     const body = custom ?? (isObject(fragment['function']) ? fragment['function'] : undefined);
     const text = body?.[custom === undefined ? 'arguments' : 'input'];
     let index = state.tools.get(wire);

@@ -29,8 +29,8 @@ const TEMPLATE_MARK_JSON = JSON.stringify(TEMPLATE_MARK);
 
 /** How a foreign part travels: as text, as a refusal, as a tool call, or not at all. */
 type PartSlot =
-  | { kind: 'text' | 'refusal' }
-  | { kind: 'tool'; wire: number; argumentsSent: boolean }
+  | { kind: 'text' | 'refusal'; sent: number }
+  | { kind: 'tool'; wire: number; argumentsSent: boolean; custom: boolean }
   | { kind: 'skip'; stateReported: boolean }
   /** Reasoning text sent in the dialect's own field (`reasoning_content`, `reasoning`). */
   | { kind: 'reasoning'; field: string };
@@ -208,6 +208,7 @@ class OpenaiChatStreamEncoder implements StreamEncoder {
       case 'text_delta': {
         const slot = this.candidate(event.candidate).parts.get(event.index);
         if (event.text === '' || (slot?.kind !== 'text' && slot?.kind !== 'refusal')) return;
+        slot.sent += event.text.length;
         out.push(this.textChunk(event.candidate, slot.kind === 'text' ? 'content' : 'refusal', event.text));
         return;
       }
@@ -233,7 +234,7 @@ class OpenaiChatStreamEncoder implements StreamEncoder {
         const slot = this.candidate(event.candidate).parts.get(event.index);
         if (slot?.kind !== 'tool' || event.arguments === '') return;
         slot.argumentsSent = true;
-        out.push(this.chunk(event.candidate, { tool_calls: [{ index: slot.wire, function: { arguments: event.arguments } }] }));
+        out.push(this.chunk(event.candidate, { tool_calls: [toolFragment(slot.wire, slot.custom, event.arguments)] }));
         return;
       }
       case 'part_end':
@@ -243,11 +244,13 @@ class OpenaiChatStreamEncoder implements StreamEncoder {
         this.usage = { ...this.usage, ...event.usage };
         return;
       case 'finish': {
+        const slots = [...this.candidate(event.candidate).parts.values()];
         const reason = encodeOpenaiChatFinishReason(
           event.stopReason,
           this.builder.hasToolCalls(event.candidate),
           losses,
           `/candidates/${event.candidate}/stopReason`,
+          slots.some((slot) => slot.kind === 'refusal'),
         );
         out.push(this.chunk(event.candidate, {}, reason));
         return;
@@ -274,7 +277,7 @@ class OpenaiChatStreamEncoder implements StreamEncoder {
     switch (part.type) {
       case 'text':
       case 'refusal': {
-        state.parts.set(index, { kind: part.type });
+        state.parts.set(index, { kind: part.type, sent: part.text.length });
         losses.foreignExtensions(part.extensions, FORMAT, path);
         const key = part.type === 'text' ? 'content' : 'refusal';
         if (!state.role) out.push(this.chunk(candidate, { [key]: part.text }));
@@ -286,8 +289,12 @@ class OpenaiChatStreamEncoder implements StreamEncoder {
         if (part.syntheticId === true) losses.add('synthesised_id', path, `tool call "${part.name}" had no id; sent the synthesised id "${part.id}"`, 'info');
         const wire = this.builder.toolIndex(candidate, index);
         const initial = part.rawArguments ?? '';
-        state.parts.set(index, { kind: 'tool', wire, argumentsSent: initial !== '' });
-        const fragment = { index: wire, id: part.id, type: 'function', function: { name: part.name, arguments: initial } };
+        const custom = part.kind === 'custom';
+        state.parts.set(index, { kind: 'tool', wire, argumentsSent: initial !== '', custom });
+        // A free-form (custom) call goes out as the whole-response encoder writes it: `type: "custom"`, its text in `custom.input`.
+        const fragment = custom
+          ? { index: wire, id: part.id, type: 'custom', custom: { name: part.name, input: initial } }
+          : { index: wire, id: part.id, type: 'function', function: { name: part.name, arguments: initial } };
         out.push(this.chunk(candidate, { tool_calls: [fragment] }));
         return;
       }
@@ -326,10 +333,21 @@ class OpenaiChatStreamEncoder implements StreamEncoder {
     if (slot?.kind === 'tool' && !slot.argumentsSent && part?.type === 'tool_call') {
       slot.argumentsSent = true;
       const text = argumentsAsText(part);
-      if (text !== '') out.push(this.chunk(candidate, { tool_calls: [{ index: slot.wire, function: { arguments: text } }] }));
+      if (text !== '') out.push(this.chunk(candidate, { tool_calls: [toolFragment(slot.wire, slot.custom, text)] }));
+    }
+    // The final part may hold text its deltas did not carry (a Responses `output_text.done` is the whole text): send the rest, as a whole answer would have it.
+    if ((slot?.kind === 'text' || slot?.kind === 'refusal') && (part?.type === 'text' || part?.type === 'refusal') && part.text.length > slot.sent) {
+      const rest = part.text.slice(slot.sent);
+      slot.sent = part.text.length;
+      out.push(this.chunk(candidate, { [slot.kind === 'text' ? 'content' : 'refusal']: rest }));
     }
     if ((slot?.kind === 'text' || slot?.kind === 'refusal') && part?.type === 'text' && part.citations !== undefined && part.citations.length > 0) {
       this.context.losses.add('dropped_field', partPath(candidate, index), 'citations of a streamed text part have no Chat Completions chunk form; dropped');
     }
   }
+}
+
+/** A continuation fragment of a streamed tool call: argument text for a function call, input text for a custom call. */
+function toolFragment(index: number, custom: boolean, text: string): JsonObject {
+  return custom ? { index, custom: { input: text } } : { index, function: { arguments: text } };
 }

@@ -35,8 +35,10 @@ const BUILT_IN_ITEMS: ReadonlySet<string> = new Set([
 export interface MessageItemHint {
   /** The item had `type: "message"`. */
   type?: true;
-  id?: string;
-  status?: string;
+  /** The item id; `null` when the sender spelled it so (agent frameworks replay items with `"id": null`). */
+  id?: string | null;
+  /** The item status; `null` when the sender spelled it so. */
+  status?: string | null;
   /** `content` was a bare string. */
   string?: true;
 }
@@ -44,8 +46,10 @@ export interface MessageItemHint {
 function itemHint(item: JsonObject, path: string): MessageItemHint {
   const result: MessageItemHint = {};
   if (item['type'] !== undefined) result.type = true;
-  if (item['id'] !== undefined) result.id = expectString(item['id'], pointer(path, 'id'), FORMAT);
-  if (item['status'] !== undefined) result.status = expectString(item['status'], pointer(path, 'status'), FORMAT);
+  const id = item['id'];
+  const status = item['status'];
+  if (id !== undefined) result.id = id === null ? null : expectString(id, pointer(path, 'id'), FORMAT);
+  if (status !== undefined) result.status = status === null ? null : expectString(status, pointer(path, 'status'), FORMAT);
   if (typeof item['content'] === 'string') result.string = true;
   return result;
 }

@@ -93,11 +93,34 @@ function openMessageItem(part: Part, context: ItemEncodeContext, path: string, i
 }
 
 /** Turn message items into the bare-string form where their hint (or, for other formats' requests, their shape) allows. */
-function closeMessageItem(item: JsonObject, hint: MessageItemHint | undefined, context: ItemEncodeContext): void {
+function closeMessageItem(item: JsonObject, hint: MessageItemHint | undefined, context: ItemEncodeContext, path: string): void {
   const wantsString = hint === undefined ? context.target === 'request' : hint.string === true;
   if (!wantsString) return;
-  const text = singleText(item['content'] as JsonObject[], 'output_text');
+  const content = item['content'] as JsonObject[];
+  const text = singleText(content, 'output_text');
   if (text !== undefined) item['content'] = text;
+  else if (hint === undefined) joinHistory(item, content, context, path);
+}
+
+/**
+ * Another format's assistant turn in a request: an input message takes its
+ * content as a string (its content list holds input parts only, and an
+ * output message needs an id the caller never had), so the texts and
+ * refusals are joined; annotations cannot come along.
+ */
+function joinHistory(item: JsonObject, content: JsonObject[], context: ItemEncodeContext, path: string): void {
+  let text = '';
+  let annotated = false;
+  for (const entry of content) {
+    const type = entry['type'];
+    if (type !== 'output_text' && type !== 'refusal') return;
+    text += String(entry[type === 'refusal' ? 'refusal' : 'text'] ?? '');
+    if (type === 'refusal') context.losses.add('approximated', path, 'a refusal in assistant history was sent as text', 'info');
+    const annotations = entry['annotations'];
+    if (Array.isArray(annotations) && annotations.length > 0) annotated = true;
+  }
+  if (annotated) context.losses.add('dropped_field', path, 'citations of assistant history have no place in an OpenAI Responses input message; dropped');
+  item['content'] = text;
 }
 
 /** Encode the parts of an assistant IR message as output items, appended to `items`. */
@@ -105,11 +128,16 @@ function encodeAssistantParts(message: Message, path: string, context: ItemEncod
   let current: JsonObject | undefined;
   let currentHint: MessageItemHint | undefined;
   const close = (): void => {
-    if (current !== undefined) closeMessageItem(current, currentHint, context);
+    if (current !== undefined) closeMessageItem(current, currentHint, context, path);
     current = undefined;
   };
   message.parts.forEach((part, index) => {
     const partPath = pointer(path, 'parts', index);
+    if (context.target === 'response' && (part.type === 'image' || part.type === 'audio' || part.type === 'video' || part.type === 'document')) {
+      // An output message holds output_text and refusal only: a generated image or audio (Gemini) has no place there.
+      context.losses.add('unsupported_part', partPath, `an OpenAI Responses output message cannot carry a generated ${part.type}; dropped`);
+      return;
+    }
     if (contentLevel(part)) {
       const hint = ownHint(part, '$item');
       if (hint !== undefined || current === undefined) {
@@ -119,6 +147,10 @@ function encodeAssistantParts(message: Message, path: string, context: ItemEncod
         items.push(current);
       }
       const encoded = encodeOpenaiResponsesContent(asRefusal(part, context, partPath), 'output_text', context.losses, partPath);
+      // A response's OutputTextContent requires `logprobs`: another format's text has none to give, which is the empty list.
+      if (encoded !== undefined && context.target === 'response' && encoded['type'] === 'output_text' && !('logprobs' in encoded) && own(part) === undefined) {
+        encoded['logprobs'] = [];
+      }
       if (encoded !== undefined) (current['content'] as JsonObject[]).push(encoded);
       return;
     }

@@ -36,7 +36,7 @@ function texts(list: unknown[], type: string): string[] | undefined {
 export function decodeOpenaiResponsesReasoning(item: JsonObject, path: string): ReasoningPart | undefined {
   const part: ReasoningPart = { type: 'reasoning', text: '' };
   const summary = item['summary'];
-  if (summary === undefined) hint(part, FORMAT, '$noSummary', true);
+  if (summary === undefined || summary === null) hint(part, FORMAT, '$noSummary', true);
   else {
     const list = texts(expectArray(summary, pointer(path, 'summary'), FORMAT), 'summary_text');
     if (list === undefined) return undefined;
@@ -57,8 +57,8 @@ export function decodeOpenaiResponsesReasoning(item: JsonObject, path: string): 
     part.state = { format: FORMAT, kind: 'encrypted', value: expectString(encrypted, pointer(path, 'encrypted_content'), FORMAT) };
   }
   const status = item['status'];
-  if (status !== undefined) hint(part, FORMAT, '$status', status);
-  keepNulls(part, item, ['id', 'content', 'encrypted_content']);
+  if (status !== undefined && status !== null) hint(part, FORMAT, '$status', expectString(status, pointer(path, 'status'), FORMAT));
+  keepNulls(part, item, ['id', 'content', 'encrypted_content', 'status', 'summary']);
   extend(part, FORMAT, unknownKeys(item, REASONING_KEYS));
   if (part.id === undefined && part.state === undefined && own(part) === undefined) hint(part, FORMAT, '$native', true);
   return part;

@@ -155,10 +155,19 @@ function encodeInstructions(request: Request, body: JsonObject, losses: LossColl
   return end;
 }
 
+/** The smallest `max_output_tokens` the API takes. */
+const MIN_OUTPUT_TOKENS = 16;
+
 function encodeGeneration(request: Request, body: JsonObject, losses: LossCollector): void {
   const generation = request.generation;
   if (generation === undefined) return;
   for (const [key, field] of GENERATION_FIELDS) if (generation[field] !== undefined) body[key] = generation[field];
+  // The API refuses max_output_tokens below 16 (400 "integer_below_min_value", recorded in the corpus); another format's smaller limit is raised.
+  const limit = generation.maxTokens;
+  if (limit !== undefined && limit < MIN_OUTPUT_TOKENS && own(request) === undefined) {
+    body['max_output_tokens'] = MIN_OUTPUT_TOKENS;
+    losses.add('approximated', '/generation/maxTokens', `OpenAI Responses takes at least ${MIN_OUTPUT_TOKENS} output tokens; the limit ${limit} was raised to ${MIN_OUTPUT_TOKENS}`);
+  }
   const dropped = (['topK', 'stop', 'seed', 'presencePenalty', 'frequencyPenalty'] as const).filter((field) => generation[field] !== undefined);
   for (const field of dropped) losses.add('dropped_field', pointer('/generation', field), `OpenAI Responses has no "${field}"; dropped`);
   if ((generation.candidateCount ?? 1) > 1) losses.add('dropped_field', '/generation/candidateCount', 'OpenAI Responses returns one candidate; dropped');
@@ -187,7 +196,9 @@ export function encodeOpenaiResponsesRequest(request: Request, context: CodecCon
   const losses = context.losses;
   losses.foreignExtensions(request.extensions, FORMAT, '');
   const body: JsonObject = {};
-  if (request.model !== undefined) body['model'] = request.model;
+  // `options.model` names the model when the source body had none (a Gemini body, whose model is in the URL; a Bedrock body).
+  const model = request.model ?? context.model;
+  if (model !== undefined) body['model'] = model;
   encodeInput(request, body, encodeInstructions(request, body, losses), losses);
   if (request.tools !== undefined) {
     const tools: JsonObject[] = [];

@@ -17,7 +17,7 @@ import {
 import { decodeOpenaiResponsesOutput } from './items-decode.ts';
 import { encodeOpenaiResponsesOutput } from './items-encode.ts';
 import { FORMAT, keepNulls, ownHint, present, restoreNulls } from './shared.ts';
-import { decodeOpenaiResponsesStopReason, encodeOpenaiResponsesStopReason, openaiResponsesStatusOf } from './stop-reason.ts';
+import { decodeOpenaiResponsesStopReason, encodeOpenaiResponsesStopReason, isIncompleteReason, openaiResponsesStatusOf } from './stop-reason.ts';
 import { decodeOpenaiResponsesUsage, encodeOpenaiResponsesUsage } from './usage.ts';
 
 /** Fields decoded into neutral slots or the stop reason. */
@@ -69,12 +69,17 @@ function decodeStatusFields(wire: JsonObject, response: Response, parts: Part[])
   let reason: string | undefined;
   if (isObject(details)) {
     const raw = details['reason'];
-    if (typeof raw === 'string' && Object.keys(details).length === 1) reason = raw;
+    // An incomplete reason the codec does not know travels whole as an extension (the stop reason then says `incomplete`).
+    if (typeof raw === 'string' && Object.keys(details).length === 1 && isIncompleteReason(raw)) reason = raw;
     else extend(response, FORMAT, { incomplete_details: details });
   }
   if (present(status)) candidate.stopReason = decodeOpenaiResponsesStopReason(expectString(status, '/status', FORMAT), reason, parts);
   else if (reason !== undefined) extend(response, FORMAT, { incomplete_details: details });
-  if (status === undefined) hint(response, FORMAT, '$noStatus', true);
+  if (status === undefined) {
+    hint(response, FORMAT, '$noStatus', true);
+    // No status (some gateways and test doubles omit it): the output says what happened, as it would for `completed`.
+    if (candidate.stopReason === undefined) candidate.stopReason = { unified: parts.some((part) => part.type === 'tool_call') ? 'tool_calls' : 'end_turn', format: FORMAT };
+  }
   if (present(wire['error'])) extend(response, FORMAT, { error: wire['error'] });
   const object = wire['object'];
   if (object !== undefined && object !== 'response') extend(response, FORMAT, { object });
@@ -137,7 +142,8 @@ export function encodeOpenaiResponsesResponse(response: Response, context: Codec
     textAsRefusal: stop !== undefined && stop.format !== FORMAT && stop.unified === 'refusal',
   });
   body['output'] = output;
-  const status = encodeOpenaiResponsesStopReason(stop, losses, '/candidates/0/stopReason');
+  const refusalParts = output.some((item) => Array.isArray(item['content']) && item['content'].some((part) => isObject(part) && part['type'] === 'refusal'));
+  const status = encodeOpenaiResponsesStopReason(stop, losses, '/candidates/0/stopReason', refusalParts);
   if (ownHint(response, '$noStatus') !== true) {
     body['status'] = status.status;
     if (status.reason !== undefined) body['incomplete_details'] = { reason: status.reason };

@@ -273,7 +273,11 @@ class ResponsesStreamDecoder implements StreamDecoder {
     this.overrideOutput(end, wire['output']);
     if (!this.errorSent) {
       if (response.usage !== undefined) out.push({ type: 'usage', usage: response.usage });
-      const stopReason = response.candidates[0]?.stopReason;
+      let stopReason = response.candidates[0]?.stopReason;
+      // A terminal response without a status had its stop reason read from its own output, which may be absent: the streamed items decide.
+      if (stopReason !== undefined && stopReason.raw === undefined && stopReason.unified === 'end_turn' && this.streamedToolCall()) {
+        stopReason = { ...stopReason, unified: 'tool_calls' };
+      }
       if (stopReason !== undefined) out.push({ type: 'finish', candidate: 0, stopReason });
       if (type === 'response.failed') out.push(this.failure(wire));
     }
@@ -281,6 +285,11 @@ class ResponsesStreamDecoder implements StreamDecoder {
     this.phase = 'ended';
     this.output = new ItemDecoder(this.losses);
     return out;
+  }
+
+  /** Whether a function or custom tool call item was streamed. */
+  private streamedToolCall(): boolean {
+    return this.shadow.writtenOutput().some((item) => item['type'] === 'function_call' || item['type'] === 'custom_tool_call');
   }
 
   /** The response-level fields of the terminal response that differ from the start's. */

@@ -20,6 +20,7 @@ import type { SseMessage, StartEvent, StreamEncoder, StreamEvent } from '../../c
 import { isObject, pointer, type JsonObject } from '../../core/wire.ts';
 import { encodeOpenaiResponsesError } from './error.ts';
 import { encodeOpenaiResponsesResponse } from './response.ts';
+import { encodeOpenaiResponsesStopReason } from './stop-reason.ts';
 import { FORMAT, ownHint } from './shared.ts';
 import { OutputWriter } from './stream-output.ts';
 import {
@@ -232,8 +233,11 @@ export class OpenaiResponsesStreamWriter {
       stop = { unified: 'error', raw: 'failed', format: FORMAT };
       if (!('error' in fields)) fields['error'] = { code: this.error.code ?? 'server_error', message: this.error.message };
     }
+    // The terminal status comes from the same table as a whole response's; its losses are reported here (the body below is built quietly).
     const terminal = streamHint(event, TERMINAL);
-    const response = this.response(this.output.streamedParts(), stop, fields, isObject(terminal) ? terminal : undefined);
+    const parts = this.output.streamedParts();
+    encodeOpenaiResponsesStopReason(stop, this.losses, '/candidates/0/stopReason', parts.some((part) => part.type === 'refusal'));
+    const response = this.response(parts, stop, fields, isObject(terminal) ? terminal : undefined);
     const body = encodeOpenaiResponsesResponse(response, { losses: scratch() });
     const items: unknown[] = this.output.writtenOutput();
     const output = streamHint(event, OUTPUT);

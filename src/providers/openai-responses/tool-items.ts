@@ -13,7 +13,7 @@ import { argumentsAsText, parseArguments } from '../../core/tools.ts';
 import { expectArray, expectString, extend, hint, pointer, required, spreadExtensions, unknownKeys, type JsonObject } from '../../core/wire.ts';
 import { decodeOpenaiResponsesContent } from './content-decode.ts';
 import { encodeOpenaiResponsesContent } from './content-encode.ts';
-import { FORMAT, own, ownHint, restoreNulls, type ItemTarget } from './shared.ts';
+import { FORMAT, keepNulls, own, ownHint, restoreNulls, type ItemTarget } from './shared.ts';
 
 const CALL_KEYS: ReadonlySet<string> = new Set(['type', 'id', 'call_id', 'name', 'arguments', 'input', 'status']);
 const OUTPUT_KEYS: ReadonlySet<string> = new Set(['type', 'id', 'call_id', 'output', 'status']);
@@ -33,8 +33,10 @@ export interface ItemEncodeContext {
 function keepItemBookkeeping(part: Part, item: JsonObject, path: string): void {
   const id = item['id'];
   const status = item['status'];
-  if (id !== undefined) hint(part, FORMAT, '$id', expectString(id, pointer(path, 'id'), FORMAT));
-  if (status !== undefined) hint(part, FORMAT, '$status', expectString(status, pointer(path, 'status'), FORMAT));
+  if (id !== undefined && id !== null) hint(part, FORMAT, '$id', expectString(id, pointer(path, 'id'), FORMAT));
+  if (status !== undefined && status !== null) hint(part, FORMAT, '$status', expectString(status, pointer(path, 'status'), FORMAT));
+  // Agent frameworks replay items with `"id": null, "status": null`: optional, so absent in meaning, written back as sent.
+  keepNulls(part, item, ['id', 'status']);
 }
 
 /** Decode a `function_call` or `custom_tool_call` item. */

@@ -4,7 +4,10 @@
  * `npm run fuzz -- --only <n>`.
  *
  * Inputs, by number (n % 100):
- * - 0–54   a real payload (golden or corpus) with 1–4 mutations, converted to every format;
+ * - 0–44   a real payload (golden or corpus) with 1–4 mutations, converted to every format;
+ * - 45–54  the same payload decoded, its IR mutated (null or a wrong type in any array slot or
+ *          field, entries inserted, fields dropped), handed to every format's encodeRequest /
+ *          encodeResponse / encodeError: a typed error must name a pointer that lands in the IR;
  * - 55–69  a random wire body made of the corpus vocabulary, converted to every format;
  * - 70–79  a random IR conversation: encode → decode → encode must be stable (see DESIGN "Reliability");
  * - 80–96  a recorded stream with mutated events and garbage, through the stream decoder and every encoder;
@@ -23,7 +26,7 @@
 import { availableParallelism } from 'node:os';
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
 import { parseArgs } from 'node:util';
-import { convertError, convertRequest, convertResponse, decodeError, decodeRequest, decodeResponse } from '../src/core/convert.ts';
+import { convertError, convertRequest, convertResponse, decodeError, decodeRequest, decodeResponse, encodeError, encodeRequest, encodeResponse } from '../src/core/convert.ts';
 import { detectFormat } from '../src/core/detect.ts';
 import { implementedFormats, codecFor } from '../src/core/registry.ts';
 import { accumulate } from '../src/core/accumulate.ts';
@@ -43,6 +46,8 @@ import {
   isTypedError,
   loadSeeds,
   loadStreamSeeds,
+  mutateValue,
+  SLOT_MUTATIONS,
   parseSse,
   pick,
   pointerLandsIn,
@@ -62,7 +67,8 @@ import { chunked, collect, streamingFormats } from '../test/support/streams.ts';
 type Kind = 'request' | 'response' | 'error';
 const CONVERT = { request: convertRequest, response: convertResponse, error: convertError } as const;
 const DECODE = { request: decodeRequest, response: decodeResponse, error: decodeError } as const;
-const PHASES = ['mutation', 'random-body', 'ir-round-trip', 'stream-events', 'stream-bytes', 'big'] as const;
+const ENCODE = { request: encodeRequest, response: encodeResponse, error: encodeError } as const;
+const PHASES = ['mutation', 'ir-mutation', 'random-body', 'ir-round-trip', 'stream-events', 'stream-bytes', 'big'] as const;
 type Phase = (typeof PHASES)[number];
 
 /** Counts of one worker (or of the whole run). */
@@ -169,6 +175,32 @@ function mutationInput(recorder: Recorder, material: Material, rng: Rng): void {
   const plan = { seed: Math.floor(rng() * 0x7fffffff), kinds: randomKinds(rng, int(rng, 1, 4)) };
   const { body, notes } = applyPlan(seed.text, plan, material.mutate);
   fuzzBody(recorder, material, seed.format, seed.kind, body, `${seed.name}: ${notes.join(', ')}`);
+}
+
+/** A real payload decoded, its IR mutated, and the IR handed to every format's encoder. */
+function irMutationInput(recorder: Recorder, material: Material, rng: Rng): void {
+  const seed = pick(rng, material.seeds);
+  let ir: unknown;
+  try {
+    ir = DECODE[seed.kind](seed.format, seed.text, { model: 'fuzz-model' }).ir;
+  } catch (error) {
+    recorder.other(`decode of an unmutated seed ${seed.format} ${seed.kind}: ${describeError(error)}`, seed.name);
+    return;
+  }
+  // Mostly the crash class (null or a wrong type in a slot, an entry inserted), sometimes any mutation.
+  const kinds = rng() < 0.7 ? Array.from({ length: int(rng, 1, 3) }, () => pick(rng, SLOT_MUTATIONS)) : randomKinds(rng, int(rng, 1, 3));
+  const { value, notes } = mutateValue(ir, Math.floor(rng() * 0x7fffffff), kinds, material.mutate);
+  const note = `IR of ${seed.name}: ${notes.join(', ')}`;
+  for (const to of material.formats) {
+    const result = classify(() => (ENCODE[seed.kind] as (format: FormatId, input: unknown) => unknown)(to, value));
+    if (result.outcome === 'converted') recorder.converted();
+    else if (result.outcome === 'other') recorder.other(`encode ${seed.kind} → ${to}: ${describeError(result.error)}`, note);
+    else {
+      const path = (result.error as { path: string }).path;
+      if (path === '' || pointerLandsIn(value, path)) recorder.typed();
+      else recorder.other(`encode error pointer ${seed.kind} → ${to} misses the IR`, `${note}; pointer ${path}; ${(result.error as Error).message.slice(0, 160)}`);
+    }
+  }
 }
 
 function randomBodyInput(recorder: Recorder, material: Material, rng: Rng): void {
@@ -356,13 +388,16 @@ interface WorkerJob {
 async function runInput(tally: Tally, material: Material, number: number): Promise<void> {
   const rng = seeded(number * 2654435761);
   const bucket = number % 100;
-  const phase: Phase = bucket < 55 ? 'mutation' : bucket < 70 ? 'random-body' : bucket < 80 ? 'ir-round-trip' : bucket < 97 ? 'stream-events' : 'stream-bytes';
+  const phase: Phase = bucket < 45 ? 'mutation' : bucket < 55 ? 'ir-mutation' : bucket < 70 ? 'random-body' : bucket < 80 ? 'ir-round-trip' : bucket < 97 ? 'stream-events' : 'stream-bytes';
   const recorder = new Recorder(tally, number, phase);
   const started = performance.now();
   try {
     switch (phase) {
       case 'mutation':
         mutationInput(recorder, material, rng);
+        break;
+      case 'ir-mutation':
+        irMutationInput(recorder, material, rng);
         break;
       case 'random-body':
         randomBodyInput(recorder, material, rng);

@@ -9,6 +9,12 @@
  *   values swapped, lone surrogates, 1 MB strings) convert or raise an
  *   `InterlinguaError` whose JSON pointer lands in the body; nesting 10,000
  *   deep is an error, never a stack overflow.
+ * - The crash class of a `null` (or a value of the wrong type) in any array
+ *   slot or object field, or inserted into any array, on both sides: in real
+ *   wire payloads before decoding, and in their decoded IR handed to
+ *   `encodeRequest`/`encodeResponse`/`encodeError` of every format. Either it
+ *   converts, or an `InterlinguaError` names a pointer that lands in the
+ *   input (the wire body, or the IR).
  * - Stream decoders under random chunking, truncation and garbage lines: the
  *   same events whatever the chunking, a truncated stream ends with an error
  *   or complete, and the converted stream is well-formed SSE in the target format.
@@ -17,7 +23,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import fc from 'fast-check';
 import { accumulate } from '../src/core/accumulate.ts';
-import { convertError, convertRequest, convertResponse, decodeError, decodeRequest, decodeResponse } from '../src/core/convert.ts';
+import { convertError, convertRequest, convertResponse, decodeError, decodeRequest, decodeResponse, encodeError, encodeRequest, encodeResponse } from '../src/core/convert.ts';
 import { InterlinguaError } from '../src/core/errors.ts';
 import type { FormatId } from '../src/core/ir.ts';
 import { implementedFormats } from '../src/core/registry.ts';
@@ -36,6 +42,8 @@ import {
   loadSeeds,
   loadStreamSeeds,
   mutationPlanArbitrary,
+  mutateValue,
+  slotMutationPlanArbitrary,
   parseSse,
   pointerLandsIn,
   randomWireBody,
@@ -143,6 +151,68 @@ for (const format of formats) {
     );
   });
 }
+
+const ENCODE = { request: encodeRequest, response: encodeResponse, error: encodeError } as const;
+
+/** Encode `ir` into every format: each must convert or raise a typed error whose pointer lands in the IR. */
+function encodesOrTypedError(kind: Kind, ir: unknown): void {
+  for (const to of formats) {
+    const result = classify(() => (ENCODE[kind] as (format: FormatId, value: unknown) => unknown)(to, ir));
+    if (result.outcome === 'other') throw new Error(`encode ${kind} → ${to}: ${describeError(result.error)}`);
+    if (result.outcome === 'typed') {
+      const path = (result.error as InterlinguaError).path;
+      if (path !== '' && !pointerLandsIn(ir, path)) throw new Error(`encode ${kind} → ${to}: the error pointer ${path} is not in the IR (${(result.error as Error).message})`);
+    }
+  }
+}
+
+for (const format of formats) {
+  for (const kind of kinds) {
+    const pool = seedsOf(format, kind);
+    if (pool.length === 0) continue;
+    badInput(`${format} ${kind}: null or a wrong type in any slot, in the wire body and in the decoded IR`, () => {
+      fc.assert(
+        fc.property(fc.nat({ max: pool.length - 1 }), slotMutationPlanArbitrary(), (index, plan) => {
+          const seed = pool[index] as Seed;
+          const { body, notes } = applyPlan(seed.text, plan, mutateOptions);
+          try {
+            convertsOrTypedError(format, kind, body);
+          } catch (error) {
+            throw new Error(`${seed.name} with ${notes.join(', ')}: ${(error as Error).message}`);
+          }
+          const { ir } = DECODE[kind](format, seed.text, { model: 'test-model' });
+          const mutated = mutateValue(ir, plan.seed, plan.kinds, mutateOptions);
+          try {
+            encodesOrTypedError(kind, mutated.value);
+          } catch (error) {
+            throw new Error(`IR of ${seed.name} with ${mutated.notes.join(', ')}: ${(error as Error).message}`);
+          }
+        }),
+        { numRuns: 60, seed: SEED },
+      );
+    });
+  }
+}
+
+badInput('a null entry in tools, messages or parts of IR is a typed error naming it, in every format', () => {
+  const cases: [string, Record<string, unknown>, string][] = [
+    ['tools', { messages: [{ role: 'user', parts: [{ type: 'text', text: 'hi' }] }], tools: [null] }, '/tools/0'],
+    ['messages', { messages: [null] }, '/messages/0'],
+    ['parts', { messages: [{ role: 'user', parts: [{ type: 'text', text: 'hi' }, null] }] }, '/messages/0/parts/1'],
+    ['text', { messages: [{ role: 'user', parts: [{ type: 'text', text: 7 }] }] }, '/messages/0/parts/0/text'],
+  ];
+  for (const [what, ir, path] of cases) {
+    for (const to of formats) {
+      try {
+        encodeRequest(to, ir as never);
+        assert.unreachable(`${to} encoded IR with a bad ${what} entry`);
+      } catch (error) {
+        assert.ok(isTypedError(error), `${to} ${what}: ${describeError(error)}`);
+        assert.is((error as InterlinguaError).path, path, `${to} ${what}`);
+      }
+    }
+  }
+});
 
 badInput('nesting 10,000 deep is an invalid_value error with a pointer, in every format and kind', () => {
   for (const format of formats) {

@@ -9,6 +9,7 @@ import { InterlinguaError } from './errors.ts';
 import { LossCollector, throwIfStrict, type Loss } from './losses.ts';
 import { checkDepth, mayNestTooDeep } from './wire.ts';
 import { markPieces, piecesMark } from './serialize.ts';
+import { checkIrError, checkIrRequest, checkIrResponse } from './ir-check.ts';
 import type { ApiError, Request, Response } from './ir.ts';
 import type { Codec, CodecContext } from './codec.ts';
 import { checkDialect } from './dialect.ts';
@@ -90,6 +91,7 @@ export function convertRequest(
   const source = options.from;
   const target = options.to;
   const ir = source.decodeRequest(parseBody(body), context(losses, options.model));
+  losses.translateThrough(ir);
   const mark = piecesMark();
   const out = markPieces(target.encodeRequest(ir, context(losses, options.model, checkDialect(target, options.dialect))), mark);
   throwIfStrict(losses.losses, options.strict);
@@ -105,6 +107,7 @@ export function convertResponse(
   const source = options.from;
   const target = options.to;
   const ir = source.decodeResponse(parseBody(body), context(losses, options.model));
+  losses.translateThrough(ir);
   const out = target.encodeResponse(ir, context(losses, options.model, checkDialect(target, options.dialect)));
   throwIfStrict(losses.losses, options.strict);
   return { body: out, losses: losses.losses };
@@ -117,6 +120,7 @@ export function convertError(
 ): ConvertResult {
   const losses = new LossCollector();
   const ir = options.from.decodeError(parseBody(body), context(losses, options.model));
+  losses.translateThrough(ir);
   const out = options.to.encodeError(ir, context(losses, options.model));
   throwIfStrict(losses.losses, options.strict);
   return { body: out, losses: losses.losses };
@@ -141,8 +145,9 @@ export function decodeRequest(codec: Pick<Codec, 'decodeRequest'>, body: unknown
   return decodeWith((losses) => codec.decodeRequest(parseBody(body), context(losses, options.model)), options.strict);
 }
 
-/** Encode an IR request into a body of `codec`'s format. */
+/** Encode an IR request into a body of `codec`'s format. IR of the wrong shape (a `null` part, a number for a string) is an `InterlinguaError` naming its pointer in the IR. */
 export function encodeRequest(codec: Pick<Codec, 'encodeRequest'>, request: Request, options: CodecOptions = {}): Encoded {
+  checkIrRequest(request);
   const mark = piecesMark();
   return encodeWith((losses) => markPieces(codec.encodeRequest(request, context(losses, options.model, checkDialect(codec, options.dialect))), mark), options.strict);
 }
@@ -152,8 +157,9 @@ export function decodeResponse(codec: Pick<Codec, 'decodeResponse'>, body: unkno
   return decodeWith((losses) => codec.decodeResponse(parseBody(body), context(losses, options.model)), options.strict);
 }
 
-/** Encode an IR response into a body of `codec`'s format. */
+/** Encode an IR response into a body of `codec`'s format. IR of the wrong shape is an `InterlinguaError` naming its pointer in the IR. */
 export function encodeResponse(codec: Pick<Codec, 'encodeResponse'>, response: Response, options: CodecOptions = {}): Encoded {
+  checkIrResponse(response);
   return encodeWith((losses) => codec.encodeResponse(response, context(losses, options.model, checkDialect(codec, options.dialect))), options.strict);
 }
 
@@ -164,5 +170,6 @@ export function decodeError(codec: Pick<Codec, 'decodeError'>, body: unknown, op
 
 /** Encode an IR error into an error body of `codec`'s format. */
 export function encodeError(codec: Pick<Codec, 'encodeError'>, error: ApiError, options: CodecOptions = {}): Encoded {
+  checkIrError(error);
   return encodeWith((losses) => codec.encodeError(error, context(losses, options.model)), options.strict);
 }

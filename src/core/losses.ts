@@ -38,11 +38,19 @@ export type LossSeverity = 'info' | 'warning';
 export interface Loss {
   code: LossCode;
   /**
-   * JSON pointer. Decode losses point into the source body; encode losses
-   * point into the IR (`/messages/3/parts/1`), whose messages and parts follow
-   * the source's order.
+   * JSON pointer into the body the caller passed in: the source wire body of
+   * a conversion (decode and encode losses alike), or the IR handed to
+   * `encodeRequest`/`encodeResponse`. It always lands on a value of that
+   * body: where the lost value has no place of its own there (a field the
+   * source never had), it is the nearest enclosing value, at worst `''`.
    */
   path: string;
+  /**
+   * For an encode loss of a conversion: the JSON pointer into the IR
+   * (`/messages/3/parts/1`) that the encoder reported, from which `path` was
+   * translated.
+   */
+  irPath?: string;
   message: string;
   severity: LossSeverity;
 }
@@ -50,13 +58,104 @@ export interface Loss {
 /** Extension keys that hold opaque reasoning state (reported as `reasoning_state_dropped`). */
 const REASONING_STATE_KEYS: ReadonlySet<string> = new Set(['thoughtSignature', 'thought_signature', 'signature', 'encrypted_content']);
 
-/** Collects losses during one conversion. Codecs receive one and report into it. */
+function firstPresent(wire: Readonly<Record<string, unknown>>, keys: readonly string[]): string | undefined {
+  for (const key of keys) if (wire[key] !== undefined) return key;
+  return undefined;
+}
+
+/**
+ * Collects losses during one conversion. Codecs receive one and report into it.
+ *
+ * It also keeps where the decoded IR came from, so that an encoder's loss,
+ * reported against an IR pointer, reaches the user as a pointer into the
+ * wire body they hold: decoders call {@link LossCollector.origin} for each
+ * IR message, part, tool and candidate they build (a side table keyed by IR
+ * node, never part of the IR, so no encoder can emit it), and the
+ * conversion calls {@link LossCollector.translateThrough} with the decoded IR
+ * before encoding it.
+ */
 export class LossCollector {
   readonly losses: Loss[] = [];
+  #origins: WeakMap<object, string> | undefined;
+  #fields: WeakMap<object, Map<string, string>> | undefined;
+  #root: object | ((irPath: string) => string) | undefined;
 
-  /** Record a loss. */
+  /** Record a loss. While translating (see {@link translateThrough}), `path` is an IR pointer and is translated. */
   add(code: LossCode, path: string, message: string, severity: LossSeverity = 'warning'): void {
-    this.losses.push({ code, path, message, severity });
+    const root = this.#root;
+    if (root === undefined) this.losses.push({ code, path, message, severity });
+    else this.losses.push({ code, path: typeof root === 'function' ? root(path) : this.sourceOf(root, path), irPath: path, message, severity });
+  }
+
+  /**
+   * Remember that IR `node` was decoded from the wire value at `pointer` (a
+   * pointer that exists in the decoded body). Returns `node`, so a decoder can
+   * write `return losses.origin(part, path)`.
+   */
+  origin<T extends object>(node: T, pointer: string): T {
+    (this.#origins ??= new WeakMap()).set(node, pointer);
+    return node;
+  }
+
+  /**
+   * Remember that the scalar field `key` of IR `node` was decoded from the
+   * wire value at `pointer` (for fields whose wire place is not under the
+   * node's own, like Anthropic's top-level `temperature` for
+   * `generation.temperature`). Call it only when that wire value exists.
+   */
+  originField(node: object, key: string, pointer: string): void {
+    const fields = (this.#fields ??= new WeakMap());
+    let table = fields.get(node);
+    if (table === undefined) fields.set(node, (table = new Map()));
+    table.set(key, pointer);
+  }
+
+  /**
+   * {@link originField} for a table of fields at once: for each IR key that
+   * `node` holds, the first of its wire keys present in `wire` (the wire
+   * object at `base`) is recorded. One call per decoded settings object.
+   */
+  originFields(node: object | undefined, wire: Readonly<Record<string, unknown>>, base: string, table: Readonly<Record<string, string | readonly string[]>>): void {
+    if (node === undefined) return;
+    for (const key in table) {
+      if ((node as Record<string, unknown>)[key] === undefined) continue;
+      const candidates = table[key] as string | readonly string[];
+      const wireKey = typeof candidates === 'string' ? (wire[candidates] === undefined ? undefined : candidates) : firstPresent(wire, candidates);
+      if (wireKey !== undefined) this.originField(node, key, `${base}/${wireKey.replaceAll('~', '~0').replaceAll('/', '~1')}`);
+    }
+  }
+
+  /**
+   * From now on, translate the IR pointers of added losses into source
+   * pointers, walking them from `root` (the decoded IR) or calling `root`
+   * (a stream, which has no IR tree to walk); `undefined` stops translating
+   * (a decoder reports source pointers itself).
+   */
+  translateThrough(root: object | ((irPath: string) => string) | undefined): void {
+    this.#root = root;
+  }
+
+  /**
+   * The source pointer of an IR pointer: the recorded origin of the deepest
+   * IR node on its way, else `''` (the root of the source body).
+   */
+  sourceOf(root: object, irPath: string): string {
+    const origins = this.#origins;
+    if (origins === undefined) return '';
+    const fields = this.#fields;
+    let best = origins.get(root) ?? '';
+    let node: unknown = root;
+    let start = 1;
+    while (start <= irPath.length && typeof node === 'object' && node !== null) {
+      let end = irPath.indexOf('/', start);
+      if (end === -1) end = irPath.length;
+      const segment = irPath.slice(start, end).replaceAll('~1', '/').replaceAll('~0', '~');
+      best = fields?.get(node)?.get(segment) ?? best;
+      node = Object.hasOwn(node, segment) ? (node as Record<string, unknown>)[segment] : undefined;
+      if (typeof node === 'object' && node !== null) best = origins.get(node) ?? best;
+      start = end + 1;
+    }
+    return best;
   }
 
   /**

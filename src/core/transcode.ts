@@ -10,7 +10,7 @@ import { LossCollector, type Loss } from './losses.ts';
 import { sseFraming, type StreamFraming } from './framing.ts';
 import type { Codec, CodecContext } from './codec.ts';
 import type { FrameReader } from './framing.ts';
-import type { ApiError } from './ir.ts';
+import type { ApiError, FormatId } from './ir.ts';
 import { checkStreamIndex, type SseMessage, type StreamDecoder, type StreamEncoder, type StreamEvent, type WireEvent } from './stream-events.ts';
 
 export { DONE } from './framing.ts';
@@ -52,33 +52,51 @@ export function framingOf(codec: Codec): StreamFraming {
   return codec.streamFraming ?? sseFraming;
 }
 
-/** Describe a thrown value as an IR API error. */
-export function errorFromException(error: unknown): ApiError {
+/**
+ * Describe a failure inside a stream as an IR API error. A stream is always
+ * a server's answer, so whatever breaks in it is the sender's fault, never
+ * the receiver's: `server` with status 502, and a message naming which
+ * stream (`what`, e.g. "the gemini stream") and what went wrong.
+ */
+export function errorFromException(error: unknown, what = 'the stream'): ApiError {
   const message = error instanceof Error ? error.message : String(error);
-  return { type: isInterlinguaError(error) ? 'invalid_request' : 'server', message };
+  const kind = isInterlinguaError(error) ? 'could not be read' : 'broke interlingua';
+  return { type: 'server', status: 502, message: `${what} ${kind}: ${message}` };
+}
+
+/** An error event for a stream of `format` that is itself broken (not JSON, badly framed). */
+function brokenStream(format: FormatId | undefined, problem: string): ApiError {
+  return { type: 'server', status: 502, message: `${format === undefined ? 'the stream' : `the ${format} stream`} ${problem}` };
 }
 
 /** wire events → IR events through one format's decoder. A decoding failure becomes an `error` event and ends the stream. */
-export function wireToIrEvents(decoder: StreamDecoder): TransformStream<WireEvent, StreamEvent> {
+export function wireToIrEvents(decoder: StreamDecoder, format?: FormatId): TransformStream<WireEvent, StreamEvent> {
+  const what = format === undefined ? 'the stream' : `the ${format} stream`;
   let failed = false;
   return new TransformStream({
     transform(event, controller) {
       if (failed) return;
       if (event.invalid !== undefined) {
         failed = true;
-        controller.enqueue({ type: 'error', error: { type: 'server', message: `a stream event is not JSON (${event.invalid})` } });
+        controller.enqueue({ type: 'error', error: brokenStream(format, `sent an event that is not JSON (${event.invalid})`) });
         return;
       }
       try {
         for (const irEvent of decoder.decode(event)) controller.enqueue(irEvent);
       } catch (error) {
         failed = true;
-        controller.enqueue({ type: 'error', error: errorFromException(error) });
+        controller.enqueue({ type: 'error', error: errorFromException(error, what) });
       }
     },
     flush(controller) {
       if (failed) return;
-      for (const irEvent of decoder.flush()) controller.enqueue(irEvent);
+      let events: StreamEvent[];
+      try {
+        events = decoder.flush();
+      } catch (error) {
+        events = [{ type: 'error', error: errorFromException(error, what) }];
+      }
+      for (const irEvent of events) controller.enqueue(irEvent);
     },
   });
 }
@@ -89,11 +107,12 @@ export function wireToIrEvents(decoder: StreamDecoder): TransformStream<WireEven
  * error event instead of breaking the stream; `failed()` then stops the
  * stream. Only when even the error event cannot be encoded does it throw.
  */
-function guardedEncoder(encoder: StreamEncoder): { encode(event: StreamEvent): SseMessage[]; flush(): SseMessage[]; failed(): boolean } {
+function guardedEncoder(encoder: StreamEncoder, format?: FormatId): { encode(event: StreamEvent): SseMessage[]; flush(): SseMessage[]; failed(): boolean } {
+  const what = `the stream could not be written${format === undefined ? '' : ` as ${format}`}, because the source stream`;
   let failed = false;
   const fail = (error: unknown): SseMessage[] => {
     failed = true;
-    return encoder.encode({ type: 'error', error: errorFromException(error) });
+    return encoder.encode({ type: 'error', error: errorFromException(error, what) });
   };
   return {
     encode(event) {
@@ -116,8 +135,8 @@ function guardedEncoder(encoder: StreamEncoder): { encode(event: StreamEvent): S
 }
 
 /** IR events → SSE messages through one format's encoder. */
-export function irToSseMessages(encoder: StreamEncoder): TransformStream<StreamEvent, SseMessage> {
-  const guarded = guardedEncoder(encoder);
+export function irToSseMessages(encoder: StreamEncoder, format?: FormatId): TransformStream<StreamEvent, SseMessage> {
+  const guarded = guardedEncoder(encoder, format);
   return new TransformStream({
     transform(event, controller) {
       for (const message of guarded.encode(event)) controller.enqueue(message);
@@ -156,6 +175,42 @@ export function createEncoder(codec: Codec, context: CodecContext): StreamEncode
   return codec.createStreamEncoder(context);
 }
 
+/**
+ * Where the parts of a stream came from: the source event (0-based position
+ * among the stream's events, so `/3` is the fourth event's data) that opened
+ * each candidate and part. Encoders report stream losses against IR
+ * pointers (`/candidates/0/message/parts/2`); this turns them into `/<event>`.
+ */
+class StreamOrigins {
+  #event = -1;
+  readonly #parts = new Map<string, number>();
+  readonly #candidates = new Map<number, number>();
+
+  /** A new source event is being decoded. */
+  next(): void {
+    this.#event++;
+  }
+
+  /** The source has ended: what flush emits belongs to no event. */
+  end(): void {
+    this.#event = -1;
+  }
+
+  see(event: StreamEvent): void {
+    if (this.#event < 0 || !('candidate' in event) || typeof event.candidate !== 'number') return;
+    if (!this.#candidates.has(event.candidate)) this.#candidates.set(event.candidate, this.#event);
+    if (event.type === 'part_start') this.#parts.set(`${event.candidate}/${event.index}`, this.#event);
+  }
+
+  sourceOf(irPath: string): string {
+    const match = /^\/candidates\/(\d+)(?:\/message\/parts\/(\d+))?/.exec(irPath);
+    if (match === null) return '';
+    const event = match[2] === undefined ? undefined : this.#parts.get(`${match[1]}/${match[2]}`);
+    const found = event ?? this.#candidates.get(Number(match[1]));
+    return found === undefined ? '' : `/${found}`;
+  }
+}
+
 /** Options of {@link transcodeStream}. */
 export interface CodecStreamOptions {
   from: Codec;
@@ -181,7 +236,15 @@ export function transcodeStream(readable: ReadableStream<Uint8Array>, options: C
   let resolveLosses: (losses: Loss[]) => void = () => {};
   const losses = new Promise<Loss[]>((resolve) => (resolveLosses = resolve));
   const output = readable.pipeThrough(
-    transcode(framingOf(options.from).createReader(), decoder, encoder, framingOf(options.to), () => resolveLosses(collector.losses), options.mapEvent),
+    transcode(
+      framingOf(options.from).createReader(),
+      decoder,
+      encoder,
+      framingOf(options.to),
+      { from: options.from.format, to: options.to.format, losses: collector },
+      () => resolveLosses(collector.losses),
+      options.mapEvent,
+    ),
   );
   return Object.assign(output, { losses });
 }
@@ -199,31 +262,45 @@ function transcode(
   decoder: StreamDecoder,
   target: StreamEncoder,
   framing: StreamFraming,
+  side: { from: FormatId; to: FormatId; losses: LossCollector },
   done: () => void,
   mapEvent?: (event: StreamEvent) => StreamEvent,
 ): TransformStream<Uint8Array, Uint8Array> {
-  const encoder = guardedEncoder(target);
+  const encoder = guardedEncoder(target, side.to);
+  const what = `the ${side.from} stream`;
+  const origins = new StreamOrigins();
+  const translate = (irPath: string) => origins.sourceOf(irPath);
   let out: SseMessage[] = [];
   let failed = false;
+  // Decoders report source pointers themselves; encoders report IR pointers, translated to the source event that opened the part.
   const encode = (events: StreamEvent[]) => {
-    for (const event of events) for (const message of encoder.encode(mapEvent === undefined ? event : mapEvent(event))) out.push(message);
+    side.losses.translateThrough(translate);
+    try {
+      for (const event of events) {
+        origins.see(event);
+        for (const message of encoder.encode(mapEvent === undefined ? event : mapEvent(event))) out.push(message);
+      }
+    } finally {
+      side.losses.translateThrough(undefined);
+    }
   };
-  const fail = (message: string) => {
+  const fail = (problem: string) => {
     failed = true;
-    encode([{ type: 'error', error: { type: 'server', message } }]);
+    encode([{ type: 'error', error: brokenStream(side.from, problem) }]);
   };
   const take = (read: () => WireEvent[]) => {
     let events: WireEvent[];
     try {
       events = read();
     } catch (error) {
-      if (!failed && !encoder.failed()) fail(`the stream is not well framed (${error instanceof Error ? error.message : String(error)})`);
+      if (!failed && !encoder.failed()) fail(`is not well framed (${error instanceof Error ? error.message : String(error)})`);
       return;
     }
     for (const event of events) {
       if (failed || encoder.failed()) return;
+      origins.next();
       if (event.invalid !== undefined) {
-        fail(`a stream event is not JSON (${event.invalid})`);
+        fail(`sent an event that is not JSON (${event.invalid})`);
         return;
       }
       let irEvents: StreamEvent[];
@@ -231,7 +308,7 @@ function transcode(
         irEvents = decoder.decode(event);
       } catch (error) {
         failed = true;
-        irEvents = [{ type: 'error', error: errorFromException(error) }];
+        irEvents = [{ type: 'error', error: errorFromException(error, what) }];
       }
       encode(irEvents);
     }
@@ -248,8 +325,19 @@ function transcode(
     },
     flush(controller) {
       if (!failed && !encoder.failed()) take(() => reader.end());
-      if (!failed && !encoder.failed()) encode(decoder.flush());
+      origins.end();
+      if (!failed && !encoder.failed()) {
+        let events: StreamEvent[];
+        try {
+          events = decoder.flush();
+        } catch (error) {
+          events = [{ type: 'error', error: errorFromException(error, what) }];
+        }
+        encode(events);
+      }
+      side.losses.translateThrough(translate);
       for (const message of encoder.flush()) out.push(message);
+      side.losses.translateThrough(undefined);
       emit(controller);
       done();
     },

@@ -107,8 +107,10 @@ async function translateError(response: UpstreamReply, options: ForwardOptions):
   let error: ApiError;
   try {
     error = codecFor(options.upstream).decodeError(JSON.parse(text), { losses: options.losses });
-  } catch {
-    error = { type: errorTypeForStatus(response.status), message: text.slice(0, 1000) || `upstream answered HTTP ${response.status}` };
+  } catch (cause) {
+    // The status still says what happened (a 429 stays a 429); the message says whose body could not be read.
+    const what = `the upstream (${options.upstream}) answered HTTP ${response.status} with a body that is not a ${options.upstream} error (${describe(cause)})`;
+    error = { type: errorTypeForStatus(response.status), message: text === '' ? what : `${what}: ${text.slice(0, 1000)}` };
   }
   if (error.type === 'other') error.type = errorTypeForStatus(response.status);
   error.status = response.status;
@@ -187,8 +189,25 @@ function syntheticStream(events: StreamEvent[], format: FormatId, options: Forwa
       controller.close();
     },
   })
-    .pipeThrough(irToSseMessages(encoder))
+    .pipeThrough(irToSseMessages(encoder, format))
     .pipeThrough(messagesToFramedBytes(framingFor(format)));
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/**
+ * The error for an upstream answer that interlingua cannot read or cannot
+ * write in the caller's format: the upstream's fault, never the caller's, so
+ * a 502 naming the upstream's format and what was wrong with its answer.
+ */
+function upstreamAnswerFault(upstream: FormatId, caller: FormatId, error: unknown): ApiError {
+  return {
+    type: 'server',
+    status: 502,
+    message: `the upstream (${upstream}) answered with a response interlingua could not convert to ${caller}: ${describe(error)}; the request was fine, the upstream's answer was not`,
+  };
 }
 
 /** An Ollama `/api/generate` caller gets `response` lines: the stream's start says so to the Ollama encoder. */
@@ -258,17 +277,22 @@ export async function forwardToUpstream(options: ForwardOptions): Promise<Answer
   try {
     json = JSON.parse(text);
   } catch {
-    return errorAnswer(route.format, { type: 'server', status: 502, message: 'the upstream answered with a body that is not JSON' });
+    return errorAnswer(route.format, { type: 'server', status: 502, message: `the upstream (${upstream}) answered with a body that is not JSON` });
   }
   const wantsStream = options.entry.stream;
   if (route.format === upstream && !wantsStream) {
     return jsonAnswer(response.status, text, lossHeader());
   }
   const context = prepared.model === undefined ? { losses: options.losses } : { losses: options.losses, model: prepared.model };
-  // The upstream's reasoning state rides in the caller's own slot, so the caller's next turn brings it back.
-  const ir = carryResponseStates(codecFor(upstream).decodeResponse(json, context), route.format);
-  if (route.generate === true) hint(ir, 'ollama', '$generate', true);
-  if (wantsStream) return { status: 200, headers: { ...streamHeaders(route.format), ...lossHeader() }, body: syntheticStream(responseToEvents(ir), route.format, options) };
-  const out = codecFor(route.format).encodeResponse(ir, context);
-  return jsonAnswer(200, JSON.stringify(out), lossHeader());
+  try {
+    // The upstream's reasoning state rides in the caller's own slot, so the caller's next turn brings it back.
+    const ir = carryResponseStates(codecFor(upstream).decodeResponse(json, context), route.format);
+    if (route.generate === true) hint(ir, 'ollama', '$generate', true);
+    if (wantsStream) return { status: 200, headers: { ...streamHeaders(route.format), ...lossHeader() }, body: syntheticStream(responseToEvents(ir), route.format, options) };
+    const out = codecFor(route.format).encodeResponse(ir, context);
+    return jsonAnswer(200, JSON.stringify(out), lossHeader());
+  } catch (error) {
+    const fault = upstreamAnswerFault(upstream, route.format, error);
+    return errorAnswer(route.format, { ...fault, message: options.redact(fault.message) });
+  }
 }

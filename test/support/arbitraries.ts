@@ -292,8 +292,29 @@ export const MUTATIONS = [
   'huge_string',
   'empty_container',
   'json_text',
+  'null_slot',
+  'insert_entry',
 ] as const;
 export type Mutation = (typeof MUTATIONS)[number];
+
+/** The mutations of one crash class: `null` or a value of the wrong type in any array slot or object field, or inserted into any array. */
+export const SLOT_MUTATIONS = ['null_slot', 'retype', 'insert_entry'] as const satisfies readonly Mutation[];
+
+/** Every array in `root` (breadth-first, at most `limit`). */
+function arraysOf(root: unknown, limit = 20_000): unknown[][] {
+  const arrays: unknown[][] = [];
+  const queue: unknown[] = [root];
+  for (let head = 0; head < queue.length && arrays.length < limit; head++) {
+    const node = queue[head];
+    if (Array.isArray(node)) {
+      arrays.push(node);
+      queue.push(...node);
+    } else if (typeof node === 'object' && node !== null) {
+      queue.push(...Object.values(node));
+    }
+  }
+  return arrays;
+}
 
 interface Slot {
   parent: Record<string, unknown> | unknown[];
@@ -428,6 +449,22 @@ export function mutate(root: unknown, kind: Mutation, rng: Rng, options: MutateO
       // A value replaced by its own JSON text (arguments, schemas and tool outputs travel both ways).
       set(slot, jsonText(current));
       break;
+    case 'null_slot':
+      set(slot, null);
+      break;
+    case 'insert_entry': {
+      // A null (or a value of another type) as a new entry of some array: `tools: [null, …]`.
+      const arrays = arraysOf(root);
+      const target = arrays.length > 0 ? pick(rng, arrays) : undefined;
+      const value = rng() < 0.5 ? null : structuredClone(pick(rng, EDGE_VALUES));
+      if (target !== undefined) {
+        const at = int(rng, 0, target.length);
+        target.splice(at, 0, value);
+        return { value: root, note: `insert_entry ${JSON.stringify(value)} into an array of ${target.length - 1}, at ${at}` };
+      }
+      set(slot, [value]);
+      break;
+    }
   }
   return { value: root, note };
 }
@@ -461,6 +498,27 @@ export function randomKinds(rng: Rng, count: number): Mutation[] {
     else kinds.push(pick(rng, MUTATIONS.filter((kind) => kind !== 'huge_string' && kind !== 'deep_nest')));
   }
   return kinds;
+}
+
+/** fast-check arbitrary of plans of {@link SLOT_MUTATIONS} only. */
+export function slotMutationPlanArbitrary(): fc.Arbitrary<MutationPlan> {
+  return fc.record({
+    seed: fc.integer({ min: 0, max: 0x7fffffff }),
+    kinds: fc.array(fc.constantFrom(...SLOT_MUTATIONS), { minLength: 1, maxLength: 3 }),
+  });
+}
+
+/** Apply `kinds` to a value in place (an IR tree, say), from `seed`; returns the (maybe replaced) root. */
+export function mutateValue(root: unknown, seed: number, kinds: readonly Mutation[], options: MutateOptions): { value: unknown; notes: string[] } {
+  const rng = seeded(seed);
+  let value = root;
+  const notes: string[] = [];
+  for (const kind of kinds) {
+    const result = mutate(value, kind, rng, options);
+    value = result.value;
+    notes.push(result.note);
+  }
+  return { value, notes };
 }
 
 /** fast-check arbitrary of mutation plans (shrinks towards fewer mutations). */

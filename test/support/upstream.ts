@@ -18,7 +18,9 @@ export type UpstreamBehaviour =
   | { kind: 'error'; status: number; body: unknown; headers?: Record<string, string> }
   | { kind: 'stall' }
   | { kind: 'reset' }
-  | { kind: 'truncate'; body: unknown };
+  | { kind: 'truncate'; body: unknown }
+  /** Answer exactly these bytes with this status and content type (bodies the codecs cannot read). */
+  | { kind: 'raw'; status: number; contentType: string; text: string };
 
 /** A received request. */
 export interface Received {
@@ -61,6 +63,10 @@ export async function startUpstream(format: FormatId): Promise<FakeUpstream> {
       case 'error':
         response.writeHead(behaviour.status, { 'content-type': 'application/json', ...behaviour.headers });
         response.end(JSON.stringify(behaviour.body));
+        return;
+      case 'raw':
+        response.writeHead(behaviour.status, { 'content-type': behaviour.contentType });
+        response.end(behaviour.text);
         return;
       case 'truncate': {
         const bytes = streamBytes(format, behaviour.body);

@@ -22,7 +22,7 @@ export function decodeAnthropicContent(content: unknown, path: string, scope: Bl
   if (typeof content === 'string') {
     const part: Part = { type: 'text', text: content };
     if (content === '') hint(part, ANTHROPIC, '$empty', true);
-    return { parts: [part], fromString: true };
+    return { parts: [scope.losses.origin(part, path)], fromString: true };
   }
   const blocks = expectArray(content, path, ANTHROPIC);
   const parts: Part[] = [];
@@ -64,7 +64,7 @@ export function decodeAnthropicMessages(value: unknown, path: string, scope: Blo
     const first = decoded[0] as Message;
     if (fromString) hint(first, ANTHROPIC, '$contentString', true);
     extend(first, ANTHROPIC, unknownKeys(object, MESSAGE_KEYS));
-    messages.push(...decoded);
+    for (const message of decoded) messages.push(scope.losses.origin(message, messagePath));
   }
   return messages;
 }

@@ -127,6 +127,10 @@ function decodeOpaque(object: JsonObject, type: string, path: string, scope: Blo
 
 /** Decode one wire content block into an IR part. Unknown types become opaque parts with an `unknown_block` loss. */
 export function decodeAnthropicBlock(value: unknown, path: string, scope: BlockScope): Part {
+  return scope.losses.origin(decodeBlock(value, path, scope), path);
+}
+
+function decodeBlock(value: unknown, path: string, scope: BlockScope): Part {
   const object = expectObject(value, path, ANTHROPIC);
   const type = field(object, 'type', path);
   const nested = (block: unknown, blockPath: string): Part => decodeAnthropicBlock(block, blockPath, scope);

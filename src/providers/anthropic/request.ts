@@ -48,9 +48,23 @@ const REQUEST_KEYS: ReadonlySet<string> = new Set([
   'service_tier',
 ]);
 
+/** Where IR request fields come from on the wire, for loss paths. */
+const REQUEST_ORIGINS = {
+  toolChoice: 'tool_choice',
+  parallelToolCalls: 'tool_choice',
+  reasoning: ['thinking', 'output_config'],
+  output: ['output_config', 'output_format'],
+  user: 'metadata',
+  metadata: 'metadata',
+  serviceTier: 'service_tier',
+  model: 'model',
+  stream: 'stream',
+} as const;
+const GENERATION_ORIGINS = { maxTokens: 'max_tokens', temperature: 'temperature', topP: 'top_p', topK: 'top_k', stop: 'stop_sequences' } as const;
+
 function decodeSystem(value: unknown, scope: BlockScope): Message {
   const { parts, fromString } = decodeAnthropicContent(value, '/system', scope);
-  const message: Message = { role: 'system', parts };
+  const message: Message = scope.losses.origin({ role: 'system', parts }, '/system');
   hint(message, ANTHROPIC, '$systemField', true);
   if (fromString) hint(message, ANTHROPIC, '$contentString', true);
   return message;
@@ -108,7 +122,10 @@ export function decodeAnthropicRequest(body: unknown, context: CodecContext): Re
   if (system !== undefined && system !== null) request.messages.push(decodeSystem(system, scope));
   else if (system === null) hint(request, ANTHROPIC, '$systemNull', true);
   request.messages.push(...decodeAnthropicMessages(required(object, 'messages', '', ANTHROPIC), '/messages', scope));
-  if (object['tools'] !== undefined) request.tools = decodeAnthropicTools(object['tools'], '/tools');
+  if (object['tools'] !== undefined) {
+    request.tools = decodeAnthropicTools(object['tools'], '/tools');
+    request.tools.forEach((tool, index) => context.losses.origin(tool, pointer('/tools', index)));
+  }
   if (object['tool_choice'] !== undefined) decodeAnthropicToolChoice(object['tool_choice'], '/tool_choice', request);
   const generation = decodeGeneration(object);
   if (generation !== undefined) request.generation = generation;
@@ -119,6 +136,8 @@ export function decodeAnthropicRequest(body: unknown, context: CodecContext): Re
   if (object['stream'] !== undefined) request.stream = expectBoolean(object['stream'], '/stream', ANTHROPIC);
   if (object['service_tier'] !== undefined) request.serviceTier = expectString(object['service_tier'], '/service_tier', ANTHROPIC);
   extend(request, ANTHROPIC, unknownKeys(object, REQUEST_KEYS));
+  context.losses.originFields(request, object, '', REQUEST_ORIGINS);
+  context.losses.originFields(request.generation, object, '', GENERATION_ORIGINS);
   return request;
 }
 

@@ -39,6 +39,7 @@ export function decodeAnthropicResponse(body: unknown, context: CodecContext): R
   const message: Message = { role: 'assistant', parts: content.map((block, index) => decodeAnthropicBlock(block, pointer('/content', index), scope)) };
   const candidate: Candidate = { index: 0, message };
   decodeStop(object, candidate);
+  if (candidate.stopReason !== undefined) context.losses.origin(candidate.stopReason, '/stop_reason');
   const response: Response = { candidates: [candidate] };
   if (object['id'] !== undefined) response.id = expectString(object['id'], '/id', ANTHROPIC);
   if (object['model'] !== undefined) response.model = expectString(object['model'], '/model', ANTHROPIC);
@@ -46,7 +47,7 @@ export function decodeAnthropicResponse(body: unknown, context: CodecContext): R
   if (object['type'] === undefined) hint(response, ANTHROPIC, '$typeAbsent', true);
   if (object['role'] !== undefined && object['role'] !== 'assistant') hint(response, ANTHROPIC, '$role', object['role']);
   if (object['role'] === undefined) hint(response, ANTHROPIC, '$roleAbsent', true);
-  if (object['usage'] !== undefined) response.usage = decodeAnthropicUsage(object['usage'], '/usage');
+  if (object['usage'] !== undefined) response.usage = context.losses.origin(decodeAnthropicUsage(object['usage'], '/usage'), '/usage');
   const absent = (['id', 'model', 'usage'] as const).filter((key) => object[key] === undefined);
   if (absent.length > 0) hint(response, ANTHROPIC, '$absent', absent);
   extend(response, ANTHROPIC, unknownKeys(object, RESPONSE_KEYS));

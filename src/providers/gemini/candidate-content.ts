@@ -31,7 +31,7 @@ export function decodeGeminiCandidateContent(value: unknown, path: string, idSco
   if (parts === undefined) hint(message, 'gemini', '$noParts', true);
   else message.parts = parts;
   extend(message, 'gemini', unknownKeys(content, KNOWN_CONTENT));
-  return message;
+  return losses.origin(message, path);
 }
 
 /** Encode the candidate message as `content`; `undefined` when the source had none. */

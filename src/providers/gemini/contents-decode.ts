@@ -33,7 +33,7 @@ export function decodeGeminiParts(content: JsonObject, path: string, scope: Part
   const list = expectArray(value, pointer(path, 'parts'), 'gemini');
   const parts: Part[] = new Array(list.length);
   for (let index = 0; index < list.length; index++) {
-    parts[index] = decodeGeminiPart(list[index], pointer(path, 'parts', index), index, scope);
+    parts[index] = scope.losses.origin(decodeGeminiPart(list[index], pointer(path, 'parts', index), index, scope), pointer(path, 'parts', index));
   }
   return parts;
 }
@@ -56,7 +56,7 @@ export function decodeGeminiContents(value: unknown, path: string, losses: LossC
     if (parts === undefined) hint(first, 'gemini', '$noParts', true);
     extend(first, 'gemini', unknownKeys(content, KNOWN_CONTENT));
     for (let run = 0; run < produced.length - 1; run++) hint(produced[run] as Message, 'gemini', '$joinNext', true);
-    for (const message of produced) messages.push(message);
+    for (const message of produced) messages.push(losses.origin(message, contentPath));
   }
 }
 
@@ -79,9 +79,9 @@ function splitUserTurn(parts: Part[]): Message[] {
 /** Decode `systemInstruction` (a Content, or a bare string as the SDK allows) into a leading system message. */
 export function decodeGeminiSystemInstruction(value: unknown, path: string, losses: LossCollector): Message {
   if (typeof value === 'string') {
-    const message: Message = { role: 'system', parts: [{ type: 'text', text: value }] };
+    const message: Message = { role: 'system', parts: [losses.origin({ type: 'text', text: value }, path)] };
     hint(message, 'gemini', '$systemString', true);
-    return message;
+    return losses.origin(message, path);
   }
   const content = expectObject(value, path, 'gemini');
   const parts = decodeGeminiParts(content, path, { losses, role: 'user', idScope: 'system', pending: new PendingCalls() });
@@ -89,5 +89,5 @@ export function decodeGeminiSystemInstruction(value: unknown, path: string, loss
   if (content['role'] !== undefined) hint(message, 'gemini', '$role', content['role']);
   if (parts === undefined) hint(message, 'gemini', '$noParts', true);
   extend(message, 'gemini', unknownKeys(content, KNOWN_CONTENT));
-  return message;
+  return losses.origin(message, path);
 }

@@ -10,12 +10,12 @@ import { InterlinguaError } from '../../core/errors.ts';
 import type { Request } from '../../core/ir.ts';
 import { expectObject, expectString, extend, extensionsOf, hint, lookupTable, pointer, unknownKeys, type JsonObject } from '../../core/wire.ts';
 import type { LossCollector } from '../../core/losses.ts';
-import { knownKeys, respell, Spelling } from './spelling.ts';
+import { knownKeys, respell, snakeCase, Spelling } from './spelling.ts';
 import { decodeGeminiContents, decodeGeminiSystemInstruction } from './contents-decode.ts';
 import { encodeGeminiContents } from './contents-encode.ts';
 import { decodeGeminiTools, encodeGeminiTools } from './tools.ts';
 import { decodeGeminiToolConfig, encodeGeminiToolConfig } from './tool-config.ts';
-import { decodeGeminiGenerationConfig } from './generation-decode.ts';
+import { decodeGeminiGenerationConfig, NUMBER_FIELDS } from './generation-decode.ts';
 import { encodeGeminiGenerationConfig } from './generation-encode.ts';
 
 const KNOWN_REQUEST = knownKeys([
@@ -28,6 +28,28 @@ const KNOWN_REQUEST = knownKeys([
   'labels',
   'serviceTier',
 ]);
+
+/** Both spellings of a wire key, for loss paths. */
+function spellings(key: string): readonly string[] {
+  return [key, snakeCase(key)];
+}
+
+/** Where IR request fields come from on the wire, for loss paths. */
+const REQUEST_ORIGINS = {
+  generation: spellings('generationConfig'),
+  reasoning: spellings('generationConfig'),
+  output: spellings('generationConfig'),
+  toolChoice: spellings('toolConfig'),
+  parallelToolCalls: spellings('toolConfig'),
+  serviceTier: spellings('serviceTier'),
+  metadata: 'labels',
+  model: 'model',
+};
+const GENERATION_ORIGINS = {
+  ...Object.fromEntries(NUMBER_FIELDS.map(([wire, neutral]) => [neutral, spellings(wire)])),
+  stop: spellings('stopSequences'),
+  logprobs: spellings('responseLogprobs'),
+};
 
 /** Decode a Gemini request body into the IR. */
 export function decodeGeminiRequest(body: unknown, context: CodecContext): Request {
@@ -49,11 +71,16 @@ export function decodeGeminiRequest(body: unknown, context: CodecContext): Reque
   }
   decodeGeminiContents(contents, '/contents', context.losses, request.messages);
   const tools = object['tools'];
-  if (tools !== undefined) request.tools = decodeGeminiTools(tools, '/tools');
+  if (tools !== undefined) request.tools = decodeGeminiTools(tools, '/tools', context.losses);
   const toolConfig = spelling.read(object, 'toolConfig');
   if (toolConfig !== undefined) decodeGeminiToolConfig(toolConfig, pointer('', Spelling.key(object, 'toolConfig')), request);
   const generation = spelling.read(object, 'generationConfig');
-  if (generation !== undefined) decodeGeminiGenerationConfig(generation, pointer('', Spelling.key(object, 'generationConfig')), request);
+  if (generation !== undefined) {
+    const generationPath = pointer('', Spelling.key(object, 'generationConfig'));
+    decodeGeminiGenerationConfig(generation, generationPath, request);
+    context.losses.originFields(request.generation, generation as JsonObject, generationPath, GENERATION_ORIGINS);
+  }
+  context.losses.originFields(request, object, '', REQUEST_ORIGINS);
   decodeLabels(object['labels'], request);
   const tier = spelling.read(object, 'serviceTier');
   if (tier !== undefined) request.serviceTier = expectString(tier, pointer('', Spelling.key(object, 'serviceTier')), 'gemini');

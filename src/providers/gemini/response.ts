@@ -46,7 +46,7 @@ export function decodeGeminiResponse(body: unknown, context: CodecContext): Resp
     }
   }
   const usage = object['usageMetadata'];
-  if (usage !== undefined) response.usage = decodeGeminiUsage(usage, '/usageMetadata');
+  if (usage !== undefined) response.usage = context.losses.origin(decodeGeminiUsage(usage, '/usageMetadata'), '/usageMetadata');
   extend(response, 'gemini', unknownKeys(object, KNOWN_RESPONSE));
   addPromptBlock(response, object['promptFeedback']);
   return response;
@@ -57,12 +57,13 @@ function decodeCandidate(value: unknown, path: string, position: number, respons
   const indexValue = wire['index'];
   const index = indexValue === undefined ? position : expectNumber(indexValue, pointer(path, 'index'), 'gemini');
   const message = decodeGeminiCandidateContent(wire['content'], pointer(path, 'content'), idScope(responseId, index), context.losses);
-  const candidate: Candidate = { index, message };
+  const candidate: Candidate = context.losses.origin({ index, message }, path);
   if (indexValue === undefined) hint(candidate, 'gemini', '$noIndex', true);
   const finish = wire['finishReason'];
   if (finish !== undefined) {
     const hasToolCalls = message.parts.some((part) => part.type === 'tool_call');
     candidate.stopReason = decodeGeminiFinishReason(finish, pointer(path, 'finishReason'), hasToolCalls);
+    context.losses.origin(candidate.stopReason, pointer(path, 'finishReason'));
   }
   extend(candidate, 'gemini', unknownKeys(wire, KNOWN_CANDIDATE));
   return candidate;

@@ -15,7 +15,7 @@ import { jsonEqual } from './json.ts';
 const KNOWN_DECLARATION = knownKeys(['name', 'description', 'parameters', 'parametersJsonSchema']);
 
 /** Decode `tools` into IR tools. */
-export function decodeGeminiTools(value: unknown, path: string): Tool[] {
+export function decodeGeminiTools(value: unknown, path: string, losses: LossCollector): Tool[] {
   const entries = expectArray(value, path, 'gemini');
   const tools: Tool[] = [];
   for (let index = 0; index < entries.length; index++) {
@@ -25,11 +25,12 @@ export function decodeGeminiTools(value: unknown, path: string): Tool[] {
     const declarations = spelling.read(entry, 'functionDeclarations');
     const list = declarations === undefined ? [] : expectArray(declarations, pointer(entryPath, Spelling.key(entry, 'functionDeclarations')), 'gemini');
     if (list.length === 0) {
-      tools.push({ type: 'opaque', format: 'gemini', toolType: Object.keys(entry)[0] ?? 'empty', value: entry });
+      tools.push(losses.origin({ type: 'opaque', format: 'gemini', toolType: Object.keys(entry)[0] ?? 'empty', value: entry }, entryPath));
       continue;
     }
     for (let declaration = 0; declaration < list.length; declaration++) {
-      const tool = decodeDeclaration(list[declaration], pointer(entryPath, Spelling.key(entry, 'functionDeclarations'), declaration));
+      const declarationPath = pointer(entryPath, Spelling.key(entry, 'functionDeclarations'), declaration);
+      const tool = losses.origin(decodeDeclaration(list[declaration], declarationPath), declarationPath);
       hint(tool, 'gemini', '$entry', index);
       if (declaration === 0) {
         const rest = unknownKeys(entry, FUNCTION_ENTRY);

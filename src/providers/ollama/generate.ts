@@ -13,18 +13,23 @@ import { decodeOllamaImages } from './parts-decode.ts';
 import { encodeOllamaParts, joinTexts } from './parts-encode.ts';
 
 /** The messages of a generate body: `system`, then the `prompt` with its `images`. */
-export function decodeOllamaGeneratePrompt(object: JsonObject): Message[] {
+export function decodeOllamaGeneratePrompt(object: JsonObject, losses: LossCollector): Message[] {
   const messages: Message[] = [];
   const system = object['system'];
-  if (system !== undefined) messages.push({ role: 'system', parts: [{ type: 'text', text: expectString(system, '/system', 'ollama') }] });
+  if (system !== undefined) {
+    const text = losses.origin({ type: 'text' as const, text: expectString(system, '/system', 'ollama') }, '/system');
+    messages.push(losses.origin({ role: 'system', parts: [text] }, '/system'));
+  }
   const user: Message = { role: 'user', parts: [] };
   const prompt = object['prompt'];
   if (prompt === undefined) hint(user, 'ollama', '$noPrompt', true);
   else {
     const text = expectString(prompt, '/prompt', 'ollama');
-    if (text !== '') user.parts.push({ type: 'text', text });
+    if (text !== '') user.parts.push(losses.origin({ type: 'text', text }, '/prompt'));
   }
   decodeOllamaImages(object['images'], '/images', user, user.parts);
+  let image = 0;
+  for (const part of user.parts) if (part.type === 'image') losses.origin(part, pointer('/images', image++));
   messages.push(user);
   return messages;
 }

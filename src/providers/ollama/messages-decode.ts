@@ -6,6 +6,7 @@
  */
 import { InterlinguaError } from '../../core/errors.ts';
 import type { Message, Part, Role, ToolResultPart } from '../../core/ir.ts';
+import type { LossCollector } from '../../core/losses.ts';
 import { expectArray, expectObject, expectString, hint, lookupTable, pointer, type JsonObject } from '../../core/wire.ts';
 import { PendingCalls, syntheticCallId } from './ids.ts';
 import { decodeOllamaImages, decodeOllamaToolCalls, type CallScope } from './parts-decode.ts';
@@ -91,10 +92,35 @@ export function decodeOllamaMessage(value: unknown, path: string, index: number,
 }
 
 /** Decode `messages`. */
-export function decodeOllamaMessages(value: unknown, path: string): Message[] {
+export function decodeOllamaMessages(value: unknown, path: string, losses: LossCollector): Message[] {
   const list = expectArray(value, path, FORMAT);
   const pending = new PendingCalls();
   const messages: Message[] = new Array(list.length);
-  for (let index = 0; index < list.length; index++) messages[index] = decodeOllamaMessage(list[index], pointer(path, index), index, { scope: String(index), pending });
+  for (let index = 0; index < list.length; index++) {
+    const messagePath = pointer(path, index);
+    messages[index] = recordOllamaOrigins(decodeOllamaMessage(list[index], messagePath, index, { scope: String(index), pending }), list[index] as JsonObject, messagePath, losses);
+  }
   return messages;
+}
+
+/**
+ * Tell `losses` where a decoded message and its parts came from (for loss
+ * paths): text from `content`, reasoning from `thinking`, the n-th image and
+ * tool call from the n-th entry of `images` and `tool_calls`, a tool result
+ * from the message itself.
+ */
+export function recordOllamaOrigins(message: Message, wire: JsonObject, path: string, losses: LossCollector): Message {
+  losses.origin(message, path);
+  const images = Array.isArray(wire['images']) ? wire['images'].length : 0;
+  const calls = Array.isArray(wire['tool_calls']) ? wire['tool_calls'].length : 0;
+  let image = 0;
+  let call = 0;
+  for (const part of message.parts) {
+    if (part.type === 'text' && typeof wire['content'] === 'string') losses.origin(part, pointer(path, 'content'));
+    else if (part.type === 'reasoning' && typeof wire['thinking'] === 'string') losses.origin(part, pointer(path, 'thinking'));
+    else if (part.type === 'image' && image < images) losses.origin(part, pointer(path, 'images', image++));
+    else if (part.type === 'tool_call' && call < calls) losses.origin(part, pointer(path, 'tool_calls', call++));
+    else losses.origin(part, path);
+  }
+  return message;
 }

@@ -9,7 +9,7 @@
  */
 import type { CodecContext } from '../../core/codec.ts';
 import type { Message, OutputFormat, Request } from '../../core/ir.ts';
-import { expectBoolean, expectNumber, expectString, expectObject, extensionsOf, hint, isObject, spreadExtensions, type JsonObject } from '../../core/wire.ts';
+import { expectBoolean, expectNumber, expectString, expectObject, extensionsOf, hint, isObject, pointer, spreadExtensions, type JsonObject } from '../../core/wire.ts';
 import type { LossCollector } from '../../core/losses.ts';
 import { decodeOllamaMessages } from './messages-decode.ts';
 import { encodeOllamaMessages } from './messages-encode.ts';
@@ -43,18 +43,35 @@ function encodeFormat(output: OutputFormat, losses: LossCollector): unknown {
   }
 }
 
+/** Where IR request fields come from on the wire, for loss paths. */
+const REQUEST_ORIGINS = { output: 'format', reasoning: 'think', model: 'model', stream: 'stream', generation: 'options' } as const;
+const OPTION_ORIGINS = {
+  maxTokens: 'num_predict',
+  temperature: 'temperature',
+  topP: 'top_p',
+  topK: 'top_k',
+  seed: 'seed',
+  presencePenalty: 'presence_penalty',
+  frequencyPenalty: 'frequency_penalty',
+  stop: 'stop',
+} as const;
+const GENERATION_ORIGINS = { logprobs: 'logprobs', topLogprobs: 'top_logprobs' } as const;
+
 /** Decode an Ollama chat (or generate) request body. */
 export function decodeOllamaRequest(body: unknown, context: CodecContext): Request {
   const object = expectObject(body, '', FORMAT);
   // Without messages the body is a generate body (`{"model": …}` alone loads a model there).
   const generate = object['messages'] === undefined;
-  const messages: Message[] = generate ? decodeOllamaGeneratePrompt(object) : decodeOllamaMessages(object['messages'], '/messages');
+  const messages: Message[] = generate ? decodeOllamaGeneratePrompt(object, context.losses) : decodeOllamaMessages(object['messages'], '/messages', context.losses);
   const request: Request = { messages };
   if (generate) hint(request, FORMAT, '$generate', true);
   const model = object['model'];
   if (model !== undefined) request.model = expectString(model, '/model', FORMAT);
   else if (context.model !== undefined) request.model = context.model;
-  if (object['tools'] !== undefined) request.tools = decodeOllamaTools(object['tools'], '/tools', context.losses);
+  if (object['tools'] !== undefined) {
+    request.tools = decodeOllamaTools(object['tools'], '/tools', context.losses);
+    request.tools.forEach((tool, index) => context.losses.origin(tool, pointer('/tools', index)));
+  }
   if (object['format'] !== undefined) decodeFormat(object['format'], request);
   if (object['options'] !== undefined) decodeOllamaOptions(object['options'], '/options', request);
   if (object['think'] !== undefined) request.reasoning = decodeOllamaThink(object['think'], '/think');
@@ -73,6 +90,9 @@ export function decodeOllamaRequest(body: unknown, context: CodecContext): Reque
     request.stream = expectBoolean(stream, '/stream', FORMAT);
   }
   keepUnknown(request, object, generate ? GENERATE_KNOWN : KNOWN);
+  context.losses.originFields(request, object, '', REQUEST_ORIGINS);
+  if (isObject(object['options'])) context.losses.originFields(request.generation, object['options'], '/options', OPTION_ORIGINS);
+  context.losses.originFields(request.generation, object, '', GENERATION_ORIGINS);
   return request;
 }
 

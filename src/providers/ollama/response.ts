@@ -10,7 +10,7 @@ import type { Candidate, Extensible, Message, Response } from '../../core/ir.ts'
 import { expectObject, expectString, extensionsOf, hint, pointer, spreadExtensions, type JsonObject } from '../../core/wire.ts';
 import type { LossCollector } from '../../core/losses.ts';
 import { PendingCalls, responseScope } from './ids.ts';
-import { decodeOllamaMessage, decodeOllamaThinking } from './messages-decode.ts';
+import { decodeOllamaMessage, decodeOllamaThinking, recordOllamaOrigins } from './messages-decode.ts';
 import { encodeOllamaParts, joinTexts } from './parts-encode.ts';
 import { decodeOllamaDoneReason, encodeOllamaDoneReason } from './stop-reason.ts';
 import { decodeOllamaUsage, encodeOllamaUsage, USAGE_KEYS } from './usage.ts';
@@ -49,6 +49,7 @@ export function decodeOllamaResponse(body: unknown, context: CodecContext): Resp
   const createdAt = object['created_at'];
   const scope = { scope: responseScope(createdAt), pending: new PendingCalls() };
   const message = generate ? decodeGenerateMessage(object) : decodeOllamaMessage(object['message'], '/message', 0, scope);
+  if (!generate) recordOllamaOrigins(message, object['message'] as JsonObject, '/message', context.losses);
   const candidate: Candidate = { index: 0, message };
   const response: Response = { candidates: [candidate] };
   if (generate) hint(response, FORMAT, '$generate', true);
@@ -69,7 +70,7 @@ export function decodeOllamaResponse(body: unknown, context: CodecContext): Resp
   const reason = object['done_reason'];
   if (reason !== undefined) {
     const hasToolCalls = message.parts.some((part) => part.type === 'tool_call');
-    candidate.stopReason = decodeOllamaDoneReason(expectString(reason, '/done_reason', FORMAT), hasToolCalls);
+    candidate.stopReason = context.losses.origin(decodeOllamaDoneReason(expectString(reason, '/done_reason', FORMAT), hasToolCalls), '/done_reason');
   }
   const usage = decodeOllamaUsage(object);
   if (usage !== undefined) response.usage = usage;

@@ -77,7 +77,7 @@ export function decodeOpenaiChatAssistant(
   const refusal = object['refusal'];
   if (typeof refusal === 'string') {
     const part: RefusalPart = { type: 'refusal', text: refusal };
-    parts.push(part);
+    parts.push(losses.origin(part, pointer(path, 'refusal')));
   } else if (refusal === null) {
     if (place === 'request') hint(message, FORMAT, '$refusal', 'null');
   } else if (refusal === undefined) {
@@ -86,7 +86,7 @@ export function decodeOpenaiChatAssistant(
     expectString(refusal, pointer(path, 'refusal'), FORMAT);
   }
   const audio = object['audio'];
-  if (audio !== undefined && audio !== null) parts.push(decodeAudio(audio, pointer(path, 'audio')));
+  if (audio !== undefined && audio !== null) parts.push(losses.origin(decodeAudio(audio, pointer(path, 'audio')), pointer(path, 'audio')));
   const toolCalls = object['tool_calls'];
   if (toolCalls !== undefined && toolCalls !== null) {
     const list = expectArray(toolCalls, pointer(path, 'tool_calls'), FORMAT);
@@ -94,12 +94,12 @@ export function decodeOpenaiChatAssistant(
     for (let call = 0; call < list.length; call++) {
       const part = decodeOpenaiChatToolCall(list[call], pointer(path, 'tool_calls', call), losses);
       if (part.type === 'opaque') hint(part, FORMAT, '$toolCall', true);
-      parts.push(part);
+      parts.push(losses.origin(part, pointer(path, 'tool_calls', call)));
     }
   }
   const functionCall = object['function_call'];
   if (functionCall !== undefined && functionCall !== null) {
-    parts.push(decodeOpenaiChatFunctionCall(functionCall, pointer(path, 'function_call'), `call_function_${index}`));
+    parts.push(losses.origin(decodeOpenaiChatFunctionCall(functionCall, pointer(path, 'function_call'), `call_function_${index}`), pointer(path, 'function_call')));
   }
   const name = object['name'];
   if (typeof name === 'string') message.name = name;

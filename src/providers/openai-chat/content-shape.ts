@@ -53,11 +53,11 @@ export function decodeOpenaiChatContent(
   const start = parts.length;
   let shape: ContentShape;
   if (typeof content === 'string') {
-    parts.push({ type: 'text', text: content });
+    parts.push(losses.origin({ type: 'text', text: content }, path));
     shape = 'string';
   } else if (Array.isArray(content)) {
     for (let index = 0; index < content.length; index++) {
-      parts.push(decodeOpenaiChatContentPart(content[index], `${path}/${index}`, losses));
+      parts.push(losses.origin(decodeOpenaiChatContentPart(content[index], `${path}/${index}`, losses), `${path}/${index}`));
     }
     shape = 'array';
   } else if (content === null) {

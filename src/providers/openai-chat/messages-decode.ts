@@ -44,7 +44,7 @@ function decodeTool(object: JsonObject, path: string, history: History, losses: 
   if (name !== undefined) result.name = name;
   decodeOpenaiChatContent(object['content'], pointer(path, 'content'), result, content, 'string', losses);
   keepUnknown(result, object, TOOL_KNOWN, NULLABLE);
-  return { role: 'tool', parts: [result] };
+  return { role: 'tool', parts: [losses.origin(result, path)] };
 }
 
 function decodeFunction(object: JsonObject, path: string, history: History, losses: LossCollector): Message {
@@ -60,7 +60,7 @@ function decodeFunction(object: JsonObject, path: string, history: History, loss
   hint(result, FORMAT, '$functionRole', true);
   decodeOpenaiChatContent(object['content'], pointer(path, 'content'), result, content, 'string', losses);
   keepUnknown(result, object, FUNCTION_KNOWN, NULLABLE);
-  return { role: 'tool', parts: [result] };
+  return { role: 'tool', parts: [losses.origin(result, path)] };
 }
 
 function remember(message: Message, history: History): void {
@@ -109,7 +109,8 @@ export function decodeOpenaiChatMessages(value: unknown, path: string, losses: L
   const history: History = { names: new Map(), lastFunctionCallId: undefined };
   const messages: Message[] = new Array(list.length);
   for (let index = 0; index < list.length; index++) {
-    messages[index] = decodeMessage(list[index], pointer(path, index), index, history, losses);
+    const messagePath = pointer(path, index);
+    messages[index] = losses.origin(decodeMessage(list[index], messagePath, index, history, losses), messagePath);
   }
   return messages;
 }

@@ -53,6 +53,25 @@ const NUMBERS = [
   ['top_logprobs', 'topLogprobs'],
 ] as const satisfies readonly (readonly [keyof ChatCompletionCreateParamsBase, keyof Generation])[];
 
+/** Where IR request fields come from on the wire, for loss paths. */
+const REQUEST_ORIGINS = {
+  toolChoice: ['tool_choice', 'function_call'],
+  parallelToolCalls: 'parallel_tool_calls',
+  reasoning: ['reasoning_effort', 'reasoning'],
+  output: 'response_format',
+  user: ['safety_identifier', 'user'],
+  metadata: 'metadata',
+  serviceTier: 'service_tier',
+  model: 'model',
+  stream: 'stream',
+} as const;
+const GENERATION_ORIGINS = {
+  ...Object.fromEntries(NUMBERS.map(([wire, slot]) => [slot, wire])),
+  maxTokens: ['max_completion_tokens', 'max_tokens'],
+  stop: 'stop',
+  logprobs: 'logprobs',
+} as const;
+
 function present(body: JsonObject, key: string): boolean {
   return body[key] !== undefined && body[key] !== null;
 }
@@ -122,8 +141,15 @@ export function decodeOpenaiChatRequest(body: unknown, context: CodecContext): R
   keepUnknown(request, object, KNOWN);
   if (present(object, 'model')) request.model = expectString(object['model'], '/model', FORMAT);
   else if (context.model !== undefined) request.model = context.model;
-  if (present(object, 'tools')) request.tools = decodeOpenaiChatTools(object['tools'], '/tools', context.losses);
-  if (present(object, 'functions')) request.tools = [...(request.tools ?? []), ...decodeOpenaiChatFunctions(object['functions'], '/functions')];
+  if (present(object, 'tools')) {
+    request.tools = decodeOpenaiChatTools(object['tools'], '/tools', context.losses);
+    request.tools.forEach((tool, index) => context.losses.origin(tool, pointer('/tools', index)));
+  }
+  if (present(object, 'functions')) {
+    const functions = decodeOpenaiChatFunctions(object['functions'], '/functions');
+    functions.forEach((tool, index) => context.losses.origin(tool, pointer('/functions', index)));
+    request.tools = [...(request.tools ?? []), ...functions];
+  }
   if (present(object, 'tool_choice')) {
     const choice = decodeOpenaiChatToolChoice(object['tool_choice'], '/tool_choice', request.tools);
     if (choice === undefined) keepUnknown(request, { tool_choice: object['tool_choice'] }, keys());
@@ -158,6 +184,8 @@ export function decodeOpenaiChatRequest(body: unknown, context: CodecContext): R
   if (present(object, 'service_tier')) request.serviceTier = expectString(object['service_tier'], '/service_tier', FORMAT);
   if (present(object, 'stream')) request.stream = expectBoolean(object['stream'], '/stream', FORMAT);
   decodeOpenrouterReasoning(request);
+  context.losses.originFields(request, object, '', REQUEST_ORIGINS);
+  context.losses.originFields(request.generation, object, '', GENERATION_ORIGINS);
   return request;
 }
 

@@ -38,11 +38,14 @@ function decodeChoice(value: unknown, path: string, losses: LossCollector): Cand
       ? { role: 'assistant' as const, parts: [] }
       : decodeOpenaiChatAssistant(expectObject(wireMessage, messagePath, FORMAT), messagePath, losses, 'response', 0);
   const index = choice['index'];
-  const candidate: Candidate = { index: index === undefined ? 0 : expectNumber(index, pointer(path, 'index'), FORMAT), message };
+  losses.origin(message, messagePath);
+  const candidate: Candidate = losses.origin({ index: index === undefined ? 0 : expectNumber(index, pointer(path, 'index'), FORMAT), message }, path);
   if (index === undefined) hint(candidate, FORMAT, '$noIndex', true);
   if (wireMessage === undefined || wireMessage === null) hint(candidate, FORMAT, '$message', wireMessage === null ? 'null' : 'absent');
   const finish = choice['finish_reason'];
-  if (typeof finish === 'string') candidate.stopReason = decodeOpenaiChatFinishReason(finish, message.parts.some((part) => part.type === 'refusal'));
+  if (typeof finish === 'string') {
+    candidate.stopReason = losses.origin(decodeOpenaiChatFinishReason(finish, message.parts.some((part) => part.type === 'refusal')), pointer(path, 'finish_reason'));
+  }
   else if (finish === undefined) hint(candidate, FORMAT, '$finishReason', 'absent');
   else if (finish !== null) expectString(finish, pointer(path, 'finish_reason'), FORMAT);
   const logprobs = choice['logprobs'];

@@ -56,9 +56,9 @@ function itemHint(item: JsonObject, path: string): MessageItemHint {
 
 function decodeMessageContent(item: JsonObject, path: string, textType: TextType, losses: LossCollector): Part[] {
   const content = required(item, 'content', path, FORMAT);
-  if (typeof content === 'string') return [{ type: 'text', text: content }];
+  if (typeof content === 'string') return [losses.origin({ type: 'text', text: content }, pointer(path, 'content'))];
   const list = expectArray(content, pointer(path, 'content'), FORMAT);
-  return list.map((entry, index) => decodeOpenaiResponsesContent(entry, pointer(path, 'content', index), textType, losses));
+  return list.map((entry, index) => losses.origin(decodeOpenaiResponsesContent(entry, pointer(path, 'content', index), textType, losses), pointer(path, 'content', index)));
 }
 
 /** Decode a user, system or developer message item into its own IR message. */
@@ -74,7 +74,7 @@ function decodeInputMessage(item: JsonObject, role: string, path: string, losses
 function decodeAssistantMessage(item: JsonObject, path: string, losses: LossCollector): Part[] {
   const parts = decodeMessageContent(item, path, 'output_text', losses);
   const first = parts[0];
-  if (first === undefined) return [{ type: 'opaque', format: FORMAT, blockType: 'message', value: item }];
+  if (first === undefined) return [losses.origin({ type: 'opaque', format: FORMAT, blockType: 'message', value: item }, path)];
   for (const part of parts) if (part.type === 'opaque') hint(part, FORMAT, '$content', true);
   hint(first, FORMAT, '$item', itemHint(item, path));
   const rest = unknownKeys(item, MESSAGE_KEYS);
@@ -106,17 +106,17 @@ function decodeAssistantItem(item: JsonObject, type: string, path: string, losse
     case 'message':
       return decodeAssistantMessage(item, path, losses);
     case 'function_call':
-      return [decodeOpenaiResponsesToolCall(item, false, path)];
+      return [losses.origin(decodeOpenaiResponsesToolCall(item, false, path), path)];
     case 'custom_tool_call':
-      return [decodeOpenaiResponsesToolCall(item, true, path)];
+      return [losses.origin(decodeOpenaiResponsesToolCall(item, true, path), path)];
     case 'reasoning': {
       const part = decodeOpenaiResponsesReasoning(item, path);
-      if (part !== undefined) return [part];
+      if (part !== undefined) return [losses.origin(part, path)];
       losses.add('unknown_block', path, 'reasoning item with summary or content entries of an unknown kind; kept as an opaque part');
-      return [{ type: 'opaque', format: FORMAT, blockType: type, value: item }];
+      return [losses.origin({ type: 'opaque', format: FORMAT, blockType: type, value: item }, path)];
     }
     default:
-      return [opaqueItem(item, type, path, losses)];
+      return [losses.origin(opaqueItem(item, type, path, losses), path)];
   }
 }
 
@@ -141,18 +141,18 @@ export function decodeOpenaiResponsesInput(items: unknown[], path: string, losse
     if (type === 'message') {
       const role = roleOf(item, itemPath);
       if (role !== 'assistant') {
-        messages.push(decodeInputMessage(item, role, itemPath, losses));
+        messages.push(losses.origin(decodeInputMessage(item, role, itemPath, losses), itemPath));
         assistant = tool = undefined;
         return;
       }
     }
     if (type === 'function_call_output' || type === 'custom_tool_call_output') {
-      if (tool === undefined) messages.push((tool = { role: 'tool', parts: [] }));
-      tool.parts.push(decodeOpenaiResponsesToolOutput(item, type === 'custom_tool_call_output', itemPath, losses));
+      if (tool === undefined) messages.push((tool = losses.origin<Message>({ role: 'tool', parts: [] }, itemPath)));
+      tool.parts.push(losses.origin(decodeOpenaiResponsesToolOutput(item, type === 'custom_tool_call_output', itemPath, losses), itemPath));
       assistant = undefined;
       return;
     }
-    if (assistant === undefined) messages.push((assistant = { role: 'assistant', parts: [] }));
+    if (assistant === undefined) messages.push((assistant = losses.origin<Message>({ role: 'assistant', parts: [] }, itemPath)));
     assistant.parts.push(...decodeAssistantItem(item, type, itemPath, losses));
     tool = undefined;
   });

@@ -39,6 +39,20 @@ const GENERATION_FIELDS = [
   ['top_logprobs', 'topLogprobs'],
 ] as const;
 
+/** Where IR request fields come from on the wire, for loss paths. */
+const REQUEST_ORIGINS = {
+  toolChoice: 'tool_choice',
+  parallelToolCalls: 'parallel_tool_calls',
+  reasoning: 'reasoning',
+  output: 'text',
+  user: ['safety_identifier', 'user'],
+  metadata: 'metadata',
+  serviceTier: 'service_tier',
+  model: 'model',
+  stream: 'stream',
+} as const;
+const GENERATION_ORIGINS = Object.fromEntries(GENERATION_FIELDS.map(([key, field]) => [field, key]));
+
 function decodeGeneration(wire: JsonObject): Generation | undefined {
   let generation: Generation | undefined;
   for (const [key, field] of GENERATION_FIELDS) {
@@ -74,7 +88,8 @@ function decodeUser(wire: JsonObject, request: Request): void {
 function decodeMessages(wire: JsonObject, request: Request, losses: LossCollector): void {
   const instructions = wire['instructions'];
   if (present(instructions)) {
-    const message: Message = { role: 'system', parts: [{ type: 'text', text: expectString(instructions, '/instructions', FORMAT) }] };
+    const text = losses.origin({ type: 'text' as const, text: expectString(instructions, '/instructions', FORMAT) }, '/instructions');
+    const message: Message = losses.origin({ role: 'system', parts: [text] }, '/instructions');
     hint(message, FORMAT, '$instructions', true);
     request.messages.push(message);
   } else {
@@ -83,7 +98,7 @@ function decodeMessages(wire: JsonObject, request: Request, losses: LossCollecto
   const input = wire['input'];
   if (input === undefined || input === null) hint(request, FORMAT, '$noInput', true);
   else if (typeof input === 'string') {
-    request.messages.push({ role: 'user', parts: [{ type: 'text', text: input }] });
+    request.messages.push(losses.origin({ role: 'user', parts: [losses.origin({ type: 'text', text: input }, '/input')] }, '/input'));
     hint(request, FORMAT, '$inputString', true);
   } else {
     request.messages.push(...decodeOpenaiResponsesInput(expectArray(input, '/input', FORMAT), '/input', losses));
@@ -99,7 +114,9 @@ export function decodeOpenaiResponsesRequest(body: unknown, context: CodecContex
   else if (context.model !== undefined) request.model = context.model;
   decodeMessages(wire, request, context.losses);
   const tools = wire['tools'];
-  if (present(tools)) request.tools = expectArray(tools, '/tools', FORMAT).map((tool, index) => decodeOpenaiResponsesTool(tool, pointer('/tools', index)));
+  if (present(tools)) {
+    request.tools = expectArray(tools, '/tools', FORMAT).map((tool, index) => context.losses.origin(decodeOpenaiResponsesTool(tool, pointer('/tools', index)), pointer('/tools', index)));
+  }
   const toolChoice = wire['tool_choice'];
   if (present(toolChoice)) {
     const choice = decodeOpenaiResponsesToolChoice(toolChoice, request);
@@ -120,6 +137,8 @@ export function decodeOpenaiResponsesRequest(body: unknown, context: CodecContex
   if (present(tier)) request.serviceTier = expectString(tier, '/service_tier', FORMAT);
   keepNulls(request, wire, KNOWN_KEYS);
   extend(request, FORMAT, unknownKeys(wire, KNOWN));
+  context.losses.originFields(request, wire, '', REQUEST_ORIGINS);
+  context.losses.originFields(request.generation, wire, '', GENERATION_ORIGINS);
   return request;
 }
 

@@ -9,6 +9,7 @@
  *
  * @see https://platform.openai.com/docs/api-reference/responses/object
  */
+import type { LossCollector } from '../../core/losses.ts';
 import type { CodecContext } from '../../core/codec.ts';
 import type { Message, Part, Response } from '../../core/ir.ts';
 import {
@@ -59,8 +60,8 @@ function splitFields(wire: JsonObject, response: Response): void {
   extend(response, FORMAT, rest);
 }
 
-function decodeStatusFields(wire: JsonObject, response: Response, parts: Part[]): Response['candidates'][number] {
-  const message: Message = { role: 'assistant', parts };
+function decodeStatusFields(wire: JsonObject, response: Response, parts: Part[], losses: LossCollector): Response['candidates'][number] {
+  const message: Message = losses.origin({ role: 'assistant', parts }, '/output');
   const candidate: Response['candidates'][number] = { index: 0, message };
   const absent = ['object', 'error', 'incomplete_details', 'output_text'].filter((key) => wire[key] === undefined);
   if (absent.length > 0) hint(response, FORMAT, '$absent', absent);
@@ -73,7 +74,7 @@ function decodeStatusFields(wire: JsonObject, response: Response, parts: Part[])
     if (typeof raw === 'string' && Object.keys(details).length === 1 && isIncompleteReason(raw)) reason = raw;
     else extend(response, FORMAT, { incomplete_details: details });
   }
-  if (present(status)) candidate.stopReason = decodeOpenaiResponsesStopReason(expectString(status, '/status', FORMAT), reason, parts);
+  if (present(status)) candidate.stopReason = losses.origin(decodeOpenaiResponsesStopReason(expectString(status, '/status', FORMAT), reason, parts), '/status');
   else if (reason !== undefined) extend(response, FORMAT, { incomplete_details: details });
   if (status === undefined) {
     hint(response, FORMAT, '$noStatus', true);
@@ -95,8 +96,8 @@ export function decodeOpenaiResponsesResponse(body: unknown, context: CodecConte
   if (present(wire['id'])) response.id = expectString(wire['id'], '/id', FORMAT);
   if (present(wire['model'])) response.model = expectString(wire['model'], '/model', FORMAT);
   if (present(wire['created_at'])) response.created = expectNumber(wire['created_at'], '/created_at', FORMAT);
-  if (present(wire['usage'])) response.usage = decodeOpenaiResponsesUsage(wire['usage'], '/usage');
-  response.candidates.push(decodeStatusFields(wire, response, parts));
+  if (present(wire['usage'])) response.usage = context.losses.origin(decodeOpenaiResponsesUsage(wire['usage'], '/usage'), '/usage');
+  response.candidates.push(decodeStatusFields(wire, response, parts, context.losses));
   const text = wire['output_text'];
   if (text !== undefined) hint(response, FORMAT, '$outputText', text === outputText(output) ? true : text);
   keepNulls(response, wire, ['id', 'model', 'created_at', 'usage']);

@@ -1,0 +1,180 @@
+/**
+ * Loss paths a user can follow: every loss of a conversion carries `path`, a
+ * JSON pointer into the body the caller passed in, and following it in that
+ * body lands on a value. Checked for every golden cross conversion and every
+ * corpus payload converted to every other format. Encode losses also keep
+ * the IR pointer (`irPath`); one that names a message, part, tool or
+ * candidate must land on that thing's own place in the source, not on the
+ * root, so the test also fails when a decoder records no origins.
+ */
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { implementedFormats } from '../src/core/registry.ts';
+import { convertError, convertRequest, convertResponse, type ConvertOptions } from '../src/core/convert.ts';
+import { isInterlinguaError } from '../src/core/errors.ts';
+import type { Loss } from '../src/core/losses.ts';
+import type { FormatId } from '../src/core/ir.ts';
+import { readFileSync } from 'node:fs';
+import { convertStream } from '../src/core/stream.ts';
+import { corpusFixtures, crossCases, crossSource, fixtureBody, readJson, type FixtureKind } from './support/fixtures.ts';
+import { streamFixtures, streamingFormats, wireEventsFromBytes } from './support/streams.ts';
+
+const CONVERT = { request: convertRequest, response: convertResponse, error: convertError } as const;
+const formats = implementedFormats();
+
+/** Follow a JSON pointer in `body`; `false` when some segment does not exist. */
+export function resolves(body: unknown, path: string): boolean {
+  if (path === '') return true;
+  if (!path.startsWith('/')) return false;
+  let node: unknown = body;
+  for (const raw of path.slice(1).split('/')) {
+    const segment = raw.replaceAll('~1', '/').replaceAll('~0', '~');
+    if (Array.isArray(node)) {
+      if (!/^(0|[1-9][0-9]*)$/.test(segment) || Number(segment) >= node.length) return false;
+      node = node[Number(segment)];
+    } else if (typeof node === 'object' && node !== null && Object.hasOwn(node, segment)) {
+      node = (node as Record<string, unknown>)[segment];
+    } else {
+      return false;
+    }
+  }
+  return true;
+}
+
+/** IR pointers that name a node every decoder records an origin for. */
+const RECORDED = /^\/(messages\/\d+|tools\/\d+|candidates\/\d+\/message\/parts\/\d+)(\/|$)/;
+
+interface Tally {
+  conversions: number;
+  losses: number;
+  translated: number;
+}
+
+function check(body: unknown, losses: readonly Loss[], what: string, tally: Tally): void {
+  tally.conversions++;
+  for (const loss of losses) {
+    tally.losses++;
+    assert.ok(resolves(body, loss.path), `${what}: ${loss.code} at "${loss.path}" (IR "${loss.irPath ?? ''}") is not in the source body`);
+    if (loss.irPath === undefined) continue;
+    tally.translated++;
+    if (RECORDED.test(loss.irPath)) assert.is.not(loss.path, '', `${what}: ${loss.code} at IR "${loss.irPath}" fell back to the root`);
+  }
+}
+
+function convertOrSkip(kind: FixtureKind, body: unknown, options: ConvertOptions): Loss[] | undefined {
+  try {
+    return CONVERT[kind](body, options).losses;
+  } catch (error) {
+    // A body the target cannot take at all is a typed error, tested elsewhere; here only losses count.
+    if (isInterlinguaError(error)) return undefined;
+    throw error;
+  }
+}
+
+const test = suite('loss paths');
+
+const goldenTally: Tally = { conversions: 0, losses: 0, translated: 0 };
+test('golden cross conversions: every loss path lands in the source body', () => {
+  for (const crossCase of crossCases()) {
+    for (const kind of ['request', 'response'] as const) {
+      for (const from of formats) {
+        const source = crossSource(crossCase, from, kind);
+        if (source === undefined) continue;
+        const body = readJson(source);
+        for (const to of formats) {
+          const options = crossCase.model === undefined ? { from, to } : { from, to, model: crossCase.model };
+          check(body, CONVERT[kind](body, options).losses, `${crossCase.name} ${kind} ${from} → ${to}`, goldenTally);
+        }
+      }
+    }
+  }
+  assert.ok(goldenTally.translated > 100, `encode losses were checked (${goldenTally.translated})`);
+});
+
+const corpusTally: Tally = { conversions: 0, losses: 0, translated: 0 };
+test('corpus payloads to every format: every loss path lands in the source body', () => {
+  const implemented = new Set<FormatId>(formats);
+  for (const fixture of corpusFixtures()) {
+    if (!implemented.has(fixture.format)) continue;
+    const { body } = fixtureBody(fixture);
+    for (const to of formats) {
+      const losses = convertOrSkip(fixture.kind, body, { from: fixture.format, to, model: 'corpus-model' });
+      if (losses !== undefined) check(body, losses, `${fixture.name} → ${to}`, corpusTally);
+    }
+  }
+  assert.ok(corpusTally.translated > 1000, `encode losses were checked (${corpusTally.translated})`);
+});
+
+test('Anthropic system and split tool-result turns: paths name the wire blocks, not IR indexes', () => {
+  const body = {
+    model: 'claude-test',
+    max_tokens: 100,
+    system: [{ type: 'text', text: 'Be brief.', cache_control: { type: 'ephemeral' } }],
+    messages: [
+      { role: 'user', content: 'weather?' },
+      { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_1', name: 'weather', input: {} }] },
+      {
+        role: 'user',
+        content: [
+          { type: 'tool_result', tool_use_id: 'toolu_1', content: 'sunny' },
+          { type: 'text', text: 'and tomorrow?', cache_control: { type: 'ephemeral' } },
+        ],
+      },
+    ],
+  };
+  const { losses } = convertRequest(body, { from: 'anthropic', to: 'openai-chat' });
+  const paths = losses.filter((loss) => loss.irPath !== undefined).map((loss) => [loss.irPath, loss.path]);
+  // IR message 0 is the system prompt; the third wire turn is IR messages 3 (tool) and 4 (user).
+  assert.equal(paths, [
+    ['/messages/0/parts/0', '/system/0'],
+    ['/messages/4/parts/0', '/messages/2/content/1'],
+  ]);
+});
+
+test('Gemini responses: candidate parts and stop reasons point into the candidate', () => {
+  const body = {
+    candidates: [
+      { index: 0, content: { role: 'model', parts: [{ text: 'a' }] }, finishReason: 'STOP' },
+      { index: 1, content: { role: 'model', parts: [{ text: 'b' }] }, finishReason: 'STOP' },
+    ],
+  };
+  const { losses } = convertResponse(body, { from: 'gemini', to: 'anthropic', model: 'gemini-test' });
+  const dropped = losses.find((loss) => loss.irPath === '/candidates/1');
+  assert.is(dropped?.path, '/candidates/1');
+});
+
+const streamTally = { conversions: 0, losses: 0, parts: 0, root: 0 };
+test('streams to every format: encode losses name the source event that opened the part', async () => {
+  const streaming = new Set(streamingFormats());
+  for (const fixture of streamFixtures()) {
+    if (!streaming.has(fixture.format)) continue;
+    const raw = readFileSync(fixture.file);
+    const bytes =
+      fixture.framing === 'sse'
+        ? new Uint8Array(raw)
+        : new TextEncoder().encode(raw.toString('utf8').split('\n').filter((line) => line.trim() !== '').map((line) => `data: ${line}\n\n`).join(''));
+    const events = (await wireEventsFromBytes(bytes)).length;
+    for (const to of streaming) {
+      if (to === fixture.format) continue;
+      const converted = convertStream(new Blob([bytes]).stream(), { from: fixture.format, to, model: 'corpus-model' });
+      await new Response(converted).arrayBuffer();
+      streamTally.conversions++;
+      for (const loss of await converted.losses) {
+        if (loss.irPath === undefined) continue;
+        streamTally.losses++;
+        const match = /^\/(\d+)$/.exec(loss.path);
+        assert.ok(loss.path === '' || (match !== null && Number(match[1]) < events), `${fixture.name} → ${to}: ${loss.code} at "${loss.path}" is no event of the ${events}`);
+        if (!/^\/candidates\/\d+\/message\/parts\/\d+/.test(loss.irPath)) continue;
+        streamTally.parts++;
+        if (loss.path === '') streamTally.root++;
+      }
+    }
+  }
+  assert.ok(streamTally.parts > 100, `part losses were checked (${streamTally.parts})`);
+  assert.ok(streamTally.root === 0, `${streamTally.root} of ${streamTally.parts} part losses fell back to the root`);
+});
+
+test.after(() => {
+  console.log(`\n  loss paths: golden ${goldenTally.conversions} conversions, ${goldenTally.losses} losses (${goldenTally.translated} encode); corpus ${corpusTally.conversions} conversions, ${corpusTally.losses} losses (${corpusTally.translated} encode); streams ${streamTally.conversions} conversions, ${streamTally.losses} encode losses (${streamTally.parts} of parts)`);
+});
+test.run();

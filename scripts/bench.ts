@@ -98,6 +98,7 @@ const run: BenchRun = {
   otherProxies: [],
   otherTranslators: [
     `llm-bridge ${packageVersion('llm-bridge')}: measured (translateBetweenProviders for requests, handleUniversalStreamRequest for streams).`,
+    `llm-protocol ${packageVersion('llm-protocol')}: measured on Anthropic Messages ⇄ OpenAI Chat requests and responses (its adapters' parse and render; it has no other formats).`,
     existsSync(join(ROOT, 'node_modules', 'rosetta-ai'))
       ? 'rosetta-ai is installed but not wired into this benchmark yet.'
       : 'rosetta-ai ("the translation layer for LLM provider messages" on the npm registry): not measured — not installed (the benchmark installs nothing; add it as a devDependency to compare).',
@@ -144,19 +145,17 @@ if (only.has('proxy')) {
       rate: settings.rate,
       connections: 10,
       ...smallChatBodies(),
+      streams: streamWorkload(40).texts,
       progress: (line) => log(`  ${line}`),
     });
   } catch (error) {
     run.proxyError = (error as Error).message.split('\n')[0] ?? 'failed';
     log(`  proxy benchmark failed: ${(error as Error).message}`);
   }
-  for (const name of ['@musistudio/llms', '@portkey-ai/gateway']) {
-    run.otherProxies.push(
-      existsSync(join(ROOT, 'node_modules', name))
-        ? `${name} is installed but not wired into this benchmark yet.`
-        : `${name}: not measured — not installed (the project does not depend on it, and the benchmark installs nothing).`,
-    );
-  }
+  run.otherProxies.push(
+    `@portkey-ai/gateway ${packageVersion('@portkey-ai/gateway')}: ${existsSync(join(ROOT, 'node_modules/@portkey-ai/gateway')) ? 'measured where it takes the route (OpenAI Chat ingress), against the same fake upstream through x-portkey-custom-host' : 'not installed'}.`,
+    '@musistudio/llms (the claude-code-router server): not measured — it is a Fastify server configured through provider files; not installed, not wired into this benchmark.',
+  );
 }
 
 run.seconds = (Date.now() - started) / 1000;

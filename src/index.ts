@@ -32,6 +32,7 @@ export { implementedFormats, isFormatId, codecFor } from './core/registry.ts';
 export type { Codec, CodecContext } from './core/codec.ts';
 export * from './core/ir.ts';
 export { sniffBase64, sniffBytes, parseDataUrl, formatDataUrl, base64Prefix } from './core/media.ts';
+export { stringifyBody } from './core/serialize.ts';
 export {
   convertStream,
   sseToWireEvents,

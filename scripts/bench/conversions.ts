@@ -1,12 +1,13 @@
 /**
  * Body conversions: for every workload and source format, the floor (parse +
  * stringify of the source text), then every target: interlingua's
- * parse → convert → stringify, and llm-bridge's on the conversions it
- * supports, with where each output's meaning differs from the source.
+ * parse → convert → stringify, and llm-bridge's and llm-protocol's on the
+ * conversions they support, with where each output's meaning differs from
+ * the source.
  */
 import { translateBetweenProviders, type ProviderType } from 'llm-bridge';
-import { convertRequest, convertResponse } from '../../src/core/convert.ts';
-import { implementedFormats } from '../../src/core/registry.ts';
+import type { ProtocolAdapter } from 'llm-protocol';
+import { convertRequest, convertResponse, implementedFormats, stringifyBody } from './lib.ts';
 import type { FormatId } from '../../src/core/ir.ts';
 import { differences, wireFacts, type Facts } from './meaning.ts';
 import { measureRounds, pairedRatio, type Timing } from './timing.ts';
@@ -69,12 +70,43 @@ function interlingua(workload: BodyWorkload, from: FormatId, to: FormatId): (tex
   const options = { from, to, model: BENCH_MODEL };
   return (text) => {
     const result = convert(text, options);
-    return { text: JSON.stringify(result.body), losses: result.losses.length };
+    return { text: stringifyBody(result.body), losses: result.losses.length };
   };
 }
 
 function bridge(from: FormatId, to: FormatId): (text: string) => string {
   return (text) => JSON.stringify(translateBetweenProviders(bridgeProvider(from), bridgeProvider(to), JSON.parse(text) as never));
+}
+
+type Adapters = Partial<Record<FormatId, () => ProtocolAdapter>>;
+
+/** llm-protocol's adapters (Anthropic Messages and OpenAI Chat only). It is ESM only: loaded with import(), which CommonJS test runners can do too. */
+async function protocolAdapters(): Promise<Adapters> {
+  const { createAnthropicAdapter, createOpenAiChatAdapter } = await import('llm-protocol');
+  return { anthropic: createAnthropicAdapter, 'openai-chat': createOpenAiChatAdapter };
+}
+
+/** llm-protocol's conversion, timed the same way: `JSON.parse` → parse to its canonical form → render → `JSON.stringify`; undefined where it has no adapter. */
+function protocol(adapters: Adapters, kind: 'request' | 'response', from: FormatId, to: FormatId): ((text: string) => string) | undefined {
+  const source = adapters[from]?.();
+  const target = adapters[to]?.();
+  if (source === undefined || target === undefined) return undefined;
+  if (kind === 'request') {
+    return (text) => {
+      const payload: unknown = JSON.parse(text);
+      return JSON.stringify(target.request.renderRequest(source.request.parseRequest(payload), source.request.detectStreaming(payload)));
+    };
+  }
+  return (text) => JSON.stringify(target.response.renderResponse(source.response.parseResponse(JSON.parse(text))));
+}
+
+/** The other translators of one cell, by name, where they take the pair. */
+function othersFor(adapters: Adapters, kind: 'request' | 'response', from: FormatId, to: FormatId): { name: string; run: (text: string) => string }[] {
+  const list: { name: string; run: (text: string) => string }[] = [];
+  if (kind === 'request') list.push({ name: 'llm-bridge', run: bridge(from, to) });
+  const viaProtocol = protocol(adapters, kind, from, to);
+  if (viaProtocol !== undefined) list.push({ name: 'llm-protocol', run: viaProtocol });
+  return list;
 }
 
 function factsOrError(kind: 'request' | 'response', format: FormatId, text: string): Facts | string {
@@ -93,6 +125,7 @@ function budgetFor(options: ConversionOptions, bytes: number): number {
 /** Run every conversion cell of `workloads`: per source, the floor and every conversion timed in interleaved rounds. */
 export async function runConversions(workloads: readonly BodyWorkload[], options: ConversionOptions): Promise<ConversionCell[]> {
   const formats = implementedFormats();
+  const adapters = await protocolAdapters();
   const cells: ConversionCell[] = [];
   for (const workload of workloads) {
     for (const from of formats) {
@@ -100,7 +133,7 @@ export async function runConversions(workloads: readonly BodyWorkload[], options
       if (text === undefined) continue;
       const expected = wireFacts(workload.kind, from, JSON.parse(text));
       const fns: (() => unknown)[] = [() => JSON.stringify(JSON.parse(text))];
-      const pending: { cell: Omit<ConversionCell, 'floor' | 'ratio' | 'timing'>; own: number; other?: { result: OtherResult; index: number } }[] = [];
+      const pending: { cell: Omit<ConversionCell, 'floor' | 'ratio' | 'timing'>; own: number; others: { result: OtherResult; index: number }[] }[] = [];
       for (const to of formats) {
         const run = interlingua(workload, from, to);
         const once = run(text);
@@ -120,15 +153,15 @@ export async function runConversions(workloads: readonly BodyWorkload[], options
             others: [],
           },
           own,
+          others: [],
         };
-        if (workload.kind === 'request') {
-          const other = bridge(from, to);
+        for (const other of othersFor(adapters, workload.kind, from, to)) {
           try {
-            const facts = factsOrError(workload.kind, to, other(text));
-            fns.push(() => other(text));
-            entry.other = { result: { name: 'llm-bridge', differences: typeof facts === 'string' ? [facts] : differences(expected, facts) }, index: fns.length - 1 };
+            const facts = factsOrError(workload.kind, to, other.run(text));
+            fns.push(() => other.run(text));
+            entry.others.push({ result: { name: other.name, differences: typeof facts === 'string' ? [facts] : differences(expected, facts) }, index: fns.length - 1 });
           } catch (error) {
-            entry.cell.others.push({ name: 'llm-bridge', error: (error as Error).message.slice(0, 160), differences: [] });
+            entry.cell.others.push({ name: other.name, error: (error as Error).message.slice(0, 160), differences: [] });
           }
         }
         pending.push(entry);
@@ -138,9 +171,9 @@ export async function runConversions(workloads: readonly BodyWorkload[], options
       for (const entry of pending) {
         const timing = timings[entry.own]!;
         const others = [...entry.cell.others];
-        if (entry.other !== undefined) {
-          const otherTiming = timings[entry.other.index]!;
-          others.push({ ...entry.other.result, timing: otherTiming, ratio: pairedRatio(otherTiming, floor) });
+        for (const other of entry.others) {
+          const otherTiming = timings[other.index]!;
+          others.push({ ...other.result, timing: otherTiming, ratio: pairedRatio(otherTiming, floor) });
         }
         const cell: ConversionCell = { ...entry.cell, others, floor, timing, ratio: pairedRatio(timing, floor) };
         cells.push(cell);

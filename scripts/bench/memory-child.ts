@@ -6,8 +6,7 @@
  * Usage: memory-child.ts FILE floor|FROM:TO
  */
 import { readFileSync } from 'node:fs';
-import { convertRequest } from '../../src/core/convert.ts';
-import { isFormatId } from '../../src/core/registry.ts';
+import { convertRequest, isFormatId, stringifyBody } from './lib.ts';
 
 const [file, operation] = process.argv.slice(2);
 if (file === undefined || operation === undefined) throw new Error('usage: memory-child.ts FILE floor|FROM:TO');
@@ -27,7 +26,8 @@ if (operation === 'floor') {
 } else {
   const [from, to] = operation.split(':');
   if (!isFormatId(from) || !isFormatId(to)) throw new Error(`bad operation ${operation}`);
-  output = JSON.stringify(convertRequest(text, { from, to, model: 'bench-model' }).body);
+  // Written as the proxy writes a converted body (large data URLs spliced in apart).
+  output = stringifyBody(convertRequest(text, { from, to, model: 'bench-model' }).body);
 }
 const after = process.resourceUsage().maxRSS * 1024;
 process.stdout.write(`${JSON.stringify({ bodyBytes: Buffer.byteLength(text), outputBytes: output.length, peakBefore: before, rssBefore, peak: after })}\n`);

@@ -10,6 +10,8 @@ import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { tmpdir } from 'node:os';
 import { createInterface } from 'node:readline';
+import { createServer, type AddressInfo } from 'node:net';
+import { Agent, request as httpRequest } from 'node:http';
 import autocannon from 'autocannon';
 import type { FormatId } from '../../src/core/ir.ts';
 
@@ -30,21 +32,34 @@ export interface LoadResult {
   max: number;
 }
 
-/** One proxy scenario: direct and through the proxy. */
+/** One proxy measured in a scenario: the floor, interlingua, or a peer. */
+export interface ProxyRun {
+  name: string;
+  kind: 'floor' | 'interlingua' | 'peer';
+  /** How it was run (command, headers), for the report. */
+  how: string;
+  /** Why there is no measurement, where there is none. */
+  skipped?: string;
+  load?: LoadResult;
+  /** Peak RSS of the proxy process (VmHWM), bytes; undefined where /proc is missing. */
+  peakRss?: number;
+  /** CPU time the proxy used during the measured run, as a share of one core. */
+  cpuShare?: number;
+  /** CPU time of the proxy process per completed request, µs (all threads). */
+  cpuPerRequestUs?: number;
+  /** Time to the first byte of a streamed answer, median of sequential requests, ms (interlingua only). */
+  firstByteMs?: number;
+}
+
+/** One scenario: the upstream called directly, then each proxy in front of it, in the same run. */
 export interface ProxyScenario {
   title: string;
   ingress: FormatId;
   upstream: FormatId;
   direct: LoadResult;
-  proxied: LoadResult;
-  /** Peak RSS of the proxy process (VmHWM), bytes; undefined where /proc is missing. */
-  proxyPeakRss?: number;
-  /** CPU time the proxy used during the measured run, as a share of one core. */
-  proxyCpu?: number;
-  /** CPU time of the proxy process per proxied request, µs. */
-  cpuPerRequestUs?: number;
-  /** A variant of the proxy that is not what `interlingua serve` runs (an experiment for a suggested fix). */
-  experiment: boolean;
+  /** Time to the first byte of a streamed answer straight from the upstream, median of sequential requests, ms. */
+  directFirstByteMs?: number;
+  runs: ProxyRun[];
 }
 
 /** Options of {@link runProxy}. */
@@ -61,8 +76,10 @@ export interface ProxyOptions {
   requests: Partial<Record<FormatId, string>>;
   /** Upstream response bodies by format (wire JSON text). */
   responses: Partial<Record<FormatId, string>>;
-  /** Also run the experiment (upstream through node:http); default true. */
-  experiment?: boolean;
+  /** Upstream SSE texts by format, for requests that ask for a stream (time to first byte). */
+  streams?: Partial<Record<FormatId, string>>;
+  /** Also run the peers (Portkey's gateway, @musistudio/llms) where installed; default true. */
+  peers?: boolean;
   progress?: (line: string) => void;
 }
 
@@ -81,12 +98,17 @@ function percentile(sorted: number[], p: number): number {
 }
 
 /** Load `url` with POSTs of `body` at a fixed rate. */
-export async function load(label: string, url: string, body: string, options: { duration: number; rate: number; connections: number }): Promise<LoadResult> {
+export async function load(
+  label: string,
+  url: string,
+  body: string,
+  options: { duration: number; rate: number; connections: number; headers?: Record<string, string> },
+): Promise<LoadResult> {
   const times: number[] = [];
   const instance = autocannon({
     url,
     method: 'POST',
-    headers: { 'content-type': 'application/json' },
+    headers: { 'content-type': 'application/json', ...options.headers },
     body,
     connections: options.connections,
     duration: options.duration,
@@ -172,60 +194,201 @@ function cpuSeconds(pid: number): number | undefined {
   return (utime + stime) / 100;
 }
 
-/** Run both scenarios (Anthropic ingress → OpenAI Chat upstream, and the reverse) through `interlingua serve`, then the node:http experiment. */
+const firstByteAgent = new Agent({ keepAlive: true, maxSockets: 1 });
+
+/** Median time from sending a POST of `body` to the first byte of the answer, over `count` sequential requests, ms. */
+async function firstByte(url: string, body: string, count: number, headers: Record<string, string> = {}): Promise<number> {
+  const times: number[] = [];
+  for (let index = 0; index < count; index++) {
+    times.push(
+      await new Promise<number>((resolve, reject) => {
+        const started = process.hrtime.bigint();
+        let first: number | undefined;
+        const request = httpRequest(url, { method: 'POST', agent: firstByteAgent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), ...headers } }, (response) => {
+          response.on('data', () => {
+            first ??= Number(process.hrtime.bigint() - started) / 1e6;
+          });
+          response.on('end', () => resolve(first ?? Number.NaN));
+          response.on('error', reject);
+        });
+        request.on('error', reject);
+        request.end(body);
+      }),
+    );
+  }
+  times.sort((a, b) => a - b);
+  return percentile(times, 50);
+}
+
+/** The streamed variant of a request body: `"stream": true` (Gemini says it in the path instead). */
+function streamedBody(format: FormatId, body: string): string {
+  if (format === 'gemini') return body;
+  return JSON.stringify({ ...(JSON.parse(body) as Record<string, unknown>), stream: true });
+}
+
+/** A free TCP port on 127.0.0.1 (for servers that take a fixed port). */
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const port = (server.address() as AddressInfo).port;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** How to start one proxy in front of the upstream and call it. */
+interface ProxySpec {
+  name: string;
+  kind: ProxyRun['kind'];
+  how: string;
+  /** Why it cannot run here (not installed, no such route), instead of the rest. */
+  skipped?: string;
+  args?: () => Promise<string[]>;
+  ready?: RegExp;
+  /** The URL to load, given the port the proxy printed (or was given). */
+  url?: (port: number) => string;
+  headers?: Record<string, string>;
+  /** The port when the proxy takes a fixed one instead of printing it. */
+  port?: number;
+}
+
+/** Sequential streamed requests for the time to first byte. */
+const FIRST_BYTE_REQUESTS = 200;
+
+const LISTENING = /proxy listening on http:\/\/127\.0\.0\.1:(\d+)/;
+
+/** The proxies measured in a scenario: the bare Node floor, interlingua serve, and the peers that can take this route. */
+async function specsFor(root: string, ingress: FormatId, target: FormatId, upstreamPort: number, peers: boolean): Promise<ProxySpec[]> {
+  const upstreamBase = target === 'openai-chat' ? `http://127.0.0.1:${upstreamPort}/v1` : `http://127.0.0.1:${upstreamPort}`;
+  const specs: ProxySpec[] = [
+    {
+      name: 'bare Node proxy (floor)',
+      kind: 'floor',
+      how: 'scripts/bench/floor-proxy-child.mjs: node:http in, JSON.parse + JSON.stringify of request and response, node:http keep-alive out, no conversion',
+      args: async () => [join(root, 'scripts/bench/floor-proxy-child.mjs'), `http://127.0.0.1:${upstreamPort}`],
+      ready: LISTENING,
+      // The floor forwards the path it got, so the upstream answers in the ingress format: parse and re-serialise only.
+      url: (port) => `http://127.0.0.1:${port}${PATHS[ingress]}`,
+    },
+    {
+      name: 'interlingua serve',
+      kind: 'interlingua',
+      how: `node bin/interlingua.js serve --upstream ${target} --upstream-url ${upstreamBase}`,
+      args: async () => [join(root, 'bin/interlingua.js'), 'serve', '--upstream', target, '--upstream-url', upstreamBase, '--port', '0'],
+      ready: LISTENING,
+      url: (port) => `http://127.0.0.1:${port}${PATHS[ingress]}`,
+    },
+  ];
+  if (!peers) return specs;
+  const portkey = join(root, 'node_modules/@portkey-ai/gateway/build/start-server.js');
+  const portkeyProvider: Partial<Record<FormatId, string>> = { anthropic: 'anthropic', 'openai-chat': 'openai' };
+  if (!existsSync(portkey)) {
+    specs.push({ name: '@portkey-ai/gateway', kind: 'peer', how: '', skipped: 'not installed' });
+  } else if (ingress !== 'openai-chat') {
+    specs.push({
+      name: '@portkey-ai/gateway',
+      kind: 'peer',
+      how: '',
+      skipped: `takes OpenAI Chat requests and translates them to a provider; it does not translate ${ingress} requests to ${target}`,
+    });
+  } else {
+    const port = await freePort();
+    specs.push({
+      name: '@portkey-ai/gateway',
+      kind: 'peer',
+      how: `node node_modules/@portkey-ai/gateway/build/start-server.js --port=${port} --headless; headers x-portkey-provider: ${portkeyProvider[target] ?? target}, x-portkey-custom-host: ${upstreamBase}${target === 'anthropic' ? '/v1' : ''}`,
+      args: async () => [portkey, `--port=${port}`, '--headless'],
+      ready: /Ready for connections/,
+      port,
+      url: (listening) => `http://127.0.0.1:${listening}/v1/chat/completions`,
+      headers: {
+        'x-portkey-provider': portkeyProvider[target] ?? target,
+        'x-portkey-custom-host': `${upstreamBase}${target === 'anthropic' ? '/v1' : ''}`,
+        authorization: 'Bearer bench-key',
+      },
+    });
+  }
+  return specs;
+}
+
+/** Load one proxy at the scenario's rate and read its CPU time and peak RSS from /proc. */
+async function measure(spec: ProxySpec, root: string, body: string, options: ProxyOptions, title: string, ingress: FormatId): Promise<ProxyRun> {
+  const run: ProxyRun = { name: spec.name, kind: spec.kind, how: spec.how };
+  if (spec.skipped !== undefined || spec.args === undefined || spec.url === undefined || spec.ready === undefined) {
+    run.skipped = spec.skipped ?? 'not configured';
+    return run;
+  }
+  let proxy: { child: ChildProcess; match: RegExpMatchArray };
+  try {
+    proxy = await start(await spec.args(), root, spec.ready);
+  } catch (error) {
+    run.skipped = `did not start: ${(error as Error).message.split('\n')[0] ?? ''}`;
+    return run;
+  }
+  const settings = { rate: options.rate, connections: options.connections, ...(spec.headers === undefined ? {} : { headers: spec.headers }) };
+  try {
+    const url = spec.url(spec.port ?? Number(proxy.match[1]));
+    await load('warm-up', url, body, { ...settings, duration: options.warmup });
+    const pid = proxy.child.pid!;
+    const cpuBefore = cpuSeconds(pid);
+    const started = process.hrtime.bigint();
+    const result = await load(`${title} through ${spec.name}`, url, body, { ...settings, duration: options.duration });
+    const elapsed = Number(process.hrtime.bigint() - started) / 1e9;
+    const cpuAfter = cpuSeconds(pid);
+    const peak = procStatus(pid, 'VmHWM');
+    options.progress?.(`${title}, ${spec.name}: ${result.rps.toFixed(0)} req/s p50 ${result.p50.toFixed(3)} ms p99 ${result.p99.toFixed(3)} ms, ${result.non2xx + result.errors} failed`);
+    run.load = result;
+    if (peak !== undefined) run.peakRss = peak;
+    const completed = result.requests - result.non2xx - result.errors;
+    if (cpuBefore !== undefined && cpuAfter !== undefined) {
+      run.cpuShare = (cpuAfter - cpuBefore) / elapsed;
+      if (completed > 0) run.cpuPerRequestUs = ((cpuAfter - cpuBefore) / completed) * 1e6;
+    }
+    if (completed === 0) run.skipped = `answered no request with 2xx (${result.non2xx} non-2xx, ${result.errors} errors)`;
+    if (spec.kind === 'interlingua' && options.streams !== undefined) run.firstByteMs = await firstByte(url, streamedBody(ingress, body), FIRST_BYTE_REQUESTS);
+    options.progress?.(`  CPU ${run.cpuPerRequestUs?.toFixed(0) ?? '?'} µs per request`);
+  } finally {
+    await stop(proxy.child);
+  }
+  return run;
+}
+
+/**
+ * Both scenarios (Anthropic ingress → OpenAI Chat upstream, and the reverse):
+ * the upstream directly, then the bare Node proxy (the floor), `interlingua
+ * serve` and the peers in front of it, one after the other in the same run.
+ */
 export async function runProxy(options: ProxyOptions): Promise<ProxyScenario[]> {
   const bodiesFile = join(tmpdir(), `interlingua-bench-upstream-${process.pid}.json`);
-  writeFileSync(bodiesFile, JSON.stringify(options.responses));
-  const upstream = await start(['--import', 'tsx', join(options.root, 'scripts/bench/upstream-child.ts'), bodiesFile], options.root, /^\{"port":(\d+)\}$/);
+  writeFileSync(bodiesFile, JSON.stringify({ responses: options.responses, streams: options.streams ?? {} }));
+  const upstream = await start([join(options.root, 'scripts/bench/upstream-child.mjs'), bodiesFile], options.root, /^\{"port":(\d+)\}$/);
   const upstreamPort = Number(upstream.match[1]);
   const scenarios: ProxyScenario[] = [];
   const settings = { rate: options.rate, connections: options.connections };
   try {
-    const runs: { ingress: FormatId; target: FormatId; experiment: boolean }[] = [
-      { ingress: 'anthropic', target: 'openai-chat', experiment: false },
-      { ingress: 'openai-chat', target: 'anthropic', experiment: false },
-      ...(options.experiment === false ? [] : [{ ingress: 'anthropic' as const, target: 'openai-chat' as const, experiment: true }]),
+    const pairs: { ingress: FormatId; target: FormatId }[] = [
+      { ingress: 'anthropic', target: 'openai-chat' },
+      { ingress: 'openai-chat', target: 'anthropic' },
     ];
-    for (const { ingress, target, experiment } of runs) {
+    for (const { ingress, target } of pairs) {
       const directBody = options.requests[target];
       const ingressBody = options.requests[ingress];
       if (directBody === undefined || ingressBody === undefined) continue;
-      const baseUrl = target === 'openai-chat' ? `http://127.0.0.1:${upstreamPort}/v1` : `http://127.0.0.1:${upstreamPort}`;
-      const args = experiment
-        ? ['--import', 'tsx', join(options.root, 'scripts/bench/proxy-child.ts'), target, baseUrl]
-        : [join(options.root, 'bin/interlingua.js'), 'serve', '--upstream', target, '--upstream-url', baseUrl, '--port', '0'];
-      const proxy = await start(args, options.root, /proxy listening on http:\/\/127\.0\.0\.1:(\d+)/);
-      const proxyPort = Number(proxy.match[1]);
-      const title = experiment
-        ? `${ingress} ingress → ${target} upstream, experiment: upstream called through node:http instead of fetch`
-        : `${ingress} ingress → ${target} upstream`;
-      try {
-        const directUrl = `http://127.0.0.1:${upstreamPort}${PATHS[target]}`;
-        const proxyUrl = `http://127.0.0.1:${proxyPort}${PATHS[ingress]}`;
-        options.progress?.(`${title}: warming up`);
-        await load('warm-up', directUrl, directBody, { ...settings, duration: options.warmup });
-        await load('warm-up', proxyUrl, ingressBody, { ...settings, duration: options.warmup });
-        const direct = await load(`direct to the ${target} upstream`, directUrl, directBody, { ...settings, duration: options.duration });
-        options.progress?.(`${title}: direct ${direct.rps.toFixed(0)} req/s p50 ${direct.p50.toFixed(3)} ms p99 ${direct.p99.toFixed(3)} ms`);
-        const pid = proxy.child.pid!;
-        const cpuBefore = cpuSeconds(pid);
-        const started = process.hrtime.bigint();
-        const label = experiment ? `${ingress} → interlingua (node:http upstream) → ${target}` : `${ingress} → interlingua serve → ${target}`;
-        const proxied = await load(label, proxyUrl, ingressBody, { ...settings, duration: options.duration });
-        const elapsed = Number(process.hrtime.bigint() - started) / 1e9;
-        const cpuAfter = cpuSeconds(pid);
-        const peak = procStatus(pid, 'VmHWM');
-        options.progress?.(`${title}: proxied ${proxied.rps.toFixed(0)} req/s p50 ${proxied.p50.toFixed(3)} ms p99 ${proxied.p99.toFixed(3)} ms`);
-        const scenario: ProxyScenario = { title, ingress, upstream: target, experiment, direct, proxied };
-        if (peak !== undefined) scenario.proxyPeakRss = peak;
-        if (cpuBefore !== undefined && cpuAfter !== undefined) {
-          scenario.proxyCpu = (cpuAfter - cpuBefore) / elapsed;
-          if (proxied.requests > 0) scenario.cpuPerRequestUs = ((cpuAfter - cpuBefore) / proxied.requests) * 1e6;
-        }
-        scenarios.push(scenario);
-      } finally {
-        await stop(proxy.child);
+      const title = `${ingress} ingress → ${target} upstream`;
+      const directUrl = `http://127.0.0.1:${upstreamPort}${PATHS[target]}`;
+      options.progress?.(`${title}: warming up`);
+      await load('warm-up', directUrl, directBody, { ...settings, duration: options.warmup });
+      const direct = await load(`direct to the ${target} upstream`, directUrl, directBody, { ...settings, duration: options.duration });
+      options.progress?.(`${title}: direct ${direct.rps.toFixed(0)} req/s p50 ${direct.p50.toFixed(3)} ms p99 ${direct.p99.toFixed(3)} ms`);
+      const runs: ProxyRun[] = [];
+      for (const spec of await specsFor(options.root, ingress, target, upstreamPort, options.peers !== false)) {
+        runs.push(await measure(spec, options.root, ingressBody, options, title, ingress));
       }
+      const scenario: ProxyScenario = { title, ingress, upstream: target, direct, runs };
+      if (options.streams !== undefined) scenario.directFirstByteMs = await firstByte(directUrl, streamedBody(target, directBody), FIRST_BYTE_REQUESTS);
+      scenarios.push(scenario);
     }
   } finally {
     await stop(upstream.child);

@@ -7,9 +7,7 @@
  */
 import { handleUniversalStreamRequest } from 'llm-bridge';
 import { accumulate } from '../../src/core/accumulate.ts';
-import { LossCollector } from '../../src/core/losses.ts';
-import { codecFor } from '../../src/core/registry.ts';
-import { convertStream, DONE } from '../../src/core/stream.ts';
+import { codecFor, convertStream, DONE, LossCollector } from './lib.ts';
 import type { FormatId } from '../../src/core/ir.ts';
 import type { StreamEvent, WireEvent } from '../../src/core/stream-events.ts';
 import { bridgeProvider, type OtherResult } from './conversions.ts';

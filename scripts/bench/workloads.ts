@@ -253,7 +253,8 @@ export function sseText(messages: readonly SseMessage[]): string {
 export function streamingFormats(): FormatId[] {
   return implementedFormats().filter((format) => {
     const codec = codecFor(format);
-    return codec.createStreamDecoder !== undefined && codec.createStreamEncoder !== undefined && format !== 'bedrock-converse';
+    // The stream workload and its floor are written and split as SSE: formats framed otherwise (Ollama's NDJSON) are left out until they are written in their own framing.
+    return codec.createStreamDecoder !== undefined && codec.createStreamEncoder !== undefined && codec.streamFraming === undefined;
   });
 }
 

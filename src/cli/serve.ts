@@ -49,6 +49,33 @@ function formatLog(entry: ProxyLogEntry): string {
   return `${new Date().toISOString()} ${entry.method} ${entry.path} ${entry.ingress ?? '-'}→${entry.upstream}${model}${entry.stream ? ' stream' : ''} ${entry.status} ${entry.durationMs}ms losses=${entry.losses}${error}`;
 }
 
+/**
+ * Log lines written in batches: one `write` to stderr per 20 ms (or per
+ * 64 KiB) instead of one per request, since a write to a pipe or terminal is
+ * a system call that costs more than the conversion. `flush` writes what is
+ * pending (on shutdown).
+ */
+function batchedLog(write: (text: string) => void): { line(text: string): void; flush(): void } {
+  let pending = '';
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const flush = () => {
+    if (timer !== undefined) clearTimeout(timer);
+    timer = undefined;
+    if (pending === '') return;
+    const text = pending;
+    pending = '';
+    write(text);
+  };
+  return {
+    line(text) {
+      pending += `${text}\n`;
+      if (pending.length >= 64 * 1024) flush();
+      else timer ??= setTimeout(flush, 20);
+    },
+    flush,
+  };
+}
+
 function positiveInteger(value: string | undefined, name: string, fallback: number): number {
   if (value === undefined) return fallback;
   const number = Number(value);
@@ -102,6 +129,7 @@ export async function runServe(args: string[]): Promise<void> {
   const tokenEnv = values['inbound-token-env'];
   const inboundToken = tokenEnv === undefined ? undefined : process.env[tokenEnv];
   if (tokenEnv !== undefined && inboundToken === undefined) throw new UsageError(`the environment variable ${tokenEnv} is not set`);
+  const log = batchedLog((text) => process.stderr.write(text));
   const handler = createProxy({
     upstream: {
       format,
@@ -116,12 +144,18 @@ export async function runServe(args: string[]): Promise<void> {
     maxBodyBytes: positiveInteger(values['max-body'], 'max-body', 32 * 1024 * 1024),
     ...(inboundToken === undefined ? {} : { inboundToken }),
     fetch: createNodeFetch(),
-    log: (entry) => process.stderr.write(`${formatLog(entry)}\n`),
+    log: (entry) => log.line(formatLog(entry)),
   });
   const server = await serve(handler, { port: positiveInteger(values.port, 'port', 8787), host: values.host ?? '127.0.0.1' });
   process.stderr.write(`interlingua: proxy listening on http://${values.host ?? '127.0.0.1'}:${portOf(server)} → ${format} at ${baseUrl || `Bedrock in ${region ?? process.env['AWS_REGION'] ?? process.env['AWS_DEFAULT_REGION'] ?? 'us-east-1'}`}\n`);
   await new Promise<void>((resolve) => {
-    const stop = () => server.close(() => resolve());
+    const stop = () => {
+      log.flush();
+      server.close(() => {
+        log.flush();
+        resolve();
+      });
+    };
     process.once('SIGINT', stop);
     process.once('SIGTERM', stop);
   });

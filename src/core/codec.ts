@@ -17,6 +17,13 @@ export interface CodecContext {
    */
   model?: string;
   /**
+   * The format a decoder's IR is headed for, where the caller knows it
+   * (`convertStream` does). A decoder may then skip what only an exact
+   * round trip to its own format needs (hints for its own encoder) when the
+   * target is another format. Unset: keep everything.
+   */
+  target?: FormatId;
+  /**
    * The dialect of the format to write (an OpenAI-compatible vendor for
    * `openai-chat`: `deepseek`, `openrouter`, `gemini-openai`, `vllm`,
    * `ollama-openai`, or `openai` for plain OpenAI). Encoders of formats

@@ -7,7 +7,8 @@
  */
 import { InterlinguaError } from './errors.ts';
 import { LossCollector, throwIfStrict, type Loss } from './losses.ts';
-import { checkDepth } from './wire.ts';
+import { checkDepth, mayNestTooDeep } from './wire.ts';
+import { markPieces, piecesMark } from './serialize.ts';
 import { checkIrError, checkIrRequest, checkIrResponse } from './ir-check.ts';
 import type { ApiError, Request, Response } from './ir.ts';
 import type { Codec, CodecContext } from './codec.ts';
@@ -71,7 +72,7 @@ export function parseBody(body: unknown): unknown {
       cause: error,
     });
   }
-  checkDepth(value);
+  if (mayNestTooDeep(body)) checkDepth(value);
   return value;
 }
 
@@ -91,7 +92,8 @@ export function convertRequest(
   const target = options.to;
   const ir = source.decodeRequest(parseBody(body), context(losses, options.model));
   losses.translateThrough(ir);
-  const out = target.encodeRequest(ir, context(losses, options.model, checkDialect(target, options.dialect)));
+  const mark = piecesMark();
+  const out = markPieces(target.encodeRequest(ir, context(losses, options.model, checkDialect(target, options.dialect))), mark);
   throwIfStrict(losses.losses, options.strict);
   return { body: out, losses: losses.losses };
 }
@@ -146,7 +148,8 @@ export function decodeRequest(codec: Pick<Codec, 'decodeRequest'>, body: unknown
 /** Encode an IR request into a body of `codec`'s format. IR of the wrong shape (a `null` part, a number for a string) is an `InterlinguaError` naming its pointer in the IR. */
 export function encodeRequest(codec: Pick<Codec, 'encodeRequest'>, request: Request, options: CodecOptions = {}): Encoded {
   checkIrRequest(request);
-  return encodeWith((losses) => codec.encodeRequest(request, context(losses, options.model, checkDialect(codec, options.dialect))), options.strict);
+  const mark = piecesMark();
+  return encodeWith((losses) => markPieces(codec.encodeRequest(request, context(losses, options.model, checkDialect(codec, options.dialect))), mark), options.strict);
 }
 
 /** Decode a response body of `codec`'s format into the IR. */

@@ -7,7 +7,7 @@
  * same for every framing.
  */
 import { createParser, type EventSourceParser, type ParseError } from 'eventsource-parser';
-import { MAX_DEPTH, tooDeep } from './wire.ts';
+import { MAX_DEPTH, mayNestTooDeep, tooDeep } from './wire.ts';
 import type { SseMessage, WireEvent } from './stream-events.ts';
 
 /** Reads one stream's bytes into wire events, in order. */
@@ -44,7 +44,7 @@ export function wireEventOf(data: string, event?: string): WireEvent {
     } catch (error) {
       wire = { data, invalid: (error as Error).message };
     }
-    if (wire.invalid === undefined && tooDeep(wire.data) !== undefined) wire = { data, invalid: `the data nests deeper than ${MAX_DEPTH} levels` };
+    if (wire.invalid === undefined && mayNestTooDeep(data) && tooDeep(wire.data) !== undefined) wire = { data, invalid: `the data nests deeper than ${MAX_DEPTH} levels` };
   }
   if (event !== undefined) wire.event = event;
   return wire;

@@ -51,6 +51,7 @@ export { LossCollector, type Loss, type LossCode, type LossSeverity } from './lo
 export type { Codec, CodecContext } from './codec.ts';
 export * from './ir.ts';
 export { sniffBase64, sniffBytes, parseDataUrl, formatDataUrl, base64Prefix } from './media.ts';
+export { stringifyBody } from './serialize.ts';
 export { accumulate, Accumulator, responseToEvents, type Accumulated } from './accumulate.ts';
 export { checkDialect } from './dialect.ts';
 export { carryReasoningState, carriedReasoningState, carryResponseStates, restoreRequestStates, carryEventState } from './carried-state.ts';

@@ -6,7 +6,7 @@
  */
 import type { LossCollector } from './losses.ts';
 import type { ToolCallPart } from './ir.ts';
-import { isObject, tooDeep } from './wire.ts';
+import { isObject, mayNestTooDeep, tooDeep } from './wire.ts';
 
 /** The IR fields for argument text from the wire: parsed when it is a JSON object, always kept raw. */
 export function parseArguments(text: string): Pick<ToolCallPart, 'arguments' | 'rawArguments'> {
@@ -14,7 +14,7 @@ export function parseArguments(text: string): Pick<ToolCallPart, 'arguments' | '
   try {
     const parsed: unknown = JSON.parse(text);
     // Text nested too deep to walk safely stays text, like any other argument text that is not a usable object.
-    return { arguments: isObject(parsed) && tooDeep(parsed) === undefined ? parsed : undefined, rawArguments: text };
+    return { arguments: isObject(parsed) && (!mayNestTooDeep(text) || tooDeep(parsed) === undefined) ? parsed : undefined, rawArguments: text };
   } catch {
     return { arguments: undefined, rawArguments: text };
   }

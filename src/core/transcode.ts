@@ -230,7 +230,7 @@ export type ConvertedStream = ReadableStream<Uint8Array> & { readonly losses: Pr
 export function transcodeStream(readable: ReadableStream<Uint8Array>, options: CodecStreamOptions): ConvertedStream {
   const collector = new LossCollector();
   const context: CodecContext = options.model === undefined ? { losses: collector } : { losses: collector, model: options.model };
-  const decoder = createDecoder(options.from, context);
+  const decoder = createDecoder(options.from, { ...context, target: options.to.format });
   const dialect = checkDialect(options.to, options.dialect);
   const encoder = createEncoder(options.to, dialect === undefined ? context : { ...context, dialect });
   let resolveLosses: (losses: Loss[]) => void = () => {};

@@ -172,6 +172,15 @@ export function tooDeep(value: unknown, limit: number = MAX_DEPTH): string | und
   return '';
 }
 
+/**
+ * Can the JSON `text` nest deeper than `limit`? Each level takes an opening
+ * and a closing bracket, so a text shorter than `2 × (limit + 1)` cannot:
+ * most stream events and small bodies skip the walk of {@link tooDeep}.
+ */
+export function mayNestTooDeep(text: string, limit: number = MAX_DEPTH): boolean {
+  return text.length >= 2 * (limit + 1);
+}
+
 /** Throw an `invalid_value` error when `value` nests deeper than {@link MAX_DEPTH}. */
 export function checkDepth(value: unknown, path = '', format?: FormatId): void {
   const at = tooDeep(value);

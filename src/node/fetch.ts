@@ -1,12 +1,16 @@
 /**
- * A `fetch` for the proxy's upstream calls over `node:http`/`node:https` with
- * keep-alive agents. On Node it costs about half the CPU of the global
- * `fetch` per proxied request (docs/BENCHMARKS.md). Streamed answers (SSE,
- * AWS event stream, NDJSON) stay streams; whole answers are buffered once.
+ * The proxy's upstream calls over `node:http`/`node:https` with keep-alive
+ * agents. `createNodeFetch()` is a `fetch` (string bodies in, a Web
+ * `Response` out) that also carries, under `UPSTREAM_CALL`, the proxy's own
+ * upstream call: whole answers are read into one string with no Web stream,
+ * `Response` or `Headers` object, and the first-byte time limit is the
+ * socket's own timeout, with no `AbortController` or timer per request.
+ * Streamed answers (SSE, AWS event stream, NDJSON) stay streams.
  */
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { Readable } from 'node:stream';
+import { UPSTREAM_CALL, UpstreamTimeout, type UpstreamCall, type UpstreamReply } from '../proxy/exchange.ts';
 
 /** The media types of streamed answers: SSE, AWS event stream (Bedrock), NDJSON (Ollama). */
 const STREAMED = /text\/event-stream|application\/vnd\.amazon\.eventstream|application\/x-ndjson/i;
@@ -20,7 +24,112 @@ function headersOf(incoming: IncomingMessage): Headers {
   return headers;
 }
 
-/** A `fetch` that takes string bodies (what the proxy sends) and answers with a Web `Response`. */
+/** One header of a Node answer as `Headers.get` would give it (repeated values joined). */
+function headerOf(incoming: IncomingMessage, name: string): string | null {
+  const value = incoming.headers[name];
+  if (value === undefined) return null;
+  return Array.isArray(value) ? value.join(', ') : value;
+}
+
+/** The error a whole body that went silent for `timeoutMs` ends with (forward.ts answers it with 504). */
+function silence(timeoutMs: number): Error {
+  return new Error(`the upstream went silent for ${timeoutMs} ms mid-answer`);
+}
+
+/** Where a request goes, parsed once per URL (the proxy calls a handful of upstream URLs over and over). */
+interface Target {
+  secure: boolean;
+  hostname: string;
+  port: string;
+  path: string;
+}
+
+function targetCache(): (url: string) => Target {
+  const cache = new Map<string, Target>();
+  return (text) => {
+    let target = cache.get(text);
+    if (target === undefined) {
+      const url = new URL(text);
+      target = { secure: url.protocol === 'https:', hostname: url.hostname.replace(/^\[(.*)\]$/, '$1'), port: url.port, path: `${url.pathname}${url.search}` };
+      // Gemini URLs carry the model: keep the cache bounded whatever callers send.
+      if (cache.size >= 256) cache.clear();
+      cache.set(text, target);
+    }
+    return target;
+  };
+}
+
+/** The proxy's upstream call over node:http(s), with the given keep-alive agents. */
+function nodeUpstreamCall(http: HttpAgent, https: HttpsAgent): UpstreamCall {
+  const targetOf = targetCache();
+  return (url, init) =>
+    new Promise<UpstreamReply>((resolve, reject) => {
+      if (init.signal.aborted) {
+        reject(new Error('aborted'));
+        return;
+      }
+      const target = targetOf(url);
+      const secure = target.secure;
+      const headers: Record<string, string | number> = { ...init.headers, 'content-length': Buffer.byteLength(init.body) };
+      const send = secure ? httpsRequest : httpRequest;
+      let answered = false;
+      /** Ends a whole body with an error (set once the answer's headers are in). */
+      let failWhole: ((error: Error) => void) | undefined;
+      let unlisten = () => {};
+      const options = { hostname: target.hostname, port: target.port, path: target.path, method: 'POST', headers, agent: secure ? https : http };
+      const outgoing = send(options, (incoming) => {
+        answered = true;
+        const status = incoming.statusCode ?? 502;
+        const header = (name: string) => headerOf(incoming, name);
+        if (STREAMED.test(headerOf(incoming, 'content-type') ?? '')) {
+          // The stream's own watchdog (forward.ts) takes over from the socket timeout.
+          outgoing.setTimeout(0);
+          unlisten();
+          resolve({ status, header, body: Readable.toWeb(incoming) as ReadableStream<Uint8Array> });
+          return;
+        }
+        const chunks: Buffer[] = [];
+        let failed = false;
+        const fail = (error: Error) => {
+          if (failed) return;
+          failed = true;
+          unlisten();
+          resolve({ status, header, failure: error, body: null });
+        };
+        failWhole = fail;
+        incoming.on('data', (chunk: Buffer) => chunks.push(chunk));
+        incoming.on('end', () => {
+          if (failed) return;
+          failed = true;
+          unlisten();
+          outgoing.setTimeout(0);
+          resolve({ status, header, text: chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks).toString('utf8'), body: null });
+        });
+        incoming.on('error', fail);
+        incoming.on('close', () => {
+          if (!incoming.complete) fail(new Error('the connection closed before the end of the body'));
+        });
+      });
+      outgoing.setTimeout(init.timeoutMs, () => {
+        if (answered) {
+          failWhole?.(silence(init.timeoutMs));
+          outgoing.destroy();
+          return;
+        }
+        const error = new UpstreamTimeout(`the upstream did not answer within ${init.timeoutMs} ms`);
+        outgoing.destroy(error);
+        reject(error);
+      });
+      unlisten = init.signal.listen(() => outgoing.destroy(new Error('aborted')));
+      outgoing.on('error', (error) => {
+        unlisten();
+        if (!answered) reject(error);
+      });
+      outgoing.end(init.body);
+    });
+}
+
+/** A `fetch` that takes string bodies (what the proxy sends) and answers with a Web `Response`; the proxy uses its `UPSTREAM_CALL`. */
 export function createNodeFetch(): typeof fetch {
   const http = new HttpAgent({ keepAlive: true, maxSockets: 256 });
   const https = new HttpsAgent({ keepAlive: true, maxSockets: 256 });
@@ -52,5 +161,5 @@ export function createNodeFetch(): typeof fetch {
       outgoing.on('error', reject);
       outgoing.end(body);
     });
-  return nodeFetch as typeof fetch;
+  return Object.assign(nodeFetch, { [UPSTREAM_CALL]: nodeUpstreamCall(http, https) }) as typeof fetch;
 }

@@ -1,17 +1,22 @@
 /**
- * Run a fetch handler on a Node HTTP server: the few lines of adapter that
- * turn `IncomingMessage` into a `Request` and a `Response` back into bytes.
- * A client that disconnects aborts the request's signal, which cancels the
- * upstream call. The same port also speaks cleartext HTTP/2 with prior
- * knowledge (h2c), which the AWS SDK's Bedrock Runtime client uses by
- * default: a connection that opens with the HTTP/2 preface goes to an
- * HTTP/2 server, any other to the HTTP/1.1 one.
+ * Run a fetch handler on a Node HTTP server. A handler made by `createProxy`
+ * carries its transport-neutral exchange (`PROXY_EXCHANGE`), which runs here
+ * on `node:http` directly: the body read from the `IncomingMessage` into one
+ * string, a whole answer written once with its `content-length`, and no Web
+ * `Request`, `Response` or stream except for streamed answers. Any other
+ * fetch handler goes through `Request` and `Response`. A client that
+ * disconnects aborts the request's signal, which cancels the upstream call.
+ * The same port also speaks cleartext HTTP/2 with prior knowledge (h2c),
+ * which the AWS SDK's Bedrock Runtime client uses by default: a connection
+ * that opens with the HTTP/2 preface goes to an HTTP/2 server (whose
+ * compatibility request and response stand in for Node's HTTP/1.1 ones),
+ * any other to the HTTP/1.1 server.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { createServer as createHttp2Server, type Http2ServerRequest, type Http2ServerResponse, type Http2Session } from 'node:http2';
-import type { Socket } from 'node:net';
+import { createServer as createHttp2Server, type Http2Session } from 'node:http2';
 import { Duplex, Readable } from 'node:stream';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
+import { CallerCancel, PROXY_EXCHANGE, type Answer, type Exchange, type Inbound } from '../proxy/exchange.ts';
 
 /** A fetch handler, such as the one `createProxy` returns. */
 export type FetchHandler = (request: Request) => Promise<Response>;
@@ -22,21 +27,65 @@ export type FetchHandler = (request: Request) => Promise<Response>;
  * may name another host, or no valid authority at all) takes part, so they
  * can neither redirect anything nor throw.
  */
-function urlOf(message: Incoming): string {
+function parsedUrlOf(message: IncomingMessage): URL {
   const target = message.url ?? '/';
-  const parsed = new URL(target.startsWith('/') ? `http://localhost${target}` : target);
+  return new URL(target.startsWith('/') ? `http://localhost${target}` : target);
+}
+
+function urlOf(message: IncomingMessage): string {
+  const parsed = parsedUrlOf(message);
   return `http://localhost${parsed.pathname}${parsed.search}`;
 }
 
-/** An incoming request of either protocol. */
-type Incoming = IncomingMessage | Http2ServerRequest;
-/** An outgoing response of either protocol. */
-type Outgoing = ServerResponse | Http2ServerResponse;
+/** The body of `message` as text, or `undefined` once it exceeds `limit` bytes (the rest is read and dropped). */
+function readBody(message: IncomingMessage, limit: number): Promise<string | undefined> {
+  const declared = Number(message.headers['content-length'] ?? '0');
+  return new Promise((resolve, reject) => {
+    if (declared > limit) {
+      message.resume();
+      resolve(undefined);
+      return;
+    }
+    const chunks: Buffer[] = [];
+    let total = 0;
+    const onData = (chunk: Buffer) => {
+      total += chunk.length;
+      if (total > limit) {
+        message.off('data', onData);
+        message.resume();
+        chunks.length = 0;
+        resolve(undefined);
+        return;
+      }
+      chunks.push(chunk);
+    };
+    message.on('data', onData);
+    message.once('end', () => resolve(chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks).toString('utf8')));
+    message.once('error', reject);
+    message.once('close', () => {
+      if (!message.complete) reject(new Error('the client closed the connection before the end of the body'));
+    });
+  });
+}
 
-/** Headers HTTP/2 forbids (connection-specific in HTTP/1.1). */
-const HTTP1_ONLY_HEADERS: ReadonlySet<string> = new Set(['connection', 'keep-alive', 'transfer-encoding', 'upgrade', 'proxy-connection']);
+/** An `IncomingMessage` as the proxy's {@link Inbound}. Throws on a request target that is no URL. */
+function nodeInbound(message: IncomingMessage, signal: CallerCancel): Inbound {
+  const url = parsedUrlOf(message);
+  return {
+    method: message.method ?? 'GET',
+    pathname: url.pathname,
+    query: (name) => url.searchParams.get(name),
+    header: (name) => {
+      const value = message.headers[name];
+      if (value === undefined) return null;
+      return Array.isArray(value) ? value.join(', ') : value;
+    },
+    text: (limit) => readBody(message, limit),
+    signal,
+  };
+}
 
-function toRequest(message: Incoming, signal: AbortSignal): Request {
+function toRequest(message: IncomingMessage, signal: AbortSignal): Request {
   const headers = new Headers();
   for (const [name, value] of Object.entries(message.headers)) {
     // HTTP/2 pseudo-headers (`:path`, `:method`) are not headers of the request.
@@ -53,20 +102,41 @@ function toRequest(message: Incoming, signal: AbortSignal): Request {
   } as RequestInit);
 }
 
-async function writeResponse(response: Response, outgoing: Outgoing): Promise<void> {
+async function writeResponse(response: Response, out: ServerResponse): Promise<void> {
   const headers: Record<string, string> = {};
-  const http2 = 'stream' in outgoing;
-  // Both responses have the same writing surface; one type keeps the calls simple.
-  const out = outgoing as ServerResponse;
-  response.headers.forEach((value, name) => {
-    if (!(http2 && HTTP1_ONLY_HEADERS.has(name))) headers[name] = value;
-  });
-  out.writeHead(response.status, headers);
-  if (response.body === null) {
+  response.headers.forEach((value, name) => (headers[name] = value));
+  await writeAnswer({ status: response.status, headers, body: response.body }, out);
+}
+
+/** Headers HTTP/2 forbids (connection-specific in HTTP/1.1). */
+const HTTP1_ONLY_HEADERS: ReadonlySet<string> = new Set(['connection', 'keep-alive', 'transfer-encoding', 'upgrade', 'proxy-connection']);
+
+/** `out.writeHead`, leaving out on HTTP/2 the headers it forbids. */
+function head(out: ServerResponse, status: number, headers: Record<string, string>): void {
+  if (!('stream' in out)) {
+    out.writeHead(status, headers);
+    return;
+  }
+  const allowed: Record<string, string> = {};
+  for (const name in headers) if (!HTTP1_ONLY_HEADERS.has(name.toLowerCase())) allowed[name] = headers[name] as string;
+  out.writeHead(status, allowed);
+}
+
+/** Write an answer: a whole body at once with its content-length, a stream chunk by chunk. */
+async function writeAnswer(answer: Answer, out: ServerResponse): Promise<void> {
+  const body = answer.body;
+  if (typeof body === 'string') {
+    answer.headers['content-length'] = String(Buffer.byteLength(body));
+    head(out, answer.status, answer.headers);
+    out.end(body);
+    return;
+  }
+  head(out, answer.status, answer.headers);
+  if (body === null) {
     out.end();
     return;
   }
-  const reader = response.body.getReader();
+  const reader = body.getReader();
   out.on('close', () => {
     if (!out.writableFinished) reader.cancel().catch(() => {});
   });
@@ -81,6 +151,34 @@ async function writeResponse(response: Response, outgoing: Outgoing): Promise<vo
     // The body failed mid-way (the converted stream already carried an error event where it could).
   }
   out.end();
+}
+
+const BAD_TARGET = JSON.stringify({ error: { type: 'invalid_request', message: 'the request target is not a path; send an origin-form target such as /v1/messages' } });
+const INTERNAL = JSON.stringify({ error: { type: 'server', message: 'internal error in the proxy' } });
+
+/** The last net: the handler answers every failure itself, and this names nothing internal. */
+function internalError(out: ServerResponse): void {
+  if (!out.headersSent) head(out, 500, { 'content-type': 'application/json' });
+  out.end(INTERNAL);
+}
+
+/** Run a proxy exchange on one request. */
+function exchangeOn(exchange: Exchange, message: IncomingMessage, out: ServerResponse): void {
+  const cancel = new CallerCancel();
+  out.on('close', () => {
+    if (!out.writableFinished) cancel.abort();
+  });
+  let inbound: Inbound;
+  try {
+    inbound = nodeInbound(message, cancel);
+  } catch {
+    head(out, 400, { 'content-type': 'application/json', connection: 'close' });
+    out.end(BAD_TARGET);
+    return;
+  }
+  exchange(inbound)
+    .then((answer) => writeAnswer(answer, out))
+    .catch(() => internalError(out));
 }
 
 /**
@@ -120,38 +218,15 @@ const SILENT_CONNECTION_MS = 60_000;
 /** The HTTP/2 connection preface: a client that speaks HTTP/2 without upgrading opens with it. */
 const HTTP2_PREFACE = 'PRI * HTTP/2.0';
 
-/** Serve `handler` on `port` (0 picks a free one), HTTP/1.1 and h2c on the same port. Resolves once listening. */
-export function serve(handler: FetchHandler, options: { port: number; host?: string }): Promise<Server> {
-  const handle = (message: Incoming, out: Outgoing) => {
-    const controller = new AbortController();
-    out.on('close', () => {
-      if (!out.writableFinished) controller.abort();
-    });
-    let request: Request;
-    try {
-      request = toRequest(message, controller.signal);
-    } catch {
-      // A request target that is no URL at all (`*`, `http://[::1`): nothing to route.
-      out.writeHead(400, { 'content-type': 'application/json', connection: 'close' });
-      out.end(JSON.stringify({ error: { type: 'invalid_request', message: 'the request target is not a path; send an origin-form target such as /v1/messages' } }));
-      return;
-    }
-    handler(request)
-      .then((response) => writeResponse(response, out))
-      .catch(() => {
-        // The handler answers every failure itself; this is the last net, and it names nothing internal.
-        if (!out.headersSent) out.writeHead(500, { 'content-type': 'application/json' });
-        out.end(JSON.stringify({ error: { type: 'server', message: 'internal error in the proxy' } }));
-      });
-  };
-  const server = createServer(handle);
-  const http2 = createHttp2Server(handle);
+/** Route each connection of `server` by its first bytes: the HTTP/2 preface to an h2c server running `handle`, the rest to `server` as before. */
+function acceptHttp2(server: Server, handle: (message: IncomingMessage, out: ServerResponse) => void): void {
+  // Node's HTTP/2 compatibility request and response have the surface `handle` uses.
+  const http2 = createHttp2Server((message, out) => handle(message as unknown as IncomingMessage, out as unknown as ServerResponse));
   const sessions = new Set<Http2Session>();
   http2.on('session', (session) => {
     sessions.add(session);
     session.once('close', () => sessions.delete(session));
   });
-  // Route each connection by its first bytes; the HTTP/1.1 server's own listener handles the rest as before.
   const http1Listeners = server.listeners('connection') as ((socket: Socket) => void)[];
   server.removeAllListeners('connection');
   server.on('connection', (socket: Socket) => {
@@ -180,6 +255,35 @@ export function serve(handler: FetchHandler, options: { port: number; host?: str
     for (const session of sessions) session.close();
     return close(callback);
   };
+}
+
+/** Serve `handler` on `port` (0 picks a free one), HTTP/1.1 and h2c on the same port. Resolves once listening. */
+export function serve(handler: FetchHandler, options: { port: number; host?: string }): Promise<Server> {
+  const exchange = (handler as { [PROXY_EXCHANGE]?: Exchange })[PROXY_EXCHANGE];
+  const handle = (message: IncomingMessage, out: ServerResponse): void => {
+    if (exchange !== undefined) {
+      exchangeOn(exchange, message, out);
+      return;
+    }
+    const controller = new AbortController();
+    out.on('close', () => {
+      if (!out.writableFinished) controller.abort();
+    });
+    let request: Request;
+    try {
+      request = toRequest(message, controller.signal);
+    } catch {
+      // A request target that is no URL at all (`*`, `http://[::1`): nothing to route.
+      head(out, 400, { 'content-type': 'application/json', connection: 'close' });
+      out.end(BAD_TARGET);
+      return;
+    }
+    handler(request)
+      .then((response) => writeResponse(response, out))
+      .catch(() => internalError(out));
+  };
+  const server = createServer(handle);
+  acceptHttp2(server, handle);
   return new Promise((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port, options.host ?? '127.0.0.1', () => resolve(server));

@@ -1,5 +1,6 @@
 /** Credentials: the inbound token check (constant time) and the upstream auth headers per format. */
 import type { FormatId } from '../core/ir.ts';
+import type { Inbound } from './exchange.ts';
 
 /** Compare two strings in time that depends only on their lengths, not on where they differ. */
 export function constantTimeEqual(a: string, b: string): boolean {
@@ -12,10 +13,10 @@ export function constantTimeEqual(a: string, b: string): boolean {
 }
 
 /** The credential a caller sent, in whichever header (or `?key=`) its SDK uses. */
-export function callerCredential(request: Request, url: URL): string | undefined {
-  const authorization = request.headers.get('authorization');
+export function callerCredential(request: Pick<Inbound, 'header' | 'query'>): string | undefined {
+  const authorization = request.header('authorization');
   if (authorization !== null && /^bearer\s+/i.test(authorization)) return authorization.replace(/^bearer\s+/i, '');
-  return request.headers.get('x-api-key') ?? request.headers.get('x-goog-api-key') ?? url.searchParams.get('key') ?? undefined;
+  return request.header('x-api-key') ?? request.header('x-goog-api-key') ?? request.query('key') ?? undefined;
 }
 
 /** The headers that carry `apiKey` to an upstream of `format`. */

@@ -2,6 +2,7 @@
 import { codecFor } from '../core/registry.ts';
 import { LossCollector } from '../core/losses.ts';
 import type { ApiError, ErrorType, FormatId } from '../core/ir.ts';
+import { jsonAnswer, webResponse, type Answer } from './exchange.ts';
 
 const STATUS: Record<ErrorType, number> = {
   invalid_request: 400,
@@ -27,8 +28,8 @@ export function statusFor(error: ApiError, format: FormatId): number {
   return STATUS[error.type];
 }
 
-/** A JSON error response in `format`'s error shape. */
-export function errorResponse(format: FormatId, error: ApiError, headers: Record<string, string> = {}): Response {
+/** A JSON error answer in `format`'s error shape. */
+export function errorAnswer(format: FormatId, error: ApiError, headers?: Record<string, string>): Answer {
   const status = statusFor(error, format);
   let body: unknown;
   try {
@@ -42,6 +43,10 @@ export function errorResponse(format: FormatId, error: ApiError, headers: Record
   } catch {
     own = {};
   }
-  return new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json', ...own, ...headers } });
+  return jsonAnswer(status, JSON.stringify(body), { ...own, ...headers });
 }
 
+/** A JSON error response in `format`'s error shape. */
+export function errorResponse(format: FormatId, error: ApiError, headers: Record<string, string> = {}): Response {
+  return webResponse(errorAnswer(format, error, headers));
+}

@@ -10,8 +10,10 @@ import { responseToEvents } from '../core/accumulate.ts';
 import type { LossCollector } from '../core/losses.ts';
 import type { ApiError, FormatId } from '../core/ir.ts';
 import { hint, isObject, type JsonObject } from '../core/wire.ts';
+import { markPieces, piecesMark, stringifyBody } from '../core/serialize.ts';
 import type { StreamEvent } from '../core/stream-events.ts';
-import { errorResponse } from './errors.ts';
+import { errorAnswer } from './errors.ts';
+import { jsonAnswer, UpstreamTimeout, type Answer, type Cancel, type UpstreamCall, type UpstreamReply } from './exchange.ts';
 import { carryEventState, carryResponseStates, restoreRequestStates } from '../core/carried-state.ts';
 import type { CodecContext } from '../core/codec.ts';
 import { errorTypeForStatus } from '../core/http-status.ts';
@@ -31,9 +33,9 @@ export interface ForwardOptions {
   /** Signs the request (SigV4 for Bedrock): the headers to send. */
   sign?: RequestSigner;
   mapModel: (model: string | undefined) => string | undefined;
-  fetch: typeof fetch;
+  call: UpstreamCall;
   timeoutMs: number;
-  signal: AbortSignal;
+  signal: Cancel;
   entry: ProxyLogEntry;
   losses: LossCollector;
   /** Remove secrets from text that reaches the caller. */
@@ -88,15 +90,16 @@ function prepare(options: ForwardOptions, body: JsonObject): Prepared {
   else delete ir.stream;
   const encodeContext: CodecContext = mapped === undefined ? { losses: options.losses } : { losses: options.losses, model: mapped };
   if (options.dialect !== undefined) encodeContext.dialect = options.dialect;
+  const mark = piecesMark();
   const encoded = codecFor(upstream).encodeRequest(ir, encodeContext);
-  const out = isObject(encoded) ? encoded : {};
+  const out = isObject(encoded) ? markPieces(encoded, mark) : {};
   if (upstream === 'openai-chat' && upstreamStreams) {
     out['stream_options'] = { ...(isObject(out['stream_options']) ? out['stream_options'] : {}), include_usage: true };
   }
   return { body: out, model: mapped, stream: upstreamStreams };
 }
 
-async function translateError(response: Response, options: ForwardOptions): Promise<Response> {
+async function translateError(response: UpstreamReply, options: ForwardOptions): Promise<Answer> {
   let text: string;
   try {
     text = await readText(response, options);
@@ -112,12 +115,12 @@ async function translateError(response: Response, options: ForwardOptions): Prom
     const what = `the upstream (${options.upstream}) answered HTTP ${response.status} with a body that is not a ${options.upstream} error (${describe(cause)})`;
     error = { type: errorTypeForStatus(response.status), message: text === '' ? what : `${what}: ${text.slice(0, 1000)}` };
   }
-  error = codecFor(options.upstream).errorFromAnswer?.(error, response.headers, response.status) ?? error;
+  error = codecFor(options.upstream).errorFromAnswer?.(error, { get: (name) => response.header(name) }, response.status) ?? error;
   if (error.type === 'other') error.type = errorTypeForStatus(response.status);
   error.status = response.status;
   error.message = options.redact(error.message);
-  const retryAfter = response.headers.get('retry-after');
-  return errorResponse(options.route.format, error, retryAfter === null ? {} : { 'retry-after': retryAfter });
+  const retryAfter = response.header('retry-after');
+  return errorAnswer(options.route.format, error, retryAfter === null ? undefined : { 'retry-after': retryAfter });
 }
 
 /**
@@ -168,7 +171,9 @@ function bodyFailure(error: unknown, options: ForwardOptions): ApiError {
 }
 
 /** The whole upstream body as text, under the same watchdog; throws what {@link bodyFailure} turns into an answer. */
-async function readText(response: Response, options: ForwardOptions): Promise<string> {
+async function readText(response: UpstreamReply, options: ForwardOptions): Promise<string> {
+  if (response.failure !== undefined) throw response.failure;
+  if (response.text !== undefined) return response.text;
   if (response.body === null) return '';
   const reader = guarded(response.body, options, 'error').getReader();
   const decoder = new TextDecoder();
@@ -216,23 +221,19 @@ function generateShape(event: StreamEvent, route: Route): StreamEvent {
 }
 
 /** Call the upstream with a time limit for its first byte and the caller's cancellation. */
-async function callUpstream(options: ForwardOptions, prepared: Prepared): Promise<Response> {
-  const controller = new AbortController();
-  let timedOut = false;
-  const timer = setTimeout(() => {
-    timedOut = true;
-    controller.abort();
-  }, options.timeoutMs);
-  const onAbort = () => controller.abort();
-  options.signal.addEventListener('abort', onAbort, { once: true });
-  // Called as a plain function: Workers' fetch throws "Illegal invocation" when `this` is another object.
-  const send = options.fetch;
+async function callUpstream(options: ForwardOptions, prepared: Prepared): Promise<UpstreamReply> {
   try {
     const url = options.url(prepared.model, prepared.stream);
-    const body = JSON.stringify(prepared.body);
+    const body = stringifyBody(prepared.body);
     const headers = options.sign === undefined ? options.headers : await options.sign(url, options.headers, body);
-    return await send(url, { method: 'POST', headers, body, signal: controller.signal });
+    return await options.call(url, {
+      headers,
+      body,
+      timeoutMs: options.timeoutMs,
+      signal: options.signal,
+    });
   } catch (error) {
+    const timedOut = error instanceof UpstreamTimeout;
     const message = timedOut
       ? `the upstream did not answer within ${options.timeoutMs} ms`
       : options.signal.aborted
@@ -240,67 +241,65 @@ async function callUpstream(options: ForwardOptions, prepared: Prepared): Promis
         : `the upstream could not be reached (${error instanceof Error ? error.message : String(error)})`;
     const type = timedOut ? 'timeout' : 'server';
     throw Object.assign(new Error(message), { apiError: { type, status: timedOut ? 504 : 502, message } satisfies ApiError });
-  } finally {
-    clearTimeout(timer);
   }
 }
 
 /** Forward one request and translate the answer. */
-export async function forwardToUpstream(options: ForwardOptions): Promise<Response> {
+export async function forwardToUpstream(options: ForwardOptions): Promise<Answer> {
   const { route, upstream } = options;
   const body = parseBody(options.text);
-  if (!isObject(body)) return errorResponse(route.format, { type: 'invalid_request', message: 'the request body must be a JSON object' });
+  if (!isObject(body)) return errorAnswer(route.format, { type: 'invalid_request', message: 'the request body must be a JSON object' });
   const prepared = prepare(options, body);
-  let response: Response;
+  let response: UpstreamReply;
   try {
     response = await callUpstream(options, prepared);
   } catch (error) {
     const apiError = (error as { apiError?: ApiError }).apiError;
     if (apiError === undefined) throw error;
-    return errorResponse(route.format, { ...apiError, message: options.redact(apiError.message) });
+    return errorAnswer(route.format, { ...apiError, message: options.redact(apiError.message) });
   }
-  if (!response.ok) return translateError(response, options);
+  if (response.status < 200 || response.status > 299) return translateError(response, options);
   const lossHeader = () => {
     options.entry.losses = options.losses.losses.length;
     return { 'x-interlingua-losses': String(options.losses.losses.length) };
   };
-  const upstreamStreamed = mediaType(response.headers.get('content-type') ?? '') === mediaType(framingFor(upstream).contentType);
+  const upstreamStreamed = response.text === undefined && mediaType(response.header('content-type') ?? '') === mediaType(framingFor(upstream).contentType);
   if (upstreamStreamed && response.body !== null) {
-    if (route.format === upstream) return new Response(guarded(response.body, options, 'error'), { status: 200, headers: { ...streamHeaders(route.format), ...lossHeader() } });
+    if (route.format === upstream) return { status: 200, headers: { ...streamHeaders(route.format), ...lossHeader() }, body: guarded(response.body, options, 'error') };
     const converted = convertStream(guarded(response.body, options, 'close'), {
       from: upstream,
       to: route.format,
       ...(prepared.model === undefined ? {} : { model: prepared.model }),
       mapEvent: (event) => generateShape(carryEventState(event, route.format), route),
     });
-    return new Response(converted, { status: 200, headers: { ...streamHeaders(route.format), ...lossHeader() } });
+    return { status: 200, headers: { ...streamHeaders(route.format), ...lossHeader() }, body: converted };
   }
   let text: string;
   try {
     text = await readText(response, options);
   } catch (error) {
-    return errorResponse(route.format, bodyFailure(error, options));
+    return errorAnswer(route.format, bodyFailure(error, options));
   }
   let json: unknown;
   try {
     json = JSON.parse(text);
   } catch {
-    return errorResponse(route.format, { type: 'server', status: 502, message: `the upstream (${upstream}) answered with a body that is not JSON` });
+    return errorAnswer(route.format, { type: 'server', status: 502, message: `the upstream (${upstream}) answered with a body that is not JSON` });
   }
   const wantsStream = options.entry.stream;
   if (route.format === upstream && !wantsStream) {
-    return new Response(text, { status: response.status, headers: { 'content-type': 'application/json', ...lossHeader() } });
+    return jsonAnswer(response.status, text, lossHeader());
   }
   const context = prepared.model === undefined ? { losses: options.losses } : { losses: options.losses, model: prepared.model };
   try {
     // The upstream's reasoning state rides in the caller's own slot, so the caller's next turn brings it back.
     const ir = carryResponseStates(codecFor(upstream).decodeResponse(json, context), route.format);
     if (route.generate === true) hint(ir, 'ollama', '$generate', true);
-    if (wantsStream) return new Response(syntheticStream(responseToEvents(ir), route.format, options), { status: 200, headers: { ...streamHeaders(route.format), ...lossHeader() } });
+    if (wantsStream) return { status: 200, headers: { ...streamHeaders(route.format), ...lossHeader() }, body: syntheticStream(responseToEvents(ir), route.format, options) };
     const out = codecFor(route.format).encodeResponse(ir, context);
-    return new Response(JSON.stringify(out), { status: 200, headers: { 'content-type': 'application/json', ...lossHeader() } });
+    return jsonAnswer(200, JSON.stringify(out), lossHeader());
   } catch (error) {
     const fault = upstreamAnswerFault(upstream, route.format, error);
-    return errorResponse(route.format, { ...fault, message: options.redact(fault.message) });
+    return errorAnswer(route.format, { ...fault, message: options.redact(fault.message) });
   }
 }

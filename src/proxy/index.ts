@@ -10,7 +10,8 @@ import { InterlinguaError, isInterlinguaError } from '../core/errors.ts';
 import { LossCollector } from '../core/losses.ts';
 import type { ApiError, FormatId } from '../core/ir.ts';
 import { callerCredential, constantTimeEqual, redact, sanitizeHeaderValue, upstreamAuthHeaders } from './auth.ts';
-import { errorResponse } from './errors.ts';
+import { errorAnswer } from './errors.ts';
+import { fetchCall, jsonAnswer, PROXY_EXCHANGE, webInbound, webResponse, type Answer, type Exchange, type Inbound } from './exchange.ts';
 import { createModelMap, type ModelRule } from './model-map.ts';
 import { routeFor, upstreamUrl } from './routes.ts';
 import { forwardToUpstream } from './forward.ts';
@@ -87,32 +88,6 @@ function processEnv(): Record<string, string | undefined> {
   return global.process?.env ?? {};
 }
 
-async function readLimited(request: Request, limit: number): Promise<string | undefined> {
-  const declared = Number(request.headers.get('content-length') ?? '0');
-  if (declared > limit) return undefined;
-  if (request.body === null) return '';
-  const reader = request.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    total += value.byteLength;
-    if (total > limit) {
-      await reader.cancel().catch(() => {});
-      return undefined;
-    }
-    chunks.push(value);
-  }
-  const bytes = new Uint8Array(total);
-  let offset = 0;
-  for (const chunk of chunks) {
-    bytes.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
-  return new TextDecoder().decode(bytes);
-}
-
 /**
  * The upstream key as it goes on the wire: surrounding whitespace trimmed (a
  * key read from a file often ends in a newline); a key that still holds a
@@ -153,8 +128,8 @@ function awsSetup(upstream: UpstreamConfig, env: Record<string, string | undefin
   return { baseUrl, sign: createSigV4Signer(credentials, region), secrets: [credentials.secretAccessKey, credentials.sessionToken] };
 }
 
-/** Create the proxy's fetch handler. */
-export function createProxy(config: ProxyConfig): (request: Request) => Promise<Response> {
+/** Create the proxy's transport-neutral exchange (what the fetch handler and the Node adapter both run). */
+export function createExchange(config: ProxyConfig): Exchange {
   const upstream = config.upstream;
   checkDialect(codecFor(upstream.format), upstream.dialect);
   const mapModel = createModelMap(config.modelMap);
@@ -165,52 +140,58 @@ export function createProxy(config: ProxyConfig): (request: Request) => Promise<
   const secrets = [rawKey, apiKey, config.inboundToken, ...aws.secrets];
   const timeoutMs = config.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const maxBodyBytes = config.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
-  const fetchUpstream = config.fetch ?? fetch;
+  const call = fetchCall(config.fetch ?? fetch);
   const extraHeaders = Object.fromEntries(Object.entries(upstream.headers ?? {}).map(([name, value]) => [name, sanitizeHeaderValue(value)]));
+  const url = (model: string | undefined, stream: boolean) => upstreamUrl(aws.baseUrl, upstream.format, model, stream);
+  // Ollama's /api/generate callers go to /api/generate upstream too.
+  const generateUrl = (model: string | undefined, stream: boolean) => upstreamUrl(aws.baseUrl, upstream.format, model, stream, true);
+  const redactSecrets = (text: string) => redact(text, secrets);
+  // The upstream headers are the same for every request unless the caller's own credential goes upstream.
+  const fixedHeaders = upstream.passThroughAuth === true ? undefined : { ...upstreamAuthHeaders(upstream.format, apiKey), ...extraHeaders };
 
-  return async (request) => {
+  return async (request: Inbound): Promise<Answer> => {
     const started = Date.now();
-    const url = new URL(request.url);
-    const route = routeFor(url.pathname);
-    const entry: ProxyLogEntry = { method: request.method, path: url.pathname, upstream: upstream.format, stream: false, status: 0, durationMs: 0, losses: 0 };
-    const finish = (response: Response, error?: string): Response => {
-      entry.status = response.status;
+    const pathname = request.pathname;
+    const route = routeFor(pathname);
+    const entry: ProxyLogEntry = { method: request.method, path: pathname, upstream: upstream.format, stream: false, status: 0, durationMs: 0, losses: 0 };
+    const finish = (answer: Answer, error?: string): Answer => {
+      if (config.log === undefined) return answer;
+      entry.status = answer.status;
       entry.durationMs = Date.now() - started;
       if (error !== undefined) entry.error = redact(error, secrets);
-      config.log?.(entry);
-      return response;
+      config.log(entry);
+      return answer;
     };
     if (route === undefined) {
-      return finish(new Response(JSON.stringify({ error: { type: 'not_found', message: `no LLM endpoint at ${url.pathname}` } }), { status: 404, headers: { 'content-type': 'application/json' } }));
+      return finish(jsonAnswer(404, JSON.stringify({ error: { type: 'not_found', message: `no LLM endpoint at ${pathname}` } })));
     }
     entry.ingress = route.format;
-    const fail = (error: ApiError) => finish(errorResponse(route.format, { ...error, message: redact(error.message, secrets) }), error.message);
-    if (request.method !== 'POST') return fail({ type: 'not_found', status: 405, message: `use POST for ${url.pathname}` });
-    const credential = callerCredential(request, url);
+    const fail = (error: ApiError) => finish(errorAnswer(route.format, { ...error, message: redact(error.message, secrets) }), error.message);
+    if (request.method !== 'POST') return fail({ type: 'not_found', status: 405, message: `use POST for ${pathname}` });
+    const credential = config.inboundToken !== undefined || upstream.passThroughAuth === true ? callerCredential(request) : undefined;
     if (config.inboundToken !== undefined && !constantTimeEqual(credential ?? '', config.inboundToken)) {
       return fail({ type: 'authentication', message: 'missing or wrong proxy token' });
     }
-    const text = await readLimited(request, maxBodyBytes);
+    const text = await request.text(maxBodyBytes);
     if (text === undefined) return fail({ type: 'request_too_large', message: `request body is larger than ${maxBodyBytes} bytes` });
     try {
-      const key = upstream.passThroughAuth === true ? credential : apiKey;
-      const response = await forwardToUpstream({
+      const answer = await forwardToUpstream({
         route,
         text,
         upstream: upstream.format,
         ...(upstream.dialect === undefined ? {} : { dialect: upstream.dialect }),
-        url: (model, stream) => upstreamUrl(aws.baseUrl, upstream.format, model, stream, route.generate === true && upstream.format === 'ollama'),
-        headers: { ...upstreamAuthHeaders(upstream.format, key), ...extraHeaders },
+        url: route.generate === true && upstream.format === 'ollama' ? generateUrl : url,
+        headers: fixedHeaders ?? { ...upstreamAuthHeaders(upstream.format, credential), ...extraHeaders },
         ...(aws.sign === undefined ? {} : { sign: aws.sign }),
         mapModel,
-        fetch: fetchUpstream,
+        call,
         timeoutMs,
         signal: request.signal,
         entry,
         losses: new LossCollector(),
-        redact: (text) => redact(text, secrets),
+        redact: redactSecrets,
       });
-      return finish(response);
+      return finish(answer);
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
       if (isInterlinguaError(error)) return fail({ type: 'invalid_request', message });
@@ -219,6 +200,18 @@ export function createProxy(config: ProxyConfig): (request: Request) => Promise<
   };
 }
 
+/**
+ * Create the proxy's fetch handler. It carries its exchange under
+ * {@link PROXY_EXCHANGE}, which the Node adapter (src/node/server.ts) calls
+ * directly, without Web `Request` and `Response` objects.
+ */
+export function createProxy(config: ProxyConfig): ((request: Request) => Promise<Response>) & { [PROXY_EXCHANGE]: Exchange } {
+  const exchange = createExchange(config);
+  const handler = async (request: Request): Promise<Response> => webResponse(await exchange(webInbound(request)));
+  return Object.assign(handler, { [PROXY_EXCHANGE]: exchange });
+}
+
 export { routeFor, upstreamUrl, type Route } from './routes.ts';
 export { createModelMap, parseModelRule, type ModelRule } from './model-map.ts';
 export { constantTimeEqual } from './auth.ts';
+export { PROXY_EXCHANGE, UPSTREAM_CALL, UpstreamTimeout, type Answer, type Exchange, type Inbound, type UpstreamCall, type UpstreamInit, type UpstreamReply } from './exchange.ts';

@@ -12,7 +12,7 @@ import type {
 import type { LossCollector } from '../../core/losses.ts';
 import type { AudioPart, DocumentPart, ImagePart, Part, ReasoningPart, TextPart } from '../../core/ir.ts';
 import { unreachable } from '../../core/ir.ts';
-import { formatDataUrl } from '../../core/media.ts';
+import { setDataUrl } from '../../core/serialize.ts';
 import { pointer, spreadExtensions, type JsonObject } from '../../core/wire.ts';
 import { FORMAT, nestedExtras, shapeHint } from './shape.ts';
 import { audioFormat } from './media-types.ts';
@@ -46,15 +46,15 @@ export function encodeOpenaiChatTextPart(part: TextPart, losses: LossCollector, 
 
 function encodeImage(part: ImagePart, losses: LossCollector, path: string): JsonObject | undefined {
   const source = part.source;
-  let url: string;
+  const imageUrl: JsonObject = {};
   switch (source.kind) {
     case 'base64': {
       const header = shapeHint(part, '$dataUrlHeader');
-      url = typeof header === 'string' ? header + source.data : formatDataUrl(source.mediaType, source.data);
+      setDataUrl(imageUrl, 'url', typeof header === 'string' ? header : `data:${source.mediaType};base64,`, source.data);
       break;
     }
     case 'url':
-      url = source.url;
+      imageUrl['url'] = source.url;
       break;
     case 'file':
       losses.add('unsupported_part', path, `Chat Completions images cannot refer to an uploaded file ("${source.id}"); dropped`);
@@ -63,7 +63,6 @@ function encodeImage(part: ImagePart, losses: LossCollector, path: string): Json
       return unreachable(source);
   }
   losses.foreignExtensions(part.extensions, FORMAT, path);
-  const imageUrl: JsonObject = { url } satisfies ChatCompletionContentPartImage.ImageURL;
   const detail = shapeHint(part, '$detail') ?? part.detail;
   if (detail !== undefined) imageUrl['detail'] = detail;
   const wire = { type: 'image_url', image_url: nestedExtras(imageUrl, part, 'image_url') };
@@ -101,7 +100,8 @@ function encodeDocument(part: DocumentPart, losses: LossCollector, path: string)
     case 'base64': {
       const header = shapeHint(part, '$dataUrlHeader');
       const bare = shapeHint(part, '$bareFileData') === true;
-      file['file_data'] = bare ? source.data : typeof header === 'string' ? header + source.data : formatDataUrl(source.mediaType, source.data);
+      if (bare) file['file_data'] = source.data;
+      else setDataUrl(file, 'file_data', typeof header === 'string' ? header : `data:${source.mediaType};base64,`, source.data);
       if (source.mediaType !== 'application/pdf' && part.extensions?.[FORMAT] === undefined) {
         losses.add('approximated', path, `Chat Completions file parts are meant for PDF; ${source.mediaType} may be rejected`);
       }

@@ -67,6 +67,8 @@ class OpenaiChatStreamDecoder implements StreamDecoder {
   private readonly builder: ChunkBuilder;
   /** Chunks that made no IR event yet (a prompt-filter chunk, a role-only chunk), sent before the next event. */
   private pending: JsonObject[] = [];
+  /** Same-format hints (`$chunk`, `$before`) are kept only when the IR may go back to Chat Completions. */
+  private readonly hints: boolean;
   /** Extension fields of a choice that made no event, for the chunk's first event. */
   private extras: JsonObject | undefined;
   private started = false;
@@ -75,6 +77,7 @@ class OpenaiChatStreamDecoder implements StreamDecoder {
 
   constructor(private readonly context: CodecContext) {
     this.builder = new ChunkBuilder(new LossCollector(), context.model);
+    this.hints = context.target === undefined || context.target === FORMAT;
   }
 
   decode(event: WireEvent): StreamEvent[] {
@@ -132,10 +135,11 @@ class OpenaiChatStreamDecoder implements StreamDecoder {
     const extras = this.extras;
     this.extras = undefined;
     if (first === undefined) {
-      this.pending.push(data);
+      if (this.hints) this.pending.push(data);
       return events;
     }
     if (extras !== undefined) Object.assign(((first.extensions ??= {})[FORMAT] ??= {}), extras);
+    if (!this.hints) return events;
     const hint: ChunkHint = {};
     if (events.length > 1) hint.n = events.length;
     const patch = diffChunk(this.builder.build(events), data);

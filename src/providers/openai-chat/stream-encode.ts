@@ -23,6 +23,10 @@ import { FORMAT } from './shape.ts';
 /** The `data:` text that ends a Chat stream. */
 const DONE = '[DONE]';
 
+/** A text no wire value holds, whose JSON marks where a delta's text goes in a chunk template. */
+const TEMPLATE_MARK = '\u0000interlingua-delta\u0000';
+const TEMPLATE_MARK_JSON = JSON.stringify(TEMPLATE_MARK);
+
 /** How a foreign part travels: as text, as a refusal, as a tool call, or not at all. */
 type PartSlot =
   | { kind: 'text' | 'refusal'; sent: number }
@@ -65,6 +69,8 @@ class OpenaiChatStreamEncoder implements StreamEncoder {
   private readonly candidates = new Map<number, CandidateState>();
   private usage: Usage | undefined;
   private sent = false;
+  /** Foreign mode: the JSON text of a one-text-delta chunk before and after its text, per candidate and key; reset by `start`. */
+  private readonly templates = new Map<string, readonly [string, string]>();
 
   /** The dialect written for events from other formats (`context.dialect`, else plain OpenAI). */
   private readonly dialect: OpenaiChatDialect;
@@ -166,12 +172,34 @@ class OpenaiChatStreamEncoder implements StreamEncoder {
     return { data: JSON.stringify(this.builder.assemble([{ index: candidate, delta: body, finish_reason: finishReason }])) };
   }
 
+  /**
+   * A chunk whose delta is one text (content or refusal) of a choice that
+   * already named its role: the constant envelope is serialised once per
+   * stream, and only the text is serialised per delta. The text is what
+   * `chunk` would write, byte for byte.
+   */
+  private textChunk(candidate: number, key: 'content' | 'refusal', text: string): SseMessage {
+    if (!this.candidate(candidate).role) return this.chunk(candidate, { [key]: text });
+    const id = `${candidate}:${key}`;
+    let template = this.templates.get(id);
+    if (template === undefined) {
+      const whole = JSON.stringify(this.builder.assemble([{ index: candidate, delta: { [key]: TEMPLATE_MARK }, finish_reason: null }]));
+      const parts = whole.split(TEMPLATE_MARK_JSON);
+      if (parts.length !== 2) return this.chunk(candidate, { [key]: text });
+      template = [parts[0]!, parts[1]!];
+      this.templates.set(id, template);
+    }
+    this.sent = true;
+    return { data: template[0] + JSON.stringify(text) + template[1] };
+  }
+
   private encodeForeign(event: StreamEvent, out: SseMessage[]): void {
     const { losses } = this.context;
     losses.foreignExtensions(event.extensions, FORMAT, eventPath(event));
     switch (event.type) {
       case 'start':
         this.builder.begin(event);
+        this.templates.clear();
         if (event.usage !== undefined) this.usage = { ...event.usage };
         return;
       case 'part_start':
@@ -181,7 +209,7 @@ class OpenaiChatStreamEncoder implements StreamEncoder {
         const slot = this.candidate(event.candidate).parts.get(event.index);
         if (event.text === '' || (slot?.kind !== 'text' && slot?.kind !== 'refusal')) return;
         slot.sent += event.text.length;
-        out.push(this.chunk(event.candidate, { [slot.kind === 'text' ? 'content' : 'refusal']: event.text }));
+        out.push(this.textChunk(event.candidate, slot.kind === 'text' ? 'content' : 'refusal', event.text));
         return;
       }
       case 'reasoning_delta': {

@@ -7,7 +7,7 @@
  */
 import { unreachable, type AudioPart, type DocumentPart, type ImagePart, type Part, type TextPart } from '../../core/ir.ts';
 import type { LossCollector } from '../../core/losses.ts';
-import { formatDataUrl } from '../../core/media.ts';
+import { setDataUrl } from '../../core/serialize.ts';
 import { pointer, type JsonObject } from '../../core/wire.ts';
 import { encodeOpenaiResponsesAnnotation } from './citations.ts';
 import type { TextType } from './content-decode.ts';
@@ -84,7 +84,7 @@ function encodeImage(part: ImagePart, losses: LossCollector, path: string): Json
   const source = part.source;
   switch (source.kind) {
     case 'base64':
-      target['image_url'] = formatDataUrl(source.mediaType, source.data);
+      setDataUrl(target, 'image_url', `data:${source.mediaType};base64,`, source.data);
       break;
     case 'url':
       target['image_url'] = source.url;
@@ -112,7 +112,7 @@ function encodeDocument(part: DocumentPart, losses: LossCollector, path: string)
     case 'base64': {
       const prefix = ownHint(part, '$dataUrlPrefix');
       if (ownHint(part, '$rawBase64') === true) target['file_data'] = source.data;
-      else target['file_data'] = typeof prefix === 'string' ? prefix + source.data : formatDataUrl(source.mediaType, source.data);
+      else setDataUrl(target, 'file_data', typeof prefix === 'string' ? prefix : `data:${source.mediaType};base64,`, source.data);
       break;
     }
     case 'url':

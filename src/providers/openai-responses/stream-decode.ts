@@ -66,9 +66,12 @@ class ResponsesStreamDecoder implements StreamDecoder {
   private output: ItemDecoder;
   private errorSent = false;
   private count = -1;
+  /** The wire hints (`$wire`, `$before`, `$quiet`) are built only when the IR may go back to Responses. */
+  private readonly hints: boolean;
 
   constructor(context: CodecContext) {
     this.losses = context.losses;
+    this.hints = context.target === undefined || context.target === FORMAT;
     this.output = new ItemDecoder(this.losses);
   }
 
@@ -119,6 +122,7 @@ class ResponsesStreamDecoder implements StreamDecoder {
     if (first === undefined) return events;
     const group = this.group;
     this.group = [];
+    if (!this.hints) return events;
     const canonical: JsonObject[] = [];
     for (const event of events) canonical.push(...this.shadow.expand(event));
     const extra = group.length - canonical.length;

@@ -56,6 +56,8 @@ export class OpenaiResponsesStreamWriter {
   private error: ApiError | undefined;
   private truncated = false;
   private readonly dropped = new Set<number>();
+  /** `{"type":"…"` per event type, the head of {@link numbered}'s output. */
+  private readonly heads = new Map<string, string>();
 
   constructor(
     private readonly losses: LossCollector,
@@ -85,9 +87,25 @@ export class OpenaiResponsesStreamWriter {
     return typeof type === 'string' ? { event: type, data: JSON.stringify(value) } : { data: JSON.stringify(value) };
   }
 
+  /**
+   * The event with its sequence number after its type, as
+   * `{ type, sequence_number, ...data }` would serialise, without building
+   * that object: every expanded event has `type` as its first key, so the
+   * number is spliced into the text after it.
+   */
   private numbered(data: JsonObject): SseMessage {
     const type = data['type'] as string;
-    return { event: type, data: JSON.stringify({ type, sequence_number: this.seq++, ...data }) };
+    const seq = this.seq++;
+    const text = JSON.stringify(data);
+    let head = this.heads.get(type);
+    if (head === undefined) {
+      head = `{"type":${JSON.stringify(type)}`;
+      this.heads.set(type, head);
+    }
+    if (!('sequence_number' in data) && text.startsWith(head)) {
+      return { event: type, data: `${head},"sequence_number":${seq}${text.slice(head.length)}` };
+    }
+    return { event: type, data: JSON.stringify({ type, sequence_number: seq, ...data }) };
   }
 
   /** The wire events (unnumbered) that one IR event stands for. */

@@ -1,0 +1,79 @@
+/**
+ * Bodies with large base64 `data:` URLs (an OpenAI image or file), written
+ * without a third full copy of the base64. An encoder sets such a URL with
+ * {@link setDataUrl}: the body holds `prefix + data` as usual (a string
+ * that shares `data` with the IR), and the holder is remembered. `JSON.stringify`
+ * would flatten that string into a new one of the data's size before
+ * copying it again into its output; {@link stringifyBody} instead writes the
+ * rest of the body with `JSON.stringify` and splices the prefix and the data
+ * in apart, so the text shares the data too until it is written out.
+ */
+import { isObject } from './wire.ts';
+
+/** Below this many characters a data URL is written the ordinary way. */
+const LARGE = 64 * 1024;
+
+/** One spliceable value: the string the body holds, and its two pieces. */
+interface Pieces {
+  full: string;
+  prefix: string;
+  data: string;
+}
+
+/** Holders of large data URLs, by key. */
+const holders = new WeakMap<object, Record<string, Pieces>>();
+/** How many large data URLs were set so far (bodies compare it before and after encoding). */
+let written = 0;
+/** Bodies that hold at least one large data URL. */
+const pieced = new WeakSet<object>();
+
+/** Set `target[key]` to `prefix + data`, remembering the pieces when the data is large. */
+export function setDataUrl(target: Record<string, unknown>, key: string, prefix: string, data: string): void {
+  const full = prefix + data;
+  target[key] = full;
+  if (data.length < LARGE) return;
+  const entry = holders.get(target);
+  if (entry === undefined) holders.set(target, { [key]: { full, prefix, data } });
+  else entry[key] = { full, prefix, data };
+  written++;
+}
+
+/** A mark to take before encoding a body; pass it to {@link markPieces} with the body. */
+export function piecesMark(): number {
+  return written;
+}
+
+/** Remember that `body` holds large data URLs when its encoder set any since `mark`. Returns `body`. */
+export function markPieces<T>(body: T, mark: number): T {
+  if (written !== mark && isObject(body)) pieced.add(body);
+  return body;
+}
+
+/** Characters JSON text must escape: the data of a data URL is spliced in only without them. */
+const NEEDS_ESCAPE = /["\\\u0000-\u001f\ud800-\udfff]/;
+const MARK = '\u0000interlingua-piece-';
+
+/** `JSON.stringify(body)`, with large data URLs set by {@link setDataUrl} spliced in without flattening them first. */
+export function stringifyBody(body: unknown): string {
+  if (!isObject(body) || !pieced.has(body)) return JSON.stringify(body);
+  const found: Pieces[] = [];
+  const text = JSON.stringify(body, function (this: object, key: string, value: unknown) {
+    if (typeof value !== 'string' || value.length < LARGE) return value;
+    const pieces = holders.get(this)?.[key];
+    if (pieces === undefined || pieces.full !== value || NEEDS_ESCAPE.test(pieces.data)) return value;
+    found.push(pieces);
+    return `${MARK}${found.length - 1}\u0000`;
+  });
+  let out = '';
+  let from = 0;
+  found.forEach((pieces, index) => {
+    const marker = JSON.stringify(`${MARK}${index}\u0000`);
+    const at = text.indexOf(marker, from);
+    const prefix = JSON.stringify(pieces.prefix);
+    out += `${text.slice(from, at)}${prefix.slice(0, -1)}`;
+    out += pieces.data;
+    out += '"';
+    from = at + marker.length;
+  });
+  return out + text.slice(from);
+}

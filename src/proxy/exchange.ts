@@ -1,0 +1,196 @@
+/**
+ * The proxy's transport-neutral edges: one request as the proxy reads it
+ * ({@link Inbound}), one answer as it writes it ({@link Answer}), and one
+ * upstream call ({@link UpstreamCall}). The fetch handler maps Web `Request`
+ * and `Response` onto these; the Node adapter (src/node) maps `node:http`
+ * onto them directly, with no Web streams, `Request` or `Response` for whole
+ * bodies. Web APIs only.
+ */
+
+/**
+ * The caller's cancellation: a flag and listeners. On Node an `AbortSignal`
+ * is an `EventTarget` whose creation and listeners cost more per request than
+ * the conversion, so the Node adapter uses a {@link CallerCancel} and only
+ * the global `fetch` path turns it into an `AbortSignal`.
+ */
+export interface Cancel {
+  readonly aborted: boolean;
+  /** Call `listener` once when the caller goes away; returns what removes it. */
+  listen(listener: () => void): () => void;
+}
+
+/** A {@link Cancel} that its owner aborts. */
+export class CallerCancel implements Cancel {
+  aborted = false;
+  #listeners: (() => void)[] | undefined;
+
+  listen(listener: () => void): () => void {
+    if (this.aborted) {
+      listener();
+      return () => {};
+    }
+    (this.#listeners ??= []).push(listener);
+    return () => {
+      const index = this.#listeners?.indexOf(listener) ?? -1;
+      if (index !== -1) this.#listeners!.splice(index, 1);
+    };
+  }
+
+  abort(): void {
+    if (this.aborted) return;
+    this.aborted = true;
+    const listeners = this.#listeners ?? [];
+    this.#listeners = undefined;
+    for (const listener of listeners) listener();
+  }
+}
+
+/** An `AbortSignal` as a {@link Cancel}. */
+export function signalCancel(signal: AbortSignal): Cancel {
+  return {
+    get aborted() {
+      return signal.aborted;
+    },
+    listen(listener) {
+      signal.addEventListener('abort', listener, { once: true });
+      return () => signal.removeEventListener('abort', listener);
+    },
+  };
+}
+
+/** One incoming request. */
+export interface Inbound {
+  method: string;
+  /** The path, without the query. */
+  pathname: string;
+  /** A query parameter (`?key=` carries Gemini's API key), or null. */
+  query(name: string): string | null;
+  /** A request header by lower-case name, or null. */
+  header(name: string): string | null;
+  /** The whole body as text, or `undefined` once it exceeds `limit` bytes (the rest is not read). */
+  text(limit: number): Promise<string | undefined>;
+  /** Aborted when the caller goes away. */
+  signal: Cancel;
+}
+
+/** One answer: a whole text body, a byte stream, or none. */
+export interface Answer {
+  status: number;
+  headers: Record<string, string>;
+  body: string | ReadableStream<Uint8Array> | null;
+}
+
+/** What an upstream call answers. */
+export interface UpstreamReply {
+  status: number;
+  header(name: string): string | null;
+  /** The whole body, where the transport read it whole (then `body` is null). */
+  text?: string;
+  /** Why the whole body could not be read (it broke off, or went silent); `text` is then unset. */
+  failure?: Error;
+  body: ReadableStream<Uint8Array> | null;
+}
+
+/** Raised by an {@link UpstreamCall} whose upstream did not start answering within `timeoutMs`. */
+export class UpstreamTimeout extends Error {}
+
+/** The options of one upstream call: always a POST of a JSON text. */
+export interface UpstreamInit {
+  headers: Record<string, string>;
+  body: string;
+  /** Time allowed for the upstream to start answering (then reject with {@link UpstreamTimeout}), and the longest silence within a whole body. */
+  timeoutMs: number;
+  /** The caller's cancellation. */
+  signal: Cancel;
+}
+
+/** Call the upstream once. */
+export type UpstreamCall = (url: string, init: UpstreamInit) => Promise<UpstreamReply>;
+
+/**
+ * Where a `fetch` carries a faster {@link UpstreamCall} of its own (the Node
+ * one in src/node/fetch.ts does), the proxy uses that instead.
+ */
+export const UPSTREAM_CALL: unique symbol = Symbol.for('interlingua.upstreamCall');
+
+/** Where a fetch handler carries its transport-neutral exchange (createProxy's does), a server adapter can call that instead. */
+export const PROXY_EXCHANGE: unique symbol = Symbol.for('interlingua.proxyExchange');
+
+/** The transport-neutral proxy: what {@link PROXY_EXCHANGE} holds. */
+export type Exchange = (inbound: Inbound) => Promise<Answer>;
+
+/** An {@link UpstreamCall} over any `fetch`. */
+export function fetchCall(fetchUpstream: typeof fetch): UpstreamCall {
+  const own = (fetchUpstream as { [UPSTREAM_CALL]?: UpstreamCall })[UPSTREAM_CALL];
+  if (own !== undefined) return own;
+  // Node loads its global fetch (undici) on first use: load it now rather than within the first request's time limit.
+  if (fetchUpstream === globalThis.fetch) void globalThis.Response;
+  return async (url, init) => {
+    const controller = new AbortController();
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      controller.abort();
+    }, init.timeoutMs);
+    const unlisten = init.signal.listen(() => controller.abort());
+    try {
+      const response = await fetchUpstream(url, { method: 'POST', headers: init.headers, body: init.body, signal: controller.signal });
+      return { status: response.status, header: (name) => response.headers.get(name), body: response.body };
+    } catch (error) {
+      if (timedOut) throw new UpstreamTimeout(`the upstream did not answer within ${init.timeoutMs} ms`);
+      throw error;
+    } finally {
+      clearTimeout(timer);
+      unlisten();
+    }
+  };
+}
+
+async function readLimited(request: Request, limit: number): Promise<string | undefined> {
+  const declared = Number(request.headers.get('content-length') ?? '0');
+  if (declared > limit) return undefined;
+  if (request.body === null) return '';
+  const reader = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    total += value.byteLength;
+    if (total > limit) {
+      await reader.cancel().catch(() => {});
+      return undefined;
+    }
+    chunks.push(value);
+  }
+  const bytes = new Uint8Array(total);
+  let offset = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return new TextDecoder().decode(bytes);
+}
+
+/** A Web `Request` as an {@link Inbound}. */
+export function webInbound(request: Request): Inbound {
+  const url = new URL(request.url);
+  return {
+    method: request.method,
+    pathname: url.pathname,
+    query: (name) => url.searchParams.get(name),
+    header: (name) => request.headers.get(name),
+    text: (limit) => readLimited(request, limit),
+    signal: signalCancel(request.signal),
+  };
+}
+
+/** An {@link Answer} as a Web `Response`. */
+export function webResponse(answer: Answer): Response {
+  return new Response(answer.body, { status: answer.status, headers: answer.headers });
+}
+
+/** A whole JSON answer. */
+export function jsonAnswer(status: number, text: string, headers?: Record<string, string>): Answer {
+  return { status, headers: headers === undefined ? { 'content-type': 'application/json' } : { 'content-type': 'application/json', ...headers }, body: text };
+}

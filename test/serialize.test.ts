@@ -1,0 +1,43 @@
+/**
+ * stringifyBody: bodies with large base64 data URLs (OpenAI Chat and
+ * Responses images and files) are written with the data spliced in apart,
+ * and the text is exactly what JSON.stringify writes.
+ */
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { convertRequest } from '../src/core/convert.ts';
+import { setDataUrl, stringifyBody } from '../src/core/serialize.ts';
+import { proxyBodies } from './support/serialize-bodies.ts';
+
+test('a converted request with a large image: the same text as JSON.stringify, for Chat and Responses targets', () => {
+  for (const { name, text } of proxyBodies()) {
+    for (const to of ['openai-chat', 'openai-responses'] as const) {
+      const { body } = convertRequest(text, { from: 'anthropic', to });
+      const written = stringifyBody(body);
+      assert.is(written, JSON.stringify(body), `${name} → ${to}`);
+      assert.ok(written.includes(';base64,'), `${name} → ${to}: the data URL is written`);
+    }
+  }
+});
+
+test('data that JSON must escape is written the ordinary way', () => {
+  const holder: Record<string, unknown> = {};
+  const data = `${'A'.repeat(70_000)}"\\\u0001${'B'.repeat(10)}`;
+  setDataUrl(holder, 'url', 'data:image/png;base64,', data);
+  const body = { model: 'm', image: holder };
+  assert.is(stringifyBody(body), JSON.stringify(body));
+  assert.equal(JSON.parse(stringifyBody(body)), body);
+});
+
+test('a value changed after encoding is written as it now is', () => {
+  const { body } = convertRequest(proxyBodies()[0]!.text, { from: 'anthropic', to: 'openai-chat' });
+  const part = (body as { messages: { content: { image_url?: { url: string } }[] }[] }).messages[0]!.content.find((item) => item.image_url !== undefined)!;
+  part.image_url!.url = 'https://example.com/cat.png';
+  assert.is(stringifyBody(body), JSON.stringify(body));
+});
+
+test('bodies without large data URLs take the plain path', () => {
+  for (const body of [{}, [], 'text', 42, null, { a: 'x'.repeat(100_000) }]) assert.is(stringifyBody(body), JSON.stringify(body));
+});
+
+test.run();

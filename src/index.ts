@@ -1,7 +1,7 @@
 /**
  * interlingua: convert LLM API bodies between Anthropic Messages, OpenAI Chat
  * Completions (and its OpenAI-compatible dialects), OpenAI Responses, Google
- * Gemini and Ollama through one neutral IR.
+ * Gemini, Ollama and AWS Bedrock Converse through one neutral IR.
  * Every function takes a format id (`'anthropic'`) or a codec object; this
  * entry brings in every codec (`interlingua/core` and the format subpaths
  * bring in only those imported).

@@ -275,8 +275,8 @@ async function specsFor(root: string, ingress: FormatId, target: FormatId, upstr
     {
       name: 'interlingua serve',
       kind: 'interlingua',
-      how: `node bin/interlingua.js serve --upstream ${target} --upstream-url ${upstreamBase}`,
-      args: async () => [join(root, 'bin/interlingua.js'), 'serve', '--upstream', target, '--upstream-url', upstreamBase, '--port', '0'],
+      how: `node dist/cli/main.js serve --upstream ${target} --upstream-url ${upstreamBase}`,
+      args: async () => [join(root, 'dist/cli/main.js'), 'serve', '--upstream', target, '--upstream-url', upstreamBase, '--port', '0'],
       ready: LISTENING,
       url: (port) => `http://127.0.0.1:${port}${PATHS[ingress]}`,
     },

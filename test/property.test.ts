@@ -200,6 +200,8 @@ badInput('a null entry in tools, messages or parts of IR is a typed error naming
     ['messages', { messages: [null] }, '/messages/0'],
     ['parts', { messages: [{ role: 'user', parts: [{ type: 'text', text: 'hi' }, null] }] }, '/messages/0/parts/1'],
     ['text', { messages: [{ role: 'user', parts: [{ type: 'text', text: 7 }] }] }, '/messages/0/parts/0/text'],
+    // Found by npm run fuzz (input #179649): a null opaque value reached the Responses encoder.
+    ['opaque value', { messages: [{ role: 'user', parts: [{ type: 'opaque', format: 'openai-responses', blockType: 'web_search_call', value: null }] }] }, '/messages/0/parts/0/value'],
   ];
   for (const [what, ir, path] of cases) {
     for (const to of formats) {

@@ -174,6 +174,8 @@ function part(value: unknown, path: string): void {
     case 'opaque':
       string(node, 'format', path);
       string(node, 'blockType', path);
+      // A vendor block is a JSON object on every wire; encoders place it as one.
+      object(required(node, 'value', path), pointer(path, 'value'));
       return;
   }
 }

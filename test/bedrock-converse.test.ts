@@ -313,4 +313,15 @@ test('CLI: serve --upstream bedrock-converse --region signs for the region', asy
   }
 });
 
+test('a $schemaText hint that is not JSON is ignored, not thrown (found by npm run fuzz, input #534151)', () => {
+  const file = join(CORPUS_DIR, 'bedrock-converse/request/ruby_llm--chat_with_schema_with_bedrock_claude-haiku-4-5_accepts_schematist_schema_class_instances_and_returns_structured_output.json');
+  const losses = new LossCollector();
+  const ir = bedrockConverseCodec.decodeRequest(JSON.parse(readFileSync(file, 'utf8')), { losses, model: 'm' });
+  const own = ir.extensions?.['bedrock-converse'] as Record<string, unknown> | undefined;
+  assert.type(own?.['$schemaText'], 'string');
+  own!['$schemaText'] = '{"type": "object", \ud800';
+  const body = bedrockConverseCodec.encodeRequest(ir, { losses, model: 'm' }) as { outputConfig: { textFormat: { structure: { jsonSchema: { schema: string } } } } };
+  assert.is(body.outputConfig.textFormat.structure.jsonSchema.schema, JSON.stringify(ir.output?.type === 'json_schema' ? ir.output.schema : undefined));
+});
+
 test.run();

@@ -112,6 +112,15 @@ export function decodeBedrockOutputConfig(value: unknown, request: Request): voi
   hint(request, BEDROCK, '$schemaText', text);
 }
 
+/** True when `hinted` (a shape hint, so maybe edited by hand) is JSON that serialises to `text`. */
+function sameJson(hinted: string, text: string): boolean {
+  try {
+    return JSON.stringify(JSON.parse(hinted)) === text;
+  } catch {
+    return false;
+  }
+}
+
 /** The `outputConfig` to send, or `undefined`. */
 export function encodeBedrockOutputConfig(request: Request, losses: LossCollector): JsonObject | undefined {
   const raw = extensionsOf(request, BEDROCK)?.['outputConfig'];
@@ -121,7 +130,7 @@ export function encodeBedrockOutputConfig(request: Request, losses: LossCollecto
   if (output.type === 'json') losses.add('approximated', '/output', 'Converse structured output needs a schema; JSON mode sent as the schema {"type":"object"}', 'info');
   const hinted = extensionsOf(request, BEDROCK)?.['$schemaText'];
   let text = JSON.stringify(schema);
-  if (typeof hinted === 'string' && JSON.stringify(JSON.parse(hinted)) === text) text = hinted;
+  if (typeof hinted === 'string' && sameJson(hinted, text)) text = hinted;
   const jsonSchema: JsonObject = { schema: text };
   if (output.type === 'json_schema') {
     if (output.name !== undefined) jsonSchema['name'] = output.name;

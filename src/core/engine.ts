@@ -82,20 +82,40 @@ function context(losses: LossCollector, model: string | undefined, dialect?: str
   return result;
 }
 
+/**
+ * The one conversion path: decode with the source, point the losses of
+ * encoding into the source body, encode with the target (`encode` gets the
+ * context and looks up the dialect itself, after decoding), enforce strict.
+ */
+function convertWith<T extends object>(
+  body: unknown,
+  options: CodecConvertOptions<unknown, unknown>,
+  decode: (body: unknown, context: CodecContext) => T,
+  encode: (ir: T, losses: LossCollector) => unknown,
+): ConvertResult {
+  const losses = new LossCollector();
+  const ir = decode(parseBody(body), context(losses, options.model));
+  losses.translateThrough(ir);
+  const out = encode(ir, losses);
+  throwIfStrict(losses.losses, options.strict);
+  return { body: out, losses: losses.losses };
+}
+
 /** Convert a request body from one format to another. */
 export function convertRequest(
   body: unknown,
   options: CodecConvertOptions<Pick<Codec, 'decodeRequest'>, Pick<Codec, 'encodeRequest'>>,
 ): ConvertResult {
-  const losses = new LossCollector();
-  const source = options.from;
-  const target = options.to;
-  const ir = source.decodeRequest(parseBody(body), context(losses, options.model));
-  losses.translateThrough(ir);
-  const mark = piecesMark();
-  const out = markPieces(target.encodeRequest(ir, context(losses, options.model, checkDialect(target, options.dialect))), mark);
-  throwIfStrict(losses.losses, options.strict);
-  return { body: out, losses: losses.losses };
+  const { from, to } = options;
+  return convertWith(
+    body,
+    options,
+    (wire, decodeContext) => from.decodeRequest(wire, decodeContext),
+    (ir, losses) => {
+      const mark = piecesMark();
+      return markPieces(to.encodeRequest(ir, context(losses, options.model, checkDialect(to, options.dialect))), mark);
+    },
+  );
 }
 
 /** Convert a whole (non-streamed) response body from one format to another. */
@@ -103,14 +123,13 @@ export function convertResponse(
   body: unknown,
   options: CodecConvertOptions<Pick<Codec, 'decodeResponse'>, Pick<Codec, 'encodeResponse'>>,
 ): ConvertResult {
-  const losses = new LossCollector();
-  const source = options.from;
-  const target = options.to;
-  const ir = source.decodeResponse(parseBody(body), context(losses, options.model));
-  losses.translateThrough(ir);
-  const out = target.encodeResponse(ir, context(losses, options.model, checkDialect(target, options.dialect)));
-  throwIfStrict(losses.losses, options.strict);
-  return { body: out, losses: losses.losses };
+  const { from, to } = options;
+  return convertWith(
+    body,
+    options,
+    (wire, decodeContext) => from.decodeResponse(wire, decodeContext),
+    (ir, losses) => to.encodeResponse(ir, context(losses, options.model, checkDialect(to, options.dialect))),
+  );
 }
 
 /** Convert a vendor error body from one format to another. */
@@ -118,12 +137,13 @@ export function convertError(
   body: unknown,
   options: CodecConvertOptions<Pick<Codec, 'decodeError'>, Pick<Codec, 'encodeError'>>,
 ): ConvertResult {
-  const losses = new LossCollector();
-  const ir = options.from.decodeError(parseBody(body), context(losses, options.model));
-  losses.translateThrough(ir);
-  const out = options.to.encodeError(ir, context(losses, options.model));
-  throwIfStrict(losses.losses, options.strict);
-  return { body: out, losses: losses.losses };
+  const { from, to } = options;
+  return convertWith(
+    body,
+    options,
+    (wire, decodeContext) => from.decodeError(wire, decodeContext),
+    (ir, losses) => to.encodeError(ir, context(losses, options.model)),
+  );
 }
 
 function decodeWith<T>(decode: (losses: LossCollector) => T, strict: boolean | undefined): Decoded<T> {

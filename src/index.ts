@@ -35,6 +35,7 @@ export { sniffBase64, sniffBytes, parseDataUrl, formatDataUrl, base64Prefix } fr
 export { stringifyBody } from './core/serialize.ts';
 export {
   convertStream,
+  createTranscoder,
   sseToWireEvents,
   wireToIrEvents,
   irToSseMessages,
@@ -46,6 +47,7 @@ export {
   streamEncoderFor,
   type ConvertStreamOptions,
   type ConvertedStream,
+  type Transcoder,
 } from './core/stream.ts';
 export { sseFraming, ndjsonFraming, wireEventOf, type StreamFraming, type FrameReader } from './core/framing.ts';
 export { accumulate, Accumulator, responseToEvents, type Accumulated } from './core/accumulate.ts';

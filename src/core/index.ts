@@ -33,6 +33,8 @@ export {
 } from './engine.ts';
 export {
   transcodeStream as convertStream,
+  createTranscoder,
+  type Transcoder,
   createDecoder as streamDecoderFor,
   createEncoder as streamEncoderFor,
   framingOf as framingFor,

@@ -3,7 +3,7 @@
  * around the stages in `transcode.ts`.
  */
 import { resolveCodec, type FormatRef } from './convert.ts';
-import { createDecoder, createEncoder, framingOf, transcodeStream, type ConvertedStream } from './transcode.ts';
+import { createDecoder, createEncoder, createTranscoder as createCodecTranscoder, framingOf, transcodeStream, type ConvertedStream, type Transcoder } from './transcode.ts';
 import type { CodecContext } from './codec.ts';
 import type { StreamFraming } from './framing.ts';
 import type { StreamDecoder, StreamEncoder, StreamEvent } from './stream-events.ts';
@@ -21,6 +21,7 @@ export {
   transcodeStream,
   type CodecStreamOptions,
   type ConvertedStream,
+  type Transcoder,
 } from './transcode.ts';
 
 /** Options of {@link convertStream}. */
@@ -53,4 +54,9 @@ export function framingFor(format: FormatRef): StreamFraming {
 /** Convert a byte stream of one format into a byte stream of another, each in its format's framing (SSE for most). */
 export function convertStream(readable: ReadableStream<Uint8Array>, options: ConvertStreamOptions): ConvertedStream {
   return transcodeStream(readable, { ...options, from: resolveCodec(options.from), to: resolveCodec(options.to) });
+}
+
+/** A synchronous converter of stream bytes (see {@link Transcoder}): for code that reads its source through callbacks rather than a `ReadableStream`. */
+export function createTranscoder(options: ConvertStreamOptions): Transcoder {
+  return createCodecTranscoder({ ...options, from: resolveCodec(options.from), to: resolveCodec(options.to) });
 }

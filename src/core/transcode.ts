@@ -226,120 +226,179 @@ export interface CodecStreamOptions {
 /** A converted SSE byte stream; `losses` resolves when the stream has been read to its end. */
 export type ConvertedStream = ReadableStream<Uint8Array> & { readonly losses: Promise<Loss[]> };
 
-/** Convert a byte stream of one format into a byte stream of another, each in its format's framing (SSE for most). */
-export function transcodeStream(readable: ReadableStream<Uint8Array>, options: CodecStreamOptions): ConvertedStream {
+/**
+ * A synchronous stream converter: bytes of the source format in, bytes of
+ * the target format out, chunk by chunk. `convertStream` wraps one in a
+ * `TransformStream`; a server that reads its upstream through callbacks
+ * (the Node adapter) calls it directly, with no Web stream in between.
+ */
+export interface Transcoder {
+  /** Transcode one chunk of source bytes; `undefined` when it completed no output. */
+  push(chunk: Uint8Array): Uint8Array | undefined;
+  /** The source has ended: flush what is open (the target's closing events). */
+  end(): Uint8Array | undefined;
+  /** What the conversion could not carry so far (complete after `end`). */
+  readonly losses: Loss[];
+}
+
+/** A {@link Transcoder} from `options.from` to `options.to`. */
+export function createTranscoder(options: CodecStreamOptions): Transcoder {
   const collector = new LossCollector();
   const context: CodecContext = options.model === undefined ? { losses: collector } : { losses: collector, model: options.model };
   const decoder = createDecoder(options.from, { ...context, target: options.to.format });
   const dialect = checkDialect(options.to, options.dialect);
   const encoder = createEncoder(options.to, dialect === undefined ? context : { ...context, dialect });
+  return new FusedTranscoder(
+    framingOf(options.from).createReader(),
+    decoder,
+    encoder,
+    framingOf(options.to),
+    { from: options.from.format, to: options.to.format, losses: collector },
+    options.mapEvent,
+  );
+}
+
+/** Convert a byte stream of one format into a byte stream of another, each in its format's framing (SSE for most). */
+export function transcodeStream(readable: ReadableStream<Uint8Array>, options: CodecStreamOptions): ConvertedStream {
+  const transcoder = createTranscoder(options);
   let resolveLosses: (losses: Loss[]) => void = () => {};
   const losses = new Promise<Loss[]>((resolve) => (resolveLosses = resolve));
   const output = readable.pipeThrough(
-    transcode(
-      framingOf(options.from).createReader(),
-      decoder,
-      encoder,
-      framingOf(options.to),
-      { from: options.from.format, to: options.to.format, losses: collector },
-      () => resolveLosses(collector.losses),
-      options.mapEvent,
-    ),
+    new TransformStream<Uint8Array, Uint8Array>({
+      transform(chunk, controller) {
+        const bytes = transcoder.push(chunk);
+        if (bytes !== undefined) controller.enqueue(bytes);
+      },
+      flush(controller) {
+        const bytes = transcoder.end();
+        if (bytes !== undefined) controller.enqueue(bytes);
+        resolveLosses(transcoder.losses);
+      },
+    }),
   );
   return Object.assign(output, { losses });
 }
 
 /**
  * The stages of `convertStream` (bytes → wire events → IR events → wire
- * messages → bytes) fused into one `TransformStream`, with the same
- * semantics: each input chunk is transcoded synchronously and written as one
- * output chunk, so the cost of Web streams is paid per network chunk, not per
- * event. A framing fault (a broken frame, an oversized line) becomes the
+ * messages → bytes) fused into one synchronous step: each input chunk is
+ * transcoded at once and written as one output chunk, so whatever carries
+ * the bytes (a `TransformStream`, a socket) is paid per network chunk, not
+ * per event. A framing fault (a broken frame, an oversized line) becomes the
  * target's error event and ends the stream.
  */
-function transcode(
-  reader: FrameReader,
-  decoder: StreamDecoder,
-  target: StreamEncoder,
-  framing: StreamFraming,
-  side: { from: FormatId; to: FormatId; losses: LossCollector },
-  done: () => void,
-  mapEvent?: (event: StreamEvent) => StreamEvent,
-): TransformStream<Uint8Array, Uint8Array> {
-  const encoder = guardedEncoder(target, side.to);
-  const what = `the ${side.from} stream`;
-  const origins = new StreamOrigins();
-  const translate = (irPath: string) => origins.sourceOf(irPath);
-  let out: SseMessage[] = [];
-  let failed = false;
+class FusedTranscoder implements Transcoder {
+  readonly #reader: FrameReader;
+  readonly #decoder: StreamDecoder;
+  readonly #encoder: ReturnType<typeof guardedEncoder>;
+  readonly #framing: StreamFraming;
+  readonly #side: { from: FormatId; to: FormatId; losses: LossCollector };
+  readonly #mapEvent: ((event: StreamEvent) => StreamEvent) | undefined;
+  readonly #what: string;
+  readonly #origins = new StreamOrigins();
+  readonly #translate = (irPath: string) => this.#origins.sourceOf(irPath);
+  #out: SseMessage[] = [];
+  #failed = false;
+
+  constructor(
+    reader: FrameReader,
+    decoder: StreamDecoder,
+    target: StreamEncoder,
+    framing: StreamFraming,
+    side: { from: FormatId; to: FormatId; losses: LossCollector },
+    mapEvent?: (event: StreamEvent) => StreamEvent,
+  ) {
+    this.#reader = reader;
+    this.#decoder = decoder;
+    this.#encoder = guardedEncoder(target, side.to);
+    this.#framing = framing;
+    this.#side = side;
+    this.#mapEvent = mapEvent;
+    this.#what = `the ${side.from} stream`;
+  }
+
+  get losses(): Loss[] {
+    return this.#side.losses.losses;
+  }
+
+  push(chunk: Uint8Array): Uint8Array | undefined {
+    if (!this.#stopped()) this.#take(() => this.#reader.push(chunk));
+    return this.#emit();
+  }
+
+  end(): Uint8Array | undefined {
+    if (!this.#stopped()) this.#take(() => this.#reader.end());
+    this.#origins.end();
+    if (!this.#stopped()) {
+      let events: StreamEvent[];
+      try {
+        events = this.#decoder.flush();
+      } catch (error) {
+        events = [{ type: 'error', error: errorFromException(error, this.#what) }];
+      }
+      this.#encode(events);
+    }
+    const losses = this.#side.losses;
+    losses.translateThrough(this.#translate);
+    for (const message of this.#encoder.flush()) this.#out.push(message);
+    losses.translateThrough(undefined);
+    return this.#emit();
+  }
+
+  #stopped(): boolean {
+    return this.#failed || this.#encoder.failed();
+  }
+
+  #emit(): Uint8Array | undefined {
+    if (this.#out.length === 0) return undefined;
+    const bytes = this.#framing.write(this.#out);
+    this.#out = [];
+    return bytes;
+  }
+
   // Decoders report source pointers themselves; encoders report IR pointers, translated to the source event that opened the part.
-  const encode = (events: StreamEvent[]) => {
-    side.losses.translateThrough(translate);
+  #encode(events: StreamEvent[]): void {
+    const losses = this.#side.losses;
+    const mapEvent = this.#mapEvent;
+    losses.translateThrough(this.#translate);
     try {
       for (const event of events) {
-        origins.see(event);
-        for (const message of encoder.encode(mapEvent === undefined ? event : mapEvent(event))) out.push(message);
+        this.#origins.see(event);
+        for (const message of this.#encoder.encode(mapEvent === undefined ? event : mapEvent(event))) this.#out.push(message);
       }
     } finally {
-      side.losses.translateThrough(undefined);
+      losses.translateThrough(undefined);
     }
-  };
-  const fail = (problem: string) => {
-    failed = true;
-    encode([{ type: 'error', error: brokenStream(side.from, problem) }]);
-  };
-  const take = (read: () => WireEvent[]) => {
+  }
+
+  #fail(problem: string): void {
+    this.#failed = true;
+    this.#encode([{ type: 'error', error: brokenStream(this.#side.from, problem) }]);
+  }
+
+  #take(read: () => WireEvent[]): void {
     let events: WireEvent[];
     try {
       events = read();
     } catch (error) {
-      if (!failed && !encoder.failed()) fail(`is not well framed (${error instanceof Error ? error.message : String(error)})`);
+      if (!this.#stopped()) this.#fail(`is not well framed (${error instanceof Error ? error.message : String(error)})`);
       return;
     }
     for (const event of events) {
-      if (failed || encoder.failed()) return;
-      origins.next();
+      if (this.#stopped()) return;
+      this.#origins.next();
       if (event.invalid !== undefined) {
-        fail(`sent an event that is not JSON (${event.invalid})`);
+        this.#fail(`sent an event that is not JSON (${event.invalid})`);
         return;
       }
       let irEvents: StreamEvent[];
       try {
-        irEvents = decoder.decode(event);
+        irEvents = this.#decoder.decode(event);
       } catch (error) {
-        failed = true;
-        irEvents = [{ type: 'error', error: errorFromException(error, what) }];
+        this.#failed = true;
+        irEvents = [{ type: 'error', error: errorFromException(error, this.#what) }];
       }
-      encode(irEvents);
+      this.#encode(irEvents);
     }
-  };
-  const emit = (controller: TransformStreamDefaultController<Uint8Array>) => {
-    if (out.length === 0) return;
-    controller.enqueue(framing.write(out));
-    out = [];
-  };
-  return new TransformStream({
-    transform(chunk, controller) {
-      if (!failed && !encoder.failed()) take(() => reader.push(chunk));
-      emit(controller);
-    },
-    flush(controller) {
-      if (!failed && !encoder.failed()) take(() => reader.end());
-      origins.end();
-      if (!failed && !encoder.failed()) {
-        let events: StreamEvent[];
-        try {
-          events = decoder.flush();
-        } catch (error) {
-          events = [{ type: 'error', error: errorFromException(error, what) }];
-        }
-        encode(events);
-      }
-      side.losses.translateThrough(translate);
-      for (const message of encoder.flush()) out.push(message);
-      side.losses.translateThrough(undefined);
-      emit(controller);
-      done();
-    },
-  });
+  }
 }

@@ -83,9 +83,10 @@ function context(losses: LossCollector, model: string | undefined, dialect?: str
 }
 
 /**
- * The one conversion path: decode with the source, point the losses of
- * encoding into the source body, encode with the target (`encode` gets the
- * context and looks up the dialect itself, after decoding), enforce strict.
+ * The one conversion path: decode with the source, encode with the target
+ * (`encode` gets the context and looks up the dialect itself, after
+ * decoding), point the losses of encoding into the source body, enforce
+ * strict.
  */
 function convertWith<T extends object>(
   body: unknown,
@@ -94,11 +95,28 @@ function convertWith<T extends object>(
   encode: (ir: T, losses: LossCollector) => unknown,
 ): ConvertResult {
   const losses = new LossCollector();
-  const ir = decode(parseBody(body), context(losses, options.model));
-  losses.translateThrough(ir);
+  const wire = parseBody(body);
+  const ir = decode(wire, context(losses, options.model));
+  const decoded = losses.losses.length;
   const out = encode(ir, losses);
+  if (losses.losses.length > decoded) pointIntoSource(losses.losses, decoded, (recorder) => decode(wire, context(recorder, options.model)));
   throwIfStrict(losses.losses, options.strict);
   return { body: out, losses: losses.losses };
+}
+
+/**
+ * Turn the IR pointers of the encode losses (`list` from `start` on) into
+ * pointers into the source body, keeping each IR pointer as `irPath`. The
+ * origins are recorded only now, by decoding the same body again:
+ * a conversion without encode losses never pays for them.
+ */
+function pointIntoSource(list: Loss[], start: number, decodeAgain: (recorder: LossCollector) => object): void {
+  const recorder = new LossCollector({ recordOrigins: true });
+  const root = decodeAgain(recorder);
+  for (let index = start; index < list.length; index++) {
+    const loss = list[index] as Loss;
+    list[index] = { code: loss.code, path: recorder.sourceOf(root, loss.path), irPath: loss.path, message: loss.message, severity: loss.severity };
+  }
 }
 
 /** Convert a request body from one format to another. */

@@ -66,19 +66,29 @@ function firstPresent(wire: Readonly<Record<string, unknown>>, keys: readonly st
 /**
  * Collects losses during one conversion. Codecs receive one and report into it.
  *
- * It also keeps where the decoded IR came from, so that an encoder's loss,
- * reported against an IR pointer, reaches the user as a pointer into the
- * wire body they hold: decoders call {@link LossCollector.origin} for each
- * IR message, part, tool and candidate they build (a side table keyed by IR
- * node, never part of the IR, so no encoder can emit it), and the
- * conversion calls {@link LossCollector.translateThrough} with the decoded IR
- * before encoding it.
+ * A collector made with `recordOrigins` also keeps where the decoded IR
+ * came from, so that an encoder's loss, reported against an IR pointer,
+ * reaches the user as a pointer into the wire body they hold: decoders call
+ * {@link LossCollector.origin} for each IR message, part, tool and candidate
+ * they build (a side table keyed by IR node, never part of the IR, so no
+ * encoder can emit it). Recording costs a table entry per node, so a
+ * conversion decodes without it and, only when encoding reported a loss,
+ * decodes the same body again with a recording collector and translates
+ * through that IR ({@link LossCollector.sourceOf}). Without `recordOrigins`
+ * the origin calls do nothing; a decoder may skip building their pointers
+ * when {@link LossCollector.recording} is false.
  */
 export class LossCollector {
   readonly losses: Loss[] = [];
+  /** Whether origins are recorded (see {@link LossCollector.origin}). */
+  readonly recording: boolean;
   #origins: WeakMap<object, string> | undefined;
   #fields: WeakMap<object, Map<string, string>> | undefined;
   #root: object | ((irPath: string) => string) | undefined;
+
+  constructor(options?: { recordOrigins?: boolean }) {
+    this.recording = options?.recordOrigins === true;
+  }
 
   /** Record a loss. While translating (see {@link translateThrough}), `path` is an IR pointer and is translated. */
   add(code: LossCode, path: string, message: string, severity: LossSeverity = 'warning'): void {
@@ -90,10 +100,10 @@ export class LossCollector {
   /**
    * Remember that IR `node` was decoded from the wire value at `pointer` (a
    * pointer that exists in the decoded body). Returns `node`, so a decoder can
-   * write `return losses.origin(part, path)`.
+   * write `return losses.origin(part, path)`. Does nothing unless {@link recording}.
    */
   origin<T extends object>(node: T, pointer: string): T {
-    (this.#origins ??= new WeakMap()).set(node, pointer);
+    if (this.recording) (this.#origins ??= new WeakMap()).set(node, pointer);
     return node;
   }
 
@@ -102,8 +112,10 @@ export class LossCollector {
    * wire value at `pointer` (for fields whose wire place is not under the
    * node's own, like Anthropic's top-level `temperature` for
    * `generation.temperature`). Call it only when that wire value exists.
+   * Does nothing unless {@link recording}.
    */
   originField(node: object, key: string, pointer: string): void {
+    if (!this.recording) return;
     const fields = (this.#fields ??= new WeakMap());
     let table = fields.get(node);
     if (table === undefined) fields.set(node, (table = new Map()));
@@ -116,7 +128,7 @@ export class LossCollector {
    * object at `base`) is recorded. One call per decoded settings object.
    */
   originFields(node: object | undefined, wire: Readonly<Record<string, unknown>>, base: string, table: Readonly<Record<string, string | readonly string[]>>): void {
-    if (node === undefined) return;
+    if (node === undefined || !this.recording) return;
     for (const key in table) {
       if ((node as Record<string, unknown>)[key] === undefined) continue;
       const candidates = table[key] as string | readonly string[];

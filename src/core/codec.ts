@@ -18,7 +18,8 @@ export interface CodecContext {
   model?: string;
   /**
    * The format a decoder's IR is headed for, where the caller knows it
-   * (`convertStream` does). A decoder may then skip what only an exact
+   * (`convertStream`, and `convertRequest`/`convertResponse`/`convertError`
+   * given codec objects or ids, do). A decoder may then skip what only an exact
    * round trip to its own format needs (hints for its own encoder) when the
    * target is another format. Unset: keep everything.
    */

@@ -10,7 +10,7 @@ import { LossCollector, throwIfStrict, type Loss } from './losses.ts';
 import { checkDepth, mayNestTooDeep } from './wire.ts';
 import { markPieces, piecesMark } from './serialize.ts';
 import { checkIrError, checkIrRequest, checkIrResponse } from './ir-check.ts';
-import type { ApiError, Request, Response } from './ir.ts';
+import type { ApiError, FormatId, Request, Response } from './ir.ts';
 import type { Codec, CodecContext } from './codec.ts';
 import { checkDialect } from './dialect.ts';
 
@@ -82,6 +82,18 @@ function context(losses: LossCollector, model: string | undefined, dialect?: str
   return result;
 }
 
+/** The format of a codec object; `undefined` for a bare `{ encodeRequest }`. */
+function formatOf(codec: unknown): FormatId | undefined {
+  return (codec as { format?: FormatId }).format;
+}
+
+/** The context of a conversion's decoder: it knows where the IR is headed (`CodecContext.target`), so it can skip same-format hints for another target. */
+function decodeContext(losses: LossCollector, model: string | undefined, target: FormatId | undefined): CodecContext {
+  const result = context(losses, model);
+  if (target !== undefined) result.target = target;
+  return result;
+}
+
 /**
  * The one conversion path: decode with the source, encode with the target
  * (`encode` gets the context and looks up the dialect itself, after
@@ -96,10 +108,11 @@ function convertWith<T extends object>(
 ): ConvertResult {
   const losses = new LossCollector();
   const wire = parseBody(body);
-  const ir = decode(wire, context(losses, options.model));
+  const target = formatOf(options.to);
+  const ir = decode(wire, decodeContext(losses, options.model, target));
   const decoded = losses.losses.length;
   const out = encode(ir, losses);
-  if (losses.losses.length > decoded) pointIntoSource(losses.losses, decoded, (recorder) => decode(wire, context(recorder, options.model)));
+  if (losses.losses.length > decoded) pointIntoSource(losses.losses, decoded, (recorder) => decode(wire, decodeContext(recorder, options.model, target)));
   throwIfStrict(losses.losses, options.strict);
   return { body: out, losses: losses.losses };
 }

@@ -82,8 +82,9 @@ export class LossCollector {
   readonly losses: Loss[] = [];
   /** Whether origins are recorded (see {@link LossCollector.origin}). */
   readonly recording: boolean;
-  #origins: WeakMap<object, string> | undefined;
-  #fields: WeakMap<object, Map<string, string>> | undefined;
+  // Maps, not WeakMaps: a recording collector lives for one translation, and Map lookups are cheaper.
+  #origins: Map<object, string> | undefined;
+  #fields: Map<object, Map<string, string>> | undefined;
   #root: object | ((irPath: string) => string) | undefined;
 
   constructor(options?: { recordOrigins?: boolean }) {
@@ -103,7 +104,7 @@ export class LossCollector {
    * write `return losses.origin(part, path)`. Does nothing unless {@link recording}.
    */
   origin<T extends object>(node: T, pointer: string): T {
-    if (this.recording) (this.#origins ??= new WeakMap()).set(node, pointer);
+    if (this.recording) (this.#origins ??= new Map()).set(node, pointer);
     return node;
   }
 
@@ -116,7 +117,7 @@ export class LossCollector {
    */
   originField(node: object, key: string, pointer: string): void {
     if (!this.recording) return;
-    const fields = (this.#fields ??= new WeakMap());
+    const fields = (this.#fields ??= new Map());
     let table = fields.get(node);
     if (table === undefined) fields.set(node, (table = new Map()));
     table.set(key, pointer);
@@ -161,7 +162,8 @@ export class LossCollector {
     while (start <= irPath.length && typeof node === 'object' && node !== null) {
       let end = irPath.indexOf('/', start);
       if (end === -1) end = irPath.length;
-      const segment = irPath.slice(start, end).replaceAll('~1', '/').replaceAll('~0', '~');
+      let segment = irPath.slice(start, end);
+      if (segment.includes('~')) segment = segment.replaceAll('~1', '/').replaceAll('~0', '~');
       best = fields?.get(node)?.get(segment) ?? best;
       node = Object.hasOwn(node, segment) ? (node as Record<string, unknown>)[segment] : undefined;
       if (typeof node === 'object' && node !== null) best = origins.get(node) ?? best;

@@ -16,9 +16,12 @@ export function pointerSegment(segment: string | number): string {
 }
 
 /** Append segments to a JSON pointer. */
-export function pointer(base: string, ...segments: (string | number)[]): string {
-  let result = base;
-  for (const segment of segments) result += `/${pointerSegment(segment)}`;
+export function pointer(base: string, first: string | number, ...rest: (string | number)[]): string {
+  let result = `${base}/${typeof first === 'number' ? first : pointerSegment(first)}`;
+  for (let index = 0; index < rest.length; index++) {
+    const segment = rest[index] as string | number;
+    result += `/${typeof segment === 'number' ? segment : pointerSegment(segment)}`;
+  }
   return result;
 }
 
@@ -137,28 +140,31 @@ export function spreadExtensions(target: JsonObject, node: Extensible, format: F
  */
 export const MAX_DEPTH = 512;
 
-/** The JSON pointer of the first value nested deeper than `limit` levels, or `undefined` when there is none. Iterative. */
+/**
+ * Does `node` (at nesting level `depth`) hold a value nested deeper than
+ * `limit`? Recursive, but never deeper than `limit + 1` frames: it stops at
+ * the first level past the limit.
+ */
+function exceeds(node: object, depth: number, limit: number): boolean {
+  if (depth > limit) return true;
+  if (Array.isArray(node)) {
+    for (let index = 0; index < node.length; index++) {
+      const item: unknown = node[index];
+      if (typeof item === 'object' && item !== null && exceeds(item, depth + 1, limit)) return true;
+    }
+    return false;
+  }
+  for (const key in node) {
+    const item = (node as Record<string, unknown>)[key];
+    if (typeof item === 'object' && item !== null && exceeds(item, depth + 1, limit)) return true;
+  }
+  return false;
+}
+
+/** The JSON pointer of the first value nested deeper than `limit` levels, or `undefined` when there is none. */
 export function tooDeep(value: unknown, limit: number = MAX_DEPTH): string | undefined {
   if (typeof value !== 'object' || value === null) return undefined;
-  const nodes: object[] = [value];
-  const depths: number[] = [1];
-  let exceeded = false;
-  while (nodes.length > 0) {
-    const node = nodes.pop() as Record<string, unknown>;
-    const depth = depths.pop() as number;
-    if (depth > limit) {
-      exceeded = true;
-      break;
-    }
-    for (const key in node) {
-      const item = node[key];
-      if (typeof item === 'object' && item !== null) {
-        nodes.push(item);
-        depths.push(depth + 1);
-      }
-    }
-  }
-  if (!exceeded) return undefined;
+  if (!exceeds(value, 1, limit)) return undefined;
   // Rare: walk again, now keeping paths, down the first branch that is too deep.
   const found: { node: unknown; path: string; depth: number }[] = [{ node: value, path: '', depth: 1 }];
   while (found.length > 0) {

@@ -28,11 +28,21 @@ export interface ConvertOptions {
 
 /** The codec of `format`: the object itself, or the registry's codec for an id. */
 export function resolveCodec(format: FormatRef): Codec {
-  return typeof format === 'object' && format !== null ? format : codecFor(format);
+  return isCodec(format) ? format : codecFor(format);
 }
 
+function isCodec(format: FormatRef): format is Codec {
+  return typeof format === 'object' && format !== null;
+}
+
+/** The options with both formats resolved to codecs; options that name codec objects already pass as they are. */
 function codecs(options: ConvertOptions): engine.CodecConvertOptions {
-  return { ...options, from: resolveCodec(options.from), to: resolveCodec(options.to) };
+  if (isCodec(options.from) && isCodec(options.to)) return options as engine.CodecConvertOptions;
+  const resolved: engine.CodecConvertOptions = { from: resolveCodec(options.from), to: resolveCodec(options.to) };
+  if (options.strict !== undefined) resolved.strict = options.strict;
+  if (options.model !== undefined) resolved.model = options.model;
+  if (options.dialect !== undefined) resolved.dialect = options.dialect;
+  return resolved;
 }
 
 /** Convert a request body from one format to another. */

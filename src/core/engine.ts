@@ -94,41 +94,57 @@ function decodeContext(losses: LossCollector, model: string | undefined, target:
   return result;
 }
 
+/** Which kind of body a conversion handles: selects the codec methods without a closure per call. */
+type Kind = 'request' | 'response' | 'error';
+
+type AnyCodec = Partial<Pick<Codec, 'decodeRequest' | 'encodeRequest' | 'decodeResponse' | 'encodeResponse' | 'decodeError' | 'encodeError'>>;
+
+function decodeKind(kind: Kind, codec: AnyCodec, wire: unknown, decodeContext: CodecContext): object {
+  if (kind === 'request') return (codec.decodeRequest as Codec['decodeRequest'])(wire, decodeContext);
+  if (kind === 'response') return (codec.decodeResponse as Codec['decodeResponse'])(wire, decodeContext);
+  return (codec.decodeError as Codec['decodeError'])(wire, decodeContext);
+}
+
+function encodeKind(kind: Kind, codec: AnyCodec, ir: object, encodeContext: CodecContext): unknown {
+  if (kind === 'request') {
+    const mark = piecesMark();
+    return markPieces((codec.encodeRequest as Codec['encodeRequest'])(ir as Request, encodeContext), mark);
+  }
+  if (kind === 'response') return (codec.encodeResponse as Codec['encodeResponse'])(ir as Response, encodeContext);
+  return (codec.encodeError as Codec['encodeError'])(ir as ApiError, encodeContext);
+}
+
 /**
  * The one conversion path: decode with the source, encode with the target
- * (`encode` gets the context and looks up the dialect itself, after
- * decoding), point the losses of encoding into the source body, enforce
- * strict.
+ * (the dialect is checked after decoding, as before any encode), point the
+ * losses of encoding into the source body, enforce strict.
  */
-function convertWith<T extends object>(
-  body: unknown,
-  options: CodecConvertOptions<unknown, unknown>,
-  decode: (body: unknown, context: CodecContext) => T,
-  encode: (ir: T, losses: LossCollector) => unknown,
-): ConvertResult {
+function convertWith(kind: Kind, body: unknown, options: CodecConvertOptions<AnyCodec, AnyCodec>): ConvertResult {
+  const { from, to, model } = options;
   const losses = new LossCollector();
   const wire = parseBody(body);
-  const target = formatOf(options.to);
-  const ir = decode(wire, decodeContext(losses, options.model, target));
+  const target = formatOf(to);
+  const ir = decodeKind(kind, from, wire, decodeContext(losses, model, target));
   const decoded = losses.losses.length;
-  const out = encode(ir, losses);
-  if (losses.losses.length > decoded) pointIntoSource(losses.losses, decoded, (recorder) => decode(wire, decodeContext(recorder, options.model, target)));
+  const out = encodeKind(kind, to, ir, context(losses, model, kind === 'error' ? undefined : checkDialect(to, options.dialect)));
+  if (losses.losses.length > decoded) {
+    const recorder = new LossCollector({ recordOrigins: true });
+    pointIntoSource(losses.losses, decoded, { ir: decodeKind(kind, from, wire, decodeContext(recorder, model, target)), recorder });
+  }
   throwIfStrict(losses.losses, options.strict);
   return { body: out, losses: losses.losses };
 }
 
 /**
  * Turn the IR pointers of the encode losses (`list` from `start` on) into
- * pointers into the source body, keeping each IR pointer as `irPath`. The
- * origins are recorded only now, by decoding the same body again:
- * a conversion without encode losses never pays for them.
+ * pointers into the source body, keeping each IR pointer as `irPath`.
+ * `traced` is the same body decoded again by a collector that records
+ * origins (only now: a conversion without encode losses never pays for them).
  */
-function pointIntoSource(list: Loss[], start: number, decodeAgain: (recorder: LossCollector) => object): void {
-  const recorder = new LossCollector({ recordOrigins: true });
-  const root = decodeAgain(recorder);
+function pointIntoSource(list: Loss[], start: number, traced: { ir: object; recorder: LossCollector }): void {
   for (let index = start; index < list.length; index++) {
     const loss = list[index] as Loss;
-    list[index] = { code: loss.code, path: recorder.sourceOf(root, loss.path), irPath: loss.path, message: loss.message, severity: loss.severity };
+    list[index] = { code: loss.code, path: traced.recorder.sourceOf(traced.ir, loss.path), irPath: loss.path, message: loss.message, severity: loss.severity };
   }
 }
 
@@ -137,16 +153,7 @@ export function convertRequest(
   body: unknown,
   options: CodecConvertOptions<Pick<Codec, 'decodeRequest'>, Pick<Codec, 'encodeRequest'>>,
 ): ConvertResult {
-  const { from, to } = options;
-  return convertWith(
-    body,
-    options,
-    (wire, decodeContext) => from.decodeRequest(wire, decodeContext),
-    (ir, losses) => {
-      const mark = piecesMark();
-      return markPieces(to.encodeRequest(ir, context(losses, options.model, checkDialect(to, options.dialect))), mark);
-    },
-  );
+  return convertWith('request', body, options);
 }
 
 /** Convert a whole (non-streamed) response body from one format to another. */
@@ -154,13 +161,7 @@ export function convertResponse(
   body: unknown,
   options: CodecConvertOptions<Pick<Codec, 'decodeResponse'>, Pick<Codec, 'encodeResponse'>>,
 ): ConvertResult {
-  const { from, to } = options;
-  return convertWith(
-    body,
-    options,
-    (wire, decodeContext) => from.decodeResponse(wire, decodeContext),
-    (ir, losses) => to.encodeResponse(ir, context(losses, options.model, checkDialect(to, options.dialect))),
-  );
+  return convertWith('response', body, options);
 }
 
 /** Convert a vendor error body from one format to another. */
@@ -168,13 +169,7 @@ export function convertError(
   body: unknown,
   options: CodecConvertOptions<Pick<Codec, 'decodeError'>, Pick<Codec, 'encodeError'>>,
 ): ConvertResult {
-  const { from, to } = options;
-  return convertWith(
-    body,
-    options,
-    (wire, decodeContext) => from.decodeError(wire, decodeContext),
-    (ir, losses) => to.encodeError(ir, context(losses, options.model)),
-  );
+  return convertWith('error', body, options);
 }
 
 function decodeWith<T>(decode: (losses: LossCollector) => T, strict: boolean | undefined): Decoded<T> {

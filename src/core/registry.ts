@@ -21,6 +21,9 @@ const CODECS: { readonly [F in FormatId]: Codec | undefined } = {
   'bedrock-converse': bedrockConverseCodec,
 };
 
+/** The codecs by id in a table without a prototype, so any string looks up in one step. */
+const BY_ID: Readonly<Record<string, Codec | undefined>> = Object.assign(Object.create(null) as Record<string, Codec | undefined>, CODECS);
+
 /** True when `value` is a format id interlingua knows. */
 export function isFormatId(value: unknown): value is FormatId {
   return typeof value === 'string' && (FORMAT_IDS as readonly string[]).includes(value);
@@ -33,6 +36,10 @@ export function implementedFormats(): FormatId[] {
 
 /** The codec for `format`, or an error that says which formats exist. */
 export function codecFor(format: unknown): Codec {
+  if (typeof format === 'string') {
+    const found = BY_ID[format];
+    if (found !== undefined) return found;
+  }
   if (!isFormatId(format)) {
     throw new InterlinguaError(
       'unknown_format',

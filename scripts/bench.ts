@@ -4,7 +4,7 @@
  *
  *   npm run bench                  full run (< 5 minutes on 2 cores), writes docs/BENCHMARKS.md
  *   npm run bench -- --quick       short smoke run with small workloads; prints only
- *   options: --only=package,conversions,streams,memory,proxy   --write / --no-write   --out=FILE
+ *   options: --only=package,conversions,corpus,streams,memory,proxy   --write / --no-write   --out=FILE
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
@@ -13,6 +13,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { runConversions } from './bench/conversions.ts';
+import { runCorpus } from './bench/corpus.ts';
 import { runMemory } from './bench/memory.ts';
 import { runPackage } from './bench/package.ts';
 import { runProxy } from './bench/proxy.ts';
@@ -22,7 +23,7 @@ import { formatNs, sink } from './bench/timing.ts';
 import { bodyWorkloads, smallChatBodies, streamWorkload } from './bench/workloads.ts';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-const SECTIONS = ['package', 'conversions', 'streams', 'memory', 'proxy'] as const;
+const SECTIONS = ['package', 'conversions', 'corpus', 'streams', 'memory', 'proxy'] as const;
 type Section = (typeof SECTIONS)[number];
 
 const { values } = parseArgs({
@@ -91,6 +92,7 @@ const run: BenchRun = {
   },
   workloads: only.has('conversions') ? workloads : [],
   conversions: [],
+  corpus: [],
   ...(stream === undefined ? {} : { stream }),
   streams: [],
   memory: [],
@@ -117,6 +119,14 @@ if (only.has('conversions')) {
   run.conversions = await runConversions(workloads, {
     budgetMs: settings.budgetMs,
     progress: (cell) => log(`  ${cell.workload} ${cell.from} → ${cell.to}: ${formatNs(cell.timing.min)} (${cell.ratio.toFixed(2)}× floor)`),
+  });
+}
+
+if (only.has('corpus')) {
+  log('corpus requests…');
+  run.corpus = await runCorpus(ROOT, {
+    budgetMs: settings.budgetMs,
+    progress: (cell) => log(`  corpus ${cell.from} → ${cell.to}: ${cell.ratio.toFixed(2)}× floor (${cell.bodies - cell.refused} bodies)`),
   });
 }
 

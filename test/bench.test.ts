@@ -105,6 +105,7 @@ test('the report renders from a run', () => {
         others: [{ name: 'llm-bridge', timing, ratio: 1.5, differences: ['system: "a" → ""'] }],
       },
     ],
+    corpus: [{ from: 'gemini', to: 'anthropic', bodies: 3, refused: 1, bytes: 300, floor: timing, timing, ratio: 1.7, losses: 2 }],
     streams: [],
     memory: [{ operation: 'anthropic → gemini', bodyBytes: 100, outputBytes: 100, rssBefore: 1000, peak: 1200, added: 200 }],
     proxy: [],
@@ -116,6 +117,8 @@ test('the report renders from a run', () => {
   assert.ok(text.includes('| anthropic → openai-chat |'));
   assert.ok(text.includes('system: "a" → ""'));
   assert.ok(targetRows(run).some((row) => row[2] === 'met'));
+  assert.ok(text.includes('| gemini → anthropic | 2 (1 refused) |'));
+  assert.ok(targetRows(run).some((row) => row[0]?.endsWith('corpus requests') === true && row[2] === '**missed**'));
 });
 
 test.run();

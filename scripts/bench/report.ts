@@ -4,6 +4,7 @@
  * between translators, streams, memory and the proxy, and the profile notes.
  */
 import type { ConversionCell } from './conversions.ts';
+import type { CorpusCell } from './corpus.ts';
 import type { MemoryResult } from './memory.ts';
 import type { PackageRun } from './package.ts';
 import type { ProxyScenario } from './proxy.ts';
@@ -18,6 +19,8 @@ export interface BenchRun {
   settings: Record<string, string>;
   workloads: BodyWorkload[];
   conversions: ConversionCell[];
+  /** Real recorded requests (the corpus) converted to every format. */
+  corpus: CorpusCell[];
   stream?: StreamWorkload;
   streams: StreamCell[];
   memory: MemoryResult[];
@@ -92,6 +95,15 @@ export function targetRows(run: BenchRun): string[][] {
       const faster = compared.filter(({ cell, other }) => cell.ratio < (other.ratio ?? Infinity)).length;
       rows.push([`faster than ${name}: ${workload.name}`, `${faster}/${compared.length} pairs faster`, mark(faster === compared.length)]);
     }
+  }
+  if (run.corpus.length > 0) {
+    const worst = run.corpus.reduce((a, b) => (b.ratio > a.ratio ? b : a));
+    const within = run.corpus.filter((cell) => cell.ratio <= TARGETS.conversionRatio).length;
+    rows.push([
+      `conversion ≤ ${TARGETS.conversionRatio}× floor: corpus requests`,
+      `${within}/${run.corpus.length} pairs within; worst ${ratioText(worst.ratio)} (${worst.from} → ${worst.to})`,
+      mark(within === run.corpus.length),
+    ]);
   }
   if (run.streams.length > 0) {
     const worst = run.streams.reduce((a, b) => (b.eventsPerSecond < a.eventsPerSecond ? b : a));
@@ -197,6 +209,22 @@ function workloadSection(run: BenchRun, workload: BodyWorkload): string {
   });
   const differences = differencesSection(run, workload);
   return `### ${workload.title} (\`${workload.name}\`)\n\n${table(head, rows)}${differences === '' ? '' : `\n\n${differences}`}`;
+}
+
+function corpusSection(run: BenchRun): string {
+  if (run.corpus.length === 0) return 'Not measured in this run.';
+  const rows = run.corpus.map((cell) => [
+    `${cell.from} → ${cell.to}`,
+    `${cell.bodies - cell.refused}${cell.refused === 0 ? '' : ` (${cell.refused} refused)`}`,
+    bytesText(cell.bytes),
+    formatNs(cell.floor.ns),
+    formatNs(cell.timing.ns),
+    cell.ratio <= TARGETS.conversionRatio ? ratioText(cell.ratio) : `**${ratioText(cell.ratio)}**`,
+    String(cell.losses),
+  ]);
+  return `Every request body of \`test/corpus/<format>/request\` (recorded from the vendors' APIs by other projects) converted to every format; one cell is the whole folder, the floor is \`JSON.stringify(JSON.parse(text))\` of the same bodies, timed in interleaved rounds as above (ratio = median over rounds; target ≤ ${TARGETS.conversionRatio}×). A body a target refuses with a typed error is counted and left out of both times.
+
+${table(['from → to', 'bodies', 'source', 'floor', 'interlingua', 'ratio', 'losses'], rows)}`;
 }
 
 function streamSection(run: BenchRun): string {
@@ -326,6 +354,10 @@ Other translators:
 ${run.otherTranslators.map((line) => `- ${line}`).join('\n')}
 
 ${workloads}
+
+### Real recorded requests (the corpus)
+
+${corpusSection(run)}
 
 ## Streams: ${run.stream?.title ?? 'none'}
 

@@ -1,0 +1,107 @@
+/**
+ * Real recorded requests: every request body of the corpus (`test/corpus/<format>/request`,
+ * recorded from the vendors' APIs by other projects) converted to every
+ * format. One cell is a whole folder: the floor parses and stringifies each
+ * body of the folder once, a conversion converts and stringifies each once,
+ * timed in interleaved rounds like the generated workloads.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { convertRequest, implementedFormats, stringifyBody } from './lib.ts';
+import type { FormatId } from '../../src/core/ir.ts';
+import { measureRounds, pairedRatio, type Timing } from './timing.ts';
+import { BENCH_MODEL } from './workloads.ts';
+
+/** One source folder converted to one target. */
+export interface CorpusCell {
+  from: FormatId;
+  to: FormatId;
+  /** Bodies in the source folder. */
+  bodies: number;
+  /** Bodies that raised a typed error for this target (not timed). */
+  refused: number;
+  /** Bytes of the source texts timed. */
+  bytes: number;
+  floor: Timing;
+  timing: Timing;
+  ratio: number;
+  losses: number;
+}
+
+/** Options of {@link runCorpus}. */
+export interface CorpusOptions {
+  /** Measured time per function, ms. */
+  budgetMs: number;
+  progress?: (cell: CorpusCell) => void;
+}
+
+/** The request texts of one format's corpus folder, in name order. */
+export function corpusRequests(root: string, format: FormatId): string[] {
+  const directory = join(root, 'test/corpus', format, 'request');
+  let files: string[];
+  try {
+    files = readdirSync(directory).filter((file) => file.endsWith('.json')).sort();
+  } catch {
+    return [];
+  }
+  return files.map((file) => readFileSync(join(directory, file), 'utf8'));
+}
+
+/** Every corpus request folder to every format: the floor and the conversions of one folder in interleaved rounds. */
+export async function runCorpus(root: string, options: CorpusOptions): Promise<CorpusCell[]> {
+  const formats = implementedFormats();
+  const cells: CorpusCell[] = [];
+  for (const from of formats) {
+    const texts = corpusRequests(root, from);
+    if (texts.length === 0) continue;
+    const fns: (() => unknown)[] = [];
+    const pending: Omit<CorpusCell, 'floor' | 'timing' | 'ratio'>[] = [];
+    // The floor runs over the same bodies as each conversion: those it converts.
+    const floors: (() => unknown)[] = [];
+    for (const to of formats) {
+      const convertible: string[] = [];
+      let losses = 0;
+      for (const text of texts) {
+        try {
+          losses += convertRequest(text, { from, to, model: BENCH_MODEL }).losses.length;
+          convertible.push(text);
+        } catch {
+          // A body the target refuses with a typed error is counted, not timed.
+        }
+      }
+      const conversionOptions = { from, to, model: BENCH_MODEL };
+      fns.push(() => {
+        let length = 0;
+        for (const text of convertible) length += stringifyBody(convertRequest(text, conversionOptions).body).length;
+        return length;
+      });
+      floors.push(() => {
+        let length = 0;
+        for (const text of convertible) length += JSON.stringify(JSON.parse(text)).length;
+        return length;
+      });
+      pending.push({ from, to, bodies: texts.length, refused: texts.length - convertible.length, bytes: convertible.reduce((sum, text) => sum + text.length, 0), losses });
+    }
+    // Targets that convert every body share one floor; the rest get their own.
+    const floorIndex: number[] = [];
+    const all: (() => unknown)[] = [];
+    let sharedFloor = -1;
+    pending.forEach((cell, index) => {
+      if (cell.refused === 0) {
+        if (sharedFloor === -1) sharedFloor = all.push(floors[index]!) - 1;
+        floorIndex.push(sharedFloor);
+      } else floorIndex.push(all.push(floors[index]!) - 1);
+    });
+    const firstConversion = all.length;
+    all.push(...fns);
+    const timings = await measureRounds(all, { budgetMs: options.budgetMs });
+    pending.forEach((cell, index) => {
+      const floor = timings[floorIndex[index]!]!;
+      const timing = timings[firstConversion + index]!;
+      const result: CorpusCell = { ...cell, floor, timing, ratio: pairedRatio(timing, floor) };
+      cells.push(result);
+      options.progress?.(result);
+    });
+  }
+  return cells;
+}

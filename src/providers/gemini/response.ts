@@ -42,7 +42,7 @@ export function decodeGeminiResponse(body: unknown, context: CodecContext): Resp
   else {
     const list = expectArray(candidates, '/candidates', 'gemini');
     for (let index = 0; index < list.length; index++) {
-      response.candidates.push(decodeCandidate(list[index], pointer('/candidates', index), index, response.id, context));
+      response.candidates.push(decodeCandidate(list[index], `/candidates/${index}`, index, response.id, context));
     }
   }
   const usage = object['usageMetadata'];
@@ -56,14 +56,15 @@ function decodeCandidate(value: unknown, path: string, position: number, respons
   const wire = expectObject(value, path, 'gemini');
   const indexValue = wire['index'];
   const index = indexValue === undefined ? position : expectNumber(indexValue, pointer(path, 'index'), 'gemini');
-  const message = decodeGeminiCandidateContent(wire['content'], pointer(path, 'content'), idScope(responseId, index), context.losses);
+  const lean = context.target !== undefined && context.target !== 'gemini';
+  const message = decodeGeminiCandidateContent(wire['content'], `${path}/content`, idScope(responseId, index), context.losses, lean);
   const candidate: Candidate = context.losses.origin({ index, message }, path);
   if (indexValue === undefined) hint(candidate, 'gemini', '$noIndex', true);
   const finish = wire['finishReason'];
   if (finish !== undefined) {
     const hasToolCalls = message.parts.some((part) => part.type === 'tool_call');
-    candidate.stopReason = decodeGeminiFinishReason(finish, pointer(path, 'finishReason'), hasToolCalls);
-    context.losses.origin(candidate.stopReason, pointer(path, 'finishReason'));
+    candidate.stopReason = decodeGeminiFinishReason(finish, `${path}/finishReason`, hasToolCalls);
+    if (context.losses.recording) context.losses.origin(candidate.stopReason, `${path}/finishReason`);
   }
   extend(candidate, 'gemini', unknownKeys(wire, KNOWN_CANDIDATE));
   return candidate;

@@ -21,7 +21,7 @@ export function decodeGeminiTools(value: unknown, path: string, losses: LossColl
   for (let index = 0; index < entries.length; index++) {
     const entryPath = pointer(path, index);
     const entry = expectObject(entries[index], entryPath, 'gemini');
-    const spelling = new Spelling();
+    const spelling = new Spelling(entry);
     const declarations = spelling.read(entry, 'functionDeclarations');
     const list = declarations === undefined ? [] : expectArray(declarations, pointer(entryPath, Spelling.key(entry, 'functionDeclarations')), 'gemini');
     if (list.length === 0) {
@@ -49,7 +49,7 @@ function decodeDeclaration(value: unknown, path: string): FunctionTool {
   const declaration = expectObject(value, path, 'gemini');
   if (declaration['name'] === undefined) throw missing(pointer(path, 'name'), 'name');
   const tool: FunctionTool = { type: 'function', name: expectString(declaration['name'], pointer(path, 'name'), 'gemini') };
-  const spelling = new Spelling();
+  const spelling = new Spelling(declaration);
   const description = spelling.read(declaration, 'description');
   if (description === null) hint(tool, 'gemini', '$description', null);
   else if (description !== undefined) tool.description = expectString(description, pointer(path, 'description'), 'gemini');

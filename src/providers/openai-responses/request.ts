@@ -85,23 +85,25 @@ function decodeUser(wire: JsonObject, request: Request): void {
   }
 }
 
-function decodeMessages(wire: JsonObject, request: Request, losses: LossCollector): void {
+function decodeMessages(wire: JsonObject, request: Request, losses: LossCollector, lean: boolean): void {
   const instructions = wire['instructions'];
   if (present(instructions)) {
     const text = losses.origin({ type: 'text' as const, text: expectString(instructions, '/instructions', FORMAT) }, '/instructions');
     const message: Message = losses.origin({ role: 'system', parts: [text] }, '/instructions');
     hint(message, FORMAT, '$instructions', true);
     request.messages.push(message);
-  } else {
+  } else if (!lean) {
     hint(request, FORMAT, '$noInstructions', true);
   }
   const input = wire['input'];
-  if (input === undefined || input === null) hint(request, FORMAT, '$noInput', true);
-  else if (typeof input === 'string') {
+  if (input === undefined || input === null) {
+    if (!lean) hint(request, FORMAT, '$noInput', true);
+  } else if (typeof input === 'string') {
     request.messages.push(losses.origin({ role: 'user', parts: [losses.origin({ type: 'text', text: input }, '/input')] }, '/input'));
-    hint(request, FORMAT, '$inputString', true);
+    if (!lean) hint(request, FORMAT, '$inputString', true);
   } else {
-    request.messages.push(...decodeOpenaiResponsesInput(expectArray(input, '/input', FORMAT), '/input', losses));
+    const messages = decodeOpenaiResponsesInput(expectArray(input, '/input', FORMAT), '/input', losses, lean);
+    for (let index = 0; index < messages.length; index++) request.messages.push(messages[index] as Message);
   }
 }
 
@@ -112,7 +114,9 @@ export function decodeOpenaiResponsesRequest(body: unknown, context: CodecContex
   const model = wire['model'];
   if (present(model)) request.model = expectString(model, '/model', FORMAT);
   else if (context.model !== undefined) request.model = context.model;
-  decodeMessages(wire, request, context.losses);
+  // Headed for another format: skip the hints only a trip back to Responses needs.
+  const lean = context.target !== undefined && context.target !== FORMAT;
+  decodeMessages(wire, request, context.losses, lean);
   const tools = wire['tools'];
   if (present(tools)) {
     request.tools = expectArray(tools, '/tools', FORMAT).map((tool, index) => context.losses.origin(decodeOpenaiResponsesTool(tool, pointer('/tools', index)), pointer('/tools', index)));
@@ -135,7 +139,7 @@ export function decodeOpenaiResponsesRequest(body: unknown, context: CodecContex
   decodeUser(wire, request);
   const tier = wire['service_tier'];
   if (present(tier)) request.serviceTier = expectString(tier, '/service_tier', FORMAT);
-  keepNulls(request, wire, KNOWN_KEYS);
+  if (!lean) keepNulls(request, wire, KNOWN_KEYS);
   extend(request, FORMAT, unknownKeys(wire, KNOWN));
   context.losses.originFields(request, wire, '', REQUEST_ORIGINS);
   context.losses.originFields(request.generation, wire, '', GENERATION_ORIGINS);

@@ -91,7 +91,8 @@ function decodeStatusFields(wire: JsonObject, response: Response, parts: Part[],
 export function decodeOpenaiResponsesResponse(body: unknown, context: CodecContext): Response {
   const wire = expectObject(body, '', FORMAT);
   const output = expectArray(required(wire, 'output', '', FORMAT), '/output', FORMAT);
-  const parts = decodeOpenaiResponsesOutput(output, '/output', context.losses);
+  const lean = context.target !== undefined && context.target !== FORMAT;
+  const parts = decodeOpenaiResponsesOutput(output, '/output', context.losses, lean);
   const response: Response = { candidates: [] };
   if (present(wire['id'])) response.id = expectString(wire['id'], '/id', FORMAT);
   if (present(wire['model'])) response.model = expectString(wire['model'], '/model', FORMAT);

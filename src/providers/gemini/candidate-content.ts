@@ -45,7 +45,7 @@ export function encodeGeminiCandidateContent(message: Message, path: string, los
   const scope = { losses, toolNames: new Map<string, string>() };
   const parts: JsonObject[] = [];
   for (let index = 0; index < message.parts.length; index++) {
-    const wire = encodeGeminiPart(message.parts[index] as Part, pointer(path, 'parts', index), scope);
+    const wire = encodeGeminiPart(message.parts[index] as Part, `${path}/parts/${index}`, scope);
     if (wire !== undefined) parts.push(wire);
   }
   const content: JsonObject = { role: 'model' };

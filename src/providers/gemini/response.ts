@@ -88,7 +88,7 @@ export function encodeGeminiResponse(response: Response, context: CodecContext):
   for (let index = 0; index < response.candidates.length; index++) {
     const candidate = response.candidates[index] as Candidate;
     if (extensionsOf(candidate, 'gemini')?.['$promptBlocked'] === true) continue;
-    candidates.push(encodeCandidate(candidate, pointer('/candidates', index), context));
+    candidates.push(encodeCandidate(candidate, `/candidates/${index}`, context));
   }
   const body: JsonObject = {};
   if (gemini?.['$noCandidates'] !== true || candidates.length > 0) body['candidates'] = candidates;
@@ -109,7 +109,7 @@ function createTime(created: number, raw: string): string {
 function encodeCandidate(candidate: Candidate, path: string, context: CodecContext): JsonObject {
   const wire: JsonObject = {};
   const gemini = extensionsOf(candidate, 'gemini');
-  const content = encodeGeminiCandidateContent(candidate.message as Message, pointer(path, 'message'), context.losses);
+  const content = encodeGeminiCandidateContent(candidate.message as Message, `${path}/message`, context.losses);
   if (content !== undefined) wire['content'] = content;
   if (candidate.stopReason !== undefined) {
     wire['finishReason'] = encodeGeminiFinishReason(candidate.stopReason, context.losses, pointer(path, 'stopReason'));

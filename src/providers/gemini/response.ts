@@ -21,6 +21,8 @@ const KNOWN_CANDIDATE: ReadonlySet<string> = new Set<keyof GeminiCandidate>(['co
 /** Decode a Gemini response body into the IR. */
 export function decodeGeminiResponse(body: unknown, context: CodecContext): Response {
   const object = expectObject(body, '', 'gemini');
+  // Headed for another format: skip the hints only a trip back to Gemini needs.
+  const lean = context.target !== undefined && context.target !== 'gemini';
   const response: Response = { candidates: [] };
   const responseId = object['responseId'];
   if (responseId !== undefined) response.id = expectString(responseId, '/responseId', 'gemini');
@@ -42,24 +44,23 @@ export function decodeGeminiResponse(body: unknown, context: CodecContext): Resp
   else {
     const list = expectArray(candidates, '/candidates', 'gemini');
     for (let index = 0; index < list.length; index++) {
-      response.candidates.push(decodeCandidate(list[index], `/candidates/${index}`, index, response.id, context));
+      response.candidates.push(decodeCandidate(list[index], `/candidates/${index}`, index, response.id, context, lean));
     }
   }
   const usage = object['usageMetadata'];
-  if (usage !== undefined) response.usage = context.losses.origin(decodeGeminiUsage(usage, '/usageMetadata'), '/usageMetadata');
+  if (usage !== undefined) response.usage = context.losses.origin(decodeGeminiUsage(usage, '/usageMetadata', lean), '/usageMetadata');
   extend(response, 'gemini', unknownKeys(object, KNOWN_RESPONSE));
   addPromptBlock(response, object['promptFeedback']);
   return response;
 }
 
-function decodeCandidate(value: unknown, path: string, position: number, responseId: string | undefined, context: CodecContext): Candidate {
+function decodeCandidate(value: unknown, path: string, position: number, responseId: string | undefined, context: CodecContext, lean: boolean): Candidate {
   const wire = expectObject(value, path, 'gemini');
   const indexValue = wire['index'];
-  const index = indexValue === undefined ? position : expectNumber(indexValue, pointer(path, 'index'), 'gemini');
-  const lean = context.target !== undefined && context.target !== 'gemini';
+  const index = indexValue === undefined ? position : expectNumber(indexValue, `${path}/index`, 'gemini');
   const message = decodeGeminiCandidateContent(wire['content'], `${path}/content`, idScope(responseId, index), context.losses, lean);
   const candidate: Candidate = context.losses.origin({ index, message }, path);
-  if (indexValue === undefined) hint(candidate, 'gemini', '$noIndex', true);
+  if (indexValue === undefined && !lean) hint(candidate, 'gemini', '$noIndex', true);
   const finish = wire['finishReason'];
   if (finish !== undefined) {
     const hasToolCalls = message.parts.some((part) => part.type === 'tool_call');

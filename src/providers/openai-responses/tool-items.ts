@@ -10,7 +10,7 @@
 import type { Part, ToolCallPart, ToolResultPart } from '../../core/ir.ts';
 import type { LossCollector } from '../../core/losses.ts';
 import { argumentsAsText, parseArguments } from '../../core/tools.ts';
-import { expectArray, expectString, extend, hint, pointer, required, spreadExtensions, unknownKeys, type JsonObject } from '../../core/wire.ts';
+import { expectArray, expectString, extend, hint, required, spreadExtensions, unknownKeys, type JsonObject } from '../../core/wire.ts';
 import { decodeOpenaiResponsesContent } from './content-decode.ts';
 import { encodeOpenaiResponsesContent } from './content-encode.ts';
 import { FORMAT, keepNulls, own, ownHint, restoreNulls, type ItemTarget } from './shared.ts';
@@ -100,7 +100,7 @@ function finishItem(item: JsonObject, part: Part, context: ItemEncodeContext, pa
 
 /** Encode a tool call as a `function_call` (or `custom_tool_call`) item. */
 export function encodeOpenaiResponsesToolCall(part: ToolCallPart, context: ItemEncodeContext, path: string): JsonObject {
-  if (part.syntheticId === true) context.losses.add('synthesised_id', pointer(path, 'id'), `call id "${part.id}" was made up by interlingua`, 'info');
+  if (part.syntheticId === true) context.losses.add('synthesised_id', `${path}/id`, `call id "${part.id}" was made up by interlingua`, 'info');
   if (part.kind === 'custom') {
     context.customCalls.add(part.id);
     const input = part.rawArguments ?? JSON.stringify(part.arguments ?? {});
@@ -112,7 +112,7 @@ export function encodeOpenaiResponsesToolCall(part: ToolCallPart, context: ItemE
 /** Encode a tool result as a `function_call_output` (or `custom_tool_call_output`) item. */
 export function encodeOpenaiResponsesToolOutput(part: ToolResultPart, context: ItemEncodeContext, path: string): JsonObject {
   const losses = context.losses;
-  if (part.syntheticId === true) losses.add('synthesised_id', pointer(path, 'callId'), `call id "${part.callId}" was made up by interlingua`, 'info');
+  if (part.syntheticId === true) losses.add('synthesised_id', `${path}/callId`, `call id "${part.callId}" was made up by interlingua`, 'info');
   const custom = ownHint(part, '$custom') === true || context.customCalls.has(part.callId);
   const item: JsonObject = { type: custom ? 'custom_tool_call_output' : 'function_call_output', call_id: part.callId, output: encodeOutput(part, losses, path) };
   return finishItem(item, part, context, path);
@@ -137,13 +137,13 @@ function encodeOutputValue(part: ToolResultPart, losses: LossCollector, path: st
   if (ownHint(part, '$outputList') !== true) {
     if (first === undefined) return '';
     if (part.content.length === 1 && first.type === 'text' && own(first) === undefined && first.citations === undefined) {
-      losses.foreignExtensions(first.extensions, FORMAT, pointer(path, 'content', 0));
+      if (first.extensions !== undefined) losses.foreignExtensions(first.extensions, FORMAT, `${path}/content/0`);
       return first.text;
     }
   }
   const list: JsonObject[] = [];
   part.content.forEach((inner, index) => {
-    const encoded = encodeOpenaiResponsesContent(inner, 'input_text', losses, pointer(path, 'content', index));
+    const encoded = encodeOpenaiResponsesContent(inner, 'input_text', losses, `${path}/content/${index}`);
     if (encoded !== undefined) list.push(encoded);
   });
   return list;

@@ -72,8 +72,10 @@ function decodeMessageContent(item: JsonObject, path: string, textType: TextType
   const list = Array.isArray(content) ? content : expectArray(content, `${path}/content`, FORMAT);
   const parts: Part[] = new Array(list.length);
   for (let index = 0; index < list.length; index++) {
+    const entry = list[index];
+    if (entry === undefined && !(index in list)) continue;
     const entryPath = `${path}/content/${index}`;
-    const part = decodeOpenaiResponsesContent(list[index], entryPath, textType, losses);
+    const part = decodeOpenaiResponsesContent(entry, entryPath, textType, losses);
     parts[index] = losses.recording ? losses.origin(part, entryPath) : part;
   }
   return parts;
@@ -173,8 +175,9 @@ export function decodeOpenaiResponsesInput(items: unknown[], path: string, losse
   let assistant: Message | undefined;
   let tool: Message | undefined;
   for (let index = 0; index < items.length; index++) {
-    const itemPath = `${path}/${index}`;
     const value = items[index];
+    if (value === undefined && !(index in items)) continue;
+    const itemPath = `${path}/${index}`;
     const item = isObject(value) ? value : expectObject(value, itemPath, FORMAT);
     const type = itemType(item, itemPath);
     if (type === 'message') {
@@ -202,8 +205,9 @@ export function decodeOpenaiResponsesInput(items: unknown[], path: string, losse
 export function decodeOpenaiResponsesOutput(items: unknown[], path: string, losses: LossCollector, lean = false): Part[] {
   const parts: Part[] = [];
   for (let index = 0; index < items.length; index++) {
-    const itemPath = `${path}/${index}`;
     const value = items[index];
+    if (value === undefined && !(index in items)) continue;
+    const itemPath = `${path}/${index}`;
     const item = isObject(value) ? value : expectObject(value, itemPath, FORMAT);
     const type = itemType(item, itemPath);
     if (type === 'message' && roleOf(item, itemPath) !== 'assistant') {

@@ -34,7 +34,9 @@ function encodeInputMessage(message: Message, path: string, context: ItemEncodeC
   const hint = hintOf(ownHint(message, '$item'));
   const content: JsonObject[] = [];
   for (let index = 0; index < message.parts.length; index++) {
-    const encoded = encodeOpenaiResponsesContent(message.parts[index] as Part, 'input_text', context.losses, `${path}/parts/${index}`);
+    const part = message.parts[index];
+    if (part === undefined) continue;
+    const encoded = encodeOpenaiResponsesContent(part, 'input_text', context.losses, `${path}/parts/${index}`);
     if (encoded !== undefined) content.push(encoded);
   }
   const text = hint === undefined || hint.string === true ? singleText(content, 'input_text') : undefined;
@@ -131,8 +133,10 @@ function encodeAssistantParts(message: Message, path: string, context: ItemEncod
     if (current !== undefined) closeMessageItem(current, currentHint, context, path);
     current = undefined;
   };
+  // `parts` may be sparse (the stream encoder passes one item's parts at their IR indexes).
   for (let index = 0; index < message.parts.length; index++) {
-    const part = message.parts[index] as Part;
+    const part = message.parts[index];
+    if (part === undefined) continue;
     const partPath = `${path}/parts/${index}`;
     if (context.target === 'response' && (part.type === 'image' || part.type === 'audio' || part.type === 'video' || part.type === 'document')) {
       // An output message holds output_text and refusal only: a generated image or audio (Gemini) has no place there.
@@ -189,7 +193,8 @@ function encodeAssistantItem(part: Part, context: ItemEncodeContext, path: strin
 
 function encodeToolMessage(message: Message, path: string, context: ItemEncodeContext, items: JsonObject[]): void {
   for (let index = 0; index < message.parts.length; index++) {
-    const part = message.parts[index] as Part;
+    const part = message.parts[index];
+    if (part === undefined) continue;
     const partPath = `${path}/parts/${index}`;
     if (part.type === 'tool_result') items.push(encodeOpenaiResponsesToolOutput(part, context, partPath));
     else context.losses.add('unsupported_part', partPath, `a ${part.type} part in a tool message has no OpenAI Responses item; dropped`);

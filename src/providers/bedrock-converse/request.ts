@@ -6,7 +6,7 @@
  * @see https://docs.aws.amazon.com/bedrock/latest/APIReference/API_runtime_Converse.html
  */
 import type { CodecContext } from '../../core/codec.ts';
-import type { Generation, Request } from '../../core/ir.ts';
+import type { Generation, Message, Request } from '../../core/ir.ts';
 import { expectArray, expectNumber, expectObject, expectString, extend, extensionsOf, hint, isObject, pointer, required, unknownKeys, type JsonObject } from '../../core/wire.ts';
 import { decodeBedrockMessages, decodeBedrockSystem, encodeBedrockMessages } from './messages.ts';
 import { decodeBedrockToolConfig, encodeBedrockToolConfig } from './tools.ts';
@@ -76,7 +76,10 @@ export function decodeBedrockRequest(body: unknown, context: CodecContext): Requ
   const request: Request = { messages: [] };
   if (context.model !== undefined) request.model = context.model;
   if (object['system'] !== undefined) request.messages.push(decodeBedrockSystem(object['system'], context.losses));
-  request.messages.push(...decodeBedrockMessages(required(object, 'messages', '', BEDROCK), context.losses));
+  // Headed for another format: skip the hints only a trip back to Converse needs.
+  const lean = context.target !== undefined && context.target !== BEDROCK;
+  const messages = decodeBedrockMessages(required(object, 'messages', '', BEDROCK), context.losses, lean);
+  for (let index = 0; index < messages.length; index++) request.messages.push(messages[index] as Message);
   if (object['inferenceConfig'] !== undefined) decodeInferenceConfig(object['inferenceConfig'], request);
   if (object['toolConfig'] !== undefined) decodeBedrockToolConfig(object['toolConfig'], request, context.losses);
   if (object['additionalModelRequestFields'] !== undefined) decodeBedrockAdditionalFields(object['additionalModelRequestFields'], request);

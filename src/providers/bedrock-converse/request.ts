@@ -92,6 +92,9 @@ export function decodeBedrockRequest(body: unknown, context: CodecContext): Requ
   return request;
 }
 
+/** Generation settings Converse has no field for. */
+const UNSUPPORTED_GENERATION = ['seed', 'presencePenalty', 'frequencyPenalty', 'candidateCount', 'logprobs', 'topLogprobs'] as const;
+
 function encodeInferenceConfig(request: Request, context: CodecContext): JsonObject | undefined {
   const rest = extensionsOf(request, BEDROCK)?.['inferenceConfig'];
   const generation = request.generation;
@@ -101,8 +104,12 @@ function encodeInferenceConfig(request: Request, context: CodecContext): JsonObj
   if (generation?.temperature !== undefined) config['temperature'] = generation.temperature;
   if (generation?.topP !== undefined) config['topP'] = generation.topP;
   if (generation?.stop !== undefined) config['stopSequences'] = generation.stop;
-  const dropped = (['seed', 'presencePenalty', 'frequencyPenalty', 'candidateCount', 'logprobs', 'topLogprobs'] as const).filter((key) => generation?.[key] !== undefined);
-  for (const key of dropped) context.losses.add('dropped_field', `/generation/${key}`, `Converse has no ${key}; dropped`);
+  if (generation !== undefined) {
+    for (let index = 0; index < UNSUPPORTED_GENERATION.length; index++) {
+      const key = UNSUPPORTED_GENERATION[index] as (typeof UNSUPPORTED_GENERATION)[number];
+      if (generation[key] !== undefined) context.losses.add('dropped_field', `/generation/${key}`, `Converse has no ${key}; dropped`);
+    }
+  }
   return config;
 }
 

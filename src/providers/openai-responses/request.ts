@@ -147,13 +147,16 @@ export function decodeOpenaiResponsesRequest(body: unknown, context: CodecContex
 }
 
 function textOf(message: Message, path: string, losses: LossCollector): string {
-  const texts: string[] = [];
-  message.parts.forEach((part, index) => {
-    losses.foreignExtensions(part.extensions, FORMAT, pointer(path, 'parts', index));
-    if (part.type === 'text') texts.push(part.text);
-    else losses.add('unsupported_part', pointer(path, 'parts', index), `a ${part.type} part cannot go into OpenAI Responses instructions; dropped`);
-  });
-  return texts.join('\n');
+  let text = '';
+  let texts = 0;
+  for (let index = 0; index < message.parts.length; index++) {
+    const part = message.parts[index];
+    if (part === undefined) continue;
+    if (part.extensions !== undefined) losses.foreignExtensions(part.extensions, FORMAT, `${path}/parts/${index}`);
+    if (part.type === 'text') text = texts++ === 0 ? part.text : `${text}\n${part.text}`;
+    else losses.add('unsupported_part', `${path}/parts/${index}`, `a ${part.type} part cannot go into OpenAI Responses instructions; dropped`);
+  }
+  return text;
 }
 
 /** Put leading system messages into `instructions`; returns the index of the first message left for `input`. */
@@ -178,21 +181,29 @@ function encodeInstructions(request: Request, body: JsonObject, losses: LossColl
   return end;
 }
 
+/** Generation settings Responses has no field for. */
+const UNSUPPORTED_GENERATION = ['topK', 'stop', 'seed', 'presencePenalty', 'frequencyPenalty'] as const;
+
 /** The smallest `max_output_tokens` the API takes. */
 const MIN_OUTPUT_TOKENS = 16;
 
 function encodeGeneration(request: Request, body: JsonObject, losses: LossCollector): void {
   const generation = request.generation;
   if (generation === undefined) return;
-  for (const [key, field] of GENERATION_FIELDS) if (generation[field] !== undefined) body[key] = generation[field];
+  for (let index = 0; index < GENERATION_FIELDS.length; index++) {
+    const [key, field] = GENERATION_FIELDS[index] as (typeof GENERATION_FIELDS)[number];
+    if (generation[field] !== undefined) body[key] = generation[field];
+  }
   // The API refuses max_output_tokens below 16 (400 "integer_below_min_value", recorded in the corpus); another format's smaller limit is raised.
   const limit = generation.maxTokens;
   if (limit !== undefined && limit < MIN_OUTPUT_TOKENS && own(request) === undefined) {
     body['max_output_tokens'] = MIN_OUTPUT_TOKENS;
     losses.add('approximated', '/generation/maxTokens', `OpenAI Responses takes at least ${MIN_OUTPUT_TOKENS} output tokens; the limit ${limit} was raised to ${MIN_OUTPUT_TOKENS}`);
   }
-  const dropped = (['topK', 'stop', 'seed', 'presencePenalty', 'frequencyPenalty'] as const).filter((field) => generation[field] !== undefined);
-  for (const field of dropped) losses.add('dropped_field', pointer('/generation', field), `OpenAI Responses has no "${field}"; dropped`);
+  for (let index = 0; index < UNSUPPORTED_GENERATION.length; index++) {
+    const field = UNSUPPORTED_GENERATION[index] as (typeof UNSUPPORTED_GENERATION)[number];
+    if (generation[field] !== undefined) losses.add('dropped_field', `/generation/${field}`, `OpenAI Responses has no "${field}"; dropped`);
+  }
   if ((generation.candidateCount ?? 1) > 1) losses.add('dropped_field', '/generation/candidateCount', 'OpenAI Responses returns one candidate; dropped');
   if (generation.logprobs === true && own(request)?.['include'] === undefined) body['include'] = ['message.output_text.logprobs'];
 }

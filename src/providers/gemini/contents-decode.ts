@@ -42,7 +42,7 @@ export function decodeGeminiParts(content: JsonObject, path: string, scope: Part
 }
 
 /** Decode `contents` into messages, appended to `messages`; `lean` skips hints only a trip back to Gemini needs. */
-export function decodeGeminiContents(value: unknown, path: string, losses: LossCollector, messages: Message[], lean = false): void {
+export function decodeGeminiContents(value: unknown, path: string, losses: LossCollector, messages: Message[], lean = false, same = false): void {
   const contents = Array.isArray(value) ? value : expectArray(value, path, 'gemini');
   const pending = new PendingCalls();
   for (let index = 0; index < contents.length; index++) {
@@ -52,6 +52,7 @@ export function decodeGeminiContents(value: unknown, path: string, losses: LossC
     const role = readRole(content, contentPath);
     const scope: PartScope = { losses, role, idScope: String(index), pending };
     if (lean) scope.lean = true;
+    if (same) scope.same = true;
     const parts = decodeGeminiParts(content, contentPath, scope);
     const rawRole = content['role'];
     const rest = unknownKeys(content, KNOWN_CONTENT);

@@ -43,6 +43,8 @@ export interface PartScope {
   pending: PendingCalls;
   /** The IR is headed for another format: skip the hints only a trip back to Gemini needs. */
   lean?: boolean;
+  /** The IR is headed back to Gemini: keep wire objects the encoder can send again as they came. */
+  same?: boolean;
 }
 
 /** Both spellings of each known part key → its index in `DATA_KEYS`, or `THOUGHT` / `SIGNATURE`. */

@@ -71,7 +71,7 @@ export function decodeGeminiRequest(body: unknown, context: CodecContext): Reque
   }
   // Headed for another format: skip the hints only a trip back to Gemini needs.
   const lean = context.target !== undefined && context.target !== 'gemini';
-  decodeGeminiContents(contents, '/contents', context.losses, request.messages, lean);
+  decodeGeminiContents(contents, '/contents', context.losses, request.messages, lean, context.target === 'gemini');
   const tools = object['tools'];
   if (tools !== undefined) request.tools = decodeGeminiTools(tools, '/tools', context.losses);
   const toolConfig = spelling.read(object, 'toolConfig');

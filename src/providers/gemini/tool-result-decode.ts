@@ -16,6 +16,12 @@ const KNOWN_FUNCTION_RESPONSE = knownKeys(['id', 'name', 'response', 'parts']);
 /** How the `response` object was shaped, so the encoder rebuilds it exactly. */
 export type ResponseShape = 'output' | 'error' | 'json';
 
+/** The decoded `response` object and the text it became, for a trip back to Gemini. */
+export interface ResponseObjectHint {
+  text: string;
+  value: Record<string, unknown>;
+}
+
 /** Decode a `functionResponse` object in a user turn. */
 export function decodeGeminiFunctionResponse(
   value: unknown,
@@ -43,7 +49,7 @@ export function decodeGeminiFunctionResponse(
   const body = response['response'];
   if (body === undefined) {
     if (scope.lean !== true) hint(result, 'gemini', '$noResponse', true);
-  } else decodeResponseObject(isObject(body) ? body : expectObject(body, `${path}/response`, 'gemini'), result, scope.lean === true);
+  } else decodeResponseObject(isObject(body) ? body : expectObject(body, `${path}/response`, 'gemini'), result, scope);
   // `parts` has no snake_case spelling of its own.
   const parts = response['parts'];
   if (parts !== undefined) {
@@ -59,7 +65,8 @@ export function decodeGeminiFunctionResponse(
   return result;
 }
 
-function decodeResponseObject(body: Record<string, unknown>, result: ToolResultPart, lean: boolean): void {
+function decodeResponseObject(body: Record<string, unknown>, result: ToolResultPart, scope: PartScope): void {
+  const lean = scope.lean === true;
   let only: string | undefined;
   let count = 0;
   for (const key in body) {
@@ -77,6 +84,9 @@ function decodeResponseObject(body: Record<string, unknown>, result: ToolResultP
     if (!lean) hint(result, 'gemini', '$response', 'error' satisfies ResponseShape);
     return;
   }
-  result.content.push({ type: 'text', text: JSON.stringify(body) });
+  const text = JSON.stringify(body);
+  result.content.push({ type: 'text', text });
   if (!lean) hint(result, 'gemini', '$response', 'json' satisfies ResponseShape);
+  // Back to Gemini: the encoder sends this object again while the text is still this one, instead of parsing the text.
+  if (scope.same === true) hint(result, 'gemini', '$responseObject', { text, value: body } satisfies ResponseObjectHint);
 }

@@ -10,7 +10,7 @@ import type { Part, ToolResultPart } from '../../core/ir.ts';
 import { extensionsOf, isObject, mayNestTooDeep, tooDeep, type JsonObject } from '../../core/wire.ts';
 import { emitsId } from './ids.ts';
 import { encodeGeminiPart, type EncodePartScope } from './parts-encode.ts';
-import type { ResponseShape } from './tool-result-decode.ts';
+import type { ResponseObjectHint, ResponseShape } from './tool-result-decode.ts';
 
 /** Encode a tool result at IR pointer `path` as a `functionResponse` part. */
 export function encodeGeminiFunctionResponse(part: ToolResultPart, path: string, scope: EncodePartScope): JsonObject {
@@ -37,7 +37,12 @@ export function encodeGeminiFunctionResponse(part: ToolResultPart, path: string,
   }
   const wire: JsonObject = { name };
   if (emitsId(part.callId, part.syntheticId, gemini)) wire['id'] = part.callId;
-  if (gemini?.['$noResponse'] !== true || texts > 0) wire['response'] = responseObject(text, texts, part.isError === true, shape);
+  if (gemini?.['$noResponse'] !== true || texts > 0) {
+    const kept = gemini?.['$responseObject'] as ResponseObjectHint | undefined;
+    // The object this result was decoded from, while its text is unchanged: what parsing the text would give.
+    if (kept !== undefined && shape === 'json' && texts === 1 && part.isError !== true && kept.text === text) wire['response'] = kept.value;
+    else wire['response'] = responseObject(text, texts, part.isError === true, shape);
+  }
   if (media.length > 0 || gemini?.['$emptyParts'] === true) wire['parts'] = media;
   const rest = gemini?.['functionResponse'];
   if (isObject(rest)) Object.assign(wire, rest);

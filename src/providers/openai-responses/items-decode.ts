@@ -8,7 +8,7 @@
  *
  * @see https://platform.openai.com/docs/api-reference/responses/create#responses-create-input
  */
-import type { Message, OpaquePart, Part } from '../../core/ir.ts';
+import type { FormatId, Message, OpaquePart, Part } from '../../core/ir.ts';
 import type { LossCollector } from '../../core/losses.ts';
 import { InterlinguaError } from '../../core/errors.ts';
 import { expectArray, expectObject, expectString, extend, hint, isObject, required, unknownKeys, type JsonObject } from '../../core/wire.ts';
@@ -130,13 +130,14 @@ function opaqueItem(item: JsonObject, type: string, path: string, losses: LossCo
 }
 
 /** Decode one assistant-side item (not a user/system message, not a tool output) into parts, appended to `into`. */
-function decodeAssistantItem(item: JsonObject, type: string, path: string, losses: LossCollector, lean: boolean, into: Part[]): void {
+function decodeAssistantItem(item: JsonObject, type: string, path: string, losses: LossCollector, target: FormatId | undefined, into: Part[]): void {
+  const lean = target !== undefined && target !== FORMAT;
   switch (type) {
     case 'message':
       decodeAssistantMessage(item, path, losses, lean, into);
       return;
     case 'function_call':
-      into.push(losses.origin(decodeOpenaiResponsesToolCall(item, false, path, lean), path));
+      into.push(losses.origin(decodeOpenaiResponsesToolCall(item, false, path, lean, target === FORMAT), path));
       return;
     case 'custom_tool_call':
       into.push(losses.origin(decodeOpenaiResponsesToolCall(item, true, path, lean), path));
@@ -167,10 +168,12 @@ function itemType(item: JsonObject, path: string): string {
 }
 
 /**
- * Decode a request's `input` item list into IR messages. `lean`: the IR is
- * headed for another format, so the hints only a trip back here needs are skipped.
+ * Decode a request's `input` item list into IR messages. `target`: the format
+ * the IR is headed for; for another format the hints only a trip back here
+ * needs are skipped (see {@link decodeOpenaiResponsesToolCall} for this one).
  */
-export function decodeOpenaiResponsesInput(items: unknown[], path: string, losses: LossCollector, lean = false): Message[] {
+export function decodeOpenaiResponsesInput(items: unknown[], path: string, losses: LossCollector, target?: FormatId): Message[] {
+  const lean = target !== undefined && target !== FORMAT;
   const messages: Message[] = [];
   let assistant: Message | undefined;
   let tool: Message | undefined;
@@ -195,14 +198,14 @@ export function decodeOpenaiResponsesInput(items: unknown[], path: string, losse
       continue;
     }
     if (assistant === undefined) messages.push((assistant = losses.origin<Message>({ role: 'assistant', parts: [] }, itemPath)));
-    decodeAssistantItem(item, type, itemPath, losses, lean, assistant.parts);
+    decodeAssistantItem(item, type, itemPath, losses, target, assistant.parts);
     tool = undefined;
   }
   return messages;
 }
 
 /** Decode a response's `output` item list into the parts of one assistant message. */
-export function decodeOpenaiResponsesOutput(items: unknown[], path: string, losses: LossCollector, lean = false): Part[] {
+export function decodeOpenaiResponsesOutput(items: unknown[], path: string, losses: LossCollector, target?: FormatId): Part[] {
   const parts: Part[] = [];
   for (let index = 0; index < items.length; index++) {
     const value = items[index];
@@ -213,7 +216,7 @@ export function decodeOpenaiResponsesOutput(items: unknown[], path: string, loss
     if (type === 'message' && roleOf(item, itemPath) !== 'assistant') {
       throw new InterlinguaError('invalid_value', 'response output messages must have role "assistant"', { path: `${itemPath}/role`, format: FORMAT });
     }
-    decodeAssistantItem(item, type, itemPath, losses, lean, parts);
+    decodeAssistantItem(item, type, itemPath, losses, target, parts);
   }
   return parts;
 }

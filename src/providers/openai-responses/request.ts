@@ -12,7 +12,7 @@
  * @see https://platform.openai.com/docs/api-reference/responses/create
  */
 import type { CodecContext } from '../../core/codec.ts';
-import type { Generation, Message, Request } from '../../core/ir.ts';
+import type { FormatId, Generation, Message, Request } from '../../core/ir.ts';
 import type { LossCollector } from '../../core/losses.ts';
 import {
   expectArray, expectBoolean, expectNumber, expectObject, expectString, extend, hint, isObject, pointer, spreadExtensions, unknownKeys,
@@ -85,7 +85,8 @@ function decodeUser(wire: JsonObject, request: Request): void {
   }
 }
 
-function decodeMessages(wire: JsonObject, request: Request, losses: LossCollector, lean: boolean): void {
+function decodeMessages(wire: JsonObject, request: Request, losses: LossCollector, target: FormatId | undefined): void {
+  const lean = target !== undefined && target !== FORMAT;
   const instructions = wire['instructions'];
   if (present(instructions)) {
     const text = losses.origin({ type: 'text' as const, text: expectString(instructions, '/instructions', FORMAT) }, '/instructions');
@@ -102,7 +103,7 @@ function decodeMessages(wire: JsonObject, request: Request, losses: LossCollecto
     request.messages.push(losses.origin({ role: 'user', parts: [losses.origin({ type: 'text', text: input }, '/input')] }, '/input'));
     if (!lean) hint(request, FORMAT, '$inputString', true);
   } else {
-    const messages = decodeOpenaiResponsesInput(expectArray(input, '/input', FORMAT), '/input', losses, lean);
+    const messages = decodeOpenaiResponsesInput(expectArray(input, '/input', FORMAT), '/input', losses, target);
     for (let index = 0; index < messages.length; index++) request.messages.push(messages[index] as Message);
   }
 }
@@ -116,7 +117,7 @@ export function decodeOpenaiResponsesRequest(body: unknown, context: CodecContex
   else if (context.model !== undefined) request.model = context.model;
   // Headed for another format: skip the hints only a trip back to Responses needs.
   const lean = context.target !== undefined && context.target !== FORMAT;
-  decodeMessages(wire, request, context.losses, lean);
+  decodeMessages(wire, request, context.losses, context.target);
   const tools = wire['tools'];
   if (present(tools)) {
     request.tools = expectArray(tools, '/tools', FORMAT).map((tool, index) => context.losses.origin(decodeOpenaiResponsesTool(tool, pointer('/tools', index)), pointer('/tools', index)));

@@ -54,15 +54,20 @@ function stringField(item: JsonObject, key: string, path: string): string {
   return expectString(required(item, key, path, FORMAT), `${path}/${key}`, FORMAT);
 }
 
-/** Decode a `function_call` or `custom_tool_call` item; `lean` skips the hints only a trip back here needs. */
-export function decodeOpenaiResponsesToolCall(item: JsonObject, custom: boolean, path: string, lean = false): ToolCallPart {
+/**
+ * Decode a `function_call` or `custom_tool_call` item; `lean` skips the hints
+ * only a trip back here needs. `keepText`: the IR goes back to Responses,
+ * whose encoder sends the argument text as it came (`rawArguments`), so the
+ * text is not parsed.
+ */
+export function decodeOpenaiResponsesToolCall(item: JsonObject, custom: boolean, path: string, lean = false, keepText = false): ToolCallPart {
   const callId = stringField(item, 'call_id', path);
   const name = stringField(item, 'name', path);
   const text = stringField(item, custom ? 'input' : 'arguments', path);
   // parseArguments keeps `text` itself as the raw arguments.
   const part: ToolCallPart = custom
     ? { type: 'tool_call', id: callId, name, arguments: undefined, rawArguments: text, kind: 'custom' }
-    : { type: 'tool_call', id: callId, name, arguments: parseArguments(text).arguments, rawArguments: text };
+    : { type: 'tool_call', id: callId, name, arguments: keepText ? undefined : parseArguments(text).arguments, rawArguments: text };
   keepItemBookkeeping(part, item, path, lean);
   extend(part, FORMAT, unknownKeys(item, CALL_KEYS));
   return part;

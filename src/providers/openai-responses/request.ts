@@ -57,7 +57,7 @@ function decodeGeneration(wire: JsonObject): Generation | undefined {
   let generation: Generation | undefined;
   for (const [key, field] of GENERATION_FIELDS) {
     const value = wire[key];
-    if (present(value)) (generation ??= {})[field] = expectNumber(value, pointer('', key), FORMAT);
+    if (present(value)) (generation ??= {})[field] = typeof value === 'number' && Number.isFinite(value) ? value : expectNumber(value, pointer('', key), FORMAT);
   }
   return generation;
 }
@@ -120,7 +120,7 @@ export function decodeOpenaiResponsesRequest(body: unknown, context: CodecContex
   decodeMessages(wire, request, context.losses, context.target);
   const tools = wire['tools'];
   if (present(tools)) {
-    request.tools = expectArray(tools, '/tools', FORMAT).map((tool, index) => context.losses.origin(decodeOpenaiResponsesTool(tool, pointer('/tools', index)), pointer('/tools', index)));
+    request.tools = expectArray(tools, '/tools', FORMAT).map((tool, index) => context.losses.origin(decodeOpenaiResponsesTool(tool, `/tools/${index}`), `/tools/${index}`));
   }
   const toolChoice = wire['tool_choice'];
   if (present(toolChoice)) {

@@ -14,7 +14,7 @@ import { InterlinguaError } from '../../core/errors.ts';
 import { expectArray, expectObject, expectString, extend, hint, isObject, required, unknownKeys, type JsonObject } from '../../core/wire.ts';
 import { decodeOpenaiResponsesContent, type TextType } from './content-decode.ts';
 import { decodeOpenaiResponsesReasoning } from './reasoning.ts';
-import { FORMAT, MESSAGE_KEY_PREFIX } from './shared.ts';
+import { FORMAT, itemPointer, MESSAGE_KEY_PREFIX } from './shared.ts';
 import { decodeOpenaiResponsesToolCall, decodeOpenaiResponsesToolOutput } from './tool-items.ts';
 
 const MESSAGE_KEYS: ReadonlySet<string> = new Set(['type', 'role', 'content', 'id', 'status']);
@@ -180,7 +180,7 @@ export function decodeOpenaiResponsesInput(items: unknown[], path: string, losse
   for (let index = 0; index < items.length; index++) {
     const value = items[index];
     if (value === undefined && !(index in items)) continue;
-    const itemPath = `${path}/${index}`;
+    const itemPath = itemPointer(path, index);
     const item = isObject(value) ? value : expectObject(value, itemPath, FORMAT);
     const type = itemType(item, itemPath);
     if (type === 'message') {
@@ -210,7 +210,7 @@ export function decodeOpenaiResponsesOutput(items: unknown[], path: string, loss
   for (let index = 0; index < items.length; index++) {
     const value = items[index];
     if (value === undefined && !(index in items)) continue;
-    const itemPath = `${path}/${index}`;
+    const itemPath = itemPointer(path, index);
     const item = isObject(value) ? value : expectObject(value, itemPath, FORMAT);
     const type = itemType(item, itemPath);
     if (type === 'message' && roleOf(item, itemPath) !== 'assistant') {

@@ -41,6 +41,11 @@ const MEMBERS: ReadonlySet<string> = new Set([
 /** Blocks with no neutral meaning, kept whole for Converse without a loss. */
 const OPAQUE_MEMBERS: ReadonlySet<string> = new Set(['cachePoint', 'guardContent', 'searchResult', 'toolAddition', 'toolRemoval']);
 
+const CITATIONS_CONTENT_KEYS: ReadonlySet<string> = new Set(['content', 'citations']);
+const REASONING_TEXT_KEYS: ReadonlySet<string> = new Set(['text', 'signature']);
+const TOOL_USE_KEYS: ReadonlySet<string> = new Set(['toolUseId', 'name', 'input']);
+const TOOL_RESULT_KEYS: ReadonlySet<string> = new Set(['toolUseId', 'content', 'status']);
+
 function memberOf(block: JsonObject): string | undefined {
   for (const key in block) if (MEMBERS.has(key)) return key;
   return undefined;
@@ -51,7 +56,8 @@ function opaque(block: JsonObject, blockType: string): OpaquePart {
 }
 
 function decodeText(block: JsonObject, path: string): TextPart {
-  return { type: 'text', text: expectString(block['text'], pointer(path, 'text'), BEDROCK) };
+  const text = block['text'];
+  return { type: 'text', text: typeof text === 'string' ? text : expectString(text, `${path}/text`, BEDROCK) };
 }
 
 function decodeCitationsContent(value: unknown, path: string): TextPart {
@@ -74,7 +80,7 @@ function decodeCitationsContent(value: unknown, path: string): TextPart {
       decodeBedrockCitation(citation, pointer(path, 'citations', index)),
     );
   } else hint(part, BEDROCK, '$noCitations', true);
-  extend(part, BEDROCK, unknownKeys(wire, new Set(['content', 'citations'])));
+  extend(part, BEDROCK, unknownKeys(wire, CITATIONS_CONTENT_KEYS));
   return part;
 }
 
@@ -91,7 +97,7 @@ function decodeReasoning(value: unknown, path: string): ReasoningPart | undefine
   if (reasoning['signature'] !== undefined) {
     part.state = { format: BEDROCK, kind: 'signature', value: expectString(reasoning['signature'], pointer(textPath, 'signature'), BEDROCK) };
   } else hint(part, BEDROCK, '$unsigned', true);
-  extend(part, BEDROCK, unknownKeys(reasoning, new Set(['text', 'signature'])));
+  extend(part, BEDROCK, unknownKeys(reasoning, REASONING_TEXT_KEYS));
   return part;
 }
 
@@ -108,7 +114,7 @@ function decodeToolUse(value: unknown, path: string): ToolCallPart {
     part.rawArguments = JSON.stringify(input);
     hint(part, BEDROCK, '$input', input);
   }
-  extend(part, BEDROCK, unknownKeys(wire, new Set(['toolUseId', 'name', 'input'])));
+  extend(part, BEDROCK, unknownKeys(wire, TOOL_USE_KEYS));
   return part;
 }
 
@@ -141,25 +147,23 @@ function decodeResultItem(item: unknown, path: string, scope: BlockScope): Part 
 
 function decodeToolResult(value: unknown, path: string, scope: BlockScope): ToolResultPart {
   const wire = expectObject(value, path, BEDROCK);
-  const content = wire['content'] === undefined ? [] : expectArray(wire['content'], pointer(path, 'content'), BEDROCK);
-  const part: ToolResultPart = {
-    type: 'tool_result',
-    callId: stringField(wire, 'toolUseId', path),
-    content: content.map((item, index) => scope.losses.origin(decodeResultItem(item, pointer(path, 'content', index), scope), pointer(path, 'content', index))),
-  };
+  const content = wire['content'] === undefined ? [] : expectArray(wire['content'], `${path}/content`, BEDROCK);
+  const callId = stringField(wire, 'toolUseId', path);
+  const part: ToolResultPart = { type: 'tool_result', callId, content: decodeList(content, `${path}/content`, scope, decodeResultItem) };
   const status = wire['status'];
   if (status !== undefined) {
-    const text = expectString(status, pointer(path, 'status'), BEDROCK);
+    const text = typeof status === 'string' ? status : expectString(status, `${path}/status`, BEDROCK);
     if (text === 'error') part.isError = true;
     else hint(part, BEDROCK, '$status', text);
   }
-  extend(part, BEDROCK, unknownKeys(wire, new Set(['toolUseId', 'content', 'status'])));
+  extend(part, BEDROCK, unknownKeys(wire, TOOL_RESULT_KEYS));
   return part;
 }
 
 /** Keys beside the member key (a recorder's `"type": "text"`) travel as `blockFields`. */
 function outerFields(part: Part, block: JsonObject, member: string): void {
-  const rest = unknownKeys(block, new Set([member]));
+  let rest: JsonObject | undefined;
+  for (const key in block) if (key !== member) (rest ??= {})[key] = block[key];
   if (rest !== undefined) extend(part, BEDROCK, { blockFields: rest });
 }
 
@@ -183,26 +187,26 @@ export function decodeBedrockBlock(value: unknown, path: string, scope: BlockSco
     case 'image':
     case 'video':
     case 'audio':
-      part = decodeBedrockMedia(member, block[member], pointer(path, member));
+      part = decodeBedrockMedia(member, block[member], `${path}/${member}`);
       break;
     case 'document':
-      part = decodeBedrockDocument(block['document'], pointer(path, 'document'));
+      part = decodeBedrockDocument(block['document'], `${path}/document`);
       break;
     case 'reasoningContent':
-      part = decodeReasoning(block['reasoningContent'], pointer(path, 'reasoningContent'));
+      part = decodeReasoning(block['reasoningContent'], `${path}/reasoningContent`);
       break;
     case 'citationsContent':
-      part = decodeCitationsContent(block['citationsContent'], pointer(path, 'citationsContent'));
+      part = decodeCitationsContent(block['citationsContent'], `${path}/citationsContent`);
       break;
     case 'toolUse':
       // A server tool's call (Nova grounding) is the vendor's own business, not a client call.
       if (isObject(block['toolUse']) && block['toolUse']['type'] === 'server_tool_use') return opaque(block, 'toolUse');
-      part = decodeToolUse(block['toolUse'], pointer(path, 'toolUse'));
+      part = decodeToolUse(block['toolUse'], `${path}/toolUse`);
       break;
     case 'toolResult':
       // Tool results in the model's own turn are server tools' results.
       if (scope.role === 'assistant') return opaque(block, 'toolResult');
-      part = decodeToolResult(block['toolResult'], pointer(path, 'toolResult'), scope);
+      part = decodeToolResult(block['toolResult'], `${path}/toolResult`, scope);
       break;
     default:
       break;
@@ -212,7 +216,24 @@ export function decodeBedrockBlock(value: unknown, path: string, scope: BlockSco
   return part;
 }
 
+/**
+ * Decode `list` (at `path`) with `decode`; each part remembers its block's pointer when origins are recorded.
+ * Holes stay holes, as `Array.prototype.map` keeps them.
+ */
+function decodeList(list: unknown[], path: string, scope: BlockScope, decode: (value: unknown, path: string, scope: BlockScope) => Part): Part[] {
+  const parts: Part[] = new Array(list.length);
+  const losses = scope.losses;
+  for (let index = 0; index < list.length; index++) {
+    const value = list[index];
+    if (value === undefined && !(index in list)) continue;
+    const blockPath = `${path}/${index}`;
+    const part = decode(value, blockPath, scope);
+    parts[index] = losses.recording ? losses.origin(part, blockPath) : part;
+  }
+  return parts;
+}
+
 /** Decode a list of content blocks; each part remembers its block's pointer (for loss paths into the source). */
 export function decodeBedrockBlocks(value: unknown, path: string, scope: BlockScope): Part[] {
-  return expectArray(value, path, BEDROCK).map((block, index) => scope.losses.origin(decodeBedrockBlock(block, pointer(path, index), scope), pointer(path, index)));
+  return decodeList(Array.isArray(value) ? value : expectArray(value, path, BEDROCK), path, scope, decodeBedrockBlock);
 }

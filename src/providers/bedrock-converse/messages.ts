@@ -9,10 +9,10 @@
 import type { Message, Part } from '../../core/ir.ts';
 import type { LossCollector } from '../../core/losses.ts';
 import { InterlinguaError } from '../../core/errors.ts';
-import { expectArray, expectObject, expectString, extend, extensionsOf, hint, pointer, required, spreadExtensions, unknownKeys, type JsonObject } from '../../core/wire.ts';
-import { decodeBedrockBlock, decodeBedrockBlocks } from './blocks-decode.ts';
+import { expectArray, expectObject, extend, extensionsOf, hint, isObject, pointer, required, spreadExtensions, unknownKeys, type JsonObject } from '../../core/wire.ts';
+import { decodeBedrockBlock, decodeBedrockBlocks, type BlockScope } from './blocks-decode.ts';
 import { encodeBedrockPart, encodeBedrockParts } from './blocks-encode.ts';
-import { BEDROCK } from './shape.ts';
+import { BEDROCK, stringField } from './shape.ts';
 
 const MESSAGE_KEYS: ReadonlySet<string> = new Set(['role', 'content']);
 
@@ -23,41 +23,51 @@ export function decodeBedrockSystem(value: unknown, losses: LossCollector): Mess
   return message;
 }
 
-function decodeUserTurn(wire: JsonObject, content: unknown[], path: string, turn: number, losses: LossCollector): Message[] {
+function decodeUserTurn(wire: JsonObject, content: unknown[], path: string, turn: number, losses: LossCollector, lean: boolean): Message[] {
   const messages: Message[] = [];
   let current: Message | undefined;
-  content.forEach((item, index) => {
-    const part = losses.origin(decodeBedrockBlock(item, pointer(path, 'content', index), { losses, role: 'user' }), pointer(path, 'content', index));
+  const scope: BlockScope = { losses, role: 'user' };
+  for (let index = 0; index < content.length; index++) {
+    const item = content[index];
+    if (item === undefined && !(index in content)) continue;
+    const blockPath = `${path}/content/${index}`;
+    const part = decodeBedrockBlock(item, blockPath, scope);
+    if (losses.recording) losses.origin(part, blockPath);
     const role = part.type === 'tool_result' ? 'tool' : 'user';
     if (current === undefined || current.role !== role) {
       current = losses.origin<Message>({ role, parts: [] }, path);
-      hint(current, BEDROCK, '$turn', turn);
+      if (!lean) hint(current, BEDROCK, '$turn', turn);
       messages.push(current);
     }
     current.parts.push(part);
-  });
+  }
   if (messages.length === 0) {
     const empty: Message = losses.origin({ role: 'user', parts: [] }, path);
-    hint(empty, BEDROCK, '$turn', turn);
+    if (!lean) hint(empty, BEDROCK, '$turn', turn);
     messages.push(empty);
   }
   extend(messages[0] as Message, BEDROCK, unknownKeys(wire, MESSAGE_KEYS));
   return messages;
 }
 
-/** Decode `messages[]`. */
-export function decodeBedrockMessages(value: unknown, losses: LossCollector): Message[] {
+/** Decode `messages[]`; `lean` skips the hints only a trip back to Converse needs. */
+export function decodeBedrockMessages(value: unknown, losses: LossCollector, lean = false): Message[] {
   const out: Message[] = [];
-  expectArray(value, '/messages', BEDROCK).forEach((item, turn) => {
-    const path = pointer('/messages', turn);
-    const wire = expectObject(item, path, BEDROCK);
-    const role = expectString(required(wire, 'role', path, BEDROCK), pointer(path, 'role'), BEDROCK);
-    const content = expectArray(required(wire, 'content', path, BEDROCK), pointer(path, 'content'), BEDROCK);
+  const list = expectArray(value, '/messages', BEDROCK);
+  for (let turn = 0; turn < list.length; turn++) {
+    const item = list[turn];
+    if (item === undefined && !(turn in list)) continue;
+    const path = `/messages/${turn}`;
+    const wire = isObject(item) ? item : expectObject(item, path, BEDROCK);
+    const role = stringField(wire, 'role', path);
+    const contentValue = wire['content'];
+    const content = Array.isArray(contentValue) ? contentValue : expectArray(required(wire, 'content', path, BEDROCK), `${path}/content`, BEDROCK);
     if (role === 'user') {
-      out.push(...decodeUserTurn(wire, content, path, turn, losses));
+      const messages = decodeUserTurn(wire, content, path, turn, losses, lean);
+      for (let index = 0; index < messages.length; index++) out.push(messages[index] as Message);
     } else if (role === 'assistant') {
-      const message: Message = losses.origin({ role: 'assistant', parts: decodeBedrockBlocks(content, pointer(path, 'content'), { losses, role: 'assistant' }) }, path);
-      hint(message, BEDROCK, '$turn', turn);
+      const message: Message = losses.origin({ role: 'assistant', parts: decodeBedrockBlocks(content, `${path}/content`, { losses, role: 'assistant' }) }, path);
+      if (!lean) hint(message, BEDROCK, '$turn', turn);
       extend(message, BEDROCK, unknownKeys(wire, MESSAGE_KEYS));
       out.push(message);
     } else {
@@ -66,7 +76,7 @@ export function decodeBedrockMessages(value: unknown, losses: LossCollector): Me
         format: BEDROCK,
       });
     }
-  });
+  }
   return out;
 }
 

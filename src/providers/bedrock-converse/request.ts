@@ -6,7 +6,7 @@
  * @see https://docs.aws.amazon.com/bedrock/latest/APIReference/API_runtime_Converse.html
  */
 import type { CodecContext } from '../../core/codec.ts';
-import type { Generation, Request } from '../../core/ir.ts';
+import type { Generation, Message, Request } from '../../core/ir.ts';
 import { expectArray, expectNumber, expectObject, expectString, extend, extensionsOf, hint, isObject, pointer, required, unknownKeys, type JsonObject } from '../../core/wire.ts';
 import { decodeBedrockMessages, decodeBedrockSystem, encodeBedrockMessages } from './messages.ts';
 import { decodeBedrockToolConfig, encodeBedrockToolConfig } from './tools.ts';
@@ -76,7 +76,10 @@ export function decodeBedrockRequest(body: unknown, context: CodecContext): Requ
   const request: Request = { messages: [] };
   if (context.model !== undefined) request.model = context.model;
   if (object['system'] !== undefined) request.messages.push(decodeBedrockSystem(object['system'], context.losses));
-  request.messages.push(...decodeBedrockMessages(required(object, 'messages', '', BEDROCK), context.losses));
+  // Headed for another format: skip the hints only a trip back to Converse needs.
+  const lean = context.target !== undefined && context.target !== BEDROCK;
+  const messages = decodeBedrockMessages(required(object, 'messages', '', BEDROCK), context.losses, lean);
+  for (let index = 0; index < messages.length; index++) request.messages.push(messages[index] as Message);
   if (object['inferenceConfig'] !== undefined) decodeInferenceConfig(object['inferenceConfig'], request);
   if (object['toolConfig'] !== undefined) decodeBedrockToolConfig(object['toolConfig'], request, context.losses);
   if (object['additionalModelRequestFields'] !== undefined) decodeBedrockAdditionalFields(object['additionalModelRequestFields'], request);
@@ -89,6 +92,9 @@ export function decodeBedrockRequest(body: unknown, context: CodecContext): Requ
   return request;
 }
 
+/** Generation settings Converse has no field for. */
+const UNSUPPORTED_GENERATION = ['seed', 'presencePenalty', 'frequencyPenalty', 'candidateCount', 'logprobs', 'topLogprobs'] as const;
+
 function encodeInferenceConfig(request: Request, context: CodecContext): JsonObject | undefined {
   const rest = extensionsOf(request, BEDROCK)?.['inferenceConfig'];
   const generation = request.generation;
@@ -98,8 +104,12 @@ function encodeInferenceConfig(request: Request, context: CodecContext): JsonObj
   if (generation?.temperature !== undefined) config['temperature'] = generation.temperature;
   if (generation?.topP !== undefined) config['topP'] = generation.topP;
   if (generation?.stop !== undefined) config['stopSequences'] = generation.stop;
-  const dropped = (['seed', 'presencePenalty', 'frequencyPenalty', 'candidateCount', 'logprobs', 'topLogprobs'] as const).filter((key) => generation?.[key] !== undefined);
-  for (const key of dropped) context.losses.add('dropped_field', `/generation/${key}`, `Converse has no ${key}; dropped`);
+  if (generation !== undefined) {
+    for (let index = 0; index < UNSUPPORTED_GENERATION.length; index++) {
+      const key = UNSUPPORTED_GENERATION[index] as (typeof UNSUPPORTED_GENERATION)[number];
+      if (generation[key] !== undefined) context.losses.add('dropped_field', `/generation/${key}`, `Converse has no ${key}; dropped`);
+    }
+  }
   return config;
 }
 

@@ -24,6 +24,8 @@ export function hasHint(node: Extensible, key: `$${string}`): boolean {
 
 /** A required string field. */
 export function stringField(object: JsonObject, key: string, path: string): string {
+  const value = object[key];
+  if (typeof value === 'string') return value;
   return expectString(required(object, key, path, BEDROCK), pointer(path, key), BEDROCK);
 }
 

@@ -8,12 +8,13 @@ import type { Message, Part } from '../../core/ir.ts';
 import { expectObject, extend, extensionsOf, hint, pointer, spreadExtensions, unknownKeys, type JsonObject } from '../../core/wire.ts';
 import { PendingCalls } from './ids.ts';
 import { decodeGeminiParts } from './contents-decode.ts';
+import type { PartScope } from './parts-decode.ts';
 import { encodeGeminiPart } from './parts-encode.ts';
 
 const KNOWN_CONTENT: ReadonlySet<string> = new Set(['role', 'parts']);
 
 /** Decode a candidate's `content` (absent for some blocked candidates). */
-export function decodeGeminiCandidateContent(value: unknown, path: string, idScope: string, losses: LossCollector): Message {
+export function decodeGeminiCandidateContent(value: unknown, path: string, idScope: string, losses: LossCollector, lean = false): Message {
   const message: Message = { role: 'assistant', parts: [] };
   if (value === undefined) {
     hint(message, 'gemini', '$noContent', true);
@@ -27,7 +28,9 @@ export function decodeGeminiCandidateContent(value: unknown, path: string, idSco
     }
     hint(message, 'gemini', '$role', role ?? null);
   }
-  const parts = decodeGeminiParts(content, path, { losses, role: 'model', idScope, pending: new PendingCalls() });
+  const scope: PartScope = { losses, role: 'model', idScope, pending: new PendingCalls() };
+  if (lean) scope.lean = true;
+  const parts = decodeGeminiParts(content, path, scope);
   if (parts === undefined) hint(message, 'gemini', '$noParts', true);
   else message.parts = parts;
   extend(message, 'gemini', unknownKeys(content, KNOWN_CONTENT));
@@ -42,7 +45,7 @@ export function encodeGeminiCandidateContent(message: Message, path: string, los
   const scope = { losses, toolNames: new Map<string, string>() };
   const parts: JsonObject[] = [];
   for (let index = 0; index < message.parts.length; index++) {
-    const wire = encodeGeminiPart(message.parts[index] as Part, pointer(path, 'parts', index), scope);
+    const wire = encodeGeminiPart(message.parts[index] as Part, `${path}/parts/${index}`, scope);
     if (wire !== undefined) parts.push(wire);
   }
   const content: JsonObject = { role: 'model' };

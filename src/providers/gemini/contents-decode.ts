@@ -8,7 +8,7 @@
 import { InterlinguaError } from '../../core/errors.ts';
 import type { LossCollector } from '../../core/losses.ts';
 import type { Message, Part } from '../../core/ir.ts';
-import { expectArray, expectObject, expectString, extend, hint, pointer, unknownKeys, type JsonObject } from '../../core/wire.ts';
+import { expectArray, expectObject, expectString, extend, hint, isObject, pointer, unknownKeys, type JsonObject } from '../../core/wire.ts';
 import { PendingCalls } from './ids.ts';
 import { decodeGeminiPart, type PartScope } from './parts-decode.ts';
 
@@ -30,32 +30,48 @@ function readRole(content: JsonObject, path: string): 'user' | 'model' {
 export function decodeGeminiParts(content: JsonObject, path: string, scope: PartScope): Part[] | undefined {
   const value = content['parts'];
   if (value === undefined) return undefined;
-  const list = expectArray(value, pointer(path, 'parts'), 'gemini');
+  const list = Array.isArray(value) ? value : expectArray(value, `${path}/parts`, 'gemini');
   const parts: Part[] = new Array(list.length);
+  const losses = scope.losses;
   for (let index = 0; index < list.length; index++) {
-    parts[index] = scope.losses.origin(decodeGeminiPart(list[index], pointer(path, 'parts', index), index, scope), pointer(path, 'parts', index));
+    const partPath = `${path}/parts/${index}`;
+    const part = decodeGeminiPart(list[index], partPath, index, scope);
+    parts[index] = losses.recording ? losses.origin(part, partPath) : part;
   }
   return parts;
 }
 
-/** Decode `contents` into messages, appended to `messages`. */
-export function decodeGeminiContents(value: unknown, path: string, losses: LossCollector, messages: Message[]): void {
-  const contents = expectArray(value, path, 'gemini');
+/** Decode `contents` into messages, appended to `messages`; `lean` skips hints only a trip back to Gemini needs. */
+export function decodeGeminiContents(value: unknown, path: string, losses: LossCollector, messages: Message[], lean = false, same = false): void {
+  const contents = Array.isArray(value) ? value : expectArray(value, path, 'gemini');
   const pending = new PendingCalls();
   for (let index = 0; index < contents.length; index++) {
-    const contentPath = pointer(path, index);
-    const content = expectObject(contents[index], contentPath, 'gemini');
+    const contentPath = `${path}/${index}`;
+    const entry = contents[index];
+    const content = isObject(entry) ? entry : expectObject(entry, contentPath, 'gemini');
     const role = readRole(content, contentPath);
-    const parts = decodeGeminiParts(content, contentPath, { losses, role, idScope: String(index), pending });
-    const produced = role === 'model' ? [{ role: 'assistant', parts: parts ?? [] } as Message] : splitUserTurn(parts ?? []);
-    const first = produced[0] as Message;
+    const scope: PartScope = { losses, role, idScope: String(index), pending };
+    if (lean) scope.lean = true;
+    if (same) scope.same = true;
+    const parts = decodeGeminiParts(content, contentPath, scope);
     const rawRole = content['role'];
-    if (rawRole !== (role === 'model' ? 'model' : 'user')) {
+    const rest = unknownKeys(content, KNOWN_CONTENT);
+    if (role === 'model') {
+      const message: Message = { role: 'assistant', parts: parts ?? [] };
+      if (rawRole !== 'model') hint(message, 'gemini', '$role', rawRole ?? null);
+      if (parts === undefined) hint(message, 'gemini', '$noParts', true);
+      extend(message, 'gemini', rest);
+      messages.push(losses.origin(message, contentPath));
+      continue;
+    }
+    const produced = splitUserTurn(parts ?? []);
+    const first = produced[0] as Message;
+    if (rawRole !== 'user') {
       for (const message of produced) hint(message, 'gemini', '$role', rawRole ?? null);
     }
     if (parts === undefined) hint(first, 'gemini', '$noParts', true);
-    extend(first, 'gemini', unknownKeys(content, KNOWN_CONTENT));
-    for (let run = 0; run < produced.length - 1; run++) hint(produced[run] as Message, 'gemini', '$joinNext', true);
+    extend(first, 'gemini', rest);
+    if (!lean) for (let run = 0; run < produced.length - 1; run++) hint(produced[run] as Message, 'gemini', '$joinNext', true);
     for (const message of produced) messages.push(losses.origin(message, contentPath));
   }
 }

@@ -8,7 +8,7 @@
  */
 import type { LossCollector } from '../../core/losses.ts';
 import type { Message, Part } from '../../core/ir.ts';
-import { extensionsOf, pointer, spreadExtensions, type JsonObject } from '../../core/wire.ts';
+import { extensionsOf, spreadExtensions, type JsonObject } from '../../core/wire.ts';
 import { encodeGeminiPart, type EncodePartScope } from './parts-encode.ts';
 
 /** The encoded conversation. */
@@ -32,7 +32,7 @@ export function encodeGeminiContents(messages: readonly Message[], native: boole
   let last: JsonObject | undefined;
   for (; index < messages.length; index++) {
     const message = messages[index] as Message;
-    const path = pointer('/messages', index);
+    const path = `/messages/${index}`;
     const role = message.role === 'assistant' ? 'model' : 'user';
     const parts = encodeMessageParts(message, path, scope);
     const gemini = extensionsOf(message, 'gemini');
@@ -67,7 +67,7 @@ function encodeMessageParts(message: Message, path: string, scope: EncodePartSco
   }
   for (let index = 0; index < message.parts.length; index++) {
     const part = message.parts[index] as Part;
-    const wire = encodeGeminiPart(part, pointer(path, 'parts', index), scope);
+    const wire = encodeGeminiPart(part, `${path}/parts/${index}`, scope);
     if (wire === undefined) continue;
     if (midSystem && typeof wire['text'] === 'string') wire['text'] = `System: ${wire['text']}`;
     parts.push(wire);
@@ -85,13 +85,13 @@ function encodeSystemInstruction(system: Message[], scope: EncodePartScope): unk
   const parts: JsonObject[] = [];
   for (let index = 0; index < system.length; index++) {
     const message = system[index] as Message;
-    const path = pointer('/messages', index);
+    const path = `/messages/${index}`;
     scope.losses.foreignExtensions(message.extensions, 'gemini', path);
     if (message.developer === true) {
       scope.losses.add('approximated', path, 'Gemini has no developer role; the developer message goes into systemInstruction', 'info');
     }
     for (let partIndex = 0; partIndex < message.parts.length; partIndex++) {
-      const wire = encodeGeminiPart(message.parts[partIndex] as Part, pointer(path, 'parts', partIndex), scope);
+      const wire = encodeGeminiPart(message.parts[partIndex] as Part, `${path}/parts/${partIndex}`, scope);
       if (wire !== undefined) parts.push(wire);
     }
   }

@@ -36,15 +36,16 @@ const KNOWN_GENERATION = knownKeys([
 const KNOWN_THINKING = knownKeys(['thinkingBudget', 'thinkingLevel', 'includeThoughts']);
 
 /** Decode `generationConfig` into `request`. */
-export function decodeGeminiGenerationConfig(value: unknown, path: string, request: Request): void {
+export function decodeGeminiGenerationConfig(value: unknown, path: string, request: Request, lean = false): void {
   const config = expectObject(value, path, 'gemini');
-  const spelling = new Spelling();
+  const spelling = new Spelling(config);
   const generation: Generation = {};
   let any = false;
-  for (const [wire, neutral] of NUMBER_FIELDS) {
+  for (let field = 0; field < NUMBER_FIELDS.length; field++) {
+    const [wire, neutral] = NUMBER_FIELDS[field] as (typeof NUMBER_FIELDS)[number];
     const number = spelling.read(config, wire);
     if (number === undefined) continue;
-    generation[neutral] = expectNumber(number, pointer(path, Spelling.key(config, wire)), 'gemini');
+    generation[neutral] = typeof number === 'number' && Number.isFinite(number) ? number : expectNumber(number, pointer(path, Spelling.key(config, wire)), 'gemini');
     any = true;
   }
   const stop = spelling.read(config, 'stopSequences');
@@ -66,7 +67,7 @@ export function decodeGeminiGenerationConfig(value: unknown, path: string, reque
   if (thinking !== undefined) decodeThinking(thinking, pointer(path, Spelling.key(config, 'thinkingConfig')), request);
   const rest = unknownKeys(config, KNOWN_GENERATION);
   if (rest !== undefined) extend(request, 'gemini', { generationConfig: rest });
-  hint(request, 'gemini', '$generationConfig', spelling.snake ?? true);
+  if (!lean) hint(request, 'gemini', '$generationConfig', spelling.snake ?? true);
 }
 
 function decodeOutput(config: JsonObject, path: string, spelling: Spelling, request: Request): void {
@@ -103,7 +104,7 @@ export function canonicalMimeType(output: OutputFormat | undefined): string | un
 
 function decodeThinking(value: unknown, path: string, request: Request): void {
   const config = expectObject(value, path, 'gemini');
-  const spelling = new Spelling();
+  const spelling = new Spelling(config);
   const reasoning: ReasoningConfig = {};
   const budget = spelling.read(config, 'thinkingBudget');
   if (budget !== undefined) {

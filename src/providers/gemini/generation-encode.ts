@@ -12,6 +12,11 @@ import { geminiSchemaToJsonSchema, jsonSchemaToGeminiSchema } from './schema.ts'
 
 const LEVELS: ReadonlySet<string> = new Set(['minimal', 'low', 'medium', 'high']);
 
+function isEmpty(object: JsonObject): boolean {
+  for (const _ in object) return false;
+  return true;
+}
+
 /** Encode the generation settings of `request`, or `undefined` when there are none. */
 export function encodeGeminiGenerationConfig(request: Request, losses: LossCollector): JsonObject | undefined {
   const gemini = extensionsOf(request, 'gemini');
@@ -19,7 +24,8 @@ export function encodeGeminiGenerationConfig(request: Request, losses: LossColle
   const config: JsonObject = isObject(rest) ? { ...rest } : {};
   const generation = request.generation;
   if (generation !== undefined) {
-    for (const [wire, neutral] of NUMBER_FIELDS) {
+    for (let index = 0; index < NUMBER_FIELDS.length; index++) {
+      const [wire, neutral] = NUMBER_FIELDS[index] as (typeof NUMBER_FIELDS)[number];
       const value = generation[neutral];
       if (value !== undefined) config[wire] = value;
     }
@@ -29,7 +35,7 @@ export function encodeGeminiGenerationConfig(request: Request, losses: LossColle
   encodeOutput(request, config, losses);
   const thinking = encodeThinking(request, losses);
   if (thinking !== undefined) config['thinkingConfig'] = thinking;
-  if (Object.keys(config).length === 0 && gemini?.['$generationConfig'] === undefined) return undefined;
+  if (isEmpty(config) && gemini?.['$generationConfig'] === undefined) return undefined;
   return respell(config, gemini?.['$generationConfig']);
 }
 
@@ -73,7 +79,7 @@ function encodeThinking(request: Request, losses: LossCollector): JsonObject | u
       losses.add('dropped_field', '/reasoning/summary', 'Gemini has no reasoning summary style; dropped', 'info');
     }
   }
-  if (Object.keys(config).length === 0 && !native) return undefined;
+  if (isEmpty(config) && !native) return undefined;
   return respell(config, gemini?.['$thinkingConfig']);
 }
 

@@ -17,7 +17,13 @@ export function syntheticCallId(scope: string, partIndex: number): string {
 /** A response id cut down to characters every other format accepts in a call id. */
 export function idScope(responseId: string | undefined, candidateIndex: number): string {
   if (responseId === undefined) return `r${candidateIndex}`;
-  return `${responseId.replace(/[^A-Za-z0-9]/g, '').slice(0, 12)}_${candidateIndex}`;
+  // The first 12 ASCII letters and digits of the id.
+  let kept = '';
+  for (let index = 0; index < responseId.length && kept.length < 12; index++) {
+    const code = responseId.charCodeAt(index);
+    if ((code >= 0x30 && code <= 0x39) || (code >= 0x41 && code <= 0x5a) || (code >= 0x61 && code <= 0x7a)) kept += responseId[index];
+  }
+  return `${kept}_${candidateIndex}`;
 }
 
 /**
@@ -32,23 +38,25 @@ export function emitsId(id: string, syntheticId: boolean | undefined, gemini: Re
 
 /** Calls waiting for their response, by tool name, in order. */
 export class PendingCalls {
-  private readonly byName = new Map<string, string[]>();
+  // Made at the first call: most contents and candidates have none.
+  private byName: Map<string, string[]> | undefined;
 
   /** Remember a call. */
   add(name: string, id: string): void {
-    const queue = this.byName.get(name);
-    if (queue === undefined) this.byName.set(name, [id]);
+    const byName = (this.byName ??= new Map());
+    const queue = byName.get(name);
+    if (queue === undefined) byName.set(name, [id]);
     else queue.push(id);
   }
 
   /** The earliest unanswered call id for `name`, removed from the queue. */
   take(name: string): string | undefined {
-    return this.byName.get(name)?.shift();
+    return this.byName?.get(name)?.shift();
   }
 
   /** Mark the call `id` answered (a response that carried its id). */
   answer(name: string, id: string): void {
-    const queue = this.byName.get(name);
+    const queue = this.byName?.get(name);
     if (queue === undefined) return;
     const index = queue.indexOf(id);
     if (index >= 0) queue.splice(index, 1);

@@ -9,8 +9,8 @@ import { InterlinguaError } from '../../core/errors.ts';
 import type { LossCollector } from '../../core/losses.ts';
 import type { MediaSource, OpaquePart, Part, ReasoningPart, TextPart, ToolCallPart } from '../../core/ir.ts';
 import { mediaKind, expectMediaType, sniffBase64 } from '../../core/media.ts';
-import { expectBoolean, expectObject, expectString, extend, hint, pointer, unknownKeys, type JsonObject } from '../../core/wire.ts';
-import { knownKeys, Spelling } from './spelling.ts';
+import { expectBoolean, expectObject, expectString, extend, hint, isObject, pointer, unknownKeys, type JsonObject } from '../../core/wire.ts';
+import { knownKeys, snakeCase, Spelling } from './spelling.ts';
 import { PendingCalls, syntheticCallId } from './ids.ts';
 import { decodeGeminiFunctionResponse } from './tool-result-decode.ts';
 
@@ -29,7 +29,6 @@ const DATA_KEYS = [
 
 type DataKey = (typeof DATA_KEYS)[number];
 
-const KNOWN_PART = knownKeys([...DATA_KEYS, 'thought', 'thoughtSignature']);
 const KNOWN_INLINE_DATA = knownKeys(['mimeType', 'data']);
 const KNOWN_FILE_DATA = knownKeys(['mimeType', 'fileUri']);
 const KNOWN_FUNCTION_CALL = knownKeys(['id', 'name', 'args']);
@@ -42,46 +41,82 @@ export interface PartScope {
   /** Names the message or candidate, for synthesised call ids. */
   idScope: string;
   pending: PendingCalls;
+  /** The IR is headed for another format: skip the hints only a trip back to Gemini needs. */
+  lean?: boolean;
+  /** The IR is headed back to Gemini: keep wire objects the encoder can send again as they came. */
+  same?: boolean;
 }
 
-function dataKeyOf(part: JsonObject): DataKey | undefined {
-  for (const key of DATA_KEYS) if (Spelling.has(part, key)) return key;
-  return undefined;
-}
+/** Both spellings of each known part key → its index in `DATA_KEYS`, or `THOUGHT` / `SIGNATURE`. */
+const THOUGHT = DATA_KEYS.length;
+const SIGNATURE = DATA_KEYS.length + 1;
+const PART_FIELDS: ReadonlyMap<string, number> = new Map([
+  ...DATA_KEYS.flatMap((key, index) => [[key, index], [snakeCase(key), index]] as const),
+  ['thought', THOUGHT],
+  ['thoughtSignature', SIGNATURE],
+  [snakeCase('thoughtSignature'), SIGNATURE],
+]);
 
 /** Decode one Gemini part at `path` (index `partIndex` within its content). */
 export function decodeGeminiPart(value: unknown, path: string, partIndex: number, scope: PartScope): Part {
   const part = expectObject(value, path, 'gemini');
-  const key = dataKeyOf(part);
-  if (key === undefined) {
+  // One pass over the part's own keys finds the data field (the first of `DATA_KEYS` present, in either
+  // spelling) and the unknown keys, instead of probing every known name in both spellings.
+  let rank: number = DATA_KEYS.length;
+  let signatureKey: string | undefined;
+  let rest: JsonObject | undefined;
+  for (const name in part) {
+    const field = PART_FIELDS.get(name);
+    if (field === undefined) (rest ??= {})[name] = part[name];
+    else if (part[name] === undefined) continue;
+    else if (field < rank) rank = field;
+    else if (field === SIGNATURE && signatureKey !== 'thoughtSignature') signatureKey = name;
+  }
+  if (rank === DATA_KEYS.length) {
     const blockType = Object.keys(part)[0] ?? 'empty';
     scope.losses.add('unknown_block', path, `Gemini part without a known data field ("${blockType}"); kept as an opaque part`);
     return { type: 'opaque', format: 'gemini', blockType, value: part };
   }
-  const spelling = new Spelling();
-  const data = spelling.read(part, key);
-  const thought = spelling.read(part, 'thought');
-  const signature = spelling.read(part, 'thoughtSignature');
-  if (thought !== undefined) expectBoolean(thought, pointer(path, 'thought'), 'gemini');
-  if (signature !== undefined) expectString(signature, pointer(path, Spelling.key(part, 'thoughtSignature')), 'gemini');
-  const dataPath = pointer(path, Spelling.key(part, key));
+  const key = DATA_KEYS[rank] as DataKey;
+  let snake: string[] | undefined;
+  let dataKey: string = key;
+  let data = part[key];
+  if (data === undefined) {
+    dataKey = snakeCase(key);
+    data = part[dataKey];
+    snake = [key];
+  }
+  const thought = part['thought'];
+  const signature = signatureKey === undefined ? undefined : part[signatureKey];
+  if (signatureKey !== undefined && signatureKey !== 'thoughtSignature') (snake ??= []).push('thoughtSignature');
+  if (thought !== undefined && typeof thought !== 'boolean') expectBoolean(thought, `${path}/thought`, 'gemini');
+  if (signature !== undefined && typeof signature !== 'string') expectString(signature, `${path}/${signatureKey}`, 'gemini');
+  const dataPath = `${path}/${dataKey}`;
   let result: Part;
   switch (key) {
     case 'text':
-      result = decodeText(expectString(data, dataPath, 'gemini'), thought === true, signature as string | undefined);
+      result = decodeText(typeof data === 'string' ? data : expectString(data, dataPath, 'gemini'), thought === true, signature as string | undefined);
       break;
-    case 'inlineData':
+    case 'inlineData': {
+      const spelling = new Spelling();
+      spelling.snake = snake;
       result = decodeInlineData(data, dataPath, spelling);
+      snake = spelling.snake;
       break;
-    case 'fileData':
+    }
+    case 'fileData': {
+      const spelling = new Spelling();
+      spelling.snake = snake;
       result = decodeFileData(data, dataPath, spelling);
+      snake = spelling.snake;
       break;
+    }
     case 'functionCall':
       result = decodeFunctionCall(data, dataPath, partIndex, scope);
       break;
     case 'functionResponse':
       if (scope.role === 'model') return opaque(part, key);
-      result = decodeGeminiFunctionResponse(data, dataPath, partIndex, scope, spelling);
+      result = decodeGeminiFunctionResponse(data, dataPath, partIndex, scope);
       break;
     case 'executableCode':
     case 'codeExecutionResult':
@@ -95,8 +130,8 @@ export function decodeGeminiPart(value: unknown, path: string, partIndex: number
   } else if (thought === false) {
     hint(result, 'gemini', '$thought', false);
   }
-  extend(result, 'gemini', unknownKeys(part, KNOWN_PART));
-  if (spelling.snake !== undefined) hint(result, 'gemini', '$snake', spelling.snake);
+  if (rest !== undefined) extend(result, 'gemini', rest);
+  if (snake !== undefined) hint(result, 'gemini', '$snake', snake);
   return result;
 }
 
@@ -170,25 +205,28 @@ function mediaPart(mediaType: string, source: MediaSource): Part {
 
 function decodeFunctionCall(value: unknown, path: string, partIndex: number, scope: PartScope): ToolCallPart {
   const call = expectObject(value, path, 'gemini');
-  if (call['name'] === undefined) throw missing(pointer(path, 'name'), 'name');
-  const name = expectString(call['name'], pointer(path, 'name'), 'gemini');
+  const name = call['name'];
+  if (typeof name !== 'string') {
+    if (name === undefined) throw missing(`${path}/name`, 'name');
+    expectString(name, `${path}/name`, 'gemini');
+  }
   const args = call['args'];
   const id = call['id'];
   const part: ToolCallPart = {
     type: 'tool_call',
     id: '',
-    name,
-    arguments: args === undefined ? {} : expectObject(args, pointer(path, 'args'), 'gemini'),
+    name: name as string,
+    arguments: args === undefined ? {} : isObject(args) ? args : expectObject(args, `${path}/args`, 'gemini'),
   };
   if (id === undefined) {
     part.id = syntheticCallId(scope.idScope, partIndex);
     part.syntheticId = true;
   } else {
-    part.id = expectString(id, pointer(path, 'id'), 'gemini');
-    hint(part, 'gemini', '$id', true);
+    part.id = typeof id === 'string' ? id : expectString(id, `${path}/id`, 'gemini');
+    if (scope.lean !== true) hint(part, 'gemini', '$id', true);
   }
-  if (args === undefined) hint(part, 'gemini', '$noArgs', true);
-  scope.pending.add(name, part.id);
+  if (args === undefined && scope.lean !== true) hint(part, 'gemini', '$noArgs', true);
+  scope.pending.add(name as string, part.id);
   const rest = unknownKeys(call, KNOWN_FUNCTION_CALL);
   if (rest !== undefined) extend(part, 'gemini', { functionCall: rest });
   return part;

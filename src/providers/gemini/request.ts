@@ -54,7 +54,7 @@ const GENERATION_ORIGINS = {
 /** Decode a Gemini request body into the IR. */
 export function decodeGeminiRequest(body: unknown, context: CodecContext): Request {
   const object = expectObject(body, '', 'gemini');
-  const spelling = new Spelling();
+  const spelling = new Spelling(object);
   const request: Request = { messages: [] };
   const model = object['model'];
   if (model !== undefined) {
@@ -69,7 +69,9 @@ export function decodeGeminiRequest(body: unknown, context: CodecContext): Reque
   if (contents === undefined) {
     throw new InterlinguaError('missing_field', '"contents" is required: a list of {role, parts} turns', { path: '/contents', format: 'gemini' });
   }
-  decodeGeminiContents(contents, '/contents', context.losses, request.messages);
+  // Headed for another format: skip the hints only a trip back to Gemini needs.
+  const lean = context.target !== undefined && context.target !== 'gemini';
+  decodeGeminiContents(contents, '/contents', context.losses, request.messages, lean, context.target === 'gemini');
   const tools = object['tools'];
   if (tools !== undefined) request.tools = decodeGeminiTools(tools, '/tools', context.losses);
   const toolConfig = spelling.read(object, 'toolConfig');
@@ -77,7 +79,7 @@ export function decodeGeminiRequest(body: unknown, context: CodecContext): Reque
   const generation = spelling.read(object, 'generationConfig');
   if (generation !== undefined) {
     const generationPath = pointer('', Spelling.key(object, 'generationConfig'));
-    decodeGeminiGenerationConfig(generation, generationPath, request);
+    decodeGeminiGenerationConfig(generation, generationPath, request, lean);
     context.losses.originFields(request.generation, generation as JsonObject, generationPath, GENERATION_ORIGINS);
   }
   context.losses.originFields(request, object, '', REQUEST_ORIGINS);
@@ -86,7 +88,7 @@ export function decodeGeminiRequest(body: unknown, context: CodecContext): Reque
   if (tier !== undefined) request.serviceTier = expectString(tier, pointer('', Spelling.key(object, 'serviceTier')), 'gemini');
   extend(request, 'gemini', unknownKeys(object, KNOWN_REQUEST));
   // Marks the IR as Gemini's own, so the encoder keeps its turn boundaries.
-  hint(request, 'gemini', '$native', spelling.snake ?? true);
+  if (!lean) hint(request, 'gemini', '$native', spelling.snake ?? true);
   return request;
 }
 

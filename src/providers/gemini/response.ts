@@ -21,6 +21,8 @@ const KNOWN_CANDIDATE: ReadonlySet<string> = new Set<keyof GeminiCandidate>(['co
 /** Decode a Gemini response body into the IR. */
 export function decodeGeminiResponse(body: unknown, context: CodecContext): Response {
   const object = expectObject(body, '', 'gemini');
+  // Headed for another format: skip the hints only a trip back to Gemini needs.
+  const lean = context.target !== undefined && context.target !== 'gemini';
   const response: Response = { candidates: [] };
   const responseId = object['responseId'];
   if (responseId !== undefined) response.id = expectString(responseId, '/responseId', 'gemini');
@@ -42,28 +44,28 @@ export function decodeGeminiResponse(body: unknown, context: CodecContext): Resp
   else {
     const list = expectArray(candidates, '/candidates', 'gemini');
     for (let index = 0; index < list.length; index++) {
-      response.candidates.push(decodeCandidate(list[index], pointer('/candidates', index), index, response.id, context));
+      response.candidates.push(decodeCandidate(list[index], `/candidates/${index}`, index, response.id, context, lean));
     }
   }
   const usage = object['usageMetadata'];
-  if (usage !== undefined) response.usage = context.losses.origin(decodeGeminiUsage(usage, '/usageMetadata'), '/usageMetadata');
+  if (usage !== undefined) response.usage = context.losses.origin(decodeGeminiUsage(usage, '/usageMetadata', lean), '/usageMetadata');
   extend(response, 'gemini', unknownKeys(object, KNOWN_RESPONSE));
   addPromptBlock(response, object['promptFeedback']);
   return response;
 }
 
-function decodeCandidate(value: unknown, path: string, position: number, responseId: string | undefined, context: CodecContext): Candidate {
+function decodeCandidate(value: unknown, path: string, position: number, responseId: string | undefined, context: CodecContext, lean: boolean): Candidate {
   const wire = expectObject(value, path, 'gemini');
   const indexValue = wire['index'];
-  const index = indexValue === undefined ? position : expectNumber(indexValue, pointer(path, 'index'), 'gemini');
-  const message = decodeGeminiCandidateContent(wire['content'], pointer(path, 'content'), idScope(responseId, index), context.losses);
+  const index = indexValue === undefined ? position : expectNumber(indexValue, `${path}/index`, 'gemini');
+  const message = decodeGeminiCandidateContent(wire['content'], `${path}/content`, idScope(responseId, index), context.losses, lean);
   const candidate: Candidate = context.losses.origin({ index, message }, path);
-  if (indexValue === undefined) hint(candidate, 'gemini', '$noIndex', true);
+  if (indexValue === undefined && !lean) hint(candidate, 'gemini', '$noIndex', true);
   const finish = wire['finishReason'];
   if (finish !== undefined) {
     const hasToolCalls = message.parts.some((part) => part.type === 'tool_call');
-    candidate.stopReason = decodeGeminiFinishReason(finish, pointer(path, 'finishReason'), hasToolCalls);
-    context.losses.origin(candidate.stopReason, pointer(path, 'finishReason'));
+    candidate.stopReason = decodeGeminiFinishReason(finish, `${path}/finishReason`, hasToolCalls);
+    if (context.losses.recording) context.losses.origin(candidate.stopReason, `${path}/finishReason`);
   }
   extend(candidate, 'gemini', unknownKeys(wire, KNOWN_CANDIDATE));
   return candidate;
@@ -87,7 +89,7 @@ export function encodeGeminiResponse(response: Response, context: CodecContext):
   for (let index = 0; index < response.candidates.length; index++) {
     const candidate = response.candidates[index] as Candidate;
     if (extensionsOf(candidate, 'gemini')?.['$promptBlocked'] === true) continue;
-    candidates.push(encodeCandidate(candidate, pointer('/candidates', index), context));
+    candidates.push(encodeCandidate(candidate, `/candidates/${index}`, context));
   }
   const body: JsonObject = {};
   if (gemini?.['$noCandidates'] !== true || candidates.length > 0) body['candidates'] = candidates;
@@ -108,7 +110,7 @@ function createTime(created: number, raw: string): string {
 function encodeCandidate(candidate: Candidate, path: string, context: CodecContext): JsonObject {
   const wire: JsonObject = {};
   const gemini = extensionsOf(candidate, 'gemini');
-  const content = encodeGeminiCandidateContent(candidate.message as Message, pointer(path, 'message'), context.losses);
+  const content = encodeGeminiCandidateContent(candidate.message as Message, `${path}/message`, context.losses);
   if (content !== undefined) wire['content'] = content;
   if (candidate.stopReason !== undefined) {
     wire['finishReason'] = encodeGeminiFinishReason(candidate.stopReason, context.losses, pointer(path, 'stopReason'));

@@ -30,14 +30,27 @@ export function knownKeys(camelKeys: readonly string[]): ReadonlySet<string> {
   return keys;
 }
 
+/** True when some key of `object` has an underscore: only then can a field be spelled snake_case. */
+export function hasSnakeKey(object: JsonObject): boolean {
+  for (const key in object) if (key.includes('_')) return true;
+  return false;
+}
+
 /** Records which camel keys an object spelled in snake_case. */
 export class Spelling {
   snake: string[] | undefined;
+  /** An object known to have no snake_case key, whose missing camel keys need no second look. */
+  private readonly camelOnly: JsonObject | undefined;
+
+  /** `object`: the object most reads go to; a read that misses in it looks for snake_case only when it has such keys. */
+  constructor(object?: JsonObject) {
+    this.camelOnly = object !== undefined && !hasSnakeKey(object) ? object : undefined;
+  }
 
   /** `object[camel]`, or `object[snake_case(camel)]` (recorded), or `undefined`. */
   read(object: JsonObject, camel: string): unknown {
     const value = object[camel];
-    if (value !== undefined) return value;
+    if (value !== undefined || object === this.camelOnly) return value;
     const snake = snakeCase(camel);
     const snakeValue = object[snake];
     if (snakeValue !== undefined) (this.snake ??= []).push(camel);

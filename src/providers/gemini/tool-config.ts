@@ -21,7 +21,7 @@ const MODES: ReadonlySet<string> = new Set(['AUTO', 'ANY', 'NONE', 'VALIDATED', 
 /** Decode `toolConfig` into `request.toolChoice` (+ extensions for the rest). */
 export function decodeGeminiToolConfig(value: unknown, path: string, request: Request): void {
   const config = expectObject(value, path, 'gemini');
-  const spelling = new Spelling();
+  const spelling = new Spelling(config);
   const calling = spelling.read(config, 'functionCallingConfig');
   const rest = unknownKeys(config, KNOWN_TOOL_CONFIG);
   hint(request, 'gemini', '$toolConfig', spelling.snake ?? true);
@@ -29,7 +29,7 @@ export function decodeGeminiToolConfig(value: unknown, path: string, request: Re
   if (calling === undefined) return;
   const callingPath = pointer(path, Spelling.key(config, 'functionCallingConfig'));
   const callingConfig = expectObject(calling, callingPath, 'gemini');
-  const callingSpelling = new Spelling();
+  const callingSpelling = new Spelling(callingConfig);
   const mode = callingSpelling.read(callingConfig, 'mode');
   const namesValue = callingSpelling.read(callingConfig, 'allowedFunctionNames');
   const names = namesValue === undefined ? undefined : expectArray(namesValue, pointer(callingPath, Spelling.key(callingConfig, 'allowedFunctionNames')), 'gemini').map(

@@ -6,8 +6,8 @@
  * @see https://ai.google.dev/api/caching#FunctionResponse
  */
 import type { Part, ToolResultPart } from '../../core/ir.ts';
-import { expectArray, expectObject, expectString, extend, hint, pointer, unknownKeys } from '../../core/wire.ts';
-import { knownKeys, type Spelling } from './spelling.ts';
+import { expectArray, expectObject, expectString, extend, hint, isObject, pointer, unknownKeys } from '../../core/wire.ts';
+import { knownKeys } from './spelling.ts';
 import { syntheticCallId } from './ids.ts';
 import { decodeGeminiPart, missing, type PartScope } from './parts-decode.ts';
 
@@ -16,35 +16,45 @@ const KNOWN_FUNCTION_RESPONSE = knownKeys(['id', 'name', 'response', 'parts']);
 /** How the `response` object was shaped, so the encoder rebuilds it exactly. */
 export type ResponseShape = 'output' | 'error' | 'json';
 
+/** The decoded `response` object and the text it became, for a trip back to Gemini. */
+export interface ResponseObjectHint {
+  text: string;
+  value: Record<string, unknown>;
+}
+
 /** Decode a `functionResponse` object in a user turn. */
 export function decodeGeminiFunctionResponse(
   value: unknown,
   path: string,
   partIndex: number,
   scope: PartScope,
-  spelling: Spelling,
 ): ToolResultPart {
   const response = expectObject(value, path, 'gemini');
-  if (response['name'] === undefined) throw missing(pointer(path, 'name'), 'name');
-  const name = expectString(response['name'], pointer(path, 'name'), 'gemini');
-  const result: ToolResultPart = { type: 'tool_result', callId: '', name, content: [] };
+  const name = response['name'];
+  if (typeof name !== 'string') {
+    if (name === undefined) throw missing(`${path}/name`, 'name');
+    expectString(name, `${path}/name`, 'gemini');
+  }
+  const result: ToolResultPart = { type: 'tool_result', callId: '', name: name as string, content: [] };
   const id = response['id'];
   if (id === undefined) {
-    const paired = scope.pending.take(name);
+    const paired = scope.pending.take(name as string);
     result.callId = paired ?? syntheticCallId(scope.idScope, partIndex);
     result.syntheticId = true;
   } else {
-    result.callId = expectString(id, pointer(path, 'id'), 'gemini');
-    hint(result, 'gemini', '$id', true);
-    scope.pending.answer(name, result.callId);
+    result.callId = typeof id === 'string' ? id : expectString(id, `${path}/id`, 'gemini');
+    if (scope.lean !== true) hint(result, 'gemini', '$id', true);
+    scope.pending.answer(name as string, result.callId);
   }
   const body = response['response'];
-  if (body === undefined) hint(result, 'gemini', '$noResponse', true);
-  else decodeResponseObject(expectObject(body, pointer(path, 'response'), 'gemini'), result);
-  const parts = spelling.read(response, 'parts');
+  if (body === undefined) {
+    if (scope.lean !== true) hint(result, 'gemini', '$noResponse', true);
+  } else decodeResponseObject(isObject(body) ? body : expectObject(body, `${path}/response`, 'gemini'), result, scope);
+  // `parts` has no snake_case spelling of its own.
+  const parts = response['parts'];
   if (parts !== undefined) {
     const list = expectArray(parts, pointer(path, 'parts'), 'gemini');
-    if (list.length === 0) hint(result, 'gemini', '$emptyParts', true);
+    if (list.length === 0 && scope.lean !== true) hint(result, 'gemini', '$emptyParts', true);
     const nested: PartScope = { ...scope, role: 'model' };
     for (let index = 0; index < list.length; index++) {
       result.content.push(decodeGeminiPart(list[index], pointer(path, 'parts', index), index, nested) as Part);
@@ -55,7 +65,8 @@ export function decodeGeminiFunctionResponse(
   return result;
 }
 
-function decodeResponseObject(body: Record<string, unknown>, result: ToolResultPart): void {
+function decodeResponseObject(body: Record<string, unknown>, result: ToolResultPart, scope: PartScope): void {
+  const lean = scope.lean === true;
   let only: string | undefined;
   let count = 0;
   for (const key in body) {
@@ -64,15 +75,18 @@ function decodeResponseObject(body: Record<string, unknown>, result: ToolResultP
   }
   if (count === 1 && only === 'output' && typeof body['output'] === 'string') {
     result.content.push({ type: 'text', text: body['output'] });
-    hint(result, 'gemini', '$response', 'output' satisfies ResponseShape);
+    if (!lean) hint(result, 'gemini', '$response', 'output' satisfies ResponseShape);
     return;
   }
   if (count === 1 && only === 'error' && typeof body['error'] === 'string') {
     result.content.push({ type: 'text', text: body['error'] });
     result.isError = true;
-    hint(result, 'gemini', '$response', 'error' satisfies ResponseShape);
+    if (!lean) hint(result, 'gemini', '$response', 'error' satisfies ResponseShape);
     return;
   }
-  result.content.push({ type: 'text', text: JSON.stringify(body) });
-  hint(result, 'gemini', '$response', 'json' satisfies ResponseShape);
+  const text = JSON.stringify(body);
+  result.content.push({ type: 'text', text });
+  if (!lean) hint(result, 'gemini', '$response', 'json' satisfies ResponseShape);
+  // Back to Gemini: the encoder sends this object again while the text is still this one, instead of parsing the text.
+  if (scope.same === true) hint(result, 'gemini', '$responseObject', { text, value: body } satisfies ResponseObjectHint);
 }

@@ -7,10 +7,10 @@
  */
 import { InterlinguaError } from '../../core/errors.ts';
 import type { Part, ToolResultPart } from '../../core/ir.ts';
-import { extensionsOf, isObject, pointer, tooDeep, type JsonObject } from '../../core/wire.ts';
+import { extensionsOf, isObject, mayNestTooDeep, tooDeep, type JsonObject } from '../../core/wire.ts';
 import { emitsId } from './ids.ts';
 import { encodeGeminiPart, type EncodePartScope } from './parts-encode.ts';
-import type { ResponseShape } from './tool-result-decode.ts';
+import type { ResponseObjectHint, ResponseShape } from './tool-result-decode.ts';
 
 /** Encode a tool result at IR pointer `path` as a `functionResponse` part. */
 export function encodeGeminiFunctionResponse(part: ToolResultPart, path: string, scope: EncodePartScope): JsonObject {
@@ -24,38 +24,54 @@ export function encodeGeminiFunctionResponse(part: ToolResultPart, path: string,
   }
   const gemini = extensionsOf(part, 'gemini');
   const shape = gemini?.['$response'] as ResponseShape | undefined;
-  const texts: string[] = [];
+  // The text parts joined (most results are one text part), and how many there were.
+  let text = '';
+  let texts = 0;
   const media: JsonObject[] = [];
   for (let index = 0; index < part.content.length; index++) {
     const inner = part.content[index] as Part;
-    const innerPath = pointer(path, 'content', index);
-    if (inner.type === 'text') texts.push(inner.text);
-    else encodeResultPart(inner, innerPath, scope, media);
+    if (inner.type === 'text') {
+      text = texts === 0 ? inner.text : text + inner.text;
+      texts++;
+    } else encodeResultPart(inner, `${path}/content/${index}`, scope, media);
   }
   const wire: JsonObject = { name };
   if (emitsId(part.callId, part.syntheticId, gemini)) wire['id'] = part.callId;
-  if (gemini?.['$noResponse'] !== true || texts.length > 0) wire['response'] = responseObject(texts, part.isError === true, shape);
+  if (gemini?.['$noResponse'] !== true || texts > 0) {
+    const kept = gemini?.['$responseObject'] as ResponseObjectHint | undefined;
+    // The object this result was decoded from, while its text is unchanged: what parsing the text would give.
+    if (kept !== undefined && shape === 'json' && texts === 1 && part.isError !== true && kept.text === text) wire['response'] = kept.value;
+    else wire['response'] = responseObject(text, texts, part.isError === true, shape);
+  }
   if (media.length > 0 || gemini?.['$emptyParts'] === true) wire['parts'] = media;
   const rest = gemini?.['functionResponse'];
   if (isObject(rest)) Object.assign(wire, rest);
   return { functionResponse: wire };
 }
 
-function responseObject(texts: string[], isError: boolean, shape: ResponseShape | undefined): JsonObject {
-  const text = texts.join('');
+function responseObject(text: string, texts: number, isError: boolean, shape: ResponseShape | undefined): JsonObject {
   if (isError) return { error: text };
   if (shape === 'output') return { output: text };
-  if (texts.length === 0) return {};
-  const trimmed = text.trimStart();
-  if (trimmed.startsWith('{')) {
+  if (texts === 0) return {};
+  if (startsObject(text)) {
     try {
       const parsed: unknown = JSON.parse(text);
-      if (isObject(parsed) && tooDeep(parsed) === undefined) return parsed;
+      if (isObject(parsed) && (!mayNestTooDeep(text) || tooDeep(parsed) === undefined)) return parsed;
     } catch {
       // not JSON: sent as output text below
     }
   }
   return { output: text };
+}
+
+/** Does `text` start with `{` after JSON whitespace? (JSON.parse accepts no other leading whitespace.) */
+function startsObject(text: string): boolean {
+  for (let index = 0; index < text.length; index++) {
+    const code = text.charCodeAt(index);
+    if (code === 0x7b) return true;
+    if (code !== 0x20 && code !== 0x0a && code !== 0x0d && code !== 0x09) return false;
+  }
+  return false;
 }
 
 function encodeResultPart(inner: Part, path: string, scope: EncodePartScope, media: JsonObject[]): void {

@@ -19,17 +19,18 @@ export function decodeGeminiTools(value: unknown, path: string, losses: LossColl
   const entries = expectArray(value, path, 'gemini');
   const tools: Tool[] = [];
   for (let index = 0; index < entries.length; index++) {
-    const entryPath = pointer(path, index);
+    const entryPath = `${path}/${index}`;
     const entry = expectObject(entries[index], entryPath, 'gemini');
-    const spelling = new Spelling();
+    const spelling = new Spelling(entry);
     const declarations = spelling.read(entry, 'functionDeclarations');
     const list = declarations === undefined ? [] : expectArray(declarations, pointer(entryPath, Spelling.key(entry, 'functionDeclarations')), 'gemini');
     if (list.length === 0) {
       tools.push(losses.origin({ type: 'opaque', format: 'gemini', toolType: Object.keys(entry)[0] ?? 'empty', value: entry }, entryPath));
       continue;
     }
+    const listPath = pointer(entryPath, Spelling.key(entry, 'functionDeclarations'));
     for (let declaration = 0; declaration < list.length; declaration++) {
-      const declarationPath = pointer(entryPath, Spelling.key(entry, 'functionDeclarations'), declaration);
+      const declarationPath = `${listPath}/${declaration}`;
       const tool = losses.origin(decodeDeclaration(list[declaration], declarationPath), declarationPath);
       hint(tool, 'gemini', '$entry', index);
       if (declaration === 0) {
@@ -47,9 +48,10 @@ const FUNCTION_ENTRY = knownKeys(['functionDeclarations']);
 
 function decodeDeclaration(value: unknown, path: string): FunctionTool {
   const declaration = expectObject(value, path, 'gemini');
-  if (declaration['name'] === undefined) throw missing(pointer(path, 'name'), 'name');
-  const tool: FunctionTool = { type: 'function', name: expectString(declaration['name'], pointer(path, 'name'), 'gemini') };
-  const spelling = new Spelling();
+  const name = declaration['name'];
+  if (name === undefined) throw missing(pointer(path, 'name'), 'name');
+  const tool: FunctionTool = { type: 'function', name: typeof name === 'string' ? name : expectString(name, pointer(path, 'name'), 'gemini') };
+  const spelling = new Spelling(declaration);
   const description = spelling.read(declaration, 'description');
   if (description === null) hint(tool, 'gemini', '$description', null);
   else if (description !== undefined) tool.description = expectString(description, pointer(path, 'description'), 'gemini');

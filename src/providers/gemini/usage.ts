@@ -21,15 +21,16 @@ const KNOWN_USAGE: ReadonlySet<string> = new Set<UsageKey>([
 
 function count(usage: JsonObject, key: UsageKey, path: string): number | undefined {
   const value = usage[key];
-  return value === undefined ? undefined : expectNumber(value, pointer(path, key), 'gemini');
+  if (value === undefined || (typeof value === 'number' && Number.isFinite(value))) return value;
+  return expectNumber(value, `${path}/${key}`, 'gemini');
 }
 
 /** Decode `usageMetadata`. */
-export function decodeGeminiUsage(value: unknown, path: string): Usage {
+export function decodeGeminiUsage(value: unknown, path: string, lean = false): Usage {
   const wire = expectObject(value, path, 'gemini');
   const usage: Usage = { raw: { format: 'gemini', value: wire } };
   // Marks Gemini's own counts: the encoder then writes exactly the fields the source had.
-  hint(usage, 'gemini', '$native', true);
+  if (!lean) hint(usage, 'gemini', '$native', true);
   const prompt = count(wire, 'promptTokenCount', path);
   const candidates = count(wire, 'candidatesTokenCount', path);
   const thoughts = count(wire, 'thoughtsTokenCount', path);

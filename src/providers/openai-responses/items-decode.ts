@@ -8,13 +8,13 @@
  *
  * @see https://platform.openai.com/docs/api-reference/responses/create#responses-create-input
  */
-import type { Message, OpaquePart, Part } from '../../core/ir.ts';
+import type { FormatId, Message, OpaquePart, Part } from '../../core/ir.ts';
 import type { LossCollector } from '../../core/losses.ts';
 import { InterlinguaError } from '../../core/errors.ts';
-import { expectArray, expectObject, expectString, extend, hint, pointer, required, unknownKeys, type JsonObject } from '../../core/wire.ts';
+import { expectArray, expectObject, expectString, extend, hint, isObject, required, unknownKeys, type JsonObject } from '../../core/wire.ts';
 import { decodeOpenaiResponsesContent, type TextType } from './content-decode.ts';
 import { decodeOpenaiResponsesReasoning } from './reasoning.ts';
-import { FORMAT, MESSAGE_KEY_PREFIX } from './shared.ts';
+import { FORMAT, itemPointer, MESSAGE_KEY_PREFIX } from './shared.ts';
 import { decodeOpenaiResponsesToolCall, decodeOpenaiResponsesToolOutput } from './tool-items.ts';
 
 const MESSAGE_KEYS: ReadonlySet<string> = new Set(['type', 'role', 'content', 'id', 'status']);
@@ -48,49 +48,78 @@ function itemHint(item: JsonObject, path: string): MessageItemHint {
   if (item['type'] !== undefined) result.type = true;
   const id = item['id'];
   const status = item['status'];
-  if (id !== undefined) result.id = id === null ? null : expectString(id, pointer(path, 'id'), FORMAT);
-  if (status !== undefined) result.status = status === null ? null : expectString(status, pointer(path, 'status'), FORMAT);
+  if (id !== undefined) result.id = id === null ? null : expectString(id, `${path}/id`, FORMAT);
+  if (status !== undefined) result.status = status === null ? null : expectString(status, `${path}/status`, FORMAT);
   if (typeof item['content'] === 'string') result.string = true;
   return result;
 }
 
+/** The checks of {@link itemHint} without the hint, for IR headed to another format. */
+function checkItemFields(item: JsonObject, path: string): void {
+  const id = item['id'];
+  const status = item['status'];
+  if (id !== undefined && id !== null && typeof id !== 'string') expectString(id, `${path}/id`, FORMAT);
+  if (status !== undefined && status !== null && typeof status !== 'string') expectString(status, `${path}/status`, FORMAT);
+}
+
 function decodeMessageContent(item: JsonObject, path: string, textType: TextType, losses: LossCollector): Part[] {
-  const content = required(item, 'content', path, FORMAT);
-  if (typeof content === 'string') return [losses.origin({ type: 'text', text: content }, pointer(path, 'content'))];
-  const list = expectArray(content, pointer(path, 'content'), FORMAT);
-  return list.map((entry, index) => losses.origin(decodeOpenaiResponsesContent(entry, pointer(path, 'content', index), textType, losses), pointer(path, 'content', index)));
+  const content = item['content'];
+  if (typeof content === 'string') {
+    const text: Part = { type: 'text', text: content };
+    return [losses.recording ? losses.origin(text, `${path}/content`) : text];
+  }
+  if (content === undefined) required(item, 'content', path, FORMAT);
+  const list = Array.isArray(content) ? content : expectArray(content, `${path}/content`, FORMAT);
+  const parts: Part[] = new Array(list.length);
+  for (let index = 0; index < list.length; index++) {
+    const entry = list[index];
+    if (entry === undefined && !(index in list)) continue;
+    const entryPath = `${path}/content/${index}`;
+    const part = decodeOpenaiResponsesContent(entry, entryPath, textType, losses);
+    parts[index] = losses.recording ? losses.origin(part, entryPath) : part;
+  }
+  return parts;
 }
 
 /** Decode a user, system or developer message item into its own IR message. */
-function decodeInputMessage(item: JsonObject, role: string, path: string, losses: LossCollector): Message {
+function decodeInputMessage(item: JsonObject, role: string, path: string, losses: LossCollector, lean: boolean): Message {
   const message: Message = { role: role === 'user' ? 'user' : 'system', parts: decodeMessageContent(item, path, 'input_text', losses) };
   if (role === 'developer') message.developer = true;
-  hint(message, FORMAT, '$item', itemHint(item, path));
+  if (lean) checkItemFields(item, path);
+  else hint(message, FORMAT, '$item', itemHint(item, path));
   extend(message, FORMAT, unknownKeys(item, MESSAGE_KEYS));
   return message;
 }
 
 /** Decode an assistant message item into parts; its first part carries the item's hint and item-level fields. */
-function decodeAssistantMessage(item: JsonObject, path: string, losses: LossCollector): Part[] {
+function decodeAssistantMessage(item: JsonObject, path: string, losses: LossCollector, lean: boolean, into: Part[]): void {
   const parts = decodeMessageContent(item, path, 'output_text', losses);
   const first = parts[0];
-  if (first === undefined) return [losses.origin({ type: 'opaque', format: FORMAT, blockType: 'message', value: item }, path)];
-  for (const part of parts) if (part.type === 'opaque') hint(part, FORMAT, '$content', true);
-  hint(first, FORMAT, '$item', itemHint(item, path));
+  if (first === undefined) {
+    into.push(losses.origin({ type: 'opaque', format: FORMAT, blockType: 'message', value: item }, path));
+    return;
+  }
+  for (const part of parts) {
+    if (part.type === 'opaque' && !lean) hint(part, FORMAT, '$content', true);
+    into.push(part);
+  }
+  if (lean) checkItemFields(item, path);
+  else hint(first, FORMAT, '$item', itemHint(item, path));
   const rest = unknownKeys(item, MESSAGE_KEYS);
   if (rest !== undefined) {
     const prefixed: JsonObject = {};
     for (const key in rest) prefixed[MESSAGE_KEY_PREFIX + key] = rest[key];
     extend(first, FORMAT, prefixed);
   }
-  return parts;
 }
 
 function roleOf(item: JsonObject, path: string): string {
-  const role = expectString(required(item, 'role', path, FORMAT), pointer(path, 'role'), FORMAT);
+  const role = item['role'];
   if (role === 'user' || role === 'assistant' || role === 'system' || role === 'developer') return role;
-  throw new InterlinguaError('invalid_value', `unknown message role "${role}"; use user, assistant, system or developer`, {
-    path: pointer(path, 'role'),
+  if (role === undefined) required(item, 'role', path, FORMAT);
+  expectString(role, `${path}/role`, FORMAT);
+  throw new InterlinguaError('invalid_value', `unknown message role "${role as string}"; use user, assistant, system or developer`, {
+    path: `${path}/role`,
     format: FORMAT,
   });
 }
@@ -100,76 +129,94 @@ function opaqueItem(item: JsonObject, type: string, path: string, losses: LossCo
   return { type: 'opaque', format: FORMAT, blockType: type, value: item };
 }
 
-/** Decode one assistant-side item (not a user/system message, not a tool output) into parts. */
-function decodeAssistantItem(item: JsonObject, type: string, path: string, losses: LossCollector): Part[] {
+/** Decode one assistant-side item (not a user/system message, not a tool output) into parts, appended to `into`. */
+function decodeAssistantItem(item: JsonObject, type: string, path: string, losses: LossCollector, target: FormatId | undefined, into: Part[]): void {
+  const lean = target !== undefined && target !== FORMAT;
   switch (type) {
     case 'message':
-      return decodeAssistantMessage(item, path, losses);
+      decodeAssistantMessage(item, path, losses, lean, into);
+      return;
     case 'function_call':
-      return [losses.origin(decodeOpenaiResponsesToolCall(item, false, path), path)];
+      into.push(losses.origin(decodeOpenaiResponsesToolCall(item, false, path, lean, target === FORMAT), path));
+      return;
     case 'custom_tool_call':
-      return [losses.origin(decodeOpenaiResponsesToolCall(item, true, path), path)];
+      into.push(losses.origin(decodeOpenaiResponsesToolCall(item, true, path, lean), path));
+      return;
     case 'reasoning': {
       const part = decodeOpenaiResponsesReasoning(item, path);
-      if (part !== undefined) return [losses.origin(part, path)];
+      if (part !== undefined) {
+        into.push(losses.origin(part, path));
+        return;
+      }
       losses.add('unknown_block', path, 'reasoning item with summary or content entries of an unknown kind; kept as an opaque part');
-      return [losses.origin({ type: 'opaque', format: FORMAT, blockType: type, value: item }, path)];
+      into.push(losses.origin({ type: 'opaque', format: FORMAT, blockType: type, value: item }, path));
+      return;
     }
     default:
-      return [losses.origin(opaqueItem(item, type, path, losses), path)];
+      into.push(losses.origin(opaqueItem(item, type, path, losses), path));
   }
 }
 
 function itemType(item: JsonObject, path: string): string {
   const type = item['type'];
+  if (typeof type === 'string') return type;
   if (type === undefined) {
     if (item['role'] === undefined) required(item, 'type', path, FORMAT);
     return 'message';
   }
-  return expectString(type, pointer(path, 'type'), FORMAT);
+  return expectString(type, `${path}/type`, FORMAT);
 }
 
-/** Decode a request's `input` item list into IR messages. */
-export function decodeOpenaiResponsesInput(items: unknown[], path: string, losses: LossCollector): Message[] {
+/**
+ * Decode a request's `input` item list into IR messages. `target`: the format
+ * the IR is headed for; for another format the hints only a trip back here
+ * needs are skipped (see {@link decodeOpenaiResponsesToolCall} for this one).
+ */
+export function decodeOpenaiResponsesInput(items: unknown[], path: string, losses: LossCollector, target?: FormatId): Message[] {
+  const lean = target !== undefined && target !== FORMAT;
   const messages: Message[] = [];
   let assistant: Message | undefined;
   let tool: Message | undefined;
-  items.forEach((value, index) => {
-    const itemPath = pointer(path, index);
-    const item = expectObject(value, itemPath, FORMAT);
+  for (let index = 0; index < items.length; index++) {
+    const value = items[index];
+    if (value === undefined && !(index in items)) continue;
+    const itemPath = itemPointer(path, index);
+    const item = isObject(value) ? value : expectObject(value, itemPath, FORMAT);
     const type = itemType(item, itemPath);
     if (type === 'message') {
       const role = roleOf(item, itemPath);
       if (role !== 'assistant') {
-        messages.push(losses.origin(decodeInputMessage(item, role, itemPath, losses), itemPath));
+        messages.push(losses.origin(decodeInputMessage(item, role, itemPath, losses, lean), itemPath));
         assistant = tool = undefined;
-        return;
+        continue;
       }
     }
     if (type === 'function_call_output' || type === 'custom_tool_call_output') {
       if (tool === undefined) messages.push((tool = losses.origin<Message>({ role: 'tool', parts: [] }, itemPath)));
-      tool.parts.push(losses.origin(decodeOpenaiResponsesToolOutput(item, type === 'custom_tool_call_output', itemPath, losses), itemPath));
+      tool.parts.push(losses.origin(decodeOpenaiResponsesToolOutput(item, type === 'custom_tool_call_output', itemPath, losses, lean), itemPath));
       assistant = undefined;
-      return;
+      continue;
     }
     if (assistant === undefined) messages.push((assistant = losses.origin<Message>({ role: 'assistant', parts: [] }, itemPath)));
-    assistant.parts.push(...decodeAssistantItem(item, type, itemPath, losses));
+    decodeAssistantItem(item, type, itemPath, losses, target, assistant.parts);
     tool = undefined;
-  });
+  }
   return messages;
 }
 
 /** Decode a response's `output` item list into the parts of one assistant message. */
-export function decodeOpenaiResponsesOutput(items: unknown[], path: string, losses: LossCollector): Part[] {
+export function decodeOpenaiResponsesOutput(items: unknown[], path: string, losses: LossCollector, target?: FormatId): Part[] {
   const parts: Part[] = [];
-  items.forEach((value, index) => {
-    const itemPath = pointer(path, index);
-    const item = expectObject(value, itemPath, FORMAT);
+  for (let index = 0; index < items.length; index++) {
+    const value = items[index];
+    if (value === undefined && !(index in items)) continue;
+    const itemPath = itemPointer(path, index);
+    const item = isObject(value) ? value : expectObject(value, itemPath, FORMAT);
     const type = itemType(item, itemPath);
     if (type === 'message' && roleOf(item, itemPath) !== 'assistant') {
-      throw new InterlinguaError('invalid_value', 'response output messages must have role "assistant"', { path: pointer(itemPath, 'role'), format: FORMAT });
+      throw new InterlinguaError('invalid_value', 'response output messages must have role "assistant"', { path: `${itemPath}/role`, format: FORMAT });
     }
-    parts.push(...decodeAssistantItem(item, type, itemPath, losses));
-  });
+    decodeAssistantItem(item, type, itemPath, losses, target, parts);
+  }
   return parts;
 }

@@ -7,7 +7,7 @@
  * @see https://platform.openai.com/docs/api-reference/responses/create#responses-create-input
  */
 import { unreachable, type Message, type Part } from '../../core/ir.ts';
-import { pointer, spreadExtensions, type JsonObject } from '../../core/wire.ts';
+import { spreadExtensions, type JsonObject } from '../../core/wire.ts';
 import { encodeOpenaiResponsesContent } from './content-encode.ts';
 import type { MessageItemHint } from './items-decode.ts';
 import { encodeOpenaiResponsesReasoning } from './reasoning.ts';
@@ -33,10 +33,12 @@ function encodeInputMessage(message: Message, path: string, context: ItemEncodeC
   const role = message.role === 'system' ? (message.developer === true ? 'developer' : 'system') : 'user';
   const hint = hintOf(ownHint(message, '$item'));
   const content: JsonObject[] = [];
-  message.parts.forEach((part, index) => {
-    const encoded = encodeOpenaiResponsesContent(part, 'input_text', context.losses, pointer(path, 'parts', index));
+  for (let index = 0; index < message.parts.length; index++) {
+    const part = message.parts[index];
+    if (part === undefined) continue;
+    const encoded = encodeOpenaiResponsesContent(part, 'input_text', context.losses, `${path}/parts/${index}`);
     if (encoded !== undefined) content.push(encoded);
-  });
+  }
   const text = hint === undefined || hint.string === true ? singleText(content, 'input_text') : undefined;
   const item: JsonObject = {};
   if (hint?.type === true) item['type'] = 'message';
@@ -131,12 +133,15 @@ function encodeAssistantParts(message: Message, path: string, context: ItemEncod
     if (current !== undefined) closeMessageItem(current, currentHint, context, path);
     current = undefined;
   };
-  message.parts.forEach((part, index) => {
-    const partPath = pointer(path, 'parts', index);
+  // `parts` may be sparse (the stream encoder passes one item's parts at their IR indexes).
+  for (let index = 0; index < message.parts.length; index++) {
+    const part = message.parts[index];
+    if (part === undefined) continue;
+    const partPath = `${path}/parts/${index}`;
     if (context.target === 'response' && (part.type === 'image' || part.type === 'audio' || part.type === 'video' || part.type === 'document')) {
       // An output message holds output_text and refusal only: a generated image or audio (Gemini) has no place there.
       context.losses.add('unsupported_part', partPath, `an OpenAI Responses output message cannot carry a generated ${part.type}; dropped`);
-      return;
+      continue;
     }
     if (contentLevel(part)) {
       const hint = ownHint(part, '$item');
@@ -152,12 +157,12 @@ function encodeAssistantParts(message: Message, path: string, context: ItemEncod
         encoded['logprobs'] = [];
       }
       if (encoded !== undefined) (current['content'] as JsonObject[]).push(encoded);
-      return;
+      continue;
     }
     close();
     const item = encodeAssistantItem(part, context, partPath, items.length);
     if (item !== undefined) items.push(item);
-  });
+  }
   close();
 }
 
@@ -187,11 +192,13 @@ function encodeAssistantItem(part: Part, context: ItemEncodeContext, path: strin
 }
 
 function encodeToolMessage(message: Message, path: string, context: ItemEncodeContext, items: JsonObject[]): void {
-  message.parts.forEach((part, index) => {
-    const partPath = pointer(path, 'parts', index);
+  for (let index = 0; index < message.parts.length; index++) {
+    const part = message.parts[index];
+    if (part === undefined) continue;
+    const partPath = `${path}/parts/${index}`;
     if (part.type === 'tool_result') items.push(encodeOpenaiResponsesToolOutput(part, context, partPath));
     else context.losses.add('unsupported_part', partPath, `a ${part.type} part in a tool message has no OpenAI Responses item; dropped`);
-  });
+  }
 }
 
 /** Encode IR messages (from `start`) as Responses items. */
@@ -199,9 +206,9 @@ export function encodeOpenaiResponsesItems(messages: readonly Message[], start: 
   const items: JsonObject[] = [];
   for (let index = start; index < messages.length; index++) {
     const message = messages[index] as Message;
-    const path = pointer('/messages', index);
+    const path = `/messages/${index}`;
     context.losses.foreignExtensions(message.extensions, FORMAT, path);
-    if (message.name !== undefined) context.losses.add('dropped_field', pointer(path, 'name'), 'OpenAI Responses messages have no participant name; dropped');
+    if (message.name !== undefined) context.losses.add('dropped_field', `${path}/name`, 'OpenAI Responses messages have no participant name; dropped');
     switch (message.role) {
       case 'user':
       case 'system':

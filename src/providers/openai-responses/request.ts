@@ -12,7 +12,7 @@
  * @see https://platform.openai.com/docs/api-reference/responses/create
  */
 import type { CodecContext } from '../../core/codec.ts';
-import type { Generation, Message, Request } from '../../core/ir.ts';
+import type { FormatId, Generation, Message, Request } from '../../core/ir.ts';
 import type { LossCollector } from '../../core/losses.ts';
 import {
   expectArray, expectBoolean, expectNumber, expectObject, expectString, extend, hint, isObject, pointer, spreadExtensions, unknownKeys,
@@ -57,7 +57,7 @@ function decodeGeneration(wire: JsonObject): Generation | undefined {
   let generation: Generation | undefined;
   for (const [key, field] of GENERATION_FIELDS) {
     const value = wire[key];
-    if (present(value)) (generation ??= {})[field] = expectNumber(value, pointer('', key), FORMAT);
+    if (present(value)) (generation ??= {})[field] = typeof value === 'number' && Number.isFinite(value) ? value : expectNumber(value, pointer('', key), FORMAT);
   }
   return generation;
 }
@@ -85,23 +85,26 @@ function decodeUser(wire: JsonObject, request: Request): void {
   }
 }
 
-function decodeMessages(wire: JsonObject, request: Request, losses: LossCollector): void {
+function decodeMessages(wire: JsonObject, request: Request, losses: LossCollector, target: FormatId | undefined): void {
+  const lean = target !== undefined && target !== FORMAT;
   const instructions = wire['instructions'];
   if (present(instructions)) {
     const text = losses.origin({ type: 'text' as const, text: expectString(instructions, '/instructions', FORMAT) }, '/instructions');
     const message: Message = losses.origin({ role: 'system', parts: [text] }, '/instructions');
     hint(message, FORMAT, '$instructions', true);
     request.messages.push(message);
-  } else {
+  } else if (!lean) {
     hint(request, FORMAT, '$noInstructions', true);
   }
   const input = wire['input'];
-  if (input === undefined || input === null) hint(request, FORMAT, '$noInput', true);
-  else if (typeof input === 'string') {
+  if (input === undefined || input === null) {
+    if (!lean) hint(request, FORMAT, '$noInput', true);
+  } else if (typeof input === 'string') {
     request.messages.push(losses.origin({ role: 'user', parts: [losses.origin({ type: 'text', text: input }, '/input')] }, '/input'));
-    hint(request, FORMAT, '$inputString', true);
+    if (!lean) hint(request, FORMAT, '$inputString', true);
   } else {
-    request.messages.push(...decodeOpenaiResponsesInput(expectArray(input, '/input', FORMAT), '/input', losses));
+    const messages = decodeOpenaiResponsesInput(expectArray(input, '/input', FORMAT), '/input', losses, target);
+    for (let index = 0; index < messages.length; index++) request.messages.push(messages[index] as Message);
   }
 }
 
@@ -112,10 +115,12 @@ export function decodeOpenaiResponsesRequest(body: unknown, context: CodecContex
   const model = wire['model'];
   if (present(model)) request.model = expectString(model, '/model', FORMAT);
   else if (context.model !== undefined) request.model = context.model;
-  decodeMessages(wire, request, context.losses);
+  // Headed for another format: skip the hints only a trip back to Responses needs.
+  const lean = context.target !== undefined && context.target !== FORMAT;
+  decodeMessages(wire, request, context.losses, context.target);
   const tools = wire['tools'];
   if (present(tools)) {
-    request.tools = expectArray(tools, '/tools', FORMAT).map((tool, index) => context.losses.origin(decodeOpenaiResponsesTool(tool, pointer('/tools', index)), pointer('/tools', index)));
+    request.tools = expectArray(tools, '/tools', FORMAT).map((tool, index) => context.losses.origin(decodeOpenaiResponsesTool(tool, `/tools/${index}`), `/tools/${index}`));
   }
   const toolChoice = wire['tool_choice'];
   if (present(toolChoice)) {
@@ -135,7 +140,7 @@ export function decodeOpenaiResponsesRequest(body: unknown, context: CodecContex
   decodeUser(wire, request);
   const tier = wire['service_tier'];
   if (present(tier)) request.serviceTier = expectString(tier, '/service_tier', FORMAT);
-  keepNulls(request, wire, KNOWN_KEYS);
+  if (!lean) keepNulls(request, wire, KNOWN_KEYS);
   extend(request, FORMAT, unknownKeys(wire, KNOWN));
   context.losses.originFields(request, wire, '', REQUEST_ORIGINS);
   context.losses.originFields(request.generation, wire, '', GENERATION_ORIGINS);
@@ -143,13 +148,16 @@ export function decodeOpenaiResponsesRequest(body: unknown, context: CodecContex
 }
 
 function textOf(message: Message, path: string, losses: LossCollector): string {
-  const texts: string[] = [];
-  message.parts.forEach((part, index) => {
-    losses.foreignExtensions(part.extensions, FORMAT, pointer(path, 'parts', index));
-    if (part.type === 'text') texts.push(part.text);
-    else losses.add('unsupported_part', pointer(path, 'parts', index), `a ${part.type} part cannot go into OpenAI Responses instructions; dropped`);
-  });
-  return texts.join('\n');
+  let text = '';
+  let texts = 0;
+  for (let index = 0; index < message.parts.length; index++) {
+    const part = message.parts[index];
+    if (part === undefined) continue;
+    if (part.extensions !== undefined) losses.foreignExtensions(part.extensions, FORMAT, `${path}/parts/${index}`);
+    if (part.type === 'text') text = texts++ === 0 ? part.text : `${text}\n${part.text}`;
+    else losses.add('unsupported_part', `${path}/parts/${index}`, `a ${part.type} part cannot go into OpenAI Responses instructions; dropped`);
+  }
+  return text;
 }
 
 /** Put leading system messages into `instructions`; returns the index of the first message left for `input`. */
@@ -174,21 +182,29 @@ function encodeInstructions(request: Request, body: JsonObject, losses: LossColl
   return end;
 }
 
+/** Generation settings Responses has no field for. */
+const UNSUPPORTED_GENERATION = ['topK', 'stop', 'seed', 'presencePenalty', 'frequencyPenalty'] as const;
+
 /** The smallest `max_output_tokens` the API takes. */
 const MIN_OUTPUT_TOKENS = 16;
 
 function encodeGeneration(request: Request, body: JsonObject, losses: LossCollector): void {
   const generation = request.generation;
   if (generation === undefined) return;
-  for (const [key, field] of GENERATION_FIELDS) if (generation[field] !== undefined) body[key] = generation[field];
+  for (let index = 0; index < GENERATION_FIELDS.length; index++) {
+    const [key, field] = GENERATION_FIELDS[index] as (typeof GENERATION_FIELDS)[number];
+    if (generation[field] !== undefined) body[key] = generation[field];
+  }
   // The API refuses max_output_tokens below 16 (400 "integer_below_min_value", recorded in the corpus); another format's smaller limit is raised.
   const limit = generation.maxTokens;
   if (limit !== undefined && limit < MIN_OUTPUT_TOKENS && own(request) === undefined) {
     body['max_output_tokens'] = MIN_OUTPUT_TOKENS;
     losses.add('approximated', '/generation/maxTokens', `OpenAI Responses takes at least ${MIN_OUTPUT_TOKENS} output tokens; the limit ${limit} was raised to ${MIN_OUTPUT_TOKENS}`);
   }
-  const dropped = (['topK', 'stop', 'seed', 'presencePenalty', 'frequencyPenalty'] as const).filter((field) => generation[field] !== undefined);
-  for (const field of dropped) losses.add('dropped_field', pointer('/generation', field), `OpenAI Responses has no "${field}"; dropped`);
+  for (let index = 0; index < UNSUPPORTED_GENERATION.length; index++) {
+    const field = UNSUPPORTED_GENERATION[index] as (typeof UNSUPPORTED_GENERATION)[number];
+    if (generation[field] !== undefined) losses.add('dropped_field', `/generation/${field}`, `OpenAI Responses has no "${field}"; dropped`);
+  }
   if ((generation.candidateCount ?? 1) > 1) losses.add('dropped_field', '/generation/candidateCount', 'OpenAI Responses returns one candidate; dropped');
   if (generation.logprobs === true && own(request)?.['include'] === undefined) body['include'] = ['message.output_text.logprobs'];
 }

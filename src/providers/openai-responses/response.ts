@@ -91,7 +91,7 @@ function decodeStatusFields(wire: JsonObject, response: Response, parts: Part[],
 export function decodeOpenaiResponsesResponse(body: unknown, context: CodecContext): Response {
   const wire = expectObject(body, '', FORMAT);
   const output = expectArray(required(wire, 'output', '', FORMAT), '/output', FORMAT);
-  const parts = decodeOpenaiResponsesOutput(output, '/output', context.losses);
+  const parts = decodeOpenaiResponsesOutput(output, '/output', context.losses, context.target);
   const response: Response = { candidates: [] };
   if (present(wire['id'])) response.id = expectString(wire['id'], '/id', FORMAT);
   if (present(wire['model'])) response.model = expectString(wire['model'], '/model', FORMAT);

@@ -51,6 +51,15 @@ export function wasNull(node: Extensible, key: string): boolean {
   return Array.isArray(nulls) && nulls.includes(key);
 }
 
+/** Pointers `/input/<n>` made so far: every request decode asks for the same few hundred, so each is made once. */
+const INPUT_POINTERS: string[] = [];
+
+/** The pointer of item `index` of a list at `path`: shared strings for the request's `/input` list. */
+export function itemPointer(path: string, index: number): string {
+  if (path !== '/input' || index >= 4096) return `${path}/${index}`;
+  return (INPUT_POINTERS[index] ??= `/input/${index}`);
+}
+
 /** `value` unless it is `null` or `undefined`. */
 export function present<T>(value: T | null | undefined): value is T {
   return value !== null && value !== undefined;

@@ -10,7 +10,7 @@
 import type { Part, ToolCallPart, ToolResultPart } from '../../core/ir.ts';
 import type { LossCollector } from '../../core/losses.ts';
 import { argumentsAsText, parseArguments } from '../../core/tools.ts';
-import { expectArray, expectString, extend, hint, pointer, required, spreadExtensions, unknownKeys, type JsonObject } from '../../core/wire.ts';
+import { expectArray, expectString, extend, hint, required, spreadExtensions, unknownKeys, type JsonObject } from '../../core/wire.ts';
 import { decodeOpenaiResponsesContent } from './content-decode.ts';
 import { encodeOpenaiResponsesContent } from './content-encode.ts';
 import { FORMAT, keepNulls, own, ownHint, restoreNulls, type ItemTarget } from './shared.ts';
@@ -30,44 +30,65 @@ export interface ItemEncodeContext {
   textAsRefusal?: boolean;
 }
 
-function keepItemBookkeeping(part: Part, item: JsonObject, path: string): void {
+const BOOKKEEPING_KEYS = ['id', 'status'] as const;
+
+function keepItemBookkeeping(part: Part, item: JsonObject, path: string, lean: boolean): void {
   const id = item['id'];
   const status = item['status'];
-  if (id !== undefined && id !== null) hint(part, FORMAT, '$id', expectString(id, pointer(path, 'id'), FORMAT));
-  if (status !== undefined && status !== null) hint(part, FORMAT, '$status', expectString(status, pointer(path, 'status'), FORMAT));
+  if (id !== undefined && id !== null) {
+    if (typeof id !== 'string') expectString(id, `${path}/id`, FORMAT);
+    if (!lean) hint(part, FORMAT, '$id', id);
+  }
+  if (status !== undefined && status !== null) {
+    if (typeof status !== 'string') expectString(status, `${path}/status`, FORMAT);
+    if (!lean) hint(part, FORMAT, '$status', status);
+  }
   // Agent frameworks replay items with `"id": null, "status": null`: optional, so absent in meaning, written back as sent.
-  keepNulls(part, item, ['id', 'status']);
+  if (!lean && (id === null || status === null)) keepNulls(part, item, BOOKKEEPING_KEYS);
 }
 
-/** Decode a `function_call` or `custom_tool_call` item. */
-export function decodeOpenaiResponsesToolCall(item: JsonObject, custom: boolean, path: string): ToolCallPart {
-  const callId = expectString(required(item, 'call_id', path, FORMAT), pointer(path, 'call_id'), FORMAT);
-  const name = expectString(required(item, 'name', path, FORMAT), pointer(path, 'name'), FORMAT);
-  const key = custom ? 'input' : 'arguments';
-  const text = expectString(required(item, key, path, FORMAT), pointer(path, key), FORMAT);
+/** `item[key]` as a string: a `missing_field` or `invalid_type` error naming `path/key` otherwise. */
+function stringField(item: JsonObject, key: string, path: string): string {
+  const value = item[key];
+  if (typeof value === 'string') return value;
+  return expectString(required(item, key, path, FORMAT), `${path}/${key}`, FORMAT);
+}
+
+/**
+ * Decode a `function_call` or `custom_tool_call` item; `lean` skips the hints
+ * only a trip back here needs. `keepText`: the IR goes back to Responses,
+ * whose encoder sends the argument text as it came (`rawArguments`), so the
+ * text is not parsed.
+ */
+export function decodeOpenaiResponsesToolCall(item: JsonObject, custom: boolean, path: string, lean = false, keepText = false): ToolCallPart {
+  const callId = stringField(item, 'call_id', path);
+  const name = stringField(item, 'name', path);
+  const text = stringField(item, custom ? 'input' : 'arguments', path);
+  // parseArguments keeps `text` itself as the raw arguments.
   const part: ToolCallPart = custom
     ? { type: 'tool_call', id: callId, name, arguments: undefined, rawArguments: text, kind: 'custom' }
-    : { type: 'tool_call', id: callId, name, ...parseArguments(text) };
-  keepItemBookkeeping(part, item, path);
+    : { type: 'tool_call', id: callId, name, arguments: keepText ? undefined : parseArguments(text).arguments, rawArguments: text };
+  keepItemBookkeeping(part, item, path, lean);
   extend(part, FORMAT, unknownKeys(item, CALL_KEYS));
   return part;
 }
 
 /** Decode a `function_call_output` or `custom_tool_call_output` item. */
-export function decodeOpenaiResponsesToolOutput(item: JsonObject, custom: boolean, path: string, losses: LossCollector): ToolResultPart {
-  const callId = expectString(required(item, 'call_id', path, FORMAT), pointer(path, 'call_id'), FORMAT);
-  const output = required(item, 'output', path, FORMAT);
-  const outputPath = pointer(path, 'output');
+export function decodeOpenaiResponsesToolOutput(item: JsonObject, custom: boolean, path: string, losses: LossCollector, lean = false): ToolResultPart {
+  const callId = stringField(item, 'call_id', path);
+  const output = item['output'];
+  if (output === undefined) required(item, 'output', path, FORMAT);
   const part: ToolResultPart = { type: 'tool_result', callId, content: [] };
   if (typeof output === 'string') {
     part.content.push({ type: 'text', text: output });
   } else {
+    const outputPath = `${path}/output`;
     const list = expectArray(output, outputPath, FORMAT);
-    part.content = list.map((entry, index) => decodeOpenaiResponsesContent(entry, pointer(outputPath, index), 'input_text', losses));
-    hint(part, FORMAT, '$outputList', true);
+    part.content = list.map((entry, index) => decodeOpenaiResponsesContent(entry, `${outputPath}/${index}`, 'input_text', losses));
+    if (!lean) hint(part, FORMAT, '$outputList', true);
   }
   if (custom) hint(part, FORMAT, '$custom', true);
-  keepItemBookkeeping(part, item, path);
+  keepItemBookkeeping(part, item, path, lean);
   extend(part, FORMAT, unknownKeys(item, OUTPUT_KEYS));
   return part;
 }
@@ -84,7 +105,7 @@ function finishItem(item: JsonObject, part: Part, context: ItemEncodeContext, pa
 
 /** Encode a tool call as a `function_call` (or `custom_tool_call`) item. */
 export function encodeOpenaiResponsesToolCall(part: ToolCallPart, context: ItemEncodeContext, path: string): JsonObject {
-  if (part.syntheticId === true) context.losses.add('synthesised_id', pointer(path, 'id'), `call id "${part.id}" was made up by interlingua`, 'info');
+  if (part.syntheticId === true) context.losses.add('synthesised_id', `${path}/id`, `call id "${part.id}" was made up by interlingua`, 'info');
   if (part.kind === 'custom') {
     context.customCalls.add(part.id);
     const input = part.rawArguments ?? JSON.stringify(part.arguments ?? {});
@@ -96,7 +117,7 @@ export function encodeOpenaiResponsesToolCall(part: ToolCallPart, context: ItemE
 /** Encode a tool result as a `function_call_output` (or `custom_tool_call_output`) item. */
 export function encodeOpenaiResponsesToolOutput(part: ToolResultPart, context: ItemEncodeContext, path: string): JsonObject {
   const losses = context.losses;
-  if (part.syntheticId === true) losses.add('synthesised_id', pointer(path, 'callId'), `call id "${part.callId}" was made up by interlingua`, 'info');
+  if (part.syntheticId === true) losses.add('synthesised_id', `${path}/callId`, `call id "${part.callId}" was made up by interlingua`, 'info');
   const custom = ownHint(part, '$custom') === true || context.customCalls.has(part.callId);
   const item: JsonObject = { type: custom ? 'custom_tool_call_output' : 'function_call_output', call_id: part.callId, output: encodeOutput(part, losses, path) };
   return finishItem(item, part, context, path);
@@ -121,13 +142,13 @@ function encodeOutputValue(part: ToolResultPart, losses: LossCollector, path: st
   if (ownHint(part, '$outputList') !== true) {
     if (first === undefined) return '';
     if (part.content.length === 1 && first.type === 'text' && own(first) === undefined && first.citations === undefined) {
-      losses.foreignExtensions(first.extensions, FORMAT, pointer(path, 'content', 0));
+      if (first.extensions !== undefined) losses.foreignExtensions(first.extensions, FORMAT, `${path}/content/0`);
       return first.text;
     }
   }
   const list: JsonObject[] = [];
   part.content.forEach((inner, index) => {
-    const encoded = encodeOpenaiResponsesContent(inner, 'input_text', losses, pointer(path, 'content', index));
+    const encoded = encodeOpenaiResponsesContent(inner, 'input_text', losses, `${path}/content/${index}`);
     if (encoded !== undefined) list.push(encoded);
   });
   return list;

@@ -17,16 +17,18 @@ const FUNCTION_KEYS: ReadonlySet<string> = new Set(['type', 'name', 'description
 /** Decode one entry of `tools`. */
 export function decodeOpenaiResponsesTool(value: unknown, path: string): Tool {
   const wire = expectObject(value, path, FORMAT);
-  const type = expectString(required(wire, 'type', path, FORMAT), pointer(path, 'type'), FORMAT);
+  const typeValue = wire['type'];
+  const type = typeof typeValue === 'string' ? typeValue : expectString(required(wire, 'type', path, FORMAT), pointer(path, 'type'), FORMAT);
   if (type !== 'function') return { type: 'opaque', format: FORMAT, toolType: type, value: wire } satisfies OpaqueTool;
-  const tool: FunctionTool = { type: 'function', name: expectString(required(wire, 'name', path, FORMAT), pointer(path, 'name'), FORMAT) };
+  const name = wire['name'];
+  const tool: FunctionTool = { type: 'function', name: typeof name === 'string' ? name : expectString(required(wire, 'name', path, FORMAT), pointer(path, 'name'), FORMAT) };
   const description = wire['description'];
   const parameters = wire['parameters'];
   const strict = wire['strict'];
-  if (description !== undefined && description !== null) tool.description = expectString(description, pointer(path, 'description'), FORMAT);
-  if (parameters !== undefined && parameters !== null) tool.parameters = expectObject(parameters, pointer(path, 'parameters'), FORMAT);
+  if (description !== undefined && description !== null) tool.description = typeof description === 'string' ? description : expectString(description, pointer(path, 'description'), FORMAT);
+  if (parameters !== undefined && parameters !== null) tool.parameters = isObject(parameters) ? parameters : expectObject(parameters, pointer(path, 'parameters'), FORMAT);
   if (parameters === undefined) hint(tool, FORMAT, '$omitParameters', true);
-  if (strict !== undefined && strict !== null) tool.strict = expectBoolean(strict, pointer(path, 'strict'), FORMAT);
+  if (strict !== undefined && strict !== null) tool.strict = typeof strict === 'boolean' ? strict : expectBoolean(strict, pointer(path, 'strict'), FORMAT);
   if (strict === undefined) hint(tool, FORMAT, '$omitStrict', true);
   keepNulls(tool, wire, ['description', 'parameters', 'strict']);
   extend(tool, FORMAT, unknownKeys(wire, FUNCTION_KEYS));

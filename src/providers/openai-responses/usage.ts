@@ -17,7 +17,8 @@ const OUTPUT_DETAIL_KEYS: ReadonlySet<string> = new Set(['reasoning_tokens']);
 
 function count(object: JsonObject, key: string, path: string): number | undefined {
   const value = object[key];
-  return present(value) ? expectNumber(value, pointer(path, key), FORMAT) : undefined;
+  if (!present(value)) return undefined;
+  return typeof value === 'number' && Number.isFinite(value) ? value : expectNumber(value, pointer(path, key), FORMAT);
 }
 
 /** Decode a Responses `usage` object. */

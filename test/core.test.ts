@@ -6,6 +6,9 @@ import { detectFormat, formatFromPath } from '../src/core/detect.ts';
 import { LossCollector, throwIfStrict } from '../src/core/losses.ts';
 import { InterlinguaError } from '../src/core/errors.ts';
 import { convertRequest, parseBody } from '../src/core/convert.ts';
+import { convertRequest as engineConvertRequest } from '../src/core/engine.ts';
+import type { CodecContext } from '../src/core/codec.ts';
+import type { Request } from '../src/core/ir.ts';
 import { codecFor } from '../src/core/registry.ts';
 import { expectObject, pointer, required, unknownKeys } from '../src/core/wire.ts';
 import { parseArguments, argumentsAsObject } from '../src/core/tools.ts';
@@ -120,6 +123,33 @@ core('strict turns losses into one error naming the first path', () => {
     assert.is((error as InterlinguaError).path, '/generation/seed');
     assert.match((error as Error).message, 'seed has no equivalent');
   }
+});
+
+core('encode loss paths are the same whether the pair records origins from the start or decodes again', () => {
+  // Gemini has no call ids: each tool call sent to Chat gets a synthesised id and a loss at its part.
+  const body = {
+    contents: [
+      { role: 'user', parts: [{ text: 'Weather in Paris and Rome?' }] },
+      { role: 'model', parts: [{ functionCall: { name: 'get_weather', args: { city: 'Paris' } } }, { functionCall: { name: 'get_weather', args: { city: 'Rome' } } }] },
+      { role: 'user', parts: [{ functionResponse: { name: 'get_weather', response: { temp: 18 } } }, { functionResponse: { name: 'get_weather', response: { temp: 21 } } }] },
+    ],
+  };
+  const options = { from: 'gemini', to: 'openai-chat', model: 'gemini-2.5-pro' } as const;
+  // Fresh codec functions start without the pair's history (a second decode), then have it (origins recorded while decoding).
+  const gemini = codecFor('gemini');
+  const chat = codecFor('openai-chat');
+  const pair = {
+    from: { decodeRequest: (wire: unknown, context: CodecContext) => gemini.decodeRequest(wire, context) },
+    to: { encodeRequest: (ir: Request, context: CodecContext) => chat.encodeRequest(ir, context) },
+    model: options.model,
+  };
+  const first = engineConvertRequest(body, pair).losses;
+  const again = engineConvertRequest(body, pair).losses;
+  const byId = convertRequest(body, options).losses;
+  assert.ok(first.length >= 2, 'synthesised ids are reported');
+  assert.equal(again, first);
+  assert.equal(byId, first);
+  assert.ok(first.some((loss) => loss.path === '/contents/1/parts/1' && loss.irPath !== undefined), JSON.stringify(first));
 });
 
 core('foreign extensions are reported, shape hints and own extensions are not', () => {

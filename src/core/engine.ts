@@ -98,20 +98,36 @@ function decodeContext(losses: LossCollector, model: string | undefined, target:
 type Kind = 'request' | 'response' | 'error';
 
 type AnyCodec = Partial<Pick<Codec, 'decodeRequest' | 'encodeRequest' | 'decodeResponse' | 'encodeResponse' | 'decodeError' | 'encodeError'>>;
+type Decode = (body: unknown, context: CodecContext) => object;
+type Encode = (ir: never, context: CodecContext) => unknown;
 
-function decodeKind(kind: Kind, codec: AnyCodec, wire: unknown, decodeContext: CodecContext): object {
-  if (kind === 'request') return (codec.decodeRequest as Codec['decodeRequest'])(wire, decodeContext);
-  if (kind === 'response') return (codec.decodeResponse as Codec['decodeResponse'])(wire, decodeContext);
-  return (codec.decodeError as Codec['decodeError'])(wire, decodeContext);
+function decoderOf(kind: Kind, codec: AnyCodec): Decode {
+  return (kind === 'request' ? codec.decodeRequest : kind === 'response' ? codec.decodeResponse : codec.decodeError) as Decode;
 }
 
-function encodeKind(kind: Kind, codec: AnyCodec, ir: object, encodeContext: CodecContext): unknown {
-  if (kind === 'request') {
-    const mark = piecesMark();
-    return markPieces((codec.encodeRequest as Codec['encodeRequest'])(ir as Request, encodeContext), mark);
-  }
-  if (kind === 'response') return (codec.encodeResponse as Codec['encodeResponse'])(ir as Response, encodeContext);
-  return (codec.encodeError as Codec['encodeError'])(ir as ApiError, encodeContext);
+function encoderOf(kind: Kind, codec: AnyCodec): Encode {
+  return (kind === 'request' ? codec.encodeRequest : kind === 'response' ? codec.encodeResponse : codec.encodeError) as Encode;
+}
+
+/**
+ * Decoder → encoder pairs whose conversion reported an encode loss before
+ * (a Gemini source's synthesised call ids, Anthropic's defaulted
+ * `max_tokens` for a Chat source): these decode with origins recorded from
+ * the start, which costs less than the second decode that translating their
+ * loss paths would otherwise take. Keyed by the codec functions, which live
+ * as long as their modules, so a bundle's `{ decodeRequest }` object made per
+ * call finds its pair too.
+ */
+const lossyPairs = new WeakMap<Decode, WeakSet<Encode>>();
+
+function lossyBefore(decode: Decode, encode: Encode): boolean {
+  return lossyPairs.get(decode)?.has(encode) === true;
+}
+
+function markLossy(decode: Decode, encode: Encode): void {
+  let encoders = lossyPairs.get(decode);
+  if (encoders === undefined) lossyPairs.set(decode, (encoders = new WeakSet()));
+  encoders.add(encode);
 }
 
 /**
@@ -121,30 +137,40 @@ function encodeKind(kind: Kind, codec: AnyCodec, ir: object, encodeContext: Code
  */
 function convertWith(kind: Kind, body: unknown, options: CodecConvertOptions<AnyCodec, AnyCodec>): ConvertResult {
   const { from, to, model } = options;
-  const losses = new LossCollector();
+  const decode = decoderOf(kind, from);
+  const encode = encoderOf(kind, to);
+  const recording = lossyBefore(decode, encode);
+  const losses = new LossCollector(recording ? RECORD : undefined);
   const wire = parseBody(body);
   const target = formatOf(to);
-  const ir = decodeKind(kind, from, wire, decodeContext(losses, model, target));
+  const ir = decode.call(from, wire, decodeContext(losses, model, target));
   const decoded = losses.losses.length;
-  const out = encodeKind(kind, to, ir, context(losses, model, kind === 'error' ? undefined : checkDialect(to, options.dialect)));
+  const mark = piecesMark();
+  const out = markPieces(encode.call(to, ir as never, context(losses, model, kind === 'error' ? undefined : checkDialect(to, options.dialect))), mark);
   if (losses.losses.length > decoded) {
-    const recorder = new LossCollector({ recordOrigins: true });
-    pointIntoSource(losses.losses, decoded, { ir: decodeKind(kind, from, wire, decodeContext(recorder, model, target)), recorder });
+    if (recording) pointIntoSource(losses.losses, decoded, ir, losses);
+    else {
+      // The first encode loss of this pair: decode the same body again, now recording where each IR node came from.
+      markLossy(decode, encode);
+      const recorder = new LossCollector(RECORD);
+      pointIntoSource(losses.losses, decoded, decode.call(from, wire, decodeContext(recorder, model, target)), recorder);
+    }
   }
   throwIfStrict(losses.losses, options.strict);
   return { body: out, losses: losses.losses };
 }
 
+const RECORD = { recordOrigins: true } as const;
+
 /**
  * Turn the IR pointers of the encode losses (`list` from `start` on) into
- * pointers into the source body, keeping each IR pointer as `irPath`.
- * `traced` is the same body decoded again by a collector that records
- * origins (only now: a conversion without encode losses never pays for them).
+ * pointers into the source body, keeping each IR pointer as `irPath`:
+ * `recorder` recorded the origins of `ir` while decoding it.
  */
-function pointIntoSource(list: Loss[], start: number, traced: { ir: object; recorder: LossCollector }): void {
+function pointIntoSource(list: Loss[], start: number, ir: object, recorder: LossCollector): void {
   for (let index = start; index < list.length; index++) {
     const loss = list[index] as Loss;
-    list[index] = { code: loss.code, path: traced.recorder.sourceOf(traced.ir, loss.path), irPath: loss.path, message: loss.message, severity: loss.severity };
+    list[index] = { code: loss.code, path: recorder.sourceOf(ir, loss.path), irPath: loss.path, message: loss.message, severity: loss.severity };
   }
 }
 

@@ -7,10 +7,10 @@
 import type { LossCollector } from '../../core/losses.ts';
 import type { Message, Part, ToolResultPart } from '../../core/ir.ts';
 import { InterlinguaError } from '../../core/errors.ts';
-import { expectArray, expectObject, expectString, hint, pointer, required, type JsonObject } from '../../core/wire.ts';
+import { expectArray, expectObject, expectString, hint, isObject, type JsonObject } from '../../core/wire.ts';
 import { decodeOpenaiChatAssistant } from './assistant.ts';
 import { decodeOpenaiChatContent } from './content-shape.ts';
-import { FORMAT, keepUnknown, keys } from './shape.ts';
+import { FORMAT, keepUnknown, keys, stringField } from './shape.ts';
 
 const TEXTUAL_KNOWN = keys('role', 'content', 'name');
 const TOOL_KNOWN = keys('role', 'content', 'tool_call_id');
@@ -19,36 +19,38 @@ const NULLABLE = keys('content');
 
 /** What decoding one message needs to know about earlier ones. */
 interface History {
+  /** Whether to keep the shape hints only the openai-chat encoder reads. */
+  hints: boolean;
   /** Tool names by call id, so tool results can name their tool. */
   names: Map<string, string>;
   /** The id given to the latest deprecated `function_call`. */
   lastFunctionCallId: string | undefined;
 }
 
-function decodeTextual(object: JsonObject, path: string, role: 'system' | 'user', losses: LossCollector): Message {
+function decodeTextual(object: JsonObject, path: string, role: 'system' | 'user', history: History, losses: LossCollector): Message {
   const parts: Part[] = [];
   const message: Message = { role, parts };
-  decodeOpenaiChatContent(object['content'], pointer(path, 'content'), message, parts, 'string', losses);
+  decodeOpenaiChatContent(object['content'], `${path}/content`, message, parts, 'string', losses, history.hints);
   const name = object['name'];
   if (typeof name === 'string') message.name = name;
-  else if (name !== undefined && name !== null) expectString(name, pointer(path, 'name'), FORMAT);
+  else if (name !== undefined && name !== null) expectString(name, `${path}/name`, FORMAT);
   keepUnknown(message, object, TEXTUAL_KNOWN, NULLABLE);
   return message;
 }
 
 function decodeTool(object: JsonObject, path: string, history: History, losses: LossCollector): Message {
-  const callId = expectString(required(object, 'tool_call_id', path, FORMAT), pointer(path, 'tool_call_id'), FORMAT);
+  const callId = stringField(object, 'tool_call_id', path);
   const content: Part[] = [];
   const result: ToolResultPart = { type: 'tool_result', callId, content };
   const name = history.names.get(callId);
   if (name !== undefined) result.name = name;
-  decodeOpenaiChatContent(object['content'], pointer(path, 'content'), result, content, 'string', losses);
+  decodeOpenaiChatContent(object['content'], `${path}/content`, result, content, 'string', losses, history.hints);
   keepUnknown(result, object, TOOL_KNOWN, NULLABLE);
   return { role: 'tool', parts: [losses.origin(result, path)] };
 }
 
 function decodeFunction(object: JsonObject, path: string, history: History, losses: LossCollector): Message {
-  const name = expectString(required(object, 'name', path, FORMAT), pointer(path, 'name'), FORMAT);
+  const name = stringField(object, 'name', path);
   const content: Part[] = [];
   const result: ToolResultPart = {
     type: 'tool_result',
@@ -58,7 +60,7 @@ function decodeFunction(object: JsonObject, path: string, history: History, loss
     content,
   };
   hint(result, FORMAT, '$functionRole', true);
-  decodeOpenaiChatContent(object['content'], pointer(path, 'content'), result, content, 'string', losses);
+  decodeOpenaiChatContent(object['content'], `${path}/content`, result, content, 'string', losses);
   keepUnknown(result, object, FUNCTION_KNOWN, NULLABLE);
   return { role: 'tool', parts: [losses.origin(result, path)] };
 }
@@ -73,20 +75,20 @@ function remember(message: Message, history: History): void {
 
 /** Decode one message. */
 function decodeMessage(value: unknown, path: string, index: number, history: History, losses: LossCollector): Message {
-  const object = expectObject(value, path, FORMAT);
-  const role = expectString(required(object, 'role', path, FORMAT), pointer(path, 'role'), FORMAT);
+  const object = isObject(value) ? value : expectObject(value, path, FORMAT);
+  const role = stringField(object, 'role', path);
   switch (role) {
     case 'system':
-      return decodeTextual(object, path, 'system', losses);
+      return decodeTextual(object, path, 'system', history, losses);
     case 'developer': {
-      const message = decodeTextual(object, path, 'system', losses);
+      const message = decodeTextual(object, path, 'system', history, losses);
       message.developer = true;
       return message;
     }
     case 'user':
-      return decodeTextual(object, path, 'user', losses);
+      return decodeTextual(object, path, 'user', history, losses);
     case 'assistant': {
-      const message = decodeOpenaiChatAssistant(object, path, losses, 'request', index);
+      const message = decodeOpenaiChatAssistant(object, path, losses, 'request', index, history.hints);
       remember(message, history);
       return message;
     }
@@ -98,18 +100,18 @@ function decodeMessage(value: unknown, path: string, index: number, history: His
       throw new InterlinguaError(
         'invalid_value',
         `unknown message role "${role}"; use system, developer, user, assistant, tool or function`,
-        { path: pointer(path, 'role'), format: FORMAT },
+        { path: `${path}/role`, format: FORMAT },
       );
   }
 }
 
-/** Decode the request `messages` array. */
-export function decodeOpenaiChatMessages(value: unknown, path: string, losses: LossCollector): Message[] {
-  const list = expectArray(value, path, FORMAT);
-  const history: History = { names: new Map(), lastFunctionCallId: undefined };
+/** Decode the request `messages` array; `hints: false` skips the shape hints only the openai-chat encoder reads. */
+export function decodeOpenaiChatMessages(value: unknown, path: string, losses: LossCollector, hints = true): Message[] {
+  const list = Array.isArray(value) ? value : expectArray(value, path, FORMAT);
+  const history: History = { hints, names: new Map(), lastFunctionCallId: undefined };
   const messages: Message[] = new Array(list.length);
   for (let index = 0; index < list.length; index++) {
-    const messagePath = pointer(path, index);
+    const messagePath = `${path}/${index}`;
     messages[index] = losses.origin(decodeMessage(list[index], messagePath, index, history, losses), messagePath);
   }
   return messages;

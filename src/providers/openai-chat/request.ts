@@ -30,7 +30,7 @@ import {
   encodeOpenaiChatToolChoice,
   encodeOpenaiChatTools,
 } from './tools.ts';
-import { FORMAT, keepUnknown, keys, shapeHint } from './shape.ts';
+import { FORMAT, keepsHints, keepUnknown, keys, shapeHint } from './shape.ts';
 import { activeDialect, noteDialect, type OpenaiChatDialect } from './dialects.ts';
 import { decodeOpenrouterReasoning, encodeOpenrouterReasoning } from './dialect-request.ts';
 
@@ -135,7 +135,7 @@ function decodeMetadata(value: unknown, request: Request): void {
 /** Decode a Chat Completions request body. */
 export function decodeOpenaiChatRequest(body: unknown, context: CodecContext): Request {
   const object = expectObject(body, '', FORMAT);
-  const messages = decodeOpenaiChatMessages(required(object, 'messages', '', FORMAT), '/messages', context.losses);
+  const messages = decodeOpenaiChatMessages(required(object, 'messages', '', FORMAT), '/messages', context.losses, keepsHints(context.target));
   const request: Request = { messages };
   for (const message of messages) noteDialect(request, message.extensions?.[FORMAT]?.['$dialect'] as OpenaiChatDialect | undefined);
   keepUnknown(request, object, KNOWN);

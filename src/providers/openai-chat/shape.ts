@@ -5,7 +5,7 @@
  * nested wire object such as `image_url`, kept under that object's key).
  */
 import type { Extensible } from '../../core/ir.ts';
-import { extend, extensionsOf, isObject, type JsonObject } from '../../core/wire.ts';
+import { expectString, extend, extensionsOf, isObject, pointer, required, type JsonObject } from '../../core/wire.ts';
 
 /** The format id of this codec. */
 export const FORMAT = 'openai-chat';
@@ -59,6 +59,22 @@ export function nestedExtras<T extends object>(target: T, node: Extensible, key:
 /** A shape hint of this format on `node`, if set. */
 export function shapeHint(node: Extensible, key: `$${string}`): unknown {
   return extensionsOf(node, FORMAT)?.[key];
+}
+
+/**
+ * Whether a decode headed for `target` keeps the shape hints only this
+ * format's encoder reads: for openai-chat itself or an unknown target (see
+ * `CodecContext.target`).
+ */
+export function keepsHints(target: string | undefined): boolean {
+  return target === undefined || target === FORMAT;
+}
+
+/** The required string `object[key]`; the pointer for the error is built only when it is missing or not a string. */
+export function stringField(object: JsonObject, key: string, path: string): string {
+  const value = object[key];
+  if (typeof value === 'string') return value;
+  return expectString(required(object, key, path, FORMAT), pointer(path, key), FORMAT);
 }
 
 /** A `Set` of known keys, for {@link keepUnknown}. */

@@ -16,7 +16,7 @@
  */
 import type { Message } from '../../core/ir.ts';
 import type { LossCollector } from '../../core/losses.ts';
-import { pointer, spreadExtensions, type JsonObject } from '../../core/wire.ts';
+import { spreadExtensions, type JsonObject } from '../../core/wire.ts';
 import { encodeAnthropicParts } from './encode-parts.ts';
 import { ANTHROPIC, hasHint } from './shape.ts';
 
@@ -33,6 +33,14 @@ interface Turn {
 }
 
 const SYSTEM_PREFIX = 'System: ';
+
+/** A text block with nothing but `type` and `text`, which can be sent as a plain string. */
+function isBareText(block: JsonObject | undefined): block is JsonObject {
+  if (block === undefined || block['type'] !== 'text') return false;
+  let count = 0;
+  for (const _key in block) count++;
+  return count === 2;
+}
 
 function firstText(message: Message): string {
   const first = message.parts[0];
@@ -56,9 +64,9 @@ function encodeExact(messages: readonly Message[], losses: LossCollector): Encod
   let last: Turn | undefined;
   for (let index = 0; index < messages.length; index++) {
     const message = messages[index] as Message;
-    const path = pointer('/messages', index);
+    const path = `/messages/${index}`;
     losses.foreignExtensions(message.extensions, ANTHROPIC, path);
-    const blocks = encodeAnthropicParts(message.parts, pointer(path, 'parts'), losses);
+    const blocks = encodeAnthropicParts(message.parts, `${path}/parts`, losses);
     if (hasHint(message, '$systemField')) {
       conversation.system = hasHint(message, '$contentString') ? firstText(message) : blocks;
       continue;
@@ -80,16 +88,17 @@ function encodeSystemField(messages: readonly Message[], count: number, losses: 
   const blocks: JsonObject[] = [];
   for (let index = 0; index < count; index++) {
     const message = messages[index] as Message;
-    const path = pointer('/messages', index);
+    const path = `/messages/${index}`;
     losses.foreignExtensions(message.extensions, ANTHROPIC, path);
-    for (const block of encodeAnthropicParts(message.parts, pointer(path, 'parts'), losses)) {
+    for (const block of encodeAnthropicParts(message.parts, `${path}/parts`, losses)) {
       if (block['type'] === 'text') blocks.push(block);
       else losses.add('unsupported_part', path, `Anthropic system prompts hold only text; a ${String(block['type'])} block was dropped`);
     }
   }
   if (blocks.length === 0) return undefined;
   const only = blocks[0];
-  return blocks.length === 1 && only !== undefined && Object.keys(only).length === 2 ? only['text'] : blocks;
+  // Every block here is a text block.
+  return blocks.length === 1 && isBareText(only) ? only['text'] : blocks;
 }
 
 function foldSystem(blocks: JsonObject[]): JsonObject[] {
@@ -114,10 +123,10 @@ function encodeForeign(messages: readonly Message[], losses: LossCollector): Enc
   const turns: Turn[] = [];
   for (let index = leading; index < messages.length; index++) {
     const message = messages[index] as Message;
-    const path = pointer('/messages', index);
+    const path = `/messages/${index}`;
     losses.foreignExtensions(message.extensions, ANTHROPIC, path);
-    if (message.name !== undefined) losses.add('dropped_field', pointer(path, 'name'), 'Anthropic messages have no participant name');
-    let blocks = encodeAnthropicParts(message.parts, pointer(path, 'parts'), losses);
+    if (message.name !== undefined) losses.add('dropped_field', `${path}/name`, 'Anthropic messages have no participant name');
+    let blocks = encodeAnthropicParts(message.parts, `${path}/parts`, losses);
     if (blocks.length === 0) continue;
     const last = turns[turns.length - 1];
     let role: Turn['role'] = message.role === 'assistant' ? 'assistant' : 'user';
@@ -131,11 +140,12 @@ function encodeForeign(messages: readonly Message[], losses: LossCollector): Enc
     if (last !== undefined && last.role === role && role !== 'system') addToTurn(last, blocks, message.role === 'tool');
     else turns.push({ role, blocks, wire: {} });
   }
-  const encoded = turns.map((turn) => {
+  const encoded: JsonObject[] = new Array<JsonObject>(turns.length);
+  for (let index = 0; index < turns.length; index++) {
+    const turn = turns[index] as Turn;
     const only = turn.blocks[0];
-    const plain = turn.blocks.length === 1 && only !== undefined && only['type'] === 'text' && Object.keys(only).length === 2;
-    return { role: turn.role, content: plain ? only['text'] : turn.blocks };
-  });
+    encoded[index] = { role: turn.role, content: turn.blocks.length === 1 && isBareText(only) ? only['text'] : turn.blocks };
+  }
   return system === undefined ? { messages: encoded } : { system, messages: encoded };
 }
 

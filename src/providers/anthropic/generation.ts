@@ -41,7 +41,8 @@ export function encodeAnthropicGeneration(generation: Generation | undefined, bo
   if (generation.candidateCount !== undefined && generation.candidateCount > 1) {
     losses.add('dropped_field', '/generation/candidateCount', `Anthropic returns one answer; candidateCount ${generation.candidateCount} was dropped`);
   }
-  for (const [key, label] of UNSUPPORTED) {
-    if (generation[key] !== undefined) losses.add('dropped_field', `/generation/${key}`, `Anthropic has no ${label}; dropped`);
+  for (let index = 0; index < UNSUPPORTED.length; index++) {
+    const entry = UNSUPPORTED[index] as (typeof UNSUPPORTED)[number];
+    if (generation[entry[0]] !== undefined) losses.add('dropped_field', `/generation/${entry[0]}`, `Anthropic has no ${entry[1]}; dropped`);
   }
 }

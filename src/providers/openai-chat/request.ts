@@ -4,13 +4,14 @@
  */
 import type { ChatCompletionCreateParamsBase } from 'openai/resources/chat/completions/completions';
 import type { CodecContext } from '../../core/codec.ts';
-import type { Generation, Request } from '../../core/ir.ts';
+import type { Generation, Message, Request } from '../../core/ir.ts';
 import {
   expectArray,
   expectBoolean,
   expectNumber,
   expectObject,
   expectString,
+  extend,
   hint,
   pointer,
   required,
@@ -35,12 +36,43 @@ import { activeDialect, noteDialect, type OpenaiChatDialect } from './dialects.t
 import { decodeOpenrouterReasoning, encodeOpenrouterReasoning } from './dialect-request.ts';
 
 /** Wire keys with a neutral slot; every other key travels as an extension. */
-const KNOWN = keys(
+const KNOWN_KEYS = [
   'model', 'messages', 'tools', 'tool_choice', 'parallel_tool_calls', 'response_format', 'reasoning_effort',
   'max_tokens', 'max_completion_tokens', 'n', 'seed', 'stop', 'logprobs', 'top_logprobs', 'presence_penalty',
   'frequency_penalty', 'user', 'safety_identifier', 'metadata', 'service_tier', 'stream', 'temperature', 'top_p',
   'functions', 'function_call',
+] as const;
+type KnownKey = (typeof KNOWN_KEYS)[number];
+
+/** One bit per known key, for the set of keys a body holds with a value other than `null` ({@link scanBody}). */
+const BIT_OF: ReadonlyMap<string, number> = new Map(KNOWN_KEYS.map((key, index) => [key, 1 << index]));
+const BIT = Object.fromEntries(KNOWN_KEYS.map((key, index) => [key, 1 << index])) as Readonly<Record<KnownKey, number>>;
+/** The keys `decodeGeneration` reads. */
+const GENERATION_BITS = (['temperature', 'top_p', 'seed', 'presence_penalty', 'frequency_penalty', 'n', 'top_logprobs', 'max_tokens', 'max_completion_tokens', 'stop', 'logprobs'] as const).reduce(
+  (bits, key) => bits | BIT[key],
+  0,
 );
+
+/** A body's keys read once: which known keys hold a value (not `null`), and the rest (unknown keys and known keys set to `null`), which travel as extensions. */
+interface ScannedBody {
+  present: number;
+  rest: JsonObject | undefined;
+}
+
+function scanBody(object: JsonObject): ScannedBody {
+  let present = 0;
+  let rest: JsonObject | undefined;
+  for (const key in object) {
+    const value = object[key];
+    const bit = BIT_OF.get(key);
+    if (bit !== undefined && value !== null) {
+      if (value !== undefined) present |= bit;
+      continue;
+    }
+    (rest ??= {})[key] = value;
+  }
+  return { present, rest };
+}
 
 /** Numeric wire fields and their `generation` slots. */
 const NUMBERS = [
@@ -72,16 +104,22 @@ const GENERATION_ORIGINS = {
   logprobs: 'logprobs',
 } as const;
 
-function present(body: JsonObject, key: string): boolean {
-  return body[key] !== undefined && body[key] !== null;
+/** Does the scanned body hold `key` with a value other than `null`? */
+function present(fields: number, key: KnownKey): boolean {
+  return (fields & BIT[key]) !== 0;
 }
 
-function decodeGeneration(body: JsonObject, request: Request): Generation | undefined {
+function decodeGeneration(body: JsonObject, request: Request, fields: number): Generation | undefined {
+  if ((fields & GENERATION_BITS) === 0) return undefined;
   const generation: Generation = {};
   let any = false;
-  for (const [wire, slot] of NUMBERS) {
-    if (!present(body, wire)) continue;
-    generation[slot] = expectNumber(body[wire], pointer('', wire), FORMAT);
+  for (let index = 0; index < NUMBERS.length; index++) {
+    const entry = NUMBERS[index] as (typeof NUMBERS)[number];
+    const wire = entry[0];
+    const slot = entry[1];
+    const value = body[wire];
+    if (value === undefined || value === null) continue;
+    generation[slot] = typeof value === 'number' && Number.isFinite(value) ? value : expectNumber(value, pointer('', wire), FORMAT);
     any = true;
   }
   const completion = body['max_completion_tokens'];
@@ -104,7 +142,7 @@ function decodeGeneration(body: JsonObject, request: Request): Generation | unde
     generation.stop = expectArray(stop, '/stop', FORMAT).map((item, index) => expectString(item, pointer('/stop', index), FORMAT));
     any = true;
   }
-  if (present(body, 'logprobs')) {
+  if (present(fields, 'logprobs')) {
     generation.logprobs = expectBoolean(body['logprobs'], '/logprobs', FORMAT);
     any = true;
   }
@@ -137,25 +175,29 @@ export function decodeOpenaiChatRequest(body: unknown, context: CodecContext): R
   const object = expectObject(body, '', FORMAT);
   const messages = decodeOpenaiChatMessages(required(object, 'messages', '', FORMAT), '/messages', context.losses, keepsHints(context.target));
   const request: Request = { messages };
-  for (const message of messages) noteDialect(request, message.extensions?.[FORMAT]?.['$dialect'] as OpenaiChatDialect | undefined);
-  keepUnknown(request, object, KNOWN);
-  if (present(object, 'model')) request.model = expectString(object['model'], '/model', FORMAT);
-  else if (context.model !== undefined) request.model = context.model;
-  if (present(object, 'tools')) {
-    request.tools = decodeOpenaiChatTools(object['tools'], '/tools', context.losses);
-    request.tools.forEach((tool, index) => context.losses.origin(tool, pointer('/tools', index)));
+  for (let index = 0; index < messages.length; index++) {
+    const extensions = (messages[index] as Message).extensions;
+    if (extensions !== undefined) noteDialect(request, extensions[FORMAT]?.['$dialect'] as OpenaiChatDialect | undefined);
   }
-  if (present(object, 'functions')) {
+  const { present: fields, rest } = scanBody(object);
+  extend(request, FORMAT, rest);
+  if (present(fields, 'model')) request.model = expectString(object['model'], '/model', FORMAT);
+  else if (context.model !== undefined) request.model = context.model;
+  if (present(fields, 'tools')) {
+    request.tools = decodeOpenaiChatTools(object['tools'], '/tools', context.losses);
+    if (context.losses.recording) request.tools.forEach((tool, index) => context.losses.origin(tool, pointer('/tools', index)));
+  }
+  if (present(fields, 'functions')) {
     const functions = decodeOpenaiChatFunctions(object['functions'], '/functions');
     functions.forEach((tool, index) => context.losses.origin(tool, pointer('/functions', index)));
     request.tools = [...(request.tools ?? []), ...functions];
   }
-  if (present(object, 'tool_choice')) {
+  if (present(fields, 'tool_choice')) {
     const choice = decodeOpenaiChatToolChoice(object['tool_choice'], '/tool_choice', request.tools);
     if (choice === undefined) keepUnknown(request, { tool_choice: object['tool_choice'] }, keys());
     else request.toolChoice = choice;
   }
-  if (present(object, 'function_call') && request.toolChoice === undefined) {
+  if (present(fields, 'function_call') && request.toolChoice === undefined) {
     const choice = decodeOpenaiChatFunctionChoice(object['function_call']);
     if (choice === undefined) {
       keepUnknown(request, { function_call: object['function_call'] }, keys());
@@ -166,23 +208,23 @@ export function decodeOpenaiChatRequest(body: unknown, context: CodecContext): R
   } else if (object['function_call'] !== undefined) {
     keepUnknown(request, { function_call: object['function_call'] }, keys());
   }
-  if (present(object, 'parallel_tool_calls')) {
+  if (present(fields, 'parallel_tool_calls')) {
     request.parallelToolCalls = expectBoolean(object['parallel_tool_calls'], '/parallel_tool_calls', FORMAT);
   }
-  if (present(object, 'response_format')) {
+  if (present(fields, 'response_format')) {
     const output = decodeOpenaiChatResponseFormat(object['response_format'], '/response_format', request);
     if (output === undefined) keepUnknown(request, { response_format: object['response_format'] }, keys());
     else request.output = output;
   }
-  if (present(object, 'reasoning_effort')) {
+  if (present(fields, 'reasoning_effort')) {
     request.reasoning = decodeOpenaiChatReasoningEffort(expectString(object['reasoning_effort'], '/reasoning_effort', FORMAT));
   }
-  const generation = decodeGeneration(object, request);
+  const generation = decodeGeneration(object, request, fields);
   if (generation !== undefined) request.generation = generation;
-  decodeUser(object, request);
-  if (present(object, 'metadata')) decodeMetadata(object['metadata'], request);
-  if (present(object, 'service_tier')) request.serviceTier = expectString(object['service_tier'], '/service_tier', FORMAT);
-  if (present(object, 'stream')) request.stream = expectBoolean(object['stream'], '/stream', FORMAT);
+  if (present(fields, 'user') || present(fields, 'safety_identifier')) decodeUser(object, request);
+  if (present(fields, 'metadata')) decodeMetadata(object['metadata'], request);
+  if (present(fields, 'service_tier')) request.serviceTier = expectString(object['service_tier'], '/service_tier', FORMAT);
+  if (present(fields, 'stream')) request.stream = expectBoolean(object['stream'], '/stream', FORMAT);
   decodeOpenrouterReasoning(request);
   context.losses.originFields(request, object, '', REQUEST_ORIGINS);
   context.losses.originFields(request.generation, object, '', GENERATION_ORIGINS);
@@ -190,9 +232,10 @@ export function decodeOpenaiChatRequest(body: unknown, context: CodecContext): R
 }
 
 function encodeGeneration(generation: Generation, request: Request, wire: JsonObject, context: CodecContext): void {
-  for (const [key, slot] of NUMBERS) {
-    const value = generation[slot];
-    if (value !== undefined) wire[key] = value;
+  for (let index = 0; index < NUMBERS.length; index++) {
+    const entry = NUMBERS[index] as (typeof NUMBERS)[number];
+    const value = generation[entry[1]];
+    if (value !== undefined) wire[entry[0]] = value;
   }
   if (generation.maxTokens !== undefined) {
     wire[shapeHint(request, '$maxTokensField') === 'max_tokens' ? 'max_tokens' : 'max_completion_tokens'] = generation.maxTokens;

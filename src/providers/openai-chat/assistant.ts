@@ -65,7 +65,8 @@ function decodeAnnotations(value: unknown, path: string, parts: Part[], message:
 /**
  * Decode an assistant message. `index` makes the synthesised id of a
  * deprecated `function_call`; `hints: false` skips the shape hints only the
- * openai-chat encoder reads (the IR is headed for another format).
+ * openai-chat encoder reads (the IR is headed for another format); `parse:
+ * false` keeps tool-call argument text unparsed (see `parsesArguments`).
  */
 export function decodeOpenaiChatAssistant(
   object: JsonObject,
@@ -74,6 +75,7 @@ export function decodeOpenaiChatAssistant(
   place: AssistantPlace,
   index: number,
   hints = true,
+  parse = true,
 ): Message {
   const parts: Part[] = [];
   const message: Message = { role: 'assistant', parts };
@@ -100,7 +102,7 @@ export function decodeOpenaiChatAssistant(
     const callsPath = `${path}/tool_calls`;
     for (let call = 0; call < list.length; call++) {
       const callPath = `${callsPath}/${call}`;
-      const part = decodeOpenaiChatToolCall(list[call], callPath, losses, hints);
+      const part = decodeOpenaiChatToolCall(list[call], callPath, losses, hints, parse);
       if (part.type === 'opaque') hint(part, FORMAT, '$toolCall', true);
       parts.push(losses.origin(part, callPath));
     }

@@ -21,6 +21,8 @@ const NULLABLE = keys('content');
 interface History {
   /** Whether to keep the shape hints only the openai-chat encoder reads. */
   hints: boolean;
+  /** Whether to parse tool-call argument text (see `parsesArguments`). */
+  parse: boolean;
   /** Tool names by call id, so tool results can name their tool. */
   names: Map<string, string>;
   /** The id given to the latest deprecated `function_call`. */
@@ -88,7 +90,7 @@ function decodeMessage(value: unknown, path: string, index: number, history: His
     case 'user':
       return decodeTextual(object, path, 'user', history, losses);
     case 'assistant': {
-      const message = decodeOpenaiChatAssistant(object, path, losses, 'request', index, history.hints);
+      const message = decodeOpenaiChatAssistant(object, path, losses, 'request', index, history.hints, history.parse);
       remember(message, history);
       return message;
     }
@@ -105,10 +107,14 @@ function decodeMessage(value: unknown, path: string, index: number, history: His
   }
 }
 
-/** Decode the request `messages` array; `hints: false` skips the shape hints only the openai-chat encoder reads. */
-export function decodeOpenaiChatMessages(value: unknown, path: string, losses: LossCollector, hints = true): Message[] {
+/**
+ * Decode the request `messages` array; `hints: false` skips the shape hints
+ * only the openai-chat encoder reads, `parse: false` the parse of tool-call
+ * argument text (see `parsesArguments`).
+ */
+export function decodeOpenaiChatMessages(value: unknown, path: string, losses: LossCollector, hints = true, parse = true): Message[] {
   const list = Array.isArray(value) ? value : expectArray(value, path, FORMAT);
-  const history: History = { hints, names: new Map(), lastFunctionCallId: undefined };
+  const history: History = { hints, parse, names: new Map(), lastFunctionCallId: undefined };
   const messages: Message[] = new Array(list.length);
   for (let index = 0; index < list.length; index++) {
     const messagePath = `${path}/${index}`;

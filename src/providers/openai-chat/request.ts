@@ -31,7 +31,7 @@ import {
   encodeOpenaiChatToolChoice,
   encodeOpenaiChatTools,
 } from './tools.ts';
-import { FORMAT, keepsHints, keepUnknown, keys, shapeHint } from './shape.ts';
+import { FORMAT, keepsHints, keepUnknown, keys, parsesArguments, shapeHint } from './shape.ts';
 import { activeDialect, noteDialect, type OpenaiChatDialect } from './dialects.ts';
 import { decodeOpenrouterReasoning, encodeOpenrouterReasoning } from './dialect-request.ts';
 
@@ -173,7 +173,8 @@ function decodeMetadata(value: unknown, request: Request): void {
 /** Decode a Chat Completions request body. */
 export function decodeOpenaiChatRequest(body: unknown, context: CodecContext): Request {
   const object = expectObject(body, '', FORMAT);
-  const messages = decodeOpenaiChatMessages(required(object, 'messages', '', FORMAT), '/messages', context.losses, keepsHints(context.target));
+  const target = context.target;
+  const messages = decodeOpenaiChatMessages(required(object, 'messages', '', FORMAT), '/messages', context.losses, keepsHints(target), parsesArguments(target));
   const request: Request = { messages };
   for (let index = 0; index < messages.length; index++) {
     const extensions = (messages[index] as Message).extensions;

@@ -21,7 +21,7 @@ import { decodeOpenaiChatAssistant } from './assistant.ts';
 import { encodeOpenaiChatAssistant } from './assistant-encode.ts';
 import { decodeOpenaiChatFinishReason, encodeOpenaiChatFinishReason } from './stop-reason.ts';
 import { decodeOpenaiChatUsage, encodeOpenaiChatUsage } from './usage.ts';
-import { FORMAT, keepsHints, keepUnknown, keys, shapeHint } from './shape.ts';
+import { FORMAT, keepsHints, keepUnknown, keys, parsesArguments, shapeHint } from './shape.ts';
 import { activeDialect, noteDialect, type OpenaiChatDialect } from './dialects.ts';
 
 const KNOWN = keys('id', 'object', 'created', 'model', 'choices', 'usage', 'system_fingerprint');
@@ -31,7 +31,7 @@ const NULLABLE_CHOICE = keys('finish_reason', 'logprobs');
 const NONE: ReadonlySet<string> = keys();
 const NULLABLE_RESPONSE = keys('system_fingerprint');
 
-function decodeChoice(value: unknown, path: string, losses: LossCollector, hints: boolean): Candidate {
+function decodeChoice(value: unknown, path: string, losses: LossCollector, hints: boolean, parse: boolean): Candidate {
   const choice = expectObject(value, path, FORMAT);
   const messagePath = `${path}/message`;
   const wireMessage = choice['message'];
@@ -39,7 +39,7 @@ function decodeChoice(value: unknown, path: string, losses: LossCollector, hints
   const message =
     wireMessage === undefined || wireMessage === null
       ? { role: 'assistant' as const, parts: [] }
-      : decodeOpenaiChatAssistant(expectObject(wireMessage, messagePath, FORMAT), messagePath, losses, 'response', 0, hints);
+      : decodeOpenaiChatAssistant(expectObject(wireMessage, messagePath, FORMAT), messagePath, losses, 'response', 0, hints, parse);
   const index = choice['index'];
   losses.origin(message, messagePath);
   const candidate: Candidate = losses.origin({ index: index === undefined ? 0 : expectNumber(index, `${path}/index`, FORMAT), message }, path);
@@ -66,9 +66,10 @@ function decodeChoice(value: unknown, path: string, losses: LossCollector, hints
 export function decodeOpenaiChatResponse(body: unknown, context: CodecContext): Response {
   const object = expectObject(body, '', FORMAT);
   const hints = keepsHints(context.target);
+  const parse = parsesArguments(context.target);
   const choices = expectArray(required(object, 'choices', '', FORMAT), '/choices', FORMAT);
   const response: Response = {
-    candidates: choices.map((choice, index) => decodeChoice(choice, `/choices/${index}`, context.losses, hints)),
+    candidates: choices.map((choice, index) => decodeChoice(choice, `/choices/${index}`, context.losses, hints, parse)),
   };
   for (const candidate of response.candidates) noteDialect(response, candidate.message.extensions?.[FORMAT]?.['$dialect'] as OpenaiChatDialect | undefined);
   const { id, model, created } = object;
@@ -87,7 +88,7 @@ export function decodeOpenaiChatResponse(body: unknown, context: CodecContext): 
     if (hints) hint(response, FORMAT, '$systemFingerprint', 'null');
   } else if (fingerprint !== undefined) keepUnknown(response, { system_fingerprint: fingerprint }, NONE);
   const usage = object['usage'];
-  if (usage !== undefined && usage !== null) response.usage = decodeOpenaiChatUsage(usage, '/usage');
+  if (usage !== undefined && usage !== null) response.usage = decodeOpenaiChatUsage(usage, '/usage', hints);
   keepUnknown(response, object, KNOWN, NULLABLE_RESPONSE);
   return response;
 }

@@ -70,6 +70,17 @@ export function keepsHints(target: string | undefined): boolean {
   return target === undefined || target === FORMAT;
 }
 
+/**
+ * Whether a decode headed for `target` parses tool-call argument text into
+ * objects. Chat and Responses encoders write the argument text the IR keeps
+ * (`rawArguments`), so for them the parse is skipped; the IR's `arguments`
+ * is then unset, which no encoder of those formats reads when the text is
+ * there. Unknown target: parse.
+ */
+export function parsesArguments(target: string | undefined): boolean {
+  return target !== FORMAT && target !== 'openai-responses';
+}
+
 /** The required string `object[key]`; the pointer for the error is built only when it is missing or not a string. */
 export function stringField(object: JsonObject, key: string, path: string): string {
   const value = object[key];

@@ -17,14 +17,14 @@ const CALL_KNOWN = keys('id', 'type', 'function', 'custom');
 const FUNCTION_KNOWN = keys('name', 'arguments');
 const CUSTOM_KNOWN = keys('name', 'input');
 
-function decodeFunctionCall(call: JsonObject, id: string, path: string, hints: boolean): ToolCallPart {
+function decodeFunctionCall(call: JsonObject, id: string, path: string, hints: boolean, parse: boolean): ToolCallPart {
   const value = call['function'];
   const fn = isObject(value) ? value : expectObject(required(call, 'function', path, FORMAT), `${path}/function`, FORMAT);
   const name = typeof fn['name'] === 'string' ? fn['name'] : stringField(fn, 'name', `${path}/function`);
   const text = fn['arguments'];
   const raw = text === undefined ? '' : typeof text === 'string' ? text : expectString(text, `${path}/function/arguments`, FORMAT);
-  // `parseArguments` always keeps the text it was given as `rawArguments`.
-  const part: ToolCallPart = { type: 'tool_call', id, name, arguments: parseArguments(raw).arguments, rawArguments: raw };
+  // `parseArguments` always keeps the text it was given as `rawArguments`; without `parse` the text alone travels.
+  const part: ToolCallPart = { type: 'tool_call', id, name, arguments: parse ? parseArguments(raw).arguments : undefined, rawArguments: raw };
   if (text === undefined && hints) hint(part, FORMAT, '$noArguments', true);
   keepNestedUnknown(part, 'function', fn, FUNCTION_KNOWN);
   return part;
@@ -43,19 +43,19 @@ function decodeCustomCall(call: JsonObject, id: string, path: string): ToolCallP
 /**
  * Decode one entry of `tool_calls`. A call of an unknown type becomes an
  * opaque part. `hints: false` skips the shape hints only the openai-chat
- * encoder reads.
+ * encoder reads; `parse: false` keeps the argument text unparsed (see `parsesArguments`).
  */
-export function decodeOpenaiChatToolCall(value: unknown, path: string, losses: LossCollector, hints = true): ToolCallPart | OpaquePart {
+export function decodeOpenaiChatToolCall(value: unknown, path: string, losses: LossCollector, hints = true, parse = true): ToolCallPart | OpaquePart {
   const call = isObject(value) ? value : expectObject(value, path, FORMAT);
   const id = stringField(call, 'id', path);
   const type = call['type'];
   let part: ToolCallPart;
   if (type === 'function') {
-    part = decodeFunctionCall(call, id, path, hints);
+    part = decodeFunctionCall(call, id, path, hints, parse);
   } else if (type === 'custom') {
     part = decodeCustomCall(call, id, path);
   } else if (type === undefined && call['function'] !== undefined) {
-    part = decodeFunctionCall(call, id, path, hints);
+    part = decodeFunctionCall(call, id, path, hints, parse);
     if (hints) hint(part, FORMAT, '$noType', true);
   } else {
     const blockType = typeof type === 'string' ? type : 'unknown';

@@ -18,7 +18,7 @@ import type { Message } from '../../core/ir.ts';
 import type { LossCollector } from '../../core/losses.ts';
 import { spreadExtensions, type JsonObject } from '../../core/wire.ts';
 import { encodeAnthropicParts } from './encode-parts.ts';
-import { ANTHROPIC, hasHint } from './shape.ts';
+import { ANTHROPIC } from './shape.ts';
 
 /** The encoded conversation: the `system` field (if any) and the turns. */
 export interface EncodedConversation {
@@ -67,21 +67,29 @@ function encodeExact(messages: readonly Message[], losses: LossCollector): Encod
     const path = `/messages/${index}`;
     losses.foreignExtensions(message.extensions, ANTHROPIC, path);
     const blocks = encodeAnthropicParts(message.parts, `${path}/parts`, losses);
-    if (hasHint(message, '$systemField')) {
-      conversation.system = hasHint(message, '$contentString') ? firstText(message) : blocks;
+    // The hints are read once per message (what `hasHint` checks: present and not false).
+    const hints = message.extensions?.anthropic;
+    const contentString = hints !== undefined && isSet(hints['$contentString']);
+    if (hints !== undefined && isSet(hints['$systemField'])) {
+      conversation.system = contentString ? firstText(message) : blocks;
       continue;
     }
-    if (hasHint(message, '$joinPrevious') && last !== undefined) {
-      last.blocks = interleave(last.blocks, blocks, message.extensions?.anthropic?.['$layout']);
+    if (hints !== undefined && isSet(hints['$joinPrevious']) && last !== undefined) {
+      last.blocks = interleave(last.blocks, blocks, hints['$layout']);
       last.wire['content'] = last.blocks;
       continue;
     }
     const role = message.role === 'tool' ? 'user' : message.role;
-    const wire: JsonObject = { role, content: hasHint(message, '$contentString') ? firstText(message) : blocks };
+    const wire: JsonObject = { role, content: contentString ? firstText(message) : blocks };
     conversation.messages.push(spreadExtensions(wire, message, ANTHROPIC));
     last = { role, blocks, wire };
   }
   return conversation;
+}
+
+/** A hint value that counts as set (see `hasHint`). */
+function isSet(value: unknown): boolean {
+  return value !== undefined && value !== false;
 }
 
 function encodeSystemField(messages: readonly Message[], count: number, losses: LossCollector): unknown {

@@ -28,7 +28,8 @@ import { ANTHROPIC, hintNull } from './shape.ts';
 /** State shared while decoding one body: losses and the tool calls seen so far (id → name). */
 export interface BlockScope {
   losses: LossCollector;
-  calls: Map<string, string>;
+  /** Made on the first tool call (most bodies have none). */
+  calls?: Map<string, string>;
   /**
    * Whether to record the shape hints only the Anthropic encoder reads
    * (`false` when the IR is headed for another format, see `CodecContext.target`);
@@ -95,7 +96,7 @@ function decodeToolUse(object: JsonObject, path: string, scope: BlockScope): Too
   const name = field(object, 'name', path);
   const value = object['input'];
   const input = isObject(value) ? value : expectObject(required(object, 'input', path, ANTHROPIC), `${path}/input`, ANTHROPIC);
-  scope.calls.set(id, name);
+  (scope.calls ??= new Map()).set(id, name);
   const part: ToolCallPart = { type: 'tool_call', id, name, arguments: input };
   extend(part, ANTHROPIC, unknownKeys(object, TOOL_USE_KEYS));
   return part;
@@ -103,7 +104,7 @@ function decodeToolUse(object: JsonObject, path: string, scope: BlockScope): Too
 
 function decodeToolResult(object: JsonObject, path: string, scope: BlockScope): ToolResultPart {
   const callId = field(object, 'tool_use_id', path);
-  const name = scope.calls.get(callId);
+  const name = scope.calls?.get(callId);
   if (name === undefined) {
     throw new InterlinguaError(
       'invalid_reference',
@@ -139,7 +140,7 @@ function decodeToolResult(object: JsonObject, path: string, scope: BlockScope): 
 function decodeOpaque(object: JsonObject, type: string, path: string, scope: BlockScope): OpaquePart {
   if (OPAQUE_BLOCK_TYPES.has(type)) {
     // Server and MCP calls can be answered by later result blocks, so their ids count as known.
-    if (CALL_BLOCK_TYPES.has(type) && typeof object['id'] === 'string') scope.calls.set(object['id'], typeof object['name'] === 'string' ? object['name'] : '');
+    if (CALL_BLOCK_TYPES.has(type) && typeof object['id'] === 'string') (scope.calls ??= new Map()).set(object['id'], typeof object['name'] === 'string' ? object['name'] : '');
   } else {
     scope.losses.add('unknown_block', path, `unknown Anthropic block type "${type}"; kept as an opaque part for Anthropic only`);
   }

@@ -120,7 +120,7 @@ export function decodeAnthropicRequest(body: unknown, context: CodecContext): Re
   const object = expectObject(body, '', ANTHROPIC);
   const hints = keepsHints(context.target);
   const losses = context.losses;
-  const scope: BlockScope = { losses, calls: new Map(), hints };
+  const scope: BlockScope = { losses, hints };
   const request: Request = { messages: [] };
   if (hints) hint(request, ANTHROPIC, '$keepTurns', true);
   const model = object['model'];

@@ -37,7 +37,7 @@ export function decodeAnthropicResponse(body: unknown, context: CodecContext): R
   const object = expectObject(body, '', ANTHROPIC);
   const hints = keepsHints(context.target);
   const losses = context.losses;
-  const scope: BlockScope = { losses, calls: new Map(), hints };
+  const scope: BlockScope = { losses, hints };
   const content = expectArray(required(object, 'content', '', ANTHROPIC), '/content', ANTHROPIC);
   const parts = new Array<Part>(content.length);
   for (let index = 0; index < content.length; index++) parts[index] = decodeAnthropicBlock(content[index], `/content/${index}`, scope);

@@ -102,11 +102,13 @@ export function decodeOllamaMessage(value: unknown, path: string, index: number,
 /** Decode `messages`; `hints: false` skips the shape hints only the Ollama encoder reads. */
 export function decodeOllamaMessages(value: unknown, path: string, losses: LossCollector, hints = true): Message[] {
   const list = Array.isArray(value) ? value : expectArray(value, path, FORMAT);
-  const pending = new PendingCalls();
+  // One scope for the whole list, renamed per message (decoding reads it synchronously).
+  const calls: CallScope = { scope: '', pending: new PendingCalls(), hints };
   const messages: Message[] = new Array(list.length);
   for (let index = 0; index < list.length; index++) {
     const messagePath = `${path}/${index}`;
-    const message = decodeOllamaMessage(list[index], messagePath, index, { scope: String(index), pending, hints });
+    calls.scope = String(index);
+    const message = decodeOllamaMessage(list[index], messagePath, index, calls);
     messages[index] = losses.recording ? recordOllamaOrigins(message, list[index] as JsonObject, messagePath, losses) : message;
   }
   return messages;

@@ -23,10 +23,30 @@ interface History {
   hints: boolean;
   /** Whether to parse tool-call argument text (see `parsesArguments`). */
   parse: boolean;
-  /** Tool names by call id, so tool results can name their tool. */
-  names: Map<string, string>;
+  /** The assistant messages so far, for the names of the tools whose results follow. */
+  assistants: Message[];
+  /** Tool names by call id for the first `indexed` assistant messages, made when a result answers an older call than the latest message's. */
+  names: Map<string, string> | undefined;
+  indexed: number;
   /** The id given to the latest deprecated `function_call`. */
   lastFunctionCallId: string | undefined;
+}
+
+/** The name of the tool call `callId` answers: the latest call with that id. */
+function toolName(history: History, callId: string): string | undefined {
+  const assistants = history.assistants;
+  const latest = assistants[assistants.length - 1];
+  if (latest === undefined) return undefined;
+  // Most results answer the message right before them: look there first, newest call first.
+  for (let index = latest.parts.length - 1; index >= 0; index--) {
+    const part = latest.parts[index] as Part;
+    if (part.type === 'tool_call' && part.id === callId) return part.name;
+  }
+  const names = (history.names ??= new Map());
+  for (; history.indexed < assistants.length; history.indexed++) {
+    for (const part of (assistants[history.indexed] as Message).parts) if (part.type === 'tool_call') names.set(part.id, part.name);
+  }
+  return names.get(callId);
 }
 
 function decodeTextual(object: JsonObject, path: string, role: 'system' | 'user', history: History, losses: LossCollector): Message {
@@ -44,7 +64,7 @@ function decodeTool(object: JsonObject, path: string, history: History, losses: 
   const callId = stringField(object, 'tool_call_id', path);
   const content: Part[] = [];
   const result: ToolResultPart = { type: 'tool_result', callId, content };
-  const name = history.names.get(callId);
+  const name = toolName(history, callId);
   if (name !== undefined) result.name = name;
   decodeOpenaiChatContent(object['content'], `${path}/content`, result, content, 'string', losses, history.hints);
   keepUnknown(result, object, TOOL_KNOWN, NULLABLE);
@@ -67,12 +87,11 @@ function decodeFunction(object: JsonObject, path: string, history: History, loss
   return { role: 'tool', parts: [losses.origin(result, path)] };
 }
 
-function remember(message: Message, history: History): void {
-  for (const part of message.parts) {
-    if (part.type !== 'tool_call') continue;
-    history.names.set(part.id, part.name);
-    if (part.syntheticId === true) history.lastFunctionCallId = part.id;
-  }
+function remember(message: Message, object: JsonObject, history: History): void {
+  history.assistants.push(message);
+  // Only a deprecated `function_call` gives a call a synthesised id.
+  if (object['function_call'] === undefined || object['function_call'] === null) return;
+  for (const part of message.parts) if (part.type === 'tool_call' && part.syntheticId === true) history.lastFunctionCallId = part.id;
 }
 
 /** Decode one message. */
@@ -91,7 +110,7 @@ function decodeMessage(value: unknown, path: string, index: number, history: His
       return decodeTextual(object, path, 'user', history, losses);
     case 'assistant': {
       const message = decodeOpenaiChatAssistant(object, path, losses, 'request', index, history.hints, history.parse);
-      remember(message, history);
+      remember(message, object, history);
       return message;
     }
     case 'tool':
@@ -114,7 +133,7 @@ function decodeMessage(value: unknown, path: string, index: number, history: His
  */
 export function decodeOpenaiChatMessages(value: unknown, path: string, losses: LossCollector, hints = true, parse = true): Message[] {
   const list = Array.isArray(value) ? value : expectArray(value, path, FORMAT);
-  const history: History = { hints, parse, names: new Map(), lastFunctionCallId: undefined };
+  const history: History = { hints, parse, assistants: [], names: undefined, indexed: 0, lastFunctionCallId: undefined };
   const messages: Message[] = new Array(list.length);
   for (let index = 0; index < list.length; index++) {
     const messagePath = `${path}/${index}`;

@@ -151,6 +151,8 @@ export function decodeAnthropicRequest(body: unknown, context: CodecContext): Re
 }
 
 function encodeMetadata(request: Request, losses: LossCollector): JsonObject | undefined {
+  // The common case: nothing that becomes metadata, and no hint about it.
+  if (request.user === undefined && request.metadata === undefined && request.extensions?.anthropic === undefined) return undefined;
   const extra = request.extensions?.anthropic?.['metadata'];
   const metadata: JsonObject = extra !== undefined && typeof extra === 'object' ? { ...(extra as JsonObject) } : {};
   if (request.user !== undefined) metadata['user_id'] = request.user;

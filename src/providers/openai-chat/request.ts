@@ -46,7 +46,34 @@ type KnownKey = (typeof KNOWN_KEYS)[number];
 
 /** One bit per known key, for the set of keys a body holds with a value other than `null` ({@link scanBody}). */
 const BIT_OF: ReadonlyMap<string, number> = new Map(KNOWN_KEYS.map((key, index) => [key, 1 << index]));
-const BIT = Object.fromEntries(KNOWN_KEYS.map((key, index) => [key, 1 << index])) as Readonly<Record<KnownKey, number>>;
+// Spelled out (in KNOWN_KEYS order) so that each check is a constant, not a keyed lookup.
+const BIT = {
+  model: 1 << 0,
+  messages: 1 << 1,
+  tools: 1 << 2,
+  tool_choice: 1 << 3,
+  parallel_tool_calls: 1 << 4,
+  response_format: 1 << 5,
+  reasoning_effort: 1 << 6,
+  max_tokens: 1 << 7,
+  max_completion_tokens: 1 << 8,
+  n: 1 << 9,
+  seed: 1 << 10,
+  stop: 1 << 11,
+  logprobs: 1 << 12,
+  top_logprobs: 1 << 13,
+  presence_penalty: 1 << 14,
+  frequency_penalty: 1 << 15,
+  user: 1 << 16,
+  safety_identifier: 1 << 17,
+  metadata: 1 << 18,
+  service_tier: 1 << 19,
+  stream: 1 << 20,
+  temperature: 1 << 21,
+  top_p: 1 << 22,
+  functions: 1 << 23,
+  function_call: 1 << 24,
+} as const satisfies Record<KnownKey, number>;
 /** The keys `decodeGeneration` reads. */
 const GENERATION_BITS = (['temperature', 'top_p', 'seed', 'presence_penalty', 'frequency_penalty', 'n', 'top_logprobs', 'max_tokens', 'max_completion_tokens', 'stop', 'logprobs'] as const).reduce(
   (bits, key) => bits | BIT[key],
@@ -85,6 +112,9 @@ const NUMBERS = [
   ['top_logprobs', 'topLogprobs'],
 ] as const satisfies readonly (readonly [keyof ChatCompletionCreateParamsBase, keyof Generation])[];
 
+/** The {@link BIT} of each entry of {@link NUMBERS}. */
+const NUMBER_BITS: readonly number[] = NUMBERS.map(([wire]) => BIT[wire]);
+
 /** Where IR request fields come from on the wire, for loss paths. */
 const REQUEST_ORIGINS = {
   toolChoice: ['tool_choice', 'function_call'],
@@ -104,9 +134,9 @@ const GENERATION_ORIGINS = {
   logprobs: 'logprobs',
 } as const;
 
-/** Does the scanned body hold `key` with a value other than `null`? */
-function present(fields: number, key: KnownKey): boolean {
-  return (fields & BIT[key]) !== 0;
+/** Does the scanned body hold the key of `bit` (from {@link BIT}) with a value other than `null`? */
+function present(fields: number, bit: number): boolean {
+  return (fields & bit) !== 0;
 }
 
 function decodeGeneration(body: JsonObject, request: Request, fields: number): Generation | undefined {
@@ -116,9 +146,9 @@ function decodeGeneration(body: JsonObject, request: Request, fields: number): G
   for (let index = 0; index < NUMBERS.length; index++) {
     const entry = NUMBERS[index] as (typeof NUMBERS)[number];
     const wire = entry[0];
+    if (!present(fields, NUMBER_BITS[index] as number)) continue;
     const slot = entry[1];
     const value = body[wire];
-    if (value === undefined || value === null) continue;
     generation[slot] = typeof value === 'number' && Number.isFinite(value) ? value : expectNumber(value, pointer('', wire), FORMAT);
     any = true;
   }
@@ -142,7 +172,7 @@ function decodeGeneration(body: JsonObject, request: Request, fields: number): G
     generation.stop = expectArray(stop, '/stop', FORMAT).map((item, index) => expectString(item, pointer('/stop', index), FORMAT));
     any = true;
   }
-  if (present(fields, 'logprobs')) {
+  if (present(fields, BIT.logprobs)) {
     generation.logprobs = expectBoolean(body['logprobs'], '/logprobs', FORMAT);
     any = true;
   }
@@ -182,23 +212,23 @@ export function decodeOpenaiChatRequest(body: unknown, context: CodecContext): R
   }
   const { present: fields, rest } = scanBody(object);
   extend(request, FORMAT, rest);
-  if (present(fields, 'model')) request.model = expectString(object['model'], '/model', FORMAT);
+  if (present(fields, BIT.model)) request.model = expectString(object['model'], '/model', FORMAT);
   else if (context.model !== undefined) request.model = context.model;
-  if (present(fields, 'tools')) {
+  if (present(fields, BIT.tools)) {
     request.tools = decodeOpenaiChatTools(object['tools'], '/tools', context.losses);
     if (context.losses.recording) request.tools.forEach((tool, index) => context.losses.origin(tool, pointer('/tools', index)));
   }
-  if (present(fields, 'functions')) {
+  if (present(fields, BIT.functions)) {
     const functions = decodeOpenaiChatFunctions(object['functions'], '/functions');
     functions.forEach((tool, index) => context.losses.origin(tool, pointer('/functions', index)));
     request.tools = [...(request.tools ?? []), ...functions];
   }
-  if (present(fields, 'tool_choice')) {
+  if (present(fields, BIT.tool_choice)) {
     const choice = decodeOpenaiChatToolChoice(object['tool_choice'], '/tool_choice', request.tools);
     if (choice === undefined) keepUnknown(request, { tool_choice: object['tool_choice'] }, keys());
     else request.toolChoice = choice;
   }
-  if (present(fields, 'function_call') && request.toolChoice === undefined) {
+  if (present(fields, BIT.function_call) && request.toolChoice === undefined) {
     const choice = decodeOpenaiChatFunctionChoice(object['function_call']);
     if (choice === undefined) {
       keepUnknown(request, { function_call: object['function_call'] }, keys());
@@ -209,23 +239,23 @@ export function decodeOpenaiChatRequest(body: unknown, context: CodecContext): R
   } else if (object['function_call'] !== undefined) {
     keepUnknown(request, { function_call: object['function_call'] }, keys());
   }
-  if (present(fields, 'parallel_tool_calls')) {
+  if (present(fields, BIT.parallel_tool_calls)) {
     request.parallelToolCalls = expectBoolean(object['parallel_tool_calls'], '/parallel_tool_calls', FORMAT);
   }
-  if (present(fields, 'response_format')) {
+  if (present(fields, BIT.response_format)) {
     const output = decodeOpenaiChatResponseFormat(object['response_format'], '/response_format', request);
     if (output === undefined) keepUnknown(request, { response_format: object['response_format'] }, keys());
     else request.output = output;
   }
-  if (present(fields, 'reasoning_effort')) {
+  if (present(fields, BIT.reasoning_effort)) {
     request.reasoning = decodeOpenaiChatReasoningEffort(expectString(object['reasoning_effort'], '/reasoning_effort', FORMAT));
   }
   const generation = decodeGeneration(object, request, fields);
   if (generation !== undefined) request.generation = generation;
-  if (present(fields, 'user') || present(fields, 'safety_identifier')) decodeUser(object, request);
-  if (present(fields, 'metadata')) decodeMetadata(object['metadata'], request);
-  if (present(fields, 'service_tier')) request.serviceTier = expectString(object['service_tier'], '/service_tier', FORMAT);
-  if (present(fields, 'stream')) request.stream = expectBoolean(object['stream'], '/stream', FORMAT);
+  if (present(fields, BIT.user) || present(fields, BIT.safety_identifier)) decodeUser(object, request);
+  if (present(fields, BIT.metadata)) decodeMetadata(object['metadata'], request);
+  if (present(fields, BIT.service_tier)) request.serviceTier = expectString(object['service_tier'], '/service_tier', FORMAT);
+  if (present(fields, BIT.stream)) request.stream = expectBoolean(object['stream'], '/stream', FORMAT);
   decodeOpenrouterReasoning(request);
   context.losses.originFields(request, object, '', REQUEST_ORIGINS);
   context.losses.originFields(request.generation, object, '', GENERATION_ORIGINS);

@@ -29,7 +29,8 @@ export interface EncodedConversation {
 interface Turn {
   role: 'user' | 'assistant' | 'system';
   blocks: JsonObject[];
-  wire: JsonObject;
+  /** The turn as written (exact mode only, where later messages join it). */
+  wire?: JsonObject;
 }
 
 const SYSTEM_PREFIX = 'System: ';
@@ -76,7 +77,7 @@ function encodeExact(messages: readonly Message[], losses: LossCollector): Encod
     }
     if (hints !== undefined && isSet(hints['$joinPrevious']) && last !== undefined) {
       last.blocks = interleave(last.blocks, blocks, hints['$layout']);
-      last.wire['content'] = last.blocks;
+      if (last.wire !== undefined) last.wire['content'] = last.blocks;
       continue;
     }
     const role = message.role === 'tool' ? 'user' : message.role;
@@ -146,7 +147,7 @@ function encodeForeign(messages: readonly Message[], losses: LossCollector): Enc
       }
     }
     if (last !== undefined && last.role === role && role !== 'system') addToTurn(last, blocks, message.role === 'tool');
-    else turns.push({ role, blocks, wire: {} });
+    else turns.push({ role, blocks });
   }
   const encoded: JsonObject[] = new Array<JsonObject>(turns.length);
   for (let index = 0; index < turns.length; index++) {

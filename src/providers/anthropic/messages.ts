@@ -10,11 +10,10 @@
  */
 import type { Message, Part } from '../../core/ir.ts';
 import { InterlinguaError } from '../../core/errors.ts';
-import { expectArray, expectObject, expectString, extend, hint, isObject, required, unknownKeys } from '../../core/wire.ts';
+import { expectArray, expectObject, expectString, extend, hint, isObject, required, type JsonObject } from '../../core/wire.ts';
 import { decodeAnthropicBlock, type BlockScope } from './parts.ts';
 import { ANTHROPIC } from './shape.ts';
 
-const MESSAGE_KEYS: ReadonlySet<string> = new Set(['role', 'content']);
 
 /** Decode a wire `content` value (string or blocks) into parts; `true` in `fromString` when it was a string. */
 export function decodeAnthropicContent(content: unknown, path: string, scope: BlockScope): { parts: Part[]; fromString: boolean } {
@@ -64,6 +63,16 @@ function pushUserTurn(parts: Part[], messages: Message[], hints: boolean): Messa
   return first;
 }
 
+/** The keys of a wire message besides `role` and `content` (compared directly: cheaper than a set lookup per key). */
+function messageExtras(object: JsonObject): JsonObject | undefined {
+  let rest: JsonObject | undefined;
+  for (const key in object) {
+    if (key === 'role' || key === 'content') continue;
+    (rest ??= {})[key] = object[key];
+  }
+  return rest;
+}
+
 function push(messages: Message[], message: Message): Message {
   messages.push(message);
   return message;
@@ -98,7 +107,7 @@ export function decodeAnthropicMessagesInto(value: unknown, path: string, scope:
     const start = messages.length;
     const first = role === 'user' ? pushUserTurn(parts, messages, hints) : push(messages, { role, parts });
     if (hints && typeof content === 'string') hint(first, ANTHROPIC, '$contentString', true);
-    extend(first, ANTHROPIC, unknownKeys(object, MESSAGE_KEYS));
+    extend(first, ANTHROPIC, messageExtras(object));
     if (losses.recording) for (let at = start; at < messages.length; at++) losses.origin(messages[at] as Message, messagePath);
   }
 }

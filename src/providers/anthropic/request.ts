@@ -29,24 +29,33 @@ import { keepsHints, type BlockScope } from './parts.ts';
 import { ANTHROPIC, hasHint } from './shape.ts';
 import { decodeAnthropicToolChoice, decodeAnthropicTools, encodeAnthropicToolChoice, encodeAnthropicTools } from './tools.ts';
 
-const REQUEST_KEYS: ReadonlySet<string> = new Set([
-  'model',
-  'messages',
-  'system',
-  'max_tokens',
-  'temperature',
-  'top_p',
-  'top_k',
-  'stop_sequences',
-  'stream',
-  'tools',
-  'tool_choice',
-  'thinking',
-  'output_config',
-  'output_format',
-  'metadata',
-  'service_tier',
-]);
+/** The keys of the body without a neutral slot, which travel as extensions (a switch: cheaper than a set lookup per key). */
+function requestExtras(object: JsonObject): JsonObject | undefined {
+  let rest: JsonObject | undefined;
+  for (const key in object) {
+    switch (key) {
+      case 'model':
+      case 'messages':
+      case 'system':
+      case 'max_tokens':
+      case 'temperature':
+      case 'top_p':
+      case 'top_k':
+      case 'stop_sequences':
+      case 'stream':
+      case 'tools':
+      case 'tool_choice':
+      case 'thinking':
+      case 'output_config':
+      case 'output_format':
+      case 'metadata':
+      case 'service_tier':
+        continue;
+    }
+    (rest ??= {})[key] = object[key];
+  }
+  return rest;
+}
 
 /** Where IR request fields come from on the wire, for loss paths. */
 const REQUEST_ORIGINS = {
@@ -72,17 +81,17 @@ function decodeSystem(value: unknown, scope: BlockScope): Message {
   return message;
 }
 
-function number(body: JsonObject, key: string): number | undefined {
-  const value = body[key];
+/** A number read from the body (named reads at the call: a keyed read per key costs more than the check). */
+function number(value: unknown, key: string): number | undefined {
   if (value === undefined || (typeof value === 'number' && Number.isFinite(value))) return value;
   return expectNumber(value, pointer('', key), ANTHROPIC);
 }
 
 function decodeGeneration(body: JsonObject): Generation | undefined {
-  const maxTokens = number(body, 'max_tokens');
-  const temperature = number(body, 'temperature');
-  const topP = number(body, 'top_p');
-  const topK = number(body, 'top_k');
+  const maxTokens = number(body['max_tokens'], 'max_tokens');
+  const temperature = number(body['temperature'], 'temperature');
+  const topP = number(body['top_p'], 'top_p');
+  const topK = number(body['top_k'], 'top_k');
   const stop = body['stop_sequences'];
   if (maxTokens === undefined && temperature === undefined && topP === undefined && topK === undefined && stop === undefined) return undefined;
   const generation: Generation = {};
@@ -142,7 +151,7 @@ export function decodeAnthropicRequest(body: unknown, context: CodecContext): Re
   if (object['metadata'] !== undefined) decodeMetadata(object['metadata'], request, hints);
   if (object['stream'] !== undefined) request.stream = expectBoolean(object['stream'], '/stream', ANTHROPIC);
   if (object['service_tier'] !== undefined) request.serviceTier = expectString(object['service_tier'], '/service_tier', ANTHROPIC);
-  extend(request, ANTHROPIC, unknownKeys(object, REQUEST_KEYS));
+  extend(request, ANTHROPIC, requestExtras(object));
   if (losses.recording) {
     losses.originFields(request, object, '', REQUEST_ORIGINS);
     losses.originFields(request.generation, object, '', GENERATION_ORIGINS);

@@ -8,12 +8,19 @@ import { InterlinguaError } from '../../core/errors.ts';
 import type { ImagePart, Message, Part, ToolCallPart } from '../../core/ir.ts';
 import { sniffBase64 } from '../../core/media.ts';
 import { parseArguments } from '../../core/tools.ts';
-import { expectArray, expectObject, expectString, extend, hint, isObject, pointer, tooDeep, unknownKeys } from '../../core/wire.ts';
+import { expectArray, expectObject, expectString, extend, hint, isObject, pointer, tooDeep, type JsonObject } from '../../core/wire.ts';
 import { syntheticCallId, type PendingCalls } from './ids.ts';
-import { FORMAT, keys } from './shape.ts';
+import { FORMAT } from './shape.ts';
 
-const CALL_KNOWN = keys('function', 'id');
-const FUNCTION_KNOWN = keys('name', 'arguments', 'index');
+/** The keys of `object` other than the given ones (compared directly: cheaper than a set lookup per key). */
+function extras(object: JsonObject, first: string, second: string, third: string): JsonObject | undefined {
+  let rest: JsonObject | undefined;
+  for (const key in object) {
+    if (key === first || key === second || key === third) continue;
+    (rest ??= {})[key] = object[key];
+  }
+  return rest;
+}
 
 /** Decode `images` into image parts appended to `parts`; `null` and `[]` are kept as hints on `message` (unless `hints` is false). */
 export function decodeOllamaImages(value: unknown, path: string, message: Message, parts: Part[], hints = true): void {
@@ -81,9 +88,9 @@ export function decodeOllamaToolCall(value: unknown, path: string, callIndex: nu
   }
   decodeArguments(fn['arguments'], `${path}/function`, part, hints);
   if (fn['index'] !== undefined && hints) hint(part, FORMAT, '$index', fn['index']);
-  const callRest = unknownKeys(call, CALL_KNOWN);
+  const callRest = extras(call, 'function', 'id', 'id');
   if (callRest !== undefined) extend(part, FORMAT, { call: callRest });
-  const functionRest = unknownKeys(fn, FUNCTION_KNOWN);
+  const functionRest = extras(fn, 'name', 'arguments', 'index');
   if (functionRest !== undefined) extend(part, FORMAT, { function: functionRest });
   calls.pending.add(name, part.id);
   return part;

@@ -10,10 +10,8 @@ import { InterlinguaError } from '../../core/errors.ts';
 import { expectArray, expectObject, expectString, hint, isObject, type JsonObject } from '../../core/wire.ts';
 import { decodeOpenaiChatAssistant } from './assistant.ts';
 import { decodeOpenaiChatContent } from './content-shape.ts';
-import { FORMAT, keepUnknown, keys, stringField } from './shape.ts';
+import { FORMAT, keepUnknown, keepUnknownOf, keys, stringField } from './shape.ts';
 
-const TEXTUAL_KNOWN = keys('role', 'content', 'name');
-const TOOL_KNOWN = keys('role', 'content', 'tool_call_id');
 const FUNCTION_KNOWN = keys('role', 'content', 'name');
 const NULLABLE = keys('content');
 
@@ -56,7 +54,7 @@ function decodeTextual(object: JsonObject, path: string, role: 'system' | 'user'
   const name = object['name'];
   if (typeof name === 'string') message.name = name;
   else if (name !== undefined && name !== null) expectString(name, `${path}/name`, FORMAT);
-  keepUnknown(message, object, TEXTUAL_KNOWN, NULLABLE);
+  keepUnknownOf(message, object, 'content', 'role', 'content', 'name');
   return message;
 }
 
@@ -67,7 +65,7 @@ function decodeTool(object: JsonObject, path: string, history: History, losses: 
   const name = toolName(history, callId);
   if (name !== undefined) result.name = name;
   decodeOpenaiChatContent(object['content'], `${path}/content`, result, content, 'string', losses, history.hints);
-  keepUnknown(result, object, TOOL_KNOWN, NULLABLE);
+  keepUnknownOf(result, object, 'content', 'role', 'content', 'tool_call_id');
   return { role: 'tool', parts: [losses.origin(result, path)] };
 }
 

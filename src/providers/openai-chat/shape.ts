@@ -32,6 +32,22 @@ export function keepUnknown(
 }
 
 /**
+ * {@link keepUnknown} for a wire object with two to four known keys, compared
+ * directly (cheaper than a set lookup per key, for the objects of which a
+ * body has many: messages, tool calls). `nullable`, if given, is the known
+ * key whose `null` the caller records itself.
+ */
+export function keepUnknownOf(node: Extensible, object: JsonObject, nullable: string | undefined, first: string, second: string, third = first, fourth = first): void {
+  let rest: JsonObject | undefined;
+  for (const key in object) {
+    const value = object[key];
+    if ((key === first || key === second || key === third || key === fourth) && (value !== null || key === nullable)) continue;
+    (rest ??= {})[key] = value;
+  }
+  extend(node, FORMAT, rest);
+}
+
+/**
  * Keep the unknown keys of a nested wire object (`image_url`, `function`, …)
  * under `extensions['openai-chat'][key]`. `spreadExtensions` skips that key
  * because the encoder sets it itself; {@link nestedExtras} reads it back.
@@ -40,6 +56,16 @@ export function keepNestedUnknown(node: Extensible, key: string, object: JsonObj
   let rest: JsonObject | undefined;
   for (const field in object) {
     if (known.has(field)) continue;
+    (rest ??= {})[field] = object[field];
+  }
+  if (rest !== undefined) extend(node, FORMAT, { [key]: rest });
+}
+
+/** {@link keepNestedUnknown} for a nested object with two known keys, compared directly. */
+export function keepNestedUnknownOf(node: Extensible, key: string, object: JsonObject, first: string, second: string): void {
+  let rest: JsonObject | undefined;
+  for (const field in object) {
+    if (field === first || field === second) continue;
     (rest ??= {})[field] = object[field];
   }
   if (rest !== undefined) extend(node, FORMAT, { [key]: rest });

@@ -11,9 +11,8 @@ import type { LossCollector } from '../../core/losses.ts';
 import type { OpaquePart, Part, ToolCallPart } from '../../core/ir.ts';
 import { argumentsAsText, parseArguments } from '../../core/tools.ts';
 import { expectObject, expectString, hint, isObject, pointer, required, spreadExtensions, type JsonObject } from '../../core/wire.ts';
-import { FORMAT, keepNestedUnknown, keepUnknown, keys, nestedExtras, shapeHint, stringField } from './shape.ts';
+import { FORMAT, keepNestedUnknown, keepNestedUnknownOf, keepUnknownOf, keys, nestedExtras, shapeHint, stringField } from './shape.ts';
 
-const CALL_KNOWN = keys('id', 'type', 'function', 'custom');
 const FUNCTION_KNOWN = keys('name', 'arguments');
 const CUSTOM_KNOWN = keys('name', 'input');
 
@@ -26,7 +25,7 @@ function decodeFunctionCall(call: JsonObject, id: string, path: string, hints: b
   // `parseArguments` always keeps the text it was given as `rawArguments`; without `parse` the text alone travels.
   const part: ToolCallPart = { type: 'tool_call', id, name, arguments: parse ? parseArguments(raw).arguments : undefined, rawArguments: raw };
   if (text === undefined && hints) hint(part, FORMAT, '$noArguments', true);
-  keepNestedUnknown(part, 'function', fn, FUNCTION_KNOWN);
+  keepNestedUnknownOf(part, 'function', fn, 'name', 'arguments');
   return part;
 }
 
@@ -62,7 +61,7 @@ export function decodeOpenaiChatToolCall(value: unknown, path: string, losses: L
     losses.add('unknown_block', path, `unknown tool call type "${blockType}"; kept as is for openai-chat only`);
     return { type: 'opaque', format: FORMAT, blockType, value: call };
   }
-  keepUnknown(part, call, CALL_KNOWN);
+  keepUnknownOf(part, call, undefined, 'id', 'type', 'function', 'custom');
   return part;
 }
 

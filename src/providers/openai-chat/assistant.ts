@@ -7,7 +7,7 @@
  */
 import type { LossCollector } from '../../core/losses.ts';
 import type { AudioPart, Message, Part, RefusalPart } from '../../core/ir.ts';
-import { expectArray, expectObject, expectString, hint, pointer, type JsonObject } from '../../core/wire.ts';
+import { expectArray, expectObject, expectString, extend, hint, pointer, type JsonObject } from '../../core/wire.ts';
 import { sniffBase64 } from '../../core/media.ts';
 import { decodeOpenaiChatContent } from './content-shape.ts';
 import { decodeOpenaiChatAnnotation } from './annotations.ts';
@@ -19,8 +19,37 @@ import { noteDialect } from './dialects.ts';
 /** Where an assistant message stands: request history or a response choice. Their natural spellings differ. */
 export type AssistantPlace = 'request' | 'response';
 
-const KNOWN = keys('role', 'content', 'refusal', 'tool_calls', 'function_call', 'audio', 'name', 'annotations', ...DIALECT_MESSAGE_KEYS);
-const NULLABLE = keys('content', 'refusal', 'annotations');
+const DIALECT_KEYS = keys(...DIALECT_MESSAGE_KEYS);
+
+/**
+ * Keep the keys of an assistant message this file does not read, and the
+ * known ones set to `null` (except `content`, `refusal` and `annotations`,
+ * whose `null` is a shape hint), as extensions: `keepUnknown` with a switch
+ * instead of a set lookup per key.
+ */
+function keepAssistantUnknown(message: Message, object: JsonObject): void {
+  let rest: JsonObject | undefined;
+  for (const key in object) {
+    const value = object[key];
+    switch (key) {
+      case 'content':
+      case 'refusal':
+      case 'annotations':
+        continue;
+      case 'role':
+      case 'tool_calls':
+      case 'function_call':
+      case 'audio':
+      case 'name':
+        if (value !== null) continue;
+        break;
+      default:
+        if (value !== null && DIALECT_KEYS.has(key)) continue;
+    }
+    (rest ??= {})[key] = value;
+  }
+  extend(message, FORMAT, rest);
+}
 
 function decodeAudio(value: unknown, path: string): AudioPart {
   const audio = expectObject(value, path, FORMAT);
@@ -115,7 +144,7 @@ export function decodeOpenaiChatAssistant(
   if (typeof name === 'string') message.name = name;
   else if (name !== undefined && name !== null) expectString(name, `${path}/name`, FORMAT);
   if (object['role'] === undefined && hints) hint(message, FORMAT, '$noRole', true);
-  keepUnknown(message, object, KNOWN, NULLABLE);
+  keepAssistantUnknown(message, object);
   noteDialect(message, decodeDialectFields(object, message));
   return message;
 }

@@ -207,6 +207,38 @@ neutral('n > 1 responses keep every candidate; logprobs and annotations are kept
   assert.equal(codes(losses), []);
 });
 
+neutral('tool results take the name of the latest call with their id, in the message before or earlier', () => {
+  const call = (id: string, name: string): Body => ({ id, type: 'function', function: { name, arguments: '{}' } });
+  const { ir } = decodeRequest({
+    model: 'gpt-4.1',
+    messages: [
+      { role: 'user', content: 'go' },
+      { role: 'assistant', content: null, tool_calls: [call('a', 'first'), call('b', 'second')] },
+      { role: 'tool', tool_call_id: 'a', content: '1' },
+      { role: 'assistant', content: null, tool_calls: [call('c', 'third'), call('b', 'again')] },
+      { role: 'tool', tool_call_id: 'c', content: '2' },
+      { role: 'tool', tool_call_id: 'b', content: '3' },
+      { role: 'tool', tool_call_id: 'a', content: '4' },
+      { role: 'tool', tool_call_id: 'unknown', content: '5' },
+    ],
+  });
+  const names = ir.messages.flatMap((message) => message.parts.flatMap((part) => (part.type === 'tool_result' ? [part.name ?? null] : [])));
+  assert.equal(names, ['first', 'third', 'again', 'first', null]);
+});
+
+neutral('a conversion to a text-argument format keeps the argument text unparsed; decoding alone parses it', () => {
+  const body = { model: 'gpt-4.1', messages: [{ role: 'assistant', content: null, tool_calls: [{ id: 'a', type: 'function', function: { name: 'f', arguments: '{"x":1}' } }] }] };
+  const partOf = (target: 'openai-chat' | 'openai-responses' | 'anthropic' | undefined): unknown => {
+    const context = target === undefined ? { losses: new LossCollector() } : { losses: new LossCollector(), target };
+    const part = openaiChatCodec.decodeRequest(body, context).messages[0]?.parts[0];
+    return part?.type === 'tool_call' ? [part.arguments, part.rawArguments] : undefined;
+  };
+  assert.equal(partOf(undefined), [{ x: 1 }, '{"x":1}']);
+  assert.equal(partOf('anthropic'), [{ x: 1 }, '{"x":1}']);
+  assert.equal(partOf('openai-chat'), [undefined, '{"x":1}']);
+  assert.equal(partOf('openai-responses'), [undefined, '{"x":1}']);
+});
+
 neutral.run();
 
 // ---------------------------------------------------------------------------

@@ -131,6 +131,8 @@ export function encodeAnthropicConfig(request: Request, body: JsonObject, losses
     if (thinking !== undefined) body['thinking'] = thinking;
     if (reasoning.summary !== undefined) losses.add('dropped_field', '/reasoning/summary', 'Anthropic has no reasoning summary style', 'info');
   }
+  // Most requests have no effort, output format or config hints: nothing to build.
+  if (reasoning?.effort === undefined && (request.output === undefined || request.output.type === 'text') && request.extensions?.anthropic === undefined) return;
   const config: JsonObject = { ...extras(request, '$outputConfigExtras') };
   const effort = reasoning?.effort === undefined ? undefined : encodeEffort(reasoning.effort, losses);
   if (effort !== undefined) config['effort'] = effort;

@@ -16,9 +16,9 @@
  */
 import type { Message } from '../../core/ir.ts';
 import type { LossCollector } from '../../core/losses.ts';
-import { pointer, spreadExtensions, type JsonObject } from '../../core/wire.ts';
+import { spreadExtensions, type JsonObject } from '../../core/wire.ts';
 import { encodeAnthropicParts } from './encode-parts.ts';
-import { ANTHROPIC, hasHint } from './shape.ts';
+import { ANTHROPIC } from './shape.ts';
 
 /** The encoded conversation: the `system` field (if any) and the turns. */
 export interface EncodedConversation {
@@ -29,10 +29,19 @@ export interface EncodedConversation {
 interface Turn {
   role: 'user' | 'assistant' | 'system';
   blocks: JsonObject[];
-  wire: JsonObject;
+  /** The turn as written (exact mode only, where later messages join it). */
+  wire?: JsonObject;
 }
 
 const SYSTEM_PREFIX = 'System: ';
+
+/** A text block with nothing but `type` and `text`, which can be sent as a plain string. */
+function isBareText(block: JsonObject | undefined): block is JsonObject {
+  if (block === undefined || block['type'] !== 'text') return false;
+  let count = 0;
+  for (const _key in block) count++;
+  return count === 2;
+}
 
 function firstText(message: Message): string {
   const first = message.parts[0];
@@ -56,40 +65,49 @@ function encodeExact(messages: readonly Message[], losses: LossCollector): Encod
   let last: Turn | undefined;
   for (let index = 0; index < messages.length; index++) {
     const message = messages[index] as Message;
-    const path = pointer('/messages', index);
+    const path = `/messages/${index}`;
     losses.foreignExtensions(message.extensions, ANTHROPIC, path);
-    const blocks = encodeAnthropicParts(message.parts, pointer(path, 'parts'), losses);
-    if (hasHint(message, '$systemField')) {
-      conversation.system = hasHint(message, '$contentString') ? firstText(message) : blocks;
+    const blocks = encodeAnthropicParts(message.parts, `${path}/parts`, losses);
+    // The hints are read once per message (what `hasHint` checks: present and not false).
+    const hints = message.extensions?.anthropic;
+    const contentString = hints !== undefined && isSet(hints['$contentString']);
+    if (hints !== undefined && isSet(hints['$systemField'])) {
+      conversation.system = contentString ? firstText(message) : blocks;
       continue;
     }
-    if (hasHint(message, '$joinPrevious') && last !== undefined) {
-      last.blocks = interleave(last.blocks, blocks, message.extensions?.anthropic?.['$layout']);
-      last.wire['content'] = last.blocks;
+    if (hints !== undefined && isSet(hints['$joinPrevious']) && last !== undefined) {
+      last.blocks = interleave(last.blocks, blocks, hints['$layout']);
+      if (last.wire !== undefined) last.wire['content'] = last.blocks;
       continue;
     }
     const role = message.role === 'tool' ? 'user' : message.role;
-    const wire: JsonObject = { role, content: hasHint(message, '$contentString') ? firstText(message) : blocks };
+    const wire: JsonObject = { role, content: contentString ? firstText(message) : blocks };
     conversation.messages.push(spreadExtensions(wire, message, ANTHROPIC));
     last = { role, blocks, wire };
   }
   return conversation;
 }
 
+/** A hint value that counts as set (see `hasHint`). */
+function isSet(value: unknown): boolean {
+  return value !== undefined && value !== false;
+}
+
 function encodeSystemField(messages: readonly Message[], count: number, losses: LossCollector): unknown {
   const blocks: JsonObject[] = [];
   for (let index = 0; index < count; index++) {
     const message = messages[index] as Message;
-    const path = pointer('/messages', index);
+    const path = `/messages/${index}`;
     losses.foreignExtensions(message.extensions, ANTHROPIC, path);
-    for (const block of encodeAnthropicParts(message.parts, pointer(path, 'parts'), losses)) {
+    for (const block of encodeAnthropicParts(message.parts, `${path}/parts`, losses)) {
       if (block['type'] === 'text') blocks.push(block);
       else losses.add('unsupported_part', path, `Anthropic system prompts hold only text; a ${String(block['type'])} block was dropped`);
     }
   }
   if (blocks.length === 0) return undefined;
   const only = blocks[0];
-  return blocks.length === 1 && only !== undefined && Object.keys(only).length === 2 ? only['text'] : blocks;
+  // Every block here is a text block.
+  return blocks.length === 1 && isBareText(only) ? only['text'] : blocks;
 }
 
 function foldSystem(blocks: JsonObject[]): JsonObject[] {
@@ -114,10 +132,10 @@ function encodeForeign(messages: readonly Message[], losses: LossCollector): Enc
   const turns: Turn[] = [];
   for (let index = leading; index < messages.length; index++) {
     const message = messages[index] as Message;
-    const path = pointer('/messages', index);
+    const path = `/messages/${index}`;
     losses.foreignExtensions(message.extensions, ANTHROPIC, path);
-    if (message.name !== undefined) losses.add('dropped_field', pointer(path, 'name'), 'Anthropic messages have no participant name');
-    let blocks = encodeAnthropicParts(message.parts, pointer(path, 'parts'), losses);
+    if (message.name !== undefined) losses.add('dropped_field', `${path}/name`, 'Anthropic messages have no participant name');
+    let blocks = encodeAnthropicParts(message.parts, `${path}/parts`, losses);
     if (blocks.length === 0) continue;
     const last = turns[turns.length - 1];
     let role: Turn['role'] = message.role === 'assistant' ? 'assistant' : 'user';
@@ -129,13 +147,14 @@ function encodeForeign(messages: readonly Message[], losses: LossCollector): Enc
       }
     }
     if (last !== undefined && last.role === role && role !== 'system') addToTurn(last, blocks, message.role === 'tool');
-    else turns.push({ role, blocks, wire: {} });
+    else turns.push({ role, blocks });
   }
-  const encoded = turns.map((turn) => {
+  const encoded: JsonObject[] = new Array<JsonObject>(turns.length);
+  for (let index = 0; index < turns.length; index++) {
+    const turn = turns[index] as Turn;
     const only = turn.blocks[0];
-    const plain = turn.blocks.length === 1 && only !== undefined && only['type'] === 'text' && Object.keys(only).length === 2;
-    return { role: turn.role, content: plain ? only['text'] : turn.blocks };
-  });
+    encoded[index] = { role: turn.role, content: turn.blocks.length === 1 && isBareText(only) ? only['text'] : turn.blocks };
+  }
   return system === undefined ? { messages: encoded } : { system, messages: encoded };
 }
 

@@ -20,7 +20,7 @@ import { pointer, spreadExtensions, type JsonObject } from '../../core/wire.ts';
 import { encodeAnthropicCitation } from './citations.ts';
 import { encodeAnthropicMediaSource, encodeDocumentFields, withSourceExtras } from './media-blocks.ts';
 import { ANTHROPIC, hasHint, wasNull } from './shape.ts';
-import { anthropicToolId } from './tool-ids.ts';
+import { anthropicToolId, isAnthropicToolId } from './tool-ids.ts';
 
 function encodeText(part: TextPart, path: string, losses: LossCollector): JsonObject | undefined {
   // Anthropic rejects empty text blocks; keep one only when it came from Anthropic as such.
@@ -114,12 +114,12 @@ function encodeReasoning(part: ReasoningPart, path: string, losses: LossCollecto
 }
 
 function encodeToolCall(part: ToolCallPart, path: string, losses: LossCollector): JsonObject {
-  if (part.syntheticId) losses.add('synthesised_id', pointer(path, 'id'), `the tool call "${part.name}" had no id; sent the synthesised id "${part.id}"`, 'info');
+  if (part.syntheticId) losses.add('synthesised_id', `${path}/id`, `the tool call "${part.name}" had no id; sent the synthesised id "${part.id}"`, 'info');
   const wire: JsonObject = {
     type: 'tool_use',
-    id: anthropicToolId(part.id, pointer(path, 'id'), losses),
+    id: isAnthropicToolId(part.id) ? part.id : anthropicToolId(part.id, `${path}/id`, losses),
     name: part.name,
-    input: argumentsAsObject(part, losses, pointer(path, 'arguments')),
+    input: part.arguments !== undefined ? part.arguments : argumentsAsObject(part, losses, `${path}/arguments`),
   } satisfies ToolUseBlockParam;
   return spreadExtensions(wire, part, ANTHROPIC);
 }
@@ -130,7 +130,7 @@ function encodeToolResultContent(part: ToolResultPart, path: string, losses: Los
     return first?.type === 'text' ? first.text : '';
   }
   if (hasHint(part, '$contentAbsent')) return undefined;
-  const blocks = encodeAnthropicParts(part.content, pointer(path, 'content'), losses);
+  const blocks = encodeAnthropicParts(part.content, `${path}/content`, losses);
   if (hasHint(part, '$contentArray')) return blocks;
   // From another format: the plainest Anthropic shape for the same content.
   if (blocks.length === 0) return undefined;
@@ -140,7 +140,8 @@ function encodeToolResultContent(part: ToolResultPart, path: string, losses: Los
 }
 
 function encodeToolResult(part: ToolResultPart, path: string, losses: LossCollector): JsonObject {
-  const wire: JsonObject = { type: 'tool_result', tool_use_id: anthropicToolId(part.callId, pointer(path, 'callId'), losses) } satisfies ToolResultBlockParam;
+  const callId = isAnthropicToolId(part.callId) ? part.callId : anthropicToolId(part.callId, `${path}/callId`, losses);
+  const wire: JsonObject = { type: 'tool_result', tool_use_id: callId } satisfies ToolResultBlockParam;
   const content = encodeToolResultContent(part, path, losses);
   if (content !== undefined) wire['content'] = content;
   if (part.isError !== undefined) wire['is_error'] = part.isError;
@@ -191,10 +192,10 @@ export function encodeAnthropicParts(parts: readonly Part[], path: string, losse
     if (part === undefined) continue;
     if (answer && MEDIA_PART_TYPES.has(part.type)) {
       // A Message's content has no media blocks: Claude answers in text (a Gemini image or audio output has nowhere to go).
-      losses.add('unsupported_part', pointer(path, index), `an Anthropic response cannot carry a generated ${part.type}; dropped`);
+      losses.add('unsupported_part', `${path}/${index}`, `an Anthropic response cannot carry a generated ${part.type}; dropped`);
       continue;
     }
-    const block = encodeAnthropicPart(part, pointer(path, index), losses);
+    const block = encodeAnthropicPart(part, `${path}/${index}`, losses);
     if (block !== undefined) blocks.push(block);
   }
   return blocks;

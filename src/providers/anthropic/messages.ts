@@ -8,63 +8,106 @@
  *
  * @see https://docs.anthropic.com/en/api/messages#body-messages
  */
-import type { Message, Part, Role } from '../../core/ir.ts';
+import type { Message, Part } from '../../core/ir.ts';
 import { InterlinguaError } from '../../core/errors.ts';
-import { expectArray, expectObject, expectString, extend, hint, pointer, required, unknownKeys } from '../../core/wire.ts';
+import { expectArray, expectObject, expectString, extend, hint, isObject, required, type JsonObject } from '../../core/wire.ts';
 import { decodeAnthropicBlock, type BlockScope } from './parts.ts';
 import { ANTHROPIC } from './shape.ts';
 
-const MESSAGE_KEYS: ReadonlySet<string> = new Set(['role', 'content']);
-const WIRE_ROLES: ReadonlySet<string> = new Set(['user', 'assistant', 'system']);
 
 /** Decode a wire `content` value (string or blocks) into parts; `true` in `fromString` when it was a string. */
 export function decodeAnthropicContent(content: unknown, path: string, scope: BlockScope): { parts: Part[]; fromString: boolean } {
-  if (typeof content === 'string') {
-    const part: Part = { type: 'text', text: content };
-    if (content === '') hint(part, ANTHROPIC, '$empty', true);
-    return { parts: [scope.losses.origin(part, path)], fromString: true };
-  }
-  const blocks = expectArray(content, path, ANTHROPIC);
-  const parts: Part[] = [];
-  for (let index = 0; index < blocks.length; index++) parts.push(decodeAnthropicBlock(blocks[index], pointer(path, index), scope));
-  return { parts, fromString: false };
+  return { parts: decodeContent(content, path, scope), fromString: typeof content === 'string' };
 }
 
-function splitUserTurn(parts: Part[]): Message[] {
-  const results: Part[] = [];
-  const others: Part[] = [];
-  for (const part of parts) (part.type === 'tool_result' ? results : others).push(part);
-  if (results.length === 0) return [{ role: 'user', parts }];
-  if (others.length === 0) return [{ role: 'tool', parts }];
-  const rest: Message = { role: 'user', parts: others };
-  hint(rest, ANTHROPIC, '$joinPrevious', true);
+function decodeContent(content: unknown, path: string, scope: BlockScope): Part[] {
+  if (typeof content === 'string') {
+    const part: Part = { type: 'text', text: content };
+    if (content === '' && scope.hints !== false) hint(part, ANTHROPIC, '$empty', true);
+    return [scope.losses.origin(part, path)];
+  }
+  const blocks = Array.isArray(content) ? content : expectArray(content, path, ANTHROPIC);
+  const parts: Part[] = new Array<Part>(blocks.length);
+  for (let index = 0; index < blocks.length; index++) parts[index] = decodeAnthropicBlock(blocks[index], `${path}/${index}`, scope);
+  return parts;
+}
+
+/** The index of the first part that is not a tool result, or `parts.length`. */
+function resultsEnd(parts: readonly Part[]): number {
+  let end = 0;
+  while (end < parts.length && (parts[end] as Part).type === 'tool_result') end++;
+  return end;
+}
+
+/**
+ * Push the IR messages of one user turn: its tool results as a `tool`
+ * message, the rest as a `user` message (marked to join back). Returns the
+ * first message pushed.
+ */
+function pushUserTurn(parts: Part[], messages: Message[], hints: boolean): Message {
+  const end = resultsEnd(parts);
+  let results = 0;
+  for (let index = end; index < parts.length; index++) if ((parts[index] as Part).type === 'tool_result') results++;
+  results += end;
+  if (results === 0) return push(messages, { role: 'user', parts });
+  if (results === parts.length) return push(messages, { role: 'tool', parts });
   // Anthropic wants results first; remember any other order so the same body comes back.
-  const resultsFirst = parts.every((part, index) => (part.type === 'tool_result') === index < results.length);
-  if (!resultsFirst) hint(rest, ANTHROPIC, '$layout', parts.map((part) => part.type === 'tool_result'));
-  return [{ role: 'tool', parts: results }, rest];
+  const resultsFirst = end === results;
+  const first = push(messages, { role: 'tool', parts: resultsFirst ? parts.slice(0, end) : parts.filter((part) => part.type === 'tool_result') });
+  const rest: Message = { role: 'user', parts: resultsFirst ? parts.slice(end) : parts.filter((part) => part.type !== 'tool_result') };
+  if (hints) {
+    hint(rest, ANTHROPIC, '$joinPrevious', true);
+    if (!resultsFirst) hint(rest, ANTHROPIC, '$layout', parts.map((part) => part.type === 'tool_result'));
+  }
+  messages.push(rest);
+  return first;
+}
+
+/** The keys of a wire message besides `role` and `content` (compared directly: cheaper than a set lookup per key). */
+function messageExtras(object: JsonObject): JsonObject | undefined {
+  let rest: JsonObject | undefined;
+  for (const key in object) {
+    if (key === 'role' || key === 'content') continue;
+    (rest ??= {})[key] = object[key];
+  }
+  return rest;
+}
+
+function push(messages: Message[], message: Message): Message {
+  messages.push(message);
+  return message;
 }
 
 /** Decode the wire `messages` array. */
 export function decodeAnthropicMessages(value: unknown, path: string, scope: BlockScope): Message[] {
-  const list = expectArray(value, path, ANTHROPIC);
   const messages: Message[] = [];
+  decodeAnthropicMessagesInto(value, path, scope, messages);
+  return messages;
+}
+
+/** Decode the wire `messages` array, appending the IR messages to `messages`. */
+export function decodeAnthropicMessagesInto(value: unknown, path: string, scope: BlockScope, messages: Message[]): void {
+  const list = Array.isArray(value) ? value : expectArray(value, path, ANTHROPIC);
+  const hints = scope.hints !== false;
+  const losses = scope.losses;
   for (let index = 0; index < list.length; index++) {
-    const messagePath = pointer(path, index);
-    const object = expectObject(list[index], messagePath, ANTHROPIC);
-    const role = expectString(required(object, 'role', messagePath, ANTHROPIC), pointer(messagePath, 'role'), ANTHROPIC);
-    if (!WIRE_ROLES.has(role)) {
+    const messagePath = `${path}/${index}`;
+    const item = list[index];
+    const object = isObject(item) ? item : expectObject(item, messagePath, ANTHROPIC);
+    const wireRole = object['role'];
+    const role = typeof wireRole === 'string' ? wireRole : expectString(required(object, 'role', messagePath, ANTHROPIC), `${messagePath}/role`, ANTHROPIC);
+    if (role !== 'user' && role !== 'assistant' && role !== 'system') {
       throw new InterlinguaError('invalid_value', `role "${role}" is not an Anthropic role; use user, assistant or system`, {
-        path: pointer(messagePath, 'role'),
+        path: `${messagePath}/role`,
         format: ANTHROPIC,
       });
     }
     const content = required(object, 'content', messagePath, ANTHROPIC);
-    const { parts, fromString } = decodeAnthropicContent(content, pointer(messagePath, 'content'), scope);
-    const decoded = role === 'user' ? splitUserTurn(parts) : [{ role: role as Role, parts }];
-    const first = decoded[0] as Message;
-    if (fromString) hint(first, ANTHROPIC, '$contentString', true);
-    extend(first, ANTHROPIC, unknownKeys(object, MESSAGE_KEYS));
-    for (const message of decoded) messages.push(scope.losses.origin(message, messagePath));
+    const parts = decodeContent(content, `${messagePath}/content`, scope);
+    const start = messages.length;
+    const first = role === 'user' ? pushUserTurn(parts, messages, hints) : push(messages, { role, parts });
+    if (hints && typeof content === 'string') hint(first, ANTHROPIC, '$contentString', true);
+    extend(first, ANTHROPIC, messageExtras(object));
+    if (losses.recording) for (let at = start; at < messages.length; at++) losses.origin(messages[at] as Message, messagePath);
   }
-  return messages;
 }

@@ -24,29 +24,38 @@ import {
 import { decodeAnthropicOutputConfig, decodeAnthropicOutputFormat, decodeAnthropicThinking, encodeAnthropicConfig } from './config.ts';
 import { encodeAnthropicMessages } from './encode-messages.ts';
 import { encodeAnthropicGeneration } from './generation.ts';
-import { decodeAnthropicContent, decodeAnthropicMessages } from './messages.ts';
-import type { BlockScope } from './parts.ts';
+import { decodeAnthropicContent, decodeAnthropicMessagesInto } from './messages.ts';
+import { keepsHints, type BlockScope } from './parts.ts';
 import { ANTHROPIC, hasHint } from './shape.ts';
 import { decodeAnthropicToolChoice, decodeAnthropicTools, encodeAnthropicToolChoice, encodeAnthropicTools } from './tools.ts';
 
-const REQUEST_KEYS: ReadonlySet<string> = new Set([
-  'model',
-  'messages',
-  'system',
-  'max_tokens',
-  'temperature',
-  'top_p',
-  'top_k',
-  'stop_sequences',
-  'stream',
-  'tools',
-  'tool_choice',
-  'thinking',
-  'output_config',
-  'output_format',
-  'metadata',
-  'service_tier',
-]);
+/** The keys of the body without a neutral slot, which travel as extensions (a switch: cheaper than a set lookup per key). */
+function requestExtras(object: JsonObject): JsonObject | undefined {
+  let rest: JsonObject | undefined;
+  for (const key in object) {
+    switch (key) {
+      case 'model':
+      case 'messages':
+      case 'system':
+      case 'max_tokens':
+      case 'temperature':
+      case 'top_p':
+      case 'top_k':
+      case 'stop_sequences':
+      case 'stream':
+      case 'tools':
+      case 'tool_choice':
+      case 'thinking':
+      case 'output_config':
+      case 'output_format':
+      case 'metadata':
+      case 'service_tier':
+        continue;
+    }
+    (rest ??= {})[key] = object[key];
+  }
+  return rest;
+}
 
 /** Where IR request fields come from on the wire, for loss paths. */
 const REQUEST_ORIGINS = {
@@ -65,46 +74,50 @@ const GENERATION_ORIGINS = { maxTokens: 'max_tokens', temperature: 'temperature'
 function decodeSystem(value: unknown, scope: BlockScope): Message {
   const { parts, fromString } = decodeAnthropicContent(value, '/system', scope);
   const message: Message = scope.losses.origin({ role: 'system', parts }, '/system');
-  hint(message, ANTHROPIC, '$systemField', true);
-  if (fromString) hint(message, ANTHROPIC, '$contentString', true);
+  if (scope.hints !== false) {
+    hint(message, ANTHROPIC, '$systemField', true);
+    if (fromString) hint(message, ANTHROPIC, '$contentString', true);
+  }
   return message;
 }
 
-function decodeGeneration(body: JsonObject): Generation | undefined {
-  const generation: Generation = {};
-  let any = false;
-  const number = (key: string): number | undefined => {
-    if (body[key] === undefined) return undefined;
-    any = true;
-    return expectNumber(body[key], pointer('', key), ANTHROPIC);
-  };
-  const maxTokens = number('max_tokens');
-  if (maxTokens !== undefined) generation.maxTokens = maxTokens;
-  const temperature = number('temperature');
-  if (temperature !== undefined) generation.temperature = temperature;
-  const topP = number('top_p');
-  if (topP !== undefined) generation.topP = topP;
-  const topK = number('top_k');
-  if (topK !== undefined) generation.topK = topK;
-  if (body['stop_sequences'] !== undefined) {
-    any = true;
-    generation.stop = expectArray(body['stop_sequences'], '/stop_sequences', ANTHROPIC).map((stop, index) =>
-      expectString(stop, pointer('/stop_sequences', index), ANTHROPIC),
-    );
-  }
-  return any ? generation : undefined;
+/** A number read from the body (named reads at the call: a keyed read per key costs more than the check). */
+function number(value: unknown, key: string): number | undefined {
+  if (value === undefined || (typeof value === 'number' && Number.isFinite(value))) return value;
+  return expectNumber(value, pointer('', key), ANTHROPIC);
 }
 
-function decodeMetadata(value: unknown, request: Request): void {
+function decodeGeneration(body: JsonObject): Generation | undefined {
+  const maxTokens = number(body['max_tokens'], 'max_tokens');
+  const temperature = number(body['temperature'], 'temperature');
+  const topP = number(body['top_p'], 'top_p');
+  const topK = number(body['top_k'], 'top_k');
+  const stop = body['stop_sequences'];
+  if (maxTokens === undefined && temperature === undefined && topP === undefined && topK === undefined && stop === undefined) return undefined;
+  const generation: Generation = {};
+  if (maxTokens !== undefined) generation.maxTokens = maxTokens;
+  if (temperature !== undefined) generation.temperature = temperature;
+  if (topP !== undefined) generation.topP = topP;
+  if (topK !== undefined) generation.topK = topK;
+  if (stop !== undefined) {
+    generation.stop = expectArray(stop, '/stop_sequences', ANTHROPIC).map((item, index) => expectString(item, pointer('/stop_sequences', index), ANTHROPIC));
+  }
+  return generation;
+}
+
+const METADATA_KEYS: ReadonlySet<string> = new Set(['user_id']);
+
+function decodeMetadata(value: unknown, request: Request, hints: boolean): void {
   const metadata = expectObject(value, '/metadata', ANTHROPIC);
   const userId = metadata['user_id'];
   if (typeof userId === 'string') request.user = userId;
-  else if (userId === null) hint(request, ANTHROPIC, '$userIdNull', true);
-  else if (userId !== undefined) expectString(userId, '/metadata/user_id', ANTHROPIC);
-  const rest = unknownKeys(metadata, new Set(['user_id']));
+  else if (userId === null) {
+    if (hints) hint(request, ANTHROPIC, '$userIdNull', true);
+  } else if (userId !== undefined) expectString(userId, '/metadata/user_id', ANTHROPIC);
+  const rest = unknownKeys(metadata, METADATA_KEYS);
   // `metadata` has only `user_id` on the wire; anything else travels whole so nothing is silently lost.
   if (rest !== undefined) extend(request, ANTHROPIC, { metadata: rest });
-  else if (userId === undefined) hint(request, ANTHROPIC, '$metadataEmpty', true);
+  else if (userId === undefined && hints) hint(request, ANTHROPIC, '$metadataEmpty', true);
 }
 
 /**
@@ -114,17 +127,20 @@ function decodeMetadata(value: unknown, request: Request): void {
  */
 export function decodeAnthropicRequest(body: unknown, context: CodecContext): Request {
   const object = expectObject(body, '', ANTHROPIC);
-  const scope: BlockScope = { losses: context.losses, calls: new Map() };
+  const hints = keepsHints(context.target);
+  const losses = context.losses;
+  const scope: BlockScope = { losses, hints };
   const request: Request = { messages: [] };
-  hint(request, ANTHROPIC, '$keepTurns', true);
-  if (object['model'] !== undefined) request.model = expectString(object['model'], '/model', ANTHROPIC);
+  if (hints) hint(request, ANTHROPIC, '$keepTurns', true);
+  const model = object['model'];
+  if (model !== undefined) request.model = typeof model === 'string' ? model : expectString(model, '/model', ANTHROPIC);
   const system = object['system'];
   if (system !== undefined && system !== null) request.messages.push(decodeSystem(system, scope));
-  else if (system === null) hint(request, ANTHROPIC, '$systemNull', true);
-  request.messages.push(...decodeAnthropicMessages(required(object, 'messages', '', ANTHROPIC), '/messages', scope));
+  else if (system === null && hints) hint(request, ANTHROPIC, '$systemNull', true);
+  decodeAnthropicMessagesInto(required(object, 'messages', '', ANTHROPIC), '/messages', scope, request.messages);
   if (object['tools'] !== undefined) {
     request.tools = decodeAnthropicTools(object['tools'], '/tools');
-    request.tools.forEach((tool, index) => context.losses.origin(tool, pointer('/tools', index)));
+    if (losses.recording) request.tools.forEach((tool, index) => losses.origin(tool, pointer('/tools', index)));
   }
   if (object['tool_choice'] !== undefined) decodeAnthropicToolChoice(object['tool_choice'], '/tool_choice', request);
   const generation = decodeGeneration(object);
@@ -132,16 +148,20 @@ export function decodeAnthropicRequest(body: unknown, context: CodecContext): Re
   if (object['thinking'] !== undefined) decodeAnthropicThinking(object['thinking'], '/thinking', request);
   if (object['output_config'] !== undefined) decodeAnthropicOutputConfig(object['output_config'], '/output_config', request);
   if (object['output_format'] !== undefined) decodeAnthropicOutputFormat(object['output_format'], '/output_format', request);
-  if (object['metadata'] !== undefined) decodeMetadata(object['metadata'], request);
+  if (object['metadata'] !== undefined) decodeMetadata(object['metadata'], request, hints);
   if (object['stream'] !== undefined) request.stream = expectBoolean(object['stream'], '/stream', ANTHROPIC);
   if (object['service_tier'] !== undefined) request.serviceTier = expectString(object['service_tier'], '/service_tier', ANTHROPIC);
-  extend(request, ANTHROPIC, unknownKeys(object, REQUEST_KEYS));
-  context.losses.originFields(request, object, '', REQUEST_ORIGINS);
-  context.losses.originFields(request.generation, object, '', GENERATION_ORIGINS);
+  extend(request, ANTHROPIC, requestExtras(object));
+  if (losses.recording) {
+    losses.originFields(request, object, '', REQUEST_ORIGINS);
+    losses.originFields(request.generation, object, '', GENERATION_ORIGINS);
+  }
   return request;
 }
 
 function encodeMetadata(request: Request, losses: LossCollector): JsonObject | undefined {
+  // The common case: nothing that becomes metadata, and no hint about it.
+  if (request.user === undefined && request.metadata === undefined && request.extensions?.anthropic === undefined) return undefined;
   const extra = request.extensions?.anthropic?.['metadata'];
   const metadata: JsonObject = extra !== undefined && typeof extra === 'object' ? { ...(extra as JsonObject) } : {};
   if (request.user !== undefined) metadata['user_id'] = request.user;

@@ -4,9 +4,9 @@
  * @see https://docs.anthropic.com/en/api/messages#response
  */
 import type { CodecContext } from '../../core/codec.ts';
-import type { Candidate, Message, Response } from '../../core/ir.ts';
+import type { Candidate, Message, Part, Response } from '../../core/ir.ts';
 import { expectArray, expectObject, expectString, extend, hint, pointer, required, spreadExtensions, unknownKeys, type JsonObject } from '../../core/wire.ts';
-import { decodeAnthropicBlock, type BlockScope } from './parts.ts';
+import { decodeAnthropicBlock, keepsHints, type BlockScope } from './parts.ts';
 import { encodeAnthropicParts } from './encode-parts.ts';
 import { ANTHROPIC, hasHint } from './shape.ts';
 import { decodeAnthropicStopReason, encodeAnthropicStopReason } from './stop-reason.ts';
@@ -14,16 +14,17 @@ import { decodeAnthropicUsage, encodeAnthropicUsage } from './usage.ts';
 
 const RESPONSE_KEYS: ReadonlySet<string> = new Set(['id', 'type', 'role', 'model', 'content', 'stop_reason', 'stop_sequence', 'usage']);
 
-function decodeStop(object: JsonObject, candidate: Candidate): void {
+function decodeStop(object: JsonObject, candidate: Candidate, hints: boolean): void {
   const raw = object['stop_reason'];
   if (raw !== null && raw !== undefined) candidate.stopReason = decodeAnthropicStopReason(expectString(raw, '/stop_reason', ANTHROPIC));
-  else if (raw === undefined) hint(candidate, ANTHROPIC, '$stopReasonAbsent', true);
+  else if (raw === undefined && hints) hint(candidate, ANTHROPIC, '$stopReasonAbsent', true);
   const sequence = object['stop_sequence'];
-  if (sequence === undefined) hint(candidate, ANTHROPIC, '$stopSequenceAbsent', true);
-  else if (sequence !== null) {
+  if (sequence === undefined) {
+    if (hints) hint(candidate, ANTHROPIC, '$stopSequenceAbsent', true);
+  } else if (sequence !== null) {
     const text = expectString(sequence, '/stop_sequence', ANTHROPIC);
     if (candidate.stopReason !== undefined) candidate.stopReason.sequence = text;
-    else hint(candidate, ANTHROPIC, '$stopSequence', text);
+    else if (hints) hint(candidate, ANTHROPIC, '$stopSequence', text);
   }
 }
 
@@ -34,22 +35,29 @@ function decodeStop(object: JsonObject, candidate: Candidate): void {
  */
 export function decodeAnthropicResponse(body: unknown, context: CodecContext): Response {
   const object = expectObject(body, '', ANTHROPIC);
-  const scope: BlockScope = { losses: context.losses, calls: new Map() };
+  const hints = keepsHints(context.target);
+  const losses = context.losses;
+  const scope: BlockScope = { losses, hints };
   const content = expectArray(required(object, 'content', '', ANTHROPIC), '/content', ANTHROPIC);
-  const message: Message = { role: 'assistant', parts: content.map((block, index) => decodeAnthropicBlock(block, pointer('/content', index), scope)) };
+  const parts = new Array<Part>(content.length);
+  for (let index = 0; index < content.length; index++) parts[index] = decodeAnthropicBlock(content[index], `/content/${index}`, scope);
+  const message: Message = { role: 'assistant', parts };
   const candidate: Candidate = { index: 0, message };
-  decodeStop(object, candidate);
-  if (candidate.stopReason !== undefined) context.losses.origin(candidate.stopReason, '/stop_reason');
+  decodeStop(object, candidate, hints);
+  if (candidate.stopReason !== undefined) losses.origin(candidate.stopReason, '/stop_reason');
   const response: Response = { candidates: [candidate] };
   if (object['id'] !== undefined) response.id = expectString(object['id'], '/id', ANTHROPIC);
   if (object['model'] !== undefined) response.model = expectString(object['model'], '/model', ANTHROPIC);
-  if (object['type'] !== undefined && object['type'] !== 'message') hint(response, ANTHROPIC, '$type', object['type']);
-  if (object['type'] === undefined) hint(response, ANTHROPIC, '$typeAbsent', true);
-  if (object['role'] !== undefined && object['role'] !== 'assistant') hint(response, ANTHROPIC, '$role', object['role']);
-  if (object['role'] === undefined) hint(response, ANTHROPIC, '$roleAbsent', true);
-  if (object['usage'] !== undefined) response.usage = context.losses.origin(decodeAnthropicUsage(object['usage'], '/usage'), '/usage');
-  const absent = (['id', 'model', 'usage'] as const).filter((key) => object[key] === undefined);
-  if (absent.length > 0) hint(response, ANTHROPIC, '$absent', absent);
+  if (hints) {
+    if (object['type'] !== undefined && object['type'] !== 'message') hint(response, ANTHROPIC, '$type', object['type']);
+    if (object['type'] === undefined) hint(response, ANTHROPIC, '$typeAbsent', true);
+    if (object['role'] !== undefined && object['role'] !== 'assistant') hint(response, ANTHROPIC, '$role', object['role']);
+    if (object['role'] === undefined) hint(response, ANTHROPIC, '$roleAbsent', true);
+  }
+  if (object['usage'] !== undefined) response.usage = losses.origin(decodeAnthropicUsage(object['usage'], '/usage'), '/usage');
+  if (hints && (object['id'] === undefined || object['model'] === undefined || object['usage'] === undefined)) {
+    hint(response, ANTHROPIC, '$absent', (['id', 'model', 'usage'] as const).filter((key) => object[key] === undefined));
+  }
   extend(response, ANTHROPIC, unknownKeys(object, RESPONSE_KEYS));
   return response;
 }

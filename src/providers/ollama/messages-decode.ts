@@ -7,98 +7,127 @@
 import { InterlinguaError } from '../../core/errors.ts';
 import type { Message, Part, Role, ToolResultPart } from '../../core/ir.ts';
 import type { LossCollector } from '../../core/losses.ts';
-import { expectArray, expectObject, expectString, hint, lookupTable, pointer, type JsonObject } from '../../core/wire.ts';
+import { expectArray, expectObject, expectString, extend, hint, isObject, lookupTable, pointer, type JsonObject } from '../../core/wire.ts';
 import { PendingCalls, syntheticCallId } from './ids.ts';
 import { decodeOllamaImages, decodeOllamaToolCalls, type CallScope } from './parts-decode.ts';
 import { FORMAT, keepUnknown, keys } from './shape.ts';
 
-const KNOWN = keys('role', 'content', 'thinking', 'images', 'tool_calls', 'tool_name', 'tool_call_id');
 
 const ROLES: Readonly<Record<string, Role>> = lookupTable({ system: 'system', user: 'user', assistant: 'assistant', tool: 'tool' });
 
-/** Decode `content` (a string) into a text part; `""` is no part, absent or `null` a hint. */
-export function decodeOllamaContent(object: JsonObject, path: string, message: Message, parts: Part[]): void {
+/** Decode `content` (a string) into a text part; `""` is no part, absent or `null` a hint (unless `hints` is false). */
+export function decodeOllamaContent(object: JsonObject, path: string, message: Message, parts: Part[], hints = true): void {
   const content = object['content'];
   if (content === undefined || content === null) {
-    hint(message, FORMAT, '$content', content === null ? null : 'absent');
+    if (hints) hint(message, FORMAT, '$content', content === null ? null : 'absent');
     return;
   }
-  const text = expectString(content, pointer(path, 'content'), FORMAT);
+  const text = typeof content === 'string' ? content : expectString(content, `${path}/content`, FORMAT);
   if (text !== '') parts.push({ type: 'text', text });
 }
 
-/** Decode `thinking` into a reasoning part; `""` is kept as a hint. */
-export function decodeOllamaThinking(object: JsonObject, path: string, message: Message, parts: Part[]): void {
+/** Decode `thinking` into a reasoning part; `""` is kept as a hint (unless `hints` is false). */
+export function decodeOllamaThinking(object: JsonObject, path: string, message: Message, parts: Part[], hints = true): void {
   const thinking = object['thinking'];
   if (thinking === undefined) return;
-  const text = expectString(thinking, pointer(path, 'thinking'), FORMAT);
-  if (text === '') hint(message, FORMAT, '$thinking', '');
-  else parts.push({ type: 'reasoning', text });
+  const text = typeof thinking === 'string' ? thinking : expectString(thinking, `${path}/thinking`, FORMAT);
+  if (text === '') {
+    if (hints) hint(message, FORMAT, '$thinking', '');
+  } else parts.push({ type: 'reasoning', text });
 }
 
-function decodeToolMessage(object: JsonObject, path: string, message: Message, pending: PendingCalls, index: number): void {
+function decodeToolMessage(object: JsonObject, path: string, message: Message, pending: PendingCalls, index: number, hints: boolean): void {
   const content: Part[] = [];
-  decodeOllamaContent(object, path, message, content);
-  decodeOllamaImages(object['images'], pointer(path, 'images'), message, content);
+  decodeOllamaContent(object, path, message, content, hints);
+  const images = object['images'];
+  if (images !== undefined) decodeOllamaImages(images, `${path}/images`, message, content, hints);
   const result: ToolResultPart = { type: 'tool_result', callId: '', content };
   const name = object['tool_name'];
-  if (name !== undefined) result.name = expectString(name, pointer(path, 'tool_name'), FORMAT);
+  if (name !== undefined) result.name = typeof name === 'string' ? name : expectString(name, `${path}/tool_name`, FORMAT);
   const id = object['tool_call_id'];
   if (typeof id === 'string' && id !== '') {
     result.callId = id;
-    hint(result, FORMAT, '$id', true);
+    if (hints) hint(result, FORMAT, '$id', true);
     const call = pending.answer(id);
     if (result.name === undefined && call !== undefined) {
       result.name = call.name;
-      hint(result, FORMAT, '$noName', true);
+      if (hints) hint(result, FORMAT, '$noName', true);
     }
   } else {
-    if (id !== undefined) expectString(id, pointer(path, 'tool_call_id'), FORMAT);
+    if (id !== undefined) expectString(id, `${path}/tool_call_id`, FORMAT);
     const call = pending.take(result.name);
     result.callId = call?.id ?? syntheticCallId(String(index), 0);
     result.syntheticId = true;
     if (result.name === undefined && call !== undefined) {
       result.name = call.name;
-      hint(result, FORMAT, '$noName', true);
+      if (hints) hint(result, FORMAT, '$noName', true);
     }
   }
   message.parts.push(result);
 }
 
+const NONE: ReadonlySet<string> = keys();
+
+/** The keys of a wire message this file does not read, which travel as extensions (a switch: cheaper than a set lookup per key). */
+function messageExtras(object: JsonObject): JsonObject | undefined {
+  let rest: JsonObject | undefined;
+  for (const key in object) {
+    switch (key) {
+      case 'role':
+      case 'content':
+      case 'thinking':
+      case 'images':
+      case 'tool_calls':
+      case 'tool_name':
+      case 'tool_call_id':
+        continue;
+    }
+    (rest ??= {})[key] = object[key];
+  }
+  return rest;
+}
+
 /** Decode one message; `index` is its place in `messages`, for the ids of unpaired tool results. */
 export function decodeOllamaMessage(value: unknown, path: string, index: number, calls: CallScope): Message {
-  const object = expectObject(value, path, FORMAT);
-  const rawRole = expectString(object['role'], pointer(path, 'role'), FORMAT);
+  const hints = calls.hints !== false;
+  const object = isObject(value) ? value : expectObject(value, path, FORMAT);
+  const wireRole = object['role'];
+  const rawRole = typeof wireRole === 'string' ? wireRole : expectString(wireRole, `${path}/role`, FORMAT);
   const role = ROLES[rawRole];
   if (role === undefined) {
     throw new InterlinguaError('invalid_value', `Ollama message role must be system, user, assistant or tool, got ${JSON.stringify(rawRole)}`, {
-      path: pointer(path, 'role'),
+      path: `${path}/role`,
       format: FORMAT,
     });
   }
   const message: Message = { role, parts: [] };
   if (role === 'tool') {
-    decodeToolMessage(object, path, message, calls.pending, index);
+    decodeToolMessage(object, path, message, calls.pending, index, hints);
   } else {
-    decodeOllamaThinking(object, path, message, message.parts);
-    decodeOllamaContent(object, path, message, message.parts);
-    decodeOllamaImages(object['images'], pointer(path, 'images'), message, message.parts);
-    decodeOllamaToolCalls(object['tool_calls'], pointer(path, 'tool_calls'), message, message.parts, calls);
-    if (object['tool_name'] !== undefined) keepUnknown(message, { tool_name: object['tool_name'] }, keys());
-    if (object['tool_call_id'] !== undefined) keepUnknown(message, { tool_call_id: object['tool_call_id'] }, keys());
+    decodeOllamaThinking(object, path, message, message.parts, hints);
+    decodeOllamaContent(object, path, message, message.parts, hints);
+    const images = object['images'];
+    if (images !== undefined) decodeOllamaImages(images, `${path}/images`, message, message.parts, hints);
+    const toolCalls = object['tool_calls'];
+    if (toolCalls !== undefined) decodeOllamaToolCalls(toolCalls, `${path}/tool_calls`, message, message.parts, calls);
+    if (object['tool_name'] !== undefined) keepUnknown(message, { tool_name: object['tool_name'] }, NONE);
+    if (object['tool_call_id'] !== undefined) keepUnknown(message, { tool_call_id: object['tool_call_id'] }, NONE);
   }
-  keepUnknown(message, object, KNOWN);
+  extend(message, FORMAT, messageExtras(object));
   return message;
 }
 
-/** Decode `messages`. */
-export function decodeOllamaMessages(value: unknown, path: string, losses: LossCollector): Message[] {
-  const list = expectArray(value, path, FORMAT);
-  const pending = new PendingCalls();
+/** Decode `messages`; `hints: false` skips the shape hints only the Ollama encoder reads. */
+export function decodeOllamaMessages(value: unknown, path: string, losses: LossCollector, hints = true): Message[] {
+  const list = Array.isArray(value) ? value : expectArray(value, path, FORMAT);
+  // One scope for the whole list, renamed per message (decoding reads it synchronously).
+  const calls: CallScope = { scope: '', pending: new PendingCalls(), hints };
   const messages: Message[] = new Array(list.length);
   for (let index = 0; index < list.length; index++) {
-    const messagePath = pointer(path, index);
-    messages[index] = recordOllamaOrigins(decodeOllamaMessage(list[index], messagePath, index, { scope: String(index), pending }), list[index] as JsonObject, messagePath, losses);
+    const messagePath = `${path}/${index}`;
+    calls.scope = String(index);
+    const message = decodeOllamaMessage(list[index], messagePath, index, calls);
+    messages[index] = losses.recording ? recordOllamaOrigins(message, list[index] as JsonObject, messagePath, losses) : message;
   }
   return messages;
 }

@@ -7,7 +7,7 @@
  */
 import type { LossCollector } from '../../core/losses.ts';
 import type { Message, Part, ToolResultPart } from '../../core/ir.ts';
-import { extensionsOf, pointer, spreadExtensions, type JsonObject } from '../../core/wire.ts';
+import { extensionsOf, spreadExtensions, type JsonObject } from '../../core/wire.ts';
 import { SYNTHETIC_ID_PREFIX } from './ids.ts';
 import { encodeOllamaParts, joinTexts } from './parts-encode.ts';
 import { FORMAT, shapeHint } from './shape.ts';
@@ -28,7 +28,7 @@ function putList(wire: JsonObject, key: string, items: unknown[], hintValue: unk
 }
 
 function encodeMessage(message: Message, losses: LossCollector, path: string): JsonObject {
-  const pieces = encodeOllamaParts(message.parts, losses, pointer(path, 'parts'));
+  const pieces = encodeOllamaParts(message.parts, losses, `${path}/parts`);
   const wire: JsonObject = { role: message.role };
   const thinkingHint = shapeHint(message, '$thinking');
   if (pieces.thinking.length > 0) wire['thinking'] = joinTexts(pieces.thinking, 'reasoning', losses, path, SEPARATOR);
@@ -39,7 +39,7 @@ function encodeMessage(message: Message, losses: LossCollector, path: string): J
   if (message.role === 'system' && message.developer === true) {
     losses.add('approximated', path, 'Ollama has no developer role; sent as a system message', 'info');
   }
-  if (message.name !== undefined) losses.add('dropped_field', pointer(path, 'name'), 'Ollama messages have no participant name; dropped');
+  if (message.name !== undefined) losses.add('dropped_field', `${path}/name`, 'Ollama messages have no participant name; dropped');
   return wire;
 }
 
@@ -49,11 +49,11 @@ function resultName(part: ToolResultPart, names: ReadonlyMap<string, string>): s
 
 function encodeToolResult(part: ToolResultPart, message: Message, names: ReadonlyMap<string, string>, losses: LossCollector, path: string): JsonObject {
   losses.foreignExtensions(part.extensions, FORMAT, path);
-  const pieces = encodeOllamaParts(part.content, losses, pointer(path, 'content'));
+  const pieces = encodeOllamaParts(part.content, losses, `${path}/content`);
   let text = joinTexts(pieces.texts, 'tool result text', losses, path, SEPARATOR);
   if (part.isError === true) {
     text = `Error: ${text}`;
-    losses.add('approximated', pointer(path, 'isError'), 'Ollama has no error flag on tool results; the text was prefixed with "Error: "');
+    losses.add('approximated', `${path}/isError`, 'Ollama has no error flag on tool results; the text was prefixed with "Error: "');
   }
   const wire: JsonObject = { role: 'tool' };
   putContent(wire, message, text, pieces.texts.length > 0 || part.isError === true);
@@ -72,17 +72,19 @@ export function encodeOllamaMessages(messages: readonly Message[], losses: LossC
   const names = new Map<string, string>();
   for (let index = 0; index < messages.length; index++) {
     const message = messages[index] as Message;
-    const path = pointer('/messages', index);
+    const path = `/messages/${index}`;
     losses.foreignExtensions(message.extensions, FORMAT, path);
     if (message.role === 'tool') {
-      message.parts.forEach((part: Part, partIndex) => {
-        const partPath = pointer(path, 'parts', partIndex);
+      const parts = message.parts;
+      for (let partIndex = 0; partIndex < parts.length; partIndex++) {
+        const part = parts[partIndex] as Part;
+        const partPath = `${path}/parts/${partIndex}`;
         if (part.type !== 'tool_result') {
           losses.add('unsupported_part', partPath, `a ${part.type} part in a tool message has no Ollama form; dropped`);
-          return;
+          continue;
         }
         out.push(spreadExtensions(encodeToolResult(part, message, names, losses, partPath), message, FORMAT));
-      });
+      }
       continue;
     }
     for (const part of message.parts) if (part.type === 'tool_call') names.set(part.id, part.name);

@@ -58,7 +58,11 @@ export function encodeOllamaOptions(request: Request, losses: LossCollector): Js
   const generation = request.generation;
   if (generation !== undefined) {
     if (generation.maxTokens !== undefined) options['num_predict'] = generation.maxTokens;
-    for (const [key, slot] of NUMBERS) if (generation[slot] !== undefined) options[key] = generation[slot];
+    for (let index = 0; index < NUMBERS.length; index++) {
+      const entry = NUMBERS[index] as (typeof NUMBERS)[number];
+      const value = generation[entry[1]];
+      if (value !== undefined) options[entry[0]] = value;
+    }
     if (generation.stop !== undefined) options['stop'] = generation.stop;
     if (generation.candidateCount !== undefined && generation.candidateCount !== 1) {
       losses.add('dropped_field', '/generation/candidateCount', 'Ollama generates one answer; candidate count dropped');
@@ -66,6 +70,6 @@ export function encodeOllamaOptions(request: Request, losses: LossCollector): Js
   }
   const rest = extensionsOf(request, FORMAT)?.['options'];
   if (isObject(rest)) for (const key in rest) if (!(key in options)) options[key] = rest[key];
-  if (Object.keys(options).length > 0 || extensionsOf(request, FORMAT)?.['$options'] === true) return options;
-  return undefined;
+  for (const _key in options) return options;
+  return extensionsOf(request, FORMAT)?.['$options'] === true ? options : undefined;
 }

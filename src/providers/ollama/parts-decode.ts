@@ -8,24 +8,32 @@ import { InterlinguaError } from '../../core/errors.ts';
 import type { ImagePart, Message, Part, ToolCallPart } from '../../core/ir.ts';
 import { sniffBase64 } from '../../core/media.ts';
 import { parseArguments } from '../../core/tools.ts';
-import { expectArray, expectObject, expectString, extend, hint, isObject, pointer, tooDeep, unknownKeys } from '../../core/wire.ts';
+import { expectArray, expectObject, expectString, extend, hint, isObject, pointer, tooDeep, type JsonObject } from '../../core/wire.ts';
 import { syntheticCallId, type PendingCalls } from './ids.ts';
-import { FORMAT, keys } from './shape.ts';
+import { FORMAT } from './shape.ts';
 
-const CALL_KNOWN = keys('function', 'id');
-const FUNCTION_KNOWN = keys('name', 'arguments', 'index');
+/** The keys of `object` other than the given ones (compared directly: cheaper than a set lookup per key). */
+function extras(object: JsonObject, first: string, second: string, third: string): JsonObject | undefined {
+  let rest: JsonObject | undefined;
+  for (const key in object) {
+    if (key === first || key === second || key === third) continue;
+    (rest ??= {})[key] = object[key];
+  }
+  return rest;
+}
 
-/** Decode `images` into image parts appended to `parts`; `null` and `[]` are kept as hints on `message`. */
-export function decodeOllamaImages(value: unknown, path: string, message: Message, parts: Part[]): void {
+/** Decode `images` into image parts appended to `parts`; `null` and `[]` are kept as hints on `message` (unless `hints` is false). */
+export function decodeOllamaImages(value: unknown, path: string, message: Message, parts: Part[], hints = true): void {
   if (value === undefined) return;
   if (value === null) {
-    hint(message, FORMAT, '$images', null);
+    if (hints) hint(message, FORMAT, '$images', null);
     return;
   }
   const list = expectArray(value, path, FORMAT);
-  if (list.length === 0) hint(message, FORMAT, '$images', 'empty');
+  if (list.length === 0 && hints) hint(message, FORMAT, '$images', 'empty');
   for (let index = 0; index < list.length; index++) {
-    const data = expectString(list[index], pointer(path, index), FORMAT);
+    const item = list[index];
+    const data = typeof item === 'string' ? item : expectString(item, pointer(path, index), FORMAT);
     const part: ImagePart = { type: 'image', source: { kind: 'base64', data, mediaType: sniffBase64(data, 'image/jpeg') } };
     parts.push(part);
   }
@@ -36,19 +44,25 @@ export interface CallScope {
   /** Names the message or response, for synthesised ids. */
   scope: string;
   pending: PendingCalls;
+  /**
+   * Whether to keep the shape hints only the Ollama encoder reads (`false`
+   * when the IR is headed for another format); unset keeps them.
+   */
+  hints?: boolean;
 }
 
-function decodeArguments(value: unknown, path: string, part: ToolCallPart): void {
+function decodeArguments(value: unknown, functionPath: string, part: ToolCallPart, hints: boolean): void {
   if (value === undefined) {
     part.arguments = {};
-    hint(part, FORMAT, '$arguments', 'absent');
+    if (hints) hint(part, FORMAT, '$arguments', 'absent');
   } else if (typeof value === 'string') {
     // Some clients send the argument text, as OpenAI does; keep it as text.
     Object.assign(part, parseArguments(value));
-    hint(part, FORMAT, '$arguments', 'text');
+    if (hints) hint(part, FORMAT, '$arguments', 'text');
   } else if (isObject(value) && tooDeep(value) === undefined) {
     part.arguments = value;
   } else {
+    const path = `${functionPath}/arguments`;
     expectObject(value, path, FORMAT);
     throw new InterlinguaError('invalid_value', 'tool-call arguments nest too deep; flatten them', { path, format: FORMAT });
   }
@@ -56,25 +70,27 @@ function decodeArguments(value: unknown, path: string, part: ToolCallPart): void
 
 /** Decode one entry of `tool_calls`. */
 export function decodeOllamaToolCall(value: unknown, path: string, callIndex: number, calls: CallScope): ToolCallPart {
-  const call = expectObject(value, path, FORMAT);
-  const functionPath = pointer(path, 'function');
-  const fn = expectObject(call['function'], functionPath, FORMAT);
-  const name = expectString(fn['name'], pointer(functionPath, 'name'), FORMAT);
+  const hints = calls.hints !== false;
+  const call = isObject(value) ? value : expectObject(value, path, FORMAT);
+  const wireFunction = call['function'];
+  const fn = isObject(wireFunction) ? wireFunction : expectObject(wireFunction, `${path}/function`, FORMAT);
+  const wireName = fn['name'];
+  const name = typeof wireName === 'string' ? wireName : expectString(wireName, `${path}/function/name`, FORMAT);
   const part: ToolCallPart = { type: 'tool_call', id: '', name, arguments: undefined };
   const id = call['id'];
   if (typeof id === 'string' && id !== '') {
     part.id = id;
-    hint(part, FORMAT, '$id', true);
+    if (hints) hint(part, FORMAT, '$id', true);
   } else {
-    if (id !== undefined) hint(part, FORMAT, '$idValue', id);
+    if (id !== undefined && hints) hint(part, FORMAT, '$idValue', id);
     part.id = syntheticCallId(calls.scope, callIndex);
     part.syntheticId = true;
   }
-  decodeArguments(fn['arguments'], pointer(functionPath, 'arguments'), part);
-  if (fn['index'] !== undefined) hint(part, FORMAT, '$index', fn['index']);
-  const callRest = unknownKeys(call, CALL_KNOWN);
+  decodeArguments(fn['arguments'], `${path}/function`, part, hints);
+  if (fn['index'] !== undefined && hints) hint(part, FORMAT, '$index', fn['index']);
+  const callRest = extras(call, 'function', 'id', 'id');
   if (callRest !== undefined) extend(part, FORMAT, { call: callRest });
-  const functionRest = unknownKeys(fn, FUNCTION_KNOWN);
+  const functionRest = extras(fn, 'name', 'arguments', 'index');
   if (functionRest !== undefined) extend(part, FORMAT, { function: functionRest });
   calls.pending.add(name, part.id);
   return part;
@@ -83,11 +99,12 @@ export function decodeOllamaToolCall(value: unknown, path: string, callIndex: nu
 /** Decode `tool_calls` into parts appended to `parts`. */
 export function decodeOllamaToolCalls(value: unknown, path: string, message: Message, parts: Part[], calls: CallScope): void {
   if (value === undefined) return;
+  const hints = calls.hints !== false;
   if (value === null) {
-    hint(message, FORMAT, '$toolCalls', null);
+    if (hints) hint(message, FORMAT, '$toolCalls', null);
     return;
   }
-  const list = expectArray(value, path, FORMAT);
-  if (list.length === 0) hint(message, FORMAT, '$toolCalls', 'empty');
-  for (let index = 0; index < list.length; index++) parts.push(decodeOllamaToolCall(list[index], pointer(path, index), index, calls));
+  const list = Array.isArray(value) ? value : expectArray(value, path, FORMAT);
+  if (list.length === 0 && hints) hint(message, FORMAT, '$toolCalls', 'empty');
+  for (let index = 0; index < list.length; index++) parts.push(decodeOllamaToolCall(list[index], `${path}/${index}`, index, calls));
 }

@@ -9,7 +9,7 @@ import type { ImagePart, Part, ToolCallPart } from '../../core/ir.ts';
 import { unreachable } from '../../core/ir.ts';
 import { parseDataUrl } from '../../core/media.ts';
 import { argumentsAsObject } from '../../core/tools.ts';
-import { extensionsOf, isObject, pointer, type JsonObject } from '../../core/wire.ts';
+import { extensionsOf, isObject, type JsonObject } from '../../core/wire.ts';
 import { SYNTHETIC_ID_PREFIX } from './ids.ts';
 import { FORMAT } from './shape.ts';
 
@@ -64,12 +64,17 @@ export function encodeOllamaParts(parts: readonly Part[], losses: LossCollector,
   const out: EncodedParts = { texts: [], thinking: [], images: [], toolCalls: [] };
   for (let index = 0; index < parts.length; index++) {
     const part = parts[index] as Part;
-    const partPath = pointer(path, index);
+    if (part.type === 'text' && part.extensions === undefined && (part.citations === undefined || part.citations.length === 0)) {
+      // The common case, where nothing can be lost: no path needed.
+      out.texts.push(part.text);
+      continue;
+    }
+    const partPath = `${path}/${index}`;
     reportForeign(part, losses, partPath);
     switch (part.type) {
       case 'text':
         out.texts.push(part.text);
-        if (part.citations !== undefined && part.citations.length > 0) losses.add('dropped_field', pointer(partPath, 'citations'), 'Ollama has no citations; dropped');
+        if (part.citations !== undefined && part.citations.length > 0) losses.add('dropped_field', `${partPath}/citations`, 'Ollama has no citations; dropped');
         break;
       case 'refusal':
         out.texts.push(part.text);

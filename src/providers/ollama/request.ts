@@ -17,7 +17,7 @@ import { decodeOllamaOptions, encodeOllamaOptions } from './options.ts';
 import { decodeOllamaThink, encodeOllamaThink } from './think.ts';
 import { decodeOllamaTools, encodeOllamaTools, reportOllamaToolChoice } from './tools.ts';
 import { decodeOllamaGeneratePrompt, encodeOllamaGeneratePrompt } from './generate.ts';
-import { FORMAT, keepUnknown, keys } from './shape.ts';
+import { FORMAT, keepsHints, keepUnknown, keys } from './shape.ts';
 
 const KNOWN = keys('model', 'messages', 'tools', 'format', 'options', 'stream', 'think', 'logprobs', 'top_logprobs');
 const GENERATE_KNOWN = keys('model', 'prompt', 'system', 'images', 'format', 'options', 'stream', 'think', 'logprobs', 'top_logprobs');
@@ -62,7 +62,9 @@ export function decodeOllamaRequest(body: unknown, context: CodecContext): Reque
   const object = expectObject(body, '', FORMAT);
   // Without messages the body is a generate body (`{"model": …}` alone loads a model there).
   const generate = object['messages'] === undefined;
-  const messages: Message[] = generate ? decodeOllamaGeneratePrompt(object, context.losses) : decodeOllamaMessages(object['messages'], '/messages', context.losses);
+  const messages: Message[] = generate
+    ? decodeOllamaGeneratePrompt(object, context.losses)
+    : decodeOllamaMessages(object['messages'], '/messages', context.losses, keepsHints(context.target));
   const request: Request = { messages };
   if (generate) hint(request, FORMAT, '$generate', true);
   const model = object['model'];
@@ -70,7 +72,7 @@ export function decodeOllamaRequest(body: unknown, context: CodecContext): Reque
   else if (context.model !== undefined) request.model = context.model;
   if (object['tools'] !== undefined) {
     request.tools = decodeOllamaTools(object['tools'], '/tools', context.losses);
-    request.tools.forEach((tool, index) => context.losses.origin(tool, pointer('/tools', index)));
+    if (context.losses.recording) request.tools.forEach((tool, index) => context.losses.origin(tool, pointer('/tools', index)));
   }
   if (object['format'] !== undefined) decodeFormat(object['format'], request);
   if (object['options'] !== undefined) decodeOllamaOptions(object['options'], '/options', request);

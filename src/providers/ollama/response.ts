@@ -14,7 +14,7 @@ import { decodeOllamaMessage, decodeOllamaThinking, recordOllamaOrigins } from '
 import { encodeOllamaParts, joinTexts } from './parts-encode.ts';
 import { decodeOllamaDoneReason, encodeOllamaDoneReason } from './stop-reason.ts';
 import { decodeOllamaUsage, encodeOllamaUsage, USAGE_KEYS } from './usage.ts';
-import { FORMAT, keepUnknown, keys, shapeHint } from './shape.ts';
+import { FORMAT, keepsHints, keepUnknown, keys, shapeHint } from './shape.ts';
 
 const KNOWN = keys('model', 'created_at', 'message', 'done', 'done_reason', ...USAGE_KEYS);
 const GENERATE_KNOWN = keys('model', 'created_at', 'response', 'thinking', 'done', 'done_reason', ...USAGE_KEYS);
@@ -47,9 +47,10 @@ export function decodeOllamaResponse(body: unknown, context: CodecContext): Resp
   const object = expectObject(body, '', FORMAT);
   const generate = object['message'] === undefined && object['response'] !== undefined;
   const createdAt = object['created_at'];
-  const scope = { scope: responseScope(createdAt), pending: new PendingCalls() };
+  const hints = keepsHints(context.target);
+  const scope = { scope: responseScope(createdAt), pending: new PendingCalls(), hints };
   const message = generate ? decodeGenerateMessage(object) : decodeOllamaMessage(object['message'], '/message', 0, scope);
-  if (!generate) recordOllamaOrigins(message, object['message'] as JsonObject, '/message', context.losses);
+  if (!generate && context.losses.recording) recordOllamaOrigins(message, object['message'] as JsonObject, '/message', context.losses);
   const candidate: Candidate = { index: 0, message };
   const response: Response = { candidates: [candidate] };
   if (generate) hint(response, FORMAT, '$generate', true);
@@ -57,16 +58,16 @@ export function decodeOllamaResponse(body: unknown, context: CodecContext): Resp
   if (model !== undefined) response.model = expectString(model, '/model', FORMAT);
   else if (context.model !== undefined) {
     response.model = context.model;
-    hint(response, FORMAT, '$noModel', true);
+    if (hints) hint(response, FORMAT, '$noModel', true);
   }
   if (createdAt !== undefined) {
     const text = expectString(createdAt, '/created_at', FORMAT);
     const seconds = createdSeconds(text);
     if (seconds !== undefined) response.created = seconds;
-    hint(response, FORMAT, '$createdAt', text);
+    if (hints) hint(response, FORMAT, '$createdAt', text);
   }
   const done = object['done'];
-  if (done !== true) hint(response, FORMAT, '$done', done === undefined ? 'absent' : done);
+  if (done !== true && hints) hint(response, FORMAT, '$done', done === undefined ? 'absent' : done);
   const reason = object['done_reason'];
   if (reason !== undefined) {
     const hasToolCalls = message.parts.some((part) => part.type === 'tool_call');

@@ -18,6 +18,14 @@ export function shapeHint(node: Extensible, key: string): unknown {
   return extensionsOf(node, FORMAT)?.[key];
 }
 
+/**
+ * Whether a decode headed for `target` keeps the shape hints only the Ollama
+ * encoder reads: for Ollama itself or an unknown target (see `CodecContext.target`).
+ */
+export function keepsHints(target: string | undefined): boolean {
+  return target === undefined || target === FORMAT;
+}
+
 /** A `Set` of known keys. */
 export function keys(...names: string[]): ReadonlySet<string> {
   return new Set(names);

@@ -36,10 +36,24 @@ export function decodeOllamaUsage(object: JsonObject): Usage | undefined {
   return usage;
 }
 
+function hasUsageKey(wire: JsonObject): boolean {
+  for (let index = 0; index < USAGE_KEYS.length; index++) if ((USAGE_KEYS[index] as string) in wire) return true;
+  return false;
+}
+
 /** Write the counts and timings of `usage` onto a response body or final stream line. */
 export function encodeOllamaUsage(usage: Usage, wire: JsonObject, losses: LossCollector, path: string): void {
   losses.foreignExtensions(usage.extensions, FORMAT, path);
   const ollama = extensionsOf(usage, FORMAT);
+  if (!hasUsageKey(wire)) {
+    // Written straight in Ollama's order (the loop below moves keys by deleting them, which turns the object into a slow dictionary).
+    for (let index = 0; index < USAGE_KEYS.length; index++) {
+      const key = USAGE_KEYS[index] as string;
+      const value = key === 'prompt_eval_count' ? usage.inputTokens : key === 'eval_count' ? usage.outputTokens : ollama?.[key];
+      if (value !== undefined) wire[key] = value;
+    }
+    return;
+  }
   for (const key of DURATIONS) if (ollama?.[key] !== undefined) wire[key] = ollama[key];
   if (usage.inputTokens !== undefined) wire['prompt_eval_count'] = usage.inputTokens;
   if (usage.outputTokens !== undefined) wire['eval_count'] = usage.outputTokens;

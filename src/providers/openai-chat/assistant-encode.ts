@@ -12,10 +12,22 @@ import { encodeOpenaiChatAnnotation } from './annotations.ts';
 import { contentShape } from './content-shape.ts';
 import { encodeOpenaiChatTextPart, reportUnsupported } from './parts-encode.ts';
 import { encodeOpenaiChatFunctionCall, encodeOpenaiChatToolCall, isFunctionCall } from './tool-calls.ts';
-import { dialectFields, signToolCall, takeDialectReasoning, writeDialectFields } from './dialect-encode.ts';
+import { dialectFields, signToolCall, takeDialectReasoning, writeDialectFields, type DialectFields } from './dialect-encode.ts';
 import type { OpenaiChatDialect } from './dialects.ts';
 import { FORMAT, shapeHint } from './shape.ts';
 import type { AssistantPlace } from './assistant.ts';
+
+/** Content parts of an assistant message and their places in the IR message (`parts` indexes), for loss paths. */
+interface Content {
+  parts: Part[];
+  at: number[];
+  /** The IR pointer of the message. */
+  path: string;
+}
+
+function partPath(content: Content, index: number): string {
+  return `${content.path}/parts/${content.at[index] as number}`;
+}
 
 interface Located<T extends Part = Part> {
   part: T;
@@ -47,8 +59,8 @@ function encodeAudio(item: Located<AudioPart>, place: AssistantPlace, losses: Lo
   return undefined;
 }
 
-function encodeContent(message: Message, content: Located[], place: AssistantPlace, losses: LossCollector): { value: unknown; set: boolean } {
-  const parts = content.map((item) => item.part);
+function encodeContent(message: Message, content: Content, place: AssistantPlace, losses: LossCollector): { value: unknown; set: boolean } {
+  const parts = content.parts;
   let shape = contentShape(message, parts, 'null');
   // A response message's content is a string: texts from other formats are joined.
   if (place === 'response' && shape === 'array' && shapeHint(message, '$content') === undefined && parts.every((part) => part.type === 'text')) {
@@ -60,12 +72,12 @@ function encodeContent(message: Message, content: Located[], place: AssistantPla
     case 'null':
       return { value: null, set: true };
     case 'string':
-      return { value: parts.map((part) => (part as TextPart).text).join(''), set: true };
+      return { value: parts.length === 1 ? (parts[0] as TextPart).text : parts.map((part) => (part as TextPart).text).join(''), set: true };
     case 'array':
       return {
-        value: content.map(({ part, path }) =>
+        value: parts.map((part, index) =>
           part.type === 'text'
-            ? encodeOpenaiChatTextPart(part, losses, path)
+            ? encodeOpenaiChatTextPart(part, losses, partPath(content, index))
             : part.type === 'refusal'
               ? spreadExtensions({ type: 'refusal', refusal: part.text }, part, FORMAT)
               : (part as { value: unknown }).value,
@@ -77,24 +89,28 @@ function encodeContent(message: Message, content: Located[], place: AssistantPla
   }
 }
 
-function encodeAnnotations(content: Located[], place: AssistantPlace, losses: LossCollector): JsonObject[] {
-  const annotations: JsonObject[] = [];
+function encodeAnnotations(content: Content, place: AssistantPlace, losses: LossCollector): JsonObject[] | undefined {
+  let annotations: JsonObject[] | undefined;
   let offset = 0;
-  for (const { part, path } of content) {
+  for (let at = 0; at < content.parts.length; at++) {
+    const part = content.parts[at] as Part;
     if (part.type !== 'text') continue;
-    const citations = part.citations ?? [];
-    for (let index = 0; index < citations.length; index++) {
-      const citation = citations[index];
-      if (citation === undefined) continue;
-      const citationPath = pointer(path, 'citations', index);
-      if (place === 'request' && citation.kind !== 'url_citation') {
-        // Request history only echoes Chat's own annotations back.
-        losses.add('dropped_field', citationPath, `a "${citation.kind}" citation cannot travel in Chat request history`);
-        continue;
+    const citations = part.citations;
+    if (citations !== undefined) {
+      const path = partPath(content, at);
+      for (let index = 0; index < citations.length; index++) {
+        const citation = citations[index];
+        if (citation === undefined) continue;
+        const citationPath = pointer(path, 'citations', index);
+        if (place === 'request' && citation.kind !== 'url_citation') {
+          // Request history only echoes Chat's own annotations back.
+          losses.add('dropped_field', citationPath, `a "${citation.kind}" citation cannot travel in Chat request history`);
+          continue;
+        }
+        const span = { offset, length: part.text.length };
+        const annotation = encodeOpenaiChatAnnotation(citation, span, losses, citationPath);
+        if (annotation !== undefined) (annotations ??= []).push(annotation);
       }
-      const span = { offset, length: part.text.length };
-      const annotation = encodeOpenaiChatAnnotation(citation, span, losses, citationPath);
-      if (annotation !== undefined) annotations.push(annotation);
     }
     offset += part.text.length;
   }
@@ -104,57 +120,63 @@ function encodeAnnotations(content: Located[], place: AssistantPlace, losses: Lo
 /** Encode an assistant message; `path` points at the IR message. */
 export function encodeOpenaiChatAssistant(message: Message, place: AssistantPlace, losses: LossCollector, path: string, dialect: OpenaiChatDialect = 'openai'): JsonObject {
   losses.foreignExtensions(message.extensions, FORMAT, path);
-  const dialectData = dialectFields();
-  const content: Located[] = [];
+  // Made on the first reasoning part: most messages have none.
+  let dialectData: DialectFields | undefined;
+  const content: Content = { parts: [], at: [], path };
   const refusals: string[] = [];
   const toolCalls: JsonObject[] = [];
   let functionCall: JsonObject | undefined;
   let audio: JsonObject | undefined;
   let sawToolCall = false;
   let reordered = false;
-  message.parts.forEach((part, index) => {
-    const partPath = pointer(path, 'parts', index);
+  const parts = message.parts;
+  for (let index = 0; index < parts.length; index++) {
+    const part = parts[index] as Part;
     if ((part.type === 'text' || part.type === 'refusal') && sawToolCall) reordered = true;
     switch (part.type) {
       case 'text':
-        content.push({ part, path: partPath });
-        return;
+        content.parts.push(part);
+        content.at.push(index);
+        continue;
       case 'refusal':
-        losses.foreignExtensions(part.extensions, FORMAT, partPath);
-        if (shapeHint(part, '$inContent') === true) content.push({ part, path: partPath });
-        else refusals.push(part.text);
-        return;
+        losses.foreignExtensions(part.extensions, FORMAT, `${path}/parts/${index}`);
+        if (shapeHint(part, '$inContent') === true) {
+          content.parts.push(part);
+          content.at.push(index);
+        } else refusals.push(part.text);
+        continue;
       case 'tool_call':
         sawToolCall = true;
-        if (isFunctionCall(part) && functionCall === undefined) functionCall = encodeOpenaiChatFunctionCall(part, losses, partPath);
+        if (isFunctionCall(part) && functionCall === undefined) functionCall = encodeOpenaiChatFunctionCall(part, losses, `${path}/parts/${index}`);
         else {
-          const call = encodeOpenaiChatToolCall(part, losses, partPath);
-          signToolCall(call, part, dialectData);
+          const call = encodeOpenaiChatToolCall(part, losses, `${path}/parts/${index}`);
+          if (dialectData !== undefined) signToolCall(call, part, dialectData);
           toolCalls.push(call);
         }
-        return;
+        continue;
       case 'reasoning':
-        if (takeDialectReasoning(part, dialect, dialectData)) {
-          losses.foreignExtensions(part.extensions, FORMAT, partPath);
-          return;
+        if (takeDialectReasoning(part, dialect, (dialectData ??= dialectFields()))) {
+          losses.foreignExtensions(part.extensions, FORMAT, `${path}/parts/${index}`);
+          continue;
         }
         break;
       case 'audio':
         if (audio !== undefined) {
-          losses.add('unsupported_part', partPath, 'a Chat Completions assistant message holds one audio; extra audio dropped');
-          return;
+          losses.add('unsupported_part', `${path}/parts/${index}`, 'a Chat Completions assistant message holds one audio; extra audio dropped');
+          continue;
         }
-        audio = encodeAudio({ part, path: partPath }, place, losses);
-        return;
+        audio = encodeAudio({ part, path: `${path}/parts/${index}` }, place, losses);
+        continue;
       case 'opaque':
         if (part.format !== FORMAT) break;
         if (shapeHint(part, '$toolCall') === true) {
           sawToolCall = true;
           toolCalls.push(part.value as JsonObject);
         } else {
-          content.push({ part, path: partPath });
+          content.parts.push(part);
+          content.at.push(index);
         }
-        return;
+        continue;
       case 'image':
       case 'video':
       case 'document':
@@ -163,8 +185,8 @@ export function encodeOpenaiChatAssistant(message: Message, place: AssistantPlac
       default:
         unreachable(part);
     }
-    reportUnsupported(part, 'an assistant message', losses, partPath);
-  });
+    reportUnsupported(part, 'an assistant message', losses, `${path}/parts/${index}`);
+  }
   if (reordered) {
     losses.add('approximated', path, 'Chat Completions puts content before tool calls; text that followed a tool call was moved before it');
   }
@@ -178,13 +200,13 @@ export function encodeOpenaiChatAssistant(message: Message, place: AssistantPlac
   else if (refusalHint === 'null' || (place === 'response' && refusalHint !== 'absent')) wire['refusal'] = null;
   const annotations = encodeAnnotations(content, place, losses);
   const annotationsHint = shapeHint(message, '$annotations');
-  if (annotations.length > 0) wire['annotations'] = annotations;
+  if (annotations !== undefined && annotations.length > 0) wire['annotations'] = annotations;
   else if (annotationsHint === 'null') wire['annotations'] = null;
   else if (annotationsHint === 'empty' || (place === 'response' && annotationsHint !== 'absent')) wire['annotations'] = [];
   if (extensionsOf(message, FORMAT)?.['annotations'] !== undefined) delete wire['annotations'];
   if (audio !== undefined) wire['audio'] = audio;
   if (toolCalls.length > 0 || shapeHint(message, '$toolCalls') === 'empty') wire['tool_calls'] = toolCalls;
   if (functionCall !== undefined) wire['function_call'] = functionCall;
-  writeDialectFields(wire, dialect, dialectData);
+  if (dialectData !== undefined) writeDialectFields(wire, dialect, dialectData);
   return spreadExtensions(wire, message, FORMAT);
 }

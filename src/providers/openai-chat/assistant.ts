@@ -7,7 +7,7 @@
  */
 import type { LossCollector } from '../../core/losses.ts';
 import type { AudioPart, Message, Part, RefusalPart } from '../../core/ir.ts';
-import { expectArray, expectObject, expectString, hint, pointer, type JsonObject } from '../../core/wire.ts';
+import { expectArray, expectObject, expectString, extend, hint, pointer, type JsonObject } from '../../core/wire.ts';
 import { sniffBase64 } from '../../core/media.ts';
 import { decodeOpenaiChatContent } from './content-shape.ts';
 import { decodeOpenaiChatAnnotation } from './annotations.ts';
@@ -19,8 +19,37 @@ import { noteDialect } from './dialects.ts';
 /** Where an assistant message stands: request history or a response choice. Their natural spellings differ. */
 export type AssistantPlace = 'request' | 'response';
 
-const KNOWN = keys('role', 'content', 'refusal', 'tool_calls', 'function_call', 'audio', 'name', 'annotations', ...DIALECT_MESSAGE_KEYS);
-const NULLABLE = keys('content', 'refusal', 'annotations');
+const DIALECT_KEYS = keys(...DIALECT_MESSAGE_KEYS);
+
+/**
+ * Keep the keys of an assistant message this file does not read, and the
+ * known ones set to `null` (except `content`, `refusal` and `annotations`,
+ * whose `null` is a shape hint), as extensions: `keepUnknown` with a switch
+ * instead of a set lookup per key.
+ */
+function keepAssistantUnknown(message: Message, object: JsonObject): void {
+  let rest: JsonObject | undefined;
+  for (const key in object) {
+    const value = object[key];
+    switch (key) {
+      case 'content':
+      case 'refusal':
+      case 'annotations':
+        continue;
+      case 'role':
+      case 'tool_calls':
+      case 'function_call':
+      case 'audio':
+      case 'name':
+        if (value !== null) continue;
+        break;
+      default:
+        if (value !== null && DIALECT_KEYS.has(key)) continue;
+    }
+    (rest ??= {})[key] = value;
+  }
+  extend(message, FORMAT, rest);
+}
 
 function decodeAudio(value: unknown, path: string): AudioPart {
   const audio = expectObject(value, path, FORMAT);
@@ -39,19 +68,19 @@ function decodeAudio(value: unknown, path: string): AudioPart {
   return part;
 }
 
-function decodeAnnotations(value: unknown, path: string, parts: Part[], message: Message, place: AssistantPlace): void {
+function decodeAnnotations(value: unknown, path: string, parts: Part[], message: Message, place: AssistantPlace, hints: boolean): void {
   if (value === undefined) {
-    if (place === 'response') hint(message, FORMAT, '$annotations', 'absent');
+    if (place === 'response' && hints) hint(message, FORMAT, '$annotations', 'absent');
     return;
   }
   if (value === null) {
-    hint(message, FORMAT, '$annotations', 'null');
+    if (hints) hint(message, FORMAT, '$annotations', 'null');
     return;
   }
   const annotations = expectArray(value, path, FORMAT);
   const only = parts.length === 1 ? parts[0] : undefined;
   if (annotations.length === 0) {
-    if (place === 'request') hint(message, FORMAT, '$annotations', 'empty');
+    if (place === 'request' && hints) hint(message, FORMAT, '$annotations', 'empty');
     return;
   }
   if (only?.type !== 'text') {
@@ -62,50 +91,60 @@ function decodeAnnotations(value: unknown, path: string, parts: Part[], message:
   only.citations = annotations.map((annotation, index) => decodeOpenaiChatAnnotation(annotation, pointer(path, index)));
 }
 
-/** Decode an assistant message. `index` makes the synthesised id of a deprecated `function_call`. */
+/**
+ * Decode an assistant message. `index` makes the synthesised id of a
+ * deprecated `function_call`; `hints: false` skips the shape hints only the
+ * openai-chat encoder reads (the IR is headed for another format); `parse:
+ * false` keeps tool-call argument text unparsed (see `parsesArguments`).
+ */
 export function decodeOpenaiChatAssistant(
   object: JsonObject,
   path: string,
   losses: LossCollector,
   place: AssistantPlace,
   index: number,
+  hints = true,
+  parse = true,
 ): Message {
   const parts: Part[] = [];
   const message: Message = { role: 'assistant', parts };
-  decodeOpenaiChatContent(object['content'], pointer(path, 'content'), message, parts, 'null', losses);
-  decodeAnnotations(object['annotations'], pointer(path, 'annotations'), parts, message, place);
+  decodeOpenaiChatContent(object['content'], `${path}/content`, message, parts, 'null', losses, hints);
+  const annotationsValue = object['annotations'];
+  if (annotationsValue !== undefined || (place === 'response' && hints)) decodeAnnotations(annotationsValue, `${path}/annotations`, parts, message, place, hints);
   const refusal = object['refusal'];
   if (typeof refusal === 'string') {
     const part: RefusalPart = { type: 'refusal', text: refusal };
-    parts.push(losses.origin(part, pointer(path, 'refusal')));
+    parts.push(losses.recording ? losses.origin(part, `${path}/refusal`) : part);
   } else if (refusal === null) {
-    if (place === 'request') hint(message, FORMAT, '$refusal', 'null');
+    if (place === 'request' && hints) hint(message, FORMAT, '$refusal', 'null');
   } else if (refusal === undefined) {
-    if (place === 'response') hint(message, FORMAT, '$refusal', 'absent');
+    if (place === 'response' && hints) hint(message, FORMAT, '$refusal', 'absent');
   } else {
-    expectString(refusal, pointer(path, 'refusal'), FORMAT);
+    expectString(refusal, `${path}/refusal`, FORMAT);
   }
   const audio = object['audio'];
-  if (audio !== undefined && audio !== null) parts.push(losses.origin(decodeAudio(audio, pointer(path, 'audio')), pointer(path, 'audio')));
+  if (audio !== undefined && audio !== null) parts.push(losses.origin(decodeAudio(audio, `${path}/audio`), `${path}/audio`));
   const toolCalls = object['tool_calls'];
   if (toolCalls !== undefined && toolCalls !== null) {
-    const list = expectArray(toolCalls, pointer(path, 'tool_calls'), FORMAT);
-    if (list.length === 0) hint(message, FORMAT, '$toolCalls', 'empty');
+    const list = Array.isArray(toolCalls) ? toolCalls : expectArray(toolCalls, `${path}/tool_calls`, FORMAT);
+    if (list.length === 0 && hints) hint(message, FORMAT, '$toolCalls', 'empty');
+    const callsPath = `${path}/tool_calls`;
     for (let call = 0; call < list.length; call++) {
-      const part = decodeOpenaiChatToolCall(list[call], pointer(path, 'tool_calls', call), losses);
+      const callPath = `${callsPath}/${call}`;
+      const part = decodeOpenaiChatToolCall(list[call], callPath, losses, hints, parse);
       if (part.type === 'opaque') hint(part, FORMAT, '$toolCall', true);
-      parts.push(losses.origin(part, pointer(path, 'tool_calls', call)));
+      parts.push(losses.origin(part, callPath));
     }
   }
   const functionCall = object['function_call'];
   if (functionCall !== undefined && functionCall !== null) {
-    parts.push(losses.origin(decodeOpenaiChatFunctionCall(functionCall, pointer(path, 'function_call'), `call_function_${index}`), pointer(path, 'function_call')));
+    parts.push(losses.origin(decodeOpenaiChatFunctionCall(functionCall, `${path}/function_call`, `call_function_${index}`), `${path}/function_call`));
   }
   const name = object['name'];
   if (typeof name === 'string') message.name = name;
-  else if (name !== undefined && name !== null) expectString(name, pointer(path, 'name'), FORMAT);
-  if (object['role'] === undefined) hint(message, FORMAT, '$noRole', true);
-  keepUnknown(message, object, KNOWN, NULLABLE);
+  else if (name !== undefined && name !== null) expectString(name, `${path}/name`, FORMAT);
+  if (object['role'] === undefined && hints) hint(message, FORMAT, '$noRole', true);
+  keepAssistantUnknown(message, object);
   noteDialect(message, decodeDialectFields(object, message));
   return message;
 }

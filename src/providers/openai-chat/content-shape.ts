@@ -16,8 +16,14 @@ export type ContentShape = 'string' | 'array' | 'null' | 'absent';
 
 /** The natural spelling for these content parts: one text → string; none → `empty`; else array. */
 export function naturalShape(parts: readonly Part[], empty: ContentShape): ContentShape {
-  if (parts.length === 0) return empty;
-  return parts.length === 1 && parts[0]?.type === 'text' ? 'string' : 'array';
+  return naturalShapeFrom(parts, 0, empty);
+}
+
+/** {@link naturalShape} of `parts` from index `start` on. */
+function naturalShapeFrom(parts: readonly Part[], start: number, empty: ContentShape): ContentShape {
+  const count = parts.length - start;
+  if (count === 0) return empty;
+  return count === 1 && parts[start]?.type === 'text' ? 'string' : 'array';
 }
 
 /** The spelling to encode: the decoder's hint when it still fits the parts, else the natural one. */
@@ -40,7 +46,7 @@ export function contentShape(node: Message | Part, parts: readonly Part[], empty
 /**
  * Decode `content` (string, parts array, `null` or absent) into parts,
  * appending to `parts`, and record the spelling on `node` when it is not the
- * natural one.
+ * natural one (unless `hints` is false: the IR is headed for another format).
  */
 export function decodeOpenaiChatContent(
   content: unknown,
@@ -49,6 +55,7 @@ export function decodeOpenaiChatContent(
   parts: Part[],
   empty: ContentShape,
   losses: LossCollector,
+  hints = true,
 ): void {
   const start = parts.length;
   let shape: ContentShape;
@@ -70,5 +77,5 @@ export function decodeOpenaiChatContent(
       format: FORMAT,
     });
   }
-  if (shape !== naturalShape(parts.slice(start), empty)) hint(node, FORMAT, '$content', shape);
+  if (hints && shape !== naturalShapeFrom(parts, start, empty)) hint(node, FORMAT, '$content', shape);
 }

@@ -26,11 +26,12 @@ function textReasoning(text: string, field: string, dialect: OpenaiChatDialect):
 
 /** Read the dialect fields of an assistant message into reasoning parts placed before its content. Returns the dialect found. */
 export function decodeDialectFields(object: JsonObject, message: Message): OpenaiChatDialect | undefined {
-  const reasoning: Part[] = [];
-  let dialect: OpenaiChatDialect | undefined;
   const content = object['reasoning_content'];
   const text = object['reasoning'];
   const details = object['reasoning_details'];
+  if (content === undefined && text === undefined && details === undefined) return signaturesBeforeToolCalls(message);
+  const reasoning: Part[] = [];
+  let dialect: OpenaiChatDialect | undefined;
   const odd: JsonObject = {};
   if (typeof content === 'string') {
     dialect = 'deepseek';
@@ -59,7 +60,7 @@ function signaturesBeforeToolCalls(message: Message): OpenaiChatDialect | undefi
   let found: OpenaiChatDialect | undefined;
   for (let index = 0; index < message.parts.length; index++) {
     const part = message.parts[index] as Part;
-    if (part.type !== 'tool_call') continue;
+    if (part.type !== 'tool_call' || part.extensions === undefined) continue;
     const fields = extensionsOf(part, FORMAT);
     const extra = fields?.['extra_content'];
     const google = isObject(extra) ? extra['google'] : undefined;

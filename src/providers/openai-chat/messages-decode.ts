@@ -7,48 +7,70 @@
 import type { LossCollector } from '../../core/losses.ts';
 import type { Message, Part, ToolResultPart } from '../../core/ir.ts';
 import { InterlinguaError } from '../../core/errors.ts';
-import { expectArray, expectObject, expectString, hint, pointer, required, type JsonObject } from '../../core/wire.ts';
+import { expectArray, expectObject, expectString, hint, isObject, type JsonObject } from '../../core/wire.ts';
 import { decodeOpenaiChatAssistant } from './assistant.ts';
 import { decodeOpenaiChatContent } from './content-shape.ts';
-import { FORMAT, keepUnknown, keys } from './shape.ts';
+import { FORMAT, keepUnknown, keepUnknownOf, keys, stringField } from './shape.ts';
 
-const TEXTUAL_KNOWN = keys('role', 'content', 'name');
-const TOOL_KNOWN = keys('role', 'content', 'tool_call_id');
 const FUNCTION_KNOWN = keys('role', 'content', 'name');
 const NULLABLE = keys('content');
 
 /** What decoding one message needs to know about earlier ones. */
 interface History {
-  /** Tool names by call id, so tool results can name their tool. */
-  names: Map<string, string>;
+  /** Whether to keep the shape hints only the openai-chat encoder reads. */
+  hints: boolean;
+  /** Whether to parse tool-call argument text (see `parsesArguments`). */
+  parse: boolean;
+  /** The assistant messages so far, for the names of the tools whose results follow. */
+  assistants: Message[];
+  /** Tool names by call id for the first `indexed` assistant messages, made when a result answers an older call than the latest message's. */
+  names: Map<string, string> | undefined;
+  indexed: number;
   /** The id given to the latest deprecated `function_call`. */
   lastFunctionCallId: string | undefined;
 }
 
-function decodeTextual(object: JsonObject, path: string, role: 'system' | 'user', losses: LossCollector): Message {
+/** The name of the tool call `callId` answers: the latest call with that id. */
+function toolName(history: History, callId: string): string | undefined {
+  const assistants = history.assistants;
+  const latest = assistants[assistants.length - 1];
+  if (latest === undefined) return undefined;
+  // Most results answer the message right before them: look there first, newest call first.
+  for (let index = latest.parts.length - 1; index >= 0; index--) {
+    const part = latest.parts[index] as Part;
+    if (part.type === 'tool_call' && part.id === callId) return part.name;
+  }
+  const names = (history.names ??= new Map());
+  for (; history.indexed < assistants.length; history.indexed++) {
+    for (const part of (assistants[history.indexed] as Message).parts) if (part.type === 'tool_call') names.set(part.id, part.name);
+  }
+  return names.get(callId);
+}
+
+function decodeTextual(object: JsonObject, path: string, role: 'system' | 'user', history: History, losses: LossCollector): Message {
   const parts: Part[] = [];
   const message: Message = { role, parts };
-  decodeOpenaiChatContent(object['content'], pointer(path, 'content'), message, parts, 'string', losses);
+  decodeOpenaiChatContent(object['content'], `${path}/content`, message, parts, 'string', losses, history.hints);
   const name = object['name'];
   if (typeof name === 'string') message.name = name;
-  else if (name !== undefined && name !== null) expectString(name, pointer(path, 'name'), FORMAT);
-  keepUnknown(message, object, TEXTUAL_KNOWN, NULLABLE);
+  else if (name !== undefined && name !== null) expectString(name, `${path}/name`, FORMAT);
+  keepUnknownOf(message, object, 'content', 'role', 'content', 'name');
   return message;
 }
 
 function decodeTool(object: JsonObject, path: string, history: History, losses: LossCollector): Message {
-  const callId = expectString(required(object, 'tool_call_id', path, FORMAT), pointer(path, 'tool_call_id'), FORMAT);
+  const callId = stringField(object, 'tool_call_id', path);
   const content: Part[] = [];
   const result: ToolResultPart = { type: 'tool_result', callId, content };
-  const name = history.names.get(callId);
+  const name = toolName(history, callId);
   if (name !== undefined) result.name = name;
-  decodeOpenaiChatContent(object['content'], pointer(path, 'content'), result, content, 'string', losses);
-  keepUnknown(result, object, TOOL_KNOWN, NULLABLE);
+  decodeOpenaiChatContent(object['content'], `${path}/content`, result, content, 'string', losses, history.hints);
+  keepUnknownOf(result, object, 'content', 'role', 'content', 'tool_call_id');
   return { role: 'tool', parts: [losses.origin(result, path)] };
 }
 
 function decodeFunction(object: JsonObject, path: string, history: History, losses: LossCollector): Message {
-  const name = expectString(required(object, 'name', path, FORMAT), pointer(path, 'name'), FORMAT);
+  const name = stringField(object, 'name', path);
   const content: Part[] = [];
   const result: ToolResultPart = {
     type: 'tool_result',
@@ -58,36 +80,35 @@ function decodeFunction(object: JsonObject, path: string, history: History, loss
     content,
   };
   hint(result, FORMAT, '$functionRole', true);
-  decodeOpenaiChatContent(object['content'], pointer(path, 'content'), result, content, 'string', losses);
+  decodeOpenaiChatContent(object['content'], `${path}/content`, result, content, 'string', losses);
   keepUnknown(result, object, FUNCTION_KNOWN, NULLABLE);
   return { role: 'tool', parts: [losses.origin(result, path)] };
 }
 
-function remember(message: Message, history: History): void {
-  for (const part of message.parts) {
-    if (part.type !== 'tool_call') continue;
-    history.names.set(part.id, part.name);
-    if (part.syntheticId === true) history.lastFunctionCallId = part.id;
-  }
+function remember(message: Message, object: JsonObject, history: History): void {
+  history.assistants.push(message);
+  // Only a deprecated `function_call` gives a call a synthesised id.
+  if (object['function_call'] === undefined || object['function_call'] === null) return;
+  for (const part of message.parts) if (part.type === 'tool_call' && part.syntheticId === true) history.lastFunctionCallId = part.id;
 }
 
 /** Decode one message. */
 function decodeMessage(value: unknown, path: string, index: number, history: History, losses: LossCollector): Message {
-  const object = expectObject(value, path, FORMAT);
-  const role = expectString(required(object, 'role', path, FORMAT), pointer(path, 'role'), FORMAT);
+  const object = isObject(value) ? value : expectObject(value, path, FORMAT);
+  const role = stringField(object, 'role', path);
   switch (role) {
     case 'system':
-      return decodeTextual(object, path, 'system', losses);
+      return decodeTextual(object, path, 'system', history, losses);
     case 'developer': {
-      const message = decodeTextual(object, path, 'system', losses);
+      const message = decodeTextual(object, path, 'system', history, losses);
       message.developer = true;
       return message;
     }
     case 'user':
-      return decodeTextual(object, path, 'user', losses);
+      return decodeTextual(object, path, 'user', history, losses);
     case 'assistant': {
-      const message = decodeOpenaiChatAssistant(object, path, losses, 'request', index);
-      remember(message, history);
+      const message = decodeOpenaiChatAssistant(object, path, losses, 'request', index, history.hints, history.parse);
+      remember(message, object, history);
       return message;
     }
     case 'tool':
@@ -98,18 +119,22 @@ function decodeMessage(value: unknown, path: string, index: number, history: His
       throw new InterlinguaError(
         'invalid_value',
         `unknown message role "${role}"; use system, developer, user, assistant, tool or function`,
-        { path: pointer(path, 'role'), format: FORMAT },
+        { path: `${path}/role`, format: FORMAT },
       );
   }
 }
 
-/** Decode the request `messages` array. */
-export function decodeOpenaiChatMessages(value: unknown, path: string, losses: LossCollector): Message[] {
-  const list = expectArray(value, path, FORMAT);
-  const history: History = { names: new Map(), lastFunctionCallId: undefined };
+/**
+ * Decode the request `messages` array; `hints: false` skips the shape hints
+ * only the openai-chat encoder reads, `parse: false` the parse of tool-call
+ * argument text (see `parsesArguments`).
+ */
+export function decodeOpenaiChatMessages(value: unknown, path: string, losses: LossCollector, hints = true, parse = true): Message[] {
+  const list = Array.isArray(value) ? value : expectArray(value, path, FORMAT);
+  const history: History = { hints, parse, assistants: [], names: undefined, indexed: 0, lastFunctionCallId: undefined };
   const messages: Message[] = new Array(list.length);
   for (let index = 0; index < list.length; index++) {
-    const messagePath = pointer(path, index);
+    const messagePath = `${path}/${index}`;
     messages[index] = losses.origin(decodeMessage(list[index], messagePath, index, history, losses), messagePath);
   }
   return messages;

@@ -5,9 +5,9 @@
  * @see https://platform.openai.com/docs/api-reference/chat/create#chat-create-messages
  */
 import type { LossCollector } from '../../core/losses.ts';
-import type { Message, Part, ToolResultPart } from '../../core/ir.ts';
+import type { Message, Part, TextPart, ToolResultPart } from '../../core/ir.ts';
 import { unreachable } from '../../core/ir.ts';
-import { pointer, spreadExtensions, type JsonObject } from '../../core/wire.ts';
+import { spreadExtensions, type JsonObject } from '../../core/wire.ts';
 import { encodeOpenaiChatAssistant } from './assistant-encode.ts';
 import type { OpenaiChatDialect } from './dialects.ts';
 import { contentShape, type ContentShape } from './content-shape.ts';
@@ -30,7 +30,7 @@ function spell(shape: ContentShape, encoded: Encoded): unknown {
     case 'null':
       return null;
     case 'string':
-      return encoded.parts.map((part) => part['text']).join('');
+      return encoded.parts.length === 1 ? (encoded.parts[0] as JsonObject)['text'] : encoded.parts.map((part) => part['text']).join('');
     case 'array':
       return encoded.parts;
     default:
@@ -38,22 +38,33 @@ function spell(shape: ContentShape, encoded: Encoded): unknown {
   }
 }
 
+/** A text part with nothing but its text: its content part needs no path, since nothing can be lost. */
+function plainText(part: Part): boolean {
+  return part.type === 'text' && part.extensions === undefined && (part.citations === undefined || part.citations.length === 0);
+}
+
 /** Encode `content` of a system or user message. System messages carry text only. */
 function encodeTextual(message: Message, path: string, losses: LossCollector): unknown {
+  const parts = message.parts;
+  // The common case, one plain text: a string unless the source spelled it as an array.
+  const only = parts.length === 1 ? (parts[0] as Part) : undefined;
+  if (only !== undefined && plainText(only) && shapeHint(message, '$content') === undefined) return (only as TextPart).text;
   const kept: Part[] = [];
   const encoded: Encoded = { parts: [] };
-  message.parts.forEach((part, index) => {
-    const partPath = pointer(path, 'parts', index);
+  for (let index = 0; index < parts.length; index++) {
+    const part = parts[index] as Part;
     let wire: JsonObject | undefined;
-    if (message.role === 'system' && part.type !== 'text' && !(part.type === 'opaque' && part.format === FORMAT)) {
-      reportUnsupported(part, 'a system message', losses, partPath);
+    if (plainText(part)) {
+      wire = { type: 'text', text: (part as TextPart).text };
+    } else if (message.role === 'system' && part.type !== 'text' && !(part.type === 'opaque' && part.format === FORMAT)) {
+      reportUnsupported(part, 'a system message', losses, `${path}/parts/${index}`);
     } else {
-      wire = encodeOpenaiChatUserPart(part, losses, partPath);
+      wire = encodeOpenaiChatUserPart(part, losses, `${path}/parts/${index}`);
     }
-    if (wire === undefined) return;
+    if (wire === undefined) continue;
     kept.push(part.type === 'text' || wire['type'] !== 'text' ? part : { type: 'text', text: String(wire['text']) });
     encoded.parts.push(wire);
-  });
+  }
   return spell(contentShape(message, kept, 'string'), encoded);
 }
 
@@ -63,22 +74,30 @@ function encodeToolResult(result: ToolResultPart, path: string, moved: JsonObjec
   const texts: Part[] = [];
   const encoded: Encoded = { parts: [] };
   const movedBefore = moved.length;
-  result.content.forEach((part, index) => {
-    const partPath = pointer(path, 'content', index);
+  const content = result.content;
+  for (let index = 0; index < content.length; index++) {
+    const part = content[index] as Part;
     if (part.type === 'text' || (part.type === 'opaque' && part.format === FORMAT)) {
       texts.push(part);
-      encoded.parts.push(part.type === 'text' ? encodeOpenaiChatTextPart(part, losses, partPath) : (part.value as JsonObject));
-      return;
+      encoded.parts.push(
+        part.type === 'text'
+          ? part.extensions === undefined
+            ? { type: 'text', text: part.text }
+            : encodeOpenaiChatTextPart(part, losses, `${path}/content/${index}`)
+          : (part.value as JsonObject),
+      );
+      continue;
     }
+    const partPath = `${path}/content/${index}`;
     if (part.type === 'image' || part.type === 'document' || part.type === 'audio' || part.type === 'video') {
       const wire = encodeOpenaiChatUserPart(part, losses, partPath);
-      if (wire === undefined) return;
+      if (wire === undefined) continue;
       moved.push(wire);
       losses.add('moved_content', partPath, `Chat tool messages are text-only; the ${part.type} moved to a user message after the tool messages`);
-      return;
+      continue;
     }
     reportUnsupported(part, 'a tool result', losses, partPath);
-  });
+  }
   if (encoded.parts.length === 0 && moved.length > movedBefore) {
     texts.push({ type: 'text', text: MOVED_MEDIA_TEXT });
     encoded.parts.push({ type: 'text', text: MOVED_MEDIA_TEXT });
@@ -91,27 +110,28 @@ function encodeToolResult(result: ToolResultPart, path: string, moved: JsonObjec
     if (texts.length === 0) texts.push({ type: 'text', text });
     losses.add('approximated', path, `Chat tool messages have no error flag; the result text was prefixed with "${TOOL_ERROR_PREFIX}"`);
   }
-  const content = spell(contentShape(result, texts, 'string'), encoded);
+  const spelled = spell(contentShape(result, texts, 'string'), encoded);
   if (shapeHint(result, '$functionRole') === true) {
     const wire: JsonObject = { role: 'function', name: result.name ?? '' };
-    if (content !== undefined) wire['content'] = content;
+    if (spelled !== undefined) wire['content'] = spelled;
     return spreadExtensions(wire, result, FORMAT);
   }
   if (result.syntheticId === true) {
     losses.add('synthesised_id', path, `tool result had no call id; sent the synthesised id "${result.callId}"`, 'info');
   }
   const wire: JsonObject = { role: 'tool', tool_call_id: result.callId };
-  if (content !== undefined) wire['content'] = content;
+  if (spelled !== undefined) wire['content'] = spelled;
   return spreadExtensions(wire, result, FORMAT);
 }
 
 function encodeToolMessage(message: Message, path: string, out: JsonObject[], moved: JsonObject[], losses: LossCollector): void {
   losses.foreignExtensions(message.extensions, FORMAT, path);
-  message.parts.forEach((part, index) => {
-    const partPath = pointer(path, 'parts', index);
-    if (part.type === 'tool_result') out.push(encodeToolResult(part, partPath, moved, losses));
-    else reportUnsupported(part, 'a tool message', losses, partPath);
-  });
+  const parts = message.parts;
+  for (let index = 0; index < parts.length; index++) {
+    const part = parts[index] as Part;
+    if (part.type === 'tool_result') out.push(encodeToolResult(part, `${path}/parts/${index}`, moved, losses));
+    else reportUnsupported(part, 'a tool message', losses, `${path}/parts/${index}`);
+  }
 }
 
 function encodeTextualMessage(message: Message, path: string, losses: LossCollector): JsonObject {
@@ -131,7 +151,7 @@ export function encodeOpenaiChatMessages(messages: readonly Message[], losses: L
   for (let index = 0; index < messages.length; index++) {
     const message = messages[index];
     if (message === undefined) continue;
-    const path = pointer('/messages', index);
+    const path = `/messages/${index}`;
     switch (message.role) {
       case 'system':
       case 'user':

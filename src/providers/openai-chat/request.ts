@@ -4,13 +4,14 @@
  */
 import type { ChatCompletionCreateParamsBase } from 'openai/resources/chat/completions/completions';
 import type { CodecContext } from '../../core/codec.ts';
-import type { Generation, Request } from '../../core/ir.ts';
+import type { Generation, Message, Request } from '../../core/ir.ts';
 import {
   expectArray,
   expectBoolean,
   expectNumber,
   expectObject,
   expectString,
+  extend,
   hint,
   pointer,
   required,
@@ -30,17 +31,75 @@ import {
   encodeOpenaiChatToolChoice,
   encodeOpenaiChatTools,
 } from './tools.ts';
-import { FORMAT, keepUnknown, keys, shapeHint } from './shape.ts';
+import { FORMAT, keepsHints, keepUnknown, keys, parsesArguments, shapeHint } from './shape.ts';
 import { activeDialect, noteDialect, type OpenaiChatDialect } from './dialects.ts';
 import { decodeOpenrouterReasoning, encodeOpenrouterReasoning } from './dialect-request.ts';
 
 /** Wire keys with a neutral slot; every other key travels as an extension. */
-const KNOWN = keys(
+const KNOWN_KEYS = [
   'model', 'messages', 'tools', 'tool_choice', 'parallel_tool_calls', 'response_format', 'reasoning_effort',
   'max_tokens', 'max_completion_tokens', 'n', 'seed', 'stop', 'logprobs', 'top_logprobs', 'presence_penalty',
   'frequency_penalty', 'user', 'safety_identifier', 'metadata', 'service_tier', 'stream', 'temperature', 'top_p',
   'functions', 'function_call',
+] as const;
+type KnownKey = (typeof KNOWN_KEYS)[number];
+
+/** One bit per known key, for the set of keys a body holds with a value other than `null` ({@link scanBody}). */
+const BIT_OF: ReadonlyMap<string, number> = new Map(KNOWN_KEYS.map((key, index) => [key, 1 << index]));
+// Spelled out (in KNOWN_KEYS order) so that each check is a constant, not a keyed lookup.
+const BIT = {
+  model: 1 << 0,
+  messages: 1 << 1,
+  tools: 1 << 2,
+  tool_choice: 1 << 3,
+  parallel_tool_calls: 1 << 4,
+  response_format: 1 << 5,
+  reasoning_effort: 1 << 6,
+  max_tokens: 1 << 7,
+  max_completion_tokens: 1 << 8,
+  n: 1 << 9,
+  seed: 1 << 10,
+  stop: 1 << 11,
+  logprobs: 1 << 12,
+  top_logprobs: 1 << 13,
+  presence_penalty: 1 << 14,
+  frequency_penalty: 1 << 15,
+  user: 1 << 16,
+  safety_identifier: 1 << 17,
+  metadata: 1 << 18,
+  service_tier: 1 << 19,
+  stream: 1 << 20,
+  temperature: 1 << 21,
+  top_p: 1 << 22,
+  functions: 1 << 23,
+  function_call: 1 << 24,
+} as const satisfies Record<KnownKey, number>;
+/** The keys `decodeGeneration` reads. */
+const GENERATION_BITS = (['temperature', 'top_p', 'seed', 'presence_penalty', 'frequency_penalty', 'n', 'top_logprobs', 'max_tokens', 'max_completion_tokens', 'stop', 'logprobs'] as const).reduce(
+  (bits, key) => bits | BIT[key],
+  0,
 );
+
+/** A body's keys read once: which known keys hold a value (not `null`), and the rest (unknown keys and known keys set to `null`), which travel as extensions. */
+interface ScannedBody {
+  present: number;
+  rest: JsonObject | undefined;
+}
+
+function scanBody(object: JsonObject): ScannedBody {
+  let present = 0;
+  let rest: JsonObject | undefined;
+  for (const key in object) {
+    const value = object[key];
+    const bit = BIT_OF.get(key);
+    if (bit !== undefined && value !== null) {
+      if (value !== undefined) present |= bit;
+      continue;
+    }
+    (rest ??= {})[key] = value;
+  }
+  return { present, rest };
+}
 
 /** Numeric wire fields and their `generation` slots. */
 const NUMBERS = [
@@ -52,6 +111,9 @@ const NUMBERS = [
   ['n', 'candidateCount'],
   ['top_logprobs', 'topLogprobs'],
 ] as const satisfies readonly (readonly [keyof ChatCompletionCreateParamsBase, keyof Generation])[];
+
+/** The {@link BIT} of each entry of {@link NUMBERS}. */
+const NUMBER_BITS: readonly number[] = NUMBERS.map(([wire]) => BIT[wire]);
 
 /** Where IR request fields come from on the wire, for loss paths. */
 const REQUEST_ORIGINS = {
@@ -72,16 +134,22 @@ const GENERATION_ORIGINS = {
   logprobs: 'logprobs',
 } as const;
 
-function present(body: JsonObject, key: string): boolean {
-  return body[key] !== undefined && body[key] !== null;
+/** Does the scanned body hold the key of `bit` (from {@link BIT}) with a value other than `null`? */
+function present(fields: number, bit: number): boolean {
+  return (fields & bit) !== 0;
 }
 
-function decodeGeneration(body: JsonObject, request: Request): Generation | undefined {
+function decodeGeneration(body: JsonObject, request: Request, fields: number): Generation | undefined {
+  if ((fields & GENERATION_BITS) === 0) return undefined;
   const generation: Generation = {};
   let any = false;
-  for (const [wire, slot] of NUMBERS) {
-    if (!present(body, wire)) continue;
-    generation[slot] = expectNumber(body[wire], pointer('', wire), FORMAT);
+  for (let index = 0; index < NUMBERS.length; index++) {
+    const entry = NUMBERS[index] as (typeof NUMBERS)[number];
+    const wire = entry[0];
+    if (!present(fields, NUMBER_BITS[index] as number)) continue;
+    const slot = entry[1];
+    const value = body[wire];
+    generation[slot] = typeof value === 'number' && Number.isFinite(value) ? value : expectNumber(value, pointer('', wire), FORMAT);
     any = true;
   }
   const completion = body['max_completion_tokens'];
@@ -104,7 +172,7 @@ function decodeGeneration(body: JsonObject, request: Request): Generation | unde
     generation.stop = expectArray(stop, '/stop', FORMAT).map((item, index) => expectString(item, pointer('/stop', index), FORMAT));
     any = true;
   }
-  if (present(body, 'logprobs')) {
+  if (present(fields, BIT.logprobs)) {
     generation.logprobs = expectBoolean(body['logprobs'], '/logprobs', FORMAT);
     any = true;
   }
@@ -135,27 +203,32 @@ function decodeMetadata(value: unknown, request: Request): void {
 /** Decode a Chat Completions request body. */
 export function decodeOpenaiChatRequest(body: unknown, context: CodecContext): Request {
   const object = expectObject(body, '', FORMAT);
-  const messages = decodeOpenaiChatMessages(required(object, 'messages', '', FORMAT), '/messages', context.losses);
+  const target = context.target;
+  const messages = decodeOpenaiChatMessages(required(object, 'messages', '', FORMAT), '/messages', context.losses, keepsHints(target), parsesArguments(target));
   const request: Request = { messages };
-  for (const message of messages) noteDialect(request, message.extensions?.[FORMAT]?.['$dialect'] as OpenaiChatDialect | undefined);
-  keepUnknown(request, object, KNOWN);
-  if (present(object, 'model')) request.model = expectString(object['model'], '/model', FORMAT);
-  else if (context.model !== undefined) request.model = context.model;
-  if (present(object, 'tools')) {
-    request.tools = decodeOpenaiChatTools(object['tools'], '/tools', context.losses);
-    request.tools.forEach((tool, index) => context.losses.origin(tool, pointer('/tools', index)));
+  for (let index = 0; index < messages.length; index++) {
+    const extensions = (messages[index] as Message).extensions;
+    if (extensions !== undefined) noteDialect(request, extensions[FORMAT]?.['$dialect'] as OpenaiChatDialect | undefined);
   }
-  if (present(object, 'functions')) {
+  const { present: fields, rest } = scanBody(object);
+  extend(request, FORMAT, rest);
+  if (present(fields, BIT.model)) request.model = expectString(object['model'], '/model', FORMAT);
+  else if (context.model !== undefined) request.model = context.model;
+  if (present(fields, BIT.tools)) {
+    request.tools = decodeOpenaiChatTools(object['tools'], '/tools', context.losses);
+    if (context.losses.recording) request.tools.forEach((tool, index) => context.losses.origin(tool, pointer('/tools', index)));
+  }
+  if (present(fields, BIT.functions)) {
     const functions = decodeOpenaiChatFunctions(object['functions'], '/functions');
     functions.forEach((tool, index) => context.losses.origin(tool, pointer('/functions', index)));
     request.tools = [...(request.tools ?? []), ...functions];
   }
-  if (present(object, 'tool_choice')) {
+  if (present(fields, BIT.tool_choice)) {
     const choice = decodeOpenaiChatToolChoice(object['tool_choice'], '/tool_choice', request.tools);
     if (choice === undefined) keepUnknown(request, { tool_choice: object['tool_choice'] }, keys());
     else request.toolChoice = choice;
   }
-  if (present(object, 'function_call') && request.toolChoice === undefined) {
+  if (present(fields, BIT.function_call) && request.toolChoice === undefined) {
     const choice = decodeOpenaiChatFunctionChoice(object['function_call']);
     if (choice === undefined) {
       keepUnknown(request, { function_call: object['function_call'] }, keys());
@@ -166,23 +239,23 @@ export function decodeOpenaiChatRequest(body: unknown, context: CodecContext): R
   } else if (object['function_call'] !== undefined) {
     keepUnknown(request, { function_call: object['function_call'] }, keys());
   }
-  if (present(object, 'parallel_tool_calls')) {
+  if (present(fields, BIT.parallel_tool_calls)) {
     request.parallelToolCalls = expectBoolean(object['parallel_tool_calls'], '/parallel_tool_calls', FORMAT);
   }
-  if (present(object, 'response_format')) {
+  if (present(fields, BIT.response_format)) {
     const output = decodeOpenaiChatResponseFormat(object['response_format'], '/response_format', request);
     if (output === undefined) keepUnknown(request, { response_format: object['response_format'] }, keys());
     else request.output = output;
   }
-  if (present(object, 'reasoning_effort')) {
+  if (present(fields, BIT.reasoning_effort)) {
     request.reasoning = decodeOpenaiChatReasoningEffort(expectString(object['reasoning_effort'], '/reasoning_effort', FORMAT));
   }
-  const generation = decodeGeneration(object, request);
+  const generation = decodeGeneration(object, request, fields);
   if (generation !== undefined) request.generation = generation;
-  decodeUser(object, request);
-  if (present(object, 'metadata')) decodeMetadata(object['metadata'], request);
-  if (present(object, 'service_tier')) request.serviceTier = expectString(object['service_tier'], '/service_tier', FORMAT);
-  if (present(object, 'stream')) request.stream = expectBoolean(object['stream'], '/stream', FORMAT);
+  if (present(fields, BIT.user) || present(fields, BIT.safety_identifier)) decodeUser(object, request);
+  if (present(fields, BIT.metadata)) decodeMetadata(object['metadata'], request);
+  if (present(fields, BIT.service_tier)) request.serviceTier = expectString(object['service_tier'], '/service_tier', FORMAT);
+  if (present(fields, BIT.stream)) request.stream = expectBoolean(object['stream'], '/stream', FORMAT);
   decodeOpenrouterReasoning(request);
   context.losses.originFields(request, object, '', REQUEST_ORIGINS);
   context.losses.originFields(request.generation, object, '', GENERATION_ORIGINS);
@@ -190,9 +263,10 @@ export function decodeOpenaiChatRequest(body: unknown, context: CodecContext): R
 }
 
 function encodeGeneration(generation: Generation, request: Request, wire: JsonObject, context: CodecContext): void {
-  for (const [key, slot] of NUMBERS) {
-    const value = generation[slot];
-    if (value !== undefined) wire[key] = value;
+  for (let index = 0; index < NUMBERS.length; index++) {
+    const entry = NUMBERS[index] as (typeof NUMBERS)[number];
+    const value = generation[entry[1]];
+    if (value !== undefined) wire[entry[0]] = value;
   }
   if (generation.maxTokens !== undefined) {
     wire[shapeHint(request, '$maxTokensField') === 'max_tokens' ? 'max_tokens' : 'max_completion_tokens'] = generation.maxTokens;

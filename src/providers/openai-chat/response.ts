@@ -21,36 +21,43 @@ import { decodeOpenaiChatAssistant } from './assistant.ts';
 import { encodeOpenaiChatAssistant } from './assistant-encode.ts';
 import { decodeOpenaiChatFinishReason, encodeOpenaiChatFinishReason } from './stop-reason.ts';
 import { decodeOpenaiChatUsage, encodeOpenaiChatUsage } from './usage.ts';
-import { FORMAT, keepUnknown, keys, shapeHint } from './shape.ts';
+import { FORMAT, keepsHints, keepUnknown, keys, parsesArguments, shapeHint } from './shape.ts';
 import { activeDialect, noteDialect, type OpenaiChatDialect } from './dialects.ts';
 
 const KNOWN = keys('id', 'object', 'created', 'model', 'choices', 'usage', 'system_fingerprint');
 const CHOICE_KNOWN = keys('index', 'message', 'finish_reason', 'logprobs');
 const NULLABLE_CHOICE = keys('finish_reason', 'logprobs');
 
-function decodeChoice(value: unknown, path: string, losses: LossCollector): Candidate {
+const NONE: ReadonlySet<string> = keys();
+const NULLABLE_RESPONSE = keys('system_fingerprint');
+
+function decodeChoice(value: unknown, path: string, losses: LossCollector, hints: boolean, parse: boolean): Candidate {
   const choice = expectObject(value, path, FORMAT);
-  const messagePath = pointer(path, 'message');
+  const messagePath = `${path}/message`;
   const wireMessage = choice['message'];
   // Azure OpenAI answers a filtered completion with a choice that has no message (or a null one).
   const message =
     wireMessage === undefined || wireMessage === null
       ? { role: 'assistant' as const, parts: [] }
-      : decodeOpenaiChatAssistant(expectObject(wireMessage, messagePath, FORMAT), messagePath, losses, 'response', 0);
+      : decodeOpenaiChatAssistant(expectObject(wireMessage, messagePath, FORMAT), messagePath, losses, 'response', 0, hints, parse);
   const index = choice['index'];
   losses.origin(message, messagePath);
-  const candidate: Candidate = losses.origin({ index: index === undefined ? 0 : expectNumber(index, pointer(path, 'index'), FORMAT), message }, path);
-  if (index === undefined) hint(candidate, FORMAT, '$noIndex', true);
-  if (wireMessage === undefined || wireMessage === null) hint(candidate, FORMAT, '$message', wireMessage === null ? 'null' : 'absent');
+  const candidate: Candidate = losses.origin({ index: index === undefined ? 0 : expectNumber(index, `${path}/index`, FORMAT), message }, path);
+  if (hints) {
+    if (index === undefined) hint(candidate, FORMAT, '$noIndex', true);
+    if (wireMessage === undefined || wireMessage === null) hint(candidate, FORMAT, '$message', wireMessage === null ? 'null' : 'absent');
+  }
   const finish = choice['finish_reason'];
   if (typeof finish === 'string') {
-    candidate.stopReason = losses.origin(decodeOpenaiChatFinishReason(finish, message.parts.some((part) => part.type === 'refusal')), pointer(path, 'finish_reason'));
+    candidate.stopReason = losses.origin(decodeOpenaiChatFinishReason(finish, message.parts.some((part) => part.type === 'refusal')), `${path}/finish_reason`);
   }
-  else if (finish === undefined) hint(candidate, FORMAT, '$finishReason', 'absent');
-  else if (finish !== null) expectString(finish, pointer(path, 'finish_reason'), FORMAT);
+  else if (finish === undefined) {
+    if (hints) hint(candidate, FORMAT, '$finishReason', 'absent');
+  } else if (finish !== null) expectString(finish, `${path}/finish_reason`, FORMAT);
   const logprobs = choice['logprobs'];
-  if (logprobs === undefined) hint(candidate, FORMAT, '$logprobs', 'absent');
-  else if (logprobs !== null) keepUnknown(candidate, { logprobs }, keys());
+  if (logprobs === undefined) {
+    if (hints) hint(candidate, FORMAT, '$logprobs', 'absent');
+  } else if (logprobs !== null) keepUnknown(candidate, { logprobs }, NONE);
   keepUnknown(candidate, choice, CHOICE_KNOWN, NULLABLE_CHOICE);
   return candidate;
 }
@@ -58,9 +65,11 @@ function decodeChoice(value: unknown, path: string, losses: LossCollector): Cand
 /** Decode a Chat Completions response body. */
 export function decodeOpenaiChatResponse(body: unknown, context: CodecContext): Response {
   const object = expectObject(body, '', FORMAT);
+  const hints = keepsHints(context.target);
+  const parse = parsesArguments(context.target);
   const choices = expectArray(required(object, 'choices', '', FORMAT), '/choices', FORMAT);
   const response: Response = {
-    candidates: choices.map((choice, index) => decodeChoice(choice, pointer('/choices', index), context.losses)),
+    candidates: choices.map((choice, index) => decodeChoice(choice, `/choices/${index}`, context.losses, hints, parse)),
   };
   for (const candidate of response.candidates) noteDialect(response, candidate.message.extensions?.[FORMAT]?.['$dialect'] as OpenaiChatDialect | undefined);
   const { id, model, created } = object;
@@ -68,15 +77,19 @@ export function decodeOpenaiChatResponse(body: unknown, context: CodecContext): 
   if (model !== undefined && model !== null) response.model = expectString(model, '/model', FORMAT);
   else if (context.model !== undefined) response.model = context.model;
   if (created !== undefined && created !== null) response.created = expectNumber(created, '/created', FORMAT);
-  if (object['object'] !== 'chat.completion') hint(response, FORMAT, '$object', object['object'] ?? 'absent');
-  const absent = (['id', 'created', 'model'] as const).filter((key) => object[key] === undefined || object[key] === null);
-  if (absent.length > 0) hint(response, FORMAT, '$absent', absent);
+  if (hints) {
+    if (object['object'] !== 'chat.completion') hint(response, FORMAT, '$object', object['object'] ?? 'absent');
+    if (id === undefined || id === null || created === undefined || created === null || model === undefined || model === null) {
+      hint(response, FORMAT, '$absent', (['id', 'created', 'model'] as const).filter((key) => object[key] === undefined || object[key] === null));
+    }
+  }
   const fingerprint = object['system_fingerprint'];
-  if (fingerprint === null) hint(response, FORMAT, '$systemFingerprint', 'null');
-  else if (fingerprint !== undefined) keepUnknown(response, { system_fingerprint: fingerprint }, keys());
+  if (fingerprint === null) {
+    if (hints) hint(response, FORMAT, '$systemFingerprint', 'null');
+  } else if (fingerprint !== undefined) keepUnknown(response, { system_fingerprint: fingerprint }, NONE);
   const usage = object['usage'];
-  if (usage !== undefined && usage !== null) response.usage = decodeOpenaiChatUsage(usage, '/usage');
-  keepUnknown(response, object, KNOWN, keys('system_fingerprint'));
+  if (usage !== undefined && usage !== null) response.usage = decodeOpenaiChatUsage(usage, '/usage', hints);
+  keepUnknown(response, object, KNOWN, NULLABLE_RESPONSE);
   return response;
 }
 

@@ -5,7 +5,7 @@
  * nested wire object such as `image_url`, kept under that object's key).
  */
 import type { Extensible } from '../../core/ir.ts';
-import { extend, extensionsOf, isObject, type JsonObject } from '../../core/wire.ts';
+import { expectString, extend, extensionsOf, isObject, pointer, required, type JsonObject } from '../../core/wire.ts';
 
 /** The format id of this codec. */
 export const FORMAT = 'openai-chat';
@@ -32,6 +32,22 @@ export function keepUnknown(
 }
 
 /**
+ * {@link keepUnknown} for a wire object with two to four known keys, compared
+ * directly (cheaper than a set lookup per key, for the objects of which a
+ * body has many: messages, tool calls). `nullable`, if given, is the known
+ * key whose `null` the caller records itself.
+ */
+export function keepUnknownOf(node: Extensible, object: JsonObject, nullable: string | undefined, first: string, second: string, third = first, fourth = first): void {
+  let rest: JsonObject | undefined;
+  for (const key in object) {
+    const value = object[key];
+    if ((key === first || key === second || key === third || key === fourth) && (value !== null || key === nullable)) continue;
+    (rest ??= {})[key] = value;
+  }
+  extend(node, FORMAT, rest);
+}
+
+/**
  * Keep the unknown keys of a nested wire object (`image_url`, `function`, …)
  * under `extensions['openai-chat'][key]`. `spreadExtensions` skips that key
  * because the encoder sets it itself; {@link nestedExtras} reads it back.
@@ -40,6 +56,16 @@ export function keepNestedUnknown(node: Extensible, key: string, object: JsonObj
   let rest: JsonObject | undefined;
   for (const field in object) {
     if (known.has(field)) continue;
+    (rest ??= {})[field] = object[field];
+  }
+  if (rest !== undefined) extend(node, FORMAT, { [key]: rest });
+}
+
+/** {@link keepNestedUnknown} for a nested object with two known keys, compared directly. */
+export function keepNestedUnknownOf(node: Extensible, key: string, object: JsonObject, first: string, second: string): void {
+  let rest: JsonObject | undefined;
+  for (const field in object) {
+    if (field === first || field === second) continue;
     (rest ??= {})[field] = object[field];
   }
   if (rest !== undefined) extend(node, FORMAT, { [key]: rest });
@@ -59,6 +85,33 @@ export function nestedExtras<T extends object>(target: T, node: Extensible, key:
 /** A shape hint of this format on `node`, if set. */
 export function shapeHint(node: Extensible, key: `$${string}`): unknown {
   return extensionsOf(node, FORMAT)?.[key];
+}
+
+/**
+ * Whether a decode headed for `target` keeps the shape hints only this
+ * format's encoder reads: for openai-chat itself or an unknown target (see
+ * `CodecContext.target`).
+ */
+export function keepsHints(target: string | undefined): boolean {
+  return target === undefined || target === FORMAT;
+}
+
+/**
+ * Whether a decode headed for `target` parses tool-call argument text into
+ * objects. Chat and Responses encoders write the argument text the IR keeps
+ * (`rawArguments`), so for them the parse is skipped; the IR's `arguments`
+ * is then unset, which no encoder of those formats reads when the text is
+ * there. Unknown target: parse.
+ */
+export function parsesArguments(target: string | undefined): boolean {
+  return target !== FORMAT && target !== 'openai-responses';
+}
+
+/** The required string `object[key]`; the pointer for the error is built only when it is missing or not a string. */
+export function stringField(object: JsonObject, key: string, path: string): string {
+  const value = object[key];
+  if (typeof value === 'string') return value;
+  return expectString(required(object, key, path, FORMAT), pointer(path, key), FORMAT);
 }
 
 /** A `Set` of known keys, for {@link keepUnknown}. */

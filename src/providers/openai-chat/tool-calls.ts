@@ -10,26 +10,22 @@ import type {
 import type { LossCollector } from '../../core/losses.ts';
 import type { OpaquePart, Part, ToolCallPart } from '../../core/ir.ts';
 import { argumentsAsText, parseArguments } from '../../core/tools.ts';
-import { expectObject, expectString, hint, pointer, required, spreadExtensions, type JsonObject } from '../../core/wire.ts';
-import { FORMAT, keepNestedUnknown, keepUnknown, keys, nestedExtras, shapeHint } from './shape.ts';
+import { expectObject, expectString, hint, isObject, pointer, required, spreadExtensions, type JsonObject } from '../../core/wire.ts';
+import { FORMAT, keepNestedUnknown, keepNestedUnknownOf, keepUnknownOf, keys, nestedExtras, shapeHint, stringField } from './shape.ts';
 
-const CALL_KNOWN = keys('id', 'type', 'function', 'custom');
 const FUNCTION_KNOWN = keys('name', 'arguments');
 const CUSTOM_KNOWN = keys('name', 'input');
 
-function decodeFunctionCall(call: JsonObject, id: string, path: string): ToolCallPart {
-  const functionPath = pointer(path, 'function');
-  const fn = expectObject(required(call, 'function', path, FORMAT), functionPath, FORMAT);
-  const name = expectString(required(fn, 'name', functionPath, FORMAT), pointer(functionPath, 'name'), FORMAT);
+function decodeFunctionCall(call: JsonObject, id: string, path: string, hints: boolean, parse: boolean): ToolCallPart {
+  const value = call['function'];
+  const fn = isObject(value) ? value : expectObject(required(call, 'function', path, FORMAT), `${path}/function`, FORMAT);
+  const name = typeof fn['name'] === 'string' ? fn['name'] : stringField(fn, 'name', `${path}/function`);
   const text = fn['arguments'];
-  const part: ToolCallPart = {
-    type: 'tool_call',
-    id,
-    name,
-    ...parseArguments(text === undefined ? '' : expectString(text, pointer(functionPath, 'arguments'), FORMAT)),
-  };
-  if (text === undefined) hint(part, FORMAT, '$noArguments', true);
-  keepNestedUnknown(part, 'function', fn, FUNCTION_KNOWN);
+  const raw = text === undefined ? '' : typeof text === 'string' ? text : expectString(text, `${path}/function/arguments`, FORMAT);
+  // `parseArguments` always keeps the text it was given as `rawArguments`; without `parse` the text alone travels.
+  const part: ToolCallPart = { type: 'tool_call', id, name, arguments: parse ? parseArguments(raw).arguments : undefined, rawArguments: raw };
+  if (text === undefined && hints) hint(part, FORMAT, '$noArguments', true);
+  keepNestedUnknownOf(part, 'function', fn, 'name', 'arguments');
   return part;
 }
 
@@ -43,23 +39,29 @@ function decodeCustomCall(call: JsonObject, id: string, path: string): ToolCallP
   return part;
 }
 
-/** Decode one entry of `tool_calls`. A call of an unknown type becomes an opaque part. */
-export function decodeOpenaiChatToolCall(value: unknown, path: string, losses: LossCollector): ToolCallPart | OpaquePart {
-  const call = expectObject(value, path, FORMAT);
-  const id = expectString(required(call, 'id', path, FORMAT), pointer(path, 'id'), FORMAT);
+/**
+ * Decode one entry of `tool_calls`. A call of an unknown type becomes an
+ * opaque part. `hints: false` skips the shape hints only the openai-chat
+ * encoder reads; `parse: false` keeps the argument text unparsed (see `parsesArguments`).
+ */
+export function decodeOpenaiChatToolCall(value: unknown, path: string, losses: LossCollector, hints = true, parse = true): ToolCallPart | OpaquePart {
+  const call = isObject(value) ? value : expectObject(value, path, FORMAT);
+  const id = stringField(call, 'id', path);
   const type = call['type'];
   let part: ToolCallPart;
-  if (type === 'custom') {
+  if (type === 'function') {
+    part = decodeFunctionCall(call, id, path, hints, parse);
+  } else if (type === 'custom') {
     part = decodeCustomCall(call, id, path);
-  } else if (type === 'function' || (type === undefined && call['function'] !== undefined)) {
-    part = decodeFunctionCall(call, id, path);
-    if (type === undefined) hint(part, FORMAT, '$noType', true);
+  } else if (type === undefined && call['function'] !== undefined) {
+    part = decodeFunctionCall(call, id, path, hints, parse);
+    if (hints) hint(part, FORMAT, '$noType', true);
   } else {
     const blockType = typeof type === 'string' ? type : 'unknown';
     losses.add('unknown_block', path, `unknown tool call type "${blockType}"; kept as is for openai-chat only`);
     return { type: 'opaque', format: FORMAT, blockType, value: call };
   }
-  keepUnknown(part, call, CALL_KNOWN);
+  keepUnknownOf(part, call, undefined, 'id', 'type', 'function', 'custom');
   return part;
 }
 

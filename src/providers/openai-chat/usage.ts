@@ -7,7 +7,7 @@
 import type { CompletionUsage } from 'openai/resources/completions';
 import type { LossCollector } from '../../core/losses.ts';
 import type { Usage } from '../../core/ir.ts';
-import { expectNumber, expectObject, hint, pointer, spreadExtensions, type JsonObject } from '../../core/wire.ts';
+import { expectNumber, expectObject, hint, spreadExtensions, type JsonObject } from '../../core/wire.ts';
 import { FORMAT, keepUnknown, keys, nestedExtras, shapeHint } from './shape.ts';
 
 const KNOWN = keys('prompt_tokens', 'completion_tokens', 'total_tokens', 'prompt_tokens_details', 'completion_tokens_details');
@@ -20,6 +20,7 @@ function readDetails(
   value: unknown,
   path: string,
   fields: Readonly<Record<string, 'cacheReadTokens' | 'cacheWriteTokens' | 'reasoningTokens'>>,
+  hints: boolean,
 ): void {
   const details = expectObject(value, path, FORMAT);
   let rest: JsonObject | undefined;
@@ -37,66 +38,68 @@ function readDetails(
   if (rest !== undefined) {
     // Zero counts (audio or prediction tokens not used) say nothing: keep them as a shape hint, not a loss elsewhere.
     const zeros = Object.values(rest).every((count) => count === 0);
-    const extensions = ((usage.extensions ??= {})[FORMAT] ??= {});
-    extensions[zeros ? `$${key}` : key] = rest;
-  } else if (read === 0) {
+    if (!zeros || hints) {
+      const extensions = ((usage.extensions ??= {})[FORMAT] ??= {});
+      extensions[zeros ? `$${key}` : key] = rest;
+    }
+  } else if (read === 0 && hints) {
     hint(usage, FORMAT, key === 'prompt_tokens_details' ? '$promptDetails' : '$completionDetails', true);
   }
 }
 
-/** Decode a Chat Completions `usage` object. */
-export function decodeOpenaiChatUsage(value: unknown, path: string): Usage {
+const PROMPT_DETAILS = { cached_tokens: 'cacheReadTokens', cache_write_tokens: 'cacheWriteTokens' } as const;
+const COMPLETION_DETAILS = { reasoning_tokens: 'reasoningTokens' } as const;
+
+/** Decode a Chat Completions `usage` object; `hints: false` skips the shape hints only the Chat encoder reads. */
+export function decodeOpenaiChatUsage(value: unknown, path: string, hints = true): Usage {
   const object = expectObject(value, path, FORMAT);
   const usage: Usage = { raw: { format: FORMAT, value } };
   const prompt = object['prompt_tokens'];
   const completion = object['completion_tokens'];
   const total = object['total_tokens'];
-  if (prompt != null) usage.inputTokens = expectNumber(prompt, pointer(path, 'prompt_tokens'), FORMAT);
-  if (completion != null) usage.outputTokens = expectNumber(completion, pointer(path, 'completion_tokens'), FORMAT);
-  if (total != null) usage.totalTokens = expectNumber(total, pointer(path, 'total_tokens'), FORMAT);
-  const absent = TOTALS.filter((key) => object[key] == null);
-  if (absent.length > 0) hint(usage, FORMAT, '$absent', absent);
+  if (prompt != null) usage.inputTokens = typeof prompt === 'number' && Number.isFinite(prompt) ? prompt : expectNumber(prompt, `${path}/prompt_tokens`, FORMAT);
+  if (completion != null) {
+    usage.outputTokens = typeof completion === 'number' && Number.isFinite(completion) ? completion : expectNumber(completion, `${path}/completion_tokens`, FORMAT);
+  }
+  if (total != null) usage.totalTokens = typeof total === 'number' && Number.isFinite(total) ? total : expectNumber(total, `${path}/total_tokens`, FORMAT);
+  if (hints && (prompt == null || completion == null || total == null)) hint(usage, FORMAT, '$absent', TOTALS.filter((key) => object[key] == null));
   const promptDetails = object['prompt_tokens_details'];
-  if (promptDetails != null) {
-    readDetails(usage, 'prompt_tokens_details', promptDetails, pointer(path, 'prompt_tokens_details'), {
-      cached_tokens: 'cacheReadTokens',
-      cache_write_tokens: 'cacheWriteTokens',
-    });
-  }
+  if (promptDetails != null) readDetails(usage, 'prompt_tokens_details', promptDetails, `${path}/prompt_tokens_details`, PROMPT_DETAILS, hints);
   const completionDetails = object['completion_tokens_details'];
-  if (completionDetails != null) {
-    readDetails(usage, 'completion_tokens_details', completionDetails, pointer(path, 'completion_tokens_details'), {
-      reasoning_tokens: 'reasoningTokens',
-    });
-  }
+  if (completionDetails != null) readDetails(usage, 'completion_tokens_details', completionDetails, `${path}/completion_tokens_details`, COMPLETION_DETAILS, hints);
   keepUnknown(usage, object, KNOWN);
   return usage;
+}
+
+function hasKeys(object: object): boolean {
+  for (const _key in object) return true;
+  return false;
 }
 
 /** Encode IR usage as a Chat Completions `usage` object. */
 export function encodeOpenaiChatUsage(usage: Usage, losses: LossCollector, path: string): JsonObject {
   losses.foreignExtensions(usage.extensions, FORMAT, path);
   const absent = shapeHint(usage, '$absent');
-  const skip = new Set(Array.isArray(absent) ? (absent as string[]) : []);
+  const skip: readonly unknown[] = Array.isArray(absent) ? absent : [];
   const prompt = usage.inputTokens ?? 0;
   const completion = usage.outputTokens ?? 0;
   const wire: JsonObject = {};
-  if (!skip.has('prompt_tokens')) wire['prompt_tokens'] = prompt;
-  if (!skip.has('completion_tokens')) wire['completion_tokens'] = completion;
-  if (!skip.has('total_tokens')) wire['total_tokens'] = usage.totalTokens ?? prompt + completion;
+  if (!skip.includes('prompt_tokens')) wire['prompt_tokens'] = prompt;
+  if (!skip.includes('completion_tokens')) wire['completion_tokens'] = completion;
+  if (!skip.includes('total_tokens')) wire['total_tokens'] = usage.totalTokens ?? prompt + completion;
   const promptDetails: NonNullable<CompletionUsage['prompt_tokens_details']> & JsonObject = {};
   if (usage.cacheReadTokens !== undefined) promptDetails.cached_tokens = usage.cacheReadTokens;
   if (usage.cacheWriteTokens !== undefined) promptDetails['cache_write_tokens'] = usage.cacheWriteTokens;
   nestedExtras(promptDetails, usage, 'prompt_tokens_details');
   nestedExtras(promptDetails, usage, '$prompt_tokens_details');
-  if (Object.keys(promptDetails).length > 0 || shapeHint(usage, '$promptDetails') === true) {
+  if (hasKeys(promptDetails) || shapeHint(usage, '$promptDetails') === true) {
     wire['prompt_tokens_details'] = promptDetails;
   }
   const completionDetails: NonNullable<CompletionUsage['completion_tokens_details']> & JsonObject = {};
   if (usage.reasoningTokens !== undefined) completionDetails.reasoning_tokens = usage.reasoningTokens;
   nestedExtras(completionDetails, usage, 'completion_tokens_details');
   nestedExtras(completionDetails, usage, '$completion_tokens_details');
-  if (Object.keys(completionDetails).length > 0 || shapeHint(usage, '$completionDetails') === true) {
+  if (hasKeys(completionDetails) || shapeHint(usage, '$completionDetails') === true) {
     wire['completion_tokens_details'] = completionDetails;
   }
   return spreadExtensions(wire, usage, FORMAT);

@@ -35,29 +35,19 @@ function isCodec(format: FormatRef): format is Codec {
   return typeof format === 'object' && format !== null;
 }
 
-/** The options with both formats resolved to codecs; options that name codec objects already pass as they are. */
-function codecs(options: ConvertOptions): engine.CodecConvertOptions {
-  if (isCodec(options.from) && isCodec(options.to)) return options as engine.CodecConvertOptions;
-  const resolved: engine.CodecConvertOptions = { from: resolveCodec(options.from), to: resolveCodec(options.to) };
-  if (options.strict !== undefined) resolved.strict = options.strict;
-  if (options.model !== undefined) resolved.model = options.model;
-  if (options.dialect !== undefined) resolved.dialect = options.dialect;
-  return resolved;
-}
-
 /** Convert a request body from one format to another. */
 export function convertRequest(body: unknown, options: ConvertOptions): engine.ConvertResult {
-  return engine.convertRequest(body, codecs(options));
+  return engine.convertBetween('request', body, resolveCodec(options.from), resolveCodec(options.to), options);
 }
 
 /** Convert a whole (non-streamed) response body from one format to another. */
 export function convertResponse(body: unknown, options: ConvertOptions): engine.ConvertResult {
-  return engine.convertResponse(body, codecs(options));
+  return engine.convertBetween('response', body, resolveCodec(options.from), resolveCodec(options.to), options);
 }
 
 /** Convert a vendor error body from one format to another. */
 export function convertError(body: unknown, options: ConvertOptions): engine.ConvertResult {
-  return engine.convertError(body, codecs(options));
+  return engine.convertBetween('error', body, resolveCodec(options.from), resolveCodec(options.to), options);
 }
 
 /** Decode a request body of `format` into the IR. */

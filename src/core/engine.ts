@@ -95,9 +95,9 @@ function decodeContext(losses: LossCollector, model: string | undefined, target:
 }
 
 /** Which kind of body a conversion handles: selects the codec methods without a closure per call. */
-type Kind = 'request' | 'response' | 'error';
+export type Kind = 'request' | 'response' | 'error';
 
-type AnyCodec = Partial<Pick<Codec, 'decodeRequest' | 'encodeRequest' | 'decodeResponse' | 'encodeResponse' | 'decodeError' | 'encodeError'>>;
+export type AnyCodec = Partial<Pick<Codec, 'decodeRequest' | 'encodeRequest' | 'decodeResponse' | 'encodeResponse' | 'decodeError' | 'encodeError'>>;
 type Decode = (body: unknown, context: CodecContext) => object;
 type Encode = (ir: never, context: CodecContext) => unknown;
 
@@ -130,13 +130,21 @@ function markLossy(decode: Decode, encode: Encode): void {
   encoders.add(encode);
 }
 
+/** The settings of a conversion besides its codecs. */
+export interface ConversionSettings {
+  strict?: boolean | undefined;
+  model?: string | undefined;
+  dialect?: string | undefined;
+}
+
 /**
- * The one conversion path: decode with the source, encode with the target
+ * The one conversion path (`convert.ts` calls it with codecs it resolved
+ * from ids, so options are not copied per call): decode with the source, encode with the target
  * (the dialect is checked after decoding, as before any encode), point the
  * losses of encoding into the source body, enforce strict.
  */
-function convertWith(kind: Kind, body: unknown, options: CodecConvertOptions<AnyCodec, AnyCodec>): ConvertResult {
-  const { from, to, model } = options;
+export function convertBetween(kind: Kind, body: unknown, from: AnyCodec, to: AnyCodec, options: ConversionSettings): ConvertResult {
+  const { model } = options;
   const decode = decoderOf(kind, from);
   const encode = encoderOf(kind, to);
   const recording = lossyBefore(decode, encode);
@@ -179,7 +187,7 @@ export function convertRequest(
   body: unknown,
   options: CodecConvertOptions<Pick<Codec, 'decodeRequest'>, Pick<Codec, 'encodeRequest'>>,
 ): ConvertResult {
-  return convertWith('request', body, options);
+  return convertBetween('request', body, options.from, options.to, options);
 }
 
 /** Convert a whole (non-streamed) response body from one format to another. */
@@ -187,7 +195,7 @@ export function convertResponse(
   body: unknown,
   options: CodecConvertOptions<Pick<Codec, 'decodeResponse'>, Pick<Codec, 'encodeResponse'>>,
 ): ConvertResult {
-  return convertWith('response', body, options);
+  return convertBetween('response', body, options.from, options.to, options);
 }
 
 /** Convert a vendor error body from one format to another. */
@@ -195,7 +203,7 @@ export function convertError(
   body: unknown,
   options: CodecConvertOptions<Pick<Codec, 'decodeError'>, Pick<Codec, 'encodeError'>>,
 ): ConvertResult {
-  return convertWith('error', body, options);
+  return convertBetween('error', body, options.from, options.to, options);
 }
 
 function decodeWith<T>(decode: (losses: LossCollector) => T, strict: boolean | undefined): Decoded<T> {

@@ -7,10 +7,10 @@
  * socket's own timeout, with no `AbortController` or timer per request.
  * Streamed answers (SSE, AWS event stream, NDJSON) stay streams.
  */
-import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
+import { Agent as HttpAgent, request as httpRequest, type ClientRequest, type IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { Readable } from 'node:stream';
-import { UPSTREAM_CALL, UpstreamTimeout, type UpstreamCall, type UpstreamReply } from '../proxy/exchange.ts';
+import { UPSTREAM_CALL, UpstreamTimeout, type ByteSink, type ByteSource, type UpstreamCall, type UpstreamReply } from '../proxy/exchange.ts';
 
 /** The media types of streamed answers: SSE, AWS event stream (Bedrock), NDJSON (Ollama). */
 const STREAMED = /text\/event-stream|application\/vnd\.amazon\.eventstream|application\/x-ndjson/i;
@@ -59,6 +59,70 @@ function targetCache(): (url: string) => Target {
   };
 }
 
+/**
+ * A streamed answer as a {@link ByteSource}: the answer's `data` events go
+ * straight to the sink. The silence limit stays the socket's own timeout
+ * (refreshed by every read, so no timer per chunk), switched off while the
+ * reader has paused the source, since a slow caller is not a silent upstream.
+ * A failure before `start` (a silence, a reset) is held and delivered then.
+ */
+function streamSource(incoming: IncomingMessage, outgoing: ClientRequest, timeoutMs: number, release: () => void): ByteSource & { fail(error: Error): void } {
+  let sink: ByteSink | undefined;
+  let settled = false;
+  let held: Error | undefined;
+  let paused = false;
+  const fail = (error: Error) => {
+    if (settled) return;
+    if (sink === undefined) {
+      held ??= error;
+      return;
+    }
+    settled = true;
+    release();
+    outgoing.destroy();
+    sink.fail(error);
+  };
+  return {
+    fail,
+    start(target) {
+      sink = target;
+      if (held !== undefined) {
+        fail(held);
+        return;
+      }
+      incoming.on('data', (chunk: Buffer) => {
+        if (!settled) target.data(chunk);
+      });
+      incoming.on('end', () => {
+        if (settled) return;
+        settled = true;
+        release();
+        outgoing.setTimeout(0);
+        target.end();
+      });
+      incoming.on('error', fail);
+      incoming.on('close', () => {
+        if (!incoming.complete) fail(new Error('the connection closed before the end of the body'));
+      });
+    },
+    pause() {
+      if (paused || settled) return;
+      paused = true;
+      incoming.pause();
+      outgoing.setTimeout(0);
+    },
+    resume() {
+      if (!paused || settled) return;
+      paused = false;
+      outgoing.setTimeout(timeoutMs);
+      incoming.resume();
+    },
+    cancel() {
+      fail(new Error('aborted'));
+    },
+  };
+}
+
 /** The proxy's upstream call over node:http(s), with the given keep-alive agents. */
 function nodeUpstreamCall(http: HttpAgent, https: HttpsAgent): UpstreamCall {
   const targetOf = targetCache();
@@ -73,8 +137,8 @@ function nodeUpstreamCall(http: HttpAgent, https: HttpsAgent): UpstreamCall {
       const headers: Record<string, string | number> = { ...init.headers, 'content-length': Buffer.byteLength(init.body) };
       const send = secure ? httpsRequest : httpRequest;
       let answered = false;
-      /** Ends a whole body with an error (set once the answer's headers are in). */
-      let failWhole: ((error: Error) => void) | undefined;
+      /** Ends the body with an error (set once the answer's headers are in). */
+      let failBody: ((error: Error) => void) | undefined;
       let unlisten = () => {};
       const options = { hostname: target.hostname, port: target.port, path: target.path, method: 'POST', headers, agent: secure ? https : http };
       const outgoing = send(options, (incoming) => {
@@ -82,10 +146,9 @@ function nodeUpstreamCall(http: HttpAgent, https: HttpsAgent): UpstreamCall {
         const status = incoming.statusCode ?? 502;
         const header = (name: string) => headerOf(incoming, name);
         if (STREAMED.test(headerOf(incoming, 'content-type') ?? '')) {
-          // The stream's own watchdog (forward.ts) takes over from the socket timeout.
-          outgoing.setTimeout(0);
-          unlisten();
-          resolve({ status, header, body: Readable.toWeb(incoming) as ReadableStream<Uint8Array> });
+          const source = streamSource(incoming, outgoing, init.timeoutMs, () => unlisten());
+          failBody = source.fail;
+          resolve({ status, header, source, body: null });
           return;
         }
         const chunks: Buffer[] = [];
@@ -96,7 +159,7 @@ function nodeUpstreamCall(http: HttpAgent, https: HttpsAgent): UpstreamCall {
           unlisten();
           resolve({ status, header, failure: error, body: null });
         };
-        failWhole = fail;
+        failBody = fail;
         incoming.on('data', (chunk: Buffer) => chunks.push(chunk));
         incoming.on('end', () => {
           if (failed) return;
@@ -112,7 +175,7 @@ function nodeUpstreamCall(http: HttpAgent, https: HttpsAgent): UpstreamCall {
       });
       outgoing.setTimeout(init.timeoutMs, () => {
         if (answered) {
-          failWhole?.(silence(init.timeoutMs));
+          failBody?.(silence(init.timeoutMs));
           outgoing.destroy();
           return;
         }

@@ -16,7 +16,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { createServer as createHttp2Server, type Http2Session } from 'node:http2';
 import { Duplex, Readable } from 'node:stream';
 import type { AddressInfo, Socket } from 'node:net';
-import { CallerCancel, PROXY_EXCHANGE, type Answer, type Exchange, type Inbound } from '../proxy/exchange.ts';
+import { CallerCancel, isByteSource, PROXY_EXCHANGE, type Answer, type ByteSource, type Exchange, type Inbound } from '../proxy/exchange.ts';
 
 /** A fetch handler, such as the one `createProxy` returns. */
 export type FetchHandler = (request: Request) => Promise<Response>;
@@ -123,7 +123,7 @@ function head(out: ServerResponse, status: number, headers: Record<string, strin
 }
 
 /** Write an answer: a whole body at once with its content-length, a stream chunk by chunk. */
-async function writeAnswer(answer: Answer, out: ServerResponse): Promise<void> {
+function writeAnswer(answer: Answer, out: ServerResponse): void | Promise<void> {
   const body = answer.body;
   if (typeof body === 'string') {
     answer.headers['content-length'] = String(Buffer.byteLength(body));
@@ -136,6 +136,53 @@ async function writeAnswer(answer: Answer, out: ServerResponse): Promise<void> {
     out.end();
     return;
   }
+  if (isByteSource(body)) {
+    writeSource(body, out);
+    return;
+  }
+  return writeReadable(body, out);
+}
+
+/**
+ * A {@link ByteSource} (the Node upstream's data events, transcoded or
+ * passed through) written straight to the socket: `res.write` per chunk, the
+ * source paused while the socket's buffer is full, cancelled (which closes
+ * the upstream connection) when the caller goes away. A source that breaks
+ * off ends the answer where it stopped; a converted one has already written
+ * the caller's error event.
+ */
+function writeSource(source: ByteSource, out: ServerResponse): void {
+  let done = false;
+  const onClose = () => {
+    if (done) return;
+    done = true;
+    source.cancel();
+  };
+  if (out.destroyed) {
+    onClose();
+    return;
+  }
+  out.once('close', onClose);
+  out.on('drain', () => {
+    if (!done) source.resume();
+  });
+  const finish = () => {
+    if (done) return;
+    done = true;
+    out.off('close', onClose);
+    out.end();
+  };
+  source.start({
+    data(chunk) {
+      if (!done && !out.write(chunk)) source.pause();
+    },
+    end: finish,
+    fail: finish,
+  });
+}
+
+/** A Web byte stream written chunk by chunk (any fetch handler's streamed `Response`). */
+async function writeReadable(body: ReadableStream<Uint8Array>, out: ServerResponse): Promise<void> {
   const reader = body.getReader();
   out.on('close', () => {
     if (!out.writableFinished) reader.cancel().catch(() => {});

@@ -5,7 +5,7 @@
  */
 import { codecFor } from '../core/registry.ts';
 import { parseBody } from '../core/convert.ts';
-import { convertStream, framingFor, irToSseMessages, messagesToFramedBytes, streamEncoderFor } from '../core/stream.ts';
+import { convertStream, createTranscoder, framingFor, irToSseMessages, messagesToFramedBytes, streamEncoderFor, type Transcoder } from '../core/stream.ts';
 import { responseToEvents } from '../core/accumulate.ts';
 import type { LossCollector } from '../core/losses.ts';
 import type { ApiError, FormatId } from '../core/ir.ts';
@@ -13,7 +13,7 @@ import { hint, isObject, type JsonObject } from '../core/wire.ts';
 import { markPieces, piecesMark, stringifyBody } from '../core/serialize.ts';
 import type { StreamEvent } from '../core/stream-events.ts';
 import { errorAnswer } from './errors.ts';
-import { jsonAnswer, UpstreamTimeout, type Answer, type Cancel, type UpstreamCall, type UpstreamReply } from './exchange.ts';
+import { jsonAnswer, UpstreamTimeout, type Answer, type ByteSource, type Cancel, type UpstreamCall, type UpstreamReply } from './exchange.ts';
 import { carryEventState, carryResponseStates, restoreRequestStates } from '../core/carried-state.ts';
 import type { CodecContext } from '../core/codec.ts';
 import { errorTypeForStatus } from '../core/http-status.ts';
@@ -174,6 +174,7 @@ function bodyFailure(error: unknown, options: ForwardOptions): ApiError {
 async function readText(response: UpstreamReply, options: ForwardOptions): Promise<string> {
   if (response.failure !== undefined) throw response.failure;
   if (response.text !== undefined) return response.text;
+  if (response.source !== undefined) return sourceText(response.source);
   if (response.body === null) return '';
   const reader = guarded(response.body, options, 'error').getReader();
   const decoder = new TextDecoder();
@@ -183,6 +184,68 @@ async function readText(response: UpstreamReply, options: ForwardOptions): Promi
     if (done) return text + decoder.decode();
     text += decoder.decode(value, { stream: true });
   }
+}
+
+/** The whole of a {@link ByteSource} as text; rejects with its failure. */
+function sourceText(source: ByteSource): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const decoder = new TextDecoder();
+    let text = '';
+    source.start({
+      data: (chunk) => (text += decoder.decode(chunk, { stream: true })),
+      end: () => resolve(text + decoder.decode()),
+      fail: reject,
+    });
+  });
+}
+
+/**
+ * A streamed upstream body converted chunk by chunk through `transcoder`, as
+ * a {@link ByteSource}: each upstream chunk is transcoded synchronously and
+ * handed on, with no Web stream in between. A source that breaks off (reset,
+ * silence, cancellation) is ended like one that stopped, so the transcoder
+ * reports the truncated stream as the caller's error event, as
+ * `convertStream` over the guarded body does.
+ */
+function transcodedSource(source: ByteSource, transcoder: Transcoder): ByteSource {
+  return {
+    start(sink) {
+      let done = false;
+      const finish = () => {
+        if (done) return;
+        done = true;
+        let tail: Uint8Array | undefined;
+        try {
+          tail = transcoder.end();
+        } catch (error) {
+          sink.fail(error instanceof Error ? error : new Error(String(error)));
+          return;
+        }
+        if (tail !== undefined) sink.data(tail);
+        sink.end();
+      };
+      source.start({
+        data(chunk) {
+          if (done) return;
+          let bytes: Uint8Array | undefined;
+          try {
+            bytes = transcoder.push(chunk);
+          } catch (error) {
+            done = true;
+            source.cancel();
+            sink.fail(error instanceof Error ? error : new Error(String(error)));
+            return;
+          }
+          if (bytes !== undefined) sink.data(bytes);
+        },
+        end: finish,
+        fail: finish,
+      });
+    },
+    pause: () => source.pause(),
+    resume: () => source.resume(),
+    cancel: () => source.cancel(),
+  };
 }
 
 function syntheticStream(events: StreamEvent[], format: FormatId, options: ForwardOptions): ReadableStream<Uint8Array> {
@@ -264,6 +327,17 @@ export async function forwardToUpstream(options: ForwardOptions): Promise<Answer
     return { 'x-interlingua-losses': String(options.losses.losses.length) };
   };
   const upstreamStreamed = response.text === undefined && mediaType(response.header('content-type') ?? '') === mediaType(framingFor(upstream).contentType);
+  if (upstreamStreamed && response.source !== undefined) {
+    // The Node upstream call: its data events go through a synchronous transcoder to the caller, no Web stream on the way.
+    if (route.format === upstream) return { status: 200, headers: { ...streamHeaders(route.format), ...lossHeader() }, body: response.source };
+    const transcoder = createTranscoder({
+      from: upstream,
+      to: route.format,
+      ...(prepared.model === undefined ? {} : { model: prepared.model }),
+      mapEvent: (event) => generateShape(carryEventState(event, route.format), route),
+    });
+    return { status: 200, headers: { ...streamHeaders(route.format), ...lossHeader() }, body: transcodedSource(response.source, transcoder) };
+  }
   if (upstreamStreamed && response.body !== null) {
     if (route.format === upstream) return { status: 200, headers: { ...streamHeaders(route.format), ...lossHeader() }, body: guarded(response.body, options, 'error') };
     const converted = convertStream(guarded(response.body, options, 'close'), {

@@ -199,6 +199,9 @@ function sourceText(source: ByteSource): Promise<string> {
   });
 }
 
+/** The slices a stream's first bytes are transcoded in, until the first output (see {@link transcodedSource}). */
+const FIRST_SLICE_BYTES = 256;
+
 /**
  * A streamed upstream body converted chunk by chunk through `transcoder`, as
  * a {@link ByteSource}: each upstream chunk is transcoded synchronously and
@@ -224,19 +227,37 @@ function transcodedSource(source: ByteSource, transcoder: Transcoder): ByteSourc
         if (tail !== undefined) sink.data(tail);
         sink.end();
       };
+      let started = false;
+      const push = (chunk: Uint8Array): boolean => {
+        let bytes: Uint8Array | undefined;
+        try {
+          bytes = transcoder.push(chunk);
+        } catch (error) {
+          done = true;
+          source.cancel();
+          sink.fail(error instanceof Error ? error : new Error(String(error)));
+          return false;
+        }
+        if (bytes === undefined) return true;
+        started = true;
+        sink.data(bytes);
+        return true;
+      };
       source.start({
         data(chunk) {
           if (done) return;
-          let bytes: Uint8Array | undefined;
-          try {
-            bytes = transcoder.push(chunk);
-          } catch (error) {
-            done = true;
-            source.cancel();
-            sink.fail(error instanceof Error ? error : new Error(String(error)));
+          if (started) {
+            push(chunk);
             return;
           }
-          if (bytes !== undefined) sink.data(bytes);
+          // Until the caller has its first bytes, transcode in slices and hand on each output at once: the first event is not held back while the rest of a large first chunk converts.
+          let offset = 0;
+          while (!started && offset < chunk.byteLength) {
+            const end = Math.min(chunk.byteLength, offset + FIRST_SLICE_BYTES);
+            if (!push(chunk.subarray(offset, end))) return;
+            offset = end;
+          }
+          if (offset < chunk.byteLength) push(chunk.subarray(offset));
         },
         end: finish,
         fail: finish,

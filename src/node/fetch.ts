@@ -42,6 +42,10 @@ interface Target {
   hostname: string;
   port: string;
   path: string;
+  /** The Host header, as Node would write it (brackets around IPv6, no default port). */
+  host: string;
+  /** Header lists already built for this target, by the proxy's (fixed) header object. */
+  lists: WeakMap<Record<string, string>, string[]>;
 }
 
 function targetCache(): (url: string) => Target {
@@ -50,13 +54,44 @@ function targetCache(): (url: string) => Target {
     let target = cache.get(text);
     if (target === undefined) {
       const url = new URL(text);
-      target = { secure: url.protocol === 'https:', hostname: url.hostname.replace(/^\[(.*)\]$/, '$1'), port: url.port, path: `${url.pathname}${url.search}` };
+      target = {
+        secure: url.protocol === 'https:',
+        hostname: url.hostname.replace(/^\[(.*)\]$/, '$1'),
+        port: url.port,
+        path: `${url.pathname}${url.search}`,
+        host: url.host,
+        lists: new WeakMap(),
+      };
       // Gemini URLs carry the model: keep the cache bounded whatever callers send.
       if (cache.size >= 256) cache.clear();
       cache.set(text, target);
     }
     return target;
   };
+}
+
+/**
+ * The request's headers as the raw list `http.request` takes (name, value,
+ * name, value…), Host first. Node writes a list as it is, where an object
+ * costs a validated `setHeader` per name; the values were sanitised when the
+ * proxy was made, and Node still refuses a value with a control character.
+ * The list for the proxy's fixed header object is built once per target.
+ */
+function headerList(target: Target, headers: Record<string, string>): string[] {
+  let list = target.lists.get(headers);
+  if (list === undefined) {
+    list = [];
+    let host = false;
+    for (const name in headers) {
+      const lower = name.toLowerCase();
+      if (lower === 'content-length') continue;
+      if (lower === 'host') host = true;
+      list.push(name, headers[name] as string);
+    }
+    if (!host) list.unshift('host', target.host);
+    target.lists.set(headers, list);
+  }
+  return list;
 }
 
 /**
@@ -134,13 +169,14 @@ function nodeUpstreamCall(http: HttpAgent, https: HttpsAgent): UpstreamCall {
       }
       const target = targetOf(url);
       const secure = target.secure;
-      const headers: Record<string, string | number> = { ...init.headers, 'content-length': Buffer.byteLength(init.body) };
+      const headers = headerList(target, init.headers).concat('content-length', String(Buffer.byteLength(init.body)));
       const send = secure ? httpsRequest : httpRequest;
       let answered = false;
       /** Ends the body with an error (set once the answer's headers are in). */
       let failBody: ((error: Error) => void) | undefined;
-      let unlisten = () => {};
-      const options = { hostname: target.hostname, port: target.port, path: target.path, method: 'POST', headers, agent: secure ? https : http };
+      let unlisten = noop;
+      // `timeout` makes the agent set the socket's own time-out when it hands the socket over: no timer and no `socket` listener per request.
+      const options = { hostname: target.hostname, port: target.port, path: target.path, method: 'POST', headers, agent: secure ? https : http, timeout: init.timeoutMs };
       const outgoing = send(options, (incoming) => {
         answered = true;
         const status = incoming.statusCode ?? 502;
@@ -165,7 +201,6 @@ function nodeUpstreamCall(http: HttpAgent, https: HttpsAgent): UpstreamCall {
           if (failed) return;
           failed = true;
           unlisten();
-          outgoing.setTimeout(0);
           resolve({ status, header, text: chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks).toString('utf8'), body: null });
         });
         incoming.on('error', fail);
@@ -173,7 +208,7 @@ function nodeUpstreamCall(http: HttpAgent, https: HttpsAgent): UpstreamCall {
           if (!incoming.complete) fail(new Error('the connection closed before the end of the body'));
         });
       });
-      outgoing.setTimeout(init.timeoutMs, () => {
+      outgoing.on('timeout', () => {
         if (answered) {
           failBody?.(silence(init.timeoutMs));
           outgoing.destroy();
@@ -188,9 +223,13 @@ function nodeUpstreamCall(http: HttpAgent, https: HttpsAgent): UpstreamCall {
         unlisten();
         if (!answered) reject(error);
       });
-      outgoing.end(init.body);
+      const sent = init.sent;
+      if (sent === undefined) outgoing.end(init.body);
+      else outgoing.end(init.body, () => sent());
     });
 }
+
+function noop(): void {}
 
 /** A `fetch` that takes string bodies (what the proxy sends) and answers with a Web `Response`; the proxy uses its `UPSTREAM_CALL`. */
 export function createNodeFetch(): typeof fetch {

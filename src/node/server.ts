@@ -68,13 +68,30 @@ function readBody(message: IncomingMessage, limit: number): Promise<string | und
   });
 }
 
+/** A path that `new URL` would leave as it is: no dot segment, escape, backslash or other character it rewrites. */
+const PLAIN_PATH = /^\/[\w\-./:@!$&'()*+,;=~]*$/;
+
+/** A `.` or `..` segment, which `new URL` resolves. */
+const DOT_SEGMENT = /\/\.\.?(?:\/|$)/;
+
+/** The path and query of a request target; `new URL` only where it would change the path (dot segments, escapes, an absolute-form target). */
+function targetParts(message: IncomingMessage): { pathname: string; search: string } {
+  const target = message.url ?? '/';
+  const question = target.indexOf('?');
+  const path = question === -1 ? target : target.slice(0, question);
+  if (PLAIN_PATH.test(path) && !DOT_SEGMENT.test(path) && !target.includes('#')) return { pathname: path, search: question === -1 ? '' : target.slice(question) };
+  const url = parsedUrlOf(message);
+  return { pathname: url.pathname, search: url.search };
+}
+
 /** An `IncomingMessage` as the proxy's {@link Inbound}. Throws on a request target that is no URL. */
 function nodeInbound(message: IncomingMessage, signal: CallerCancel): Inbound {
-  const url = parsedUrlOf(message);
+  const { pathname, search } = targetParts(message);
+  let query: URLSearchParams | undefined;
   return {
     method: message.method ?? 'GET',
-    pathname: url.pathname,
-    query: (name) => url.searchParams.get(name),
+    pathname,
+    query: (name) => (query ??= new URLSearchParams(search)).get(name),
     header: (name) => {
       const value = message.headers[name];
       if (value === undefined) return null;

@@ -172,6 +172,13 @@ export interface UpstreamInit {
   timeoutMs: number;
   /** The caller's cancellation. */
   signal: Cancel;
+  /**
+   * Called once the request has been handed to the network, where the call
+   * can tell (the Node one does): the proxy prepares a stream's converter
+   * then, while the upstream works, rather than before sending. It must not
+   * throw.
+   */
+  sent?: () => void;
 }
 
 /** Call the upstream once. */

@@ -10,6 +10,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { createInterface } from 'node:readline';
 import { createServer, type AddressInfo } from 'node:net';
@@ -275,6 +276,8 @@ interface ProxySpec {
   headers?: Record<string, string>;
   /** The port when the proxy takes a fixed one instead of printing it. */
   port?: number;
+  /** The request body as this proxy wants it (a model name that picks the upstream). */
+  body?: (body: string) => string;
 }
 
 /** Sequential streamed requests for the time to first byte. */
@@ -305,6 +308,7 @@ async function specsFor(root: string, ingress: FormatId, target: FormatId, upstr
     },
   ];
   if (!peers) return specs;
+  specs.push(await llmsSpec(root, ingress, target, upstreamPort));
   const portkey = join(root, 'node_modules/@portkey-ai/gateway/build/start-server.js');
   const portkeyProvider: Partial<Record<FormatId, string>> = { anthropic: 'anthropic', 'openai-chat': 'openai' };
   if (!existsSync(portkey)) {
@@ -336,6 +340,36 @@ async function specsFor(root: string, ingress: FormatId, target: FormatId, upstr
   return specs;
 }
 
+/** `@musistudio/llms` (claude-code-router's server): Anthropic callers in front of an OpenAI Chat upstream, the route claude-code-router gives it. */
+async function llmsSpec(root: string, ingress: FormatId, target: FormatId, upstreamPort: number): Promise<ProxySpec> {
+  const name = '@musistudio/llms';
+  try {
+    createRequire(join(root, 'scripts/bench/llms-child.cjs')).resolve('@musistudio/llms');
+  } catch {
+    return { name, kind: 'peer', how: '', skipped: 'not installed' };
+  }
+  if (ingress !== 'anthropic' || target !== 'openai-chat') {
+    return {
+      name,
+      kind: 'peer',
+      how: '',
+      skipped: `takes Anthropic requests to OpenAI-compatible providers (claude-code-router's route); tried with an Anthropic provider behind its /v1/chat/completions, it answered with the upstream's Anthropic body unconverted`,
+    };
+  }
+  const port = await freePort();
+  return {
+    name,
+    kind: 'peer',
+    how: `node scripts/bench/llms-child.cjs (new Server({ initialConfig: { providers: [{ name: 'bench', api_base_url: '…/v1/chat/completions', models: ['bench-model'] }] } }), its CommonJS build); model "bench,bench-model"`,
+    args: async () => [join(root, 'scripts/bench/llms-child.cjs'), `http://127.0.0.1:${upstreamPort}`, String(port)],
+    ready: LISTENING,
+    port,
+    url: (listening) => `http://127.0.0.1:${listening}/v1/messages`,
+    headers: { 'x-api-key': 'bench-key' },
+    body: (body) => JSON.stringify({ ...(JSON.parse(body) as Record<string, unknown>), model: 'bench,bench-model' }),
+  };
+}
+
 /** Load one proxy at the scenario's rate and read its CPU time and peak RSS from /proc. */
 async function measure(spec: ProxySpec, root: string, body: string, options: ProxyOptions, title: string, ingress: FormatId): Promise<ProxyRun> {
   const run: ProxyRun = { name: spec.name, kind: spec.kind, how: spec.how };
@@ -354,7 +388,7 @@ async function measure(spec: ProxySpec, root: string, body: string, options: Pro
   try {
     const url = spec.url(spec.port ?? Number(proxy.match[1]));
     const pid = proxy.child.pid!;
-    const { watched, ...result } = await load(`${title} through ${spec.name}`, url, body, { ...settings, warmup: options.warmup, duration: options.duration, watch: pid });
+    const { watched, ...result } = await load(`${title} through ${spec.name}`, url, spec.body === undefined ? body : spec.body(body), { ...settings, warmup: options.warmup, duration: options.duration, watch: pid });
     const peak = procStatus(pid, 'VmHWM');
     options.progress?.(`${title}, ${spec.name}: ${result.rps.toFixed(0)} req/s p50 ${result.p50.toFixed(3)} ms p99 ${result.p99.toFixed(3)} ms, ${result.non2xx + result.errors} failed`);
     run.load = result;

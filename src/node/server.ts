@@ -60,9 +60,10 @@ function readBody(message: IncomingMessage, limit: number): Promise<string | und
       chunks.push(chunk);
     };
     message.on('data', onData);
-    message.once('end', () => resolve(chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks).toString('utf8')));
-    message.once('error', reject);
-    message.once('close', () => {
+    // Each event comes at most once, and a promise settles once: plain listeners, not `once` wrappers.
+    message.on('end', () => resolve(chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks).toString('utf8')));
+    message.on('error', reject);
+    message.on('close', () => {
       if (!message.complete) reject(new Error('the client closed the connection before the end of the body'));
     });
   });

@@ -49,7 +49,7 @@ export interface ProxyRun {
   cpuShare?: number;
   /** CPU time of the proxy process per completed request, µs (all threads). */
   cpuPerRequestUs?: number;
-  /** Time to the first byte of a streamed answer, median of sequential requests, ms (interlingua only). */
+  /** Time to the first byte of a streamed answer, median of sequential requests, ms (interlingua, and the bare proxy piping the upstream's stream in the ingress format). */
   firstByteMs?: number;
 }
 
@@ -399,7 +399,7 @@ async function measure(spec: ProxySpec, root: string, body: string, options: Pro
       if (completed > 0) run.cpuPerRequestUs = (watched.cpu / completed) * 1e6;
     }
     if (completed === 0) run.skipped = `answered no request with 2xx (${result.non2xx} non-2xx, ${result.errors} errors)`;
-    if (spec.kind === 'interlingua' && options.streams !== undefined) run.firstByteMs = await firstByte(url, streamedBody(ingress, body), FIRST_BYTE_REQUESTS);
+    if ((spec.kind === 'interlingua' || spec.kind === 'floor') && options.streams !== undefined) run.firstByteMs = await firstByte(url, streamedBody(ingress, body), FIRST_BYTE_REQUESTS);
     options.progress?.(`  CPU ${run.cpuPerRequestUs?.toFixed(0) ?? '?'} µs per request`);
   } finally {
     await stop(proxy.child);

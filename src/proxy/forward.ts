@@ -27,11 +27,11 @@ export interface ForwardOptions {
   text: string;
   upstream: FormatId;
   /** The upstream's dialect of its format, for the request encoder. */
-  dialect?: string;
+  dialect: string | undefined;
   url: (model: string | undefined, stream: boolean) => string;
   headers: Record<string, string>;
   /** Signs the request (SigV4 for Bedrock): the headers to send. */
-  sign?: RequestSigner;
+  sign: RequestSigner | undefined;
   mapModel: (model: string | undefined) => string | undefined;
   call: UpstreamCall;
   timeoutMs: number;

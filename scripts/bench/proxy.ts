@@ -160,7 +160,7 @@ export async function load(
 }
 
 /** Spawn `node ARGS` and wait for the first line matching `ready` on stdout or stderr; the rest of the output is drained. */
-function start(args: string[], cwd: string, ready: RegExp): Promise<{ child: ChildProcess; match: RegExpMatchArray }> {
+export function start(args: string[], cwd: string, ready: RegExp): Promise<{ child: ChildProcess; match: RegExpMatchArray }> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, args, { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
     let done = false;
@@ -191,7 +191,7 @@ function start(args: string[], cwd: string, ready: RegExp): Promise<{ child: Chi
   });
 }
 
-async function stop(child: ChildProcess): Promise<void> {
+export async function stop(child: ChildProcess): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return;
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   child.kill('SIGTERM');

@@ -75,7 +75,6 @@ const machine: Record<string, string> = {
   'load average at start (1/5/15 min)': load.map((value) => value.toFixed(2)).join(' / '),
   commit: gitCommit(),
   'llm-bridge': packageVersion('llm-bridge'),
-  autocannon: packageVersion('autocannon'),
 };
 
 log(`interlingua bench${quick ? ' --quick' : ''}: generating workloads…`);
@@ -164,7 +163,7 @@ if (only.has('proxy')) {
   }
   run.otherProxies.push(
     `@portkey-ai/gateway ${packageVersion('@portkey-ai/gateway')}: ${existsSync(join(ROOT, 'node_modules/@portkey-ai/gateway')) ? 'measured where it takes the route (OpenAI Chat ingress), against the same fake upstream through x-portkey-custom-host' : 'not installed'}.`,
-    '@musistudio/llms (the claude-code-router server): not measured — it is a Fastify server configured through provider files; not installed, not wired into this benchmark.',
+    `@musistudio/llms ${packageVersion('@musistudio/llms')} (the claude-code-router server): ${existsSync(join(ROOT, 'node_modules/@musistudio/llms')) ? 'measured where it takes the route (Anthropic ingress to an OpenAI Chat upstream, configured as claude-code-router configures it), against the same fake upstream' : 'not installed'}.`,
   );
 }
 

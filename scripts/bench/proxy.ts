@@ -1,18 +1,20 @@
 /**
  * Proxy overhead: a fake upstream on 127.0.0.1 that answers at once, loaded
- * at a fixed rate by autocannon directly and through `interlingua serve`
- * (a child process, as users run it). Latencies are taken from autocannon's
- * per-response timings (hrtime, sub-millisecond), not its whole-millisecond
- * histogram. Peak RSS and CPU time of the proxy come from /proc.
+ * at a fixed rate directly and through each proxy (`interlingua serve` as a
+ * child process, as users run it, the bare Node proxy, the peers). The load
+ * generator is a child process of its own (load-child.mjs: open loop,
+ * keep-alive node:http, hrtime per request), so the benchmark's heap and its
+ * collections never stall it. Peak RSS and CPU time of the proxy come from
+ * /proc.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { createInterface } from 'node:readline';
 import { createServer, type AddressInfo } from 'node:net';
 import { Agent, request as httpRequest } from 'node:http';
-import autocannon from 'autocannon';
 import type { FormatId } from '../../src/core/ir.ts';
 
 /** One load run. */
@@ -47,7 +49,7 @@ export interface ProxyRun {
   cpuShare?: number;
   /** CPU time of the proxy process per completed request, µs (all threads). */
   cpuPerRequestUs?: number;
-  /** Time to the first byte of a streamed answer, median of sequential requests, ms (interlingua only). */
+  /** Time to the first byte of a streamed answer, median of sequential requests, ms (interlingua, and the bare proxy piping the upstream's stream in the ingress format). */
   firstByteMs?: number;
 }
 
@@ -97,46 +99,68 @@ function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!;
 }
 
-/** Load `url` with POSTs of `body` at a fixed rate. */
+/** What a load run measured of the process under load (the proxy), between the start and the end of the measured part. */
+interface Watched {
+  /** CPU seconds the watched process used. */
+  cpu?: number;
+  /** Wall seconds. */
+  elapsed: number;
+}
+
+/**
+ * Load `url` with POSTs of `body` at a fixed rate, from a child process
+ * (scripts/bench/load-child.mjs: open loop, keep-alive node:http, hrtime per
+ * request), after `warmup` seconds of the same load. When `watch` names a
+ * process, its CPU time is read from /proc at the start and the end of the
+ * measured part.
+ */
 export async function load(
   label: string,
   url: string,
   body: string,
-  options: { duration: number; rate: number; connections: number; headers?: Record<string, string> },
-): Promise<LoadResult> {
-  const times: number[] = [];
-  const instance = autocannon({
-    url,
-    method: 'POST',
-    headers: { 'content-type': 'application/json', ...options.headers },
-    body,
-    connections: options.connections,
-    duration: options.duration,
-    overallRate: options.rate,
-    timeout: 10,
+  options: { duration: number; warmup: number; rate: number; connections: number; headers?: Record<string, string>; root: string; watch?: number },
+): Promise<LoadResult & { watched: Watched }> {
+  const settings = { url, body, headers: options.headers ?? {}, rate: options.rate, connections: options.connections, warmup: options.warmup, duration: options.duration, timeout: 10 };
+  const child = spawn(process.execPath, [join(options.root, 'scripts/bench/load-child.mjs'), JSON.stringify(settings)], { stdio: ['ignore', 'pipe', 'inherit'] });
+  let cpuBefore: number | undefined;
+  let started = 0n;
+  const result = await new Promise<{ requests: number; non2xx: number; errors: number; timeouts: number; seconds: number; p50: number; p90: number; p99: number; max: number }>((resolve, reject) => {
+    let settled = false;
+    createInterface({ input: child.stdout! }).on('line', (line) => {
+      const message = JSON.parse(line) as { phase?: string };
+      if (message.phase === 'measure') {
+        started = process.hrtime.bigint();
+        if (options.watch !== undefined) cpuBefore = cpuSeconds(options.watch);
+        return;
+      }
+      settled = true;
+      resolve(message as never);
+    });
+    child.once('exit', (code) => {
+      if (!settled) reject(new Error(`the load generator exited with ${code} before its result`));
+    });
   });
-  instance.on('response', (_client: unknown, statusCode: number, _bytes: number, time: number) => {
-    if (statusCode >= 200 && statusCode < 300) times.push(time);
-  });
-  const result = await instance;
-  times.sort((a, b) => a - b);
+  const elapsed = Number(process.hrtime.bigint() - started) / 1e9;
+  const cpuAfter = options.watch === undefined ? undefined : cpuSeconds(options.watch);
+  const watched: Watched = cpuBefore === undefined || cpuAfter === undefined ? { elapsed } : { elapsed, cpu: cpuAfter - cpuBefore };
   return {
     label,
     url,
-    rps: result.requests.total / (result.duration || options.duration),
-    requests: result.requests.total,
+    rps: result.requests / (result.seconds || options.duration),
+    requests: result.requests,
     non2xx: result.non2xx,
     errors: result.errors,
     timeouts: result.timeouts,
-    p50: percentile(times, 50),
-    p90: percentile(times, 90),
-    p99: percentile(times, 99),
-    max: times.length === 0 ? Number.NaN : times[times.length - 1]!,
+    p50: result.p50,
+    p90: result.p90,
+    p99: result.p99,
+    max: result.max,
+    watched,
   };
 }
 
 /** Spawn `node ARGS` and wait for the first line matching `ready` on stdout or stderr; the rest of the output is drained. */
-function start(args: string[], cwd: string, ready: RegExp): Promise<{ child: ChildProcess; match: RegExpMatchArray }> {
+export function start(args: string[], cwd: string, ready: RegExp): Promise<{ child: ChildProcess; match: RegExpMatchArray }> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, args, { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
     let done = false;
@@ -167,7 +191,7 @@ function start(args: string[], cwd: string, ready: RegExp): Promise<{ child: Chi
   });
 }
 
-async function stop(child: ChildProcess): Promise<void> {
+export async function stop(child: ChildProcess): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return;
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   child.kill('SIGTERM');
@@ -252,6 +276,8 @@ interface ProxySpec {
   headers?: Record<string, string>;
   /** The port when the proxy takes a fixed one instead of printing it. */
   port?: number;
+  /** The request body as this proxy wants it (a model name that picks the upstream). */
+  body?: (body: string) => string;
 }
 
 /** Sequential streamed requests for the time to first byte. */
@@ -282,6 +308,7 @@ async function specsFor(root: string, ingress: FormatId, target: FormatId, upstr
     },
   ];
   if (!peers) return specs;
+  specs.push(await llmsSpec(root, ingress, target, upstreamPort));
   const portkey = join(root, 'node_modules/@portkey-ai/gateway/build/start-server.js');
   const portkeyProvider: Partial<Record<FormatId, string>> = { anthropic: 'anthropic', 'openai-chat': 'openai' };
   if (!existsSync(portkey)) {
@@ -313,6 +340,36 @@ async function specsFor(root: string, ingress: FormatId, target: FormatId, upstr
   return specs;
 }
 
+/** `@musistudio/llms` (claude-code-router's server): Anthropic callers in front of an OpenAI Chat upstream, the route claude-code-router gives it. */
+async function llmsSpec(root: string, ingress: FormatId, target: FormatId, upstreamPort: number): Promise<ProxySpec> {
+  const name = '@musistudio/llms';
+  try {
+    createRequire(join(root, 'scripts/bench/llms-child.cjs')).resolve('@musistudio/llms');
+  } catch {
+    return { name, kind: 'peer', how: '', skipped: 'not installed' };
+  }
+  if (ingress !== 'anthropic' || target !== 'openai-chat') {
+    return {
+      name,
+      kind: 'peer',
+      how: '',
+      skipped: `takes Anthropic requests to OpenAI-compatible providers (claude-code-router's route); tried with an Anthropic provider behind its /v1/chat/completions, it answered with the upstream's Anthropic body unconverted`,
+    };
+  }
+  const port = await freePort();
+  return {
+    name,
+    kind: 'peer',
+    how: `node scripts/bench/llms-child.cjs (new Server({ initialConfig: { providers: [{ name: 'bench', api_base_url: '…/v1/chat/completions', models: ['bench-model'] }] } }), its CommonJS build); model "bench,bench-model"`,
+    args: async () => [join(root, 'scripts/bench/llms-child.cjs'), `http://127.0.0.1:${upstreamPort}`, String(port)],
+    ready: LISTENING,
+    port,
+    url: (listening) => `http://127.0.0.1:${listening}/v1/messages`,
+    headers: { 'x-api-key': 'bench-key' },
+    body: (body) => JSON.stringify({ ...(JSON.parse(body) as Record<string, unknown>), model: 'bench,bench-model' }),
+  };
+}
+
 /** Load one proxy at the scenario's rate and read its CPU time and peak RSS from /proc. */
 async function measure(spec: ProxySpec, root: string, body: string, options: ProxyOptions, title: string, ingress: FormatId): Promise<ProxyRun> {
   const run: ProxyRun = { name: spec.name, kind: spec.kind, how: spec.how };
@@ -327,27 +384,22 @@ async function measure(spec: ProxySpec, root: string, body: string, options: Pro
     run.skipped = `did not start: ${(error as Error).message.split('\n')[0] ?? ''}`;
     return run;
   }
-  const settings = { rate: options.rate, connections: options.connections, ...(spec.headers === undefined ? {} : { headers: spec.headers }) };
+  const settings = { rate: options.rate, connections: options.connections, root, ...(spec.headers === undefined ? {} : { headers: spec.headers }) };
   try {
     const url = spec.url(spec.port ?? Number(proxy.match[1]));
-    await load('warm-up', url, body, { ...settings, duration: options.warmup });
     const pid = proxy.child.pid!;
-    const cpuBefore = cpuSeconds(pid);
-    const started = process.hrtime.bigint();
-    const result = await load(`${title} through ${spec.name}`, url, body, { ...settings, duration: options.duration });
-    const elapsed = Number(process.hrtime.bigint() - started) / 1e9;
-    const cpuAfter = cpuSeconds(pid);
+    const { watched, ...result } = await load(`${title} through ${spec.name}`, url, spec.body === undefined ? body : spec.body(body), { ...settings, warmup: options.warmup, duration: options.duration, watch: pid });
     const peak = procStatus(pid, 'VmHWM');
     options.progress?.(`${title}, ${spec.name}: ${result.rps.toFixed(0)} req/s p50 ${result.p50.toFixed(3)} ms p99 ${result.p99.toFixed(3)} ms, ${result.non2xx + result.errors} failed`);
     run.load = result;
     if (peak !== undefined) run.peakRss = peak;
     const completed = result.requests - result.non2xx - result.errors;
-    if (cpuBefore !== undefined && cpuAfter !== undefined) {
-      run.cpuShare = (cpuAfter - cpuBefore) / elapsed;
-      if (completed > 0) run.cpuPerRequestUs = ((cpuAfter - cpuBefore) / completed) * 1e6;
+    if (watched.cpu !== undefined) {
+      run.cpuShare = watched.cpu / watched.elapsed;
+      if (completed > 0) run.cpuPerRequestUs = (watched.cpu / completed) * 1e6;
     }
     if (completed === 0) run.skipped = `answered no request with 2xx (${result.non2xx} non-2xx, ${result.errors} errors)`;
-    if (spec.kind === 'interlingua' && options.streams !== undefined) run.firstByteMs = await firstByte(url, streamedBody(ingress, body), FIRST_BYTE_REQUESTS);
+    if ((spec.kind === 'interlingua' || spec.kind === 'floor') && options.streams !== undefined) run.firstByteMs = await firstByte(url, streamedBody(ingress, body), FIRST_BYTE_REQUESTS);
     options.progress?.(`  CPU ${run.cpuPerRequestUs?.toFixed(0) ?? '?'} µs per request`);
   } finally {
     await stop(proxy.child);
@@ -366,7 +418,7 @@ export async function runProxy(options: ProxyOptions): Promise<ProxyScenario[]> 
   const upstream = await start([join(options.root, 'scripts/bench/upstream-child.mjs'), bodiesFile], options.root, /^\{"port":(\d+)\}$/);
   const upstreamPort = Number(upstream.match[1]);
   const scenarios: ProxyScenario[] = [];
-  const settings = { rate: options.rate, connections: options.connections };
+  const settings = { rate: options.rate, connections: options.connections, root: options.root };
   try {
     const pairs: { ingress: FormatId; target: FormatId }[] = [
       { ingress: 'anthropic', target: 'openai-chat' },
@@ -378,9 +430,8 @@ export async function runProxy(options: ProxyOptions): Promise<ProxyScenario[]> 
       if (directBody === undefined || ingressBody === undefined) continue;
       const title = `${ingress} ingress → ${target} upstream`;
       const directUrl = `http://127.0.0.1:${upstreamPort}${PATHS[target]}`;
-      options.progress?.(`${title}: warming up`);
-      await load('warm-up', directUrl, directBody, { ...settings, duration: options.warmup });
-      const direct = await load(`direct to the ${target} upstream`, directUrl, directBody, { ...settings, duration: options.duration });
+      options.progress?.(`${title}: direct`);
+      const { watched: _, ...direct } = await load(`direct to the ${target} upstream`, directUrl, directBody, { ...settings, warmup: options.warmup, duration: options.duration });
       options.progress?.(`${title}: direct ${direct.rps.toFixed(0)} req/s p50 ${direct.p50.toFixed(3)} ms p99 ${direct.p99.toFixed(3)} ms`);
       const runs: ProxyRun[] = [];
       for (const spec of await specsFor(options.root, ingress, target, upstreamPort, options.peers !== false)) {

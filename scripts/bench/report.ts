@@ -146,13 +146,13 @@ export function targetRows(run: BenchRun): string[][] {
       const added = ours.firstByteMs - scenario.directFirstByteMs;
       rows.push([
         `proxy adds ≤ ${TARGETS.proxyFirstByteMs} ms to the first byte of a streamed answer: ${scenario.title}`,
-        `+${added.toFixed(3)} ms (${ours.firstByteMs.toFixed(3)} ms through the proxy, ${scenario.directFirstByteMs.toFixed(3)} ms direct; median of sequential requests)`,
+        `+${added.toFixed(3)} ms (${ours.firstByteMs.toFixed(3)} ms through the proxy, ${scenario.directFirstByteMs.toFixed(3)} ms direct; median of sequential requests${floor?.firstByteMs === undefined ? '' : `; the bare proxy piping a stream: +${(floor.firstByteMs - scenario.directFirstByteMs).toFixed(3)} ms`})`,
         mark(added <= TARGETS.proxyFirstByteMs),
       ]);
     }
     rows.push([
       `proxy adds ≤ ${TARGETS.proxyP50Ms} ms p50, ≤ ${TARGETS.proxyP99Ms} ms p99 over the upstream at ${TARGETS.proxyRate} req/s: ${scenario.title}`,
-      `+${p50.toFixed(3)} ms p50, +${p99.toFixed(3)} ms p99 at ${ours.load.rps.toFixed(0)} req/s${floor?.load === undefined ? '' : ` (the bare proxy: +${(floor.load.p50 - scenario.direct.p50).toFixed(3)} ms / +${(floor.load.p99 - scenario.direct.p99).toFixed(3)} ms)`}`,
+      `+${p50.toFixed(3)} ms p50, +${p99.toFixed(3)} ms p99 at ${ours.load.rps.toFixed(0)} req/s${floor?.load === undefined ? '' : ` (the bare proxy: +${(floor.load.p50 - scenario.direct.p50).toFixed(3)} ms / +${(floor.load.p99 - scenario.direct.p99).toFixed(3)} ms; interlingua over the bare proxy: ${signed(ours.load.p50 - floor.load.p50)} / ${signed(ours.load.p99 - floor.load.p99)} ms)`}`,
       mark(sustained && p50 <= TARGETS.proxyP50Ms && p99 <= TARGETS.proxyP99Ms),
     ]);
   }
@@ -275,6 +275,11 @@ function memorySection(run: BenchRun): string {
   return table(['operation', 'body', 'RSS before', 'peak RSS', 'added at peak', 'added ÷ body'], rows);
 }
 
+/** A difference in ms with its sign. */
+function signed(value: number): string {
+  return `${value < 0 ? '−' : '+'}${Math.abs(value).toFixed(3)}`;
+}
+
 function proxySection(run: BenchRun): string {
   if (run.proxy.length === 0) return run.proxyError === undefined ? 'Not measured in this run.' : `Not measured: ${run.proxyError}`;
   const parts: string[] = [];
@@ -305,7 +310,7 @@ function proxySection(run: BenchRun): string {
     const firstByte =
       ours?.firstByteMs === undefined || scenario.directFirstByteMs === undefined
         ? ''
-        : `\n\nTime to the first byte of a streamed answer (40-event stream, the upstream sends it whole at once; median of 200 sequential requests, no other load): ${scenario.directFirstByteMs.toFixed(3)} ms direct, ${ours.firstByteMs.toFixed(3)} ms through interlingua (+${(ours.firstByteMs - scenario.directFirstByteMs).toFixed(3)} ms).`;
+        : `\n\nTime to the first byte of a streamed answer (40-event stream, the upstream sends it whole at once; median of 200 sequential requests, no other load): ${scenario.directFirstByteMs.toFixed(3)} ms direct, ${ours.firstByteMs.toFixed(3)} ms through interlingua (+${(ours.firstByteMs - scenario.directFirstByteMs).toFixed(3)} ms)${floor?.firstByteMs === undefined ? '' : `, ${floor.firstByteMs.toFixed(3)} ms through the bare proxy piping the upstream's stream in the caller's format (+${(floor.firstByteMs - scenario.directFirstByteMs).toFixed(3)} ms)`}.`;
     parts.push(
       `### ${scenario.title}\n\n${table(['proxy', 'req/s', 'p50', 'p99', 'added p50 / p99', 'CPU per request', '÷ floor', 'peak RSS', 'failed'], rows)}${firstByte}\n\n${how}`,
     );
@@ -335,7 +340,7 @@ ${settings}
 - Meaning checks: every output (interlingua's, llm-bridge's and llm-protocol's) is decoded by interlingua's decoder of the target format and reduced to facts (text, tool calls and ids, tool results, images, reasoning, system, tools, model, max tokens, …), compared with the source's. Tool call ids that differ in Gemini rows are ids synthesised because Gemini has none.
 - Streams: the source SSE bytes are fed in 16 KiB chunks through \`convertStream\` (bytes → bytes), and again cut after every event as a live upstream sends them ("1 event per chunk"; the target verdict uses the 16 KiB column); "codecs alone" runs the same decoder and encoder synchronously over the split SSE text. The floor is \`JSON.parse\` + \`JSON.stringify\` of every event's data. Floor, codecs alone, \`convertStream\` and llm-bridge run in interleaved rounds as above. Events per second count the source's events and use the best round (the closest to one uncontended core); times shown are medians.
 - Memory: each operation on the 10 MB request runs in its own child process (\`--expose-gc\`, code warmed first); "added at peak" is \`process.resourceUsage().maxRSS\` after the operation minus the RSS just before it (body text loaded, after a GC).
-- Proxy: a plain \`node:http\` upstream child on 127.0.0.1 answers every POST at once with a fixed small-chat body; \`node dist/cli/main.js serve\` (the compiled bin) runs as a child; autocannon runs in the benchmark process at a fixed rate, first directly against the upstream (the upstream's own format), then through the proxy (the other format). Latencies are autocannon's per-response hrtime timings; load generator, upstream and proxy share the machine's cores.
+- Proxy: a plain \`node:http\` upstream child on 127.0.0.1 answers every POST at once with a fixed small-chat body; \`node dist/cli/main.js serve\` (the compiled bin) runs as a child; the load generator (scripts/bench/load-child.mjs) is a child process of its own, open loop at a fixed rate over 10 keep-alive \`node:http\` connections, first directly against the upstream (the upstream's own format), then through each proxy (the other format). Latencies run from handing a request to the client to the end of its answer (hrtime, per request, no histogram); load generator, upstream and proxy share the machine's cores.
 
 ## Targets
 

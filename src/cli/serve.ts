@@ -43,33 +43,55 @@ Options:
   -h, --help               show this help
 `;
 
-function formatLog(entry: ProxyLogEntry): string {
+/** ISO 8601 times in milliseconds, the date and second formatted once per second rather than once per line. */
+function isoTimes(): (milliseconds: number) => string {
+  let second = Number.NaN;
+  let prefix = '';
+  return (milliseconds) => {
+    const whole = Math.floor(milliseconds / 1000);
+    if (whole !== second) {
+      second = whole;
+      prefix = new Date(whole * 1000).toISOString().slice(0, 20);
+    }
+    const rest = milliseconds - whole * 1000;
+    return `${prefix}${rest < 10 ? '00' : rest < 100 ? '0' : ''}${rest}Z`;
+  };
+}
+
+function formatLog(time: string, entry: ProxyLogEntry): string {
   const model = entry.model === undefined ? '' : ` model=${entry.model}${entry.upstreamModel !== undefined && entry.upstreamModel !== entry.model ? `→${entry.upstreamModel}` : ''}`;
   const error = entry.error === undefined ? '' : ` error=${JSON.stringify(entry.error)}`;
-  return `${new Date().toISOString()} ${entry.method} ${entry.path} ${entry.ingress ?? '-'}→${entry.upstream}${model}${entry.stream ? ' stream' : ''} ${entry.status} ${entry.durationMs}ms losses=${entry.losses}${error}`;
+  return `${time} ${entry.method} ${entry.path} ${entry.ingress ?? '-'}→${entry.upstream}${model}${entry.stream ? ' stream' : ''} ${entry.status} ${entry.durationMs}ms losses=${entry.losses}${error}\n`;
 }
 
 /**
- * Log lines written in batches: one `write` to stderr per 20 ms (or per
- * 64 KiB) instead of one per request, since a write to a pipe or terminal is
- * a system call that costs more than the conversion. `flush` writes what is
- * pending (on shutdown).
+ * The access log, written in batches: entries are kept with their time and
+ * formatted and written together, one `write` to stderr per 20 ms (or per
+ * 512 entries), instead of a line formatted and a system call made per
+ * request. `flush` writes what is pending (on shutdown).
  */
-function batchedLog(write: (text: string) => void): { line(text: string): void; flush(): void } {
-  let pending = '';
+function batchedLog(write: (text: string) => void): { entry(entry: ProxyLogEntry): void; flush(): void } {
+  let entries: ProxyLogEntry[] = [];
+  let times: number[] = [];
   let timer: ReturnType<typeof setTimeout> | undefined;
+  const iso = isoTimes();
   const flush = () => {
     if (timer !== undefined) clearTimeout(timer);
     timer = undefined;
-    if (pending === '') return;
-    const text = pending;
-    pending = '';
+    if (entries.length === 0) return;
+    const pending = entries;
+    const at = times;
+    entries = [];
+    times = [];
+    let text = '';
+    for (let index = 0; index < pending.length; index++) text += formatLog(iso(at[index]!), pending[index]!);
     write(text);
   };
   return {
-    line(text) {
-      pending += `${text}\n`;
-      if (pending.length >= 64 * 1024) flush();
+    entry(entry) {
+      entries.push(entry);
+      times.push(Date.now());
+      if (entries.length >= 512) flush();
       else timer ??= setTimeout(flush, 20);
     },
     flush,
@@ -144,7 +166,7 @@ export async function runServe(args: string[]): Promise<void> {
     maxBodyBytes: positiveInteger(values['max-body'], 'max-body', 32 * 1024 * 1024),
     ...(inboundToken === undefined ? {} : { inboundToken }),
     fetch: createNodeFetch(),
-    log: (entry) => log.line(formatLog(entry)),
+    log: (entry) => log.entry(entry),
   });
   const server = await serve(handler, { port: positiveInteger(values.port, 'port', 8787), host: values.host ?? '127.0.0.1' });
   process.stderr.write(`interlingua: proxy listening on http://${values.host ?? '127.0.0.1'}:${portOf(server)} → ${format} at ${baseUrl || `Bedrock in ${region ?? process.env['AWS_REGION'] ?? process.env['AWS_DEFAULT_REGION'] ?? 'us-east-1'}`}\n`);

@@ -7,10 +7,10 @@
  * socket's own timeout, with no `AbortController` or timer per request.
  * Streamed answers (SSE, AWS event stream, NDJSON) stay streams.
  */
-import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
+import { Agent as HttpAgent, request as httpRequest, type ClientRequest, type IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { Readable } from 'node:stream';
-import { UPSTREAM_CALL, UpstreamTimeout, type UpstreamCall, type UpstreamReply } from '../proxy/exchange.ts';
+import { UPSTREAM_CALL, UpstreamTimeout, type ByteSink, type ByteSource, type UpstreamCall, type UpstreamReply } from '../proxy/exchange.ts';
 
 /** The media types of streamed answers: SSE, AWS event stream (Bedrock), NDJSON (Ollama). */
 const STREAMED = /text\/event-stream|application\/vnd\.amazon\.eventstream|application\/x-ndjson/i;
@@ -42,6 +42,10 @@ interface Target {
   hostname: string;
   port: string;
   path: string;
+  /** The Host header, as Node would write it (brackets around IPv6, no default port). */
+  host: string;
+  /** Header lists already built for this target, by the proxy's (fixed) header object. */
+  lists: WeakMap<Record<string, string>, string[]>;
 }
 
 function targetCache(): (url: string) => Target {
@@ -50,12 +54,107 @@ function targetCache(): (url: string) => Target {
     let target = cache.get(text);
     if (target === undefined) {
       const url = new URL(text);
-      target = { secure: url.protocol === 'https:', hostname: url.hostname.replace(/^\[(.*)\]$/, '$1'), port: url.port, path: `${url.pathname}${url.search}` };
+      target = {
+        secure: url.protocol === 'https:',
+        hostname: url.hostname.replace(/^\[(.*)\]$/, '$1'),
+        port: url.port,
+        path: `${url.pathname}${url.search}`,
+        host: url.host,
+        lists: new WeakMap(),
+      };
       // Gemini URLs carry the model: keep the cache bounded whatever callers send.
       if (cache.size >= 256) cache.clear();
       cache.set(text, target);
     }
     return target;
+  };
+}
+
+/**
+ * The request's headers as the raw list `http.request` takes (name, value,
+ * name, value…), Host first. Node writes a list as it is, where an object
+ * costs a validated `setHeader` per name; the values were sanitised when the
+ * proxy was made, and Node still refuses a value with a control character.
+ * The list for the proxy's fixed header object is built once per target.
+ */
+function headerList(target: Target, headers: Record<string, string>): string[] {
+  let list = target.lists.get(headers);
+  if (list === undefined) {
+    list = [];
+    let host = false;
+    for (const name in headers) {
+      const lower = name.toLowerCase();
+      if (lower === 'content-length') continue;
+      if (lower === 'host') host = true;
+      list.push(name, headers[name] as string);
+    }
+    if (!host) list.unshift('host', target.host);
+    target.lists.set(headers, list);
+  }
+  return list;
+}
+
+/**
+ * A streamed answer as a {@link ByteSource}: the answer's `data` events go
+ * straight to the sink. The silence limit stays the socket's own timeout
+ * (refreshed by every read, so no timer per chunk), switched off while the
+ * reader has paused the source, since a slow caller is not a silent upstream.
+ * A failure before `start` (a silence, a reset) is held and delivered then.
+ */
+function streamSource(incoming: IncomingMessage, outgoing: ClientRequest, timeoutMs: number, release: () => void): ByteSource & { fail(error: Error): void } {
+  let sink: ByteSink | undefined;
+  let settled = false;
+  let held: Error | undefined;
+  let paused = false;
+  const fail = (error: Error) => {
+    if (settled) return;
+    if (sink === undefined) {
+      held ??= error;
+      return;
+    }
+    settled = true;
+    release();
+    outgoing.destroy();
+    sink.fail(error);
+  };
+  return {
+    fail,
+    start(target) {
+      sink = target;
+      if (held !== undefined) {
+        fail(held);
+        return;
+      }
+      incoming.on('data', (chunk: Buffer) => {
+        if (!settled) target.data(chunk);
+      });
+      incoming.on('end', () => {
+        if (settled) return;
+        settled = true;
+        release();
+        outgoing.setTimeout(0);
+        target.end();
+      });
+      incoming.on('error', fail);
+      incoming.on('close', () => {
+        if (!incoming.complete) fail(new Error('the connection closed before the end of the body'));
+      });
+    },
+    pause() {
+      if (paused || settled) return;
+      paused = true;
+      incoming.pause();
+      outgoing.setTimeout(0);
+    },
+    resume() {
+      if (!paused || settled) return;
+      paused = false;
+      outgoing.setTimeout(timeoutMs);
+      incoming.resume();
+    },
+    cancel() {
+      fail(new Error('aborted'));
+    },
   };
 }
 
@@ -70,22 +169,22 @@ function nodeUpstreamCall(http: HttpAgent, https: HttpsAgent): UpstreamCall {
       }
       const target = targetOf(url);
       const secure = target.secure;
-      const headers: Record<string, string | number> = { ...init.headers, 'content-length': Buffer.byteLength(init.body) };
+      const headers = headerList(target, init.headers).concat('content-length', String(Buffer.byteLength(init.body)));
       const send = secure ? httpsRequest : httpRequest;
       let answered = false;
-      /** Ends a whole body with an error (set once the answer's headers are in). */
-      let failWhole: ((error: Error) => void) | undefined;
-      let unlisten = () => {};
-      const options = { hostname: target.hostname, port: target.port, path: target.path, method: 'POST', headers, agent: secure ? https : http };
+      /** Ends the body with an error (set once the answer's headers are in). */
+      let failBody: ((error: Error) => void) | undefined;
+      let unlisten = noop;
+      // `timeout` makes the agent set the socket's own time-out when it hands the socket over: no timer and no `socket` listener per request.
+      const options = { hostname: target.hostname, port: target.port, path: target.path, method: 'POST', headers, agent: secure ? https : http, timeout: init.timeoutMs };
       const outgoing = send(options, (incoming) => {
         answered = true;
         const status = incoming.statusCode ?? 502;
         const header = (name: string) => headerOf(incoming, name);
         if (STREAMED.test(headerOf(incoming, 'content-type') ?? '')) {
-          // The stream's own watchdog (forward.ts) takes over from the socket timeout.
-          outgoing.setTimeout(0);
-          unlisten();
-          resolve({ status, header, body: Readable.toWeb(incoming) as ReadableStream<Uint8Array> });
+          const source = streamSource(incoming, outgoing, init.timeoutMs, () => unlisten());
+          failBody = source.fail;
+          resolve({ status, header, source, body: null });
           return;
         }
         const chunks: Buffer[] = [];
@@ -96,13 +195,12 @@ function nodeUpstreamCall(http: HttpAgent, https: HttpsAgent): UpstreamCall {
           unlisten();
           resolve({ status, header, failure: error, body: null });
         };
-        failWhole = fail;
+        failBody = fail;
         incoming.on('data', (chunk: Buffer) => chunks.push(chunk));
         incoming.on('end', () => {
           if (failed) return;
           failed = true;
           unlisten();
-          outgoing.setTimeout(0);
           resolve({ status, header, text: chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks).toString('utf8'), body: null });
         });
         incoming.on('error', fail);
@@ -110,9 +208,9 @@ function nodeUpstreamCall(http: HttpAgent, https: HttpsAgent): UpstreamCall {
           if (!incoming.complete) fail(new Error('the connection closed before the end of the body'));
         });
       });
-      outgoing.setTimeout(init.timeoutMs, () => {
+      outgoing.on('timeout', () => {
         if (answered) {
-          failWhole?.(silence(init.timeoutMs));
+          failBody?.(silence(init.timeoutMs));
           outgoing.destroy();
           return;
         }
@@ -125,9 +223,13 @@ function nodeUpstreamCall(http: HttpAgent, https: HttpsAgent): UpstreamCall {
         unlisten();
         if (!answered) reject(error);
       });
-      outgoing.end(init.body);
+      const sent = init.sent;
+      if (sent === undefined) outgoing.end(init.body);
+      else outgoing.end(init.body, () => sent());
     });
 }
+
+function noop(): void {}
 
 /** A `fetch` that takes string bodies (what the proxy sends) and answers with a Web `Response`; the proxy uses its `UPSTREAM_CALL`. */
 export function createNodeFetch(): typeof fetch {

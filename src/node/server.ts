@@ -16,7 +16,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { createServer as createHttp2Server, type Http2Session } from 'node:http2';
 import { Duplex, Readable } from 'node:stream';
 import type { AddressInfo, Socket } from 'node:net';
-import { CallerCancel, PROXY_EXCHANGE, type Answer, type Exchange, type Inbound } from '../proxy/exchange.ts';
+import { CallerCancel, isByteSource, PROXY_EXCHANGE, type Answer, type ByteSource, type Exchange, type Inbound } from '../proxy/exchange.ts';
 
 /** A fetch handler, such as the one `createProxy` returns. */
 export type FetchHandler = (request: Request) => Promise<Response>;
@@ -60,21 +60,39 @@ function readBody(message: IncomingMessage, limit: number): Promise<string | und
       chunks.push(chunk);
     };
     message.on('data', onData);
-    message.once('end', () => resolve(chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks).toString('utf8')));
-    message.once('error', reject);
-    message.once('close', () => {
+    // Each event comes at most once, and a promise settles once: plain listeners, not `once` wrappers.
+    message.on('end', () => resolve(chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks).toString('utf8')));
+    message.on('error', reject);
+    message.on('close', () => {
       if (!message.complete) reject(new Error('the client closed the connection before the end of the body'));
     });
   });
 }
 
+/** A path that `new URL` would leave as it is: no dot segment, escape, backslash or other character it rewrites. */
+const PLAIN_PATH = /^\/[\w\-./:@!$&'()*+,;=~]*$/;
+
+/** A `.` or `..` segment, which `new URL` resolves. */
+const DOT_SEGMENT = /\/\.\.?(?:\/|$)/;
+
+/** The path and query of a request target; `new URL` only where it would change the path (dot segments, escapes, an absolute-form target). */
+function targetParts(message: IncomingMessage): { pathname: string; search: string } {
+  const target = message.url ?? '/';
+  const question = target.indexOf('?');
+  const path = question === -1 ? target : target.slice(0, question);
+  if (PLAIN_PATH.test(path) && !DOT_SEGMENT.test(path) && !target.includes('#')) return { pathname: path, search: question === -1 ? '' : target.slice(question) };
+  const url = parsedUrlOf(message);
+  return { pathname: url.pathname, search: url.search };
+}
+
 /** An `IncomingMessage` as the proxy's {@link Inbound}. Throws on a request target that is no URL. */
 function nodeInbound(message: IncomingMessage, signal: CallerCancel): Inbound {
-  const url = parsedUrlOf(message);
+  const { pathname, search } = targetParts(message);
+  let query: URLSearchParams | undefined;
   return {
     method: message.method ?? 'GET',
-    pathname: url.pathname,
-    query: (name) => url.searchParams.get(name),
+    pathname,
+    query: (name) => (query ??= new URLSearchParams(search)).get(name),
     header: (name) => {
       const value = message.headers[name];
       if (value === undefined) return null;
@@ -123,7 +141,7 @@ function head(out: ServerResponse, status: number, headers: Record<string, strin
 }
 
 /** Write an answer: a whole body at once with its content-length, a stream chunk by chunk. */
-async function writeAnswer(answer: Answer, out: ServerResponse): Promise<void> {
+function writeAnswer(answer: Answer, out: ServerResponse): void | Promise<void> {
   const body = answer.body;
   if (typeof body === 'string') {
     answer.headers['content-length'] = String(Buffer.byteLength(body));
@@ -136,6 +154,61 @@ async function writeAnswer(answer: Answer, out: ServerResponse): Promise<void> {
     out.end();
     return;
   }
+  if (isByteSource(body)) {
+    writeSource(body, out);
+    return;
+  }
+  return writeReadable(body, out);
+}
+
+/**
+ * A {@link ByteSource} (the Node upstream's data events, transcoded or
+ * passed through) written straight to the socket: `res.write` per chunk, the
+ * source paused while the socket's buffer is full, cancelled (which closes
+ * the upstream connection) when the caller goes away. A source that breaks
+ * off ends the answer where it stopped; a converted one has already written
+ * the caller's error event.
+ */
+function writeSource(source: ByteSource, out: ServerResponse): void {
+  let done = false;
+  const onClose = () => {
+    if (done) return;
+    done = true;
+    source.cancel();
+  };
+  if (out.destroyed) {
+    onClose();
+    return;
+  }
+  out.once('close', onClose);
+  out.on('drain', () => {
+    if (!done) source.resume();
+  });
+  const finish = () => {
+    if (done) return;
+    done = true;
+    out.off('close', onClose);
+    out.end();
+  };
+  // Node corks the socket for the rest of the tick on a write; the first chunk goes out at once instead (the time to the first byte), the rest of a tick's chunks together.
+  let first = !('stream' in out);
+  source.start({
+    data(chunk) {
+      if (done) return;
+      const room = out.write(chunk);
+      if (first) {
+        first = false;
+        out.uncork();
+      }
+      if (!room) source.pause();
+    },
+    end: finish,
+    fail: finish,
+  });
+}
+
+/** A Web byte stream written chunk by chunk (any fetch handler's streamed `Response`). */
+async function writeReadable(body: ReadableStream<Uint8Array>, out: ServerResponse): Promise<void> {
   const reader = body.getReader();
   out.on('close', () => {
     if (!out.writableFinished) reader.cancel().catch(() => {});

@@ -73,11 +73,74 @@ export interface Inbound {
   signal: Cancel;
 }
 
-/** One answer: a whole text body, a byte stream, or none. */
+/** Where a {@link ByteSource} delivers its bytes: chunks, then exactly one of `end` or `fail`. */
+export interface ByteSink {
+  data(chunk: Uint8Array): void;
+  end(): void;
+  /** The source broke off (a reset, a silence of `timeoutMs`, the caller's cancellation): nothing follows. */
+  fail(error: Error): void;
+}
+
+/**
+ * A byte stream read through callbacks instead of a `ReadableStream`: what
+ * the Node upstream call gives for a streamed answer (its `data` events), so
+ * a streamed exchange on Node runs with no Web stream and no promise per
+ * chunk. `start` once; `pause` and `resume` carry the reader's back-pressure;
+ * `cancel` releases the source (the connection) when the reader goes away.
+ */
+export interface ByteSource {
+  start(sink: ByteSink): void;
+  pause(): void;
+  resume(): void;
+  cancel(): void;
+}
+
+/** Is `body` a {@link ByteSource} (rather than a text, a `ReadableStream` or nothing)? */
+export function isByteSource(body: unknown): body is ByteSource {
+  return typeof body === 'object' && body !== null && typeof (body as ByteSource).start === 'function' && !(body instanceof ReadableStream);
+}
+
+/** A {@link ByteSource} as a `ReadableStream` (for the fetch handler, and for a reader that wants one). */
+export function sourceToReadable(source: ByteSource): ReadableStream<Uint8Array> {
+  let settled = false;
+  return new ReadableStream<Uint8Array>(
+    {
+      start(controller) {
+        source.start({
+          data(chunk) {
+            if (settled) return;
+            controller.enqueue(chunk);
+            if ((controller.desiredSize ?? 1) <= 0) source.pause();
+          },
+          end() {
+            if (settled) return;
+            settled = true;
+            controller.close();
+          },
+          fail(error) {
+            if (settled) return;
+            settled = true;
+            controller.error(error);
+          },
+        });
+      },
+      pull() {
+        source.resume();
+      },
+      cancel() {
+        settled = true;
+        source.cancel();
+      },
+    },
+    { highWaterMark: 1 },
+  );
+}
+
+/** One answer: a whole text body, a byte stream (Web or callbacks), or none. */
 export interface Answer {
   status: number;
   headers: Record<string, string>;
-  body: string | ReadableStream<Uint8Array> | null;
+  body: string | ReadableStream<Uint8Array> | ByteSource | null;
 }
 
 /** What an upstream call answers. */
@@ -88,6 +151,13 @@ export interface UpstreamReply {
   text?: string;
   /** Why the whole body could not be read (it broke off, or went silent); `text` is then unset. */
   failure?: Error;
+  /**
+   * A streamed body read through callbacks (the Node upstream call), where
+   * the transport gives one (then `body` is null). It fails with an error
+   * whose message starts "the upstream went silent" after `timeoutMs`
+   * without a byte while it is not paused, and on the caller's cancellation.
+   */
+  source?: ByteSource;
   body: ReadableStream<Uint8Array> | null;
 }
 
@@ -102,6 +172,13 @@ export interface UpstreamInit {
   timeoutMs: number;
   /** The caller's cancellation. */
   signal: Cancel;
+  /**
+   * Called once the request has been handed to the network, where the call
+   * can tell (the Node one does): the proxy prepares a stream's converter
+   * then, while the upstream works, rather than before sending. It must not
+   * throw.
+   */
+  sent?: () => void;
 }
 
 /** Call the upstream once. */
@@ -187,7 +264,8 @@ export function webInbound(request: Request): Inbound {
 
 /** An {@link Answer} as a Web `Response`. */
 export function webResponse(answer: Answer): Response {
-  return new Response(answer.body, { status: answer.status, headers: answer.headers });
+  const body = answer.body;
+  return new Response(isByteSource(body) ? sourceToReadable(body) : body, { status: answer.status, headers: answer.headers });
 }
 
 /** A whole JSON answer. */

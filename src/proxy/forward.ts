@@ -5,7 +5,7 @@
  */
 import { codecFor } from '../core/registry.ts';
 import { parseBody } from '../core/convert.ts';
-import { convertStream, framingFor, irToSseMessages, messagesToFramedBytes, streamEncoderFor } from '../core/stream.ts';
+import { createTranscoder, framingFor, irToSseMessages, messagesToFramedBytes, streamEncoderFor, type Transcoder } from '../core/stream.ts';
 import { responseToEvents } from '../core/accumulate.ts';
 import type { LossCollector } from '../core/losses.ts';
 import type { ApiError, FormatId } from '../core/ir.ts';
@@ -13,7 +13,7 @@ import { hint, isObject, type JsonObject } from '../core/wire.ts';
 import { markPieces, piecesMark, stringifyBody } from '../core/serialize.ts';
 import type { StreamEvent } from '../core/stream-events.ts';
 import { errorAnswer } from './errors.ts';
-import { jsonAnswer, UpstreamTimeout, type Answer, type Cancel, type UpstreamCall, type UpstreamReply } from './exchange.ts';
+import { jsonAnswer, UpstreamTimeout, type Answer, type ByteSource, type Cancel, type UpstreamCall, type UpstreamInit, type UpstreamReply } from './exchange.ts';
 import { carryEventState, carryResponseStates, restoreRequestStates } from '../core/carried-state.ts';
 import type { CodecContext } from '../core/codec.ts';
 import { errorTypeForStatus } from '../core/http-status.ts';
@@ -27,11 +27,11 @@ export interface ForwardOptions {
   text: string;
   upstream: FormatId;
   /** The upstream's dialect of its format, for the request encoder. */
-  dialect?: string;
+  dialect: string | undefined;
   url: (model: string | undefined, stream: boolean) => string;
   headers: Record<string, string>;
   /** Signs the request (SigV4 for Bedrock): the headers to send. */
-  sign?: RequestSigner;
+  sign: RequestSigner | undefined;
   mapModel: (model: string | undefined) => string | undefined;
   call: UpstreamCall;
   timeoutMs: number;
@@ -174,6 +174,7 @@ function bodyFailure(error: unknown, options: ForwardOptions): ApiError {
 async function readText(response: UpstreamReply, options: ForwardOptions): Promise<string> {
   if (response.failure !== undefined) throw response.failure;
   if (response.text !== undefined) return response.text;
+  if (response.source !== undefined) return sourceText(response.source);
   if (response.body === null) return '';
   const reader = guarded(response.body, options, 'error').getReader();
   const decoder = new TextDecoder();
@@ -183,6 +184,89 @@ async function readText(response: UpstreamReply, options: ForwardOptions): Promi
     if (done) return text + decoder.decode();
     text += decoder.decode(value, { stream: true });
   }
+}
+
+/** The whole of a {@link ByteSource} as text; rejects with its failure. */
+function sourceText(source: ByteSource): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const decoder = new TextDecoder();
+    let text = '';
+    source.start({
+      data: (chunk) => (text += decoder.decode(chunk, { stream: true })),
+      end: () => resolve(text + decoder.decode()),
+      fail: reject,
+    });
+  });
+}
+
+/** The slices a stream's first bytes are transcoded in, until the first output (see {@link transcodedSource}). */
+const FIRST_SLICE_BYTES = 256;
+
+/**
+ * A streamed upstream body converted chunk by chunk through `transcoder`, as
+ * a {@link ByteSource}: each upstream chunk is transcoded synchronously and
+ * handed on, with no Web stream in between. A source that breaks off (reset,
+ * silence, cancellation) is ended like one that stopped, so the transcoder
+ * reports the truncated stream as the caller's error event, as
+ * `convertStream` over the guarded body does.
+ */
+function transcodedSource(source: ByteSource, transcoder: Transcoder): ByteSource {
+  return {
+    start(sink) {
+      let done = false;
+      const finish = () => {
+        if (done) return;
+        done = true;
+        let tail: Uint8Array | undefined;
+        try {
+          tail = transcoder.end();
+        } catch (error) {
+          sink.fail(error instanceof Error ? error : new Error(String(error)));
+          return;
+        }
+        if (tail !== undefined) sink.data(tail);
+        sink.end();
+      };
+      let started = false;
+      const push = (chunk: Uint8Array): boolean => {
+        let bytes: Uint8Array | undefined;
+        try {
+          bytes = transcoder.push(chunk);
+        } catch (error) {
+          done = true;
+          source.cancel();
+          sink.fail(error instanceof Error ? error : new Error(String(error)));
+          return false;
+        }
+        if (bytes === undefined) return true;
+        started = true;
+        sink.data(bytes);
+        return true;
+      };
+      source.start({
+        data(chunk) {
+          if (done) return;
+          if (started) {
+            push(chunk);
+            return;
+          }
+          // Until the caller has its first bytes, transcode in slices and hand on each output at once: the first event is not held back while the rest of a large first chunk converts.
+          let offset = 0;
+          while (!started && offset < chunk.byteLength) {
+            const end = Math.min(chunk.byteLength, offset + FIRST_SLICE_BYTES);
+            if (!push(chunk.subarray(offset, end))) return;
+            offset = end;
+          }
+          if (offset < chunk.byteLength) push(chunk.subarray(offset));
+        },
+        end: finish,
+        fail: finish,
+      });
+    },
+    pause: () => source.pause(),
+    resume: () => source.resume(),
+    cancel: () => source.cancel(),
+  };
 }
 
 function syntheticStream(events: StreamEvent[], format: FormatId, options: ForwardOptions): ReadableStream<Uint8Array> {
@@ -220,19 +304,9 @@ function generateShape(event: StreamEvent, route: Route): StreamEvent {
   return { ...event, extensions: { ...event.extensions, ollama: { ...event.extensions?.ollama, $generate: true } } };
 }
 
-/** Call the upstream with a time limit for its first byte and the caller's cancellation. */
-async function callUpstream(options: ForwardOptions, prepared: Prepared): Promise<UpstreamReply> {
-  try {
-    const url = options.url(prepared.model, prepared.stream);
-    const body = stringifyBody(prepared.body);
-    const headers = options.sign === undefined ? options.headers : await options.sign(url, options.headers, body);
-    return await options.call(url, {
-      headers,
-      body,
-      timeoutMs: options.timeoutMs,
-      signal: options.signal,
-    });
-  } catch (error) {
+/** Call the upstream with a time limit for its first byte and the caller's cancellation; rejects with an error carrying the `apiError` to answer. */
+function callUpstream(options: ForwardOptions, prepared: Prepared, sent?: () => void): Promise<UpstreamReply> {
+  const failed = (error: unknown): never => {
     const timedOut = error instanceof UpstreamTimeout;
     const message = timedOut
       ? `the upstream did not answer within ${options.timeoutMs} ms`
@@ -241,7 +315,46 @@ async function callUpstream(options: ForwardOptions, prepared: Prepared): Promis
         : `the upstream could not be reached (${error instanceof Error ? error.message : String(error)})`;
     const type = timedOut ? 'timeout' : 'server';
     throw Object.assign(new Error(message), { apiError: { type, status: timedOut ? 504 : 502, message } satisfies ApiError });
+  };
+  try {
+    const url = options.url(prepared.model, prepared.stream);
+    const body = stringifyBody(prepared.body);
+    const init: UpstreamInit = { headers: options.headers, body, timeoutMs: options.timeoutMs, signal: options.signal };
+    if (sent !== undefined) init.sent = sent;
+    const sign = options.sign;
+    // One promise for the usual unsigned call; a signed one waits for its signature first.
+    const reply = sign === undefined ? options.call(url, init) : sign(url, options.headers, body).then((headers) => options.call(url, { ...init, headers }));
+    return reply.then(undefined, failed);
+  } catch (error) {
+    return Promise.reject(error).then(undefined, failed);
   }
+}
+
+/** A Web byte stream through `transcoder` (what `convertStream` does with its own). */
+function transcodedReadable(body: ReadableStream<Uint8Array>, transcoder: Transcoder): ReadableStream<Uint8Array> {
+  return body.pipeThrough(
+    new TransformStream<Uint8Array, Uint8Array>({
+      transform(chunk, controller) {
+        const bytes = transcoder.push(chunk);
+        if (bytes !== undefined) controller.enqueue(bytes);
+      },
+      flush(controller) {
+        const bytes = transcoder.end();
+        if (bytes !== undefined) controller.enqueue(bytes);
+      },
+    }),
+  );
+}
+
+/** The transcoder of a converted stream from the upstream's format to the caller's. */
+function streamTranscoder(options: ForwardOptions, prepared: Prepared): Transcoder {
+  const route = options.route;
+  return createTranscoder({
+    from: options.upstream,
+    to: route.format,
+    ...(prepared.model === undefined ? {} : { model: prepared.model }),
+    mapEvent: (event) => generateShape(carryEventState(event, route.format), route),
+  });
 }
 
 /** Forward one request and translate the answer. */
@@ -251,8 +364,21 @@ export async function forwardToUpstream(options: ForwardOptions): Promise<Answer
   if (!isObject(body)) return errorAnswer(route.format, { type: 'invalid_request', message: 'the request body must be a JSON object' });
   const prepared = prepare(options, body);
   let response: UpstreamReply;
+  // A converted stream's transcoder is made once the request is on the wire (where the upstream call says so), while the upstream works on its answer.
+  let transcoder: Transcoder | undefined;
+  const sent =
+    prepared.stream && route.format !== upstream
+      ? () => {
+          try {
+            transcoder ??= streamTranscoder(options, prepared);
+          } catch {
+            // Made again once the answer is in, where the failure is answered.
+          }
+        }
+      : undefined;
+  const call = callUpstream(options, prepared, sent);
   try {
-    response = await callUpstream(options, prepared);
+    response = await call;
   } catch (error) {
     const apiError = (error as { apiError?: ApiError }).apiError;
     if (apiError === undefined) throw error;
@@ -264,21 +390,24 @@ export async function forwardToUpstream(options: ForwardOptions): Promise<Answer
     return { 'x-interlingua-losses': String(options.losses.losses.length) };
   };
   const upstreamStreamed = response.text === undefined && mediaType(response.header('content-type') ?? '') === mediaType(framingFor(upstream).contentType);
+  if (upstreamStreamed && response.source !== undefined) {
+    // The Node upstream call: its data events go through a synchronous transcoder to the caller, no Web stream on the way.
+    if (route.format === upstream) return { status: 200, headers: { ...streamHeaders(route.format), ...lossHeader() }, body: response.source };
+    return { status: 200, headers: { ...streamHeaders(route.format), ...lossHeader() }, body: transcodedSource(response.source, transcoder ?? streamTranscoder(options, prepared)) };
+  }
   if (upstreamStreamed && response.body !== null) {
     if (route.format === upstream) return { status: 200, headers: { ...streamHeaders(route.format), ...lossHeader() }, body: guarded(response.body, options, 'error') };
-    const converted = convertStream(guarded(response.body, options, 'close'), {
-      from: upstream,
-      to: route.format,
-      ...(prepared.model === undefined ? {} : { model: prepared.model }),
-      mapEvent: (event) => generateShape(carryEventState(event, route.format), route),
-    });
+    const converted = transcodedReadable(guarded(response.body, options, 'close'), transcoder ?? streamTranscoder(options, prepared));
     return { status: 200, headers: { ...streamHeaders(route.format), ...lossHeader() }, body: converted };
   }
   let text: string;
-  try {
-    text = await readText(response, options);
-  } catch (error) {
-    return errorAnswer(route.format, bodyFailure(error, options));
+  if (response.text !== undefined) text = response.text;
+  else {
+    try {
+      text = await readText(response, options);
+    } catch (error) {
+      return errorAnswer(route.format, bodyFailure(error, options));
+    }
   }
   let json: unknown;
   try {

@@ -179,10 +179,11 @@ export function createExchange(config: ProxyConfig): Exchange {
         route,
         text,
         upstream: upstream.format,
-        ...(upstream.dialect === undefined ? {} : { dialect: upstream.dialect }),
+        // Every field set, absent ones as undefined: one object shape for every request.
+        dialect: upstream.dialect,
         url: route.generate === true && upstream.format === 'ollama' ? generateUrl : url,
         headers: fixedHeaders ?? { ...upstreamAuthHeaders(upstream.format, credential), ...extraHeaders },
-        ...(aws.sign === undefined ? {} : { sign: aws.sign }),
+        sign: aws.sign,
         mapModel,
         call,
         timeoutMs,

@@ -34,13 +34,20 @@ export function modelInPath(format: FormatId): boolean {
   return format === 'gemini' || format === 'bedrock-converse';
 }
 
+// The routes without a model in the path are the same for every request: made once, never changed.
+const ANTHROPIC: Route = Object.freeze({ format: 'anthropic' });
+const OPENAI_CHAT: Route = Object.freeze({ format: 'openai-chat' });
+const OPENAI_RESPONSES: Route = Object.freeze({ format: 'openai-responses' });
+const OLLAMA_CHAT: Route = Object.freeze({ format: 'ollama', streamByDefault: true });
+const OLLAMA_GENERATE: Route = Object.freeze({ format: 'ollama', streamByDefault: true, generate: true });
+
 /** The route of an ingress path, or `undefined` for a path the proxy does not serve. */
 export function routeFor(pathname: string): Route | undefined {
-  if (pathname.endsWith('/v1/messages') || pathname === '/messages') return { format: 'anthropic' };
-  if (pathname.endsWith('/chat/completions')) return { format: 'openai-chat' };
-  if (pathname.endsWith('/responses')) return { format: 'openai-responses' };
-  if (pathname.endsWith('/api/chat')) return { format: 'ollama', streamByDefault: true };
-  if (pathname.endsWith('/api/generate')) return { format: 'ollama', streamByDefault: true, generate: true };
+  if (pathname.endsWith('/v1/messages') || pathname === '/messages') return ANTHROPIC;
+  if (pathname.endsWith('/chat/completions')) return OPENAI_CHAT;
+  if (pathname.endsWith('/responses')) return OPENAI_RESPONSES;
+  if (pathname.endsWith('/api/chat')) return OLLAMA_CHAT;
+  if (pathname.endsWith('/api/generate')) return OLLAMA_GENERATE;
   const gemini = GEMINI_PATH.exec(pathname);
   if (gemini !== null) {
     return { format: 'gemini', model: decodeSegment(gemini[1] ?? ''), streamByPath: gemini[2] === 'streamGenerateContent' };

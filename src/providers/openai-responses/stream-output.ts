@@ -13,9 +13,9 @@
  *
  * @see https://platform.openai.com/docs/api-reference/responses-streaming
  */
-import type { Part, ReasoningPart } from '../../core/ir.ts';
+import type { Part, ReasoningPart, ToolCallPart } from '../../core/ir.ts';
 import type { LossCollector } from '../../core/losses.ts';
-import { checkStreamIndex, type StreamEvent } from '../../core/stream-events.ts';
+import { checkStreamIndex, type ReasoningDeltaEvent, type StreamEvent, type TextDeltaEvent, type ToolCallDeltaEvent } from '../../core/stream-events.ts';
 import { argumentsAsText } from '../../core/tools.ts';
 import { isObject, pointer, type JsonObject } from '../../core/wire.ts';
 import { encodeOpenaiResponsesAnnotation } from './citations.ts';
@@ -49,6 +49,10 @@ interface PartSlot {
   /** Reasoning text of another format, written as summary 0 (as the non-streaming encoder does). */
   textAsSummary: boolean;
   ended: boolean;
+  /** True when `part` is the writer's own copy, which deltas may grow in place. */
+  owned?: boolean;
+  /** `,"item_id":…,"output_index":…` serialised once, for {@link OutputWriter.fastDelta}. */
+  itemJson?: string;
 }
 
 function kindOf(part: Part): PartKind | undefined {
@@ -196,6 +200,55 @@ export class OutputWriter {
     return slot === undefined || slot.ended ? undefined : slot;
   }
 
+  /**
+   * The wire event an IR delta without hints stands for, serialised from just
+   * after its sequence number (`,"item_id":…,"delta":…}`), with the state
+   * change the general methods below make; `undefined` when the event takes
+   * their path (a refusal, a summary index, a content part still to open).
+   * Only the encoder takes this path: the decoder's comparison calls
+   * `expand`, which builds the objects.
+   */
+  fastDelta(event: TextDeltaEvent | ReasoningDeltaEvent | ToolCallDeltaEvent): { type: string; tail: string } | undefined {
+    const slot = this.live(event.index);
+    if (slot === undefined) return undefined;
+    const part = slot.part;
+    switch (event.type) {
+      case 'text_delta':
+        if (slot.kind !== 'text' || part.type !== 'text') return undefined;
+        this.own(slot).text += event.text;
+        return { type: 'response.output_text.delta', tail: `${this.itemJson(slot)},"content_index":${slot.contentIndex},"delta":${JSON.stringify(event.text)},"logprobs":[]}` };
+      case 'tool_call_delta': {
+        if (part.type !== 'tool_call') return undefined;
+        const own = this.own(slot) as unknown as ToolCallPart;
+        own.rawArguments = (own.rawArguments ?? '') + event.arguments;
+        return { type: own.kind === 'custom' ? 'response.custom_tool_call_input.delta' : 'response.function_call_arguments.delta', tail: `${this.itemJson(slot)},"delta":${JSON.stringify(event.arguments)}}` };
+      }
+      case 'reasoning_delta':
+        if (part.type !== 'reasoning' || event.summaryIndex !== undefined || event.text === '') return undefined;
+        if (slot.textAsSummary) {
+          if (slot.summary !== 0) return undefined;
+          this.own(slot).text += event.text;
+          return { type: 'response.reasoning_summary_text.delta', tail: `${this.itemJson(slot)},"summary_index":0,"delta":${JSON.stringify(event.text)}}` };
+        }
+        if (!slot.reasoningText) return undefined;
+        this.own(slot).text += event.text;
+        return { type: 'response.reasoning_text.delta', tail: `${this.itemJson(slot)},"content_index":0,"delta":${JSON.stringify(event.text)}}` };
+    }
+  }
+
+  /** The slot's working part as the writer's own copy (made once), to grow in place. */
+  private own(slot: PartSlot): { text: string } & Part {
+    if (slot.owned !== true) {
+      slot.part = { ...slot.part };
+      slot.owned = true;
+    }
+    return slot.part as { text: string } & Part;
+  }
+
+  private itemJson(slot: PartSlot): string {
+    return (slot.itemJson ??= `,"item_id":${JSON.stringify(slot.item.itemId)},"output_index":${slot.item.outputIndex}`);
+  }
+
   /** Text for an open text or refusal part. */
   textDelta(index: number, text: string, event: StreamEvent): JsonObject[] {
     const slot = this.live(index);
@@ -290,6 +343,7 @@ export class OutputWriter {
     let part = final ?? slot.part;
     if (slot.foreign) part = this.foreignFinal(slot, part);
     slot.part = part;
+    slot.owned = false;
     if (slot.ended) return [];
     slot.ended = true;
     switch (slot.kind) {

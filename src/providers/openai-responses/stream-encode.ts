@@ -68,7 +68,7 @@ export class OpenaiResponsesStreamWriter {
 
   /** IR event → SSE messages, hints applied. */
   encode(event: StreamEvent): SseMessage[] {
-    if (event.extensions === undefined && this.started && (event.type === 'text_delta' || event.type === 'reasoning_delta' || event.type === 'tool_call_delta') && event.candidate === 0) {
+    if (event.extensions?.[FORMAT] === undefined && this.started && (event.type === 'text_delta' || event.type === 'reasoning_delta' || event.type === 'tool_call_delta') && event.candidate === 0) {
       const fast = this.output.fastDelta(event);
       if (fast !== undefined) return [{ event: fast.type, data: `{"type":"${fast.type}","sequence_number":${this.seq++}${fast.tail}` }];
     }

@@ -205,7 +205,7 @@ export class OutputWriter {
    * after its sequence number (`,"item_id":…,"delta":…}`), with the state
    * change the general methods below make; `undefined` when the event takes
    * their path (a refusal, a summary index, a content part still to open).
-   * Only the encoder takes this path: the decoder's comparison calls
+   * The event carries no hint of this format. Only the encoder takes this path: the decoder's comparison calls
    * `expand`, which builds the objects.
    */
   fastDelta(event: TextDeltaEvent | ReasoningDeltaEvent | ToolCallDeltaEvent): { type: string; tail: string } | undefined {

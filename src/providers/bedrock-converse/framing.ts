@@ -23,21 +23,33 @@ const MIN_FRAME = 16;
 /** Bedrock's frames carry one event each; a length past this is a broken or hostile stream, not an event. */
 const MAX_FRAME = 24 * 1024 * 1024;
 
-/** The CRC-32 (IEEE 802.3) table, one entry per byte value. */
+/** The CRC-32 (IEEE 802.3) tables for slicing by 4: `CRC_TABLE[k * 256 + b]` is byte `b`'s CRC followed by `k` zero bytes. */
 const CRC_TABLE = (() => {
-  const table = new Int32Array(256);
+  const table = new Int32Array(4 * 256);
   for (let n = 0; n < 256; n++) {
     let c = n;
     for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
     table[n] = c;
   }
+  for (let n = 0; n < 256; n++) {
+    let c = table[n]!;
+    for (let k = 1; k < 4; k++) {
+      c = table[c & 0xff]! ^ (c >>> 8);
+      table[k * 256 + n] = c;
+    }
+  }
   return table;
 })();
 
-/** The CRC-32 of `bytes[start, end)`. */
+/** The CRC-32 of `bytes[start, end)`, four bytes a step. */
 function crc32(bytes: Uint8Array, start: number, end: number): number {
   let c = -1;
-  for (let i = start; i < end; i++) c = CRC_TABLE[(c ^ bytes[i]!) & 0xff]! ^ (c >>> 8);
+  let i = start;
+  for (const last = end - 3; i < last; i += 4) {
+    c ^= bytes[i]! | (bytes[i + 1]! << 8) | (bytes[i + 2]! << 16) | (bytes[i + 3]! << 24);
+    c = CRC_TABLE[768 + (c & 0xff)]! ^ CRC_TABLE[512 + ((c >>> 8) & 0xff)]! ^ CRC_TABLE[256 + ((c >>> 16) & 0xff)]! ^ CRC_TABLE[c >>> 24]!;
+  }
+  for (; i < end; i++) c = CRC_TABLE[(c ^ bytes[i]!) & 0xff]! ^ (c >>> 8);
   return (c ^ -1) >>> 0;
 }
 
@@ -99,8 +111,29 @@ function readHeaders(bytes: Uint8Array, start: number, end: number): Record<stri
   return headers;
 }
 
+/** Header blocks read before, with what they say: a stream repeats a handful of blocks (one per event type). */
+interface HeaderCache {
+  blocks: { bytes: Uint8Array; headers: FrameHeaders }[];
+}
+
+const HEADER_CACHE_SIZE = 16;
+
+/** The headers in `bytes[start, end)`, from the cache when the same block was read before. */
+function cachedHeaders(cache: HeaderCache, bytes: Uint8Array, start: number, end: number): FrameHeaders {
+  const length = end - start;
+  search: for (const block of cache.blocks) {
+    const known = block.bytes;
+    if (known.length !== length) continue;
+    for (let i = 0; i < length; i++) if (known[i] !== bytes[start + i]) continue search;
+    return block.headers;
+  }
+  const headers = readHeaders(bytes, start, end) as FrameHeaders;
+  if (cache.blocks.length < HEADER_CACHE_SIZE) cache.blocks.push({ bytes: bytes.slice(start, end), headers });
+  return headers;
+}
+
 /** The frame at `bytes[offset, offset + total)` as a wire event; both checksums checked. */
-function wireEventOfFrame(bytes: Uint8Array, offset: number, total: number): WireEvent {
+function wireEventOfFrame(bytes: Uint8Array, offset: number, total: number, cache: HeaderCache): WireEvent {
   const headersLength = uint32(bytes, offset + 4);
   const preludeCrc = uint32(bytes, offset + 8);
   const preludeActual = crc32(bytes, offset, offset + 8);
@@ -112,7 +145,7 @@ function wireEventOfFrame(bytes: Uint8Array, offset: number, total: number): Wir
   const bodyStart = headersStart + headersLength;
   const bodyEnd = offset + total - 4;
   if (bodyStart > bodyEnd) throw new Error(`an event-stream frame of ${total} bytes says its headers take ${headersLength}`);
-  const headers = readHeaders(bytes, headersStart, bodyStart) as FrameHeaders;
+  const headers = cachedHeaders(cache, bytes, headersStart, bodyStart);
   const type = headers[':message-type'];
   const body = bodyStart === bodyEnd ? '{}' : text.decode(bytes.subarray(bodyStart, bodyEnd));
   if (type === 'exception') return wireEventOf(body, headers[':exception-type'] ?? 'unknownException');
@@ -181,6 +214,7 @@ export const eventStreamFraming: StreamFraming = {
     // Bytes of a frame not complete yet; frames wholly inside a chunk are read from the chunk itself.
     let buffer = new Uint8Array(0);
     let length = 0;
+    const cache: HeaderCache = { blocks: [] };
     const append = (chunk: Uint8Array) => {
       if (length + chunk.byteLength > buffer.byteLength) {
         const grown = new Uint8Array(Math.max(buffer.byteLength * 2, length + chunk.byteLength, 4096));
@@ -197,7 +231,7 @@ export const eventStreamFraming: StreamFraming = {
         const total = uint32(bytes, offset);
         if (total < MIN_FRAME || total > MAX_FRAME) throw new Error(`an event-stream frame says it is ${total} bytes long (frames are ${MIN_FRAME} to ${MAX_FRAME})`);
         if (end - offset < total) break;
-        events.push(wireEventOfFrame(bytes, offset, total));
+        events.push(wireEventOfFrame(bytes, offset, total, cache));
         offset += total;
       }
       return offset;

@@ -245,6 +245,31 @@ export class ChunkBuilder {
     return this.assemble(choices, usage);
   }
 
+  /**
+   * For a chunk that is one text, reasoning or argument delta: where its text
+   * sits in the choice `build` makes (`key` names the shape, the same for
+   * every such chunk of this part) and that choice with `value` in its place;
+   * `undefined` for any other event. Changes no state `build` would not.
+   */
+  soleDelta(event: StreamEvent, value: string): { key: string; choice: JsonObject } | undefined {
+    switch (event.type) {
+      case 'text_delta':
+      case 'reasoning_delta': {
+        const field = event.type === 'reasoning_delta' ? 'reasoning_content' : this.refusals.has(`${event.candidate}:${event.index}`) ? 'refusal' : 'content';
+        return { key: `${event.candidate}:${field}`, choice: { index: event.candidate, delta: { [field]: value }, finish_reason: null } };
+      }
+      case 'tool_call_delta': {
+        const tools = this.candidates.get(event.candidate);
+        const index = tools?.byPart.get(event.index);
+        if (index === undefined) return undefined;
+        const [outer, inner] = this.customs.has(`${event.candidate}:${event.index}`) ? ['custom', 'input'] : ['function', 'arguments'];
+        return { key: `${event.candidate}:${index}:${outer}`, choice: { index: event.candidate, delta: { tool_calls: [{ index, [outer]: { [inner]: value } }] }, finish_reason: null } };
+      }
+      default:
+        return undefined;
+    }
+  }
+
   /** Remember the top-level fields of the chunk that was sent. */
   commit(chunk: JsonObject): void {
     const top: JsonObject = {};

@@ -71,6 +71,8 @@ class OpenaiChatStreamEncoder implements StreamEncoder {
   private sent = false;
   /** Foreign mode: the JSON text of a one-text-delta chunk before and after its text, per candidate and key; reset by `start`. */
   private readonly templates = new Map<string, readonly [string, string]>();
+  /** Own mode: the same, for chunks that are one unpatched delta; cleared by every chunk built the general way. */
+  private readonly ownTemplates = new Map<string, readonly [string, string]>();
 
   /** The dialect written for events from other formats (`context.dialect`, else plain OpenAI). */
   private readonly dialect: OpenaiChatDialect;
@@ -134,7 +136,37 @@ class OpenaiChatStreamEncoder implements StreamEncoder {
     }
   }
 
+  /**
+   * A chunk that is one unpatched delta (the source sent exactly the chunk
+   * `build` makes): the envelope around the text is serialised once and kept
+   * until a chunk takes the general path (which may change the top-level
+   * fields every chunk repeats); the text is what `sendGroup` would write.
+   */
+  private soleDelta(event: StreamEvent, hint: ChunkHint): SseMessage | undefined {
+    if (hint.n !== undefined || hint.patch !== undefined || hint.event !== undefined) return undefined;
+    const text = event.type === 'text_delta' || event.type === 'reasoning_delta' ? event.text : event.type === 'tool_call_delta' ? event.arguments : undefined;
+    if (text === undefined) return undefined;
+    const sole = this.builder.soleDelta(event, TEMPLATE_MARK);
+    if (sole === undefined) return undefined;
+    let template = this.ownTemplates.get(sole.key);
+    if (template === undefined) {
+      const parts = JSON.stringify(this.builder.assemble([sole.choice])).split(TEMPLATE_MARK_JSON);
+      if (parts.length !== 2) return undefined;
+      template = [parts[0]!, parts[1]!];
+      this.ownTemplates.set(sole.key, template);
+    }
+    return { data: template[0] + JSON.stringify(text) + template[1] };
+  }
+
   private sendGroup(): SseMessage {
+    const sole = this.group.length === 1 && this.hint !== undefined ? this.soleDelta(this.group[0]!, this.hint) : undefined;
+    if (sole !== undefined) {
+      this.group = [];
+      this.remaining = 0;
+      this.hint = undefined;
+      return sole;
+    }
+    this.ownTemplates.clear();
     const chunk = this.builder.build(this.group);
     const hint = this.hint;
     if (hint?.patch !== undefined) applyChunkPatch(chunk, hint.patch);

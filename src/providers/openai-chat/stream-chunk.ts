@@ -270,6 +270,30 @@ export class ChunkBuilder {
     }
   }
 
+  /**
+   * True when `chunk` is exactly the chunk `build` makes of one sole delta
+   * (`choice` from {@link soleDelta} with the real text): the top-level
+   * fields the last chunk had, all primitive, and that choice. Then the chunk
+   * needs no patch and leaves the top-level fields as they are.
+   */
+  isSoleChunk(chunk: JsonObject, choice: JsonObject): boolean {
+    const top = this.top;
+    let count = 0;
+    for (const key in chunk) {
+      if (key === 'choices') {
+        const choices = chunk[key];
+        if (!Array.isArray(choices) || choices.length !== 1 || !sameJson(choices[0], choice)) return false;
+      } else {
+        const value = chunk[key];
+        if (typeof value === 'object' && value !== null) return false;
+        if (top[key] !== value || !(key in top)) return false;
+      }
+      count++;
+    }
+    for (const _key in top) count--;
+    return count === 1;
+  }
+
   /** Remember the top-level fields of the chunk that was sent. */
   commit(chunk: JsonObject): void {
     const top: JsonObject = {};
@@ -279,6 +303,22 @@ export class ChunkBuilder {
     }
     this.top = top;
   }
+}
+
+/** Deep equality of two JSON values (objects with the same keys, arrays of the same length). */
+function sameJson(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+  if (Array.isArray(a) !== Array.isArray(b)) return false;
+  const left = a as JsonObject;
+  const right = b as JsonObject;
+  let count = 0;
+  for (const key in left) {
+    if (!(key in right) || !sameJson(left[key], right[key])) return false;
+    count++;
+  }
+  for (const _key in right) count--;
+  return count === 0;
 }
 
 /** The choice of `candidate` in a chunk being built, added on first use. */

@@ -133,7 +133,7 @@ class ResponsesStreamDecoder implements StreamDecoder {
         const number = numberField(group[index] as JsonObject, 'sequence_number');
         if (number !== undefined) seq = number + 1;
       }
-      exact = canonical.every((data, index) => jsonEqual(group[extra + index], { ...data, sequence_number: seq + index }));
+      exact = canonical.every((data, index) => numberedEqual(group[extra + index] as JsonObject, data, seq + index));
     }
     if (exact) {
       if (extra > 0) setStreamHint(first, BEFORE, group.slice(0, extra));
@@ -334,4 +334,17 @@ class ResponsesStreamDecoder implements StreamDecoder {
 /** A fresh OpenAI Responses stream decoder. */
 export function createOpenaiResponsesStreamDecoder(context: CodecContext): StreamDecoder {
   return new ResponsesStreamDecoder(context);
+}
+
+/** True when `wire` is `{ ...data, sequence_number: seq }` (as {@link jsonEqual} compares), without making that object. */
+function numberedEqual(wire: JsonObject, data: JsonObject, seq: number): boolean {
+  if (wire['sequence_number'] !== seq) return false;
+  let count = 1;
+  for (const key in data) {
+    if (key === 'sequence_number' || data[key] === undefined) continue;
+    count++;
+    if (!jsonEqual(wire[key], data[key])) return false;
+  }
+  for (const key in wire) if (wire[key] !== undefined) count--;
+  return count === 0;
 }

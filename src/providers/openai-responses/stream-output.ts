@@ -253,7 +253,7 @@ export class OutputWriter {
   textDelta(index: number, text: string, event: StreamEvent): JsonObject[] {
     const slot = this.live(index);
     if (slot === undefined || (slot.part.type !== 'text' && slot.part.type !== 'refusal')) return [];
-    slot.part = { ...slot.part, text: slot.part.text + text };
+    this.own(slot).text += text;
     if (slot.kind === 'refusal') return [withObfuscation({ type: 'response.refusal.delta', ...this.address(slot), delta: text }, event)];
     const data: JsonObject = { type: 'response.output_text.delta', ...this.address(slot), delta: text };
     setLogprobs(data, event);
@@ -273,7 +273,7 @@ export class OutputWriter {
         opened = true;
         out.push({ type: 'response.reasoning_summary_part.added', ...this.itemAddress(slot), summary_index: 0, part: { type: 'summary_text', text: '' } });
       }
-      slot.part = { ...part, text: part.text + text };
+      this.own(slot).text += text;
       if (!opened || text !== '') {
         out.push(withObfuscation({ type: 'response.reasoning_summary_text.delta', ...this.itemAddress(slot), summary_index: 0, delta: text }, event));
       }
@@ -299,7 +299,7 @@ export class OutputWriter {
       opened = true;
       out.push({ type: 'response.content_part.added', ...this.itemAddress(slot), content_index: 0, part: { type: 'reasoning_text', text: '' } });
     }
-    slot.part = { ...part, text: part.text + text };
+    this.own(slot).text += text;
     if (!opened || text !== '') {
       out.push(withObfuscation({ type: 'response.reasoning_text.delta', ...this.itemAddress(slot), content_index: 0, delta: text }, event));
     }
@@ -331,8 +331,9 @@ export class OutputWriter {
   toolCallDelta(index: number, text: string, event: StreamEvent): JsonObject[] {
     const slot = this.live(index);
     if (slot === undefined || slot.part.type !== 'tool_call') return [];
-    slot.part = { ...slot.part, rawArguments: (slot.part.rawArguments ?? '') + text };
-    const type = slot.part.kind === 'custom' ? 'response.custom_tool_call_input.delta' : 'response.function_call_arguments.delta';
+    const own = this.own(slot) as unknown as ToolCallPart;
+    own.rawArguments = (own.rawArguments ?? '') + text;
+    const type = own.kind === 'custom' ? 'response.custom_tool_call_input.delta' : 'response.function_call_arguments.delta';
     return [withObfuscation({ type, ...this.itemAddress(slot), delta: text }, event)];
   }
 

@@ -82,7 +82,7 @@ class GeminiStreamDecoder implements StreamDecoder {
       const list = expectArray(candidates, '/candidates', 'gemini');
       shape.candidates = [];
       for (let position = 0; position < list.length; position++) {
-        const path = pointer('/candidates', position);
+        const path = `/candidates/${position}`;
         const wire = expectObject(list[position], path, 'gemini');
         shape.candidates.push(this.readCandidate(wire, path, position, events));
         fields.push(unknownKeys(wire, KNOWN_CANDIDATE) ?? null);
@@ -177,16 +177,16 @@ class GeminiStreamDecoder implements StreamDecoder {
     const content = wire['content'];
     if (content === undefined) shape.noContent = true;
     else {
-      const contentPath = pointer(path, 'content');
+      const contentPath = `${path}/content`;
       const object = expectObject(content, contentPath, 'gemini');
       if (object['role'] !== 'model') shape.role = object['role'] === undefined ? null : expectString(object['role'], pointer(contentPath, 'role'), 'gemini');
       const parts = object['parts'];
       if (parts === undefined) shape.noParts = true;
       else {
-        const list = expectArray(parts, pointer(contentPath, 'parts'), 'gemini');
+        const list = Array.isArray(parts) ? parts : expectArray(parts, pointer(contentPath, 'parts'), 'gemini');
         const scope: PartScope = { losses: this.context.losses, role: 'model', idScope: this.idScope(candidate), pending: this.pending };
         for (let index = 0; index < list.length; index++) {
-          this.readPart(candidate, state, list[index], pointer(contentPath, 'parts', index), scope, events);
+          this.readPart(candidate, state, list[index], `${contentPath}/parts/${index}`, scope, events);
         }
       }
       const rest = unknownKeys(object, KNOWN_CONTENT);

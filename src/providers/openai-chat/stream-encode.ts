@@ -210,16 +210,25 @@ class OpenaiChatStreamEncoder implements StreamEncoder {
    * stream, and only the text is serialised per delta. The text is what
    * `chunk` would write, byte for byte.
    */
-  private textChunk(candidate: number, key: 'content' | 'refusal', text: string): SseMessage {
-    if (!this.candidate(candidate).role) return this.chunk(candidate, { [key]: text });
-    const id = `${candidate}:${key}`;
-    let template = this.templates.get(id);
+  private textChunk(candidate: number, key: string, text: string): SseMessage {
+    return this.templated(candidate, key, (value) => ({ [key]: value }), text);
+  }
+
+  /**
+   * A chunk whose delta is `delta(text)` for a choice that already named its
+   * role, from a template made once per stream and `id` (what the delta's
+   * shape depends on besides the text); the text is what `chunk` would write.
+   */
+  private templated(candidate: number, id: string, delta: (value: string) => JsonObject, text: string): SseMessage {
+    if (!this.candidate(candidate).role) return this.chunk(candidate, delta(text));
+    const key = `${candidate}:${id}`;
+    let template = this.templates.get(key);
     if (template === undefined) {
-      const whole = JSON.stringify(this.builder.assemble([{ index: candidate, delta: { [key]: TEMPLATE_MARK }, finish_reason: null }]));
+      const whole = JSON.stringify(this.builder.assemble([{ index: candidate, delta: delta(TEMPLATE_MARK), finish_reason: null }]));
       const parts = whole.split(TEMPLATE_MARK_JSON);
-      if (parts.length !== 2) return this.chunk(candidate, { [key]: text });
+      if (parts.length !== 2) return this.chunk(candidate, delta(text));
       template = [parts[0]!, parts[1]!];
-      this.templates.set(id, template);
+      this.templates.set(key, template);
     }
     this.sent = true;
     return { data: template[0] + JSON.stringify(text) + template[1] };
@@ -246,7 +255,7 @@ class OpenaiChatStreamEncoder implements StreamEncoder {
       }
       case 'reasoning_delta': {
         const slot = this.candidate(event.candidate).parts.get(event.index);
-        if (slot?.kind === 'reasoning' && event.summaryIndex === undefined && event.text !== '') out.push(this.chunk(event.candidate, { [slot.field]: event.text }));
+        if (slot?.kind === 'reasoning' && event.summaryIndex === undefined && event.text !== '') out.push(this.textChunk(event.candidate, slot.field, event.text));
         return;
       }
       case 'reasoning_signature': {
@@ -266,7 +275,7 @@ class OpenaiChatStreamEncoder implements StreamEncoder {
         const slot = this.candidate(event.candidate).parts.get(event.index);
         if (slot?.kind !== 'tool' || event.arguments === '') return;
         slot.argumentsSent = true;
-        out.push(this.chunk(event.candidate, { tool_calls: [toolFragment(slot.wire, slot.custom, event.arguments)] }));
+        out.push(this.templated(event.candidate, `tool:${slot.wire}:${slot.custom}`, (value) => ({ tool_calls: [toolFragment(slot.wire, slot.custom, value)] }), event.arguments));
         return;
       }
       case 'part_end':

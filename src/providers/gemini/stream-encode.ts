@@ -333,6 +333,11 @@ class GeminiStreamEncoder implements StreamEncoder {
 
   /** The chunk a decoded Gemini chunk came from, rebuilt from its shape. */
   private emitChunk(shape: ChunkShape, gemini: JsonObject | undefined): SseMessage {
+    // The usual chunk (one piece of text for candidate 0, the stream's model and id) from the template.
+    if (plainShape(shape) && gemini?.['candidateFields'] === undefined && gemini?.['chunkFields'] === undefined) {
+      const text = this.textChunk(undefined);
+      if (text !== undefined) return text;
+    }
     const chunk: JsonObject = {};
     const fields = gemini?.['candidateFields'];
     if (shape.candidates !== undefined) {
@@ -374,8 +379,8 @@ class GeminiStreamEncoder implements StreamEncoder {
    * `emitChunk` would write it from a template made once per model, response id and piece shape; `undefined`
    * for any other chunk.
    */
-  private textChunk(): SseMessage | undefined {
-    if (this.chunkFinishes.size !== 0 || this.chunkUsage !== undefined || this.chunkParts.size !== 1 || this.startFields !== undefined) return undefined;
+  private textChunk(createTime: string | undefined): SseMessage | undefined {
+    if (this.chunkFinishes.size !== 0 || this.chunkUsage !== undefined || this.chunkParts.size !== 1) return undefined;
     const list = this.chunkParts.get(0);
     const entry = list?.length === 1 ? list[0] : undefined;
     if (entry === undefined || entry.snake !== undefined) return undefined;
@@ -387,18 +392,18 @@ class GeminiStreamEncoder implements StreamEncoder {
     if (typeof text !== 'string' || keys !== (thought === undefined ? 1 : 2) || (thought !== undefined && typeof thought !== 'boolean')) return undefined;
     const t = this.textTemplate;
     let template: readonly [string, string];
-    if (t !== undefined && t.model === this.model && t.id === this.id && t.createTime === this.createTime && t.thought === thought) template = t.parts;
+    if (t !== undefined && t.model === this.model && t.id === this.id && t.createTime === createTime && t.thought === thought) template = t.parts;
     else {
       const piece: JsonObject = { text: TEXT_MARK };
       if (thought !== undefined) piece['thought'] = thought;
       const chunk: JsonObject = { candidates: [{ content: { role: 'model', parts: [piece] }, index: 0 }] };
       setDefined(chunk, 'modelVersion', this.model);
       setDefined(chunk, 'responseId', this.id);
-      if (this.createTime !== undefined) chunk['createTime'] = this.createTime;
+      if (createTime !== undefined) chunk['createTime'] = createTime;
       const parts = JSON.stringify(chunk).split(TEXT_MARK_JSON);
       if (parts.length !== 2) return undefined;
       template = [parts[0]!, parts[1]!];
-      this.textTemplate = { model: this.model, id: this.id, createTime: this.createTime, thought, parts: template };
+      this.textTemplate = { model: this.model, id: this.id, createTime, thought, parts: template };
     }
     this.resetChunk();
     return { data: template[0] + JSON.stringify(text) + template[1] };
@@ -407,7 +412,7 @@ class GeminiStreamEncoder implements StreamEncoder {
   /** Emit what a foreign event added: its wire parts, one chunk. */
   private emitOpenChunk(out: SseMessage[]): void {
     if (this.chunkParts.size === 0 && this.chunkFinishes.size === 0 && this.chunkUsage === undefined) return;
-    const text = this.textChunk();
+    const text = this.startFields === undefined ? this.textChunk(this.createTime) : undefined;
     if (text !== undefined) {
       out.push(text);
       return;
@@ -454,6 +459,16 @@ function copyFields(target: JsonObject, source: JsonObject | undefined): void {
     if (key.charCodeAt(0) === 36 /* $ */ || CHUNK_KEYS.has(key)) continue;
     target[key] = source[key];
   }
+}
+
+/** True for the shape `{ candidates: [{ index: 0 }] }`: nothing about the chunk differs from the stream's defaults. */
+function plainShape(shape: ChunkShape): boolean {
+  for (const key in shape) if (key !== 'candidates') return false;
+  const candidates = shape.candidates;
+  if (candidates?.length !== 1) return false;
+  const only = candidates[0]!;
+  for (const key in only) if (key !== 'index') return false;
+  return only.index === 0;
 }
 
 function setDefined(target: JsonObject, key: string, value: unknown): void {

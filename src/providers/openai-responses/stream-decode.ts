@@ -123,6 +123,21 @@ class ResponsesStreamDecoder implements StreamDecoder {
     const group = this.group;
     this.group = [];
     if (!this.hints) return events;
+    if (events.length === 1 && group.length === 1) {
+      // A plain delta: compared field by field with what the encoder's direct path writes.
+      const wire = group[0] as JsonObject;
+      const matched = this.shadow.matchDirect(first, wire);
+      if (matched === true) {
+        this.shadow.seq++;
+        return events;
+      }
+      if (matched === false) {
+        setStreamHint(first, WIRE, group);
+        const number = numberField(wire, 'sequence_number');
+        if (number !== undefined) this.shadow.seq = number + 1;
+        return events;
+      }
+    }
     const canonical: JsonObject[] = [];
     for (const event of events) canonical.push(...this.shadow.expand(event));
     const extra = group.length - canonical.length;

@@ -83,6 +83,16 @@ export class OpenaiResponsesStreamWriter {
     return out;
   }
 
+  /**
+   * For the decoder's comparison: when `event` takes `encode`'s direct path,
+   * apply it and say whether `wire` is what that path writes (numbered
+   * `seq`, which the caller advances); `undefined` for the general path.
+   */
+  matchDirect(event: StreamEvent, wire: JsonObject): boolean | undefined {
+    if (event.extensions?.[FORMAT] !== undefined || !this.started || (event.type !== 'text_delta' && event.type !== 'reasoning_delta' && event.type !== 'tool_call_delta') || event.candidate !== 0) return undefined;
+    return this.output.matchDelta(event, wire, this.seq);
+  }
+
   private verbatim(value: unknown): SseMessage {
     if (!isObject(value)) return { data: JSON.stringify(value) };
     const seq = value['sequence_number'];

@@ -51,6 +51,8 @@ interface PartSlot {
   ended: boolean;
   /** True when `part` is the writer's own copy, which deltas may grow in place. */
   owned?: boolean;
+  /** True when the `summary` array of that copy is the writer's own too. */
+  summaryOwned?: boolean;
   /** `,"item_id":…,"output_index":…` serialised once, for {@link OutputWriter.fastDelta}. */
   itemJson?: string;
 }
@@ -205,8 +207,8 @@ export class OutputWriter {
    * after its sequence number (`,"item_id":…,"delta":…}`), with the state
    * change the general methods below make; `undefined` when the event takes
    * their path (a refusal, a summary index, a content part still to open).
-   * The event carries no hint of this format. Only the encoder takes this path: the decoder's comparison calls
-   * `expand`, which builds the objects.
+   * The event carries no hint of this format. The decoder's comparison takes
+   * it through {@link matchDelta}.
    */
   fastDelta(event: TextDeltaEvent | ReasoningDeltaEvent | ToolCallDeltaEvent): { type: string; tail: string } | undefined {
     const slot = this.live(event.index);
@@ -223,8 +225,15 @@ export class OutputWriter {
         own.rawArguments = (own.rawArguments ?? '') + event.arguments;
         return { type: own.kind === 'custom' ? 'response.custom_tool_call_input.delta' : 'response.function_call_arguments.delta', tail: `${this.itemJson(slot)},"delta":${JSON.stringify(event.arguments)}}` };
       }
-      case 'reasoning_delta':
-        if (part.type !== 'reasoning' || event.summaryIndex !== undefined || event.text === '') return undefined;
+      case 'reasoning_delta': {
+        if (part.type !== 'reasoning' || event.text === '') return undefined;
+        const summaryIndex = event.summaryIndex;
+        if (summaryIndex !== undefined) {
+          if (slot.summary !== summaryIndex) return undefined;
+          const summary = this.ownSummary(slot);
+          summary[summaryIndex] = (summary[summaryIndex] ?? '') + event.text;
+          return { type: 'response.reasoning_summary_text.delta', tail: `${this.itemJson(slot)},"summary_index":${summaryIndex},"delta":${JSON.stringify(event.text)}}` };
+        }
         if (slot.textAsSummary) {
           if (slot.summary !== 0) return undefined;
           this.own(slot).text += event.text;
@@ -233,7 +242,44 @@ export class OutputWriter {
         if (!slot.reasoningText) return undefined;
         this.own(slot).text += event.text;
         return { type: 'response.reasoning_text.delta', tail: `${this.itemJson(slot)},"content_index":0,"delta":${JSON.stringify(event.text)}}` };
+      }
     }
+  }
+
+  /**
+   * For the decoder's comparison: when `event` takes {@link fastDelta}'s path,
+   * apply it and say whether `wire` is the event it stands for, numbered
+   * `seq` (compared as `jsonEqual` would compare it with the object `expand`
+   * builds); `undefined` when it takes the general path (nothing applied).
+   */
+  matchDelta(event: TextDeltaEvent | ReasoningDeltaEvent | ToolCallDeltaEvent, wire: JsonObject, seq: number): boolean | undefined {
+    const slot = this.live(event.index);
+    if (slot === undefined) return undefined;
+    const fast = this.fastDelta(event);
+    if (fast === undefined) return undefined;
+    const item = slot.item;
+    if (wire['type'] !== fast.type || wire['sequence_number'] !== seq || wire['item_id'] !== item.itemId || wire['output_index'] !== item.outputIndex) return false;
+    let keys = 5;
+    switch (fast.type) {
+      case 'response.output_text.delta': {
+        const logprobs = wire['logprobs'];
+        if (wire['content_index'] !== slot.contentIndex || !Array.isArray(logprobs) || logprobs.length !== 0 || wire['delta'] !== (event as TextDeltaEvent).text) return false;
+        keys = 7;
+        break;
+      }
+      case 'response.reasoning_summary_text.delta':
+        if (wire['summary_index'] !== ((event as ReasoningDeltaEvent).summaryIndex ?? 0) || wire['delta'] !== (event as ReasoningDeltaEvent).text) return false;
+        keys = 6;
+        break;
+      case 'response.reasoning_text.delta':
+        if (wire['content_index'] !== 0 || wire['delta'] !== (event as ReasoningDeltaEvent).text) return false;
+        keys = 6;
+        break;
+      default:
+        if (wire['delta'] !== (event as ToolCallDeltaEvent).arguments) return false;
+    }
+    for (const key in wire) if (wire[key] !== undefined) keys--;
+    return keys === 0;
   }
 
   /** The slot's working part as the writer's own copy (made once), to grow in place. */
@@ -241,8 +287,19 @@ export class OutputWriter {
     if (slot.owned !== true) {
       slot.part = { ...slot.part };
       slot.owned = true;
+      slot.summaryOwned = false;
     }
     return slot.part as { text: string } & Part;
+  }
+
+  /** The summaries of the slot's reasoning part as the writer's own array (made once), to grow in place. */
+  private ownSummary(slot: PartSlot): string[] {
+    const part = this.own(slot) as unknown as ReasoningPart;
+    if (slot.summaryOwned !== true) {
+      part.summary = [...(part.summary ?? [])];
+      slot.summaryOwned = true;
+    }
+    return part.summary!;
   }
 
   private itemJson(slot: PartSlot): string {
@@ -345,6 +402,7 @@ export class OutputWriter {
     if (slot.foreign) part = this.foreignFinal(slot, part);
     slot.part = part;
     slot.owned = false;
+    slot.summaryOwned = false;
     if (slot.ended) return [];
     slot.ended = true;
     switch (slot.kind) {

@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { detectFormat } from '../src/core/detect.ts';
 import { normalizeFiles } from '../src/normalize/run.ts';
 import type { NormalizedRecord } from '../src/normalize/types.ts';
+import { EventStreamCodec, type MessageHeaders } from '@smithy/eventstream-codec';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { bedrockConverseCodec, bedrockErrorFromHeaders, bedrockErrorHeaders, bedrockErrorStatus, eventStreamFraming } from '../src/providers/bedrock-converse/index.ts';
@@ -179,6 +180,24 @@ test('a frame with a broken CRC is a framing error, reported in the target\'s ow
   assert.throws(() => reader.push(broken), /checksum/);
   const sse = Buffer.concat(await collect(convertStream(chunked(broken, []), { from: 'bedrock-converse', to: 'openai-chat', model: 'gpt' }))).toString('utf8');
   assert.match(sse, /not well framed/);
+});
+
+test('the event-stream writer and reader agree with @smithy/eventstream-codec (the AWS SDK\'s) on frames of every size', () => {
+  const smithy = new EventStreamCodec((bytes) => new TextDecoder().decode(bytes), (text) => new TextEncoder().encode(text));
+  const string = (value: string) => ({ type: 'string' as const, value });
+  for (let n = 0; n < 200; n++) {
+    const data = JSON.stringify({ text: `${'é🙂'.repeat(n % 7)}${'a'.repeat(n * 3)}`, n });
+    const name = n % 5 === 0 ? 'throttlingException' : ['contentBlockDelta', 'messageStart', 'metadata'][n % 3]!;
+    const headers: MessageHeaders = name.endsWith('Exception')
+      ? { ':message-type': string('exception'), ':exception-type': string(name), ':content-type': string('application/json') }
+      : { ':event-type': string(name), ':content-type': string('application/json'), ':message-type': string('event') };
+    const theirs = smithy.encode({ headers, body: new TextEncoder().encode(data) });
+    assert.ok(Buffer.from(eventStreamFraming.write([{ event: name, data }])).equals(Buffer.from(theirs)), `frame ${n} is written as the SDK writes it`);
+    assert.equal(eventStreamFraming.createReader().push(theirs), [{ event: name, data: JSON.parse(data) }], `frame ${n} reads back`);
+  }
+  // Headers of other types (the SDK sends none today) are skipped, not misread.
+  const typed = smithy.encode({ headers: { ':event-type': string('messageStop'), flag: { type: 'boolean', value: true }, count: { type: 'integer', value: 7 }, id: { type: 'uuid', value: '0123456789abcdef0123456789abcdef'.replace(/(.{8})(.{4})(.{4})(.{4})/, '$1-$2-$3-$4-') } }, body: new TextEncoder().encode('{"stopReason":"end_turn"}') });
+  assert.equal(eventStreamFraming.createReader().push(typed), [{ event: 'messageStop', data: { stopReason: 'end_turn' } }]);
 });
 
 test('a stream cut inside a frame ends with an error, not silently', () => {

@@ -12,7 +12,7 @@ import { implementedFormats } from '../src/core/registry.ts';
 import { bridgeProvider } from '../scripts/bench/conversions.ts';
 import { differences, wireFacts } from '../scripts/bench/meaning.ts';
 import { markdown, targetRows, type BenchRun } from '../scripts/bench/report.ts';
-import { splitSse, streamFacts, transcodeText } from '../scripts/bench/streams.ts';
+import { framedBytes, splitSse, streamFacts, transcodeMessages } from '../scripts/bench/streams.ts';
 import {
   BENCH_MODEL,
   anthropicStreamMessages,
@@ -64,12 +64,16 @@ test('the stream workload has the requested number of events and transcodes betw
   if (!formats.includes('anthropic')) return;
   assert.is(stream.events.anthropic, 300);
   for (const from of formats) {
-    const text = stream.texts[from]!;
-    assert.is(splitSse(text).length, stream.events[from]);
-    const to = formats.find((format) => format !== from) ?? from;
-    const out = transcodeText(text, from, to);
-    const facts = streamFacts(to, out.text);
-    assert.type(facts, 'object', `${from} → ${to}: ${String(facts)}`);
+    const messages = stream.messages[from]!;
+    assert.is(messages.length, stream.events[from]);
+    const text = stream.texts[from];
+    if (text !== undefined) assert.is(splitSse(text).length, stream.events[from]);
+    assert.type(streamFacts(from, framedBytes(from, messages)), 'object', `${from} decodes in its own framing`);
+    for (const to of formats.filter((format) => format !== from)) {
+      const out = transcodeMessages(messages, from, to);
+      const facts = streamFacts(to, out.bytes);
+      assert.type(facts, 'object', `${from} → ${to}: ${String(facts)}`);
+    }
   }
 });
 

@@ -12,6 +12,7 @@ import * as assert from 'uvu/assert';
 import { accumulate, responseToEvents } from '../src/core/accumulate.ts';
 import { convertResponse, decodeResponse } from '../src/core/convert.ts';
 import { convertStream } from '../src/core/stream.ts';
+import { utf8Chunks } from '../src/core/framing.ts';
 import {
   chunked,
   collect,
@@ -80,6 +81,23 @@ for (const fixture of fixtures.filter(rawFraming)) {
     }
   });
 }
+chunking('UTF-8 text of a chunked stream is what one stream-mode TextDecoder gives, for every cut', () => {
+  // A byte-order mark at the start (dropped), one in the middle at a cut (kept), characters of 2, 3 and 4 bytes, a broken sequence.
+  const bytes = new Uint8Array([...new TextEncoder().encode('\uFEFFdata: é€🙂\n\n'), 0xef, 0xbb, 0xbf, ...new TextEncoder().encode('x 数据 🙂\n'), 0xc3, 0x0a, 0xf0, 0x9f]);
+  const expected = new TextDecoder().decode(bytes);
+  const next = random(7);
+  for (let round = 0; round < 300; round++) {
+    const cuts = [...new Set(Array.from({ length: Math.floor(next() * 8) }, () => Math.floor(next() * bytes.length)))].sort((a, b) => a - b);
+    const text = utf8Chunks();
+    let out = '';
+    let start = 0;
+    for (const cut of [...cuts, bytes.length]) {
+      out += text.decode(bytes.subarray(start, cut));
+      start = cut;
+    }
+    assert.is(out + text.end(), expected, `cuts ${cuts.join(',')}`);
+  }
+});
 chunking.run();
 
 /** The meaning two formats can agree on: part kinds and contents, stop reasons, token counts. */

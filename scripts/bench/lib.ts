@@ -9,3 +9,4 @@ export { convertStream, DONE } from '../../dist/core/stream.js';
 export { codecFor, implementedFormats, isFormatId } from '../../dist/core/registry.js';
 export { LossCollector } from '../../dist/core/losses.js';
 export { stringifyBody } from '../../dist/core/serialize.js';
+export { framingFor } from '../../dist/core/stream.js';

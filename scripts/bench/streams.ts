@@ -1,15 +1,21 @@
 /**
- * Stream transcoding: for every pair of streaming formats, the full
+ * Stream transcoding: for every pair of streaming formats, each in its own
+ * framing (SSE; NDJSON for Ollama; the AWS event stream for Bedrock), the full
  * `convertStream` pipeline (bytes → bytes through Web streams), the codecs
- * alone (SSE split → JSON.parse → decoder → encoder → SSE text), and
- * llm-bridge's `handleUniversalStreamRequest`; the floor is JSON.parse +
- * JSON.stringify of every event's data.
+ * alone (JSON.parse of each event → decoder → encoder → the target's framing),
+ * and llm-bridge's `handleUniversalStreamRequest`; the floor is JSON.parse +
+ * JSON.stringify of every event's data. The timed pipeline only collects the
+ * output chunks; they are joined and compared outside the timing.
  */
 import { handleUniversalStreamRequest } from 'llm-bridge';
 import { accumulate } from '../../src/core/accumulate.ts';
-import { codecFor, convertStream, DONE, LossCollector } from './lib.ts';
+import { Buffer } from 'node:buffer';
+import { codecFor, convertStream, DONE, framingFor, LossCollector } from './lib.ts';
+import { codecFor as sourceCodecFor } from '../../src/core/registry.ts';
+import { LossCollector as SourceLossCollector } from '../../src/core/losses.ts';
+import { framingFor as sourceFramingFor } from '../../src/core/stream.ts';
 import type { FormatId } from '../../src/core/ir.ts';
-import type { StreamEvent, WireEvent } from '../../src/core/stream-events.ts';
+import type { SseMessage, StreamEvent, WireEvent } from '../../src/core/stream-events.ts';
 import { bridgeProvider, type OtherResult } from './conversions.ts';
 import { differences, responseFacts, type Facts } from './meaning.ts';
 import { measureRounds, pairedRatio, type RoundTiming, type Timing } from './timing.ts';
@@ -19,7 +25,7 @@ import { BENCH_MODEL, streamingFormats, type StreamWorkload } from './workloads.
 export interface StreamCell {
   from: FormatId;
   to: FormatId;
-  /** SSE events in the source. */
+  /** Events in the source (SSE messages, NDJSON lines or event-stream frames). */
   events: number;
   sourceBytes: number;
   outputBytes: number;
@@ -43,17 +49,22 @@ export interface StreamCell {
 }
 
 /** Bytes cut into chunks of `size`, as a network read would deliver them. */
-export function chunksOf(text: string, size = 16 * 1024): Uint8Array[] {
-  const bytes = new TextEncoder().encode(text);
+export function chunksOf(bytes: Uint8Array | string, size = 16 * 1024): Uint8Array[] {
+  const all = typeof bytes === 'string' ? new TextEncoder().encode(bytes) : bytes;
   const chunks: Uint8Array[] = [];
-  for (let offset = 0; offset < bytes.length; offset += size) chunks.push(bytes.subarray(offset, offset + size));
+  for (let offset = 0; offset < all.length; offset += size) chunks.push(all.subarray(offset, offset + size));
   return chunks;
 }
 
-/** Bytes cut after every event (`\n\n`), as a live upstream delivers them. */
-export function eventChunksOf(text: string): Uint8Array[] {
-  const encoder = new TextEncoder();
-  return text.split(/(?<=\n\n)/).map((part) => encoder.encode(part));
+/** A stream's bytes in `format`'s own framing (SSE, NDJSON, AWS event stream), one chunk per event, as a live upstream sends them. */
+export function eventChunksOf(format: FormatId, messages: readonly SseMessage[]): Uint8Array[] {
+  const framing = framingFor(format);
+  return messages.map((message) => framing.write([message]));
+}
+
+/** A stream's bytes in `format`'s own framing. */
+export function framedBytes(format: FormatId, messages: readonly SseMessage[]): Uint8Array {
+  return framingFor(format).write(messages);
 }
 
 function readableOf(chunks: readonly Uint8Array[]): ReadableStream<Uint8Array> {
@@ -66,15 +77,19 @@ function readableOf(chunks: readonly Uint8Array[]): ReadableStream<Uint8Array> {
   });
 }
 
-async function drain(readable: ReadableStream<unknown>): Promise<string> {
-  const decoder = new TextDecoder();
-  let text = '';
+/** Read a byte stream to its end, keeping the chunks (joined outside the timed code by {@link joined}). */
+async function drain(readable: ReadableStream<Uint8Array>): Promise<Uint8Array[]> {
+  const chunks: Uint8Array[] = [];
   const reader = readable.getReader();
   for (;;) {
     const { done, value } = await reader.read();
-    if (done) return text + decoder.decode();
-    text += typeof value === 'string' ? value : decoder.decode(value as Uint8Array, { stream: true });
+    if (done) return chunks;
+    chunks.push(value);
   }
+}
+
+function joined(chunks: readonly Uint8Array[]): Buffer {
+  return Buffer.concat(chunks);
 }
 
 /** The `event:` and `data:` of each SSE message in `text` (blank-line framing, as the encoders write it). */
@@ -93,39 +108,45 @@ export function splitSse(text: string): { event?: string; data: string }[] {
   return out;
 }
 
-/** Transcode SSE text with the codecs alone; returns the output SSE text. */
-export function transcodeText(text: string, from: FormatId, to: FormatId): { text: string; losses: number; events: StreamEvent[] } {
+function wireEvent(message: SseMessage): WireEvent {
+  const wire: WireEvent = { data: message.data === DONE ? DONE : JSON.parse(message.data) };
+  if (message.event !== undefined) wire.event = message.event;
+  return wire;
+}
+
+/**
+ * Transcode a stream's messages with the codecs alone (each data parsed, decoded,
+ * encoded, the output written once in the target's framing).
+ */
+export function transcodeMessages(messages: readonly SseMessage[], from: FormatId, to: FormatId): { bytes: Uint8Array; messages: SseMessage[]; losses: number; events: StreamEvent[] } {
   const losses = new LossCollector();
   const context = { losses, model: BENCH_MODEL };
-  const decoder = codecFor(from).createStreamDecoder!(context);
+  const decoder = codecFor(from).createStreamDecoder!({ ...context, target: to });
   const encoder = codecFor(to).createStreamEncoder!(context);
   const irEvents: StreamEvent[] = [];
-  let out = '';
+  const out: SseMessage[] = [];
   const put = (events: StreamEvent[]) => {
     for (const event of events) {
       irEvents.push(event);
-      for (const message of encoder.encode(event)) out += `${message.event === undefined ? '' : `event: ${message.event}\n`}data: ${message.data}\n\n`;
+      for (const message of encoder.encode(event)) out.push(message);
     }
   };
-  for (const message of splitSse(text)) {
-    const wire: WireEvent = { data: message.data === DONE ? DONE : JSON.parse(message.data) };
-    if (message.event !== undefined) wire.event = message.event;
-    put(decoder.decode(wire));
-  }
+  for (const message of messages) put(decoder.decode(wireEvent(message)));
   put(decoder.flush());
-  for (const message of encoder.flush()) out += `${message.event === undefined ? '' : `event: ${message.event}\n`}data: ${message.data}\n\n`;
-  return { text: out, losses: losses.losses.length, events: irEvents };
+  for (const message of encoder.flush()) out.push(message);
+  return { bytes: framingFor(to).write(out), messages: out, losses: losses.losses.length, events: irEvents };
 }
 
-/** The meaning of an SSE text of `format`, accumulated by interlingua's decoder; a string when it does not decode. */
-export function streamFacts(format: FormatId, text: string): Facts | string {
+/** The meaning of a stream of `format` (bytes in its framing, or SSE text), accumulated by interlingua's decoder; a string when it does not decode. */
+export function streamFacts(format: FormatId, stream: Uint8Array | string): Facts | string {
   try {
-    const losses = new LossCollector();
-    const decoder = codecFor(format).createStreamDecoder!({ losses, model: BENCH_MODEL });
+    const losses = new SourceLossCollector();
+    const decoder = sourceCodecFor(format).createStreamDecoder!({ losses, model: BENCH_MODEL });
+    const reader = sourceFramingFor(format).createReader();
+    const bytes = typeof stream === 'string' ? new TextEncoder().encode(stream) : stream;
     const events: StreamEvent[] = [];
-    for (const message of splitSse(text)) {
-      const wire: WireEvent = { data: message.data === DONE ? DONE : JSON.parse(message.data) };
-      if (message.event !== undefined) wire.event = message.event;
+    for (const wire of [...reader.push(bytes), ...reader.end()]) {
+      if (wire.invalid !== undefined) return `output does not decode as a ${format} stream: ${wire.invalid.slice(0, 160)}`;
       events.push(...decoder.decode(wire));
     }
     events.push(...decoder.flush());
@@ -149,29 +170,30 @@ export async function runStreams(workload: StreamWorkload, options: StreamOption
   const formats = streamingFormats();
   const cells: StreamCell[] = [];
   for (const from of formats) {
-    const text = workload.texts[from];
-    if (text === undefined) continue;
+    const messages = workload.messages[from];
+    if (messages === undefined) continue;
     const events = workload.events[from] ?? 0;
-    const chunks = chunksOf(text);
-    const eventChunks = eventChunksOf(text);
-    const datas = splitSse(text).map((message) => message.data);
+    const source = framedBytes(from, messages);
+    const chunks = chunksOf(source);
+    const eventChunks = eventChunksOf(from, messages);
+    const datas = messages.map((message) => message.data);
     const floorFn = () => {
       let length = 0;
       for (const data of datas) length += data === DONE ? 0 : JSON.stringify(JSON.parse(data)).length;
       return length;
     };
-    const expected = streamFacts(from, text);
+    const expected = streamFacts(from, source);
     for (const to of formats) {
-      const once = transcodeText(text, from, to);
-      const actual = streamFacts(to, once.text);
+      const once = transcodeMessages(messages, from, to);
+      const actual = streamFacts(to, once.bytes);
       const pipelineFn = () => drain(convertStream(readableOf(chunks), { from, to, model: BENCH_MODEL }));
-      const piped = await pipelineFn();
+      const piped = joined(await pipelineFn());
       const differs: string[] = typeof expected === 'string' ? [`source: ${expected}`] : typeof actual === 'string' ? [actual] : differences(expected, actual);
-      if (piped !== once.text) differs.push('convertStream output differs from the codecs run alone');
+      if (!piped.equals(once.bytes)) differs.push('convertStream output differs from the codecs run alone');
       const perEventFn = () => drain(convertStream(readableOf(eventChunks), { from, to, model: BENCH_MODEL }));
-      if ((await perEventFn()) !== piped) differs.push('convertStream output depends on chunking');
-      const fns: (() => unknown)[] = [floorFn, () => transcodeText(text, from, to).text, pipelineFn, perEventFn];
-      const bridgeFn = () => drain(handleUniversalStreamRequest(readableOf(chunks), bridgeProvider(from), bridgeProvider(to)));
+      if (!joined(await perEventFn()).equals(piped)) differs.push('convertStream output depends on chunking');
+      const fns: (() => unknown)[] = [floorFn, () => transcodeMessages(messages, from, to).bytes, pipelineFn, perEventFn];
+      const bridgeFn = async () => new TextDecoder().decode(joined(await drain(handleUniversalStreamRequest(readableOf(chunks), bridgeProvider(from), bridgeProvider(to)))));
       let bridged: OtherResult | undefined;
       let bridgeError: string | undefined;
       try {
@@ -197,8 +219,8 @@ export async function runStreams(workload: StreamWorkload, options: StreamOption
         from,
         to,
         events,
-        sourceBytes: Buffer.byteLength(text),
-        outputBytes: Buffer.byteLength(once.text),
+        sourceBytes: source.byteLength,
+        outputBytes: once.bytes.byteLength,
         floor,
         pipeline,
         pipelinePerEvent,

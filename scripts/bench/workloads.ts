@@ -23,13 +23,15 @@ export interface BodyWorkload {
   texts: Partial<Record<FormatId, string>>;
 }
 
-/** The stream workload: SSE text by streaming format, and its wire events. */
+/** The stream workload: each streaming format's messages, and the SSE text of those framed as SSE. */
 export interface StreamWorkload {
   name: string;
   title: string;
-  /** SSE text by format (only formats whose codec streams). */
+  /** SSE text by format (only the formats whose framing is SSE; the proxy benchmark replays these). */
   texts: Partial<Record<FormatId, string>>;
-  /** The number of SSE events in each format's text. */
+  /** The stream's messages (event name and data text) by format, for every streaming format whatever its framing. */
+  messages: Partial<Record<FormatId, SseMessage[]>>;
+  /** The number of events (SSE messages, NDJSON lines, event-stream frames) in each format's stream. */
   events: Partial<Record<FormatId, number>>;
 }
 
@@ -249,13 +251,17 @@ export function sseText(messages: readonly SseMessage[]): string {
   return text;
 }
 
-/** Formats whose codec decodes and encodes streams (discovered at run time); Bedrock's binary event stream is not text, and is measured by its own tests. */
+/** Formats whose codec decodes and encodes streams (discovered at run time), whatever their framing (SSE, Ollama's NDJSON, Bedrock's event stream). */
 export function streamingFormats(): FormatId[] {
   return implementedFormats().filter((format) => {
     const codec = codecFor(format);
-    // The stream workload and its floor are written and split as SSE: formats framed otherwise (Ollama's NDJSON) are left out until they are written in their own framing.
-    return codec.createStreamDecoder !== undefined && codec.createStreamEncoder !== undefined && codec.streamFraming === undefined;
+    return codec.createStreamDecoder !== undefined && codec.createStreamEncoder !== undefined;
   });
+}
+
+/** True when `format` streams Server-Sent Events (its codec names no other framing). */
+export function isSseFormat(format: FormatId): boolean {
+  return codecFor(format).streamFraming === undefined;
 }
 
 /** Transcode wire events from one format to SSE messages of another with the codecs alone (no Web streams). */
@@ -317,17 +323,19 @@ export function bodyWorkloads(options: WorkloadOptions = {}): BodyWorkload[] {
 export function streamWorkload(total = 10_000): StreamWorkload {
   const source = anthropicStreamMessages(total);
   const texts: Partial<Record<FormatId, string>> = {};
+  const messages: Partial<Record<FormatId, SseMessage[]>> = {};
   const events: Partial<Record<FormatId, number>> = {};
   const formats = streamingFormats();
   if (formats.includes('anthropic')) {
     const wire = wireEventsOf(source);
     for (const format of formats) {
-      const messages = format === 'anthropic' ? source : transcodeEvents(wire, 'anthropic', format);
-      texts[format] = sseText(messages);
-      events[format] = messages.length;
+      const own = format === 'anthropic' ? source : transcodeEvents(wire, 'anthropic', format);
+      messages[format] = own;
+      if (isSseFormat(format)) texts[format] = sseText(own);
+      events[format] = own.length;
     }
   }
-  return { name: 'stream-10k', title: `${total.toLocaleString('en-US')}-event stream (thinking, text, two tool calls)`, texts, events };
+  return { name: 'stream-10k', title: `${total.toLocaleString('en-US')}-event stream (thinking, text, two tool calls)`, texts, messages, events };
 }
 
 /** A small chat response (Anthropic), as the proxy benchmark's upstream answers. */

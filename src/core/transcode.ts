@@ -258,23 +258,43 @@ export function createTranscoder(options: CodecStreamOptions): Transcoder {
   );
 }
 
-/** Convert a byte stream of one format into a byte stream of another, each in its format's framing (SSE for most). */
+/**
+ * Convert a byte stream of one format into a byte stream of another, each in
+ * its format's framing (SSE for most). The output is a `ReadableStream` that
+ * pulls the source itself (no `TransformStream` and `pipeThrough` between
+ * them): a read of the output reads source chunks until one completes some
+ * output. A source error errors the output; cancelling the output cancels
+ * the source.
+ */
 export function transcodeStream(readable: ReadableStream<Uint8Array>, options: CodecStreamOptions): ConvertedStream {
   const transcoder = createTranscoder(options);
   let resolveLosses: (losses: Loss[]) => void = () => {};
   const losses = new Promise<Loss[]>((resolve) => (resolveLosses = resolve));
-  const output = readable.pipeThrough(
-    new TransformStream<Uint8Array, Uint8Array>({
-      transform(chunk, controller) {
-        const bytes = transcoder.push(chunk);
-        if (bytes !== undefined) controller.enqueue(bytes);
+  const reader = readable.getReader();
+  const output = new ReadableStream<Uint8Array>(
+    {
+      async pull(controller) {
+        for (;;) {
+          const { done, value } = await reader.read();
+          if (done) {
+            const bytes = transcoder.end();
+            if (bytes !== undefined) controller.enqueue(bytes);
+            controller.close();
+            resolveLosses(transcoder.losses);
+            return;
+          }
+          const bytes = transcoder.push(value);
+          if (bytes !== undefined) {
+            controller.enqueue(bytes);
+            return;
+          }
+        }
       },
-      flush(controller) {
-        const bytes = transcoder.end();
-        if (bytes !== undefined) controller.enqueue(bytes);
-        resolveLosses(transcoder.losses);
+      cancel(reason) {
+        return reader.cancel(reason);
       },
-    }),
+    },
+    { highWaterMark: 0 },
   );
   return Object.assign(output, { losses });
 }

@@ -60,6 +60,11 @@ export function createBlockWriter(losses: LossCollector): BlockWriter {
     return sse({ type: 'content_block_delta', index: slot.wire ?? 0, delta: body });
   }
 
+  /** A text, thinking or input JSON delta, written as `delta` would write it, without building the objects. */
+  function textualDelta(slot: Slot, type: 'text_delta' | 'thinking_delta' | 'input_json_delta', key: 'text' | 'thinking' | 'partial_json', value: string): SseMessage {
+    return { event: 'content_block_delta', data: `{"type":"content_block_delta","index":${slot.wire ?? 0},"delta":{"type":"${type}","${key}":${JSON.stringify(value)}}}` };
+  }
+
   function open(slot: Slot, out: SseMessage[]): void {
     const path = partPath(slot.index);
     slot.wire = nextWire++;
@@ -122,7 +127,7 @@ export function createBlockWriter(losses: LossCollector): BlockWriter {
     reportOnce(slot, event);
     if (slot.kind !== 'text') return;
     slot.sentText += event.text.length;
-    out.push(delta(slot, { type: 'text_delta', text: event.text }));
+    out.push(textualDelta(slot, 'text_delta', 'text', event.text));
   }
 
   function signature(slot: Slot, event: StreamEvent & { type: 'reasoning_signature' }, out: SseMessage[]): void {
@@ -225,7 +230,7 @@ export function createBlockWriter(losses: LossCollector): BlockWriter {
           return;
         }
         slot.sentText += event.text.length;
-        out.push(delta(slot, { type: 'thinking_delta', thinking: event.text }));
+        out.push(textualDelta(slot, 'thinking_delta', 'thinking', event.text));
         return;
       case 'reasoning_signature':
         if (slot.kind === 'thinking') signature(slot, event, out);
@@ -238,7 +243,7 @@ export function createBlockWriter(losses: LossCollector): BlockWriter {
           return;
         }
         slot.sentInput = true;
-        out.push(delta(slot, { type: 'input_json_delta', partial_json: event.arguments }));
+        out.push(textualDelta(slot, 'input_json_delta', 'partial_json', event.arguments));
         return;
       }
       case 'part_end':

@@ -58,7 +58,24 @@ function eventPath(count: number): string {
 }
 
 function blockIndex(data: JsonObject, path: string): number {
+  const index = data['index'];
+  // The pointer is built only for the error.
+  if (typeof index === 'number' && Number.isFinite(index)) return index;
   return expectNumber(required(data, 'index', path, ANTHROPIC), pointer(path, 'index'), ANTHROPIC);
+}
+
+/** `object[key]` as an object; the error (with its pointer) only when it is not one. */
+function objectField(object: JsonObject, key: string, path: string): JsonObject {
+  const value = object[key];
+  return isObject(value) ? value : expectObject(required(object, key, path, ANTHROPIC), pointer(path, key), ANTHROPIC);
+}
+
+/** `object[key]` as a string; the error (with its pointer, `path` then `within`) only when it is not one. */
+function stringField(object: JsonObject, key: string, path: string, within?: string): string {
+  const value = object[key];
+  if (typeof value === 'string') return value;
+  const base = within === undefined ? path : pointer(path, within);
+  return expectString(required(object, key, base, ANTHROPIC), pointer(base, key), ANTHROPIC);
 }
 
 /** The `message_start` message (or a whole `message`) as a start event plus the events of any content it carries. */
@@ -158,34 +175,31 @@ export function createAnthropicStreamDecoder(context: CodecContext): StreamDecod
 
   function blockDelta(data: JsonObject, path: string): StreamEvent[] {
     const index = blockIndex(data, path);
-    const delta = expectObject(required(data, 'delta', path, ANTHROPIC), pointer(path, 'delta'), ANTHROPIC);
-    const deltaPath = pointer(path, 'delta');
-    const type = expectString(required(delta, 'type', deltaPath, ANTHROPIC), pointer(deltaPath, 'type'), ANTHROPIC);
+    const delta = objectField(data, 'delta', path);
+    const type = stringField(delta, 'type', path, 'delta');
     const block = blocks.get(index);
-    const address = { candidate: 0, index };
-    const text = (key: string): string => expectString(required(delta, key, deltaPath, ANTHROPIC), pointer(deltaPath, key), ANTHROPIC);
     switch (type) {
       case 'text_delta': {
-        const value = text('text');
+        const value = stringField(delta, 'text', path, 'delta');
         if (block !== undefined) block.text += value;
-        return [{ type: 'text_delta', ...address, text: value }];
+        return [{ type: 'text_delta', candidate: 0, index, text: value }];
       }
       case 'thinking_delta':
-        return [{ type: 'reasoning_delta', ...address, text: text('thinking') }];
+        return [{ type: 'reasoning_delta', candidate: 0, index, text: stringField(delta, 'thinking', path, 'delta') }];
       case 'signature_delta':
-        return [{ type: 'reasoning_signature', ...address, state: { format: ANTHROPIC, kind: 'signature', value: text('signature') } }];
+        return [{ type: 'reasoning_signature', candidate: 0, index, state: { format: ANTHROPIC, kind: 'signature', value: stringField(delta, 'signature', path, 'delta') } }];
       case 'input_json_delta': {
-        const value = text('partial_json');
+        const value = stringField(delta, 'partial_json', path, 'delta');
         if (block !== undefined) block.text += value;
-        return [{ type: 'tool_call_delta', ...address, arguments: value }];
+        return [{ type: 'tool_call_delta', candidate: 0, index, arguments: value }];
       }
       case 'citations_delta': {
-        const citation = expectObject(required(delta, 'citation', deltaPath, ANTHROPIC), pointer(deltaPath, 'citation'), ANTHROPIC);
+        const citation = expectObject(required(delta, 'citation', pointer(path, 'delta'), ANTHROPIC), pointer(path, 'delta', 'citation'), ANTHROPIC);
         if (block !== undefined) {
           block.citations.push(citation);
           block.rebuilt = true;
         }
-        return [{ type: 'text_delta', ...address, text: '', extensions: { anthropic: { citation } } }];
+        return [{ type: 'text_delta', candidate: 0, index, text: '', extensions: { anthropic: { citation } } }];
       }
       case 'compaction_delta': {
         const value = delta['content'];
@@ -193,11 +207,11 @@ export function createAnthropicStreamDecoder(context: CodecContext): StreamDecod
           block.text += value;
           block.rebuilt = true;
         }
-        return [{ type: 'text_delta', ...address, text: '', extensions: { anthropic: { $delta: delta } } }];
+        return [{ type: 'text_delta', candidate: 0, index, text: '', extensions: { anthropic: { $delta: delta } } }];
       }
       default:
-        context.losses.add('unknown_block', deltaPath, `unknown Anthropic delta type "${type}"; kept for Anthropic only`);
-        return [{ type: 'text_delta', ...address, text: '', extensions: { anthropic: { delta } } }];
+        context.losses.add('unknown_block', pointer(path, 'delta'), `unknown Anthropic delta type "${type}"; kept for Anthropic only`);
+        return [{ type: 'text_delta', candidate: 0, index, text: '', extensions: { anthropic: { delta } } }];
     }
   }
 
@@ -290,7 +304,7 @@ export function createAnthropicStreamDecoder(context: CodecContext): StreamDecod
   }
 
   function decodeData(data: JsonObject, path: string): StreamEvent[] {
-    const type = expectString(required(data, 'type', path, ANTHROPIC), pointer(path, 'type'), ANTHROPIC);
+    const type = stringField(data, 'type', path);
     switch (type) {
       case 'message_start':
         return withEventFields(messageStart(data, path), data, START_KEYS);

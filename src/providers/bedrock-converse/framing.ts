@@ -3,46 +3,157 @@
  * (`application/vnd.amazon.eventstream`): binary frames of a length prelude,
  * typed headers (`:message-type`, `:event-type` or `:exception-type`,
  * `:content-type`), a JSON payload and CRC32 checks over prelude and
- * message. Frames are split and joined by `@smithy/eventstream-codec`,
- * which verifies both checksums; this file only buffers bytes into whole
- * frames and maps frames to wire events (`{ event: <type>, data: <payload> }`)
- * and back. An exception frame becomes a wire event named by its
- * `:exception-type` (`modelStreamErrorException`); the writer turns such a
- * name back into an exception frame.
+ * message. The reader checks both checksums and reads the string headers
+ * straight from the bytes; the writer keeps each event name's header block
+ * ready made and writes a whole chunk of frames into one buffer. A frame
+ * becomes a wire event (`{ event: <type>, data: <payload> }`), an exception
+ * frame one named by its `:exception-type` (`modelStreamErrorException`);
+ * the writer turns such a name back into an exception frame.
  *
  * @see https://docs.aws.amazon.com/transcribe/latest/dg/streaming-setting-up.html#streaming-event-stream
  */
-import { EventStreamCodec, type Message, type MessageHeaders } from '@smithy/eventstream-codec';
 import { wireEventOf, type FrameReader, type StreamFraming } from '../../core/framing.ts';
-import type { WireEvent } from '../../core/stream-events.ts';
+import type { SseMessage, WireEvent } from '../../core/stream-events.ts';
 
 const text = new TextDecoder();
 const utf8 = new TextEncoder();
-const codec = new EventStreamCodec(
-  (bytes) => text.decode(bytes),
-  (value) => utf8.encode(value),
-);
 
 /** The smallest frame: prelude (8), prelude CRC (4), message CRC (4). */
 const MIN_FRAME = 16;
 /** Bedrock's frames carry one event each; a length past this is a broken or hostile stream, not an event. */
 const MAX_FRAME = 24 * 1024 * 1024;
 
-function header(headers: MessageHeaders, name: string): string | undefined {
-  const value = headers[name];
-  return value !== undefined && value.type === 'string' ? value.value : undefined;
+/** The CRC-32 (IEEE 802.3) tables for slicing by 4: `CRC_TABLE[k * 256 + b]` is byte `b`'s CRC followed by `k` zero bytes. */
+const CRC_TABLE = (() => {
+  const table = new Int32Array(4 * 256);
+  for (let n = 0; n < 256; n++) {
+    let c = n;
+    for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
+    table[n] = c;
+  }
+  for (let n = 0; n < 256; n++) {
+    let c = table[n]!;
+    for (let k = 1; k < 4; k++) {
+      c = table[c & 0xff]! ^ (c >>> 8);
+      table[k * 256 + n] = c;
+    }
+  }
+  return table;
+})();
+
+/** The CRC-32 of `bytes[start, end)`, four bytes a step. */
+function crc32(bytes: Uint8Array, start: number, end: number): number {
+  let c = -1;
+  let i = start;
+  for (const last = end - 3; i < last; i += 4) {
+    c ^= bytes[i]! | (bytes[i + 1]! << 8) | (bytes[i + 2]! << 16) | (bytes[i + 3]! << 24);
+    c = CRC_TABLE[768 + (c & 0xff)]! ^ CRC_TABLE[512 + ((c >>> 8) & 0xff)]! ^ CRC_TABLE[256 + ((c >>> 16) & 0xff)]! ^ CRC_TABLE[c >>> 24]!;
+  }
+  for (; i < end; i++) c = CRC_TABLE[(c ^ bytes[i]!) & 0xff]! ^ (c >>> 8);
+  return (c ^ -1) >>> 0;
 }
 
-/** One decoded frame as a wire event. */
-function wireEventOfFrame(message: Message): WireEvent {
-  const type = header(message.headers, ':message-type');
-  const body = message.body.byteLength === 0 ? '{}' : text.decode(message.body);
-  if (type === 'exception') return wireEventOf(body, header(message.headers, ':exception-type') ?? 'unknownException');
-  if (type === 'error') {
-    const code = header(message.headers, ':error-code') ?? 'InternalFailure';
-    return { event: `${code.charAt(0).toLowerCase()}${code.slice(1)}${code.endsWith('Exception') ? '' : 'Exception'}`, data: { message: header(message.headers, ':error-message') ?? code } };
+function uint32(bytes: Uint8Array, at: number): number {
+  return ((bytes[at]! << 24) | (bytes[at + 1]! << 16) | (bytes[at + 2]! << 8) | bytes[at + 3]!) >>> 0;
+}
+
+function putUint32(bytes: Uint8Array, at: number, value: number): void {
+  bytes[at] = value >>> 24;
+  bytes[at + 1] = (value >>> 16) & 0xff;
+  bytes[at + 2] = (value >>> 8) & 0xff;
+  bytes[at + 3] = value & 0xff;
+}
+
+/** UTF-8 text of `bytes[start, end)`; short ASCII (every header name and event type) without a decoder call. */
+function utf8Text(bytes: Uint8Array, start: number, end: number): string {
+  if (end - start > 64) return text.decode(bytes.subarray(start, end));
+  let out = '';
+  for (let i = start; i < end; i++) {
+    const byte = bytes[i]!;
+    if (byte > 0x7f) return text.decode(bytes.subarray(start, end));
+    out += String.fromCharCode(byte);
   }
-  return wireEventOf(body, header(message.headers, ':event-type') ?? 'unknown');
+  return out;
+}
+
+/** Bytes a header value of each type takes after its type byte (`-1`: a 2-byte length, then that many bytes). */
+const HEADER_VALUE_SIZE = [0, 0, 1, 2, 4, 8, -1, -1, 8, 16];
+
+/** The string headers of a frame Bedrock reads (`:message-type` and the names it points to). */
+interface FrameHeaders {
+  ':message-type'?: string;
+  ':event-type'?: string;
+  ':exception-type'?: string;
+  ':error-code'?: string;
+  ':error-message'?: string;
+}
+
+/** The string headers in `bytes[start, end)`; headers of other types are skipped. Throws on a header that runs past the block. */
+function readHeaders(bytes: Uint8Array, start: number, end: number): Record<string, string> {
+  const headers: Record<string, string> = {};
+  let at = start;
+  while (at < end) {
+    const nameLength = bytes[at]!;
+    const name = utf8Text(bytes, at + 1, at + 1 + nameLength);
+    at += 1 + nameLength;
+    const type = bytes[at++];
+    const size = type === undefined ? undefined : HEADER_VALUE_SIZE[type];
+    if (size === undefined) throw new Error(`an event-stream header "${name}" has the unknown value type ${String(type)}`);
+    if (size >= 0) at += size;
+    else {
+      const length = (bytes[at]! << 8) | bytes[at + 1]!;
+      at += 2;
+      if (type === 7) headers[name] = utf8Text(bytes, at, at + length);
+      at += length;
+    }
+    if (at > end) throw new Error(`an event-stream header "${name}" runs past the header block`);
+  }
+  return headers;
+}
+
+/** Header blocks read before, with what they say: a stream repeats a handful of blocks (one per event type). */
+interface HeaderCache {
+  blocks: { bytes: Uint8Array; headers: FrameHeaders }[];
+}
+
+const HEADER_CACHE_SIZE = 16;
+
+/** The headers in `bytes[start, end)`, from the cache when the same block was read before. */
+function cachedHeaders(cache: HeaderCache, bytes: Uint8Array, start: number, end: number): FrameHeaders {
+  const length = end - start;
+  search: for (const block of cache.blocks) {
+    const known = block.bytes;
+    if (known.length !== length) continue;
+    for (let i = 0; i < length; i++) if (known[i] !== bytes[start + i]) continue search;
+    return block.headers;
+  }
+  const headers = readHeaders(bytes, start, end) as FrameHeaders;
+  if (cache.blocks.length < HEADER_CACHE_SIZE) cache.blocks.push({ bytes: bytes.slice(start, end), headers });
+  return headers;
+}
+
+/** The frame at `bytes[offset, offset + total)` as a wire event; both checksums checked. */
+function wireEventOfFrame(bytes: Uint8Array, offset: number, total: number, cache: HeaderCache): WireEvent {
+  const headersLength = uint32(bytes, offset + 4);
+  const preludeCrc = uint32(bytes, offset + 8);
+  const preludeActual = crc32(bytes, offset, offset + 8);
+  if (preludeCrc !== preludeActual) throw new Error(`the prelude checksum in the frame (${preludeCrc}) does not match the calculated CRC32 checksum (${preludeActual})`);
+  const messageCrc = uint32(bytes, offset + total - 4);
+  const messageActual = crc32(bytes, offset, offset + total - 4);
+  if (messageCrc !== messageActual) throw new Error(`the message checksum in the frame (${messageCrc}) does not match the calculated CRC32 checksum (${messageActual})`);
+  const headersStart = offset + 12;
+  const bodyStart = headersStart + headersLength;
+  const bodyEnd = offset + total - 4;
+  if (bodyStart > bodyEnd) throw new Error(`an event-stream frame of ${total} bytes says its headers take ${headersLength}`);
+  const headers = cachedHeaders(cache, bytes, headersStart, bodyStart);
+  const type = headers[':message-type'];
+  const body = bodyStart === bodyEnd ? '{}' : text.decode(bytes.subarray(bodyStart, bodyEnd));
+  if (type === 'exception') return wireEventOf(body, headers[':exception-type'] ?? 'unknownException');
+  if (type === 'error') {
+    const code = headers[':error-code'] ?? 'InternalFailure';
+    return { event: `${code.charAt(0).toLowerCase()}${code.slice(1)}${code.endsWith('Exception') ? '' : 'Exception'}`, data: { message: headers[':error-message'] ?? code } };
+  }
+  return wireEventOf(body, headers[':event-type'] ?? 'unknown');
 }
 
 /** True for a wire event name that is an exception (`throttlingException`), written as an exception frame. */
@@ -50,12 +161,60 @@ export function isExceptionEvent(name: string | undefined): boolean {
   return name !== undefined && name.endsWith('Exception');
 }
 
+/** One string header's bytes: name length, name, type 7, value length, value. */
+function stringHeader(name: string, value: string): number[] {
+  const nameBytes = utf8.encode(name);
+  const valueBytes = utf8.encode(value);
+  return [nameBytes.length, ...nameBytes, 7, valueBytes.length >>> 8, valueBytes.length & 0xff, ...valueBytes];
+}
+
+/** The header block of each event name written so far. */
+const headerBlocks = new Map<string, Uint8Array>();
+
+/** The header block of a frame named `name`, in Bedrock's own header order (so a same-format stream comes out byte for byte as it went in). */
+function headerBlock(name: string): Uint8Array {
+  let block = headerBlocks.get(name);
+  if (block === undefined) {
+    block = new Uint8Array(
+      isExceptionEvent(name)
+        ? [...stringHeader(':message-type', 'exception'), ...stringHeader(':exception-type', name), ...stringHeader(':content-type', 'application/json')]
+        : [...stringHeader(':event-type', name), ...stringHeader(':content-type', 'application/json'), ...stringHeader(':message-type', 'event')],
+    );
+    if (headerBlocks.size < 256) headerBlocks.set(name, block);
+  }
+  return block;
+}
+
+/** `messages` as event-stream frames, in one buffer. */
+function writeFrames(messages: readonly SseMessage[]): Uint8Array {
+  let bound = 0;
+  for (const message of messages) bound += MIN_FRAME + headerBlock(message.event ?? 'unknown').length + message.data.length * 3;
+  const out = new Uint8Array(bound);
+  let at = 0;
+  for (const message of messages) {
+    const headers = headerBlock(message.event ?? 'unknown');
+    const start = at;
+    out.set(headers, start + 12);
+    const bodyStart = start + 12 + headers.length;
+    const { written } = utf8.encodeInto(message.data, out.subarray(bodyStart));
+    const total = 12 + headers.length + written + 4;
+    putUint32(out, start, total);
+    putUint32(out, start + 4, headers.length);
+    putUint32(out, start + 8, crc32(out, start, start + 8));
+    putUint32(out, start + total - 4, crc32(out, start, start + total - 4));
+    at += total;
+  }
+  return at === out.length ? out : out.subarray(0, at);
+}
+
 /** Bedrock's event-stream framing. */
 export const eventStreamFraming: StreamFraming = {
   contentType: 'application/vnd.amazon.eventstream',
   createReader(): FrameReader {
+    // Bytes of a frame not complete yet; frames wholly inside a chunk are read from the chunk itself.
     let buffer = new Uint8Array(0);
     let length = 0;
+    const cache: HeaderCache = { blocks: [] };
     const append = (chunk: Uint8Array) => {
       if (length + chunk.byteLength > buffer.byteLength) {
         const grown = new Uint8Array(Math.max(buffer.byteLength * 2, length + chunk.byteLength, 4096));
@@ -65,51 +224,39 @@ export const eventStreamFraming: StreamFraming = {
       buffer.set(chunk, length);
       length += chunk.byteLength;
     };
-    const frames = (): WireEvent[] => {
-      const events: WireEvent[] = [];
+    /** The whole frames at the start of `bytes[0, end)` as wire events, and where the first incomplete one starts. */
+    const frames = (bytes: Uint8Array, end: number, events: WireEvent[]): number => {
       let offset = 0;
-      while (length - offset >= 4) {
-        const total = new DataView(buffer.buffer, buffer.byteOffset + offset, 4).getUint32(0, false);
+      while (end - offset >= 4) {
+        const total = uint32(bytes, offset);
         if (total < MIN_FRAME || total > MAX_FRAME) throw new Error(`an event-stream frame says it is ${total} bytes long (frames are ${MIN_FRAME} to ${MAX_FRAME})`);
-        if (length - offset < total) break;
-        // decode() checks both CRCs and throws on a mismatch.
-        events.push(wireEventOfFrame(codec.decode(buffer.slice(offset, offset + total))));
+        if (end - offset < total) break;
+        events.push(wireEventOfFrame(bytes, offset, total, cache));
         offset += total;
       }
-      if (offset > 0) {
-        buffer.copyWithin(0, offset, length);
-        length -= offset;
-      }
-      return events;
+      return offset;
     };
     return {
       push(chunk) {
+        const events: WireEvent[] = [];
+        if (length === 0) {
+          const offset = frames(chunk, chunk.byteLength, events);
+          if (offset < chunk.byteLength) append(chunk.subarray(offset));
+          return events;
+        }
         append(chunk);
-        return frames();
+        const offset = frames(buffer, length, events);
+        if (offset > 0) {
+          buffer.copyWithin(0, offset, length);
+          length -= offset;
+        }
+        return events;
       },
       end() {
-        const events = frames();
         if (length > 0) throw new Error(`the event stream ended inside a frame (${length} bytes left over)`);
-        return events;
+        return [];
       },
     };
   },
-  write(messages) {
-    const frames = messages.map((message) => {
-      const name = message.event ?? 'unknown';
-      // Bedrock's own header order, so a same-format stream comes out byte for byte as it went in.
-      const headers: MessageHeaders = isExceptionEvent(name)
-        ? { ':message-type': { type: 'string', value: 'exception' }, ':exception-type': { type: 'string', value: name }, ':content-type': { type: 'string', value: 'application/json' } }
-        : { ':event-type': { type: 'string', value: name }, ':content-type': { type: 'string', value: 'application/json' }, ':message-type': { type: 'string', value: 'event' } };
-      return codec.encode({ headers, body: utf8.encode(message.data) });
-    });
-    if (frames.length === 1) return frames[0] as Uint8Array;
-    const out = new Uint8Array(frames.reduce((sum, frame) => sum + frame.byteLength, 0));
-    let offset = 0;
-    for (const frame of frames) {
-      out.set(frame, offset);
-      offset += frame.byteLength;
-    }
-    return out;
-  },
+  write: writeFrames,
 };

@@ -80,7 +80,7 @@ class BedrockStreamEncoder implements StreamEncoder {
         const delta = fieldsOf(event)?.['$delta'];
         if (isObject(delta)) out.push(this.delta(event.index, delta, event));
         else if (event.text !== '' || open.part.type === 'text') {
-          out.push(this.delta(event.index, { text: event.text }, event));
+          out.push(this.textualDelta(event.index, 'text', undefined, event.text, event));
           open.text += event.text;
         }
         open.sent = true;
@@ -95,7 +95,7 @@ class BedrockStreamEncoder implements StreamEncoder {
           return out;
         }
         const delta = fieldsOf(event)?.['$delta'];
-        out.push(this.delta(event.index, isObject(delta) ? delta : { reasoningContent: { text: event.text } }, event));
+        out.push(isObject(delta) ? this.delta(event.index, delta, event) : this.textualDelta(event.index, 'reasoningContent', 'text', event.text, event));
         if (!isObject(delta)) open.text += event.text;
         open.sent = true;
         return out;
@@ -115,7 +115,7 @@ class BedrockStreamEncoder implements StreamEncoder {
       case 'tool_call_delta': {
         const open = this.open.get(event.index);
         if (open === undefined || event.candidate !== 0) return out;
-        out.push(this.delta(event.index, { toolUse: { input: event.arguments } }, event));
+        out.push(this.textualDelta(event.index, 'toolUse', 'input', event.arguments, event));
         open.text += event.arguments;
         open.sent = true;
         return out;
@@ -154,6 +154,16 @@ class BedrockStreamEncoder implements StreamEncoder {
 
   private delta(index: number, delta: JsonObject, event: Extensible): SseMessage {
     return this.message('contentBlockDelta', { contentBlockIndex: this.wire(index), delta, ...extra(event) });
+  }
+
+  /**
+   * A delta of one string (`{"text":…}`, `{"reasoningContent":{"text":…}}`, `{"toolUse":{"input":…}}`),
+   * written as {@link delta} would write it, without building the objects when the event has no `$extra`.
+   */
+  private textualDelta(index: number, outer: 'text' | 'reasoningContent' | 'toolUse', inner: 'text' | 'input' | undefined, value: string, event: Extensible): SseMessage {
+    if (isObject(fieldsOf(event)?.['$extra'])) return this.delta(index, inner === undefined ? { [outer]: value } : { [outer]: { [inner]: value } }, event);
+    const body = inner === undefined ? `{"${outer}":${JSON.stringify(value)}}` : `{"${outer}":{"${inner}":${JSON.stringify(value)}}}`;
+    return { event: 'contentBlockDelta', data: `{"contentBlockIndex":${this.wire(index)},"delta":${body}}` };
   }
 
   /** The wire index of an IR part: parts Converse cannot carry take no block, so later blocks move up (Converse indexes are dense). */

@@ -54,8 +54,14 @@ class GeminiStreamDecoder implements StreamDecoder {
   private promptBlocked = false;
   private readonly candidates = new Map<number, CandidateState>();
   private readonly pending = new PendingCalls();
+  /** Same-format shape hints (`$chunk`, `$more`) are kept only when the IR may go back to Gemini. */
+  private readonly hints: boolean;
+  /** The id scope of each candidate (`idScope` of the response id), made once. */
+  private readonly scopes = new Map<number, string>();
 
-  constructor(private readonly context: CodecContext) {}
+  constructor(private readonly context: CodecContext) {
+    this.hints = context.target === undefined || context.target === 'gemini';
+  }
 
   decode(event: WireEvent): StreamEvent[] {
     if (this.done) return [];
@@ -76,7 +82,7 @@ class GeminiStreamDecoder implements StreamDecoder {
       const list = expectArray(candidates, '/candidates', 'gemini');
       shape.candidates = [];
       for (let position = 0; position < list.length; position++) {
-        const path = pointer('/candidates', position);
+        const path = `/candidates/${position}`;
         const wire = expectObject(list[position], path, 'gemini');
         shape.candidates.push(this.readCandidate(wire, path, position, events));
         fields.push(unknownKeys(wire, KNOWN_CANDIDATE) ?? null);
@@ -87,7 +93,9 @@ class GeminiStreamDecoder implements StreamDecoder {
     this.readPromptBlock(chunk, events);
     // A chunk with nothing neutral in it still needs an event to carry its shape.
     if (events.length === 0) events.push({ type: 'usage', usage: {}, extensions: { gemini: { $carrier: true } } });
-    markChunk(events, shape, fields, unknownKeys(chunk, KNOWN_CHUNK));
+    const rest = unknownKeys(chunk, KNOWN_CHUNK);
+    if (this.hints) markChunk(events, shape, fields, rest);
+    else markFields(events, fields, rest);
     return events;
   }
 
@@ -151,6 +159,15 @@ class GeminiStreamDecoder implements StreamDecoder {
     return state;
   }
 
+  private idScope(candidate: number): string {
+    let scope = this.scopes.get(candidate);
+    if (scope === undefined) {
+      scope = idScope(this.responseId, candidate);
+      this.scopes.set(candidate, scope);
+    }
+    return scope;
+  }
+
   private readCandidate(wire: JsonObject, path: string, position: number, events: StreamEvent[]): CandidateShape {
     const indexValue = wire['index'];
     const candidate = indexValue === undefined ? position : expectNumber(indexValue, pointer(path, 'index'), 'gemini');
@@ -160,16 +177,16 @@ class GeminiStreamDecoder implements StreamDecoder {
     const content = wire['content'];
     if (content === undefined) shape.noContent = true;
     else {
-      const contentPath = pointer(path, 'content');
+      const contentPath = `${path}/content`;
       const object = expectObject(content, contentPath, 'gemini');
       if (object['role'] !== 'model') shape.role = object['role'] === undefined ? null : expectString(object['role'], pointer(contentPath, 'role'), 'gemini');
       const parts = object['parts'];
       if (parts === undefined) shape.noParts = true;
       else {
-        const list = expectArray(parts, pointer(contentPath, 'parts'), 'gemini');
-        const scope: PartScope = { losses: this.context.losses, role: 'model', idScope: idScope(this.responseId, candidate), pending: this.pending };
+        const list = Array.isArray(parts) ? parts : expectArray(parts, pointer(contentPath, 'parts'), 'gemini');
+        const scope: PartScope = { losses: this.context.losses, role: 'model', idScope: this.idScope(candidate), pending: this.pending };
         for (let index = 0; index < list.length; index++) {
-          this.readPart(candidate, state, list[index], pointer(contentPath, 'parts', index), scope, events);
+          this.readPart(candidate, state, list[index], `${contentPath}/parts/${index}`, scope, events);
         }
       }
       const rest = unknownKeys(object, KNOWN_CONTENT);
@@ -331,6 +348,16 @@ function withoutWillContinue(part: ToolCallPart, head: boolean): ToolCallPart {
     if ($noArgs !== undefined) rest['$noArgs'] = $noArgs;
   }
   return { ...part, extensions: { ...part.extensions, gemini: rest } };
+}
+
+/** For another format: only the chunk's unknown fields, on its last event (the target reports them as dropped). */
+function markFields(events: StreamEvent[], fields: (JsonObject | null)[], rest: JsonObject | undefined): void {
+  const candidateFields = fields.some((field) => field !== null);
+  if (!candidateFields && rest === undefined) return;
+  const last = events[events.length - 1] as StreamEvent;
+  const gemini = ((last.extensions ??= {}).gemini ??= {});
+  if (candidateFields) gemini['candidateFields'] = fields;
+  if (rest !== undefined) gemini['chunkFields'] = rest;
 }
 
 /** Mark a chunk's events: `$more` on all but the last, the chunk's shape and unknown fields on the last. */

@@ -40,6 +40,10 @@ interface PartState {
 }
 
 /** One wire part in the chunk being built, with its snake_case spelling hint. */
+/** A text no stream holds, marking where the text goes in a chunk template. */
+const TEXT_MARK = '\u0000interlingua-text\u0000';
+const TEXT_MARK_JSON = JSON.stringify(TEXT_MARK);
+
 interface WirePart {
   wire: JsonObject;
   snake?: unknown;
@@ -56,6 +60,8 @@ class GeminiStreamEncoder implements StreamEncoder {
   private model: string | undefined;
   private startFields: JsonObject | undefined;
   private createTime: string | undefined;
+  /** The template of {@link textChunk}, and what it was made from. */
+  private textTemplate: { model: string | undefined; id: string | undefined; createTime: string | undefined; thought: unknown; parts: readonly [string, string] } | undefined;
   private readonly parts = new Map<string, PartState>();
   /** The chunk being built: wire parts, finish reasons and usage. */
   private chunkParts = new Map<number, WirePart[]>();
@@ -327,6 +333,11 @@ class GeminiStreamEncoder implements StreamEncoder {
 
   /** The chunk a decoded Gemini chunk came from, rebuilt from its shape. */
   private emitChunk(shape: ChunkShape, gemini: JsonObject | undefined): SseMessage {
+    // The usual chunk (one piece of text for candidate 0, the stream's model and id) from the template.
+    if (plainShape(shape) && gemini?.['candidateFields'] === undefined && gemini?.['chunkFields'] === undefined) {
+      const text = this.textChunk(undefined);
+      if (text !== undefined) return text;
+    }
     const chunk: JsonObject = {};
     const fields = gemini?.['candidateFields'];
     if (shape.candidates !== undefined) {
@@ -363,9 +374,49 @@ class GeminiStreamEncoder implements StreamEncoder {
     return wire;
   }
 
+  /**
+   * The chunk of one text or thought piece of candidate 0 (`{text}` or `{text, thought}`), written as
+   * `emitChunk` would write it from a template made once per model, response id and piece shape; `undefined`
+   * for any other chunk.
+   */
+  private textChunk(createTime: string | undefined): SseMessage | undefined {
+    if (this.chunkFinishes.size !== 0 || this.chunkUsage !== undefined || this.chunkParts.size !== 1) return undefined;
+    const list = this.chunkParts.get(0);
+    const entry = list?.length === 1 ? list[0] : undefined;
+    if (entry === undefined || entry.snake !== undefined) return undefined;
+    const wire = entry.wire;
+    const text = wire['text'];
+    const thought = wire['thought'];
+    let keys = 0;
+    for (const _key in wire) keys++;
+    if (typeof text !== 'string' || keys !== (thought === undefined ? 1 : 2) || (thought !== undefined && typeof thought !== 'boolean')) return undefined;
+    const t = this.textTemplate;
+    let template: readonly [string, string];
+    if (t !== undefined && t.model === this.model && t.id === this.id && t.createTime === createTime && t.thought === thought) template = t.parts;
+    else {
+      const piece: JsonObject = { text: TEXT_MARK };
+      if (thought !== undefined) piece['thought'] = thought;
+      const chunk: JsonObject = { candidates: [{ content: { role: 'model', parts: [piece] }, index: 0 }] };
+      setDefined(chunk, 'modelVersion', this.model);
+      setDefined(chunk, 'responseId', this.id);
+      if (createTime !== undefined) chunk['createTime'] = createTime;
+      const parts = JSON.stringify(chunk).split(TEXT_MARK_JSON);
+      if (parts.length !== 2) return undefined;
+      template = [parts[0]!, parts[1]!];
+      this.textTemplate = { model: this.model, id: this.id, createTime, thought, parts: template };
+    }
+    this.resetChunk();
+    return { data: template[0] + JSON.stringify(text) + template[1] };
+  }
+
   /** Emit what a foreign event added: its wire parts, one chunk. */
   private emitOpenChunk(out: SseMessage[]): void {
     if (this.chunkParts.size === 0 && this.chunkFinishes.size === 0 && this.chunkUsage === undefined) return;
+    const text = this.startFields === undefined ? this.textChunk(this.createTime) : undefined;
+    if (text !== undefined) {
+      out.push(text);
+      return;
+    }
     const indexes = new Set([...this.chunkParts.keys(), ...this.chunkFinishes.keys()]);
     const shape: ChunkShape = { candidates: [...indexes].sort((a, b) => a - b).map((index) => ({ index })) };
     if (this.createTime !== undefined) shape.createTime = this.createTime;
@@ -408,6 +459,16 @@ function copyFields(target: JsonObject, source: JsonObject | undefined): void {
     if (key.charCodeAt(0) === 36 /* $ */ || CHUNK_KEYS.has(key)) continue;
     target[key] = source[key];
   }
+}
+
+/** True for the shape `{ candidates: [{ index: 0 }] }`: nothing about the chunk differs from the stream's defaults. */
+function plainShape(shape: ChunkShape): boolean {
+  for (const key in shape) if (key !== 'candidates') return false;
+  const candidates = shape.candidates;
+  if (candidates?.length !== 1) return false;
+  const only = candidates[0]!;
+  for (const key in only) if (key !== 'index') return false;
+  return only.index === 0;
 }
 
 function setDefined(target: JsonObject, key: string, value: unknown): void {

@@ -173,11 +173,36 @@ class OllamaStreamEncoder implements StreamEncoder {
     if (!this.hinted) this.flushLine(out, false);
   }
 
+  /** `{"model":…,"created_at":…,"message":{"role":"assistant","content":` for the current model and time, and what it was made from. */
+  private head: { model: string | undefined; createdAt: string | undefined; text: string } | undefined;
+
+  /**
+   * A chat line of another format's events with no tool calls (`{model, created_at, message: {role, content, thinking?}, done: false}`),
+   * written as `flushLine` would serialise it, without building the objects.
+   */
+  private plainLine(line: Line): SseMessage {
+    let head = this.head;
+    if (head === undefined || head.model !== this.model || head.createdAt !== this.createdAt) {
+      const envelope: JsonObject = {};
+      if (this.model !== undefined) envelope['model'] = this.model;
+      if (this.createdAt !== undefined) envelope['created_at'] = this.createdAt;
+      const text = JSON.stringify(envelope);
+      head = { model: this.model, createdAt: this.createdAt, text: `${text.length === 2 ? '{' : `${text.slice(0, -1)},`}"message":{"role":"assistant","content":` };
+      this.head = head;
+    }
+    const thinking = line.thinking === '' ? '' : `,"thinking":${JSON.stringify(line.thinking)}`;
+    return { data: `${head.text}${JSON.stringify(line.content)}${thinking}},"done":false}` };
+  }
+
   private flushLine(out: SseMessage[], last: boolean): void {
     const line = this.line;
     if (line === undefined && !last) return;
     this.line = undefined;
     const shape = line?.shape;
+    if (!last && shape === undefined && !this.generate && line !== undefined && line.toolCalls.length === 0) {
+      out.push(this.plainLine(line));
+      return;
+    }
     const wire: JsonObject = {};
     if (shape === undefined) {
       if (this.model !== undefined) wire['model'] = this.model;

@@ -245,6 +245,55 @@ export class ChunkBuilder {
     return this.assemble(choices, usage);
   }
 
+  /**
+   * For a chunk that is one text, reasoning or argument delta: where its text
+   * sits in the choice `build` makes (`key` names the shape, the same for
+   * every such chunk of this part) and that choice with `value` in its place;
+   * `undefined` for any other event. Changes no state `build` would not.
+   */
+  soleDelta(event: StreamEvent, value: string): { key: string; choice: JsonObject } | undefined {
+    switch (event.type) {
+      case 'text_delta':
+      case 'reasoning_delta': {
+        const field = event.type === 'reasoning_delta' ? 'reasoning_content' : this.refusals.has(`${event.candidate}:${event.index}`) ? 'refusal' : 'content';
+        return { key: `${event.candidate}:${field}`, choice: { index: event.candidate, delta: { [field]: value }, finish_reason: null } };
+      }
+      case 'tool_call_delta': {
+        const tools = this.candidates.get(event.candidate);
+        const index = tools?.byPart.get(event.index);
+        if (index === undefined) return undefined;
+        const [outer, inner] = this.customs.has(`${event.candidate}:${event.index}`) ? ['custom', 'input'] : ['function', 'arguments'];
+        return { key: `${event.candidate}:${index}:${outer}`, choice: { index: event.candidate, delta: { tool_calls: [{ index, [outer]: { [inner]: value } }] }, finish_reason: null } };
+      }
+      default:
+        return undefined;
+    }
+  }
+
+  /**
+   * True when `chunk` is exactly the chunk `build` makes of one sole delta
+   * (`choice` from {@link soleDelta} with the real text): the top-level
+   * fields the last chunk had, all primitive, and that choice. Then the chunk
+   * needs no patch and leaves the top-level fields as they are.
+   */
+  isSoleChunk(chunk: JsonObject, choice: JsonObject): boolean {
+    const top = this.top;
+    let count = 0;
+    for (const key in chunk) {
+      if (key === 'choices') {
+        const choices = chunk[key];
+        if (!Array.isArray(choices) || choices.length !== 1 || !sameJson(choices[0], choice)) return false;
+      } else {
+        const value = chunk[key];
+        if (typeof value === 'object' && value !== null) return false;
+        if (top[key] !== value || !(key in top)) return false;
+      }
+      count++;
+    }
+    for (const _key in top) count--;
+    return count === 1;
+  }
+
   /** Remember the top-level fields of the chunk that was sent. */
   commit(chunk: JsonObject): void {
     const top: JsonObject = {};
@@ -254,6 +303,22 @@ export class ChunkBuilder {
     }
     this.top = top;
   }
+}
+
+/** Deep equality of two JSON values (objects with the same keys, arrays of the same length). */
+function sameJson(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+  if (Array.isArray(a) !== Array.isArray(b)) return false;
+  const left = a as JsonObject;
+  const right = b as JsonObject;
+  let count = 0;
+  for (const key in left) {
+    if (!(key in right) || !sameJson(left[key], right[key])) return false;
+    count++;
+  }
+  for (const _key in right) count--;
+  return count === 0;
 }
 
 /** The choice of `candidate` in a chunk being built, added on first use. */

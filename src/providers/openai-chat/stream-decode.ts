@@ -142,13 +142,25 @@ class OpenaiChatStreamDecoder implements StreamDecoder {
     if (!this.hints) return events;
     const hint: ChunkHint = {};
     if (events.length > 1) hint.n = events.length;
-    const patch = diffChunk(this.builder.build(events), data);
-    if (patch !== undefined) hint.patch = patch;
+    if (!this.isSoleChunk(events, data)) {
+      const patch = diffChunk(this.builder.build(events), data);
+      if (patch !== undefined) hint.patch = patch;
+      this.builder.commit(data);
+    }
     if (eventName !== undefined) hint.event = eventName;
-    this.builder.commit(data);
     ((first.extensions ??= {})[FORMAT] ??= {})['$chunk'] = hint;
     this.withPending(first);
     return events;
+  }
+
+  /** The chunk is one delta, exactly as the builder would make it: no patch, and the builder's state stays as it is. */
+  private isSoleChunk(events: StreamEvent[], data: JsonObject): boolean {
+    if (events.length !== 1) return false;
+    const event = events[0]!;
+    const text = event.type === 'text_delta' || event.type === 'reasoning_delta' ? event.text : event.type === 'tool_call_delta' ? event.arguments : undefined;
+    if (text === undefined) return false;
+    const sole = this.builder.soleDelta(event, text);
+    return sole !== undefined && this.builder.isSoleChunk(data, sole.choice);
   }
 
   private start(data: JsonObject): StartEvent {

@@ -71,6 +71,8 @@ class OpenaiChatStreamEncoder implements StreamEncoder {
   private sent = false;
   /** Foreign mode: the JSON text of a one-text-delta chunk before and after its text, per candidate and key; reset by `start`. */
   private readonly templates = new Map<string, readonly [string, string]>();
+  /** Own mode: the same, for chunks that are one unpatched delta; cleared by every chunk built the general way. */
+  private readonly ownTemplates = new Map<string, readonly [string, string]>();
 
   /** The dialect written for events from other formats (`context.dialect`, else plain OpenAI). */
   private readonly dialect: OpenaiChatDialect;
@@ -134,7 +136,37 @@ class OpenaiChatStreamEncoder implements StreamEncoder {
     }
   }
 
+  /**
+   * A chunk that is one unpatched delta (the source sent exactly the chunk
+   * `build` makes): the envelope around the text is serialised once and kept
+   * until a chunk takes the general path (which may change the top-level
+   * fields every chunk repeats); the text is what `sendGroup` would write.
+   */
+  private soleDelta(event: StreamEvent, hint: ChunkHint): SseMessage | undefined {
+    if (hint.n !== undefined || hint.patch !== undefined || hint.event !== undefined) return undefined;
+    const text = event.type === 'text_delta' || event.type === 'reasoning_delta' ? event.text : event.type === 'tool_call_delta' ? event.arguments : undefined;
+    if (text === undefined) return undefined;
+    const sole = this.builder.soleDelta(event, TEMPLATE_MARK);
+    if (sole === undefined) return undefined;
+    let template = this.ownTemplates.get(sole.key);
+    if (template === undefined) {
+      const parts = JSON.stringify(this.builder.assemble([sole.choice])).split(TEMPLATE_MARK_JSON);
+      if (parts.length !== 2) return undefined;
+      template = [parts[0]!, parts[1]!];
+      this.ownTemplates.set(sole.key, template);
+    }
+    return { data: template[0] + JSON.stringify(text) + template[1] };
+  }
+
   private sendGroup(): SseMessage {
+    const sole = this.group.length === 1 && this.hint !== undefined ? this.soleDelta(this.group[0]!, this.hint) : undefined;
+    if (sole !== undefined) {
+      this.group = [];
+      this.remaining = 0;
+      this.hint = undefined;
+      return sole;
+    }
+    this.ownTemplates.clear();
     const chunk = this.builder.build(this.group);
     const hint = this.hint;
     if (hint?.patch !== undefined) applyChunkPatch(chunk, hint.patch);
@@ -178,16 +210,25 @@ class OpenaiChatStreamEncoder implements StreamEncoder {
    * stream, and only the text is serialised per delta. The text is what
    * `chunk` would write, byte for byte.
    */
-  private textChunk(candidate: number, key: 'content' | 'refusal', text: string): SseMessage {
-    if (!this.candidate(candidate).role) return this.chunk(candidate, { [key]: text });
-    const id = `${candidate}:${key}`;
-    let template = this.templates.get(id);
+  private textChunk(candidate: number, key: string, text: string): SseMessage {
+    return this.templated(candidate, key, (value) => ({ [key]: value }), text);
+  }
+
+  /**
+   * A chunk whose delta is `delta(text)` for a choice that already named its
+   * role, from a template made once per stream and `id` (what the delta's
+   * shape depends on besides the text); the text is what `chunk` would write.
+   */
+  private templated(candidate: number, id: string, delta: (value: string) => JsonObject, text: string): SseMessage {
+    if (!this.candidate(candidate).role) return this.chunk(candidate, delta(text));
+    const key = `${candidate}:${id}`;
+    let template = this.templates.get(key);
     if (template === undefined) {
-      const whole = JSON.stringify(this.builder.assemble([{ index: candidate, delta: { [key]: TEMPLATE_MARK }, finish_reason: null }]));
+      const whole = JSON.stringify(this.builder.assemble([{ index: candidate, delta: delta(TEMPLATE_MARK), finish_reason: null }]));
       const parts = whole.split(TEMPLATE_MARK_JSON);
-      if (parts.length !== 2) return this.chunk(candidate, { [key]: text });
+      if (parts.length !== 2) return this.chunk(candidate, delta(text));
       template = [parts[0]!, parts[1]!];
-      this.templates.set(id, template);
+      this.templates.set(key, template);
     }
     this.sent = true;
     return { data: template[0] + JSON.stringify(text) + template[1] };
@@ -214,7 +255,7 @@ class OpenaiChatStreamEncoder implements StreamEncoder {
       }
       case 'reasoning_delta': {
         const slot = this.candidate(event.candidate).parts.get(event.index);
-        if (slot?.kind === 'reasoning' && event.summaryIndex === undefined && event.text !== '') out.push(this.chunk(event.candidate, { [slot.field]: event.text }));
+        if (slot?.kind === 'reasoning' && event.summaryIndex === undefined && event.text !== '') out.push(this.textChunk(event.candidate, slot.field, event.text));
         return;
       }
       case 'reasoning_signature': {
@@ -234,7 +275,7 @@ class OpenaiChatStreamEncoder implements StreamEncoder {
         const slot = this.candidate(event.candidate).parts.get(event.index);
         if (slot?.kind !== 'tool' || event.arguments === '') return;
         slot.argumentsSent = true;
-        out.push(this.chunk(event.candidate, { tool_calls: [toolFragment(slot.wire, slot.custom, event.arguments)] }));
+        out.push(this.templated(event.candidate, `tool:${slot.wire}:${slot.custom}`, (value) => ({ tool_calls: [toolFragment(slot.wire, slot.custom, value)] }), event.arguments));
         return;
       }
       case 'part_end':

@@ -123,6 +123,21 @@ class ResponsesStreamDecoder implements StreamDecoder {
     const group = this.group;
     this.group = [];
     if (!this.hints) return events;
+    if (events.length === 1 && group.length === 1) {
+      // A plain delta: compared field by field with what the encoder's direct path writes.
+      const wire = group[0] as JsonObject;
+      const matched = this.shadow.matchDirect(first, wire);
+      if (matched === true) {
+        this.shadow.seq++;
+        return events;
+      }
+      if (matched === false) {
+        setStreamHint(first, WIRE, group);
+        const number = numberField(wire, 'sequence_number');
+        if (number !== undefined) this.shadow.seq = number + 1;
+        return events;
+      }
+    }
     const canonical: JsonObject[] = [];
     for (const event of events) canonical.push(...this.shadow.expand(event));
     const extra = group.length - canonical.length;
@@ -133,7 +148,7 @@ class ResponsesStreamDecoder implements StreamDecoder {
         const number = numberField(group[index] as JsonObject, 'sequence_number');
         if (number !== undefined) seq = number + 1;
       }
-      exact = canonical.every((data, index) => jsonEqual(group[extra + index], { ...data, sequence_number: seq + index }));
+      exact = canonical.every((data, index) => numberedEqual(group[extra + index] as JsonObject, data, seq + index));
     }
     if (exact) {
       if (extra > 0) setStreamHint(first, BEFORE, group.slice(0, extra));
@@ -334,4 +349,17 @@ class ResponsesStreamDecoder implements StreamDecoder {
 /** A fresh OpenAI Responses stream decoder. */
 export function createOpenaiResponsesStreamDecoder(context: CodecContext): StreamDecoder {
   return new ResponsesStreamDecoder(context);
+}
+
+/** True when `wire` is `{ ...data, sequence_number: seq }` (as {@link jsonEqual} compares), without making that object. */
+function numberedEqual(wire: JsonObject, data: JsonObject, seq: number): boolean {
+  if (wire['sequence_number'] !== seq) return false;
+  let count = 1;
+  for (const key in data) {
+    if (key === 'sequence_number' || data[key] === undefined) continue;
+    count++;
+    if (!jsonEqual(wire[key], data[key])) return false;
+  }
+  for (const key in wire) if (wire[key] !== undefined) count--;
+  return count === 0;
 }

@@ -68,6 +68,10 @@ export class OpenaiResponsesStreamWriter {
 
   /** IR event → SSE messages, hints applied. */
   encode(event: StreamEvent): SseMessage[] {
+    if (event.extensions?.[FORMAT] === undefined && this.started && (event.type === 'text_delta' || event.type === 'reasoning_delta' || event.type === 'tool_call_delta') && event.candidate === 0) {
+      const fast = this.output.fastDelta(event);
+      if (fast !== undefined) return [{ event: fast.type, data: `{"type":"${fast.type}","sequence_number":${this.seq++}${fast.tail}` }];
+    }
     const canonical = this.expand(event);
     const raw = streamHint(event, WIRE);
     if (Array.isArray(raw)) return raw.map((value) => this.verbatim(value));
@@ -77,6 +81,16 @@ export class OpenaiResponsesStreamWriter {
     if (Array.isArray(before)) for (const value of before) out.push(this.verbatim(value));
     for (const data of canonical) out.push(this.numbered(data));
     return out;
+  }
+
+  /**
+   * For the decoder's comparison: when `event` takes `encode`'s direct path,
+   * apply it and say whether `wire` is what that path writes (numbered
+   * `seq`, which the caller advances); `undefined` for the general path.
+   */
+  matchDirect(event: StreamEvent, wire: JsonObject): boolean | undefined {
+    if (event.extensions?.[FORMAT] !== undefined || !this.started || (event.type !== 'text_delta' && event.type !== 'reasoning_delta' && event.type !== 'tool_call_delta') || event.candidate !== 0) return undefined;
+    return this.output.matchDelta(event, wire, this.seq);
   }
 
   private verbatim(value: unknown): SseMessage {

@@ -13,9 +13,9 @@
  *
  * @see https://platform.openai.com/docs/api-reference/responses-streaming
  */
-import type { Part, ReasoningPart } from '../../core/ir.ts';
+import type { Part, ReasoningPart, ToolCallPart } from '../../core/ir.ts';
 import type { LossCollector } from '../../core/losses.ts';
-import { checkStreamIndex, type StreamEvent } from '../../core/stream-events.ts';
+import { checkStreamIndex, type ReasoningDeltaEvent, type StreamEvent, type TextDeltaEvent, type ToolCallDeltaEvent } from '../../core/stream-events.ts';
 import { argumentsAsText } from '../../core/tools.ts';
 import { isObject, pointer, type JsonObject } from '../../core/wire.ts';
 import { encodeOpenaiResponsesAnnotation } from './citations.ts';
@@ -49,6 +49,12 @@ interface PartSlot {
   /** Reasoning text of another format, written as summary 0 (as the non-streaming encoder does). */
   textAsSummary: boolean;
   ended: boolean;
+  /** True when `part` is the writer's own copy, which deltas may grow in place. */
+  owned?: boolean;
+  /** True when the `summary` array of that copy is the writer's own too. */
+  summaryOwned?: boolean;
+  /** `,"item_id":…,"output_index":…` serialised once, for {@link OutputWriter.fastDelta}. */
+  itemJson?: string;
 }
 
 function kindOf(part: Part): PartKind | undefined {
@@ -196,11 +202,115 @@ export class OutputWriter {
     return slot === undefined || slot.ended ? undefined : slot;
   }
 
+  /**
+   * The wire event an IR delta without hints stands for, serialised from just
+   * after its sequence number (`,"item_id":…,"delta":…}`), with the state
+   * change the general methods below make; `undefined` when the event takes
+   * their path (a refusal, a summary index, a content part still to open).
+   * The event carries no hint of this format. The decoder's comparison takes
+   * it through {@link matchDelta}.
+   */
+  fastDelta(event: TextDeltaEvent | ReasoningDeltaEvent | ToolCallDeltaEvent): { type: string; tail: string } | undefined {
+    const slot = this.live(event.index);
+    if (slot === undefined) return undefined;
+    const part = slot.part;
+    switch (event.type) {
+      case 'text_delta':
+        if (slot.kind !== 'text' || part.type !== 'text') return undefined;
+        this.own(slot).text += event.text;
+        return { type: 'response.output_text.delta', tail: `${this.itemJson(slot)},"content_index":${slot.contentIndex},"delta":${JSON.stringify(event.text)},"logprobs":[]}` };
+      case 'tool_call_delta': {
+        if (part.type !== 'tool_call') return undefined;
+        const own = this.own(slot) as unknown as ToolCallPart;
+        own.rawArguments = (own.rawArguments ?? '') + event.arguments;
+        return { type: own.kind === 'custom' ? 'response.custom_tool_call_input.delta' : 'response.function_call_arguments.delta', tail: `${this.itemJson(slot)},"delta":${JSON.stringify(event.arguments)}}` };
+      }
+      case 'reasoning_delta': {
+        if (part.type !== 'reasoning' || event.text === '') return undefined;
+        const summaryIndex = event.summaryIndex;
+        if (summaryIndex !== undefined) {
+          if (slot.summary !== summaryIndex) return undefined;
+          const summary = this.ownSummary(slot);
+          summary[summaryIndex] = (summary[summaryIndex] ?? '') + event.text;
+          return { type: 'response.reasoning_summary_text.delta', tail: `${this.itemJson(slot)},"summary_index":${summaryIndex},"delta":${JSON.stringify(event.text)}}` };
+        }
+        if (slot.textAsSummary) {
+          if (slot.summary !== 0) return undefined;
+          this.own(slot).text += event.text;
+          return { type: 'response.reasoning_summary_text.delta', tail: `${this.itemJson(slot)},"summary_index":0,"delta":${JSON.stringify(event.text)}}` };
+        }
+        if (!slot.reasoningText) return undefined;
+        this.own(slot).text += event.text;
+        return { type: 'response.reasoning_text.delta', tail: `${this.itemJson(slot)},"content_index":0,"delta":${JSON.stringify(event.text)}}` };
+      }
+    }
+  }
+
+  /**
+   * For the decoder's comparison: when `event` takes {@link fastDelta}'s path,
+   * apply it and say whether `wire` is the event it stands for, numbered
+   * `seq` (compared as `jsonEqual` would compare it with the object `expand`
+   * builds); `undefined` when it takes the general path (nothing applied).
+   */
+  matchDelta(event: TextDeltaEvent | ReasoningDeltaEvent | ToolCallDeltaEvent, wire: JsonObject, seq: number): boolean | undefined {
+    const slot = this.live(event.index);
+    if (slot === undefined) return undefined;
+    const fast = this.fastDelta(event);
+    if (fast === undefined) return undefined;
+    const item = slot.item;
+    if (wire['type'] !== fast.type || wire['sequence_number'] !== seq || wire['item_id'] !== item.itemId || wire['output_index'] !== item.outputIndex) return false;
+    let keys = 5;
+    switch (fast.type) {
+      case 'response.output_text.delta': {
+        const logprobs = wire['logprobs'];
+        if (wire['content_index'] !== slot.contentIndex || !Array.isArray(logprobs) || logprobs.length !== 0 || wire['delta'] !== (event as TextDeltaEvent).text) return false;
+        keys = 7;
+        break;
+      }
+      case 'response.reasoning_summary_text.delta':
+        if (wire['summary_index'] !== ((event as ReasoningDeltaEvent).summaryIndex ?? 0) || wire['delta'] !== (event as ReasoningDeltaEvent).text) return false;
+        keys = 6;
+        break;
+      case 'response.reasoning_text.delta':
+        if (wire['content_index'] !== 0 || wire['delta'] !== (event as ReasoningDeltaEvent).text) return false;
+        keys = 6;
+        break;
+      default:
+        if (wire['delta'] !== (event as ToolCallDeltaEvent).arguments) return false;
+    }
+    for (const key in wire) if (wire[key] !== undefined) keys--;
+    return keys === 0;
+  }
+
+  /** The slot's working part as the writer's own copy (made once), to grow in place. */
+  private own(slot: PartSlot): { text: string } & Part {
+    if (slot.owned !== true) {
+      slot.part = { ...slot.part };
+      slot.owned = true;
+      slot.summaryOwned = false;
+    }
+    return slot.part as { text: string } & Part;
+  }
+
+  /** The summaries of the slot's reasoning part as the writer's own array (made once), to grow in place. */
+  private ownSummary(slot: PartSlot): string[] {
+    const part = this.own(slot) as unknown as ReasoningPart;
+    if (slot.summaryOwned !== true) {
+      part.summary = [...(part.summary ?? [])];
+      slot.summaryOwned = true;
+    }
+    return part.summary!;
+  }
+
+  private itemJson(slot: PartSlot): string {
+    return (slot.itemJson ??= `,"item_id":${JSON.stringify(slot.item.itemId)},"output_index":${slot.item.outputIndex}`);
+  }
+
   /** Text for an open text or refusal part. */
   textDelta(index: number, text: string, event: StreamEvent): JsonObject[] {
     const slot = this.live(index);
     if (slot === undefined || (slot.part.type !== 'text' && slot.part.type !== 'refusal')) return [];
-    slot.part = { ...slot.part, text: slot.part.text + text };
+    this.own(slot).text += text;
     if (slot.kind === 'refusal') return [withObfuscation({ type: 'response.refusal.delta', ...this.address(slot), delta: text }, event)];
     const data: JsonObject = { type: 'response.output_text.delta', ...this.address(slot), delta: text };
     setLogprobs(data, event);
@@ -220,7 +330,7 @@ export class OutputWriter {
         opened = true;
         out.push({ type: 'response.reasoning_summary_part.added', ...this.itemAddress(slot), summary_index: 0, part: { type: 'summary_text', text: '' } });
       }
-      slot.part = { ...part, text: part.text + text };
+      this.own(slot).text += text;
       if (!opened || text !== '') {
         out.push(withObfuscation({ type: 'response.reasoning_summary_text.delta', ...this.itemAddress(slot), summary_index: 0, delta: text }, event));
       }
@@ -246,7 +356,7 @@ export class OutputWriter {
       opened = true;
       out.push({ type: 'response.content_part.added', ...this.itemAddress(slot), content_index: 0, part: { type: 'reasoning_text', text: '' } });
     }
-    slot.part = { ...part, text: part.text + text };
+    this.own(slot).text += text;
     if (!opened || text !== '') {
       out.push(withObfuscation({ type: 'response.reasoning_text.delta', ...this.itemAddress(slot), content_index: 0, delta: text }, event));
     }
@@ -278,8 +388,9 @@ export class OutputWriter {
   toolCallDelta(index: number, text: string, event: StreamEvent): JsonObject[] {
     const slot = this.live(index);
     if (slot === undefined || slot.part.type !== 'tool_call') return [];
-    slot.part = { ...slot.part, rawArguments: (slot.part.rawArguments ?? '') + text };
-    const type = slot.part.kind === 'custom' ? 'response.custom_tool_call_input.delta' : 'response.function_call_arguments.delta';
+    const own = this.own(slot) as unknown as ToolCallPart;
+    own.rawArguments = (own.rawArguments ?? '') + text;
+    const type = own.kind === 'custom' ? 'response.custom_tool_call_input.delta' : 'response.function_call_arguments.delta';
     return [withObfuscation({ type, ...this.itemAddress(slot), delta: text }, event)];
   }
 
@@ -290,6 +401,8 @@ export class OutputWriter {
     let part = final ?? slot.part;
     if (slot.foreign) part = this.foreignFinal(slot, part);
     slot.part = part;
+    slot.owned = false;
+    slot.summaryOwned = false;
     if (slot.ended) return [];
     slot.ended = true;
     switch (slot.kind) {

@@ -66,7 +66,8 @@ interface Prepared {
 
 function prepare(options: ForwardOptions, body: JsonObject): Prepared {
   const { route, upstream } = options;
-  const context = route.model === undefined ? { losses: options.losses } : { losses: options.losses, model: route.model };
+  // The decoder knows the IR goes to the upstream's format, so it skips what only a trip back to its own needs.
+  const context: CodecContext = route.model === undefined ? { losses: options.losses, target: upstream } : { losses: options.losses, model: route.model, target: upstream };
   const wantsStream = route.streamByPath ?? (body['stream'] === true || (route.streamByDefault === true && body['stream'] === undefined));
   options.entry.stream = wantsStream;
   if (route.format === upstream) {
@@ -419,10 +420,10 @@ export async function forwardToUpstream(options: ForwardOptions): Promise<Answer
   if (route.format === upstream && !wantsStream) {
     return jsonAnswer(response.status, text, lossHeader());
   }
-  const context = prepared.model === undefined ? { losses: options.losses } : { losses: options.losses, model: prepared.model };
+  const context: CodecContext = prepared.model === undefined ? { losses: options.losses } : { losses: options.losses, model: prepared.model };
   try {
     // The upstream's reasoning state rides in the caller's own slot, so the caller's next turn brings it back.
-    const ir = carryResponseStates(codecFor(upstream).decodeResponse(json, context), route.format);
+    const ir = carryResponseStates(codecFor(upstream).decodeResponse(json, { ...context, target: route.format }), route.format);
     if (route.generate === true) hint(ir, 'ollama', '$generate', true);
     if (wantsStream) return { status: 200, headers: { ...streamHeaders(route.format), ...lossHeader() }, body: syntheticStream(responseToEvents(ir), route.format, options) };
     const out = codecFor(route.format).encodeResponse(ir, context);

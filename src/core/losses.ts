@@ -104,7 +104,10 @@ export class LossCollector {
    * write `return losses.origin(part, path)`. Does nothing unless {@link recording}.
    */
   origin<T extends object>(node: T, pointer: string): T {
-    if (this.recording) (this.#origins ??= new Map()).set(node, pointer);
+    if (this.recording) {
+      (this.#origins ??= new Map()).set(node, pointer);
+      this.#walked = undefined;
+    }
     return node;
   }
 
@@ -117,6 +120,7 @@ export class LossCollector {
    */
   originField(node: object, key: string, pointer: string): void {
     if (!this.recording) return;
+    this.#walked = undefined;
     const fields = (this.#fields ??= new Map());
     let table = fields.get(node);
     if (table === undefined) fields.set(node, (table = new Map()));
@@ -150,27 +154,71 @@ export class LossCollector {
 
   /**
    * The source pointer of an IR pointer: the recorded origin of the deepest
-   * IR node on its way, else `''` (the root of the source body).
+   * IR node on its way, else `''` (the root of the source body). Losses come
+   * in IR order, so the walk of the previous pointer is kept level by level
+   * and the next one resumes after the segments they share
+   * (`/messages/4/parts/0` after `/messages/3/parts/0` takes up at `/messages`).
    */
   sourceOf(root: object, irPath: string): string {
     const origins = this.#origins;
     if (origins === undefined) return '';
-    const fields = this.#fields;
-    let best = origins.get(root) ?? '';
+    const ends = this.#ends;
+    const nodes = this.#nodes;
+    const bests = this.#bests;
+    let level = 0;
     let node: unknown = root;
-    let start = 1;
+    let best = origins.get(root) ?? '';
+    if (this.#walked === root) {
+      // The deepest level of the last walk whose prefix (up to a segment boundary) this pointer shares.
+      const last = this.#lastPath;
+      const limit = Math.min(last.length, irPath.length);
+      let same = 0;
+      while (same < limit && last.charCodeAt(same) === irPath.charCodeAt(same)) same++;
+      while (level < this.#depth) {
+        const at = ends[level] as number;
+        if (at > same || (at < irPath.length && irPath.charCodeAt(at) !== 47 /* / */)) break;
+        level++;
+      }
+      if (level > 0) {
+        node = nodes[level - 1];
+        best = bests[level - 1] as string;
+      }
+    }
+    const fields = this.#fields;
+    let start = level === 0 ? 1 : (ends[level - 1] as number) + 1;
     while (start <= irPath.length && typeof node === 'object' && node !== null) {
       let end = irPath.indexOf('/', start);
       if (end === -1) end = irPath.length;
-      let segment = irPath.slice(start, end);
-      if (segment.includes('~')) segment = segment.replaceAll('~1', '/').replaceAll('~0', '~');
-      best = fields?.get(node)?.get(segment) ?? best;
-      node = Object.hasOwn(node, segment) ? (node as Record<string, unknown>)[segment] : undefined;
+      if (Array.isArray(node)) {
+        // IR arrays (messages, parts, tools, candidates) are read by index; field origins live on objects.
+        const index = arrayIndex(irPath, start, end);
+        node = index < node.length ? node[index] : undefined;
+      } else {
+        let segment = irPath.slice(start, end);
+        if (segment.includes('~')) segment = segment.replaceAll('~1', '/').replaceAll('~0', '~');
+        if (fields !== undefined) best = fields.get(node)?.get(segment) ?? best;
+        node = Object.hasOwn(node, segment) ? (node as Record<string, unknown>)[segment] : undefined;
+      }
       if (typeof node === 'object' && node !== null) best = origins.get(node) ?? best;
+      ends[level] = end;
+      nodes[level] = node;
+      bests[level] = best;
+      level++;
       start = end + 1;
     }
+    this.#depth = level;
+    this.#walked = root;
+    this.#lastPath = irPath;
     return best;
   }
+
+  /** The last walk of {@link sourceOf}: its root and pointer, and per level (up to `#depth`) the end of the segment, the node reached and the deepest origin so far. */
+  #walked: object | undefined;
+  #lastPath = '';
+  #depth = 0;
+  readonly #ends: number[] = [];
+  readonly #nodes: unknown[] = [];
+  readonly #bests: string[] = [];
 
   /**
    * Report every extension key meant for a format other than `target`
@@ -192,6 +240,18 @@ export class LossCollector {
       }
     }
   }
+}
+
+/** The array index a pointer segment (`irPath[start, end)`) names: its value for canonical digits (`0`, `12`), else past any array's end. */
+function arrayIndex(irPath: string, start: number, end: number): number {
+  if (end === start || end - start > 15 || (irPath.charCodeAt(start) === 48 /* 0 */ && end - start > 1)) return Number.MAX_SAFE_INTEGER;
+  let index = 0;
+  for (let at = start; at < end; at++) {
+    const digit = irPath.charCodeAt(at) - 48;
+    if (digit < 0 || digit > 9) return Number.MAX_SAFE_INTEGER;
+    index = index * 10 + digit;
+  }
+  return index;
 }
 
 /** Throw an `InterlinguaError` listing the losses, for `strict: true`. */

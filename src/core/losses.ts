@@ -106,7 +106,7 @@ export class LossCollector {
   origin<T extends object>(node: T, pointer: string): T {
     if (this.recording) {
       (this.#origins ??= new Map()).set(node, pointer);
-      this.#walked = undefined;
+      if (this.#walk !== undefined) this.#walk.root = undefined;
     }
     return node;
   }
@@ -120,7 +120,7 @@ export class LossCollector {
    */
   originField(node: object, key: string, pointer: string): void {
     if (!this.recording) return;
-    this.#walked = undefined;
+    if (this.#walk !== undefined) this.#walk.root = undefined;
     const fields = (this.#fields ??= new Map());
     let table = fields.get(node);
     if (table === undefined) fields.set(node, (table = new Map()));
@@ -162,19 +162,18 @@ export class LossCollector {
   sourceOf(root: object, irPath: string): string {
     const origins = this.#origins;
     if (origins === undefined) return '';
-    const ends = this.#ends;
-    const nodes = this.#nodes;
-    const bests = this.#bests;
+    const walk = (this.#walk ??= { root: undefined, path: '', depth: 0, ends: [], nodes: [], bests: [] });
+    const { ends, nodes, bests } = walk;
     let level = 0;
     let node: unknown = root;
     let best = origins.get(root) ?? '';
-    if (this.#walked === root) {
+    if (walk.root === root) {
       // The deepest level of the last walk whose prefix (up to a segment boundary) this pointer shares.
-      const last = this.#lastPath;
+      const last = walk.path;
       const limit = Math.min(last.length, irPath.length);
       let same = 0;
       while (same < limit && last.charCodeAt(same) === irPath.charCodeAt(same)) same++;
-      while (level < this.#depth) {
+      while (level < walk.depth) {
         const at = ends[level] as number;
         if (at > same || (at < irPath.length && irPath.charCodeAt(at) !== 47 /* / */)) break;
         level++;
@@ -206,19 +205,14 @@ export class LossCollector {
       level++;
       start = end + 1;
     }
-    this.#depth = level;
-    this.#walked = root;
-    this.#lastPath = irPath;
+    walk.depth = level;
+    walk.root = root;
+    walk.path = irPath;
     return best;
   }
 
-  /** The last walk of {@link sourceOf}: its root and pointer, and per level (up to `#depth`) the end of the segment, the node reached and the deepest origin so far. */
-  #walked: object | undefined;
-  #lastPath = '';
-  #depth = 0;
-  readonly #ends: number[] = [];
-  readonly #nodes: unknown[] = [];
-  readonly #bests: string[] = [];
+  /** The last walk of {@link sourceOf} (made on its first call). */
+  #walk: Walk | undefined;
 
   /**
    * Report every extension key meant for a format other than `target`
@@ -240,6 +234,16 @@ export class LossCollector {
       }
     }
   }
+}
+
+/** The last walk of `sourceOf`: its root and pointer, and per level (up to `depth`) the end of the segment, the node reached and the deepest origin so far. */
+interface Walk {
+  root: object | undefined;
+  path: string;
+  depth: number;
+  ends: number[];
+  nodes: unknown[];
+  bests: string[];
 }
 
 /** The array index a pointer segment (`irPath[start, end)`) names: its value for canonical digits (`0`, `12`), else past any array's end. */

@@ -58,6 +58,7 @@ class GeminiStreamDecoder implements StreamDecoder {
   private readonly hints: boolean;
   /** The id scope of each candidate (`idScope` of the response id), made once. */
   private readonly scopes = new Map<number, string>();
+  private readonly partScopes = new Map<number, PartScope>();
 
   constructor(private readonly context: CodecContext) {
     this.hints = context.target === undefined || context.target === 'gemini';
@@ -159,6 +160,16 @@ class GeminiStreamDecoder implements StreamDecoder {
     return state;
   }
 
+  /** The part scope of a candidate, made once (its fields do not change during the stream). */
+  private scope(candidate: number): PartScope {
+    let scope = this.partScopes.get(candidate);
+    if (scope === undefined) {
+      scope = { losses: this.context.losses, role: 'model', idScope: this.idScope(candidate), pending: this.pending };
+      this.partScopes.set(candidate, scope);
+    }
+    return scope;
+  }
+
   private idScope(candidate: number): string {
     let scope = this.scopes.get(candidate);
     if (scope === undefined) {
@@ -184,7 +195,7 @@ class GeminiStreamDecoder implements StreamDecoder {
       if (parts === undefined) shape.noParts = true;
       else {
         const list = Array.isArray(parts) ? parts : expectArray(parts, pointer(contentPath, 'parts'), 'gemini');
-        const scope: PartScope = { losses: this.context.losses, role: 'model', idScope: this.idScope(candidate), pending: this.pending };
+        const scope = this.scope(candidate);
         for (let index = 0; index < list.length; index++) {
           this.readPart(candidate, state, list[index], `${contentPath}/parts/${index}`, scope, events);
         }
@@ -204,6 +215,12 @@ class GeminiStreamDecoder implements StreamDecoder {
 
   private readPart(candidate: number, state: CandidateState, value: unknown, path: string, scope: PartScope, events: StreamEvent[]): void {
     const wire = expectObject(value, path, 'gemini');
+    const text = wire['text'];
+    if (typeof text === 'string' && soleKey(wire)) {
+      // The common chunk: one plain text part (what `decodeGeminiPart` makes of it, without its key scan).
+      this.textPiece(candidate, state, { type: 'text', text }, events);
+      return;
+    }
     const call = wire['functionCall'] ?? wire['function_call'];
     if (state.open?.kind === 'call' && isObject(call) && call['name'] === undefined) {
       this.continueCall(candidate, state, state.open, wire, call, events);
@@ -369,4 +386,14 @@ function markChunk(events: StreamEvent[], shape: ChunkShape, fields: (JsonObject
   // Kept apart from the event's own fields (a delta's `thoughtSignature` is not the chunk's).
   if (fields.some((field) => field !== null)) gemini['candidateFields'] = fields;
   if (rest !== undefined) gemini['chunkFields'] = rest;
+}
+
+/** `object` has exactly one own key (the one the caller has read). */
+function soleKey(object: JsonObject): boolean {
+  let count = 0;
+  for (const key in object) {
+    void key;
+    if (++count > 1) return false;
+  }
+  return count === 1;
 }

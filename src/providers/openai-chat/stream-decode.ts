@@ -129,7 +129,7 @@ class OpenaiChatStreamDecoder implements StreamDecoder {
       this.started = true;
       events.push(this.start(data));
     }
-    choices.forEach((choice, position) => this.choice(choice, position, events));
+    for (let position = 0; position < choices.length; position++) this.choice(choices[position], position, events);
     if (isObject(usage)) events.push({ type: 'usage', usage: decodeOpenaiChatUsage(usage, '/usage') });
     const first = events[0];
     const extras = this.extras;
@@ -189,16 +189,16 @@ class OpenaiChatStreamDecoder implements StreamDecoder {
   }
 
   private choice(value: unknown, position: number, events: StreamEvent[]): void {
-    const path = pointer('/choices', position);
-    const choice = expectObject(value, path, FORMAT);
+    // Pointers are built only where they are used (an error, a loss), not for every chunk.
+    const choice = isObject(value) ? value : expectObject(value, pointer('/choices', position), FORMAT);
     const candidate = typeof choice['index'] === 'number' ? choice['index'] : position;
     const state = this.candidate(candidate);
     const mark = events.length;
     const delta = choice['delta'];
     let extras: JsonObject | undefined;
     if (delta !== undefined && delta !== null) {
-      const object = expectObject(delta, pointer(path, 'delta'), FORMAT);
-      this.delta(object, path, candidate, state, events);
+      const object = isObject(delta) ? delta : expectObject(delta, pointer('/choices', position, 'delta'), FORMAT);
+      this.delta(object, position, candidate, state, events);
       for (const key of UNSTREAMED) if (object[key] !== undefined && object[key] !== null) (extras ??= {})[key] = object[key];
     }
     const logprobs = choice['logprobs'];
@@ -222,9 +222,10 @@ class OpenaiChatStreamDecoder implements StreamDecoder {
     events.push({ type: 'finish', candidate, stopReason: decodeOpenaiChatFinishReason(finish, state.refused === true) });
   }
 
-  private delta(delta: JsonObject, path: string, candidate: number, state: CandidateState, events: StreamEvent[]): void {
+  private delta(delta: JsonObject, position: number, candidate: number, state: CandidateState, events: StreamEvent[]): void {
     // DeepSeek spells reasoning text `reasoning_content`; vLLM, Ollama and OpenRouter `reasoning`.
-    for (const [field, dialect] of REASONING_FIELDS) {
+    for (let at = 0; at < REASONING_FIELDS.length; at++) {
+      const [field, dialect] = REASONING_FIELDS[at]!;
       const reasoning = delta[field];
       if (typeof reasoning !== 'string' || reasoning === '') continue;
       const index = (state.reasoning ??= this.open(candidate, state, events, 'reasoning'));
@@ -248,13 +249,13 @@ class OpenaiChatStreamDecoder implements StreamDecoder {
     }
     const toolCalls = delta['tool_calls'];
     if (toolCalls !== undefined && toolCalls !== null) {
-      const list = expectArray(toolCalls, pointer(path, 'delta', 'tool_calls'), FORMAT);
-      list.forEach((fragment, position) => this.toolFragment(fragment, pointer(path, 'delta', 'tool_calls', position), position, candidate, state, events));
+      const list = Array.isArray(toolCalls) ? toolCalls : expectArray(toolCalls, pointer('/choices', position, 'delta', 'tool_calls'), FORMAT);
+      for (let at = 0; at < list.length; at++) this.toolFragment(list[at], position, at, candidate, state, events);
     }
   }
 
-  private toolFragment(value: unknown, path: string, position: number, candidate: number, state: CandidateState, events: StreamEvent[]): void {
-    const fragment = expectObject(value, path, FORMAT);
+  private toolFragment(value: unknown, choice: number, position: number, candidate: number, state: CandidateState, events: StreamEvent[]): void {
+    const fragment = isObject(value) ? value : expectObject(value, pointer('/choices', choice, 'delta', 'tool_calls', position), FORMAT);
     const wire = typeof fragment['index'] === 'number' ? fragment['index'] : position;
     // The first fragment of a custom call says `type: "custom"`; the ones after it carry only `custom.input`.
     const custom = isObject(fragment['custom']) ? fragment['custom'] : undefined;
@@ -275,7 +276,7 @@ class OpenaiChatStreamDecoder implements StreamDecoder {
       };
       if (typeof id !== 'string') {
         part.syntheticId = true;
-        this.context.losses.add('synthesised_id', path, `the first fragment of tool call ${wire} has no id; synthesised "${part.id}"`, 'info');
+        this.context.losses.add('synthesised_id', pointer('/choices', choice, 'delta', 'tool_calls', position), `the first fragment of tool call ${wire} has no id; synthesised "${part.id}"`, 'info');
       }
       if (custom !== undefined) part.kind = 'custom';
       events.push({ type: 'part_start', candidate, index, part });

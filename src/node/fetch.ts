@@ -188,11 +188,14 @@ function streamSource(incoming: IncomingMessage, outgoing: ClientRequest, watche
         fail(held);
         return;
       }
-      incoming.on('data', (chunk: Buffer) => {
+      const onData = (chunk: Buffer) => {
         if (settled) return;
         watched.active = true;
         target.data(chunk);
-      });
+      };
+      // What has already come (often the whole answer, read with its head) goes on at once rather than after the tick `resume` waits for.
+      for (let chunk = incoming.read() as Buffer | null; chunk !== null && !settled && !watched.paused; chunk = incoming.read() as Buffer | null) onData(chunk);
+      incoming.on('data', onData);
       incoming.on('end', () => {
         if (settled) return;
         settled = true;

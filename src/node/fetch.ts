@@ -31,6 +31,20 @@ function headerOf(incoming: IncomingMessage, name: string): string | null {
   return Array.isArray(value) ? value.join(', ') : value;
 }
 
+/**
+ * The first value of header `name` (lower case) in a raw header list, as
+ * `headers[name]` gives a header Node keeps once (content-type,
+ * content-length), without building the `headers` object (Node builds it
+ * from the raw list, header by header, on first access).
+ */
+export function firstRawHeader(raw: readonly string[], name: string): string | undefined {
+  for (let index = 0; index < raw.length; index += 2) {
+    const key = raw[index]!;
+    if (key.length === name.length && key.toLowerCase() === name) return raw[index + 1];
+  }
+  return undefined;
+}
+
 /** The error a whole body that went silent for `timeoutMs` ends with (forward.ts answers it with 504). */
 function silence(timeoutMs: number): Error {
   return new Error(`the upstream went silent for ${timeoutMs} ms mid-answer`);
@@ -271,7 +285,7 @@ function nodeUpstreamCall(http: HttpAgent, https: HttpsAgent): UpstreamCall {
         watched.active = true;
         const status = incoming.statusCode ?? 502;
         const header = (name: string) => headerOf(incoming, name);
-        if (STREAMED.test(headerOf(incoming, 'content-type') ?? '')) {
+        if (STREAMED.test(firstRawHeader(incoming.rawHeaders, 'content-type') ?? '')) {
           const source = streamSource(incoming, outgoing, watched, release);
           failBody = source.fail;
           resolve({ status, header, source, body: null });

@@ -50,7 +50,8 @@ const samples = new Map<string, number[]>(proxies.map((proxy) => [proxy.name, []
 try {
   for (let round = -1; round < rounds; round++) {
     const line: string[] = [];
-    for (const proxy of proxies) {
+    // Every other round in the reverse order, so that no proxy always runs right after the same one.
+    for (const proxy of round % 2 === 0 ? proxies : [...proxies].reverse()) {
       const url = `http://127.0.0.1:${proxy.process.match[1]}${path}`;
       const result = await load(proxy.name, url, body, { root: ROOT, rate: 1000, connections: 10, warmup: 1, duration: seconds, watch: proxy.process.child.pid! });
       const completed = result.requests - result.non2xx - result.errors;

@@ -283,8 +283,9 @@ async function firstBytes(targets: readonly { url: string; body: string }[], cou
  * The bare proxy and `interlingua serve` loaded in turn at `rate`, round
  * after round (one unmeasured round first), each round's CPU per request
  * read from /proc. Both see the same moments of a shared machine, so each
- * round's ratio cancels most of what other work does to both; a single run
- * of each, one after the other, moves by ±30% on a busy machine.
+ * round's ratio cancels most of what other work does to both (every other
+ * round runs them in the reverse order); a single run of each, one after
+ * the other, moves by ±30% on a busy machine.
  */
 export async function cpuRounds(
   proxies: { floor: { url: string; pid: number }; interlingua: { url: string; pid: number } },
@@ -294,10 +295,12 @@ export async function cpuRounds(
   const result: CpuRounds = { floorUs: [], interlinguaUs: [], seconds: options.seconds };
   for (let round = -1; round < options.rounds; round++) {
     const line: string[] = [];
-    for (const [name, proxy, into] of [
+    const pair = [
       ['bare proxy', proxies.floor, result.floorUs],
       ['interlingua', proxies.interlingua, result.interlinguaUs],
-    ] as const) {
+    ] as const;
+    // Every other round in the reverse order, so that neither always runs right after the other.
+    for (const [name, proxy, into] of round % 2 === 0 ? pair : [...pair].reverse()) {
       const measured = await load(name, proxy.url, body, { root: options.root, rate: options.rate, connections: options.connections, warmup: 1, duration: options.seconds, watch: proxy.pid });
       const completed = measured.requests - measured.non2xx - measured.errors;
       const cpu = measured.watched.cpu === undefined || completed === 0 ? Number.NaN : (measured.watched.cpu / completed) * 1e6;

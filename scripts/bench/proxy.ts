@@ -59,9 +59,30 @@ export interface ProxyScenario {
   ingress: FormatId;
   upstream: FormatId;
   direct: LoadResult;
-  /** Time to the first byte of a streamed answer straight from the upstream, median of sequential requests, ms. */
+  /** Time to the first byte of a streamed answer straight from the upstream, median of sequential requests, ms (taken in turn with the bare proxy's and interlingua's). */
   directFirstByteMs?: number;
   runs: ProxyRun[];
+  /** CPU per request of the bare proxy and interlingua in interleaved rounds (see {@link cpuRounds}). */
+  rounds?: CpuRounds;
+}
+
+/** CPU per request, µs, of the bare proxy and `interlingua serve` loaded in turn, round after round. */
+export interface CpuRounds {
+  floorUs: number[];
+  interlinguaUs: number[];
+  /** Measured seconds per proxy and round (after a second of warm-up). */
+  seconds: number;
+}
+
+/** The median of some numbers. */
+export function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)]!;
+}
+
+/** The median of each round's ratio interlingua ÷ bare proxy. */
+export function roundsRatio(rounds: CpuRounds): number {
+  return median(rounds.interlinguaUs.map((value, index) => value / rounds.floorUs[index]!));
 }
 
 /** Options of {@link runProxy}. */
@@ -82,6 +103,10 @@ export interface ProxyOptions {
   streams?: Partial<Record<FormatId, string>>;
   /** Also run the peers (Portkey's gateway, @musistudio/llms) where installed; default true. */
   peers?: boolean;
+  /** Interleaved CPU rounds per scenario (bare proxy and interlingua in turn); 0 for none. Default 5. */
+  rounds?: number;
+  /** Measured seconds per proxy and round; default 3. */
+  roundSeconds?: number;
   progress?: (line: string) => void;
 }
 
@@ -220,28 +245,71 @@ function cpuSeconds(pid: number): number | undefined {
 
 const firstByteAgent = new Agent({ keepAlive: true, maxSockets: 1 });
 
-/** Median time from sending a POST of `body` to the first byte of the answer, over `count` sequential requests, ms. */
-async function firstByte(url: string, body: string, count: number, headers: Record<string, string> = {}): Promise<number> {
-  const times: number[] = [];
-  for (let index = 0; index < count; index++) {
-    times.push(
-      await new Promise<number>((resolve, reject) => {
-        const started = process.hrtime.bigint();
-        let first: number | undefined;
-        const request = httpRequest(url, { method: 'POST', agent: firstByteAgent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), ...headers } }, (response) => {
-          response.on('data', () => {
-            first ??= Number(process.hrtime.bigint() - started) / 1e6;
-          });
-          response.on('end', () => resolve(first ?? Number.NaN));
-          response.on('error', reject);
-        });
-        request.on('error', reject);
-        request.end(body);
-      }),
-    );
+/** Time from sending a POST of `body` to the first byte of the answer, ms. */
+function firstByte(url: string, body: string): Promise<number> {
+  return new Promise<number>((resolve, reject) => {
+    const started = process.hrtime.bigint();
+    let first: number | undefined;
+    const request = httpRequest(url, { method: 'POST', agent: firstByteAgent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (response) => {
+      response.on('data', () => {
+        first ??= Number(process.hrtime.bigint() - started) / 1e6;
+      });
+      response.on('end', () => resolve(first ?? Number.NaN));
+      response.on('error', reject);
+    });
+    request.on('error', reject);
+    request.end(body);
+  });
+}
+
+/**
+ * The median time to the first byte of each target, over `count`
+ * sequential requests taken in turn (one to each target, again and again,
+ * after a few unmeasured turns), so that every target sees the same moments
+ * of a shared machine.
+ */
+async function firstBytes(targets: readonly { url: string; body: string }[], count: number): Promise<number[]> {
+  const times: number[][] = targets.map(() => []);
+  for (let turn = -FIRST_BYTE_WARMUP; turn < count; turn++) {
+    for (const [index, target] of targets.entries()) {
+      const time = await firstByte(target.url, target.body);
+      if (turn >= 0) times[index]!.push(time);
+    }
   }
-  times.sort((a, b) => a - b);
-  return percentile(times, 50);
+  return times.map((values) => percentile([...values].sort((a, b) => a - b), 50));
+}
+
+/**
+ * The bare proxy and `interlingua serve` loaded in turn at `rate`, round
+ * after round (one unmeasured round first), each round's CPU per request
+ * read from /proc. Both see the same moments of a shared machine, so each
+ * round's ratio cancels most of what other work does to both (every other
+ * round runs them in the reverse order); a single run of each, one after
+ * the other, moves by ±30% on a busy machine.
+ */
+export async function cpuRounds(
+  proxies: { floor: { url: string; pid: number }; interlingua: { url: string; pid: number } },
+  body: string,
+  options: { root: string; rate: number; connections: number; rounds: number; seconds: number; progress?: (line: string) => void },
+): Promise<CpuRounds> {
+  const result: CpuRounds = { floorUs: [], interlinguaUs: [], seconds: options.seconds };
+  for (let round = -1; round < options.rounds; round++) {
+    const line: string[] = [];
+    const pair = [
+      ['bare proxy', proxies.floor, result.floorUs],
+      ['interlingua', proxies.interlingua, result.interlinguaUs],
+    ] as const;
+    // Every other round in the reverse order, so that neither always runs right after the other.
+    for (const [name, proxy, into] of round % 2 === 0 ? pair : [...pair].reverse()) {
+      const measured = await load(name, proxy.url, body, { root: options.root, rate: options.rate, connections: options.connections, warmup: 1, duration: options.seconds, watch: proxy.pid });
+      const completed = measured.requests - measured.non2xx - measured.errors;
+      const cpu = measured.watched.cpu === undefined || completed === 0 ? Number.NaN : (measured.watched.cpu / completed) * 1e6;
+      if (round >= 0) into.push(cpu);
+      line.push(`${name} ${cpu.toFixed(0)} µs`);
+    }
+    options.progress?.(`  ${round < 0 ? 'warm-up round' : `round ${round + 1}`}: ${line.join(', ')}`);
+  }
+  return result;
 }
 
 /** The streamed variant of a request body: `"stream": true` (Gemini says it in the path instead). */
@@ -280,8 +348,9 @@ interface ProxySpec {
   body?: (body: string) => string;
 }
 
-/** Sequential streamed requests for the time to first byte. */
+/** Sequential streamed requests to each target for the time to first byte, and unmeasured ones before them. */
 const FIRST_BYTE_REQUESTS = 200;
+const FIRST_BYTE_WARMUP = 20;
 
 const LISTENING = /proxy listening on http:\/\/127\.0\.0\.1:(\d+)/;
 
@@ -371,7 +440,7 @@ async function llmsSpec(root: string, ingress: FormatId, target: FormatId, upstr
 }
 
 /** Load one proxy at the scenario's rate and read its CPU time and peak RSS from /proc. */
-async function measure(spec: ProxySpec, root: string, body: string, options: ProxyOptions, title: string, ingress: FormatId): Promise<ProxyRun> {
+async function measure(spec: ProxySpec, root: string, body: string, options: ProxyOptions, title: string): Promise<ProxyRun> {
   const run: ProxyRun = { name: spec.name, kind: spec.kind, how: spec.how };
   if (spec.skipped !== undefined || spec.args === undefined || spec.url === undefined || spec.ready === undefined) {
     run.skipped = spec.skipped ?? 'not configured';
@@ -399,7 +468,6 @@ async function measure(spec: ProxySpec, root: string, body: string, options: Pro
       if (completed > 0) run.cpuPerRequestUs = (watched.cpu / completed) * 1e6;
     }
     if (completed === 0) run.skipped = `answered no request with 2xx (${result.non2xx} non-2xx, ${result.errors} errors)`;
-    if ((spec.kind === 'interlingua' || spec.kind === 'floor') && options.streams !== undefined) run.firstByteMs = await firstByte(url, streamedBody(ingress, body), FIRST_BYTE_REQUESTS);
     options.progress?.(`  CPU ${run.cpuPerRequestUs?.toFixed(0) ?? '?'} µs per request`);
   } finally {
     await stop(proxy.child);
@@ -435,10 +503,10 @@ export async function runProxy(options: ProxyOptions): Promise<ProxyScenario[]> 
       options.progress?.(`${title}: direct ${direct.rps.toFixed(0)} req/s p50 ${direct.p50.toFixed(3)} ms p99 ${direct.p99.toFixed(3)} ms`);
       const runs: ProxyRun[] = [];
       for (const spec of await specsFor(options.root, ingress, target, upstreamPort, options.peers !== false)) {
-        runs.push(await measure(spec, options.root, ingressBody, options, title, ingress));
+        runs.push(await measure(spec, options.root, ingressBody, options, title));
       }
       const scenario: ProxyScenario = { title, ingress, upstream: target, direct, runs };
-      if (options.streams !== undefined) scenario.directFirstByteMs = await firstByte(directUrl, streamedBody(target, directBody), FIRST_BYTE_REQUESTS);
+      await interleaved(scenario, options, upstreamPort, directUrl, directBody, ingressBody, title);
       scenarios.push(scenario);
     }
   } finally {
@@ -446,4 +514,54 @@ export async function runProxy(options: ProxyOptions): Promise<ProxyScenario[]> 
     rmSync(bodiesFile, { force: true });
   }
   return scenarios;
+}
+
+/**
+ * What is compared in turn: the bare proxy and `interlingua serve` run side
+ * by side, the time to the first byte of a streamed answer taken from the
+ * upstream directly, through the bare proxy and through interlingua in
+ * turn, then the interleaved CPU rounds.
+ */
+async function interleaved(scenario: ProxyScenario, options: ProxyOptions, upstreamPort: number, directUrl: string, directBody: string, ingressBody: string, title: string): Promise<void> {
+  const rounds = options.rounds ?? 5;
+  if (options.streams === undefined && rounds === 0) return;
+  const specs = (await specsFor(options.root, scenario.ingress, scenario.upstream, upstreamPort, false)).filter((spec) => spec.args !== undefined && spec.ready !== undefined && spec.url !== undefined);
+  const started: { spec: ProxySpec; child: ChildProcess; url: string }[] = [];
+  try {
+    for (const spec of specs) {
+      const proxy = await start(await spec.args!(), options.root, spec.ready!);
+      started.push({ spec, child: proxy.child, url: spec.url!(spec.port ?? Number(proxy.match[1])) });
+    }
+    const floor = started.find((item) => item.spec.kind === 'floor');
+    const ours = started.find((item) => item.spec.kind === 'interlingua');
+    if (floor === undefined || ours === undefined) return;
+    if (options.streams !== undefined) {
+      options.progress?.(`${title}: time to the first byte, direct, bare proxy and interlingua in turn`);
+      const streamed = streamedBody(scenario.ingress, ingressBody);
+      const [direct, bare, interlingua] = await firstBytes(
+        [
+          { url: directUrl, body: streamedBody(scenario.upstream, directBody) },
+          { url: floor.url, body: streamed },
+          { url: ours.url, body: streamed },
+        ],
+        FIRST_BYTE_REQUESTS,
+      );
+      scenario.directFirstByteMs = direct!;
+      const floorRun = scenario.runs.find((run) => run.kind === 'floor');
+      const oursRun = scenario.runs.find((run) => run.kind === 'interlingua');
+      if (floorRun !== undefined) floorRun.firstByteMs = bare!;
+      if (oursRun !== undefined) oursRun.firstByteMs = interlingua!;
+      options.progress?.(`  direct ${direct!.toFixed(3)} ms, bare proxy ${bare!.toFixed(3)} ms, interlingua ${interlingua!.toFixed(3)} ms`);
+    }
+    if (rounds > 0) {
+      options.progress?.(`${title}: CPU per request in ${rounds} interleaved rounds`);
+      scenario.rounds = await cpuRounds(
+        { floor: { url: floor.url, pid: floor.child.pid! }, interlingua: { url: ours.url, pid: ours.child.pid! } },
+        ingressBody,
+        { root: options.root, rate: options.rate, connections: options.connections, rounds, seconds: options.roundSeconds ?? 3, ...(options.progress === undefined ? {} : { progress: options.progress }) },
+      );
+    }
+  } finally {
+    for (const item of started) await stop(item.child);
+  }
 }

@@ -31,9 +31,86 @@ function headerOf(incoming: IncomingMessage, name: string): string | null {
   return Array.isArray(value) ? value.join(', ') : value;
 }
 
+/**
+ * The first value of header `name` (lower case) in a raw header list, as
+ * `headers[name]` gives a header Node keeps once (content-type,
+ * content-length), without building the `headers` object (Node builds it
+ * from the raw list, header by header, on first access).
+ */
+export function firstRawHeader(raw: readonly string[], name: string): string | undefined {
+  for (let index = 0; index < raw.length; index += 2) {
+    const key = raw[index]!;
+    if (key.length === name.length && key.toLowerCase() === name) return raw[index + 1];
+  }
+  return undefined;
+}
+
 /** The error a whole body that went silent for `timeoutMs` ends with (forward.ts answers it with 504). */
 function silence(timeoutMs: number): Error {
   return new Error(`the upstream went silent for ${timeoutMs} ms mid-answer`);
+}
+
+/** One upstream call under the {@link SilenceWatch}. */
+interface Watched {
+  /** Set by every sign of life (the request written, the answer's head, each chunk); each sweep clears it. */
+  active: boolean;
+  /** The time of the first sweep that found the call quiet, ms (`performance.now()`). */
+  quietSince: number;
+  /** Held back by the reader's back-pressure: a slow caller is not a silent upstream. */
+  paused: boolean;
+  timeoutMs: number;
+  /** The call was silent for `timeoutMs`: it ends here (it is no longer watched). */
+  silent: () => void;
+}
+
+/**
+ * The first-byte limit and the silence limit of every upstream call, kept
+ * by one sweep instead of a timer per call. The socket's own timeout (the
+ * request's `timeout` option) costs two timer updates and a listener per
+ * request on a keep-alive socket (set when the agent hands the socket over,
+ * cleared when the answer ends); here a call is an entry in a set and a
+ * flag its events set. A sweep every eighth of the shortest limit (at most
+ * every second) marks a call that showed life since the last sweep as quiet
+ * from now, and ends one quiet for its whole limit: a silence ends at
+ * least `timeoutMs` after the last byte, and at most two sweep periods
+ * later. The sweep stops when no call is left.
+ */
+class SilenceWatch {
+  readonly #calls = new Set<Watched>();
+  #timer: ReturnType<typeof setInterval> | undefined;
+  #period = 0;
+
+  add(call: Watched): void {
+    this.#calls.add(call);
+    const period = Math.max(1, Math.min(1000, Math.floor(call.timeoutMs / 8)));
+    if (this.#timer !== undefined && period >= this.#period) return;
+    if (this.#timer !== undefined) clearInterval(this.#timer);
+    this.#period = period;
+    this.#timer = setInterval(this.#sweep, period);
+    this.#timer.unref();
+  }
+
+  delete(call: Watched): void {
+    this.#calls.delete(call);
+  }
+
+  readonly #sweep = (): void => {
+    if (this.#calls.size === 0) {
+      clearInterval(this.#timer);
+      this.#timer = undefined;
+      return;
+    }
+    const now = performance.now();
+    for (const call of this.#calls) {
+      if (call.active || call.paused) {
+        call.active = false;
+        call.quietSince = now;
+      } else if (now - call.quietSince >= call.timeoutMs) {
+        this.#calls.delete(call);
+        call.silent();
+      }
+    }
+  };
 }
 
 /** Where a request goes, parsed once per URL (the proxy calls a handful of upstream URLs over and over). */
@@ -96,16 +173,16 @@ function headerList(target: Target, headers: Record<string, string>): string[] {
 
 /**
  * A streamed answer as a {@link ByteSource}: the answer's `data` events go
- * straight to the sink. The silence limit stays the socket's own timeout
- * (refreshed by every read, so no timer per chunk), switched off while the
- * reader has paused the source, since a slow caller is not a silent upstream.
- * A failure before `start` (a silence, a reset) is held and delivered then.
+ * straight to the sink. The silence limit stays with the {@link
+ * SilenceWatch} (every chunk marks the call active, so no timer per chunk),
+ * which skips the call while the reader has paused the source, since a slow
+ * caller is not a silent upstream. A failure before `start` (a silence, a
+ * reset) is held and delivered then.
  */
-function streamSource(incoming: IncomingMessage, outgoing: ClientRequest, timeoutMs: number, release: () => void): ByteSource & { fail(error: Error): void } {
+function streamSource(incoming: IncomingMessage, outgoing: ClientRequest, watched: Watched, release: () => void): ByteSource & { fail(error: Error): void } {
   let sink: ByteSink | undefined;
   let settled = false;
   let held: Error | undefined;
-  let paused = false;
   const fail = (error: Error) => {
     if (settled) return;
     if (sink === undefined) {
@@ -125,14 +202,18 @@ function streamSource(incoming: IncomingMessage, outgoing: ClientRequest, timeou
         fail(held);
         return;
       }
-      incoming.on('data', (chunk: Buffer) => {
-        if (!settled) target.data(chunk);
-      });
+      const onData = (chunk: Buffer) => {
+        if (settled) return;
+        watched.active = true;
+        target.data(chunk);
+      };
+      // What has already come (often the whole answer, read with its head) goes on at once rather than after the tick `resume` waits for.
+      for (let chunk = incoming.read() as Buffer | null; chunk !== null && !settled && !watched.paused; chunk = incoming.read() as Buffer | null) onData(chunk);
+      incoming.on('data', onData);
       incoming.on('end', () => {
         if (settled) return;
         settled = true;
         release();
-        outgoing.setTimeout(0);
         target.end();
       });
       incoming.on('error', fail);
@@ -141,15 +222,14 @@ function streamSource(incoming: IncomingMessage, outgoing: ClientRequest, timeou
       });
     },
     pause() {
-      if (paused || settled) return;
-      paused = true;
+      if (watched.paused || settled) return;
+      watched.paused = true;
       incoming.pause();
-      outgoing.setTimeout(0);
     },
     resume() {
-      if (!paused || settled) return;
-      paused = false;
-      outgoing.setTimeout(timeoutMs);
+      if (!watched.paused || settled) return;
+      watched.paused = false;
+      watched.active = true;
       incoming.resume();
     },
     cancel() {
@@ -161,6 +241,7 @@ function streamSource(incoming: IncomingMessage, outgoing: ClientRequest, timeou
 /** The proxy's upstream call over node:http(s), with the given keep-alive agents. */
 function nodeUpstreamCall(http: HttpAgent, https: HttpsAgent): UpstreamCall {
   const targetOf = targetCache();
+  const watch = new SilenceWatch();
   return (url, init) =>
     new Promise<UpstreamReply>((resolve, reject) => {
       if (init.signal.aborted) {
@@ -175,14 +256,37 @@ function nodeUpstreamCall(http: HttpAgent, https: HttpsAgent): UpstreamCall {
       /** Ends the body with an error (set once the answer's headers are in). */
       let failBody: ((error: Error) => void) | undefined;
       let unlisten = noop;
-      // `timeout` makes the agent set the socket's own time-out when it hands the socket over: no timer and no `socket` listener per request.
-      const options = { hostname: target.hostname, port: target.port, path: target.path, method: 'POST', headers, agent: secure ? https : http, timeout: init.timeoutMs };
+      // No `timeout` option: the silence watch keeps the time limits (see SilenceWatch).
+      const options = { hostname: target.hostname, port: target.port, path: target.path, method: 'POST', headers, agent: secure ? https : http };
+      const watched: Watched = {
+        active: true,
+        quietSince: 0,
+        paused: false,
+        timeoutMs: init.timeoutMs,
+        silent: () => {
+          unlisten();
+          if (answered) {
+            failBody?.(silence(init.timeoutMs));
+            outgoing.destroy();
+            return;
+          }
+          const error = new UpstreamTimeout(`the upstream did not answer within ${init.timeoutMs} ms`);
+          outgoing.destroy(error);
+          reject(error);
+        },
+      };
+      /** The call is over (answered whole, ended, failed): no longer watched, no longer cancelled by the caller. */
+      const release = () => {
+        watch.delete(watched);
+        unlisten();
+      };
       const outgoing = send(options, (incoming) => {
         answered = true;
+        watched.active = true;
         const status = incoming.statusCode ?? 502;
         const header = (name: string) => headerOf(incoming, name);
-        if (STREAMED.test(headerOf(incoming, 'content-type') ?? '')) {
-          const source = streamSource(incoming, outgoing, init.timeoutMs, () => unlisten());
+        if (STREAMED.test(firstRawHeader(incoming.rawHeaders, 'content-type') ?? '')) {
+          const source = streamSource(incoming, outgoing, watched, release);
           failBody = source.fail;
           resolve({ status, header, source, body: null });
           return;
@@ -192,15 +296,18 @@ function nodeUpstreamCall(http: HttpAgent, https: HttpsAgent): UpstreamCall {
         const fail = (error: Error) => {
           if (failed) return;
           failed = true;
-          unlisten();
+          release();
           resolve({ status, header, failure: error, body: null });
         };
         failBody = fail;
-        incoming.on('data', (chunk: Buffer) => chunks.push(chunk));
+        incoming.on('data', (chunk: Buffer) => {
+          watched.active = true;
+          chunks.push(chunk);
+        });
         incoming.on('end', () => {
           if (failed) return;
           failed = true;
-          unlisten();
+          release();
           resolve({ status, header, text: chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks).toString('utf8'), body: null });
         });
         incoming.on('error', fail);
@@ -208,28 +315,29 @@ function nodeUpstreamCall(http: HttpAgent, https: HttpsAgent): UpstreamCall {
           if (!incoming.complete) fail(new Error('the connection closed before the end of the body'));
         });
       });
-      outgoing.on('timeout', () => {
-        if (answered) {
-          failBody?.(silence(init.timeoutMs));
-          outgoing.destroy();
-          return;
-        }
-        const error = new UpstreamTimeout(`the upstream did not answer within ${init.timeoutMs} ms`);
-        outgoing.destroy(error);
-        reject(error);
-      });
+      watch.add(watched);
       unlisten = init.signal.listen(() => outgoing.destroy(new Error('aborted')));
       outgoing.on('error', (error) => {
-        unlisten();
+        release();
         if (!answered) reject(error);
       });
       const sent = init.sent;
-      if (sent === undefined) outgoing.end(init.body);
-      else outgoing.end(init.body, () => sent());
+      if (sent === undefined && init.body.length < LARGE_BODY) {
+        outgoing.end(init.body);
+        return;
+      }
+      // The request written to its end is a sign of life: the first-byte limit runs from there for a body that takes a while to go out.
+      outgoing.end(init.body, () => {
+        watched.active = true;
+        if (sent !== undefined) sent();
+      });
     });
 }
 
 function noop(): void {}
+
+/** A request body this long (in UTF-16 units) marks the call active once it is written. */
+const LARGE_BODY = 64 * 1024;
 
 /** A `fetch` that takes string bodies (what the proxy sends) and answers with a Web `Response`; the proxy uses its `UPSTREAM_CALL`. */
 export function createNodeFetch(): typeof fetch {

@@ -16,6 +16,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { createServer as createHttp2Server, type Http2Session } from 'node:http2';
 import { Duplex, Readable } from 'node:stream';
 import type { AddressInfo, Socket } from 'node:net';
+import { firstRawHeader } from './fetch.ts';
 import { CallerCancel, isByteSource, PROXY_EXCHANGE, type Answer, type ByteSource, type Exchange, type Inbound } from '../proxy/exchange.ts';
 
 /** A fetch handler, such as the one `createProxy` returns. */
@@ -39,7 +40,7 @@ function urlOf(message: IncomingMessage): string {
 
 /** The body of `message` as text, or `undefined` once it exceeds `limit` bytes (the rest is read and dropped). */
 function readBody(message: IncomingMessage, limit: number): Promise<string | undefined> {
-  const declared = Number(message.headers['content-length'] ?? '0');
+  const declared = Number(firstRawHeader(message.rawHeaders, 'content-length') ?? '0');
   return new Promise((resolve, reject) => {
     if (declared > limit) {
       message.resume();

@@ -59,6 +59,10 @@ interface Watched {
   /** Held back by the reader's back-pressure: a slow caller is not a silent upstream. */
   paused: boolean;
   timeoutMs: number;
+  /** While a large request body is going out: the bytes the socket has written so far (progress is a sign of life). */
+  written?: (() => number) | undefined;
+  /** What {@link written} said at the last sweep. */
+  lastWritten?: number;
   /** The call was silent for `timeoutMs`: it ends here (it is no longer watched). */
   silent: () => void;
 }
@@ -102,6 +106,13 @@ class SilenceWatch {
     }
     const now = performance.now();
     for (const call of this.#calls) {
+      if (call.written !== undefined) {
+        const written = call.written();
+        if (written !== call.lastWritten) {
+          call.lastWritten = written;
+          call.active = true;
+        }
+      }
       if (call.active || call.paused) {
         call.active = false;
         call.quietSince = now;
@@ -326,8 +337,10 @@ function nodeUpstreamCall(http: HttpAgent, https: HttpsAgent): UpstreamCall {
         outgoing.end(init.body);
         return;
       }
-      // The request written to its end is a sign of life: the first-byte limit runs from there for a body that takes a while to go out.
+      // A body that takes a while to go out is alive while the socket writes it; the first-byte limit runs from its end.
+      watched.written = () => outgoing.socket?.bytesWritten ?? 0;
       outgoing.end(init.body, () => {
+        watched.written = undefined;
         watched.active = true;
         if (sent !== undefined) sent();
       });

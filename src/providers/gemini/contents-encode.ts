@@ -22,7 +22,7 @@ export interface GeminiConversation {
  * boundaries are then kept exactly as the `$joinNext` hints say.
  */
 export function encodeGeminiContents(messages: readonly Message[], native: boolean, losses: LossCollector): GeminiConversation {
-  const scope: EncodePartScope = { losses, toolNames: new Map() };
+  const scope: EncodePartScope = { losses, toolNames: new Map(), calls: [] };
   const conversation: GeminiConversation = { contents: [] };
   let index = 0;
   const system: Message[] = [];

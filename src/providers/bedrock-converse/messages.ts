@@ -119,10 +119,12 @@ export function encodeBedrockMessages(messages: readonly Message[], losses: Loss
     const role = message.role === 'assistant' ? 'assistant' : 'user';
     const parts = message.role === 'system' ? foldedSystem(message, losses, path) : message.parts;
     const content: JsonObject[] = [];
-    parts.forEach((part, partIndex) => {
-      const encoded = encodeBedrockPart(part, losses, `${path}/parts/${partIndex}`);
+    for (let partIndex = 0; partIndex < parts.length; partIndex++) {
+      const part = parts[partIndex];
+      if (part === undefined && !(partIndex in parts)) continue;
+      const encoded = encodeBedrockPart(part as Part, losses, `${path}/parts/${partIndex}`);
       if (encoded !== undefined) content.push(encoded);
-    });
+    }
     const turn = turnOf(message);
     if (last !== undefined && last.role === role && last.turn === turn) {
       const existing = last.wire['content'] as JsonObject[];

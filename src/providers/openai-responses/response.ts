@@ -45,6 +45,19 @@ function writeDefaultEcho(body: JsonObject): void {
   body['top_p'] = null;
 }
 
+/** Whether some message item of `output` holds a refusal part. */
+function hasRefusal(output: readonly JsonObject[]): boolean {
+  for (let index = 0; index < output.length; index++) {
+    const content = (output[index] as JsonObject)['content'];
+    if (!Array.isArray(content)) continue;
+    for (let part = 0; part < content.length; part++) {
+      const entry: unknown = content[part];
+      if (isObject(entry) && entry['type'] === 'refusal') return true;
+    }
+  }
+  return false;
+}
+
 /** `output_text`: the SDK's concatenation of every output_text part. */
 function outputText(output: unknown[]): string {
   let text = '';
@@ -153,7 +166,7 @@ export function encodeOpenaiResponsesResponse(response: Response, context: Codec
     textAsRefusal: stop !== undefined && stop.format !== FORMAT && stop.unified === 'refusal',
   });
   body['output'] = output;
-  const refusalParts = output.some((item) => Array.isArray(item['content']) && item['content'].some((part) => isObject(part) && part['type'] === 'refusal'));
+  const refusalParts = hasRefusal(output);
   const status = encodeOpenaiResponsesStopReason(stop, losses, '/candidates/0/stopReason', refusalParts);
   if (own?.['$noStatus'] !== true) {
     body['status'] = status.status;

@@ -100,6 +100,22 @@ function foldedSystem(message: Message, losses: LossCollector, path: string): Pa
   return parts;
 }
 
+/** IR pointers `/messages/<m>` and `/messages/<m>/parts/<p>` made so far: every encode asks for the same few, so each is made once. */
+const MESSAGE_POINTERS: string[] = [];
+const PART_POINTERS: string[][] = [];
+
+function messagePointer(index: number): string {
+  if (index >= 1024) return `/messages/${index}`;
+  return (MESSAGE_POINTERS[index] ??= `/messages/${index}`);
+}
+
+/** The pointer of part `part` of message `message` (whose pointer is `path`). */
+function partPointer(path: string, message: number, part: number): string {
+  if (message >= 1024 || part >= 16) return `${path}/parts/${part}`;
+  const row = (PART_POINTERS[message] ??= []);
+  return (row[part] ??= `${path}/parts/${part}`);
+}
+
 /** Encode IR messages as Converse `system` and `messages`. */
 export function encodeBedrockMessages(messages: readonly Message[], losses: LossCollector): EncodedConversation {
   const result: EncodedConversation = { messages: [] };
@@ -113,16 +129,18 @@ export function encodeBedrockMessages(messages: readonly Message[], losses: Loss
   let last: { wire: JsonObject; turn: unknown; role: string; results: number } | undefined;
   for (; index < messages.length; index++) {
     const message = messages[index] as Message;
-    const path = `/messages/${index}`;
+    const path = messagePointer(index);
     losses.foreignExtensions(message.extensions, BEDROCK, path);
     if (message.name !== undefined) losses.add('dropped_field', path, 'Converse messages have no participant name; dropped', 'info');
     const role = message.role === 'assistant' ? 'assistant' : 'user';
     const parts = message.role === 'system' ? foldedSystem(message, losses, path) : message.parts;
     const content: JsonObject[] = [];
-    parts.forEach((part, partIndex) => {
-      const encoded = encodeBedrockPart(part, losses, `${path}/parts/${partIndex}`);
+    for (let partIndex = 0; partIndex < parts.length; partIndex++) {
+      const part = parts[partIndex];
+      if (part === undefined && !(partIndex in parts)) continue;
+      const encoded = encodeBedrockPart(part as Part, losses, partPointer(path, index, partIndex));
       if (encoded !== undefined) content.push(encoded);
-    });
+    }
     const turn = turnOf(message);
     if (last !== undefined && last.role === role && last.turn === turn) {
       const existing = last.wire['content'] as JsonObject[];

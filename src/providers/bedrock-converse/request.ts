@@ -30,10 +30,12 @@ const NESTED_KEYS: ReadonlySet<string> = new Set(['inferenceConfig', 'toolConfig
 function decodeInferenceConfig(value: unknown, request: Request): void {
   const wire = expectObject(value, '/inferenceConfig', BEDROCK);
   const generation: Generation = {};
-  const number = (key: string) => expectNumber(wire[key], pointer('/inferenceConfig', key), BEDROCK);
-  if (wire['maxTokens'] !== undefined) generation.maxTokens = number('maxTokens');
-  if (wire['temperature'] !== undefined) generation.temperature = number('temperature');
-  if (wire['topP'] !== undefined) generation.topP = number('topP');
+  const maxTokens = wire['maxTokens'];
+  const temperature = wire['temperature'];
+  const topP = wire['topP'];
+  if (maxTokens !== undefined) generation.maxTokens = inferenceNumber(maxTokens, 'maxTokens');
+  if (temperature !== undefined) generation.temperature = inferenceNumber(temperature, 'temperature');
+  if (topP !== undefined) generation.topP = inferenceNumber(topP, 'topP');
   if (wire['stopSequences'] !== undefined) {
     generation.stop = expectArray(wire['stopSequences'], '/inferenceConfig/stopSequences', BEDROCK).map((stop, index) =>
       expectString(stop, pointer('/inferenceConfig/stopSequences', index), BEDROCK),
@@ -42,6 +44,10 @@ function decodeInferenceConfig(value: unknown, request: Request): void {
   request.generation = generation;
   const rest = unknownKeys(wire, INFERENCE_KEYS);
   if (rest !== undefined) extend(request, BEDROCK, { inferenceConfig: rest });
+}
+
+function inferenceNumber(value: unknown, key: string): number {
+  return typeof value === 'number' && Number.isFinite(value) ? value : expectNumber(value, pointer('/inferenceConfig', key), BEDROCK);
 }
 
 function decodeMetadata(value: unknown, request: Request): void {
@@ -60,6 +66,7 @@ function decodeServiceTier(value: unknown, request: Request): void {
 /** Where the decoded settings were on the wire, for loss paths into the source. */
 function recordOrigins(request: Request, object: JsonObject, context: CodecContext): void {
   const losses = context.losses;
+  if (!losses.recording) return;
   if (isObject(object['inferenceConfig'])) {
     losses.originFields(request.generation, object['inferenceConfig'], '/inferenceConfig', { maxTokens: 'maxTokens', temperature: 'temperature', topP: 'topP', stop: 'stopSequences' });
   }
@@ -86,7 +93,8 @@ export function decodeBedrockRequest(body: unknown, context: CodecContext): Requ
   if (object['outputConfig'] !== undefined) decodeBedrockOutputConfig(object['outputConfig'], request);
   if (object['requestMetadata'] !== undefined) decodeMetadata(object['requestMetadata'], request);
   if (object['serviceTier'] !== undefined) decodeServiceTier(object['serviceTier'], request);
-  hint(request, BEDROCK, '$source', true);
+  // Marks IR decoded from Converse; nothing reads it on IR headed for another format.
+  if (!lean) hint(request, BEDROCK, '$source', true);
   recordOrigins(request, object, context);
   extend(request, BEDROCK, unknownKeys(object, REQUEST_KEYS));
   return request;
@@ -104,7 +112,8 @@ function encodeInferenceConfig(request: Request, context: CodecContext): JsonObj
   if (generation?.temperature !== undefined) config['temperature'] = generation.temperature;
   if (generation?.topP !== undefined) config['topP'] = generation.topP;
   if (generation?.stop !== undefined) config['stopSequences'] = generation.stop;
-  if (generation !== undefined) {
+  if (generation !== undefined && (generation.seed !== undefined || generation.presencePenalty !== undefined || generation.frequencyPenalty !== undefined
+    || generation.candidateCount !== undefined || generation.logprobs !== undefined || generation.topLogprobs !== undefined)) {
     for (let index = 0; index < UNSUPPORTED_GENERATION.length; index++) {
       const key = UNSUPPORTED_GENERATION[index] as (typeof UNSUPPORTED_GENERATION)[number];
       if (generation[key] !== undefined) context.losses.add('dropped_field', `/generation/${key}`, `Converse has no ${key}; dropped`);
@@ -130,11 +139,11 @@ export function encodeBedrockRequest(request: Request, context: CodecContext): J
   const output = encodeBedrockOutputConfig(request, losses);
   if (output !== undefined) body['outputConfig'] = output;
   if (request.metadata !== undefined) body['requestMetadata'] = request.metadata;
-  const tier = extensionsOf(request, BEDROCK)?.['serviceTier'];
+  const fields = extensionsOf(request, BEDROCK);
+  const tier = fields?.['serviceTier'];
   if (request.serviceTier !== undefined) body['serviceTier'] = { type: request.serviceTier };
   else if (isObject(tier)) body['serviceTier'] = tier;
   if (request.user !== undefined) losses.add('dropped_field', '/user', 'Converse has no end-user id; dropped (requestMetadata is for logs only)', 'info');
-  const fields = extensionsOf(request, BEDROCK);
   if (fields !== undefined) {
     for (const key in fields) if (key.charCodeAt(0) !== 36 && !NESTED_KEYS.has(key) && !(key in body)) body[key] = fields[key];
   }

@@ -9,7 +9,7 @@ import { expectObject, extend, extensionsOf, hint, pointer, spreadExtensions, un
 import { PendingCalls } from './ids.ts';
 import { decodeGeminiParts } from './contents-decode.ts';
 import type { PartScope } from './parts-decode.ts';
-import { encodeGeminiPart } from './parts-encode.ts';
+import { encodeGeminiPart, type EncodePartScope } from './parts-encode.ts';
 
 const KNOWN_CONTENT: ReadonlySet<string> = new Set(['role', 'parts']);
 
@@ -42,7 +42,7 @@ export function encodeGeminiCandidateContent(message: Message, path: string, los
   const gemini = extensionsOf(message, 'gemini');
   if (gemini?.['$noContent'] === true && message.parts.length === 0) return undefined;
   losses.foreignExtensions(message.extensions, 'gemini', path);
-  const scope = { losses, toolNames: new Map<string, string>() };
+  const scope: EncodePartScope = { losses, toolNames: new Map<string, string>(), calls: [] };
   const parts: JsonObject[] = [];
   for (let index = 0; index < message.parts.length; index++) {
     const wire = encodeGeminiPart(message.parts[index] as Part, `${path}/parts/${index}`, scope);

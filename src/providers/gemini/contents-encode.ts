@@ -17,12 +17,28 @@ export interface GeminiConversation {
   contents: JsonObject[];
 }
 
+/** IR pointers `/messages/<m>` and `/messages/<m>/parts/<p>` made so far: every encode asks for the same few, so each is made once. */
+const MESSAGE_POINTERS: string[] = [];
+const PART_POINTERS: string[][] = [];
+
+function messagePointer(index: number): string {
+  if (index >= 1024) return `/messages/${index}`;
+  return (MESSAGE_POINTERS[index] ??= `/messages/${index}`);
+}
+
+/** The pointer of part `part` of message `message` (whose pointer is `path`). */
+function partPointer(path: string, message: number, part: number): string {
+  if (message >= 1024 || part >= 16) return `${path}/parts/${part}`;
+  const row = (PART_POINTERS[message] ??= []);
+  return (row[part] ??= `${path}/parts/${part}`);
+}
+
 /**
  * Encode `messages`. `native` says the IR was decoded from Gemini: its turn
  * boundaries are then kept exactly as the `$joinNext` hints say.
  */
 export function encodeGeminiContents(messages: readonly Message[], native: boolean, losses: LossCollector): GeminiConversation {
-  const scope: EncodePartScope = { losses, toolNames: new Map() };
+  const scope: EncodePartScope = { losses, toolNames: new Map(), calls: [] };
   const conversation: GeminiConversation = { contents: [] };
   let index = 0;
   const system: Message[] = [];
@@ -32,9 +48,9 @@ export function encodeGeminiContents(messages: readonly Message[], native: boole
   let last: JsonObject | undefined;
   for (; index < messages.length; index++) {
     const message = messages[index] as Message;
-    const path = `/messages/${index}`;
+    const path = messagePointer(index);
     const role = message.role === 'assistant' ? 'model' : 'user';
-    const parts = encodeMessageParts(message, path, scope);
+    const parts = encodeMessageParts(message, index, path, scope);
     const gemini = extensionsOf(message, 'gemini');
     losses.foreignExtensions(message.extensions, 'gemini', path);
     if (message.name !== undefined) losses.add('dropped_field', path, `Gemini turns have no participant name ("${message.name}"); dropped`, 'info');
@@ -59,7 +75,7 @@ export function encodeGeminiContents(messages: readonly Message[], native: boole
   return conversation;
 }
 
-function encodeMessageParts(message: Message, path: string, scope: EncodePartScope): JsonObject[] {
+function encodeMessageParts(message: Message, messageIndex: number, path: string, scope: EncodePartScope): JsonObject[] {
   const parts: JsonObject[] = [];
   const midSystem = message.role === 'system';
   if (midSystem) {
@@ -67,7 +83,7 @@ function encodeMessageParts(message: Message, path: string, scope: EncodePartSco
   }
   for (let index = 0; index < message.parts.length; index++) {
     const part = message.parts[index] as Part;
-    const wire = encodeGeminiPart(part, `${path}/parts/${index}`, scope);
+    const wire = encodeGeminiPart(part, partPointer(path, messageIndex, index), scope);
     if (wire === undefined) continue;
     if (midSystem && typeof wire['text'] === 'string') wire['text'] = `System: ${wire['text']}`;
     parts.push(wire);
@@ -85,13 +101,13 @@ function encodeSystemInstruction(system: Message[], scope: EncodePartScope): unk
   const parts: JsonObject[] = [];
   for (let index = 0; index < system.length; index++) {
     const message = system[index] as Message;
-    const path = `/messages/${index}`;
+    const path = messagePointer(index);
     scope.losses.foreignExtensions(message.extensions, 'gemini', path);
     if (message.developer === true) {
       scope.losses.add('approximated', path, 'Gemini has no developer role; the developer message goes into systemInstruction', 'info');
     }
     for (let partIndex = 0; partIndex < message.parts.length; partIndex++) {
-      const wire = encodeGeminiPart(message.parts[partIndex] as Part, `${path}/parts/${partIndex}`, scope);
+      const wire = encodeGeminiPart(message.parts[partIndex] as Part, partPointer(path, index, partIndex), scope);
       if (wire !== undefined) parts.push(wire);
     }
   }

@@ -35,9 +35,31 @@ const KNOWN_GENERATION = knownKeys([
 ]);
 const KNOWN_THINKING = knownKeys(['thinkingBudget', 'thinkingLevel', 'includeThoughts']);
 
+/** The camelCase wire keys of `NUMBER_FIELDS`. */
+const NUMBER_KEYS: ReadonlySet<string> = new Set(NUMBER_FIELDS.map(([wire]) => wire));
+
+/** True when every key of `config` is a camelCase number field (the usual `{maxOutputTokens, temperature}`). */
+function numbersOnly(config: JsonObject): boolean {
+  for (const key in config) if (!NUMBER_KEYS.has(key)) return false;
+  return true;
+}
+
 /** Decode `generationConfig` into `request`. */
 export function decodeGeminiGenerationConfig(value: unknown, path: string, request: Request, lean = false): void {
   const config = expectObject(value, path, 'gemini');
+  if (numbersOnly(config)) {
+    // What the general path below does for such a config, without looking up every other field in both spellings.
+    let generation: Generation | undefined;
+    for (let field = 0; field < NUMBER_FIELDS.length; field++) {
+      const entry = NUMBER_FIELDS[field] as (typeof NUMBER_FIELDS)[number];
+      const number = config[entry[0]];
+      if (number === undefined) continue;
+      (generation ??= {})[entry[1]] = typeof number === 'number' && Number.isFinite(number) ? number : expectNumber(number, pointer(path, entry[0]), 'gemini');
+    }
+    if (generation !== undefined) request.generation = generation;
+    if (!lean) hint(request, 'gemini', '$generationConfig', true);
+    return;
+  }
   const spelling = new Spelling(config);
   const generation: Generation = {};
   let any = false;

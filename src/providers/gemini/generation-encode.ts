@@ -7,7 +7,7 @@ import type { ReasoningConfig, Request } from '../../core/ir.ts';
 import { extensionsOf, isObject, type JsonObject } from '../../core/wire.ts';
 import { respell } from './spelling.ts';
 import { jsonEqual } from './json.ts';
-import { canonicalMimeType, NUMBER_FIELDS } from './generation-decode.ts';
+import { canonicalMimeType } from './generation-decode.ts';
 import { geminiSchemaToJsonSchema, jsonSchemaToGeminiSchema } from './schema.ts';
 
 const LEVELS: ReadonlySet<string> = new Set(['minimal', 'low', 'medium', 'high']);
@@ -23,24 +23,31 @@ export function encodeGeminiGenerationConfig(request: Request, losses: LossColle
   const rest = gemini?.['generationConfig'];
   const config: JsonObject = isObject(rest) ? { ...rest } : {};
   const generation = request.generation;
+  // The fields of NUMBER_FIELDS written out: a table loop costs more than the few fields a request sets.
   if (generation !== undefined) {
-    for (let index = 0; index < NUMBER_FIELDS.length; index++) {
-      const [wire, neutral] = NUMBER_FIELDS[index] as (typeof NUMBER_FIELDS)[number];
-      const value = generation[neutral];
-      if (value !== undefined) config[wire] = value;
-    }
+    if (generation.maxTokens !== undefined) config['maxOutputTokens'] = generation.maxTokens;
+    if (generation.temperature !== undefined) config['temperature'] = generation.temperature;
+    if (generation.topP !== undefined) config['topP'] = generation.topP;
+    if (generation.topK !== undefined) config['topK'] = generation.topK;
+    if (generation.candidateCount !== undefined) config['candidateCount'] = generation.candidateCount;
+    if (generation.seed !== undefined) config['seed'] = generation.seed;
+    if (generation.presencePenalty !== undefined) config['presencePenalty'] = generation.presencePenalty;
+    if (generation.frequencyPenalty !== undefined) config['frequencyPenalty'] = generation.frequencyPenalty;
+    if (generation.topLogprobs !== undefined) config['logprobs'] = generation.topLogprobs;
     if (generation.stop !== undefined) config['stopSequences'] = generation.stop;
     if (generation.logprobs !== undefined) config['responseLogprobs'] = generation.logprobs;
   }
-  encodeOutput(request, config, losses);
-  const thinking = encodeThinking(request, losses);
-  if (thinking !== undefined) config['thinkingConfig'] = thinking;
-  if (isEmpty(config) && gemini?.['$generationConfig'] === undefined) return undefined;
-  return respell(config, gemini?.['$generationConfig']);
+  if (gemini !== undefined || request.output !== undefined) encodeOutput(request, gemini, config, losses);
+  if (gemini !== undefined || request.reasoning !== undefined) {
+    const thinking = encodeThinking(request, gemini, losses);
+    if (thinking !== undefined) config['thinkingConfig'] = thinking;
+  }
+  if (gemini === undefined) return isEmpty(config) ? undefined : config;
+  if (isEmpty(config) && gemini['$generationConfig'] === undefined) return undefined;
+  return respell(config, gemini['$generationConfig']);
 }
 
-function encodeOutput(request: Request, config: JsonObject, losses: LossCollector): void {
-  const gemini = extensionsOf(request, 'gemini');
+function encodeOutput(request: Request, gemini: JsonObject | undefined, config: JsonObject, losses: LossCollector): void {
   const output = request.output;
   const rawMimeType = gemini?.['$responseMimeType'];
   const mimeType = rawMimeType === undefined ? canonicalMimeType(output) : rawMimeType;
@@ -64,8 +71,7 @@ function encodeOutput(request: Request, config: JsonObject, losses: LossCollecto
   if (output.strict !== undefined) losses.add('dropped_field', '/output/strict', 'Gemini structured output has no strict flag; dropped', 'info');
 }
 
-function encodeThinking(request: Request, losses: LossCollector): JsonObject | undefined {
-  const gemini = extensionsOf(request, 'gemini');
+function encodeThinking(request: Request, gemini: JsonObject | undefined, losses: LossCollector): JsonObject | undefined {
   const reasoning = request.reasoning;
   const rest = gemini?.['thinkingConfig'];
   const native = gemini?.['$thinkingConfig'] !== undefined;

@@ -17,13 +17,30 @@ export function syntheticCallId(scope: string, partIndex: number): string {
 /** A response id cut down to characters every other format accepts in a call id. */
 export function idScope(responseId: string | undefined, candidateIndex: number): string {
   if (responseId === undefined) return `r${candidateIndex}`;
-  // The first 12 ASCII letters and digits of the id.
+  // The first 12 ASCII letters and digits of the id: one slice when they lead the id (as they do in Gemini's ids).
   let kept = '';
-  for (let index = 0; index < responseId.length && kept.length < 12; index++) {
+  let count = 0;
+  let index = 0;
+  for (; index < responseId.length && count < 12; index++) {
+    const code = responseId.charCodeAt(index);
+    if ((code >= 0x30 && code <= 0x39) || (code >= 0x41 && code <= 0x5a) || (code >= 0x61 && code <= 0x7a)) count++;
+    else {
+      kept = leadingAlphanumerics(responseId, index);
+      break;
+    }
+  }
+  if (index === responseId.length || count === 12) kept = responseId.slice(0, index);
+  return `${kept}_${candidateIndex}`;
+}
+
+/** {@link idScope}'s kept characters the slow way, from the first one that is dropped (`from`). */
+function leadingAlphanumerics(responseId: string, from: number): string {
+  let kept = responseId.slice(0, from);
+  for (let index = from; index < responseId.length && kept.length < 12; index++) {
     const code = responseId.charCodeAt(index);
     if ((code >= 0x30 && code <= 0x39) || (code >= 0x41 && code <= 0x5a) || (code >= 0x61 && code <= 0x7a)) kept += responseId[index];
   }
-  return `${kept}_${candidateIndex}`;
+  return kept;
 }
 
 /**

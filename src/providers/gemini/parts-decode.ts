@@ -91,32 +91,31 @@ export function decodeGeminiPart(value: unknown, path: string, partIndex: number
   if (signatureKey !== undefined && signatureKey !== 'thoughtSignature') (snake ??= []).push('thoughtSignature');
   if (thought !== undefined && typeof thought !== 'boolean') expectBoolean(thought, `${path}/thought`, 'gemini');
   if (signature !== undefined && typeof signature !== 'string') expectString(signature, `${path}/${signatureKey}`, 'gemini');
-  const dataPath = `${path}/${dataKey}`;
   let result: Part;
   switch (key) {
     case 'text':
-      result = decodeText(typeof data === 'string' ? data : expectString(data, dataPath, 'gemini'), thought === true, signature as string | undefined);
+      result = decodeText(typeof data === 'string' ? data : expectString(data, `${path}/${dataKey}`, 'gemini'), thought === true, signature as string | undefined);
       break;
     case 'inlineData': {
       const spelling = new Spelling();
       spelling.snake = snake;
-      result = decodeInlineData(data, dataPath, spelling);
+      result = decodeInlineData(data, `${path}/${dataKey}`, spelling);
       snake = spelling.snake;
       break;
     }
     case 'fileData': {
       const spelling = new Spelling();
       spelling.snake = snake;
-      result = decodeFileData(data, dataPath, spelling);
+      result = decodeFileData(data, `${path}/${dataKey}`, spelling);
       snake = spelling.snake;
       break;
     }
     case 'functionCall':
-      result = decodeFunctionCall(data, dataPath, partIndex, scope);
+      result = decodeFunctionCall(data, path, dataKey, partIndex, scope);
       break;
     case 'functionResponse':
       if (scope.role === 'model') return opaque(part, key);
-      result = decodeGeminiFunctionResponse(data, dataPath, partIndex, scope);
+      result = decodeGeminiFunctionResponse(data, `${path}/${dataKey}`, partIndex, scope);
       break;
     case 'executableCode':
     case 'codeExecutionResult':
@@ -203,12 +202,13 @@ function mediaPart(mediaType: string, source: MediaSource): Part {
   return { type: kind, source };
 }
 
-function decodeFunctionCall(value: unknown, path: string, partIndex: number, scope: PartScope): ToolCallPart {
-  const call = expectObject(value, path, 'gemini');
+/** Decode the `functionCall` at `partPath`/`key`; its pointer is built only for an error. */
+function decodeFunctionCall(value: unknown, partPath: string, key: string, partIndex: number, scope: PartScope): ToolCallPart {
+  const call = isObject(value) ? value : expectObject(value, `${partPath}/${key}`, 'gemini');
   const name = call['name'];
   if (typeof name !== 'string') {
-    if (name === undefined) throw missing(`${path}/name`, 'name');
-    expectString(name, `${path}/name`, 'gemini');
+    if (name === undefined) throw missing(`${partPath}/${key}/name`, 'name');
+    expectString(name, `${partPath}/${key}/name`, 'gemini');
   }
   const args = call['args'];
   const id = call['id'];
@@ -216,13 +216,13 @@ function decodeFunctionCall(value: unknown, path: string, partIndex: number, sco
     type: 'tool_call',
     id: '',
     name: name as string,
-    arguments: args === undefined ? {} : isObject(args) ? args : expectObject(args, `${path}/args`, 'gemini'),
+    arguments: args === undefined ? {} : isObject(args) ? args : expectObject(args, `${partPath}/${key}/args`, 'gemini'),
   };
   if (id === undefined) {
     part.id = syntheticCallId(scope.idScope, partIndex);
     part.syntheticId = true;
   } else {
-    part.id = typeof id === 'string' ? id : expectString(id, `${path}/id`, 'gemini');
+    part.id = typeof id === 'string' ? id : expectString(id, `${partPath}/${key}/id`, 'gemini');
     if (scope.lean !== true) hint(part, 'gemini', '$id', true);
   }
   if (args === undefined && scope.lean !== true) hint(part, 'gemini', '$noArgs', true);

@@ -18,6 +18,25 @@ export interface EncodePartScope {
   losses: LossCollector;
   /** Tool names by call id, from the calls seen so far (a `tool_result` without a name takes its call's). */
   toolNames: Map<string, string>;
+  /**
+   * When set, calls are queued here and entered into `toolNames` only when a
+   * result looks a name up ({@link toolNameOf}): most bodies (every response)
+   * never do, and hashing each call id costs more than queuing the call.
+   */
+  calls?: ToolCallPart[];
+}
+
+/** The name of the call `callId` seen so far (the latest call with that id), entering queued calls first. */
+export function toolNameOf(scope: EncodePartScope, callId: string): string | undefined {
+  const calls = scope.calls;
+  if (calls !== undefined && calls.length > 0) {
+    for (let index = 0; index < calls.length; index++) {
+      const call = calls[index] as ToolCallPart;
+      scope.toolNames.set(call.id, call.name);
+    }
+    calls.length = 0;
+  }
+  return scope.toolNames.get(callId);
 }
 
 /** Encode one IR part at IR pointer `path`. */
@@ -102,7 +121,8 @@ function encodeMediaPart(part: ImagePart | AudioPart | VideoPart | DocumentPart,
 }
 
 function encodeToolCall(part: ToolCallPart, path: string, scope: EncodePartScope): JsonObject {
-  scope.toolNames.set(part.id, part.name);
+  if (scope.calls !== undefined) scope.calls.push(part);
+  else scope.toolNames.set(part.id, part.name);
   if (part.kind === 'custom') {
     scope.losses.add('approximated', path, `custom tool call "${part.name}" sent as a Gemini function call with its text input`);
   }

@@ -8,7 +8,7 @@
  */
 import type { Candidate as GeminiCandidate, GenerateContentResponse } from '@google/genai';
 import type { CodecContext } from '../../core/codec.ts';
-import type { Candidate, Message, Response } from '../../core/ir.ts';
+import type { Candidate, Message, Part, Response } from '../../core/ir.ts';
 import { expectArray, expectNumber, expectObject, expectString, extend, extensionsOf, hint, isObject, pointer, spreadExtensions, unknownKeys, type JsonObject } from '../../core/wire.ts';
 import { decodeGeminiUsage, encodeGeminiUsage } from './usage.ts';
 import { decodeGeminiBlockReason, decodeGeminiFinishReason, encodeGeminiFinishReason } from './stop-reason.ts';
@@ -63,7 +63,8 @@ function decodeCandidate(value: unknown, path: string, position: number, respons
   if (indexValue === undefined && !lean) hint(candidate, 'gemini', '$noIndex', true);
   const finish = wire['finishReason'];
   if (finish !== undefined) {
-    const hasToolCalls = message.parts.some((part) => part.type === 'tool_call');
+    let hasToolCalls = false;
+    for (let part = 0; part < message.parts.length && !hasToolCalls; part++) hasToolCalls = (message.parts[part] as Part).type === 'tool_call';
     candidate.stopReason = decodeGeminiFinishReason(finish, `${path}/finishReason`, hasToolCalls);
     if (context.losses.recording) context.losses.origin(candidate.stopReason, `${path}/finishReason`);
   }

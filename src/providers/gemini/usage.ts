@@ -46,15 +46,6 @@ export function decodeGeminiUsage(value: unknown, path: string, lean = false): U
   return usage;
 }
 
-/** Other formats report zero cache and reasoning counts that Gemini leaves out, and may omit the total. */
-function omitForeignZeros(usage: Usage, wire: JsonObject): void {
-  if (wire['cachedContentTokenCount'] === 0) delete wire['cachedContentTokenCount'];
-  if (wire['thoughtsTokenCount'] === 0) delete wire['thoughtsTokenCount'];
-  if (usage.totalTokens === undefined && usage.inputTokens !== undefined && usage.outputTokens !== undefined) {
-    wire['totalTokenCount'] = usage.inputTokens + usage.outputTokens;
-  }
-}
-
 /** Encode IR usage as `usageMetadata`. */
 export function encodeGeminiUsage(usage: Usage, losses: LossCollector, path: string): JsonObject {
   const wire: JsonObject = {};
@@ -63,10 +54,13 @@ export function encodeGeminiUsage(usage: Usage, losses: LossCollector, path: str
   if (usage.outputTokens !== undefined && gemini?.['$noCandidatesTokenCount'] !== true) {
     wire['candidatesTokenCount'] = usage.outputTokens - (usage.reasoningTokens ?? 0);
   }
-  if (usage.reasoningTokens !== undefined) wire['thoughtsTokenCount'] = usage.reasoningTokens;
-  if (usage.cacheReadTokens !== undefined) wire['cachedContentTokenCount'] = usage.cacheReadTokens;
+  // Other formats report zero cache and reasoning counts that Gemini leaves out, and may omit the total
+  // (left unwritten rather than deleted, which would turn the object into a slow dictionary).
+  const native = gemini?.['$native'] === true;
+  if (usage.reasoningTokens !== undefined && (native || usage.reasoningTokens !== 0)) wire['thoughtsTokenCount'] = usage.reasoningTokens;
+  if (usage.cacheReadTokens !== undefined && (native || usage.cacheReadTokens !== 0)) wire['cachedContentTokenCount'] = usage.cacheReadTokens;
   if (usage.totalTokens !== undefined) wire['totalTokenCount'] = usage.totalTokens;
-  if (gemini?.['$native'] !== true) omitForeignZeros(usage, wire);
+  else if (!native && usage.inputTokens !== undefined && usage.outputTokens !== undefined) wire['totalTokenCount'] = usage.inputTokens + usage.outputTokens;
   if (usage.cacheWriteTokens !== undefined && usage.cacheWriteTokens > 0) {
     losses.add('dropped_field', path, 'Gemini usage has no cache-write count; dropped', 'info');
   }

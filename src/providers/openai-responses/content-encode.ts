@@ -5,7 +5,7 @@
  *
  * @see https://platform.openai.com/docs/api-reference/responses/create#responses-create-input
  */
-import { unreachable, type AudioPart, type DocumentPart, type ImagePart, type Part, type TextPart } from '../../core/ir.ts';
+import { unreachable, type AudioPart, type Citation, type DocumentPart, type ImagePart, type Part, type TextPart } from '../../core/ir.ts';
 import type { LossCollector } from '../../core/losses.ts';
 import { setDataUrl } from '../../core/serialize.ts';
 import { pointer, type JsonObject } from '../../core/wire.ts';
@@ -55,22 +55,30 @@ export function encodeOpenaiResponsesContent(part: Part, textType: TextType, los
 }
 
 function encodeText(part: TextPart, textType: TextType, losses: LossCollector, path: string): JsonObject {
-  const hinted = ownHint(part, '$type');
+  const fields = own(part);
+  const hinted = fields?.['$type'];
   const type = hinted === 'input_text' || hinted === 'output_text' ? hinted : textType;
   const target: JsonObject = { type, text: part.text };
-  const annotations = ownHint(part, '$annotations');
-  const citations = part.citations ?? [];
+  const annotations = fields?.['$annotations'];
+  const citations = part.citations;
   if (type === 'output_text' ? annotations !== false : annotations === true) {
     const list: JsonObject[] = [];
-    citations.forEach((citation, index) => {
-      const annotation = encodeOpenaiResponsesAnnotation(citation, part.text.length, losses, pointer(path, 'citations', index));
-      if (annotation !== undefined) list.push(annotation);
-    });
+    if (citations !== undefined) {
+      for (let index = 0; index < citations.length; index++) {
+        if (!(index in citations)) continue;
+        const annotation = encodeOpenaiResponsesAnnotation(citations[index] as Citation, part.text.length, losses, pointer(path, 'citations', index));
+        if (annotation !== undefined) list.push(annotation);
+      }
+    }
     target['annotations'] = list;
-  } else if (citations.length > 0) {
+  } else if (citations !== undefined && citations.length > 0) {
     losses.add('dropped_field', pointer(path, 'citations'), `citations cannot travel on ${type} parts; dropped`);
   }
-  if (ownHint(part, '$emptyLogprobs') === true) target['logprobs'] = [];
+  if (fields === undefined) {
+    if (part.extensions !== undefined) losses.foreignExtensions(part.extensions, FORMAT, path);
+    return target;
+  }
+  if (fields['$emptyLogprobs'] === true) target['logprobs'] = [];
   return finish(target, part, losses, path);
 }
 

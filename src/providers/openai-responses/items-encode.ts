@@ -129,10 +129,6 @@ function joinHistory(item: JsonObject, content: JsonObject[], context: ItemEncod
 function encodeAssistantParts(message: Message, path: string, context: ItemEncodeContext, items: JsonObject[]): void {
   let current: JsonObject | undefined;
   let currentHint: MessageItemHint | undefined;
-  const close = (): void => {
-    if (current !== undefined) closeMessageItem(current, currentHint, context, path);
-    current = undefined;
-  };
   // `parts` may be sparse (the stream encoder passes one item's parts at their IR indexes).
   for (let index = 0; index < message.parts.length; index++) {
     const part = message.parts[index];
@@ -146,7 +142,7 @@ function encodeAssistantParts(message: Message, path: string, context: ItemEncod
     if (contentLevel(part)) {
       const hint = ownHint(part, '$item');
       if (hint !== undefined || current === undefined) {
-        close();
+        if (current !== undefined) closeMessageItem(current, currentHint, context, path);
         current = openMessageItem(part, context, partPath, items.length);
         currentHint = hintOf(hint);
         items.push(current);
@@ -159,11 +155,12 @@ function encodeAssistantParts(message: Message, path: string, context: ItemEncod
       if (encoded !== undefined) (current['content'] as JsonObject[]).push(encoded);
       continue;
     }
-    close();
+    if (current !== undefined) closeMessageItem(current, currentHint, context, path);
+    current = undefined;
     const item = encodeAssistantItem(part, context, partPath, items.length);
     if (item !== undefined) items.push(item);
   }
-  close();
+  if (current !== undefined) closeMessageItem(current, currentHint, context, path);
 }
 
 /** A text part of another format as a refusal part, when the response stopped for a refusal. */

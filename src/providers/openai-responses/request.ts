@@ -54,12 +54,22 @@ const REQUEST_ORIGINS = {
 const GENERATION_ORIGINS = Object.fromEntries(GENERATION_FIELDS.map(([key, field]) => [field, key]));
 
 function decodeGeneration(wire: JsonObject): Generation | undefined {
-  let generation: Generation | undefined;
-  for (const [key, field] of GENERATION_FIELDS) {
-    const value = wire[key];
-    if (present(value)) (generation ??= {})[field] = typeof value === 'number' && Number.isFinite(value) ? value : expectNumber(value, pointer('', key), FORMAT);
-  }
+  // GENERATION_FIELDS written out: a table loop costs more than the one or two fields a request sets.
+  const maxTokens = wire['max_output_tokens'];
+  const temperature = wire['temperature'];
+  const topP = wire['top_p'];
+  const topLogprobs = wire['top_logprobs'];
+  if (!present(maxTokens) && !present(temperature) && !present(topP) && !present(topLogprobs)) return undefined;
+  const generation: Generation = {};
+  if (present(maxTokens)) generation.maxTokens = generationNumber(maxTokens, 'max_output_tokens');
+  if (present(temperature)) generation.temperature = generationNumber(temperature, 'temperature');
+  if (present(topP)) generation.topP = generationNumber(topP, 'top_p');
+  if (present(topLogprobs)) generation.topLogprobs = generationNumber(topLogprobs, 'top_logprobs');
   return generation;
+}
+
+function generationNumber(value: unknown, key: string): number {
+  return typeof value === 'number' && Number.isFinite(value) ? value : expectNumber(value, pointer('', key), FORMAT);
 }
 
 function decodeMetadata(value: unknown, request: Request): void {
@@ -191,21 +201,24 @@ const MIN_OUTPUT_TOKENS = 16;
 function encodeGeneration(request: Request, body: JsonObject, losses: LossCollector): void {
   const generation = request.generation;
   if (generation === undefined) return;
-  for (let index = 0; index < GENERATION_FIELDS.length; index++) {
-    const [key, field] = GENERATION_FIELDS[index] as (typeof GENERATION_FIELDS)[number];
-    if (generation[field] !== undefined) body[key] = generation[field];
-  }
+  if (generation.maxTokens !== undefined) body['max_output_tokens'] = generation.maxTokens;
+  if (generation.temperature !== undefined) body['temperature'] = generation.temperature;
+  if (generation.topP !== undefined) body['top_p'] = generation.topP;
+  if (generation.topLogprobs !== undefined) body['top_logprobs'] = generation.topLogprobs;
   // The API refuses max_output_tokens below 16 (400 "integer_below_min_value", recorded in the corpus); another format's smaller limit is raised.
   const limit = generation.maxTokens;
   if (limit !== undefined && limit < MIN_OUTPUT_TOKENS && own(request) === undefined) {
     body['max_output_tokens'] = MIN_OUTPUT_TOKENS;
     losses.add('approximated', '/generation/maxTokens', `OpenAI Responses takes at least ${MIN_OUTPUT_TOKENS} output tokens; the limit ${limit} was raised to ${MIN_OUTPUT_TOKENS}`);
   }
-  for (let index = 0; index < UNSUPPORTED_GENERATION.length; index++) {
-    const field = UNSUPPORTED_GENERATION[index] as (typeof UNSUPPORTED_GENERATION)[number];
-    if (generation[field] !== undefined) losses.add('dropped_field', `/generation/${field}`, `OpenAI Responses has no "${field}"; dropped`);
+  if (generation.topK !== undefined || generation.stop !== undefined || generation.seed !== undefined
+    || generation.presencePenalty !== undefined || generation.frequencyPenalty !== undefined) {
+    for (let index = 0; index < UNSUPPORTED_GENERATION.length; index++) {
+      const field = UNSUPPORTED_GENERATION[index] as (typeof UNSUPPORTED_GENERATION)[number];
+      if (generation[field] !== undefined) losses.add('dropped_field', `/generation/${field}`, `OpenAI Responses has no "${field}"; dropped`);
+    }
   }
-  if ((generation.candidateCount ?? 1) > 1) losses.add('dropped_field', '/generation/candidateCount', 'OpenAI Responses returns one candidate; dropped');
+  if (generation.candidateCount !== undefined && generation.candidateCount > 1) losses.add('dropped_field', '/generation/candidateCount', 'OpenAI Responses returns one candidate; dropped');
   if (generation.logprobs === true && own(request)?.['include'] === undefined) body['include'] = ['message.output_text.logprobs'];
 }
 

@@ -17,7 +17,7 @@ import {
 } from '../../core/wire.ts';
 import { decodeOpenaiResponsesOutput } from './items-decode.ts';
 import { encodeOpenaiResponsesOutput } from './items-encode.ts';
-import { FORMAT, keepNulls, ownHint, present, restoreNulls } from './shared.ts';
+import { FORMAT, keepNulls, present, restoreNulls } from './shared.ts';
 import { decodeOpenaiResponsesStopReason, encodeOpenaiResponsesStopReason, isIncompleteReason, openaiResponsesStatusOf } from './stop-reason.ts';
 import { decodeOpenaiResponsesUsage, encodeOpenaiResponsesUsage } from './usage.ts';
 
@@ -32,9 +32,30 @@ const ECHO: ReadonlySet<string> = new Set([
   'text', 'tool_choice', 'tools', 'top_logprobs', 'top_p', 'truncation', 'user',
 ]);
 
-/** Echo values sent for responses of other formats, which the SDK's `Response` type requires. */
-function defaultEcho(): JsonObject {
-  return { instructions: null, metadata: {}, parallel_tool_calls: true, temperature: null, tool_choice: 'auto', tools: [], top_p: null };
+const NONE: readonly string[] = [];
+
+/** Echo values sent for responses of other formats, which the SDK's `Response` type requires (written in place, as `Object.assign` would). */
+function writeDefaultEcho(body: JsonObject): void {
+  body['instructions'] = null;
+  body['metadata'] = {};
+  body['parallel_tool_calls'] = true;
+  body['temperature'] = null;
+  body['tool_choice'] = 'auto';
+  body['tools'] = [];
+  body['top_p'] = null;
+}
+
+/** Whether some message item of `output` holds a refusal part. */
+function hasRefusal(output: readonly JsonObject[]): boolean {
+  for (let index = 0; index < output.length; index++) {
+    const content = (output[index] as JsonObject)['content'];
+    if (!Array.isArray(content)) continue;
+    for (let part = 0; part < content.length; part++) {
+      const entry: unknown = content[part];
+      if (isObject(entry) && entry['type'] === 'refusal') return true;
+    }
+  }
+  return false;
 }
 
 /** `output_text`: the SDK's concatenation of every output_text part. */
@@ -113,16 +134,18 @@ export function encodeOpenaiResponsesResponse(response: Response, context: Codec
   for (let index = 1; index < response.candidates.length; index++) {
     losses.add('dropped_field', pointer('/candidates', index), 'OpenAI Responses returns one candidate; extra candidates dropped');
   }
-  const absent = ownHint(response, '$absent');
-  const omitted = new Set(Array.isArray(absent) ? (absent as string[]) : []);
+  const own = response.extensions?.[FORMAT];
+  const absent = own?.['$absent'];
+  const omitted: readonly string[] = Array.isArray(absent) ? (absent as string[]) : NONE;
   const body: JsonObject = {};
-  const native = ownHint(response, '$echo') !== undefined;
+  const echo = own?.['$echo'];
+  const native = echo !== undefined;
   if (response.id !== undefined) body['id'] = response.id;
   else if (!native) {
     body['id'] = 'resp_interlingua';
     losses.add('synthesised_id', '/id', 'response id made up by interlingua', 'info');
   }
-  if (!omitted.has('object')) body['object'] = 'response';
+  if (!omitted.includes('object')) body['object'] = 'response';
   if (response.created !== undefined) body['created_at'] = response.created;
   else if (!native) {
     body['created_at'] = 0;
@@ -143,20 +166,22 @@ export function encodeOpenaiResponsesResponse(response: Response, context: Codec
     textAsRefusal: stop !== undefined && stop.format !== FORMAT && stop.unified === 'refusal',
   });
   body['output'] = output;
-  const refusalParts = output.some((item) => Array.isArray(item['content']) && item['content'].some((part) => isObject(part) && part['type'] === 'refusal'));
+  const refusalParts = hasRefusal(output);
   const status = encodeOpenaiResponsesStopReason(stop, losses, '/candidates/0/stopReason', refusalParts);
-  if (ownHint(response, '$noStatus') !== true) {
+  if (own?.['$noStatus'] !== true) {
     body['status'] = status.status;
     if (status.reason !== undefined) body['incomplete_details'] = { reason: status.reason };
   }
   if (response.usage !== undefined) body['usage'] = encodeOpenaiResponsesUsage(response.usage, losses, '/usage');
-  const echo = ownHint(response, '$echo');
-  Object.assign(body, isObject(echo) ? echo : native ? {} : defaultEcho());
-  const text = ownHint(response, '$outputText');
-  if (text === true) body['output_text'] = outputText(output);
-  else if (typeof text === 'string') body['output_text'] = text;
-  restoreNulls(spreadExtensions(body, response, FORMAT), response);
-  if (!omitted.has('error') && !('error' in body)) body['error'] = null;
-  if (!omitted.has('incomplete_details') && !('incomplete_details' in body)) body['incomplete_details'] = null;
+  if (isObject(echo)) Object.assign(body, echo);
+  else if (!native) writeDefaultEcho(body);
+  if (own !== undefined) {
+    const text = own['$outputText'];
+    if (text === true) body['output_text'] = outputText(output);
+    else if (typeof text === 'string') body['output_text'] = text;
+    restoreNulls(spreadExtensions(body, response, FORMAT), response);
+  }
+  if (body['error'] === undefined && !('error' in body) && !omitted.includes('error')) body['error'] = null;
+  if (body['incomplete_details'] === undefined && !('incomplete_details' in body) && !omitted.includes('incomplete_details')) body['incomplete_details'] = null;
   return body;
 }

@@ -32,9 +32,16 @@ export function ownHint(node: Extensible, key: `$${string}`): unknown {
  * as the `$nulls` hint, so the encoder writes them back.
  */
 export function keepNulls(node: Extensible, object: JsonObject, keys: readonly string[]): void {
+  // A long key list (a request's): most request bodies have no null at all, and one pass over their few keys says so.
+  if (keys.length > 8 && !hasNull(object)) return;
   let nulls: string[] | undefined;
   for (const key of keys) if (object[key] === null) (nulls ??= []).push(key);
   if (nulls !== undefined) hint(node, FORMAT, '$nulls', nulls);
+}
+
+function hasNull(object: JsonObject): boolean {
+  for (const key in object) if (object[key] === null) return true;
+  return false;
 }
 
 /** Write back the explicit `null`s recorded by {@link keepNulls} where `target` has no value. */

@@ -60,30 +60,56 @@ function interleave(results: JsonObject[], others: JsonObject[], layout: unknown
   return merged;
 }
 
+/**
+ * The text of a message whose one part is a plain text part (no extensions,
+ * no citations): encoding that part reports nothing and gives at most one
+ * bare text block, so a string `content` needs no blocks built. `undefined` otherwise.
+ */
+function plainText(message: Message): string | undefined {
+  const parts = message.parts;
+  if (parts.length !== 1) return undefined;
+  const part = parts[0] as Message['parts'][number];
+  return part.type === 'text' && part.extensions === undefined && part.citations === undefined ? part.text : undefined;
+}
+
+/** The blocks `encodeAnthropicParts` gives for a plain text part (see {@link plainText}): none for `""`, else one bare text block. */
+function plainBlocks(text: string): JsonObject[] {
+  return text === '' ? [] : [{ type: 'text', text }];
+}
+
 function encodeExact(messages: readonly Message[], losses: LossCollector): EncodedConversation {
   const conversation: EncodedConversation = { messages: [] };
-  let last: Turn | undefined;
+  // The last turn written (later messages marked `$joinPrevious` join it), and its blocks.
+  let lastWire: JsonObject | undefined;
+  let lastBlocks: JsonObject[] | undefined;
+  // The text of the last turn when it was sent as a string and its blocks are not built yet.
+  let lastText: string | undefined;
   for (let index = 0; index < messages.length; index++) {
     const message = messages[index] as Message;
-    const path = `/messages/${index}`;
-    losses.foreignExtensions(message.extensions, ANTHROPIC, path);
-    const blocks = encodeAnthropicParts(message.parts, `${path}/parts`, losses);
+    const extensions = message.extensions;
+    if (extensions !== undefined) losses.foreignExtensions(extensions, ANTHROPIC, `/messages/${index}`);
     // The hints are read once per message (what `hasHint` checks: present and not false).
-    const hints = message.extensions?.anthropic;
+    const hints = extensions?.anthropic;
     const contentString = hints !== undefined && isSet(hints['$contentString']);
+    const text = contentString ? plainText(message) : undefined;
+    const blocks = text !== undefined ? undefined : encodeAnthropicParts(message.parts, `/messages/${index}/parts`, losses);
     if (hints !== undefined && isSet(hints['$systemField'])) {
-      conversation.system = contentString ? firstText(message) : blocks;
+      conversation.system = contentString ? (text ?? firstText(message)) : blocks;
       continue;
     }
-    if (hints !== undefined && isSet(hints['$joinPrevious']) && last !== undefined) {
-      last.blocks = interleave(last.blocks, blocks, hints['$layout']);
-      if (last.wire !== undefined) last.wire['content'] = last.blocks;
+    if (hints !== undefined && isSet(hints['$joinPrevious']) && lastWire !== undefined) {
+      const previous = lastBlocks ?? plainBlocks(lastText as string);
+      lastBlocks = interleave(previous, blocks ?? plainBlocks(text as string), hints['$layout']);
+      lastText = undefined;
+      lastWire['content'] = lastBlocks;
       continue;
     }
     const role = message.role === 'tool' ? 'user' : message.role;
-    const wire: JsonObject = { role, content: contentString ? firstText(message) : blocks };
+    const wire: JsonObject = { role, content: contentString ? (text ?? firstText(message)) : blocks };
     conversation.messages.push(spreadExtensions(wire, message, ANTHROPIC));
-    last = { role, blocks, wire };
+    lastWire = wire;
+    lastBlocks = blocks;
+    lastText = text;
   }
   return conversation;
 }

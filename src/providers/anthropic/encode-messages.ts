@@ -29,8 +29,8 @@ export interface EncodedConversation {
 interface Turn {
   role: 'user' | 'assistant' | 'system';
   blocks: JsonObject[];
-  /** The turn as written (exact mode only, where later messages join it). */
-  wire?: JsonObject;
+  /** The text of a turn that is one plain text block not built yet (`blocks` is then empty and unused). */
+  text?: string | undefined;
 }
 
 const SYSTEM_PREFIX = 'System: ';
@@ -120,6 +120,12 @@ function isSet(value: unknown): boolean {
 }
 
 function encodeSystemField(messages: readonly Message[], count: number, losses: LossCollector): unknown {
+  if (count === 1) {
+    // One plain system text (the common case): its one bare block would be written as the string anyway.
+    const message = messages[0] as Message;
+    const text = message.extensions === undefined ? plainText(message) : undefined;
+    if (text !== undefined) return text === '' ? undefined : text;
+  }
   const blocks: JsonObject[] = [];
   for (let index = 0; index < count; index++) {
     const message = messages[index] as Message;
@@ -140,15 +146,25 @@ function foldSystem(blocks: JsonObject[]): JsonObject[] {
   return blocks.map((block) => (block['type'] === 'text' ? { ...block, text: SYSTEM_PREFIX + String(block['text']) } : block));
 }
 
+/** The turn's blocks, built now if the turn is still one plain text (see {@link Turn.text}). */
+function turnBlocks(turn: Turn): JsonObject[] {
+  if (turn.text !== undefined) {
+    turn.blocks = [{ type: 'text', text: turn.text }];
+    turn.text = undefined;
+  }
+  return turn.blocks;
+}
+
 function addToTurn(turn: Turn, blocks: JsonObject[], isToolMessage: boolean): void {
+  const existing = turnBlocks(turn);
   if (!isToolMessage) {
-    turn.blocks.push(...blocks);
+    existing.push(...blocks);
     return;
   }
   // Tool results must come before any other block of the user turn.
-  const firstOther = turn.blocks.findIndex((block) => block['type'] !== 'tool_result');
-  if (firstOther < 0) turn.blocks.push(...blocks);
-  else turn.blocks.splice(firstOther, 0, ...blocks);
+  const firstOther = existing.findIndex((block) => block['type'] !== 'tool_result');
+  if (firstOther < 0) existing.push(...blocks);
+  else existing.splice(firstOther, 0, ...blocks);
 }
 
 function encodeForeign(messages: readonly Message[], losses: LossCollector): EncodedConversation {
@@ -158,26 +174,35 @@ function encodeForeign(messages: readonly Message[], losses: LossCollector): Enc
   const turns: Turn[] = [];
   for (let index = leading; index < messages.length; index++) {
     const message = messages[index] as Message;
-    const path = `/messages/${index}`;
-    losses.foreignExtensions(message.extensions, ANTHROPIC, path);
-    if (message.name !== undefined) losses.add('dropped_field', `${path}/name`, 'Anthropic messages have no participant name');
-    let blocks = encodeAnthropicParts(message.parts, `${path}/parts`, losses);
-    if (blocks.length === 0) continue;
+    if (message.extensions !== undefined) losses.foreignExtensions(message.extensions, ANTHROPIC, `/messages/${index}`);
+    if (message.name !== undefined) losses.add('dropped_field', `/messages/${index}/name`, 'Anthropic messages have no participant name');
+    // A plain text part (the common message) is one bare text block, built only if the turn is joined or folded.
+    let text = plainText(message);
+    let blocks: JsonObject[] | undefined;
+    if (text === undefined) {
+      blocks = encodeAnthropicParts(message.parts, `/messages/${index}/parts`, losses);
+      if (blocks.length === 0) continue;
+    } else if (text === '') continue;
     const last = turns[turns.length - 1];
     let role: Turn['role'] = message.role === 'assistant' ? 'assistant' : 'user';
     if (message.role === 'system') {
       if (last?.role === 'user') role = 'system';
       else {
-        blocks = foldSystem(blocks);
-        losses.add('moved_content', path, 'Anthropic accepts a system message only right after a user turn; sent as user text prefixed "System: "');
+        if (blocks !== undefined) blocks = foldSystem(blocks);
+        else text = SYSTEM_PREFIX + (text as string);
+        losses.add('moved_content', `/messages/${index}`, 'Anthropic accepts a system message only right after a user turn; sent as user text prefixed "System: "');
       }
     }
-    if (last !== undefined && last.role === role && role !== 'system') addToTurn(last, blocks, message.role === 'tool');
-    else turns.push({ role, blocks });
+    if (last !== undefined && last.role === role && role !== 'system') addToTurn(last, blocks ?? [{ type: 'text', text }], message.role === 'tool');
+    else turns.push(blocks !== undefined ? { role, blocks } : { role, blocks: [], text });
   }
   const encoded: JsonObject[] = new Array<JsonObject>(turns.length);
   for (let index = 0; index < turns.length; index++) {
     const turn = turns[index] as Turn;
+    if (turn.text !== undefined) {
+      encoded[index] = { role: turn.role, content: turn.text };
+      continue;
+    }
     const only = turn.blocks[0];
     encoded[index] = { role: turn.role, content: turn.blocks.length === 1 && isBareText(only) ? only['text'] : turn.blocks };
   }

@@ -55,7 +55,7 @@ export function decodeOllamaOptions(value: unknown, path: string, request: Reque
     const item = options[key];
     const slot = typeof item === 'number' ? numberSlot(key) : undefined;
     if (slot !== undefined) {
-      generation[slot] = expectNumber(item, pointer(path, key), FORMAT);
+      generation[slot] = Number.isFinite(item) ? (item as number) : expectNumber(item, pointer(path, key), FORMAT);
       read++;
     } else if (key === 'num_predict' && typeof item === 'number' && item >= 0) {
       generation.maxTokens = item;

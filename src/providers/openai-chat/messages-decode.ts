@@ -48,9 +48,17 @@ function toolName(history: History, callId: string): string | undefined {
 }
 
 function decodeTextual(object: JsonObject, path: string, role: 'system' | 'user', history: History, losses: LossCollector): Message {
-  const parts: Part[] = [];
-  const message: Message = { role, parts };
-  decodeOpenaiChatContent(object['content'], `${path}/content`, message, parts, 'string', losses, history.hints);
+  const content = object['content'];
+  let message: Message;
+  if (typeof content === 'string') {
+    // The common spelling, which needs no hint: one text part (what `decodeOpenaiChatContent` gives), no pointer built.
+    const part: Part = { type: 'text', text: content };
+    message = { role, parts: [losses.recording ? losses.origin(part, `${path}/content`) : part] };
+  } else {
+    const parts: Part[] = [];
+    message = { role, parts };
+    decodeOpenaiChatContent(content, `${path}/content`, message, parts, 'string', losses, history.hints);
+  }
   const name = object['name'];
   if (typeof name === 'string') message.name = name;
   else if (name !== undefined && name !== null) expectString(name, `${path}/name`, FORMAT);

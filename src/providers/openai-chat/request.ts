@@ -45,7 +45,6 @@ const KNOWN_KEYS = [
 type KnownKey = (typeof KNOWN_KEYS)[number];
 
 /** One bit per known key, for the set of keys a body holds with a value other than `null` ({@link scanBody}). */
-const BIT_OF: ReadonlyMap<string, number> = new Map(KNOWN_KEYS.map((key, index) => [key, 1 << index]));
 // Spelled out (in KNOWN_KEYS order) so that each check is a constant, not a keyed lookup.
 const BIT = {
   model: 1 << 0,
@@ -86,13 +85,71 @@ interface ScannedBody {
   rest: JsonObject | undefined;
 }
 
+/** The {@link BIT} of a known key, else 0 (a switch: cheaper than a map lookup per key). */
+function bitOf(key: string): number {
+  switch (key) {
+    case 'model':
+      return BIT.model;
+    case 'messages':
+      return BIT.messages;
+    case 'tools':
+      return BIT.tools;
+    case 'tool_choice':
+      return BIT.tool_choice;
+    case 'parallel_tool_calls':
+      return BIT.parallel_tool_calls;
+    case 'response_format':
+      return BIT.response_format;
+    case 'reasoning_effort':
+      return BIT.reasoning_effort;
+    case 'max_tokens':
+      return BIT.max_tokens;
+    case 'max_completion_tokens':
+      return BIT.max_completion_tokens;
+    case 'n':
+      return BIT.n;
+    case 'seed':
+      return BIT.seed;
+    case 'stop':
+      return BIT.stop;
+    case 'logprobs':
+      return BIT.logprobs;
+    case 'top_logprobs':
+      return BIT.top_logprobs;
+    case 'presence_penalty':
+      return BIT.presence_penalty;
+    case 'frequency_penalty':
+      return BIT.frequency_penalty;
+    case 'user':
+      return BIT.user;
+    case 'safety_identifier':
+      return BIT.safety_identifier;
+    case 'metadata':
+      return BIT.metadata;
+    case 'service_tier':
+      return BIT.service_tier;
+    case 'stream':
+      return BIT.stream;
+    case 'temperature':
+      return BIT.temperature;
+    case 'top_p':
+      return BIT.top_p;
+    case 'functions':
+      return BIT.functions;
+    case 'function_call':
+      return BIT.function_call;
+    default:
+      return 0;
+  }
+}
+
 function scanBody(object: JsonObject): ScannedBody {
   let present = 0;
   let rest: JsonObject | undefined;
   for (const key in object) {
     const value = object[key];
-    const bit = BIT_OF.get(key);
-    if (bit !== undefined && value !== null) {
+    const bit = bitOf(key);
+    if (bit !== 0 && value !== null) {
       if (value !== undefined) present |= bit;
       continue;
     }

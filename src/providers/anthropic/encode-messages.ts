@@ -123,8 +123,11 @@ function encodeSystemField(messages: readonly Message[], count: number, losses: 
   if (count === 1) {
     // One plain system text (the common case): its one bare block would be written as the string anyway.
     const message = messages[0] as Message;
-    const text = message.extensions === undefined ? plainText(message) : undefined;
-    if (text !== undefined) return text === '' ? undefined : text;
+    const text = plainText(message);
+    if (text !== undefined) {
+      if (message.extensions !== undefined) losses.foreignExtensions(message.extensions, ANTHROPIC, '/messages/0');
+      return text === '' ? undefined : text;
+    }
   }
   const blocks: JsonObject[] = [];
   for (let index = 0; index < count; index++) {

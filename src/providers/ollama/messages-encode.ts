@@ -99,9 +99,10 @@ export function encodeOllamaMessages(messages: readonly Message[], losses: LossC
       }
       continue;
     }
-    const text = message.extensions === undefined ? plainText(message) : undefined;
+    // Other formats' extensions were reported above; Ollama's own hints and extras take the full path.
+    const text = message.extensions?.[FORMAT] === undefined ? plainText(message) : undefined;
     if (text !== undefined) {
-      // One plain text part and no hints (the common message): what `encodeMessage` writes, without sorting the parts.
+      // One plain text part and no Ollama hints (the common message): what `encodeMessage` writes, without sorting the parts.
       out.push({ role: message.role, content: text });
       continue;
     }

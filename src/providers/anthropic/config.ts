@@ -132,7 +132,14 @@ export function encodeAnthropicConfig(request: Request, body: JsonObject, losses
     if (reasoning.summary !== undefined) losses.add('dropped_field', '/reasoning/summary', 'Anthropic has no reasoning summary style', 'info');
   }
   // Most requests have no effort, output format or config hints: nothing to build.
-  if (reasoning?.effort === undefined && (request.output === undefined || request.output.type === 'text') && request.extensions?.anthropic === undefined) return;
+  if (reasoning?.effort === undefined && (request.output === undefined || request.output.type === 'text')) {
+    const hints = request.extensions?.anthropic;
+    if (hints === undefined) return;
+    // Without an effort or a format, `output_config` is written only from its kept extras or the empty-config hint.
+    const kept = hints['$outputConfigExtras'];
+    const empty = hints['$outputConfigEmpty'];
+    if ((kept === undefined || kept === null || typeof kept !== 'object') && (empty === undefined || empty === false)) return;
+  }
   const config: JsonObject = { ...extras(request, '$outputConfigExtras') };
   const effort = reasoning?.effort === undefined ? undefined : encodeEffort(reasoning.effort, losses);
   if (effort !== undefined) config['effort'] = effort;

@@ -29,8 +29,8 @@ export interface EncodedConversation {
 interface Turn {
   role: 'user' | 'assistant' | 'system';
   blocks: JsonObject[];
-  /** The turn as written (exact mode only, where later messages join it). */
-  wire?: JsonObject;
+  /** The text of a turn that is one plain text block not built yet (`blocks` is then empty and unused). */
+  text?: string | undefined;
 }
 
 const SYSTEM_PREFIX = 'System: ';
@@ -60,30 +60,56 @@ function interleave(results: JsonObject[], others: JsonObject[], layout: unknown
   return merged;
 }
 
+/**
+ * The text of a message whose one part is a plain text part (no extensions,
+ * no citations): encoding that part reports nothing and gives at most one
+ * bare text block, so a string `content` needs no blocks built. `undefined` otherwise.
+ */
+function plainText(message: Message): string | undefined {
+  const parts = message.parts;
+  if (parts.length !== 1) return undefined;
+  const part = parts[0] as Message['parts'][number];
+  return part.type === 'text' && part.extensions === undefined && part.citations === undefined ? part.text : undefined;
+}
+
+/** The blocks `encodeAnthropicParts` gives for a plain text part (see {@link plainText}): none for `""`, else one bare text block. */
+function plainBlocks(text: string): JsonObject[] {
+  return text === '' ? [] : [{ type: 'text', text }];
+}
+
 function encodeExact(messages: readonly Message[], losses: LossCollector): EncodedConversation {
   const conversation: EncodedConversation = { messages: [] };
-  let last: Turn | undefined;
+  // The last turn written (later messages marked `$joinPrevious` join it), and its blocks.
+  let lastWire: JsonObject | undefined;
+  let lastBlocks: JsonObject[] | undefined;
+  // The text of the last turn when it was sent as a string and its blocks are not built yet.
+  let lastText: string | undefined;
   for (let index = 0; index < messages.length; index++) {
     const message = messages[index] as Message;
-    const path = `/messages/${index}`;
-    losses.foreignExtensions(message.extensions, ANTHROPIC, path);
-    const blocks = encodeAnthropicParts(message.parts, `${path}/parts`, losses);
+    const extensions = message.extensions;
+    if (extensions !== undefined) losses.foreignExtensions(extensions, ANTHROPIC, `/messages/${index}`);
     // The hints are read once per message (what `hasHint` checks: present and not false).
-    const hints = message.extensions?.anthropic;
+    const hints = extensions?.anthropic;
     const contentString = hints !== undefined && isSet(hints['$contentString']);
+    const text = contentString ? plainText(message) : undefined;
+    const blocks = text !== undefined ? undefined : encodeAnthropicParts(message.parts, `/messages/${index}/parts`, losses);
     if (hints !== undefined && isSet(hints['$systemField'])) {
-      conversation.system = contentString ? firstText(message) : blocks;
+      conversation.system = contentString ? (text ?? firstText(message)) : blocks;
       continue;
     }
-    if (hints !== undefined && isSet(hints['$joinPrevious']) && last !== undefined) {
-      last.blocks = interleave(last.blocks, blocks, hints['$layout']);
-      if (last.wire !== undefined) last.wire['content'] = last.blocks;
+    if (hints !== undefined && isSet(hints['$joinPrevious']) && lastWire !== undefined) {
+      const previous = lastBlocks ?? plainBlocks(lastText as string);
+      lastBlocks = interleave(previous, blocks ?? plainBlocks(text as string), hints['$layout']);
+      lastText = undefined;
+      lastWire['content'] = lastBlocks;
       continue;
     }
     const role = message.role === 'tool' ? 'user' : message.role;
-    const wire: JsonObject = { role, content: contentString ? firstText(message) : blocks };
+    const wire: JsonObject = { role, content: contentString ? (text ?? firstText(message)) : blocks };
     conversation.messages.push(spreadExtensions(wire, message, ANTHROPIC));
-    last = { role, blocks, wire };
+    lastWire = wire;
+    lastBlocks = blocks;
+    lastText = text;
   }
   return conversation;
 }
@@ -94,6 +120,15 @@ function isSet(value: unknown): boolean {
 }
 
 function encodeSystemField(messages: readonly Message[], count: number, losses: LossCollector): unknown {
+  if (count === 1) {
+    // One plain system text (the common case): its one bare block would be written as the string anyway.
+    const message = messages[0] as Message;
+    const text = plainText(message);
+    if (text !== undefined) {
+      if (message.extensions !== undefined) losses.foreignExtensions(message.extensions, ANTHROPIC, '/messages/0');
+      return text === '' ? undefined : text;
+    }
+  }
   const blocks: JsonObject[] = [];
   for (let index = 0; index < count; index++) {
     const message = messages[index] as Message;
@@ -114,15 +149,25 @@ function foldSystem(blocks: JsonObject[]): JsonObject[] {
   return blocks.map((block) => (block['type'] === 'text' ? { ...block, text: SYSTEM_PREFIX + String(block['text']) } : block));
 }
 
+/** The turn's blocks, built now if the turn is still one plain text (see {@link Turn.text}). */
+function turnBlocks(turn: Turn): JsonObject[] {
+  if (turn.text !== undefined) {
+    turn.blocks = [{ type: 'text', text: turn.text }];
+    turn.text = undefined;
+  }
+  return turn.blocks;
+}
+
 function addToTurn(turn: Turn, blocks: JsonObject[], isToolMessage: boolean): void {
+  const existing = turnBlocks(turn);
   if (!isToolMessage) {
-    turn.blocks.push(...blocks);
+    existing.push(...blocks);
     return;
   }
   // Tool results must come before any other block of the user turn.
-  const firstOther = turn.blocks.findIndex((block) => block['type'] !== 'tool_result');
-  if (firstOther < 0) turn.blocks.push(...blocks);
-  else turn.blocks.splice(firstOther, 0, ...blocks);
+  const firstOther = existing.findIndex((block) => block['type'] !== 'tool_result');
+  if (firstOther < 0) existing.push(...blocks);
+  else existing.splice(firstOther, 0, ...blocks);
 }
 
 function encodeForeign(messages: readonly Message[], losses: LossCollector): EncodedConversation {
@@ -132,26 +177,35 @@ function encodeForeign(messages: readonly Message[], losses: LossCollector): Enc
   const turns: Turn[] = [];
   for (let index = leading; index < messages.length; index++) {
     const message = messages[index] as Message;
-    const path = `/messages/${index}`;
-    losses.foreignExtensions(message.extensions, ANTHROPIC, path);
-    if (message.name !== undefined) losses.add('dropped_field', `${path}/name`, 'Anthropic messages have no participant name');
-    let blocks = encodeAnthropicParts(message.parts, `${path}/parts`, losses);
-    if (blocks.length === 0) continue;
+    if (message.extensions !== undefined) losses.foreignExtensions(message.extensions, ANTHROPIC, `/messages/${index}`);
+    if (message.name !== undefined) losses.add('dropped_field', `/messages/${index}/name`, 'Anthropic messages have no participant name');
+    // A plain text part (the common message) is one bare text block, built only if the turn is joined or folded.
+    let text = plainText(message);
+    let blocks: JsonObject[] | undefined;
+    if (text === undefined) {
+      blocks = encodeAnthropicParts(message.parts, `/messages/${index}/parts`, losses);
+      if (blocks.length === 0) continue;
+    } else if (text === '') continue;
     const last = turns[turns.length - 1];
     let role: Turn['role'] = message.role === 'assistant' ? 'assistant' : 'user';
     if (message.role === 'system') {
       if (last?.role === 'user') role = 'system';
       else {
-        blocks = foldSystem(blocks);
-        losses.add('moved_content', path, 'Anthropic accepts a system message only right after a user turn; sent as user text prefixed "System: "');
+        if (blocks !== undefined) blocks = foldSystem(blocks);
+        else text = SYSTEM_PREFIX + (text as string);
+        losses.add('moved_content', `/messages/${index}`, 'Anthropic accepts a system message only right after a user turn; sent as user text prefixed "System: "');
       }
     }
-    if (last !== undefined && last.role === role && role !== 'system') addToTurn(last, blocks, message.role === 'tool');
-    else turns.push({ role, blocks });
+    if (last !== undefined && last.role === role && role !== 'system') addToTurn(last, blocks ?? [{ type: 'text', text }], message.role === 'tool');
+    else turns.push(blocks !== undefined ? { role, blocks } : { role, blocks: [], text });
   }
   const encoded: JsonObject[] = new Array<JsonObject>(turns.length);
   for (let index = 0; index < turns.length; index++) {
     const turn = turns[index] as Turn;
+    if (turn.text !== undefined) {
+      encoded[index] = { role: turn.role, content: turn.text };
+      continue;
+    }
     const only = turn.blocks[0];
     encoded[index] = { role: turn.role, content: turn.blocks.length === 1 && isBareText(only) ? only['text'] : turn.blocks };
   }

@@ -125,18 +125,31 @@ function encodeToolCall(part: ToolCallPart, path: string, losses: LossCollector)
 }
 
 function encodeToolResultContent(part: ToolResultPart, path: string, losses: LossCollector): unknown {
-  if (hasHint(part, '$contentString')) {
+  // The hints are read once (what `hasHint` checks: present and not false); IR from other formats has none.
+  const hints = part.extensions?.anthropic;
+  if (hints !== undefined && isSet(hints['$contentString'])) {
     const first = part.content[0];
     return first?.type === 'text' ? first.text : '';
   }
-  if (hasHint(part, '$contentAbsent')) return undefined;
-  const blocks = encodeAnthropicParts(part.content, `${path}/content`, losses);
-  if (hasHint(part, '$contentArray')) return blocks;
+  if (hints !== undefined && isSet(hints['$contentAbsent'])) return undefined;
+  const content = part.content;
+  const single = content.length === 1 ? (content[0] as Part) : undefined;
+  if (hints === undefined && single !== undefined && single.type === 'text' && single.extensions === undefined && single.citations === undefined) {
+    // One plain text (the common result from another format): the bare block it would encode to is written as its string.
+    return single.text === '' ? undefined : single.text;
+  }
+  const blocks = encodeAnthropicParts(content, `${path}/content`, losses);
+  if (hints !== undefined && isSet(hints['$contentArray'])) return blocks;
   // From another format: the plainest Anthropic shape for the same content.
   if (blocks.length === 0) return undefined;
   const only = blocks[0];
   if (blocks.length === 1 && only !== undefined && only['type'] === 'text' && Object.keys(only).length === 2) return only['text'];
   return blocks;
+}
+
+/** A hint value that counts as set (see `hasHint`). */
+function isSet(value: unknown): boolean {
+  return value !== undefined && value !== false;
 }
 
 function encodeToolResult(part: ToolResultPart, path: string, losses: LossCollector): JsonObject {

@@ -20,6 +20,11 @@ export function decodeAnthropicContent(content: unknown, path: string, scope: Bl
   return { parts: decodeContent(content, path, scope), fromString: typeof content === 'string' };
 }
 
+/** Decode a wire `content` value (string or blocks) into parts. */
+export function decodeAnthropicContentParts(content: unknown, path: string, scope: BlockScope): Part[] {
+  return decodeContent(content, path, scope);
+}
+
 function decodeContent(content: unknown, path: string, scope: BlockScope): Part[] {
   if (typeof content === 'string') {
     const part: Part = { type: 'text', text: content };

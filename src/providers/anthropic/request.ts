@@ -24,7 +24,7 @@ import {
 import { decodeAnthropicOutputConfig, decodeAnthropicOutputFormat, decodeAnthropicThinking, encodeAnthropicConfig } from './config.ts';
 import { encodeAnthropicMessages } from './encode-messages.ts';
 import { encodeAnthropicGeneration } from './generation.ts';
-import { decodeAnthropicContent, decodeAnthropicMessagesInto } from './messages.ts';
+import { decodeAnthropicContentParts, decodeAnthropicMessagesInto } from './messages.ts';
 import { keepsHints, type BlockScope } from './parts.ts';
 import { ANTHROPIC, hasHint } from './shape.ts';
 import { decodeAnthropicToolChoice, decodeAnthropicTools, encodeAnthropicToolChoice, encodeAnthropicTools } from './tools.ts';
@@ -72,11 +72,10 @@ const REQUEST_ORIGINS = {
 const GENERATION_ORIGINS = { maxTokens: 'max_tokens', temperature: 'temperature', topP: 'top_p', topK: 'top_k', stop: 'stop_sequences' } as const;
 
 function decodeSystem(value: unknown, scope: BlockScope): Message {
-  const { parts, fromString } = decodeAnthropicContent(value, '/system', scope);
-  const message: Message = scope.losses.origin({ role: 'system', parts }, '/system');
+  const message: Message = scope.losses.origin({ role: 'system', parts: decodeAnthropicContentParts(value, '/system', scope) }, '/system');
   if (scope.hints !== false) {
-    hint(message, ANTHROPIC, '$systemField', true);
-    if (fromString) hint(message, ANTHROPIC, '$contentString', true);
+    // The message is new: its hints are set in one object (what two `hint` calls would build).
+    message.extensions = { [ANTHROPIC]: typeof value === 'string' ? { $systemField: true, $contentString: true } : { $systemField: true } };
   }
   return message;
 }
@@ -161,13 +160,23 @@ export function decodeAnthropicRequest(body: unknown, context: CodecContext): Re
 
 function encodeMetadata(request: Request, losses: LossCollector): JsonObject | undefined {
   // The common case: nothing that becomes metadata, and no hint about it.
-  if (request.user === undefined && request.metadata === undefined && request.extensions?.anthropic === undefined) return undefined;
+  if (request.user === undefined && request.metadata === undefined) {
+    const hints = request.extensions?.anthropic;
+    if (hints === undefined) return undefined;
+    const kept = hints['metadata'];
+    if ((kept === undefined || kept === null || typeof kept !== 'object') && !isSet(hints['$userIdNull']) && !isSet(hints['$metadataEmpty'])) return undefined;
+  }
   const extra = request.extensions?.anthropic?.['metadata'];
   const metadata: JsonObject = extra !== undefined && typeof extra === 'object' ? { ...(extra as JsonObject) } : {};
   if (request.user !== undefined) metadata['user_id'] = request.user;
   else if (hasHint(request, '$userIdNull')) metadata['user_id'] = null;
   if (request.metadata !== undefined) losses.add('dropped_field', '/metadata', 'Anthropic metadata holds only user_id; the key-value metadata was dropped');
   return Object.keys(metadata).length > 0 || hasHint(request, '$metadataEmpty') ? metadata : undefined;
+}
+
+/** A hint value that counts as set (what `hasHint` checks). */
+function isSet(value: unknown): boolean {
+  return value !== undefined && value !== false;
 }
 
 function encodeServiceTier(tier: string, exact: boolean, losses: LossCollector): string | undefined {
@@ -184,14 +193,15 @@ function encodeServiceTier(tier: string, exact: boolean, losses: LossCollector):
 export function encodeAnthropicRequest(request: Request, context: CodecContext): JsonObject {
   const losses = context.losses;
   losses.foreignExtensions(request.extensions, ANTHROPIC, '');
-  const exact = hasHint(request, '$keepTurns');
+  const hints = request.extensions?.anthropic;
+  const exact = hints !== undefined && isSet(hints['$keepTurns']);
   const body: JsonObject = {};
   // `options.model` names the model when the source body had none (a Gemini body, whose model is in the URL; a Bedrock body).
   const model = request.model ?? context.model;
   if (model !== undefined) body['model'] = model;
   const conversation = encodeAnthropicMessages(request.messages, exact, losses);
   if (conversation.system !== undefined) body['system'] = conversation.system;
-  else if (hasHint(request, '$systemNull')) body['system'] = null;
+  else if (hints !== undefined && isSet(hints['$systemNull'])) body['system'] = null;
   body['messages'] = conversation.messages;
   encodeAnthropicGeneration(request.generation, body, exact, losses);
   if (request.tools !== undefined) body['tools'] = encodeAnthropicTools(request.tools, losses);

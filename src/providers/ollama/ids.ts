@@ -35,14 +35,28 @@ export class PendingCalls {
 
   /** The earliest unanswered call for `name` (any call when `name` is undefined), removed from the queue. */
   take(name: string | undefined): { name: string; id: string } | undefined {
-    const index = this.calls.findIndex((call) => name === undefined || call.name === name);
-    if (index < 0) return undefined;
-    return this.calls.splice(index, 1)[0];
+    const calls = this.calls;
+    // A loop, no closure or removed-items array per result: results mostly answer the oldest call.
+    for (let index = 0; index < calls.length; index++) {
+      const call = calls[index] as { name: string; id: string };
+      if (name !== undefined && call.name !== name) continue;
+      if (index === 0) calls.shift();
+      else calls.splice(index, 1);
+      return call;
+    }
+    return undefined;
   }
 
   /** Mark the call `id` answered (a result that carried its id). */
   answer(id: string): { name: string; id: string } | undefined {
-    const index = this.calls.findIndex((call) => call.id === id);
-    return index < 0 ? undefined : this.calls.splice(index, 1)[0];
+    const calls = this.calls;
+    for (let index = 0; index < calls.length; index++) {
+      const call = calls[index] as { name: string; id: string };
+      if (call.id !== id) continue;
+      if (index === 0) calls.shift();
+      else calls.splice(index, 1);
+      return call;
+    }
+    return undefined;
   }
 }

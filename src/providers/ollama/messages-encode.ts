@@ -66,15 +66,27 @@ function encodeToolResult(part: ToolResultPart, message: Message, names: Readonl
   return wire;
 }
 
+/**
+ * The text of a message whose one part is a text part with no extensions
+ * or citations, when encoding it can report nothing (no name, no developer
+ * flag); `undefined` otherwise.
+ */
+function plainText(message: Message): string | undefined {
+  const parts = message.parts;
+  if (parts.length !== 1 || message.name !== undefined || message.developer === true) return undefined;
+  const part = parts[0] as Part;
+  return part.type === 'text' && part.extensions === undefined && (part.citations === undefined || part.citations.length === 0) ? part.text : undefined;
+}
+
 /** Encode IR messages as Ollama `messages`. */
 export function encodeOllamaMessages(messages: readonly Message[], losses: LossCollector): JsonObject[] {
   const out: JsonObject[] = [];
   const names = new Map<string, string>();
   for (let index = 0; index < messages.length; index++) {
     const message = messages[index] as Message;
-    const path = `/messages/${index}`;
-    losses.foreignExtensions(message.extensions, FORMAT, path);
+    if (message.extensions !== undefined) losses.foreignExtensions(message.extensions, FORMAT, `/messages/${index}`);
     if (message.role === 'tool') {
+      const path = `/messages/${index}`;
       const parts = message.parts;
       for (let partIndex = 0; partIndex < parts.length; partIndex++) {
         const part = parts[partIndex] as Part;
@@ -87,8 +99,15 @@ export function encodeOllamaMessages(messages: readonly Message[], losses: LossC
       }
       continue;
     }
+    // Other formats' extensions were reported above; Ollama's own hints and extras take the full path.
+    const text = message.extensions?.[FORMAT] === undefined ? plainText(message) : undefined;
+    if (text !== undefined) {
+      // One plain text part and no Ollama hints (the common message): what `encodeMessage` writes, without sorting the parts.
+      out.push({ role: message.role, content: text });
+      continue;
+    }
     for (const part of message.parts) if (part.type === 'tool_call') names.set(part.id, part.name);
-    out.push(spreadExtensions(encodeMessage(message, losses, path), message, FORMAT));
+    out.push(spreadExtensions(encodeMessage(message, losses, `/messages/${index}`), message, FORMAT));
   }
   return out;
 }

@@ -9,7 +9,7 @@
  */
 import type { CodecContext } from '../../core/codec.ts';
 import type { Message, OutputFormat, Request } from '../../core/ir.ts';
-import { expectBoolean, expectNumber, expectString, expectObject, extensionsOf, hint, isObject, pointer, spreadExtensions, type JsonObject } from '../../core/wire.ts';
+import { expectBoolean, expectNumber, expectString, expectObject, extend, extensionsOf, hint, isObject, pointer, spreadExtensions, unknownKeys, type JsonObject } from '../../core/wire.ts';
 import type { LossCollector } from '../../core/losses.ts';
 import { decodeOllamaMessages } from './messages-decode.ts';
 import { encodeOllamaMessages } from './messages-encode.ts';
@@ -19,8 +19,28 @@ import { decodeOllamaTools, encodeOllamaTools, reportOllamaToolChoice } from './
 import { decodeOllamaGeneratePrompt, encodeOllamaGeneratePrompt } from './generate.ts';
 import { FORMAT, keepsHints, keepUnknown, keys } from './shape.ts';
 
-const KNOWN = keys('model', 'messages', 'tools', 'format', 'options', 'stream', 'think', 'logprobs', 'top_logprobs');
 const GENERATE_KNOWN = keys('model', 'prompt', 'system', 'images', 'format', 'options', 'stream', 'think', 'logprobs', 'top_logprobs');
+
+/** The keys of a chat body this file does not read, or `undefined` (a switch: cheaper than a set lookup per key). */
+function chatExtras(object: JsonObject): JsonObject | undefined {
+  let rest: JsonObject | undefined;
+  for (const key in object) {
+    switch (key) {
+      case 'model':
+      case 'messages':
+      case 'tools':
+      case 'format':
+      case 'options':
+      case 'stream':
+      case 'think':
+      case 'logprobs':
+      case 'top_logprobs':
+        continue;
+    }
+    (rest ??= {})[key] = object[key];
+  }
+  return rest;
+}
 
 function decodeFormat(value: unknown, request: Request): void {
   if (value === 'json') request.output = { type: 'json' };
@@ -91,7 +111,7 @@ export function decodeOllamaRequest(body: unknown, context: CodecContext): Reque
   } else {
     request.stream = expectBoolean(stream, '/stream', FORMAT);
   }
-  keepUnknown(request, object, generate ? GENERATE_KNOWN : KNOWN);
+  extend(request, FORMAT, generate ? unknownKeys(object, GENERATE_KNOWN) : chatExtras(object));
   context.losses.originFields(request, object, '', REQUEST_ORIGINS);
   if (isObject(object['options'])) context.losses.originFields(request.generation, object['options'], '/options', OPTION_ORIGINS);
   context.losses.originFields(request.generation, object, '', GENERATION_ORIGINS);

@@ -108,7 +108,7 @@ export function decodeOpenaiChatAssistant(
 ): Message {
   const parts: Part[] = [];
   const message: Message = { role: 'assistant', parts };
-  decodeOpenaiChatContent(object['content'], `${path}/content`, message, parts, 'null', losses, hints);
+  decodeOpenaiChatContent(object['content'], path, message, parts, 'null', losses, hints);
   const annotationsValue = object['annotations'];
   if (annotationsValue !== undefined || (place === 'response' && hints)) decodeAnnotations(annotationsValue, `${path}/annotations`, parts, message, place, hints);
   const refusal = object['refusal'];

@@ -44,13 +44,15 @@ export function contentShape(node: Message | Part, parts: readonly Part[], empty
 }
 
 /**
- * Decode `content` (string, parts array, `null` or absent) into parts,
- * appending to `parts`, and record the spelling on `node` when it is not the
- * natural one (unless `hints` is false: the IR is headed for another format).
+ * Decode `content` (string, parts array, `null` or absent) of the wire
+ * object at `parent` into parts, appending to `parts`, and record the
+ * spelling on `node` when it is not the natural one (unless `hints` is
+ * false: the IR is headed for another format). The pointer of `content` is
+ * built only when needed (origins recorded, an array, an error).
  */
 export function decodeOpenaiChatContent(
   content: unknown,
-  path: string,
+  parent: string,
   node: Message | Part,
   parts: Part[],
   empty: ContentShape,
@@ -60,9 +62,11 @@ export function decodeOpenaiChatContent(
   const start = parts.length;
   let shape: ContentShape;
   if (typeof content === 'string') {
-    parts.push(losses.origin({ type: 'text', text: content }, path));
+    const part: Part = { type: 'text', text: content };
+    parts.push(losses.recording ? losses.origin(part, `${parent}/content`) : part);
     shape = 'string';
   } else if (Array.isArray(content)) {
+    const path = `${parent}/content`;
     for (let index = 0; index < content.length; index++) {
       parts.push(losses.origin(decodeOpenaiChatContentPart(content[index], `${path}/${index}`, losses), `${path}/${index}`));
     }
@@ -73,7 +77,7 @@ export function decodeOpenaiChatContent(
     shape = 'absent';
   } else {
     throw new InterlinguaError('invalid_type', `expected a string or an array of content parts, got ${jsonType(content)}; fix the value`, {
-      path,
+      path: `${parent}/content`,
       format: FORMAT,
     });
   }

@@ -48,9 +48,17 @@ function toolName(history: History, callId: string): string | undefined {
 }
 
 function decodeTextual(object: JsonObject, path: string, role: 'system' | 'user', history: History, losses: LossCollector): Message {
-  const parts: Part[] = [];
-  const message: Message = { role, parts };
-  decodeOpenaiChatContent(object['content'], `${path}/content`, message, parts, 'string', losses, history.hints);
+  const content = object['content'];
+  let message: Message;
+  if (typeof content === 'string') {
+    // The common spelling, which needs no hint: one text part (what `decodeOpenaiChatContent` gives), no pointer built.
+    const part: Part = { type: 'text', text: content };
+    message = { role, parts: [losses.recording ? losses.origin(part, `${path}/content`) : part] };
+  } else {
+    const parts: Part[] = [];
+    message = { role, parts };
+    decodeOpenaiChatContent(content, path, message, parts, 'string', losses, history.hints);
+  }
   const name = object['name'];
   if (typeof name === 'string') message.name = name;
   else if (name !== undefined && name !== null) expectString(name, `${path}/name`, FORMAT);
@@ -64,7 +72,7 @@ function decodeTool(object: JsonObject, path: string, history: History, losses: 
   const result: ToolResultPart = { type: 'tool_result', callId, content };
   const name = toolName(history, callId);
   if (name !== undefined) result.name = name;
-  decodeOpenaiChatContent(object['content'], `${path}/content`, result, content, 'string', losses, history.hints);
+  decodeOpenaiChatContent(object['content'], path, result, content, 'string', losses, history.hints);
   keepUnknownOf(result, object, 'content', 'role', 'content', 'tool_call_id');
   return { role: 'tool', parts: [losses.origin(result, path)] };
 }
@@ -80,7 +88,7 @@ function decodeFunction(object: JsonObject, path: string, history: History, loss
     content,
   };
   hint(result, FORMAT, '$functionRole', true);
-  decodeOpenaiChatContent(object['content'], `${path}/content`, result, content, 'string', losses);
+  decodeOpenaiChatContent(object['content'], path, result, content, 'string', losses);
   keepUnknown(result, object, FUNCTION_KNOWN, NULLABLE);
   return { role: 'tool', parts: [losses.origin(result, path)] };
 }

@@ -45,7 +45,6 @@ const KNOWN_KEYS = [
 type KnownKey = (typeof KNOWN_KEYS)[number];
 
 /** One bit per known key, for the set of keys a body holds with a value other than `null` ({@link scanBody}). */
-const BIT_OF: ReadonlyMap<string, number> = new Map(KNOWN_KEYS.map((key, index) => [key, 1 << index]));
 // Spelled out (in KNOWN_KEYS order) so that each check is a constant, not a keyed lookup.
 const BIT = {
   model: 1 << 0,
@@ -86,13 +85,71 @@ interface ScannedBody {
   rest: JsonObject | undefined;
 }
 
+/** The {@link BIT} of a known key, else 0 (a switch: cheaper than a map lookup per key). */
+function bitOf(key: string): number {
+  switch (key) {
+    case 'model':
+      return BIT.model;
+    case 'messages':
+      return BIT.messages;
+    case 'tools':
+      return BIT.tools;
+    case 'tool_choice':
+      return BIT.tool_choice;
+    case 'parallel_tool_calls':
+      return BIT.parallel_tool_calls;
+    case 'response_format':
+      return BIT.response_format;
+    case 'reasoning_effort':
+      return BIT.reasoning_effort;
+    case 'max_tokens':
+      return BIT.max_tokens;
+    case 'max_completion_tokens':
+      return BIT.max_completion_tokens;
+    case 'n':
+      return BIT.n;
+    case 'seed':
+      return BIT.seed;
+    case 'stop':
+      return BIT.stop;
+    case 'logprobs':
+      return BIT.logprobs;
+    case 'top_logprobs':
+      return BIT.top_logprobs;
+    case 'presence_penalty':
+      return BIT.presence_penalty;
+    case 'frequency_penalty':
+      return BIT.frequency_penalty;
+    case 'user':
+      return BIT.user;
+    case 'safety_identifier':
+      return BIT.safety_identifier;
+    case 'metadata':
+      return BIT.metadata;
+    case 'service_tier':
+      return BIT.service_tier;
+    case 'stream':
+      return BIT.stream;
+    case 'temperature':
+      return BIT.temperature;
+    case 'top_p':
+      return BIT.top_p;
+    case 'functions':
+      return BIT.functions;
+    case 'function_call':
+      return BIT.function_call;
+    default:
+      return 0;
+  }
+}
+
 function scanBody(object: JsonObject): ScannedBody {
   let present = 0;
   let rest: JsonObject | undefined;
   for (const key in object) {
     const value = object[key];
-    const bit = BIT_OF.get(key);
-    if (bit !== undefined && value !== null) {
+    const bit = bitOf(key);
+    if (bit !== 0 && value !== null) {
       if (value !== undefined) present |= bit;
       continue;
     }
@@ -112,8 +169,13 @@ const NUMBERS = [
   ['top_logprobs', 'topLogprobs'],
 ] as const satisfies readonly (readonly [keyof ChatCompletionCreateParamsBase, keyof Generation])[];
 
-/** The {@link BIT} of each entry of {@link NUMBERS}. */
-const NUMBER_BITS: readonly number[] = NUMBERS.map(([wire]) => BIT[wire]);
+/** The {@link BIT}s of the entries of {@link NUMBERS}. */
+const NUMBER_MASK: number = NUMBERS.reduce((mask, [wire]) => mask | BIT[wire], 0);
+
+/** A finite number read from the body's `key`, else the `invalid_type` error naming it. */
+function numberField(value: unknown, key: string): number {
+  return typeof value === 'number' && Number.isFinite(value) ? value : expectNumber(value, pointer('', key), FORMAT);
+}
 
 /** Where IR request fields come from on the wire, for loss paths. */
 const REQUEST_ORIGINS = {
@@ -143,14 +205,16 @@ function decodeGeneration(body: JsonObject, request: Request, fields: number): G
   if ((fields & GENERATION_BITS) === 0) return undefined;
   const generation: Generation = {};
   let any = false;
-  for (let index = 0; index < NUMBERS.length; index++) {
-    const entry = NUMBERS[index] as (typeof NUMBERS)[number];
-    const wire = entry[0];
-    if (!present(fields, NUMBER_BITS[index] as number)) continue;
-    const slot = entry[1];
-    const value = body[wire];
-    generation[slot] = typeof value === 'number' && Number.isFinite(value) ? value : expectNumber(value, pointer('', wire), FORMAT);
+  // The NUMBERS in their order, read and written by name (a keyed read and write per entry cost more than the checks).
+  if ((fields & NUMBER_MASK) !== 0) {
     any = true;
+    if (present(fields, BIT.temperature)) generation.temperature = numberField(body['temperature'], 'temperature');
+    if (present(fields, BIT.top_p)) generation.topP = numberField(body['top_p'], 'top_p');
+    if (present(fields, BIT.seed)) generation.seed = numberField(body['seed'], 'seed');
+    if (present(fields, BIT.presence_penalty)) generation.presencePenalty = numberField(body['presence_penalty'], 'presence_penalty');
+    if (present(fields, BIT.frequency_penalty)) generation.frequencyPenalty = numberField(body['frequency_penalty'], 'frequency_penalty');
+    if (present(fields, BIT.n)) generation.candidateCount = numberField(body['n'], 'n');
+    if (present(fields, BIT.top_logprobs)) generation.topLogprobs = numberField(body['top_logprobs'], 'top_logprobs');
   }
   const completion = body['max_completion_tokens'];
   const legacy = body['max_tokens'];
@@ -263,11 +327,14 @@ export function decodeOpenaiChatRequest(body: unknown, context: CodecContext): R
 }
 
 function encodeGeneration(generation: Generation, request: Request, wire: JsonObject, context: CodecContext): void {
-  for (let index = 0; index < NUMBERS.length; index++) {
-    const entry = NUMBERS[index] as (typeof NUMBERS)[number];
-    const value = generation[entry[1]];
-    if (value !== undefined) wire[entry[0]] = value;
-  }
+  // Named reads in the order of NUMBERS (a keyed read per entry costs more than the rest of this function).
+  if (generation.temperature !== undefined) wire['temperature'] = generation.temperature;
+  if (generation.topP !== undefined) wire['top_p'] = generation.topP;
+  if (generation.seed !== undefined) wire['seed'] = generation.seed;
+  if (generation.presencePenalty !== undefined) wire['presence_penalty'] = generation.presencePenalty;
+  if (generation.frequencyPenalty !== undefined) wire['frequency_penalty'] = generation.frequencyPenalty;
+  if (generation.candidateCount !== undefined) wire['n'] = generation.candidateCount;
+  if (generation.topLogprobs !== undefined) wire['top_logprobs'] = generation.topLogprobs;
   if (generation.maxTokens !== undefined) {
     wire[shapeHint(request, '$maxTokensField') === 'max_tokens' ? 'max_tokens' : 'max_completion_tokens'] = generation.maxTokens;
   }

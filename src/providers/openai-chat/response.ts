@@ -4,14 +4,14 @@
  * @see https://platform.openai.com/docs/api-reference/chat/object
  */
 import type { CodecContext } from '../../core/codec.ts';
-import type { Candidate, Response } from '../../core/ir.ts';
+import type { Candidate, Part, Response } from '../../core/ir.ts';
 import {
   expectArray,
   expectNumber,
   expectObject,
   expectString,
+  extend,
   hint,
-  pointer,
   required,
   spreadExtensions,
   type JsonObject,
@@ -24,12 +24,50 @@ import { decodeOpenaiChatUsage, encodeOpenaiChatUsage } from './usage.ts';
 import { FORMAT, keepsHints, keepUnknown, keys, parsesArguments, shapeHint } from './shape.ts';
 import { activeDialect, noteDialect, type OpenaiChatDialect } from './dialects.ts';
 
-const KNOWN = keys('id', 'object', 'created', 'model', 'choices', 'usage', 'system_fingerprint');
-const CHOICE_KNOWN = keys('index', 'message', 'finish_reason', 'logprobs');
-const NULLABLE_CHOICE = keys('finish_reason', 'logprobs');
 
 const NONE: ReadonlySet<string> = keys();
-const NULLABLE_RESPONSE = keys('system_fingerprint');
+
+/**
+ * The keys of a response body that travel as extensions: unknown keys, and known keys set to `null`
+ * (but `system_fingerprint`, whose `null` is a hint). A switch: cheaper than set lookups per key.
+ */
+function responseExtras(object: JsonObject): JsonObject | undefined {
+  let rest: JsonObject | undefined;
+  for (const key in object) {
+    const value = object[key];
+    switch (key) {
+      case 'system_fingerprint':
+        continue;
+      case 'id':
+      case 'object':
+      case 'created':
+      case 'model':
+      case 'choices':
+      case 'usage':
+        if (value !== null) continue;
+    }
+    (rest ??= {})[key] = value;
+  }
+  return rest;
+}
+
+/** The keys of a choice that travel as extensions: unknown keys, and `index` or `message` set to `null` (the other two's `null` is a hint). */
+function choiceExtras(object: JsonObject): JsonObject | undefined {
+  let rest: JsonObject | undefined;
+  for (const key in object) {
+    const value = object[key];
+    switch (key) {
+      case 'finish_reason':
+      case 'logprobs':
+        continue;
+      case 'index':
+      case 'message':
+        if (value !== null) continue;
+    }
+    (rest ??= {})[key] = value;
+  }
+  return rest;
+}
 
 function decodeChoice(value: unknown, path: string, losses: LossCollector, hints: boolean, parse: boolean): Candidate {
   const choice = expectObject(value, path, FORMAT);
@@ -58,7 +96,7 @@ function decodeChoice(value: unknown, path: string, losses: LossCollector, hints
   if (logprobs === undefined) {
     if (hints) hint(candidate, FORMAT, '$logprobs', 'absent');
   } else if (logprobs !== null) keepUnknown(candidate, { logprobs }, NONE);
-  keepUnknown(candidate, choice, CHOICE_KNOWN, NULLABLE_CHOICE);
+  extend(candidate, FORMAT, choiceExtras(choice));
   return candidate;
 }
 
@@ -68,9 +106,9 @@ export function decodeOpenaiChatResponse(body: unknown, context: CodecContext): 
   const hints = keepsHints(context.target);
   const parse = parsesArguments(context.target);
   const choices = expectArray(required(object, 'choices', '', FORMAT), '/choices', FORMAT);
-  const response: Response = {
-    candidates: choices.map((choice, index) => decodeChoice(choice, `/choices/${index}`, context.losses, hints, parse)),
-  };
+  const candidates: Candidate[] = new Array<Candidate>(choices.length);
+  for (let index = 0; index < choices.length; index++) candidates[index] = decodeChoice(choices[index], `/choices/${index}`, context.losses, hints, parse);
+  const response: Response = { candidates };
   for (const candidate of response.candidates) noteDialect(response, candidate.message.extensions?.[FORMAT]?.['$dialect'] as OpenaiChatDialect | undefined);
   const { id, model, created } = object;
   if (id !== undefined && id !== null) response.id = expectString(id, '/id', FORMAT);
@@ -89,28 +127,36 @@ export function decodeOpenaiChatResponse(body: unknown, context: CodecContext): 
   } else if (fingerprint !== undefined) keepUnknown(response, { system_fingerprint: fingerprint }, NONE);
   const usage = object['usage'];
   if (usage !== undefined && usage !== null) response.usage = decodeOpenaiChatUsage(usage, '/usage', hints);
-  keepUnknown(response, object, KNOWN, NULLABLE_RESPONSE);
+  extend(response, FORMAT, responseExtras(object));
   return response;
 }
 
 function encodeChoice(candidate: Candidate, path: string, losses: LossCollector, dialect: OpenaiChatDialect): JsonObject {
-  losses.foreignExtensions(candidate.extensions, FORMAT, path);
-  const noMessage = shapeHint(candidate, '$message');
+  const extensions = candidate.extensions;
+  if (extensions !== undefined) losses.foreignExtensions(extensions, FORMAT, path);
+  // The choice's hints and extras, read once (what `shapeHint` reads).
+  const own = extensions?.[FORMAT];
+  const noMessage = own?.['$message'];
+  const parts = candidate.message.parts;
   const wire: JsonObject = { index: candidate.index };
-  if (noMessage === undefined || candidate.message.parts.length > 0) {
-    wire['message'] = encodeOpenaiChatAssistant(candidate.message, 'response', losses, pointer(path, 'message'), dialect);
+  if (noMessage === undefined || parts.length > 0) {
+    wire['message'] = encodeOpenaiChatAssistant(candidate.message, 'response', losses, `${path}/message`, dialect);
   } else if (noMessage === 'null') wire['message'] = null;
-  if (shapeHint(candidate, '$noIndex') === true) delete wire['index'];
-  const hasToolCalls = candidate.message.parts.some((part) => part.type === 'tool_call');
+  if (own?.['$noIndex'] === true) delete wire['index'];
   if (candidate.stopReason !== undefined) {
-    const hasRefusal = candidate.message.parts.some((part) => part.type === 'refusal');
-    wire['finish_reason'] = encodeOpenaiChatFinishReason(candidate.stopReason, hasToolCalls, losses, pointer(path, 'stopReason'), hasRefusal);
-  } else if (shapeHint(candidate, '$finishReason') !== 'absent') {
+    let hasToolCalls = false;
+    let hasRefusal = false;
+    for (let index = 0; index < parts.length; index++) {
+      const type = (parts[index] as Part).type;
+      if (type === 'tool_call') hasToolCalls = true;
+      else if (type === 'refusal') hasRefusal = true;
+    }
+    wire['finish_reason'] = encodeOpenaiChatFinishReason(candidate.stopReason, hasToolCalls, losses, `${path}/stopReason`, hasRefusal);
+  } else if (own?.['$finishReason'] !== 'absent') {
     wire['finish_reason'] = null;
   }
-  if (shapeHint(candidate, '$logprobs') !== 'absent') wire['logprobs'] = null;
-  const extensions = candidate.extensions?.[FORMAT];
-  if (extensions !== undefined && 'logprobs' in extensions) wire['logprobs'] = extensions['logprobs'];
+  if (own?.['$logprobs'] !== 'absent') wire['logprobs'] = null;
+  if (own !== undefined && 'logprobs' in own) wire['logprobs'] = own['logprobs'];
   return spreadExtensions(wire, candidate, FORMAT);
 }
 
@@ -141,7 +187,10 @@ export function encodeOpenaiChatResponse(response: Response, context: CodecConte
     losses.add('defaulted', '/model', `Chat Completions responses need a model; "${String(wire['model'])}" was used`, 'info');
   }
   const dialect = activeDialect(response, context.dialect);
-  wire['choices'] = response.candidates.map((candidate, index) => encodeChoice(candidate, pointer('/candidates', index), losses, dialect));
+  const candidates = response.candidates;
+  const choices: JsonObject[] = new Array<JsonObject>(candidates.length);
+  for (let index = 0; index < candidates.length; index++) choices[index] = encodeChoice(candidates[index] as Candidate, `/candidates/${index}`, losses, dialect);
+  wire['choices'] = choices;
   if (response.usage !== undefined) wire['usage'] = encodeOpenaiChatUsage(response.usage, losses, '/usage');
   if (shapeHint(response, '$systemFingerprint') === 'null') wire['system_fingerprint'] = null;
   return spreadExtensions(wire, response, FORMAT);

@@ -7,10 +7,26 @@
 import type { CompletionUsage } from 'openai/resources/completions';
 import type { LossCollector } from '../../core/losses.ts';
 import type { Usage } from '../../core/ir.ts';
-import { expectNumber, expectObject, hint, spreadExtensions, type JsonObject } from '../../core/wire.ts';
-import { FORMAT, keepUnknown, keys, nestedExtras, shapeHint } from './shape.ts';
+import { expectNumber, expectObject, extend, hint, spreadExtensions, type JsonObject } from '../../core/wire.ts';
+import { FORMAT, nestedExtras, shapeHint } from './shape.ts';
 
-const KNOWN = keys('prompt_tokens', 'completion_tokens', 'total_tokens', 'prompt_tokens_details', 'completion_tokens_details');
+/** The keys of a usage object without a neutral slot, and its known keys set to `null` (a switch: cheaper than a set lookup per key). */
+function usageExtras(object: JsonObject): JsonObject | undefined {
+  let rest: JsonObject | undefined;
+  for (const key in object) {
+    const value = object[key];
+    switch (key) {
+      case 'prompt_tokens':
+      case 'completion_tokens':
+      case 'total_tokens':
+      case 'prompt_tokens_details':
+      case 'completion_tokens_details':
+        if (value !== null) continue;
+    }
+    (rest ??= {})[key] = value;
+  }
+  return rest;
+}
 const TOTALS = ['prompt_tokens', 'completion_tokens', 'total_tokens'] as const;
 
 /** Read the numeric breakdown fields of a details object; everything else stays as nested extras. */
@@ -67,7 +83,7 @@ export function decodeOpenaiChatUsage(value: unknown, path: string, hints = true
   if (promptDetails != null) readDetails(usage, 'prompt_tokens_details', promptDetails, `${path}/prompt_tokens_details`, PROMPT_DETAILS, hints);
   const completionDetails = object['completion_tokens_details'];
   if (completionDetails != null) readDetails(usage, 'completion_tokens_details', completionDetails, `${path}/completion_tokens_details`, COMPLETION_DETAILS, hints);
-  keepUnknown(usage, object, KNOWN);
+  extend(usage, FORMAT, usageExtras(object));
   return usage;
 }
 

@@ -17,7 +17,7 @@ export interface MemoryResult {
   outputBytes: number;
   /** RSS with the body text loaded, before the operation (after a GC). */
   rssBefore: number;
-  /** Peak RSS of the process (maxRSS) after the operation. */
+  /** Peak RSS of the process after the operation (Linux: `VmHWM`, reset just before the operation). */
   peak: number;
   /** `peak - rssBefore`: what the operation added at its peak. */
   added: number;

@@ -13,6 +13,7 @@ import { expectArray, expectObject, extend, extensionsOf, hint, isObject, pointe
 import { decodeBedrockBlock, decodeBedrockBlocks, type BlockScope } from './blocks-decode.ts';
 import { encodeBedrockPart, encodeBedrockParts } from './blocks-encode.ts';
 import { BEDROCK, stringField } from './shape.ts';
+import { messagePointer, partPointer } from '../../core/ir-pointers.ts';
 
 const MESSAGE_KEYS: ReadonlySet<string> = new Set(['role', 'content']);
 
@@ -98,22 +99,6 @@ function foldedSystem(message: Message, losses: LossCollector, path: string): Pa
     else losses.add('unsupported_part', pointer(path, 'parts', index), `a ${part.type} part in a mid-conversation system message has no place in Converse; dropped`);
   });
   return parts;
-}
-
-/** IR pointers `/messages/<m>` and `/messages/<m>/parts/<p>` made so far: every encode asks for the same few, so each is made once. */
-const MESSAGE_POINTERS: string[] = [];
-const PART_POINTERS: string[][] = [];
-
-function messagePointer(index: number): string {
-  if (index >= 1024) return `/messages/${index}`;
-  return (MESSAGE_POINTERS[index] ??= `/messages/${index}`);
-}
-
-/** The pointer of part `part` of message `message` (whose pointer is `path`). */
-function partPointer(path: string, message: number, part: number): string {
-  if (message >= 1024 || part >= 16) return `${path}/parts/${part}`;
-  const row = (PART_POINTERS[message] ??= []);
-  return (row[part] ??= `${path}/parts/${part}`);
 }
 
 /** Encode IR messages as Converse `system` and `messages`. */

@@ -10,27 +10,12 @@ import type { LossCollector } from '../../core/losses.ts';
 import type { Message, Part } from '../../core/ir.ts';
 import { extensionsOf, spreadExtensions, type JsonObject } from '../../core/wire.ts';
 import { encodeGeminiPart, type EncodePartScope } from './parts-encode.ts';
+import { messagePointer, partPointer } from '../../core/ir-pointers.ts';
 
 /** The encoded conversation. */
 export interface GeminiConversation {
   systemInstruction?: unknown;
   contents: JsonObject[];
-}
-
-/** IR pointers `/messages/<m>` and `/messages/<m>/parts/<p>` made so far: every encode asks for the same few, so each is made once. */
-const MESSAGE_POINTERS: string[] = [];
-const PART_POINTERS: string[][] = [];
-
-function messagePointer(index: number): string {
-  if (index >= 1024) return `/messages/${index}`;
-  return (MESSAGE_POINTERS[index] ??= `/messages/${index}`);
-}
-
-/** The pointer of part `part` of message `message` (whose pointer is `path`). */
-function partPointer(path: string, message: number, part: number): string {
-  if (message >= 1024 || part >= 16) return `${path}/parts/${part}`;
-  const row = (PART_POINTERS[message] ??= []);
-  return (row[part] ??= `${path}/parts/${part}`);
 }
 
 /**

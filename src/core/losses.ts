@@ -72,9 +72,10 @@ function firstPresent(wire: Readonly<Record<string, unknown>>, keys: readonly st
  * {@link LossCollector.origin} for each IR message, part, tool and candidate
  * they build (a side table keyed by IR node, never part of the IR, so no
  * encoder can emit it). Recording costs a table entry per node, so a
- * conversion decodes without it and, only when encoding reported a loss,
- * decodes the same body again with a recording collector and translates
- * through that IR ({@link LossCollector.sourceOf}). Without `recordOrigins`
+ * conversion records only where encoding reports a loss: it decodes the same
+ * body again with a recording collector (or, for a pair that reported one
+ * before, records from its first decode) and translates through that IR
+ * ({@link LossCollector.sourceOf}). Without `recordOrigins`
  * the origin calls do nothing; a decoder may skip building their pointers
  * when {@link LossCollector.recording} is false.
  */

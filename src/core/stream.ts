@@ -19,6 +19,7 @@ export {
   irToSseMessages,
   framingOf,
   transcodeStream,
+  transcodedStream,
   type CodecStreamOptions,
   type ConvertedStream,
   type Transcoder,

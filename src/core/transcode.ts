@@ -229,7 +229,7 @@ export type ConvertedStream = ReadableStream<Uint8Array> & { readonly losses: Pr
 /**
  * A synchronous stream converter: bytes of the source format in, bytes of
  * the target format out, chunk by chunk. `convertStream` wraps one in a
- * `TransformStream`; a server that reads its upstream through callbacks
+ * `ReadableStream` that pulls its source; a server that reads its upstream through callbacks
  * (the Node adapter) calls it directly, with no Web stream in between.
  */
 export interface Transcoder {
@@ -267,20 +267,28 @@ export function createTranscoder(options: CodecStreamOptions): Transcoder {
  * the source.
  */
 export function transcodeStream(readable: ReadableStream<Uint8Array>, options: CodecStreamOptions): ConvertedStream {
-  const transcoder = createTranscoder(options);
   let resolveLosses: (losses: Loss[]) => void = () => {};
   const losses = new Promise<Loss[]>((resolve) => (resolveLosses = resolve));
+  return Object.assign(transcodedStream(readable, createTranscoder(options), resolveLosses), { losses });
+}
+
+/**
+ * `readable` through `transcoder`, as a byte stream that pulls its source
+ * (what {@link transcodeStream} returns, for a caller that made the
+ * transcoder itself); `done` gets the losses once the source has ended.
+ */
+export function transcodedStream(readable: ReadableStream<Uint8Array>, transcoder: Transcoder, done?: (losses: Loss[]) => void): ReadableStream<Uint8Array> {
   const reader = readable.getReader();
-  const output = new ReadableStream<Uint8Array>(
+  return new ReadableStream<Uint8Array>(
     {
       async pull(controller) {
         for (;;) {
-          const { done, value } = await reader.read();
-          if (done) {
+          const { done: ended, value } = await reader.read();
+          if (ended) {
             const bytes = transcoder.end();
             if (bytes !== undefined) controller.enqueue(bytes);
             controller.close();
-            resolveLosses(transcoder.losses);
+            done?.(transcoder.losses);
             return;
           }
           const bytes = transcoder.push(value);
@@ -296,7 +304,6 @@ export function transcodeStream(readable: ReadableStream<Uint8Array>, options: C
     },
     { highWaterMark: 0 },
   );
-  return Object.assign(output, { losses });
 }
 
 /**
@@ -342,12 +349,12 @@ class FusedTranscoder implements Transcoder {
   }
 
   push(chunk: Uint8Array): Uint8Array | undefined {
-    if (!this.#stopped()) this.#take(() => this.#reader.push(chunk));
+    if (!this.#stopped()) this.#take(chunk);
     return this.#emit();
   }
 
   end(): Uint8Array | undefined {
-    if (!this.#stopped()) this.#take(() => this.#reader.end());
+    if (!this.#stopped()) this.#take(undefined);
     this.#origins.end();
     if (!this.#stopped()) {
       let events: StreamEvent[];
@@ -396,10 +403,11 @@ class FusedTranscoder implements Transcoder {
     this.#encode([{ type: 'error', error: brokenStream(this.#side.from, problem) }]);
   }
 
-  #take(read: () => WireEvent[]): void {
+  /** Decode and encode the events `chunk` completes (`undefined`: the source ended). */
+  #take(chunk: Uint8Array | undefined): void {
     let events: WireEvent[];
     try {
-      events = read();
+      events = chunk === undefined ? this.#reader.end() : this.#reader.push(chunk);
     } catch (error) {
       if (!this.#stopped()) this.#fail(`is not well framed (${error instanceof Error ? error.message : String(error)})`);
       return;

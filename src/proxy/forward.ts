@@ -5,7 +5,7 @@
  */
 import { codecFor } from '../core/registry.ts';
 import { parseBody } from '../core/convert.ts';
-import { createTranscoder, framingFor, irToSseMessages, messagesToFramedBytes, streamEncoderFor, type Transcoder } from '../core/stream.ts';
+import { createTranscoder, framingFor, irToSseMessages, messagesToFramedBytes, streamEncoderFor, transcodedStream, type Transcoder } from '../core/stream.ts';
 import { responseToEvents } from '../core/accumulate.ts';
 import type { LossCollector } from '../core/losses.ts';
 import type { ApiError, FormatId } from '../core/ir.ts';
@@ -331,22 +331,6 @@ function callUpstream(options: ForwardOptions, prepared: Prepared, sent?: () => 
   }
 }
 
-/** A Web byte stream through `transcoder` (what `convertStream` does with its own). */
-function transcodedReadable(body: ReadableStream<Uint8Array>, transcoder: Transcoder): ReadableStream<Uint8Array> {
-  return body.pipeThrough(
-    new TransformStream<Uint8Array, Uint8Array>({
-      transform(chunk, controller) {
-        const bytes = transcoder.push(chunk);
-        if (bytes !== undefined) controller.enqueue(bytes);
-      },
-      flush(controller) {
-        const bytes = transcoder.end();
-        if (bytes !== undefined) controller.enqueue(bytes);
-      },
-    }),
-  );
-}
-
 /** The transcoder of a converted stream from the upstream's format to the caller's. */
 function streamTranscoder(options: ForwardOptions, prepared: Prepared): Transcoder {
   const route = options.route;
@@ -398,7 +382,7 @@ export async function forwardToUpstream(options: ForwardOptions): Promise<Answer
   }
   if (upstreamStreamed && response.body !== null) {
     if (route.format === upstream) return { status: 200, headers: { ...streamHeaders(route.format), ...lossHeader() }, body: guarded(response.body, options, 'error') };
-    const converted = transcodedReadable(guarded(response.body, options, 'close'), transcoder ?? streamTranscoder(options, prepared));
+    const converted = transcodedStream(guarded(response.body, options, 'close'), transcoder ?? streamTranscoder(options, prepared));
     return { status: 200, headers: { ...streamHeaders(route.format), ...lossHeader() }, body: converted };
   }
   let text: string;

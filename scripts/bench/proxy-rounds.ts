@@ -21,7 +21,7 @@ import { dirname, join, resolve } from 'node:path';
 import { tmpdir } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { load, start, stop } from './proxy.ts';
+import { interleavedCpu, median, start, stop } from './proxy.ts';
 import { smallChatBodies } from './workloads.ts';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
@@ -46,30 +46,21 @@ const proxies = [
   { name: 'interlingua serve', process: await start([join(ROOT, 'dist/cli/main.js'), ...serveArgs], ROOT, LISTENING) },
 ];
 if (values.against !== undefined) proxies.push({ name: `interlingua serve (${values.against})`, process: await start([join(resolve(ROOT, values.against), 'cli/main.js'), ...serveArgs], ROOT, LISTENING) });
-const samples = new Map<string, number[]>(proxies.map((proxy) => [proxy.name, []]));
+let samples: number[][];
 try {
-  for (let round = -1; round < rounds; round++) {
-    const line: string[] = [];
-    // Every other round in the reverse order, so that no proxy always runs right after the same one.
-    for (const proxy of round % 2 === 0 ? proxies : [...proxies].reverse()) {
-      const url = `http://127.0.0.1:${proxy.process.match[1]}${path}`;
-      const result = await load(proxy.name, url, body, { root: ROOT, rate: 1000, connections: 10, warmup: 1, duration: seconds, watch: proxy.process.child.pid! });
-      const completed = result.requests - result.non2xx - result.errors;
-      const cpu = result.watched.cpu === undefined || completed === 0 ? Number.NaN : (result.watched.cpu / completed) * 1e6;
-      // Round −1 only warms up.
-      if (round >= 0) samples.get(proxy.name)!.push(cpu);
-      line.push(`${proxy.name} ${cpu.toFixed(0)} µs (p50 ${result.p50.toFixed(3)} ms)`);
-    }
-    process.stdout.write(`${round < 0 ? 'warm-up' : `round ${round + 1}`}: ${line.join(', ')}\n`);
-  }
+  samples = await interleavedCpu(
+    proxies.map((proxy) => ({ name: proxy.name, url: `http://127.0.0.1:${proxy.process.match[1]}${path}`, pid: proxy.process.child.pid! })),
+    body,
+    { root: ROOT, rate: 1000, connections: 10, rounds, seconds, progress: (line) => process.stdout.write(`${line.trim()}\n`) },
+  );
 } finally {
   for (const proxy of proxies) await stop(proxy.process.child);
   await stop(upstream.child);
   rmSync(file, { force: true });
 }
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
-const floors = samples.get('bare Node proxy')!;
-for (const [name, values] of samples) {
+const floors = samples[0]!;
+for (const [index, values] of samples.entries()) {
+  const name = proxies[index]!.name;
   const ratios = values.map((value, index) => value / floors[index]!);
   process.stdout.write(`${name}: median ${median(values).toFixed(0)} µs per request (${(median(values) / median(floors)).toFixed(2)}× the bare proxy's median; median of the rounds' ratios ${median(ratios).toFixed(2)}×)\n`);
 }

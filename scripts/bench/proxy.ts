@@ -279,37 +279,60 @@ async function firstBytes(targets: readonly { url: string; body: string }[], cou
   return times.map((values) => percentile([...values].sort((a, b) => a - b), 50));
 }
 
+/** A proxy process to load in {@link interleavedCpu}. */
+export interface LoadedProxy {
+  name: string;
+  url: string;
+  pid: number;
+}
+
 /**
- * The bare proxy and `interlingua serve` loaded in turn at `rate`, round
- * after round (one unmeasured round first), each round's CPU per request
- * read from /proc. Both see the same moments of a shared machine, so each
- * round's ratio cancels most of what other work does to both (every other
- * round runs them in the reverse order); a single run of each, one after
- * the other, moves by ±30% on a busy machine.
+ * Proxies loaded in turn at `rate`, round after round (one unmeasured round
+ * first), each round's CPU per request of each read from /proc: the
+ * microseconds per request of every measured round, per proxy in the order
+ * given. They see the same moments of a shared machine, so a round's ratio
+ * cancels most of what other work does to all of them (every other round
+ * runs them in the reverse order, so that none always runs right after the
+ * same one); a single run of each, one after the other, moves by ±30% on a
+ * busy machine.
  */
+export async function interleavedCpu(
+  proxies: readonly LoadedProxy[],
+  body: string,
+  options: { root: string; rate: number; connections: number; rounds: number; seconds: number; progress?: (line: string) => void },
+): Promise<number[][]> {
+  const samples: number[][] = proxies.map(() => []);
+  const order = proxies.map((_, index) => index);
+  for (let round = -1; round < options.rounds; round++) {
+    const line: string[] = [];
+    for (const index of round % 2 === 0 ? order : [...order].reverse()) {
+      const proxy = proxies[index]!;
+      const measured = await load(proxy.name, proxy.url, body, { root: options.root, rate: options.rate, connections: options.connections, warmup: 1, duration: options.seconds, watch: proxy.pid });
+      const completed = measured.requests - measured.non2xx - measured.errors;
+      const cpu = measured.watched.cpu === undefined || completed === 0 ? Number.NaN : (measured.watched.cpu / completed) * 1e6;
+      if (round >= 0) samples[index]!.push(cpu);
+      line.push(`${proxy.name} ${cpu.toFixed(0)} µs (p50 ${measured.p50.toFixed(3)} ms)`);
+    }
+    options.progress?.(`  ${round < 0 ? 'warm-up round' : `round ${round + 1}`}: ${line.join(', ')}`);
+  }
+  return samples;
+}
+
+/** The bare proxy and `interlingua serve` in {@link interleavedCpu} rounds. */
 export async function cpuRounds(
   proxies: { floor: { url: string; pid: number }; interlingua: { url: string; pid: number } },
   body: string,
   options: { root: string; rate: number; connections: number; rounds: number; seconds: number; progress?: (line: string) => void },
 ): Promise<CpuRounds> {
-  const result: CpuRounds = { floorUs: [], interlinguaUs: [], seconds: options.seconds };
-  for (let round = -1; round < options.rounds; round++) {
-    const line: string[] = [];
-    const pair = [
-      ['bare proxy', proxies.floor, result.floorUs],
-      ['interlingua', proxies.interlingua, result.interlinguaUs],
-    ] as const;
-    // Every other round in the reverse order, so that neither always runs right after the other.
-    for (const [name, proxy, into] of round % 2 === 0 ? pair : [...pair].reverse()) {
-      const measured = await load(name, proxy.url, body, { root: options.root, rate: options.rate, connections: options.connections, warmup: 1, duration: options.seconds, watch: proxy.pid });
-      const completed = measured.requests - measured.non2xx - measured.errors;
-      const cpu = measured.watched.cpu === undefined || completed === 0 ? Number.NaN : (measured.watched.cpu / completed) * 1e6;
-      if (round >= 0) into.push(cpu);
-      line.push(`${name} ${cpu.toFixed(0)} µs`);
-    }
-    options.progress?.(`  ${round < 0 ? 'warm-up round' : `round ${round + 1}`}: ${line.join(', ')}`);
-  }
-  return result;
+  const [floorUs, interlinguaUs] = await interleavedCpu(
+    [
+      { name: 'bare proxy', ...proxies.floor },
+      { name: 'interlingua', ...proxies.interlingua },
+    ],
+    body,
+    options,
+  );
+  return { floorUs: floorUs!, interlinguaUs: interlinguaUs!, seconds: options.seconds };
 }
 
 /** The streamed variant of a request body: `"stream": true` (Gemini says it in the path instead). */

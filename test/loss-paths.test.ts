@@ -143,6 +143,45 @@ test('Gemini responses: candidate parts and stop reasons point into the candidat
   assert.is(dropped?.path, '/candidates/1');
 });
 
+test('made-up call ids: losses point at the source call and result, alone and beside other losses, on every call', () => {
+  // Decoders anchor the calls and results whose ids they made up; a loss on anything else still takes the recording decode.
+  const gemini = (extra: object) => ({
+    contents: [
+      { role: 'user', parts: [{ text: 'weather?' }] },
+      { role: 'model', parts: [{ text: 'checking' }, { functionCall: { name: 'weather', args: { city: 'Oslo' } } }] },
+      { role: 'user', parts: [{ functionResponse: { name: 'weather', response: { sky: 'clear' } } }] },
+    ],
+    ...extra,
+  });
+  const ollama = (extra: object) => ({
+    model: 'llama-test',
+    messages: [
+      { role: 'user', content: 'weather?' },
+      { role: 'assistant', content: '', tool_calls: [{ function: { name: 'weather', arguments: { city: 'Oslo' } } }] },
+      { role: 'tool', tool_name: 'weather', content: 'clear' },
+    ],
+    ...extra,
+  });
+  const cases = [
+    { from: 'gemini', body: gemini, other: { generationConfig: { topK: 3 } }, call: '/contents/1/parts/1', result: '/contents/2/parts/0', dropped: '/generationConfig/topK' },
+    { from: 'ollama', body: ollama, other: { options: { top_k: 3 } }, call: '/messages/1/tool_calls/0', result: '/messages/2', dropped: '/options/top_k' },
+  ] as const;
+  for (const { from, body, other, call, result, dropped } of cases) {
+    for (let round = 0; round < 2; round++) {
+      for (const extra of [{}, other]) {
+        const { losses } = convertRequest(body(extra), { from, to: 'openai-responses', model: 'm' });
+        const paths = losses.map((loss) => [loss.code, loss.path, loss.irPath]);
+        const expected = [
+          ['synthesised_id', call, '/messages/1/parts/' + (from === 'gemini' ? '1/id' : '0/id')],
+          ['synthesised_id', result, '/messages/2/parts/0/callId'],
+        ];
+        if (extra === other) expected.push(['dropped_field', dropped, '/generation/topK']);
+        assert.equal(paths, expected, `${from}, round ${round}, ${extra === other ? 'with' : 'without'} another loss`);
+      }
+    }
+  }
+});
+
 const streamTally = { conversions: 0, losses: 0, parts: 0, root: 0 };
 test('streams to every format: encode losses name the source event that opened the part', async () => {
   const streaming = new Set(streamingFormats());

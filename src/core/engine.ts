@@ -110,9 +110,9 @@ function encoderOf(kind: Kind, codec: AnyCodec): Encode {
 }
 
 /**
- * Decoder → encoder pairs whose conversion reported an encode loss before
- * (a Gemini source's synthesised call ids, Anthropic's defaulted
- * `max_tokens` for a Chat source): these decode with origins recorded from
+ * Decoder → encoder pairs whose conversion reported an encode loss that no
+ * anchor placed (Anthropic's defaulted `max_tokens` for a Chat source; a
+ * Gemini source's made-up call ids are anchored): these decode with origins recorded from
  * the start, which costs less than the second decode that translating their
  * loss paths would otherwise take. Keyed by the codec functions, which live
  * as long as their modules, so a bundle's `{ decodeRequest }` object made per
@@ -157,7 +157,7 @@ export function convertBetween(kind: Kind, body: unknown, from: AnyCodec, to: An
   const out = markPieces(encode.call(to, ir as never, context(losses, model, kind === 'error' ? undefined : checkDialect(to, options.dialect))), mark);
   if (losses.losses.length > decoded) {
     if (recording) pointIntoSource(losses.losses, decoded, ir, losses);
-    else {
+    else if (!pointAtAnchors(losses.losses, decoded, ir, losses)) {
       // The first encode loss of this pair: decode the same body again, now recording where each IR node came from.
       markLossy(decode, encode);
       const recorder = new LossCollector(RECORD);
@@ -180,6 +180,25 @@ function pointIntoSource(list: Loss[], start: number, ir: object, recorder: Loss
     const loss = list[index] as Loss;
     list[index] = { code: loss.code, path: recorder.sourceOf(ir, loss.path), irPath: loss.path, message: loss.message, severity: loss.severity };
   }
+}
+
+/**
+ * {@link pointIntoSource} through the anchors the decoder set (see
+ * `LossCollector.anchor`), when every encode loss from `start` on lands on
+ * an anchored node; otherwise leaves `list` as it is and answers false.
+ */
+function pointAtAnchors(list: Loss[], start: number, ir: object, losses: LossCollector): boolean {
+  const paths: string[] = [];
+  for (let index = start; index < list.length; index++) {
+    const path = losses.anchoredAt(index) ?? losses.anchoredSourceOf(ir, (list[index] as Loss).path);
+    if (path === undefined) return false;
+    paths.push(path);
+  }
+  for (let index = start; index < list.length; index++) {
+    const loss = list[index] as Loss;
+    list[index] = { code: loss.code, path: paths[index - start] as string, irPath: loss.path, message: loss.message, severity: loss.severity };
+  }
+  return true;
 }
 
 /** Convert a request body from one format to another. */

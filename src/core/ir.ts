@@ -423,3 +423,8 @@ export interface ApiError extends Extensible {
 export function unreachable(value: never): never {
   throw new Error(`unreachable: ${JSON.stringify(value)}`);
 }
+
+/** Is `part` a tool call or result whose id the decoder made up (`syntheticId`)? */
+export function hasMadeUpId(part: Part): boolean {
+  return (part.type === 'tool_call' || part.type === 'tool_result') && part.syntheticId === true;
+}

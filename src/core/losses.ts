@@ -100,6 +100,25 @@ export class LossCollector {
   }
 
   /**
+   * {@link add}, for a loss about IR `node` itself: `path` is the pointer of
+   * `node` or of one of its scalar fields. Where the decoder anchored `node`
+   * ({@link anchor}), the conversion points the loss there without walking
+   * `path`.
+   */
+  addAt(node: object, code: LossCode, path: string, message: string, severity: LossSeverity = 'warning'): void {
+    this.add(code, path, message, severity);
+    const origin = this.#root === undefined ? this.#origins?.get(node) : undefined;
+    if (origin !== undefined) (this.#anchored ??= new Map()).set(this.losses.length - 1, origin);
+  }
+
+  /** The origin {@link addAt} found for the loss at `index` of {@link losses}. */
+  anchoredAt(index: number): string | undefined {
+    return this.#anchored?.get(index);
+  }
+
+  #anchored: Map<number, string> | undefined;
+
+  /**
    * Remember that IR `node` was decoded from the wire value at `pointer` (a
    * pointer that exists in the decoded body). Returns `node`, so a decoder can
    * write `return losses.origin(part, path)`. Does nothing unless {@link recording}.
@@ -110,6 +129,51 @@ export class LossCollector {
       if (this.#walk !== undefined) this.#walk.root = undefined;
     }
     return node;
+  }
+
+  /**
+   * Remember where IR `node` came from even when not {@link recording}: for
+   * a node that encoders for most targets report a loss against (a tool
+   * call or result whose id the decoder synthesised). A conversion whose
+   * encode losses all land on anchored nodes ({@link anchoredSourceOf})
+   * needs no recording decode. `pointer` must be the one {@link origin}
+   * records for the same node.
+   */
+  anchor<T extends object>(node: T, pointer: string): T {
+    (this.#origins ??= new Map()).set(node, pointer);
+    if (this.#walk !== undefined) this.#walk.root = undefined;
+    return node;
+  }
+
+  /**
+   * The source pointer of an IR pointer when the deepest IR object on its
+   * way has an origin of its own (an {@link anchor}, or any origin while
+   * recording), else `undefined`. Where it answers, it is what
+   * {@link sourceOf} would answer from a recording decode: the deepest
+   * origin on the way, and no field origin lies under an anchored node.
+   */
+  anchoredSourceOf(root: object, irPath: string): string | undefined {
+    const origins = this.#origins;
+    if (origins === undefined) return undefined;
+    let deepest: object = root;
+    let node: unknown = root;
+    let start = 1;
+    while (start <= irPath.length) {
+      let end = irPath.indexOf('/', start);
+      if (end === -1) end = irPath.length;
+      if (Array.isArray(node)) {
+        const index = arrayIndex(irPath, start, end);
+        node = index < node.length ? node[index] : undefined;
+      } else {
+        let segment = irPath.slice(start, end);
+        if (segment.includes('~')) segment = segment.replaceAll('~1', '/').replaceAll('~0', '~');
+        node = Object.hasOwn(node as object, segment) ? (node as Record<string, unknown>)[segment] : undefined;
+      }
+      if (typeof node !== 'object' || node === null) break;
+      deepest = node;
+      start = end + 1;
+    }
+    return origins.get(deepest);
   }
 
   /**

@@ -114,7 +114,7 @@ function encodeReasoning(part: ReasoningPart, path: string, losses: LossCollecto
 }
 
 function encodeToolCall(part: ToolCallPart, path: string, losses: LossCollector): JsonObject {
-  if (part.syntheticId) losses.add('synthesised_id', `${path}/id`, `the tool call "${part.name}" had no id; sent the synthesised id "${part.id}"`, 'info');
+  if (part.syntheticId) losses.addAt(part, 'synthesised_id', `${path}/id`, `the tool call "${part.name}" had no id; sent the synthesised id "${part.id}"`, 'info');
   const wire: JsonObject = {
     type: 'tool_use',
     id: isAnthropicToolId(part.id) ? part.id : anthropicToolId(part.id, `${path}/id`, losses),

@@ -7,7 +7,7 @@
  */
 import { InterlinguaError } from '../../core/errors.ts';
 import type { LossCollector } from '../../core/losses.ts';
-import type { Message, Part } from '../../core/ir.ts';
+import { hasMadeUpId, type Message, type Part } from '../../core/ir.ts';
 import { expectArray, expectObject, expectString, extend, hint, isObject, pointer, unknownKeys, type JsonObject } from '../../core/wire.ts';
 import { PendingCalls } from './ids.ts';
 import { decodeGeminiPart, type PartScope } from './parts-decode.ts';
@@ -36,7 +36,8 @@ export function decodeGeminiParts(content: JsonObject, path: string, scope: Part
   for (let index = 0; index < list.length; index++) {
     const partPath = `${path}/parts/${index}`;
     const part = decodeGeminiPart(list[index], partPath, index, scope);
-    parts[index] = losses.recording ? losses.origin(part, partPath) : part;
+    // A call or result whose id was made up is reported by every target that carries ids: anchored, so that needs no recording decode.
+    parts[index] = losses.recording ? losses.origin(part, partPath) : hasMadeUpId(part) ? losses.anchor(part, partPath) : part;
   }
   return parts;
 }

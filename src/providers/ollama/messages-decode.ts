@@ -127,9 +127,28 @@ export function decodeOllamaMessages(value: unknown, path: string, losses: LossC
     const messagePath = `${path}/${index}`;
     calls.scope = String(index);
     const message = decodeOllamaMessage(list[index], messagePath, index, calls);
-    messages[index] = losses.recording ? recordOllamaOrigins(message, list[index] as JsonObject, messagePath, losses) : message;
+    messages[index] = losses.recording ? recordOllamaOrigins(message, list[index] as JsonObject, messagePath, losses) : anchorMadeUpIds(message, list[index] as JsonObject, messagePath, losses);
   }
   return messages;
+}
+
+/**
+ * Anchor the calls and results of a decoded message whose ids were made up
+ * (see `LossCollector.anchor`): every target that carries ids reports them,
+ * and anchored, they need no recording decode. The pointers are those
+ * {@link recordOllamaOrigins} records.
+ */
+export function anchorMadeUpIds(message: Message, wire: JsonObject, path: string, losses: LossCollector): Message {
+  const parts = message.parts;
+  let call = 0;
+  for (let index = 0; index < parts.length; index++) {
+    const part = parts[index] as Part;
+    if (part.type === 'tool_call') {
+      if (part.syntheticId === true && Array.isArray(wire['tool_calls']) && call < wire['tool_calls'].length) losses.anchor(part, pointer(path, 'tool_calls', call));
+      call++;
+    } else if (part.type === 'tool_result' && part.syntheticId === true) losses.anchor(part, path);
+  }
+  return message;
 }
 
 /**

@@ -10,7 +10,7 @@ import type { Candidate, Extensible, Message, Response } from '../../core/ir.ts'
 import { expectObject, expectString, extensionsOf, hint, pointer, spreadExtensions, type JsonObject } from '../../core/wire.ts';
 import type { LossCollector } from '../../core/losses.ts';
 import { PendingCalls, responseScope } from './ids.ts';
-import { decodeOllamaMessage, decodeOllamaThinking, recordOllamaOrigins } from './messages-decode.ts';
+import { anchorMadeUpIds, decodeOllamaMessage, decodeOllamaThinking, recordOllamaOrigins } from './messages-decode.ts';
 import { encodeOllamaParts, joinTexts } from './parts-encode.ts';
 import { decodeOllamaDoneReason, encodeOllamaDoneReason } from './stop-reason.ts';
 import { decodeOllamaUsage, encodeOllamaUsage, USAGE_KEYS } from './usage.ts';
@@ -50,7 +50,7 @@ export function decodeOllamaResponse(body: unknown, context: CodecContext): Resp
   const hints = keepsHints(context.target);
   const scope = { scope: responseScope(createdAt), pending: new PendingCalls(), hints };
   const message = generate ? decodeGenerateMessage(object) : decodeOllamaMessage(object['message'], '/message', 0, scope);
-  if (!generate && context.losses.recording) recordOllamaOrigins(message, object['message'] as JsonObject, '/message', context.losses);
+  if (!generate) (context.losses.recording ? recordOllamaOrigins : anchorMadeUpIds)(message, object['message'] as JsonObject, '/message', context.losses);
   const candidate: Candidate = { index: 0, message };
   const response: Response = { candidates: [candidate] };
   if (generate) hint(response, FORMAT, '$generate', true);

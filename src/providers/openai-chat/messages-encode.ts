@@ -117,7 +117,7 @@ function encodeToolResult(result: ToolResultPart, path: string, moved: JsonObjec
     return spreadExtensions(wire, result, FORMAT);
   }
   if (result.syntheticId === true) {
-    losses.add('synthesised_id', path, `tool result had no call id; sent the synthesised id "${result.callId}"`, 'info');
+    losses.addAt(result, 'synthesised_id', path, `tool result had no call id; sent the synthesised id "${result.callId}"`, 'info');
   }
   const wire: JsonObject = { role: 'tool', tool_call_id: result.callId };
   if (spelled !== undefined) wire['content'] = spelled;

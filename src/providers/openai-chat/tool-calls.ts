@@ -80,7 +80,7 @@ export function decodeOpenaiChatFunctionCall(value: unknown, path: string, id: s
 export function encodeOpenaiChatToolCall(part: ToolCallPart, losses: LossCollector, path: string): JsonObject {
   losses.foreignExtensions(part.extensions, FORMAT, path);
   if (part.syntheticId === true) {
-    losses.add('synthesised_id', path, `tool call "${part.name}" had no id; sent the synthesised id "${part.id}"`, 'info');
+    losses.addAt(part, 'synthesised_id', path, `tool call "${part.name}" had no id; sent the synthesised id "${part.id}"`, 'info');
   }
   if (part.kind === 'custom') {
     const custom = nestedExtras({ name: part.name, input: argumentsAsText(part) }, part, 'custom');

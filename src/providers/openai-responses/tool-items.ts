@@ -105,7 +105,7 @@ function finishItem(item: JsonObject, part: Part, context: ItemEncodeContext, pa
 
 /** Encode a tool call as a `function_call` (or `custom_tool_call`) item. */
 export function encodeOpenaiResponsesToolCall(part: ToolCallPart, context: ItemEncodeContext, path: string): JsonObject {
-  if (part.syntheticId === true) context.losses.add('synthesised_id', `${path}/id`, `call id "${part.id}" was made up by interlingua`, 'info');
+  if (part.syntheticId === true) context.losses.addAt(part, 'synthesised_id', `${path}/id`, `call id "${part.id}" was made up by interlingua`, 'info');
   if (part.kind === 'custom') {
     context.customCalls.add(part.id);
     const input = part.rawArguments ?? JSON.stringify(part.arguments ?? {});
@@ -117,7 +117,7 @@ export function encodeOpenaiResponsesToolCall(part: ToolCallPart, context: ItemE
 /** Encode a tool result as a `function_call_output` (or `custom_tool_call_output`) item. */
 export function encodeOpenaiResponsesToolOutput(part: ToolResultPart, context: ItemEncodeContext, path: string): JsonObject {
   const losses = context.losses;
-  if (part.syntheticId === true) losses.add('synthesised_id', `${path}/callId`, `call id "${part.callId}" was made up by interlingua`, 'info');
+  if (part.syntheticId === true) losses.addAt(part, 'synthesised_id', `${path}/callId`, `call id "${part.callId}" was made up by interlingua`, 'info');
   const custom = ownHint(part, '$custom') === true || context.customCalls.has(part.callId);
   const item: JsonObject = { type: custom ? 'custom_tool_call_output' : 'function_call_output', call_id: part.callId, output: encodeOutput(part, losses, path) };
   return finishItem(item, part, context, path);

@@ -85,7 +85,7 @@ export class LossCollector {
   readonly recording: boolean;
   // Maps, not WeakMaps: a recording collector lives for one translation, and Map lookups are cheaper.
   #origins: Map<object, string> | undefined;
-  #fields: Map<object, Map<string, string>> | undefined;
+  #fields: Map<object, FieldEntry[]> | undefined;
   #root: object | ((irPath: string) => string) | undefined;
 
   constructor(options?: { recordOrigins?: boolean }) {
@@ -185,26 +185,44 @@ export class LossCollector {
    */
   originField(node: object, key: string, pointer: string): void {
     if (!this.recording) return;
-    if (this.#walk !== undefined) this.#walk.root = undefined;
-    const fields = (this.#fields ??= new Map());
-    let table = fields.get(node);
-    if (table === undefined) fields.set(node, (table = new Map()));
-    table.set(key, pointer);
+    this.#fieldEntries(node).push({ key, pointer });
   }
 
   /**
    * {@link originField} for a table of fields at once: for each IR key that
    * `node` holds, the first of its wire keys present in `wire` (the wire
-   * object at `base`) is recorded. One call per decoded settings object.
+   * object at `base`) is its origin. One call per decoded settings object;
+   * the table is read only when a loss path reaches one of its fields
+   * ({@link sourceOf}), so recording costs one entry, not a pointer per field.
    */
-  originFields(node: object | undefined, wire: Readonly<Record<string, unknown>>, base: string, table: Readonly<Record<string, string | readonly string[]>>): void {
+  originFields(node: object | undefined, wire: Readonly<Record<string, unknown>>, base: string, table: FieldTable): void {
     if (node === undefined || !this.recording) return;
-    for (const key in table) {
-      if ((node as Record<string, unknown>)[key] === undefined) continue;
+    this.#fieldEntries(node).push({ wire, base, table });
+  }
+
+  #fieldEntries(node: object): FieldEntry[] {
+    if (this.#walk !== undefined) this.#walk.root = undefined;
+    const fields = (this.#fields ??= new Map());
+    let entries = fields.get(node);
+    if (entries === undefined) fields.set(node, (entries = []));
+    return entries;
+  }
+
+  /** The recorded origin of field `key` of `node`: the last {@link originField} or {@link originFields} entry that places it. */
+  #fieldOrigin(node: object, entries: readonly FieldEntry[], key: string): string | undefined {
+    for (let index = entries.length - 1; index >= 0; index--) {
+      const entry = entries[index] as FieldEntry;
+      if ('key' in entry) {
+        if (entry.key === key) return entry.pointer;
+        continue;
+      }
+      const { table, wire } = entry;
+      if (!Object.hasOwn(table, key) || (node as Record<string, unknown>)[key] === undefined) continue;
       const candidates = table[key] as string | readonly string[];
       const wireKey = typeof candidates === 'string' ? (wire[candidates] === undefined ? undefined : candidates) : firstPresent(wire, candidates);
-      if (wireKey !== undefined) this.originField(node, key, `${base}/${wireKey.replaceAll('~', '~0').replaceAll('/', '~1')}`);
+      if (wireKey !== undefined) return `${entry.base}/${wireKey.replaceAll('~', '~0').replaceAll('/', '~1')}`;
     }
+    return undefined;
   }
 
   /**
@@ -260,7 +278,10 @@ export class LossCollector {
       } else {
         let segment = irPath.slice(start, end);
         if (segment.includes('~')) segment = segment.replaceAll('~1', '/').replaceAll('~0', '~');
-        if (fields !== undefined) best = fields.get(node)?.get(segment) ?? best;
+        if (fields !== undefined) {
+          const entries = fields.get(node);
+          if (entries !== undefined) best = this.#fieldOrigin(node, entries, segment) ?? best;
+        }
         node = Object.hasOwn(node, segment) ? (node as Record<string, unknown>)[segment] : undefined;
       }
       if (typeof node === 'object' && node !== null) best = origins.get(node) ?? best;
@@ -300,6 +321,12 @@ export class LossCollector {
     }
   }
 }
+
+/** IR field → wire key(s) of one settings object, for {@link LossCollector.originFields}. */
+export type FieldTable = Readonly<Record<string, string | readonly string[]>>;
+
+/** A field origin: one field's pointer, or a settings object's table read when a loss reaches it. */
+type FieldEntry = { key: string; pointer: string } | { wire: Readonly<Record<string, unknown>>; base: string; table: FieldTable };
 
 /** The last walk of `sourceOf`: its root and pointer, and per level (up to `depth`) the end of the segment, the node reached and the deepest origin so far. */
 interface Walk {

@@ -157,7 +157,7 @@ export function convertBetween(kind: Kind, body: unknown, from: AnyCodec, to: An
   const out = markPieces(encode.call(to, ir as never, context(losses, model, kind === 'error' ? undefined : checkDialect(to, options.dialect))), mark);
   if (losses.losses.length > decoded) {
     if (recording) pointIntoSource(losses.losses, decoded, ir, losses);
-    else if (!pointAtAnchors(losses.losses, decoded, ir, losses)) {
+    else if (!pointAtAnchors(losses.losses, decoded, losses)) {
       // The first encode loss of this pair: decode the same body again, now recording where each IR node came from.
       markLossy(decode, encode);
       const recorder = new LossCollector(RECORD);
@@ -184,13 +184,14 @@ function pointIntoSource(list: Loss[], start: number, ir: object, recorder: Loss
 
 /**
  * {@link pointIntoSource} through the anchors the decoder set (see
- * `LossCollector.anchor`), when every encode loss from `start` on lands on
- * an anchored node; otherwise leaves `list` as it is and answers false.
+ * `LossCollector.anchor`), when every encode loss from `start` on was
+ * reported on an anchored node (`LossCollector.addAt`); otherwise leaves
+ * `list` as it is and answers false.
  */
-function pointAtAnchors(list: Loss[], start: number, ir: object, losses: LossCollector): boolean {
+function pointAtAnchors(list: Loss[], start: number, losses: LossCollector): boolean {
   const paths: string[] = [];
   for (let index = start; index < list.length; index++) {
-    const path = losses.anchoredAt(index) ?? losses.anchoredSourceOf(ir, (list[index] as Loss).path);
+    const path = losses.anchoredAt(index);
     if (path === undefined) return false;
     paths.push(path);
   }

@@ -135,45 +135,14 @@ export class LossCollector {
    * Remember where IR `node` came from even when not {@link recording}: for
    * a node that encoders for most targets report a loss against (a tool
    * call or result whose id the decoder synthesised). A conversion whose
-   * encode losses all land on anchored nodes ({@link anchoredSourceOf})
-   * needs no recording decode. `pointer` must be the one {@link origin}
+   * encode losses were reported on anchored nodes ({@link addAt}) needs no
+   * recording decode. `pointer` must be the one {@link origin}
    * records for the same node.
    */
   anchor<T extends object>(node: T, pointer: string): T {
     (this.#origins ??= new Map()).set(node, pointer);
     if (this.#walk !== undefined) this.#walk.root = undefined;
     return node;
-  }
-
-  /**
-   * The source pointer of an IR pointer when the deepest IR object on its
-   * way has an origin of its own (an {@link anchor}, or any origin while
-   * recording), else `undefined`. Where it answers, it is what
-   * {@link sourceOf} would answer from a recording decode: the deepest
-   * origin on the way, and no field origin lies under an anchored node.
-   */
-  anchoredSourceOf(root: object, irPath: string): string | undefined {
-    const origins = this.#origins;
-    if (origins === undefined) return undefined;
-    let deepest: object = root;
-    let node: unknown = root;
-    let start = 1;
-    while (start <= irPath.length) {
-      let end = irPath.indexOf('/', start);
-      if (end === -1) end = irPath.length;
-      if (Array.isArray(node)) {
-        const index = arrayIndex(irPath, start, end);
-        node = index < node.length ? node[index] : undefined;
-      } else {
-        let segment = irPath.slice(start, end);
-        if (segment.includes('~')) segment = segment.replaceAll('~1', '/').replaceAll('~0', '~');
-        node = Object.hasOwn(node as object, segment) ? (node as Record<string, unknown>)[segment] : undefined;
-      }
-      if (typeof node !== 'object' || node === null) break;
-      deepest = node;
-      start = end + 1;
-    }
-    return origins.get(deepest);
   }
 
   /**

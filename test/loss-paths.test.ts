@@ -182,6 +182,23 @@ test('made-up call ids: losses point at the source call and result, alone and be
   }
 });
 
+test('loss paths do not depend on what the pair converted before (origins recorded from the start, again, or not at all)', () => {
+  // Settings-only losses need no recording; a dropped part does. The engine switches how it records by the pair's recent needs.
+  const settingsOnly = { model: 'm', messages: [{ role: 'user', content: 'hi' }], seed: 3 };
+  const partLoss = {
+    model: 'm',
+    messages: [{ role: 'user', content: [{ type: 'text', text: 'hi' }, { type: 'input_audio', input_audio: { data: 'AAAA', format: 'wav' } }] }],
+    seed: 3,
+  };
+  const paths = (body: object) => convertRequest(body, { from: 'openai-chat', to: 'anthropic' }).losses.map((loss) => `${loss.code} ${loss.irPath} → ${loss.path}`);
+  const first = { settings: paths(settingsOnly), part: paths(partLoss) };
+  assert.equal(first.settings, ['defaulted /generation/maxTokens → ', 'dropped_field /generation/seed → /seed']);
+  assert.ok(first.part.includes('unsupported_part /messages/0/parts/1 → /messages/0/content/1'), first.part.join('; '));
+  for (const run of ['pppppppp', 'ssssssssssssssss', 'psps', 'spppss']) {
+    for (const which of run) assert.equal(which === 's' ? paths(settingsOnly) : paths(partLoss), which === 's' ? first.settings : first.part, run);
+  }
+});
+
 const streamTally = { conversions: 0, losses: 0, parts: 0, root: 0 };
 test('streams to every format: encode losses name the source event that opened the part', async () => {
   const streaming = new Set(streamingFormats());

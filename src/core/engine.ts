@@ -110,24 +110,39 @@ function encoderOf(kind: Kind, codec: AnyCodec): Encode {
 }
 
 /**
- * Decoder → encoder pairs whose conversion reported an encode loss that no
- * anchor placed (Anthropic's defaulted `max_tokens` for a Chat source; a
- * Gemini source's made-up call ids are anchored): these decode with origins recorded from
- * the start, which costs less than the second decode that translating their
- * loss paths would otherwise take. Keyed by the codec functions, which live
- * as long as their modules, so a bundle's `{ decodeRequest }` object made per
- * call finds its pair too.
+ * How often a decoder → encoder pair needed origins recorded: of the
+ * conversions `seen` since its first such need, how many (`needed`) had an
+ * encode loss that neither an anchor nor the settings' field origins place
+ * (a loss on a message, part, tool or candidate; see {@link placeLosses}).
+ * A pair that needs them in a third of its conversions or more (a Responses
+ * source's `strict` tools to Gemini) decodes with origins recorded from the
+ * start, which costs less than the second decode each of those would take;
+ * one that rarely does (most corpus requests to Anthropic only lose their
+ * settings) decodes again only then. Keyed by the codec functions, which
+ * live as long as their modules, so a bundle's `{ decodeRequest }` object
+ * made per call finds its pair too.
  */
-const lossyPairs = new WeakMap<Decode, WeakSet<Encode>>();
+const recordingNeeds = new WeakMap<Decode, WeakMap<Encode, { seen: number; needed: number }>>();
 
-function lossyBefore(decode: Decode, encode: Encode): boolean {
-  return lossyPairs.get(decode)?.has(encode) === true;
+function needsOf(decode: Decode, encode: Encode): { seen: number; needed: number } | undefined {
+  return recordingNeeds.get(decode)?.get(encode);
 }
 
-function markLossy(decode: Decode, encode: Encode): void {
-  let encoders = lossyPairs.get(decode);
-  if (encoders === undefined) lossyPairs.set(decode, (encoders = new WeakSet()));
-  encoders.add(encode);
+function noteNeed(decode: Decode, encode: Encode, needs: { seen: number; needed: number } | undefined, needed: boolean): void {
+  if (needs === undefined) {
+    if (!needed) return;
+    let encoders = recordingNeeds.get(decode);
+    if (encoders === undefined) recordingNeeds.set(decode, (encoders = new WeakMap()));
+    encoders.set(encode, { seen: 1, needed: 1 });
+    return;
+  }
+  // Halved now and then, so the rate follows the traffic of the last hundred or so conversions.
+  if (needs.seen === 128) {
+    needs.seen = 64;
+    needs.needed >>= 1;
+  }
+  needs.seen++;
+  if (needed) needs.needed++;
 }
 
 /** The settings of a conversion besides its codecs. */
@@ -147,7 +162,8 @@ export function convertBetween(kind: Kind, body: unknown, from: AnyCodec, to: An
   const { model } = options;
   const decode = decoderOf(kind, from);
   const encode = encoderOf(kind, to);
-  const recording = lossyBefore(decode, encode);
+  const needs = needsOf(decode, encode);
+  const recording = needs !== undefined && needs.needed * 3 >= needs.seen;
   const losses = new LossCollector(recording ? RECORD : undefined);
   const wire = parseBody(body);
   const target = formatOf(to);
@@ -156,14 +172,18 @@ export function convertBetween(kind: Kind, body: unknown, from: AnyCodec, to: An
   const mark = piecesMark();
   const out = markPieces(encode.call(to, ir as never, context(losses, model, kind === 'error' ? undefined : checkDialect(to, options.dialect))), mark);
   if (losses.losses.length > decoded) {
-    if (recording) pointIntoSource(losses.losses, decoded, ir, losses);
-    else if (!pointAtAnchors(losses.losses, decoded, losses)) {
-      // The first encode loss of this pair: decode the same body again, now recording where each IR node came from.
-      markLossy(decode, encode);
+    const placed = placeLosses(losses.losses, decoded, ir, losses);
+    if (needs !== undefined || !placed) noteNeed(decode, encode, needs, !placed);
+    if (placed) {
+      // Placed through anchors and field origins.
+    } else if (recording) {
+      pointIntoSource(losses.losses, decoded, ir, losses);
+    } else {
+      // Decode the same body again, now recording where each IR node came from.
       const recorder = new LossCollector(RECORD);
       pointIntoSource(losses.losses, decoded, decode.call(from, wire, decodeContext(recorder, model, target)), recorder);
     }
-  }
+  } else if (needs !== undefined) noteNeed(decode, encode, needs, false);
   throwIfStrict(losses.losses, options.strict);
   return { body: out, losses: losses.losses };
 }
@@ -183,23 +203,32 @@ function pointIntoSource(list: Loss[], start: number, ir: object, recorder: Loss
 }
 
 /**
- * {@link pointIntoSource} through the anchors the decoder set (see
- * `LossCollector.anchor`), when every encode loss from `start` on was
- * reported on an anchored node (`LossCollector.addAt`); otherwise leaves
- * `list` as it is and answers false.
+ * {@link pointIntoSource} without a recording decode, when every encode
+ * loss from `start` on can be placed so: reported on an anchored node
+ * (`LossCollector.addAt`), or on the IR's settings, outside its lists of
+ * messages, tools and candidates, whose origins decoders always record (the
+ * field origins of `originFields`, the `usage` anchors; the IR root never
+ * has one). Otherwise leaves `list` as it is and answers false.
  */
-function pointAtAnchors(list: Loss[], start: number, losses: LossCollector): boolean {
-  const paths: string[] = [];
+function placeLosses(list: Loss[], start: number, ir: object, losses: LossCollector): boolean {
   for (let index = start; index < list.length; index++) {
-    const path = losses.anchoredAt(index);
-    if (path === undefined) return false;
-    paths.push(path);
+    if (losses.anchoredAt(index) === undefined && !outsideLists((list[index] as Loss).path)) return false;
   }
   for (let index = start; index < list.length; index++) {
     const loss = list[index] as Loss;
-    list[index] = { code: loss.code, path: paths[index - start] as string, irPath: loss.path, message: loss.message, severity: loss.severity };
+    const path = losses.anchoredAt(index) ?? losses.sourceOfOne(ir, loss.path);
+    list[index] = { code: loss.code, path, irPath: loss.path, message: loss.message, severity: loss.severity };
   }
   return true;
+}
+
+/** Is IR pointer `path` outside the lists `/messages`, `/tools` and `/candidates`? */
+function outsideLists(path: string): boolean {
+  return !(inList(path, '/messages') || inList(path, '/tools') || inList(path, '/candidates'));
+}
+
+function inList(path: string, list: string): boolean {
+  return path.startsWith(list) && (path.length === list.length || path.charCodeAt(list.length) === 47 /* / */);
 }
 
 /** Convert a request body from one format to another. */

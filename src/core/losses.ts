@@ -72,12 +72,15 @@ function firstPresent(wire: Readonly<Record<string, unknown>>, keys: readonly st
  * {@link LossCollector.origin} for each IR message, part, tool and candidate
  * they build (a side table keyed by IR node, never part of the IR, so no
  * encoder can emit it). Recording costs a table entry per node, so a
- * conversion records only where encoding reports a loss: it decodes the same
- * body again with a recording collector (or, for a pair that reported one
- * before, records from its first decode) and translates through that IR
- * ({@link LossCollector.sourceOf}). Without `recordOrigins`
+ * conversion records only where encoding reports a loss that needs it: it
+ * decodes the same body again with a recording collector (or, for a pair
+ * that often needs it, records from its first decode) and translates
+ * through that IR ({@link LossCollector.sourceOf}). Without `recordOrigins`
  * the origin calls do nothing; a decoder may skip building their pointers
- * when {@link LossCollector.recording} is false.
+ * when {@link LossCollector.recording} is false. Field origins
+ * ({@link LossCollector.originFields}) and anchors
+ * ({@link LossCollector.anchor}) are kept either way, so losses on the
+ * settings and on anchored parts need no recording decode.
  */
 export class LossCollector {
   readonly losses: Loss[] = [];
@@ -85,7 +88,8 @@ export class LossCollector {
   readonly recording: boolean;
   // Maps, not WeakMaps: a recording collector lives for one translation, and Map lookups are cheaper.
   #origins: Map<object, string> | undefined;
-  #fields: Map<object, FieldEntry[]> | undefined;
+  /** Field origins, recorded whether or not {@link recording}: four slots per entry (see {@link originField}, {@link originFields}). */
+  #fields: unknown[] | undefined;
   #root: object | ((irPath: string) => string) | undefined;
 
   constructor(options?: { recordOrigins?: boolean }) {
@@ -134,7 +138,8 @@ export class LossCollector {
   /**
    * Remember where IR `node` came from even when not {@link recording}: for
    * a node that encoders for most targets report a loss against (a tool
-   * call or result whose id the decoder synthesised). A conversion whose
+   * call or result whose id the decoder synthesised), or one of the
+   * settings outside the IR's lists (`usage`). A conversion whose
    * encode losses were reported on anchored nodes ({@link addAt}) needs no
    * recording decode. `pointer` must be the one {@link origin}
    * records for the same node.
@@ -150,11 +155,13 @@ export class LossCollector {
    * wire value at `pointer` (for fields whose wire place is not under the
    * node's own, like Anthropic's top-level `temperature` for
    * `generation.temperature`). Call it only when that wire value exists.
-   * Does nothing unless {@link recording}.
+   * Recorded whether or not {@link recording} (an entry per call, read only
+   * when a loss reaches the field): a loss on the request's settings is
+   * placed without a recording decode.
    */
   originField(node: object, key: string, pointer: string): void {
-    if (!this.recording) return;
-    this.#fieldEntries(node).push({ key, pointer });
+    if (this.#walk !== undefined) this.#walk.root = undefined;
+    (this.#fields ??= []).push(node, key, pointer, undefined);
   }
 
   /**
@@ -162,34 +169,29 @@ export class LossCollector {
    * `node` holds, the first of its wire keys present in `wire` (the wire
    * object at `base`) is its origin. One call per decoded settings object;
    * the table is read only when a loss path reaches one of its fields
-   * ({@link sourceOf}), so recording costs one entry, not a pointer per field.
+   * ({@link sourceOf}), so it costs one entry, not a pointer per field.
    */
   originFields(node: object | undefined, wire: Readonly<Record<string, unknown>>, base: string, table: FieldTable): void {
-    if (node === undefined || !this.recording) return;
-    this.#fieldEntries(node).push({ wire, base, table });
-  }
-
-  #fieldEntries(node: object): FieldEntry[] {
+    if (node === undefined) return;
     if (this.#walk !== undefined) this.#walk.root = undefined;
-    const fields = (this.#fields ??= new Map());
-    let entries = fields.get(node);
-    if (entries === undefined) fields.set(node, (entries = []));
-    return entries;
+    (this.#fields ??= []).push(node, wire, base, table);
   }
 
-  /** The recorded origin of field `key` of `node`: the last {@link originField} or {@link originFields} entry that places it. */
-  #fieldOrigin(node: object, entries: readonly FieldEntry[], key: string): string | undefined {
-    for (let index = entries.length - 1; index >= 0; index--) {
-      const entry = entries[index] as FieldEntry;
-      if ('key' in entry) {
-        if (entry.key === key) return entry.pointer;
+  /** The origin of field `key` of `node`: from the last {@link originField} or {@link originFields} entry that places it. */
+  #fieldOrigin(fields: readonly unknown[], node: object, key: string): string | undefined {
+    for (let at = fields.length - 4; at >= 0; at -= 4) {
+      if (fields[at] !== node) continue;
+      const second = fields[at + 1];
+      if (typeof second === 'string') {
+        if (second === key) return fields[at + 2] as string;
         continue;
       }
-      const { table, wire } = entry;
+      const wire = second as Readonly<Record<string, unknown>>;
+      const table = fields[at + 3] as FieldTable;
       if (!Object.hasOwn(table, key) || (node as Record<string, unknown>)[key] === undefined) continue;
       const candidates = table[key] as string | readonly string[];
       const wireKey = typeof candidates === 'string' ? (wire[candidates] === undefined ? undefined : candidates) : firstPresent(wire, candidates);
-      if (wireKey !== undefined) return `${entry.base}/${wireKey.replaceAll('~', '~0').replaceAll('/', '~1')}`;
+      if (wireKey !== undefined) return `${fields[at + 2] as string}/${wireKey.replaceAll('~', '~0').replaceAll('/', '~1')}`;
     }
     return undefined;
   }
@@ -205,6 +207,30 @@ export class LossCollector {
   }
 
   /**
+   * {@link sourceOf} for one pointer, without keeping the walk for the
+   * next: for the few losses on a conversion's settings.
+   */
+  sourceOfOne(root: object, irPath: string): string {
+    const origins = this.#origins ?? NO_ORIGINS;
+    const fields = this.#fields;
+    let node: unknown = root;
+    let best = origins.get(root) ?? '';
+    const segments = segmentsOf(irPath);
+    for (let index = 0; index < segments.length && typeof node === 'object' && node !== null; index++) {
+      const segment = segments[index] as string;
+      if (Array.isArray(node)) {
+        const at = arrayIndex(segment, 0, segment.length);
+        node = at < node.length ? node[at] : undefined;
+      } else {
+        if (fields !== undefined) best = this.#fieldOrigin(fields, node, segment) ?? best;
+        node = Object.hasOwn(node, segment) ? (node as Record<string, unknown>)[segment] : undefined;
+      }
+      if (typeof node === 'object' && node !== null) best = origins.get(node) ?? best;
+    }
+    return best;
+  }
+
+  /**
    * The source pointer of an IR pointer: the recorded origin of the deepest
    * IR node on its way, else `''` (the root of the source body). Losses come
    * in IR order, so the walk of the previous pointer is kept level by level
@@ -212,8 +238,8 @@ export class LossCollector {
    * (`/messages/4/parts/0` after `/messages/3/parts/0` takes up at `/messages`).
    */
   sourceOf(root: object, irPath: string): string {
-    const origins = this.#origins;
-    if (origins === undefined) return '';
+    if (this.#origins === undefined && this.#fields === undefined) return '';
+    const origins = this.#origins ?? NO_ORIGINS;
     const walk = (this.#walk ??= { root: undefined, path: '', depth: 0, ends: [], nodes: [], bests: [] });
     const { ends, nodes, bests } = walk;
     let level = 0;
@@ -247,10 +273,7 @@ export class LossCollector {
       } else {
         let segment = irPath.slice(start, end);
         if (segment.includes('~')) segment = segment.replaceAll('~1', '/').replaceAll('~0', '~');
-        if (fields !== undefined) {
-          const entries = fields.get(node);
-          if (entries !== undefined) best = this.#fieldOrigin(node, entries, segment) ?? best;
-        }
+        if (fields !== undefined) best = this.#fieldOrigin(fields, node, segment) ?? best;
         node = Object.hasOwn(node, segment) ? (node as Record<string, unknown>)[segment] : undefined;
       }
       if (typeof node === 'object' && node !== null) best = origins.get(node) ?? best;
@@ -291,11 +314,27 @@ export class LossCollector {
   }
 }
 
+const NO_ORIGINS: ReadonlyMap<object, string> = new Map();
+
+/**
+ * The unescaped segments of IR pointers on settings, split once: the same
+ * few pointers (`/generation/maxTokens`) come back conversion after
+ * conversion, and property lookups by a string made per call cost more than
+ * the walk itself.
+ */
+const SEGMENTS = new Map<string, readonly string[]>();
+
+function segmentsOf(irPath: string): readonly string[] {
+  let segments = SEGMENTS.get(irPath);
+  if (segments === undefined) {
+    segments = irPath === '' ? [] : irPath.slice(1).split('/').map((segment) => segment.replaceAll('~1', '/').replaceAll('~0', '~'));
+    if (SEGMENTS.size < 512) SEGMENTS.set(irPath, segments);
+  }
+  return segments;
+}
+
 /** IR field → wire key(s) of one settings object, for {@link LossCollector.originFields}. */
 export type FieldTable = Readonly<Record<string, string | readonly string[]>>;
-
-/** A field origin: one field's pointer, or a settings object's table read when a loss reaches it. */
-type FieldEntry = { key: string; pointer: string } | { wire: Readonly<Record<string, unknown>>; base: string; table: FieldTable };
 
 /** The last walk of `sourceOf`: its root and pointer, and per level (up to `depth`) the end of the segment, the node reached and the deepest origin so far. */
 interface Walk {

@@ -151,10 +151,8 @@ export function decodeAnthropicRequest(body: unknown, context: CodecContext): Re
   if (object['stream'] !== undefined) request.stream = expectBoolean(object['stream'], '/stream', ANTHROPIC);
   if (object['service_tier'] !== undefined) request.serviceTier = expectString(object['service_tier'], '/service_tier', ANTHROPIC);
   extend(request, ANTHROPIC, requestExtras(object));
-  if (losses.recording) {
-    losses.originFields(request, object, '', REQUEST_ORIGINS);
-    losses.originFields(request.generation, object, '', GENERATION_ORIGINS);
-  }
+  losses.originFields(request, object, '', REQUEST_ORIGINS);
+  losses.originFields(request.generation, object, '', GENERATION_ORIGINS);
   return request;
 }
 

@@ -54,7 +54,7 @@ export function decodeAnthropicResponse(body: unknown, context: CodecContext): R
     if (object['role'] !== undefined && object['role'] !== 'assistant') hint(response, ANTHROPIC, '$role', object['role']);
     if (object['role'] === undefined) hint(response, ANTHROPIC, '$roleAbsent', true);
   }
-  if (object['usage'] !== undefined) response.usage = losses.origin(decodeAnthropicUsage(object['usage'], '/usage'), '/usage');
+  if (object['usage'] !== undefined) response.usage = losses.anchor(decodeAnthropicUsage(object['usage'], '/usage'), '/usage');
   if (hints && (object['id'] === undefined || object['model'] === undefined || object['usage'] === undefined)) {
     hint(response, ANTHROPIC, '$absent', (['id', 'model', 'usage'] as const).filter((key) => object[key] === undefined));
   }

@@ -66,7 +66,6 @@ function decodeServiceTier(value: unknown, request: Request): void {
 /** Where the decoded settings were on the wire, for loss paths into the source. */
 function recordOrigins(request: Request, object: JsonObject, context: CodecContext): void {
   const losses = context.losses;
-  if (!losses.recording) return;
   if (isObject(object['inferenceConfig'])) {
     losses.originFields(request.generation, object['inferenceConfig'], '/inferenceConfig', { maxTokens: 'maxTokens', temperature: 'temperature', topP: 'topP', stop: 'stopSequences' });
   }

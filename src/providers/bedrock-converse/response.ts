@@ -34,7 +34,7 @@ export function decodeBedrockResponse(body: unknown, context: CodecContext): Res
   const fields = object['additionalModelResponseFields'];
   if (candidate.stopReason !== undefined && isObject(fields) && typeof fields['stop_sequence'] === 'string') candidate.stopReason.sequence = fields['stop_sequence'];
   if (context.model !== undefined) response.model = context.model;
-  if (object['usage'] !== undefined) response.usage = context.losses.origin(decodeBedrockUsage(object['usage'], '/usage'), '/usage');
+  if (object['usage'] !== undefined) response.usage = context.losses.anchor(decodeBedrockUsage(object['usage'], '/usage'), '/usage');
   else hint(response, BEDROCK, '$noUsage', true);
   hint(response, BEDROCK, '$source', true);
   // Latency says how long Bedrock took, nothing about the answer: a hint, not a field other formats lose.

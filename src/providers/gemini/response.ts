@@ -48,7 +48,7 @@ export function decodeGeminiResponse(body: unknown, context: CodecContext): Resp
     }
   }
   const usage = object['usageMetadata'];
-  if (usage !== undefined) response.usage = context.losses.origin(decodeGeminiUsage(usage, '/usageMetadata', lean), '/usageMetadata');
+  if (usage !== undefined) response.usage = context.losses.anchor(decodeGeminiUsage(usage, '/usageMetadata', lean), '/usageMetadata');
   extend(response, 'gemini', unknownKeys(object, KNOWN_RESPONSE));
   addPromptBlock(response, object['promptFeedback']);
   return response;

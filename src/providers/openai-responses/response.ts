@@ -117,7 +117,7 @@ export function decodeOpenaiResponsesResponse(body: unknown, context: CodecConte
   if (present(wire['id'])) response.id = expectString(wire['id'], '/id', FORMAT);
   if (present(wire['model'])) response.model = expectString(wire['model'], '/model', FORMAT);
   if (present(wire['created_at'])) response.created = expectNumber(wire['created_at'], '/created_at', FORMAT);
-  if (present(wire['usage'])) response.usage = context.losses.origin(decodeOpenaiResponsesUsage(wire['usage'], '/usage'), '/usage');
+  if (present(wire['usage'])) response.usage = context.losses.anchor(decodeOpenaiResponsesUsage(wire['usage'], '/usage'), '/usage');
   response.candidates.push(decodeStatusFields(wire, response, parts, context.losses));
   const text = wire['output_text'];
   if (text !== undefined) hint(response, FORMAT, '$outputText', text === outputText(output) ? true : text);

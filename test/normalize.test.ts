@@ -241,6 +241,37 @@ test('--to openai-chat on mixed-vendor input: every body is one the openai-chat 
   }
 });
 
+test('--to FORMAT: encode losses point into the recorded body, with the IR pointer beside', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'interlingua-normalize-'));
+  const input = join(dir, 'in.jsonl');
+  const request = {
+    contents: [
+      { role: 'user', parts: [{ text: 'weather?' }] },
+      { role: 'model', parts: [{ functionCall: { name: 'weather', args: { city: 'Oslo' } } }] },
+      { role: 'user', parts: [{ functionResponse: { name: 'weather', response: { sky: 'clear' } } }] },
+    ],
+    generationConfig: { topK: 3 },
+  };
+  const response = { id: 'chatcmpl-1', object: 'chat.completion', created: 1, model: 'gpt-test', choices: [{ index: 0, message: { role: 'assistant', content: 'hi', refusal: null }, logprobs: null, finish_reason: 'stop' }], service_tier: 'flex' };
+  writeFileSync(
+    input,
+    [
+      { request: { url: 'https://generativelanguage.googleapis.com/v1beta/models/gemini-test:generateContent', body: request }, response: { status: 200, body: { candidates: [{ content: { role: 'model', parts: [{ text: 'ok' }] }, finishReason: 'STOP' }] } } },
+      { request: { url: 'https://api.openai.com/v1/chat/completions', body: { model: 'gpt-test', messages: [{ role: 'user', content: 'hi' }] } }, response: { status: 200, body: response } },
+    ].map((line) => JSON.stringify(line)).join('\n') + '\n',
+  );
+  await normalizeFiles({ inputs: [input], outDir: join(dir, 'out'), to: 'openai-responses' });
+  const [gemini, chat] = readLines<NormalizedRecord>(join(dir, 'out', 'records.jsonl'));
+  const paths = (record: NormalizedRecord | undefined, side: string) => (record?.losses ?? []).filter((loss) => loss.side === side && loss.irPath !== undefined).map((loss) => [loss.code, loss.irPath, loss.path]);
+  assert.equal(paths(gemini, 'request'), [
+    ['synthesised_id', '/messages/1/parts/0/id', '/contents/1/parts/0'],
+    ['synthesised_id', '/messages/2/parts/0/callId', '/contents/2/parts/0'],
+    ['dropped_field', '/generation/topK', '/generationConfig/topK'],
+  ]);
+  assert.ok(paths(chat, 'response').some(([, irPath, path]) => irPath === '/candidates/0/message/parts/0' && path === '/choices/0/message/content'), JSON.stringify(chat?.losses));
+  assert.is(chat?.model, 'gpt-test');
+});
+
 test('--jobs 2 writes the same records and errors, in the same order, as --jobs 1', async () => {
   const one = await normalize({ batchSize: 2 });
   const two = await normalize({ batchSize: 2, jobs: 2, workerMinBytes: 0 });

@@ -156,9 +156,10 @@ export interface ConversionSettings {
  * The one conversion path (`convert.ts` calls it with codecs it resolved
  * from ids, so options are not copied per call): decode with the source, encode with the target
  * (the dialect is checked after decoding, as before any encode), point the
- * losses of encoding into the source body, enforce strict.
+ * losses of encoding into the source body, enforce strict. `keep.ir`
+ * receives the decoded IR (the normalizer reads the response's model there).
  */
-export function convertBetween(kind: Kind, body: unknown, from: AnyCodec, to: AnyCodec, options: ConversionSettings): ConvertResult {
+export function convertBetween(kind: Kind, body: unknown, from: AnyCodec, to: AnyCodec, options: ConversionSettings, keep?: { ir?: object }): ConvertResult {
   const { model } = options;
   const decode = decoderOf(kind, from);
   const encode = encoderOf(kind, to);
@@ -169,6 +170,7 @@ export function convertBetween(kind: Kind, body: unknown, from: AnyCodec, to: An
   const target = formatOf(to);
   const ir = decode.call(from, wire, decodeContext(losses, model, target));
   const decoded = losses.losses.length;
+  if (keep !== undefined) keep.ir = ir;
   const mark = piecesMark();
   const out = markPieces(encode.call(to, ir as never, context(losses, model, kind === 'error' ? undefined : checkDialect(to, options.dialect))), mark);
   if (losses.losses.length > decoded) {

@@ -4,7 +4,9 @@
  * format when asked, and collect the losses of every step. Anything thrown
  * becomes an error record with its reason; nothing here does I/O.
  */
-import { decodeError, decodeRequest, decodeResponse, encodeError, encodeRequest, encodeResponse } from '../core/convert.ts';
+import { convertRequest, decodeError, decodeRequest, decodeResponse, encodeError, encodeResponse } from '../core/convert.ts';
+import { convertBetween } from '../core/engine.ts';
+import { codecFor } from '../core/registry.ts';
 import { detectFormat, formatFromPath } from '../core/detect.ts';
 import { InterlinguaError } from '../core/errors.ts';
 import { LossCollector, type Loss } from '../core/losses.ts';
@@ -39,12 +41,15 @@ function stringField(body: ParsedBody | undefined, key: string): string | undefi
 /** The request side: decode, and encode into the target when it is a format. */
 function convertRequestSide(format: FormatId, body: ParsedBody, to: Target, model: string | undefined, losses: RecordLoss[]): unknown {
   if (body.kind !== 'json') throw new InterlinguaError('invalid_value', 'the request body is an event stream; a request must be one JSON body');
-  const decoded = decodeRequest(format, body.value, modelOptions(model));
-  sided(decoded.losses, 'request', losses);
-  if (to === 'ir') return decoded.ir;
-  const encoded = encodeRequest(to, decoded.ir, modelOptions(model));
-  sided(encoded.losses, 'request', losses);
-  return encoded.body;
+  if (to === 'ir') {
+    const decoded = decodeRequest(format, body.value, modelOptions(model));
+    sided(decoded.losses, 'request', losses);
+    return decoded.ir;
+  }
+  // One conversion, so the losses of encoding point into the recorded body (with the IR pointer as `irPath`).
+  const converted = convertRequest(body.value, { from: format, to, ...modelOptions(model) });
+  sided(converted.losses, 'request', losses);
+  return converted.body;
 }
 
 /** A whole response from a recorded stream's wire events. */
@@ -98,6 +103,14 @@ function convertResponseSide(
     const encoded = encodeError(to, decoded.ir, modelOptions(model));
     sided(encoded.losses, 'error', losses);
     return { error: encoded.body };
+  }
+  if (to !== 'ir') {
+    // One conversion, so the losses of encoding point into the recorded body; a model the response names is kept for the record.
+    const keep: { ir?: object } = {};
+    const converted = convertBetween('response', body.value, codecFor(format), codecFor(to), modelOptions(model), keep);
+    sided(converted.losses, 'response', losses);
+    const named = (keep.ir as Response | undefined)?.model;
+    return named === undefined ? { response: converted.body } : { response: converted.body, model: named };
   }
   const decoded = decodeResponse(format, body.value, modelOptions(model));
   sided(decoded.losses, 'response', losses);

@@ -20,16 +20,26 @@ export interface EncodePartScope {
   toolNames: Map<string, string>;
   /**
    * When set, calls are queued here and entered into `toolNames` only when a
-   * result looks a name up ({@link toolNameOf}): most bodies (every response)
-   * never do, and hashing each call id costs more than queuing the call.
+   * result looks up a name that is not among the last few calls
+   * ({@link toolNameOf}): most bodies (every response) never do, and hashing
+   * each call id costs more than queuing the call.
    */
   calls?: ToolCallPart[];
 }
+
+/** How many of the latest queued calls {@link toolNameOf} compares ids with before entering the queue into `toolNames`. */
+const RECENT_CALLS = 16;
 
 /** The name of the call `callId` seen so far (the latest call with that id), entering queued calls first. */
 export function toolNameOf(scope: EncodePartScope, callId: string): string | undefined {
   const calls = scope.calls;
   if (calls !== undefined && calls.length > 0) {
+    // A result mostly answers one of the last few calls: comparing their ids costs less than hashing every call id into the table.
+    const stop = calls.length > RECENT_CALLS ? calls.length - RECENT_CALLS : 0;
+    for (let index = calls.length - 1; index >= stop; index--) {
+      const call = calls[index] as ToolCallPart;
+      if (call.id === callId) return call.name;
+    }
     for (let index = 0; index < calls.length; index++) {
       const call = calls[index] as ToolCallPart;
       scope.toolNames.set(call.id, call.name);

@@ -130,7 +130,8 @@ export function decodeOpenaiResponsesRequest(body: unknown, context: CodecContex
   decodeMessages(wire, request, context.losses, context.target);
   const tools = wire['tools'];
   if (present(tools)) {
-    request.tools = expectArray(tools, '/tools', FORMAT).map((tool, index) => context.losses.origin(decodeOpenaiResponsesTool(tool, `/tools/${index}`), `/tools/${index}`));
+    // Anchored, not only recorded: several targets report a loss against a tool (Gemini and Ollama drop `strict`), which then needs no recording decode.
+    request.tools = expectArray(tools, '/tools', FORMAT).map((tool, index) => context.losses.anchor(decodeOpenaiResponsesTool(tool, `/tools/${index}`), `/tools/${index}`));
   }
   const toolChoice = wire['tool_choice'];
   if (present(toolChoice)) {

@@ -16,7 +16,6 @@ import { FORMAT, keepNulls } from './shared.ts';
 /** The text part type a context expects: `output_text` in assistant items, `input_text` elsewhere. */
 export type TextType = 'input_text' | 'output_text';
 
-const TEXT_KEYS: ReadonlySet<string> = new Set(['type', 'text', 'annotations']);
 const REFUSAL_KEYS: ReadonlySet<string> = new Set(['type', 'refusal']);
 const IMAGE_KEYS: ReadonlySet<string> = new Set(['type', 'image_url', 'file_id', 'detail']);
 const FILE_KEYS: ReadonlySet<string> = new Set(['type', 'file_data', 'file_id', 'file_url', 'filename']);
@@ -47,6 +46,21 @@ export function decodeOpenaiResponsesContent(value: unknown, path: string, textT
   }
 }
 
+/** The keys of a text part this file does not read, or `undefined` (a switch: cheaper than a set lookup per key). */
+function textExtras(part: JsonObject): JsonObject | undefined {
+  let rest: JsonObject | undefined;
+  for (const key in part) {
+    switch (key) {
+      case 'type':
+      case 'text':
+      case 'annotations':
+        continue;
+    }
+    (rest ??= {})[key] = part[key];
+  }
+  return rest;
+}
+
 function decodeText(part: JsonObject, type: TextType, textType: TextType, path: string): TextPart {
   const text: TextPart = { type: 'text', text: expectString(required(part, 'text', path, FORMAT), pointer(path, 'text'), FORMAT) };
   if (type !== textType) hint(text, FORMAT, '$type', type);
@@ -58,7 +72,7 @@ function decodeText(part: JsonObject, type: TextType, textType: TextType, path: 
     if (type === 'input_text') hint(text, FORMAT, '$annotations', true);
     if (list.length > 0) text.citations = list.map((annotation, index) => decodeOpenaiResponsesAnnotation(annotation, pointer(path, 'annotations', index)));
   }
-  const rest = unknownKeys(part, TEXT_KEYS);
+  const rest = textExtras(part);
   const logprobs = rest?.['logprobs'];
   if (rest !== undefined && Array.isArray(logprobs) && logprobs.length === 0) {
     delete rest['logprobs'];

@@ -9,14 +9,47 @@
  */
 import type { Part, ToolCallPart, ToolResultPart } from '../../core/ir.ts';
 import type { LossCollector } from '../../core/losses.ts';
-import { argumentsAsText, parseArguments } from '../../core/tools.ts';
-import { expectArray, expectString, extend, hint, required, spreadExtensions, unknownKeys, type JsonObject } from '../../core/wire.ts';
+import { argumentsAsText, argumentsObject } from '../../core/tools.ts';
+import { expectArray, expectString, extend, hint, required, spreadExtensions, type JsonObject } from '../../core/wire.ts';
 import { decodeOpenaiResponsesContent } from './content-decode.ts';
 import { encodeOpenaiResponsesContent } from './content-encode.ts';
 import { FORMAT, keepNulls, own, ownHint, restoreNulls, type ItemTarget } from './shared.ts';
 
-const CALL_KEYS: ReadonlySet<string> = new Set(['type', 'id', 'call_id', 'name', 'arguments', 'input', 'status']);
-const OUTPUT_KEYS: ReadonlySet<string> = new Set(['type', 'id', 'call_id', 'output', 'status']);
+/** The keys of a tool call item this file does not read, or `undefined` (a switch: cheaper than a set lookup per key). */
+function callExtras(item: JsonObject): JsonObject | undefined {
+  let rest: JsonObject | undefined;
+  for (const key in item) {
+    switch (key) {
+      case 'type':
+      case 'id':
+      case 'call_id':
+      case 'name':
+      case 'arguments':
+      case 'input':
+      case 'status':
+        continue;
+    }
+    (rest ??= {})[key] = item[key];
+  }
+  return rest;
+}
+
+/** The keys of a tool output item this file does not read, or `undefined` (a switch: cheaper than a set lookup per key). */
+function outputExtras(item: JsonObject): JsonObject | undefined {
+  let rest: JsonObject | undefined;
+  for (const key in item) {
+    switch (key) {
+      case 'type':
+      case 'id':
+      case 'call_id':
+      case 'output':
+      case 'status':
+        continue;
+    }
+    (rest ??= {})[key] = item[key];
+  }
+  return rest;
+}
 
 /** What item encoders share while encoding one list of items. */
 export interface ItemEncodeContext {
@@ -64,12 +97,11 @@ export function decodeOpenaiResponsesToolCall(item: JsonObject, custom: boolean,
   const callId = stringField(item, 'call_id', path);
   const name = stringField(item, 'name', path);
   const text = stringField(item, custom ? 'input' : 'arguments', path);
-  // parseArguments keeps `text` itself as the raw arguments.
   const part: ToolCallPart = custom
     ? { type: 'tool_call', id: callId, name, arguments: undefined, rawArguments: text, kind: 'custom' }
-    : { type: 'tool_call', id: callId, name, arguments: keepText ? undefined : parseArguments(text).arguments, rawArguments: text };
+    : { type: 'tool_call', id: callId, name, arguments: keepText ? undefined : argumentsObject(text), rawArguments: text };
   keepItemBookkeeping(part, item, path, lean);
-  extend(part, FORMAT, unknownKeys(item, CALL_KEYS));
+  extend(part, FORMAT, callExtras(item));
   return part;
 }
 
@@ -89,7 +121,7 @@ export function decodeOpenaiResponsesToolOutput(item: JsonObject, custom: boolea
   }
   if (custom) hint(part, FORMAT, '$custom', true);
   keepItemBookkeeping(part, item, path, lean);
-  extend(part, FORMAT, unknownKeys(item, OUTPUT_KEYS));
+  extend(part, FORMAT, outputExtras(item));
   return part;
 }
 

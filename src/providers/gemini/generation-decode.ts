@@ -23,16 +23,46 @@ export const NUMBER_FIELDS = [
   ['logprobs', 'topLogprobs'],
 ] as const satisfies readonly (readonly [keyof GenerationConfig, keyof Generation])[];
 
-const KNOWN_GENERATION = knownKeys([
-  ...NUMBER_FIELDS.map(([wire]) => wire),
-  'stopSequences',
-  'responseLogprobs',
-  'responseMimeType',
-  'responseSchema',
-  'responseJsonSchema',
-  '_responseJsonSchema',
-  'thinkingConfig',
-]);
+/** The keys of `generationConfig` this file does not read (the wire keys of `NUMBER_FIELDS` and the rest), in either spelling, or `undefined` (a switch: cheaper than a set lookup per key). */
+function generationExtras(config: JsonObject): JsonObject | undefined {
+  let rest: JsonObject | undefined;
+  for (const key in config) {
+    switch (key) {
+      case 'maxOutputTokens':
+      case 'max_output_tokens':
+      case 'temperature':
+      case 'topP':
+      case 'top_p':
+      case 'topK':
+      case 'top_k':
+      case 'candidateCount':
+      case 'candidate_count':
+      case 'seed':
+      case 'presencePenalty':
+      case 'presence_penalty':
+      case 'frequencyPenalty':
+      case 'frequency_penalty':
+      case 'logprobs':
+      case 'stopSequences':
+      case 'stop_sequences':
+      case 'responseLogprobs':
+      case 'response_logprobs':
+      case 'responseMimeType':
+      case 'response_mime_type':
+      case 'responseSchema':
+      case 'response_schema':
+      case 'responseJsonSchema':
+      case 'response_json_schema':
+      case '_responseJsonSchema':
+      case '_response_json_schema':
+      case 'thinkingConfig':
+      case 'thinking_config':
+        continue;
+    }
+    (rest ??= {})[key] = config[key];
+  }
+  return rest;
+}
 const KNOWN_THINKING = knownKeys(['thinkingBudget', 'thinkingLevel', 'includeThoughts']);
 
 /** The camelCase wire keys of `NUMBER_FIELDS`. */
@@ -87,7 +117,7 @@ export function decodeGeminiGenerationConfig(value: unknown, path: string, reque
   decodeOutput(config, path, spelling, request);
   const thinking = spelling.read(config, 'thinkingConfig');
   if (thinking !== undefined) decodeThinking(thinking, pointer(path, Spelling.key(config, 'thinkingConfig')), request);
-  const rest = unknownKeys(config, KNOWN_GENERATION);
+  const rest = generationExtras(config);
   if (rest !== undefined) extend(request, 'gemini', { generationConfig: rest });
   if (!lean) hint(request, 'gemini', '$generationConfig', spelling.snake ?? true);
 }

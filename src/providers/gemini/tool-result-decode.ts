@@ -6,12 +6,25 @@
  * @see https://ai.google.dev/api/caching#FunctionResponse
  */
 import type { Part, ToolResultPart } from '../../core/ir.ts';
-import { expectArray, expectObject, expectString, extend, hint, isObject, pointer, unknownKeys } from '../../core/wire.ts';
-import { knownKeys } from './spelling.ts';
+import { expectArray, expectObject, expectString, extend, hint, isObject, pointer, type JsonObject } from '../../core/wire.ts';
 import { syntheticCallId } from './ids.ts';
 import { decodeGeminiPart, missing, type PartScope } from './parts-decode.ts';
 
-const KNOWN_FUNCTION_RESPONSE = knownKeys(['id', 'name', 'response', 'parts']);
+/** The keys of a `functionResponse` other than `id`, `name`, `response` and `parts` (the same in both spellings), or `undefined` (a switch: cheaper than a set lookup per key). */
+function functionResponseExtras(response: JsonObject): JsonObject | undefined {
+  let rest: JsonObject | undefined;
+  for (const key in response) {
+    switch (key) {
+      case 'id':
+      case 'name':
+      case 'response':
+      case 'parts':
+        continue;
+    }
+    (rest ??= {})[key] = response[key];
+  }
+  return rest;
+}
 
 /** How the `response` object was shaped, so the encoder rebuilds it exactly. */
 export type ResponseShape = 'output' | 'error' | 'json';
@@ -60,7 +73,7 @@ export function decodeGeminiFunctionResponse(
       result.content.push(decodeGeminiPart(list[index], pointer(path, 'parts', index), index, nested) as Part);
     }
   }
-  const rest = unknownKeys(response, KNOWN_FUNCTION_RESPONSE);
+  const rest = functionResponseExtras(response);
   if (rest !== undefined) extend(result, 'gemini', { functionResponse: rest });
   return result;
 }

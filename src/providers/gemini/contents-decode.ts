@@ -57,15 +57,17 @@ export function decodeGeminiParts(content: JsonObject, path: string, scope: Part
 /** Decode `contents` into messages, appended to `messages`; `lean` skips hints only a trip back to Gemini needs. */
 export function decodeGeminiContents(value: unknown, path: string, losses: LossCollector, messages: Message[], lean = false, same = false): void {
   const contents = Array.isArray(value) ? value : expectArray(value, path, 'gemini');
-  const pending = new PendingCalls();
+  // One scope for every content, its role and id scope set per content: nothing keeps it past the content's decode.
+  const scope: PartScope = { losses, role: 'user', idScope: 0, pending: new PendingCalls() };
+  if (lean) scope.lean = true;
+  if (same) scope.same = true;
   for (let index = 0; index < contents.length; index++) {
     const contentPath = `${path}/${index}`;
     const entry = contents[index];
     const content = isObject(entry) ? entry : expectObject(entry, contentPath, 'gemini');
     const role = readRole(content, contentPath);
-    const scope: PartScope = { losses, role, idScope: String(index), pending };
-    if (lean) scope.lean = true;
-    if (same) scope.same = true;
+    scope.role = role;
+    scope.idScope = index;
     const parts = decodeGeminiParts(content, contentPath, scope);
     const rawRole = content['role'];
     const rest = contentExtras(content);

@@ -51,8 +51,8 @@ export interface PartScope {
   losses: LossCollector;
   /** `user` or `model`: a `functionResponse` in a model turn is a server-side result, kept opaque. */
   role: 'user' | 'model';
-  /** Names the message or candidate, for synthesised call ids. */
-  idScope: string;
+  /** Names the message or candidate, for synthesised call ids (a content's index, or a string). */
+  idScope: string | number;
   pending: PendingCalls;
   /** The IR is headed for another format: skip the hints only a trip back to Gemini needs. */
   lean?: boolean;
@@ -60,15 +60,47 @@ export interface PartScope {
   same?: boolean;
 }
 
-/** Both spellings of each known part key → its index in `DATA_KEYS`, or `THOUGHT` / `SIGNATURE`. */
 const THOUGHT = DATA_KEYS.length;
 const SIGNATURE = DATA_KEYS.length + 1;
-const PART_FIELDS: ReadonlyMap<string, number> = new Map([
-  ...DATA_KEYS.flatMap((key, index) => [[key, index], [snakeCase(key), index]] as const),
-  ['thought', THOUGHT],
-  ['thoughtSignature', SIGNATURE],
-  [snakeCase('thoughtSignature'), SIGNATURE],
-]);
+
+/** A known part key, in either spelling → its index in `DATA_KEYS`, or `THOUGHT` / `SIGNATURE`; `undefined` for another key (a switch: cheaper than a map lookup per key). */
+function partField(key: string): number | undefined {
+  switch (key) {
+    case 'text':
+      return 0;
+    case 'inlineData':
+    case 'inline_data':
+      return 1;
+    case 'fileData':
+    case 'file_data':
+      return 2;
+    case 'functionCall':
+    case 'function_call':
+      return 3;
+    case 'functionResponse':
+    case 'function_response':
+      return 4;
+    case 'executableCode':
+    case 'executable_code':
+      return 5;
+    case 'codeExecutionResult':
+    case 'code_execution_result':
+      return 6;
+    case 'toolCall':
+    case 'tool_call':
+      return 7;
+    case 'toolResponse':
+    case 'tool_response':
+      return 8;
+    case 'thought':
+      return THOUGHT;
+    case 'thoughtSignature':
+    case 'thought_signature':
+      return SIGNATURE;
+    default:
+      return undefined;
+  }
+}
 
 /** Decode one Gemini part at `path` (index `partIndex` within its content). */
 export function decodeGeminiPart(value: unknown, path: string, partIndex: number, scope: PartScope): Part {
@@ -79,7 +111,7 @@ export function decodeGeminiPart(value: unknown, path: string, partIndex: number
   let signatureKey: string | undefined;
   let rest: JsonObject | undefined;
   for (const name in part) {
-    const field = PART_FIELDS.get(name);
+    const field = partField(name);
     if (field === undefined) (rest ??= {})[name] = part[name];
     else if (part[name] === undefined) continue;
     else if (field < rank) rank = field;

@@ -64,6 +64,11 @@ const GENERATION_ORIGINS = {
   logprobs: spellings('responseLogprobs'),
 };
 
+/** The pointer of the top-level field `camel` of `object` (`camelPointer` when it is spelled camelCase; made only for the snake_case spelling). */
+function topPointer(object: JsonObject, camel: string, camelPointer: string): string {
+  return object[camel] !== undefined ? camelPointer : `/${Spelling.key(object, camel)}`;
+}
+
 /** Decode a Gemini request body into the IR. */
 export function decodeGeminiRequest(body: unknown, context: CodecContext): Request {
   const object = expectObject(body, '', 'gemini');
@@ -77,7 +82,7 @@ export function decodeGeminiRequest(body: unknown, context: CodecContext): Reque
     request.model = context.model;
   }
   const system = spelling.read(object, 'systemInstruction');
-  if (system !== undefined) request.messages.push(decodeGeminiSystemInstruction(system, pointer('', Spelling.key(object, 'systemInstruction')), context.losses));
+  if (system !== undefined) request.messages.push(decodeGeminiSystemInstruction(system, topPointer(object, 'systemInstruction', '/systemInstruction'), context.losses));
   const contents = object['contents'];
   if (contents === undefined) {
     throw new InterlinguaError('missing_field', '"contents" is required: a list of {role, parts} turns', { path: '/contents', format: 'gemini' });
@@ -88,10 +93,10 @@ export function decodeGeminiRequest(body: unknown, context: CodecContext): Reque
   const tools = object['tools'];
   if (tools !== undefined) request.tools = decodeGeminiTools(tools, '/tools', context.losses);
   const toolConfig = spelling.read(object, 'toolConfig');
-  if (toolConfig !== undefined) decodeGeminiToolConfig(toolConfig, pointer('', Spelling.key(object, 'toolConfig')), request);
+  if (toolConfig !== undefined) decodeGeminiToolConfig(toolConfig, topPointer(object, 'toolConfig', '/toolConfig'), request);
   const generation = spelling.read(object, 'generationConfig');
   if (generation !== undefined) {
-    const generationPath = pointer('', Spelling.key(object, 'generationConfig'));
+    const generationPath = topPointer(object, 'generationConfig', '/generationConfig');
     decodeGeminiGenerationConfig(generation, generationPath, request, lean);
     context.losses.originFields(request.generation, generation as JsonObject, generationPath, GENERATION_ORIGINS);
   }

@@ -19,24 +19,29 @@ export interface BlockScope {
   role: 'user' | 'assistant' | 'system';
 }
 
-/** Member keys of the block unions the codec reads. */
-const MEMBERS: ReadonlySet<string> = new Set([
-  'text',
-  'image',
-  'document',
-  'video',
-  'audio',
-  'toolUse',
-  'toolResult',
-  'reasoningContent',
-  'citationsContent',
-  'cachePoint',
-  'guardContent',
-  'searchResult',
-  'toolAddition',
-  'toolRemoval',
-  'json',
-]);
+/** Is `key` a member key of the block unions the codec reads? (A switch: cheaper than a set lookup per key.) */
+function isMember(key: string): boolean {
+  switch (key) {
+    case 'text':
+    case 'image':
+    case 'document':
+    case 'video':
+    case 'audio':
+    case 'toolUse':
+    case 'toolResult':
+    case 'reasoningContent':
+    case 'citationsContent':
+    case 'cachePoint':
+    case 'guardContent':
+    case 'searchResult':
+    case 'toolAddition':
+    case 'toolRemoval':
+    case 'json':
+      return true;
+    default:
+      return false;
+  }
+}
 
 /** Blocks with no neutral meaning, kept whole for Converse without a loss. */
 const OPAQUE_MEMBERS: ReadonlySet<string> = new Set(['cachePoint', 'guardContent', 'searchResult', 'toolAddition', 'toolRemoval']);
@@ -74,7 +79,7 @@ function toolResultExtras(wire: JsonObject): JsonObject | undefined {
 }
 
 function memberOf(block: JsonObject): string | undefined {
-  for (const key in block) if (MEMBERS.has(key)) return key;
+  for (const key in block) if (isMember(key)) return key;
   return undefined;
 }
 
@@ -205,7 +210,13 @@ function unknownBlock(block: JsonObject, member: string | undefined, path: strin
 /** Decode one content block. */
 export function decodeBedrockBlock(value: unknown, path: string, scope: BlockScope): Part {
   const block = expectObject(value, path, BEDROCK);
-  const member = memberOf(block);
+  // memberOf and whether other keys stand beside the member, in one pass.
+  let member: string | undefined;
+  let keys = 0;
+  for (const key in block) {
+    keys++;
+    if (member === undefined && isMember(key)) member = key;
+  }
   let part: Part | undefined;
   switch (member) {
     case 'text':
@@ -239,7 +250,7 @@ export function decodeBedrockBlock(value: unknown, path: string, scope: BlockSco
       break;
   }
   if (part === undefined || member === undefined) return unknownBlock(block, member, path, scope);
-  outerFields(part, block, member);
+  if (keys > 1) outerFields(part, block, member);
   return part;
 }
 

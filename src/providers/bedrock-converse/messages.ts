@@ -11,7 +11,7 @@ import type { LossCollector } from '../../core/losses.ts';
 import { InterlinguaError } from '../../core/errors.ts';
 import { expectArray, expectObject, extend, extensionsOf, hint, isObject, pointer, required, spreadExtensions, type JsonObject } from '../../core/wire.ts';
 import { decodeBedrockBlock, decodeBedrockBlocks, type BlockScope } from './blocks-decode.ts';
-import { encodeBedrockPart, encodeBedrockParts } from './blocks-encode.ts';
+import { encodeBedrockPart } from './blocks-encode.ts';
 import { BEDROCK, stringField } from './shape.ts';
 import { messagePointer, partPointer } from '../../core/ir-pointers.ts';
 
@@ -119,9 +119,15 @@ export function encodeBedrockMessages(messages: readonly Message[], losses: Loss
   let index = 0;
   for (; index < messages.length && messages[index]?.role === 'system'; index++) {
     const message = messages[index] as Message;
-    const path = `/messages/${index}`;
+    const path = messagePointer(index);
     losses.foreignExtensions(message.extensions, BEDROCK, path);
-    (result.system ??= []).push(...encodeBedrockParts(message.parts, losses, `${path}/parts`));
+    const system = (result.system ??= []);
+    for (let partIndex = 0; partIndex < message.parts.length; partIndex++) {
+      const part = message.parts[partIndex];
+      if (part === undefined && !(partIndex in message.parts)) continue;
+      const encoded = encodeBedrockPart(part as Part, losses, partPointer(path, index, partIndex));
+      if (encoded !== undefined) system.push(encoded);
+    }
   }
   let last: { wire: JsonObject; turn: unknown; role: string; results: number } | undefined;
   for (; index < messages.length; index++) {

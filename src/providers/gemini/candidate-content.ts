@@ -41,7 +41,7 @@ export function encodeGeminiCandidateContent(message: Message, path: string, los
   const gemini = extensionsOf(message, 'gemini');
   if (gemini?.['$noContent'] === true && message.parts.length === 0) return undefined;
   losses.foreignExtensions(message.extensions, 'gemini', path);
-  const scope: EncodePartScope = { losses, toolNames: new Map<string, string>(), calls: [] };
+  const scope: EncodePartScope = { losses, calls: [] };
   const parts: JsonObject[] = [];
   for (let index = 0; index < message.parts.length; index++) {
     const wire = encodeGeminiPart(message.parts[index] as Part, `${path}/parts/${index}`, scope);

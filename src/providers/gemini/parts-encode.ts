@@ -16,8 +16,8 @@ import { encodeGeminiFunctionResponse } from './tool-result-encode.ts';
 /** What encoding a part needs besides the part. */
 export interface EncodePartScope {
   losses: LossCollector;
-  /** Tool names by call id, from the calls seen so far (a `tool_result` without a name takes its call's). */
-  toolNames: Map<string, string>;
+  /** Tool names by call id, from the calls seen so far (a `tool_result` without a name takes its call's); made at its first entry when absent. */
+  toolNames?: Map<string, string>;
   /**
    * When set, calls are queued here and entered into `toolNames` only when a
    * result looks up a name that is not among the last few calls
@@ -40,13 +40,14 @@ export function toolNameOf(scope: EncodePartScope, callId: string): string | und
       const call = calls[index] as ToolCallPart;
       if (call.id === callId) return call.name;
     }
+    const toolNames = (scope.toolNames ??= new Map());
     for (let index = 0; index < calls.length; index++) {
       const call = calls[index] as ToolCallPart;
-      scope.toolNames.set(call.id, call.name);
+      toolNames.set(call.id, call.name);
     }
     calls.length = 0;
   }
-  return scope.toolNames.get(callId);
+  return scope.toolNames?.get(callId);
 }
 
 /** Encode one IR part at IR pointer `path`. */
@@ -132,7 +133,7 @@ function encodeMediaPart(part: ImagePart | AudioPart | VideoPart | DocumentPart,
 
 function encodeToolCall(part: ToolCallPart, path: string, scope: EncodePartScope): JsonObject {
   if (scope.calls !== undefined) scope.calls.push(part);
-  else scope.toolNames.set(part.id, part.name);
+  else (scope.toolNames ??= new Map()).set(part.id, part.name);
   if (part.kind === 'custom') {
     scope.losses.add('approximated', path, `custom tool call "${part.name}" sent as a Gemini function call with its text input`);
   }

@@ -24,6 +24,7 @@ import {
   decodeOpenaiResponsesReasoningConfig, decodeOpenaiResponsesText, encodeOpenaiResponsesReasoningConfig, encodeOpenaiResponsesText,
 } from './request-fields.ts';
 import { FORMAT, keepNulls, own, ownHint, present, restoreNulls } from './shared.ts';
+import { messagePointer } from '../../core/ir-pointers.ts';
 import { decodeOpenaiResponsesTool, decodeOpenaiResponsesToolChoice, encodeOpenaiResponsesTool, encodeOpenaiResponsesToolChoice } from './tools.ts';
 
 const KNOWN_KEYS: readonly string[] = [
@@ -211,8 +212,9 @@ function encodeInstructions(request: Request, body: JsonObject, losses: LossColl
   const texts: string[] = [];
   while (messages[end]?.role === 'system') {
     const message = messages[end] as Message;
-    losses.foreignExtensions(message.extensions, FORMAT, pointer('/messages', end));
-    texts.push(textOf(message, pointer('/messages', end), losses));
+    const path = messagePointer(end);
+    losses.foreignExtensions(message.extensions, FORMAT, path);
+    texts.push(textOf(message, path, losses));
     end++;
   }
   if (end > 1) losses.add('approximated', '/messages/0', `${end} leading system messages joined into one instructions text`, 'info');

@@ -94,9 +94,13 @@ function stringField(item: JsonObject, key: string, path: string): string {
  * text is not parsed.
  */
 export function decodeOpenaiResponsesToolCall(item: JsonObject, custom: boolean, path: string, lean = false, keepText = false): ToolCallPart {
-  const callId = stringField(item, 'call_id', path);
-  const name = stringField(item, 'name', path);
-  const text = stringField(item, custom ? 'input' : 'arguments', path);
+  // Named reads (a read by a key passed in is a lookup per call); stringField only for what is not a string, to throw.
+  const callIdValue = item['call_id'];
+  const nameValue = item['name'];
+  const textValue = custom ? item['input'] : item['arguments'];
+  const callId = typeof callIdValue === 'string' ? callIdValue : stringField(item, 'call_id', path);
+  const name = typeof nameValue === 'string' ? nameValue : stringField(item, 'name', path);
+  const text = typeof textValue === 'string' ? textValue : stringField(item, custom ? 'input' : 'arguments', path);
   const part: ToolCallPart = custom
     ? { type: 'tool_call', id: callId, name, arguments: undefined, rawArguments: text, kind: 'custom' }
     : { type: 'tool_call', id: callId, name, arguments: keepText ? undefined : argumentsObject(text), rawArguments: text };
@@ -107,7 +111,8 @@ export function decodeOpenaiResponsesToolCall(item: JsonObject, custom: boolean,
 
 /** Decode a `function_call_output` or `custom_tool_call_output` item. */
 export function decodeOpenaiResponsesToolOutput(item: JsonObject, custom: boolean, path: string, losses: LossCollector, lean = false): ToolResultPart {
-  const callId = stringField(item, 'call_id', path);
+  const callIdValue = item['call_id'];
+  const callId = typeof callIdValue === 'string' ? callIdValue : stringField(item, 'call_id', path);
   const output = item['output'];
   if (output === undefined) required(item, 'output', path, FORMAT);
   const part: ToolResultPart = { type: 'tool_result', callId, content: [] };

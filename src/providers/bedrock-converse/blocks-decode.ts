@@ -135,11 +135,14 @@ function decodeReasoning(value: unknown, path: string): ReasoningPart | undefine
 
 function decodeToolUse(value: unknown, path: string): ToolCallPart {
   const wire = expectObject(value, path, BEDROCK);
-  const input = required(wire, 'input', path, BEDROCK);
+  // Named reads (a read by a key passed in is a lookup per call); `required` and stringField only to throw.
+  const input = wire['input'] ?? required(wire, 'input', path, BEDROCK);
+  const id = wire['toolUseId'];
+  const name = wire['name'];
   const part: ToolCallPart = {
     type: 'tool_call',
-    id: stringField(wire, 'toolUseId', path),
-    name: stringField(wire, 'name', path),
+    id: typeof id === 'string' ? id : stringField(wire, 'toolUseId', path),
+    name: typeof name === 'string' ? name : stringField(wire, 'name', path),
     arguments: isObject(input) ? input : undefined,
   };
   if (!isObject(input)) {
@@ -180,7 +183,8 @@ function decodeResultItem(item: unknown, path: string, scope: BlockScope): Part 
 function decodeToolResult(value: unknown, path: string, scope: BlockScope): ToolResultPart {
   const wire = expectObject(value, path, BEDROCK);
   const content = wire['content'] === undefined ? [] : expectArray(wire['content'], `${path}/content`, BEDROCK);
-  const callId = stringField(wire, 'toolUseId', path);
+  const id = wire['toolUseId'];
+  const callId = typeof id === 'string' ? id : stringField(wire, 'toolUseId', path);
   const part: ToolResultPart = { type: 'tool_result', callId, content: decodeList(content, `${path}/content`, scope, decodeResultItem) };
   const status = wire['status'];
   if (status !== undefined) {

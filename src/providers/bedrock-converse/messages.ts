@@ -72,7 +72,8 @@ export function decodeBedrockMessages(value: unknown, losses: LossCollector, lea
     if (item === undefined && !(turn in list)) continue;
     const path = `/messages/${turn}`;
     const wire = isObject(item) ? item : expectObject(item, path, BEDROCK);
-    const role = stringField(wire, 'role', path);
+    const roleValue = wire['role'];
+    const role = typeof roleValue === 'string' ? roleValue : stringField(wire, 'role', path);
     const contentValue = wire['content'];
     const content = Array.isArray(contentValue) ? contentValue : expectArray(required(wire, 'content', path, BEDROCK), `${path}/content`, BEDROCK);
     if (role === 'user') {

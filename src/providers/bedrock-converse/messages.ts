@@ -150,9 +150,11 @@ export function encodeBedrockMessages(messages: readonly Message[], losses: Loss
       const existing = last.wire['content'] as JsonObject[];
       // Results go first in a merged user turn, as Converse expects them right after the calls.
       if (message.role === 'tool' && turn === undefined) {
-        existing.splice(last.results, 0, ...content);
+        // Mostly the turn holds only results so far (one Chat tool message per result): they are appended.
+        if (last.results === existing.length) for (let block = 0; block < content.length; block++) existing.push(content[block] as JsonObject);
+        else existing.splice(last.results, 0, ...content);
         last.results += content.length;
-      } else existing.push(...content);
+      } else for (let block = 0; block < content.length; block++) existing.push(content[block] as JsonObject);
       continue;
     }
     const wire: JsonObject = spreadExtensions({ role, content }, message, BEDROCK);

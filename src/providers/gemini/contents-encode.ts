@@ -44,7 +44,8 @@ export function encodeGeminiContents(messages: readonly Message[], native: boole
       continue;
     }
     if (last !== undefined && (joinNext || (!native && last['role'] === role))) {
-      (last['parts'] as JsonObject[]).push(...parts);
+      const existing = last['parts'] as JsonObject[];
+      for (let part = 0; part < parts.length; part++) existing.push(parts[part] as JsonObject);
     } else {
       last = { role, parts };
       const rawRole = gemini?.['$role'];

@@ -27,13 +27,13 @@ export function encodeGeminiFunctionResponse(part: ToolResultPart, path: string,
   // The text parts joined (most results are one text part), and how many there were.
   let text = '';
   let texts = 0;
-  const media: JsonObject[] = [];
+  let media: JsonObject[] | undefined;
   for (let index = 0; index < part.content.length; index++) {
     const inner = part.content[index] as Part;
     if (inner.type === 'text') {
       text = texts === 0 ? inner.text : text + inner.text;
       texts++;
-    } else encodeResultPart(inner, `${path}/content/${index}`, scope, media);
+    } else encodeResultPart(inner, `${path}/content/${index}`, scope, (media ??= []));
   }
   const wire: JsonObject = { name };
   if (emitsId(part.callId, part.syntheticId, gemini)) wire['id'] = part.callId;
@@ -43,7 +43,7 @@ export function encodeGeminiFunctionResponse(part: ToolResultPart, path: string,
     if (kept !== undefined && shape === 'json' && texts === 1 && part.isError !== true && kept.text === text) wire['response'] = kept.value;
     else wire['response'] = responseObject(text, texts, part.isError === true, shape);
   }
-  if (media.length > 0 || gemini?.['$emptyParts'] === true) wire['parts'] = media;
+  if ((media !== undefined && media.length > 0) || gemini?.['$emptyParts'] === true) wire['parts'] = media ?? [];
   const rest = gemini?.['functionResponse'];
   if (isObject(rest)) Object.assign(wire, rest);
   return { functionResponse: wire };

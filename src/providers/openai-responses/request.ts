@@ -260,7 +260,7 @@ function customToolNames(body: JsonObject): Set<string> {
 }
 
 function encodeInput(request: Request, body: JsonObject, start: number, losses: LossCollector): void {
-  const items = encodeOpenaiResponsesItems(request.messages, start, { losses, target: 'request', customCalls: new Set() });
+  const items = encodeOpenaiResponsesItems(request.messages, start, { losses, target: 'request' });
   const only = items[0];
   if (ownHint(request, '$inputString') === true && items.length === 1 && only?.['role'] === 'user' && typeof only['content'] === 'string' && Object.keys(only).length === 2) {
     body['input'] = only['content'];

@@ -161,7 +161,6 @@ export function encodeOpenaiResponsesResponse(response: Response, context: Codec
   const output = encodeOpenaiResponsesOutput(message, '/candidates/0/message', {
     losses,
     target: 'response',
-    customCalls: new Set(),
     messageStatus: openaiResponsesStatusOf(stop).status === 'incomplete' ? 'incomplete' : 'completed',
     textAsRefusal: stop !== undefined && stop.format !== FORMAT && stop.unified === 'refusal',
   });

@@ -55,8 +55,8 @@ function outputExtras(item: JsonObject): JsonObject | undefined {
 export interface ItemEncodeContext {
   losses: LossCollector;
   target: ItemTarget;
-  /** Call ids of custom tool calls seen so far, so their results become `custom_tool_call_output`. */
-  customCalls: Set<string>;
+  /** Call ids of custom tool calls seen so far, so their results become `custom_tool_call_output`; made at the first custom call. */
+  customCalls?: Set<string>;
   /** Status for message items of other formats in a response (`completed` or `incomplete`). */
   messageStatus?: string;
   /** Send text parts of other formats as refusal parts (the response stopped for a refusal). */
@@ -144,7 +144,7 @@ function finishItem(item: JsonObject, part: Part, context: ItemEncodeContext, pa
 export function encodeOpenaiResponsesToolCall(part: ToolCallPart, context: ItemEncodeContext, path: string): JsonObject {
   if (part.syntheticId === true) context.losses.addAt(part, 'synthesised_id', `${path}/id`, `call id "${part.id}" was made up by interlingua`, 'info');
   if (part.kind === 'custom') {
-    context.customCalls.add(part.id);
+    (context.customCalls ??= new Set()).add(part.id);
     const input = part.rawArguments ?? JSON.stringify(part.arguments ?? {});
     return finishItem({ type: 'custom_tool_call', call_id: part.id, name: part.name, input }, part, context, path);
   }
@@ -155,7 +155,7 @@ export function encodeOpenaiResponsesToolCall(part: ToolCallPart, context: ItemE
 export function encodeOpenaiResponsesToolOutput(part: ToolResultPart, context: ItemEncodeContext, path: string): JsonObject {
   const losses = context.losses;
   if (part.syntheticId === true) losses.addAt(part, 'synthesised_id', `${path}/callId`, `call id "${part.callId}" was made up by interlingua`, 'info');
-  const custom = ownHint(part, '$custom') === true || context.customCalls.has(part.callId);
+  const custom = ownHint(part, '$custom') === true || context.customCalls?.has(part.callId) === true;
   const item: JsonObject = { type: custom ? 'custom_tool_call_output' : 'function_call_output', call_id: part.callId, output: encodeOutput(part, losses, path) };
   return finishItem(item, part, context, path);
 }

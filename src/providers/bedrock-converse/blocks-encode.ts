@@ -32,6 +32,7 @@ function block(part: Part, member: JsonObject): JsonObject {
 }
 
 function encodeText(part: TextPart, losses: LossCollector, path: string): JsonObject {
+  if (part.citations === undefined && part.extensions === undefined) return { text: part.text };
   if (part.citations === undefined && !hasHint(part, '$citationsContent')) return block(part, memberFields({ text: part.text }, part));
   const hints = extensionsOf(part, BEDROCK);
   const content = Array.isArray(hints?.['$content']) ? hints['$content'] : [{ text: part.text }];

@@ -84,6 +84,8 @@ export function encodeGeminiPart(part: Part, path: string, scope: EncodePartScop
       return unreachable(part);
   }
   if (wire === undefined) return undefined;
+  // Most parts of other formats carry no extensions: nothing to report, spread or respell.
+  if (part.extensions === undefined) return wire;
   scope.losses.foreignExtensions(part.extensions, 'gemini', path);
   spreadExtensions(wire, part, 'gemini');
   const snake = extensionsOf(part, 'gemini')?.['$snake'];

@@ -183,13 +183,13 @@ function itemType(item: JsonObject, path: string): string {
 }
 
 /**
- * Decode a request's `input` item list into IR messages. `target`: the format
+ * Decode a request's `input` item list into IR messages, appended to
+ * `messages` (a new list when not given) and returned. `target`: the format
  * the IR is headed for; for another format the hints only a trip back here
  * needs are skipped (see {@link decodeOpenaiResponsesToolCall} for this one).
  */
-export function decodeOpenaiResponsesInput(items: unknown[], path: string, losses: LossCollector, target?: FormatId): Message[] {
+export function decodeOpenaiResponsesInput(items: unknown[], path: string, losses: LossCollector, target?: FormatId, messages: Message[] = []): Message[] {
   const lean = target !== undefined && target !== FORMAT;
-  const messages: Message[] = [];
   let assistant: Message | undefined;
   let tool: Message | undefined;
   for (let index = 0; index < items.length; index++) {

@@ -141,8 +141,7 @@ function decodeMessages(wire: JsonObject, request: Request, losses: LossCollecto
     request.messages.push(losses.origin({ role: 'user', parts: [losses.origin({ type: 'text', text: input }, '/input')] }, '/input'));
     if (!lean) hint(request, FORMAT, '$inputString', true);
   } else {
-    const messages = decodeOpenaiResponsesInput(expectArray(input, '/input', FORMAT), '/input', losses, target);
-    for (let index = 0; index < messages.length; index++) request.messages.push(messages[index] as Message);
+    decodeOpenaiResponsesInput(expectArray(input, '/input', FORMAT), '/input', losses, target, request.messages);
   }
 }
 

@@ -28,7 +28,9 @@ const AUDIO_MEDIA_TYPES: Readonly<Record<string, string>> = lookupTable({ mp3: '
 /** Decode one content part of a message or a tool output. */
 export function decodeOpenaiResponsesContent(value: unknown, path: string, textType: TextType, losses: LossCollector): Part {
   const part = expectObject(value, path, FORMAT);
-  const type = expectString(required(part, 'type', path, FORMAT), pointer(path, 'type'), FORMAT);
+  const typeValue = part['type'];
+  // Pointers only to throw.
+  const type = typeof typeValue === 'string' ? typeValue : expectString(required(part, 'type', path, FORMAT), pointer(path, 'type'), FORMAT);
   switch (type) {
     case 'input_text':
     case 'output_text':
@@ -62,13 +64,14 @@ function textExtras(part: JsonObject): JsonObject | undefined {
 }
 
 function decodeText(part: JsonObject, type: TextType, textType: TextType, path: string): TextPart {
-  const text: TextPart = { type: 'text', text: expectString(required(part, 'text', path, FORMAT), pointer(path, 'text'), FORMAT) };
+  const value = part['text'];
+  const text: TextPart = { type: 'text', text: typeof value === 'string' ? value : expectString(required(part, 'text', path, FORMAT), pointer(path, 'text'), FORMAT) };
   if (type !== textType) hint(text, FORMAT, '$type', type);
   const annotations = part['annotations'];
   if (annotations === undefined) {
     if (type === 'output_text') hint(text, FORMAT, '$annotations', false);
   } else {
-    const list = expectArray(annotations, pointer(path, 'annotations'), FORMAT);
+    const list = Array.isArray(annotations) ? annotations : expectArray(annotations, pointer(path, 'annotations'), FORMAT);
     if (type === 'input_text') hint(text, FORMAT, '$annotations', true);
     if (list.length > 0) text.citations = list.map((annotation, index) => decodeOpenaiResponsesAnnotation(annotation, pointer(path, 'annotations', index)));
   }

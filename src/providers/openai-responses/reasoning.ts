@@ -54,26 +54,26 @@ export function decodeOpenaiResponsesReasoning(item: JsonObject, path: string): 
   const summary = item['summary'];
   if (summary === undefined || summary === null) hint(part, FORMAT, '$noSummary', true);
   else {
-    const list = texts(expectArray(summary, pointer(path, 'summary'), FORMAT), 'summary_text');
+    const list = texts(Array.isArray(summary) ? summary : expectArray(summary, pointer(path, 'summary'), FORMAT), 'summary_text');
     if (list === undefined) return undefined;
     part.summary = list;
   }
   const content = item['content'];
   if (content !== undefined && content !== null) {
-    const list = texts(expectArray(content, pointer(path, 'content'), FORMAT), 'reasoning_text');
+    const list = texts(Array.isArray(content) ? content : expectArray(content, pointer(path, 'content'), FORMAT), 'reasoning_text');
     if (list === undefined) return undefined;
     part.text = list.join('');
     if (list.length === 0) hint(part, FORMAT, '$emptyContent', true);
     if (list.length > 1) hint(part, FORMAT, '$contentSplit', list.map((text) => text.length));
   }
   const id = item['id'];
-  if (id !== undefined && id !== null) part.id = expectString(id, pointer(path, 'id'), FORMAT);
+  if (id !== undefined && id !== null) part.id = typeof id === 'string' ? id : expectString(id, pointer(path, 'id'), FORMAT);
   const encrypted = item['encrypted_content'];
   if (encrypted !== undefined && encrypted !== null) {
-    part.state = { format: FORMAT, kind: 'encrypted', value: expectString(encrypted, pointer(path, 'encrypted_content'), FORMAT) };
+    part.state = { format: FORMAT, kind: 'encrypted', value: typeof encrypted === 'string' ? encrypted : expectString(encrypted, pointer(path, 'encrypted_content'), FORMAT) };
   }
   const status = item['status'];
-  if (status !== undefined && status !== null) hint(part, FORMAT, '$status', expectString(status, pointer(path, 'status'), FORMAT));
+  if (status !== undefined && status !== null) hint(part, FORMAT, '$status', typeof status === 'string' ? status : expectString(status, pointer(path, 'status'), FORMAT));
   keepNulls(part, item, ['id', 'content', 'encrypted_content', 'status', 'summary']);
   extend(part, FORMAT, reasoningExtras(item));
   if (part.id === undefined && part.state === undefined && own(part) === undefined) hint(part, FORMAT, '$native', true);

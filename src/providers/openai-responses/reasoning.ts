@@ -74,7 +74,8 @@ export function decodeOpenaiResponsesReasoning(item: JsonObject, path: string): 
   }
   const status = item['status'];
   if (status !== undefined && status !== null) hint(part, FORMAT, '$status', typeof status === 'string' ? status : expectString(status, pointer(path, 'status'), FORMAT));
-  keepNulls(part, item, ['id', 'content', 'encrypted_content', 'status', 'summary']);
+  // keepNulls looks up each key; mostly none is null.
+  if (id === null || content === null || encrypted === null || status === null || summary === null) keepNulls(part, item, ['id', 'content', 'encrypted_content', 'status', 'summary']);
   extend(part, FORMAT, reasoningExtras(item));
   if (part.id === undefined && part.state === undefined && own(part) === undefined) hint(part, FORMAT, '$native', true);
   return part;

@@ -138,7 +138,8 @@ export function decodeOpenaiResponsesResponse(body: unknown, context: CodecConte
   response.candidates.push(decodeStatusFields(wire, response, parts, context.losses));
   const text = wire['output_text'];
   if (text !== undefined) hint(response, FORMAT, '$outputText', text === outputText(output) ? true : text);
-  keepNulls(response, wire, ['id', 'model', 'created_at', 'usage']);
+  // keepNulls looks up each key; mostly none is null.
+  if (wire['id'] === null || wire['model'] === null || wire['created_at'] === null || wire['usage'] === null) keepNulls(response, wire, ['id', 'model', 'created_at', 'usage']);
   splitFields(wire, response);
   return response;
 }

@@ -48,6 +48,7 @@ const OPAQUE_MEMBERS: ReadonlySet<string> = new Set(['cachePoint', 'guardContent
 
 const CITATIONS_CONTENT_KEYS: ReadonlySet<string> = new Set(['content', 'citations']);
 const REASONING_TEXT_KEYS: ReadonlySet<string> = new Set(['text', 'signature']);
+
 /** The keys of a `toolUse` this file does not read, or `undefined` (a switch: cheaper than a set lookup per key). */
 function toolUseExtras(wire: JsonObject): JsonObject | undefined {
   let rest: JsonObject | undefined;

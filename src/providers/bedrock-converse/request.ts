@@ -48,6 +48,7 @@ function inferenceExtras(wire: JsonObject): JsonObject | undefined {
   }
   return rest;
 }
+
 /** Request extension keys that belong inside a wire object, not at the top. */
 const NESTED_KEYS: ReadonlySet<string> = new Set(['inferenceConfig', 'toolConfig', 'toolChoice', 'additionalModelRequestFields', 'outputConfig', 'serviceTier']);
 

@@ -31,6 +31,7 @@ type DataKey = (typeof DATA_KEYS)[number];
 
 const KNOWN_INLINE_DATA = knownKeys(['mimeType', 'data']);
 const KNOWN_FILE_DATA = knownKeys(['mimeType', 'fileUri']);
+
 /** The keys of a `functionCall` other than `id`, `name` and `args` (the same in both spellings), or `undefined` (a switch: cheaper than a set lookup per key). */
 function functionCallExtras(call: JsonObject): JsonObject | undefined {
   let rest: JsonObject | undefined;

@@ -31,6 +31,7 @@ const KNOWN_KEYS: readonly string[] = [
   'model', 'input', 'instructions', 'tools', 'tool_choice', 'parallel_tool_calls', 'text', 'reasoning', 'max_output_tokens',
   'temperature', 'top_p', 'top_logprobs', 'stream', 'metadata', 'user', 'safety_identifier', 'service_tier',
 ];
+
 /** The keys of a request body this file does not read (those of `KNOWN_KEYS`), or `undefined` (a switch: cheaper than a set lookup per key). */
 function requestExtras(wire: JsonObject): JsonObject | undefined {
   let rest: JsonObject | undefined;

@@ -11,6 +11,7 @@ import { expectNumber, expectObject, extend, hint, isObject, pointer, unknownKey
 import { FORMAT, keepNulls, own, ownHint, present, restoreNulls } from './shared.ts';
 
 const USAGE_KEYS: readonly string[] = ['input_tokens', 'input_tokens_details', 'output_tokens', 'output_tokens_details', 'total_tokens'];
+
 /** The keys of a usage object this file does not read (those of `USAGE_KEYS`), or `undefined` (a switch: cheaper than a set lookup per key). */
 function usageExtras(wire: JsonObject): JsonObject | undefined {
   let rest: JsonObject | undefined;
@@ -27,6 +28,7 @@ function usageExtras(wire: JsonObject): JsonObject | undefined {
   }
   return rest;
 }
+
 const INPUT_DETAIL_KEYS: ReadonlySet<string> = new Set(['cached_tokens', 'cache_write_tokens']);
 const OUTPUT_DETAIL_KEYS: ReadonlySet<string> = new Set(['reasoning_tokens']);
 

@@ -10,13 +10,18 @@ import { isObject, mayNestTooDeep, tooDeep } from './wire.ts';
 
 /** The IR fields for argument text from the wire: parsed when it is a JSON object, always kept raw. */
 export function parseArguments(text: string): Pick<ToolCallPart, 'arguments' | 'rawArguments'> {
-  if (text.trim() === '') return { arguments: {}, rawArguments: text };
+  return { arguments: argumentsObject(text), rawArguments: text };
+}
+
+/** The `arguments` that {@link parseArguments} gives for `text`, without the object around it. */
+export function argumentsObject(text: string): Record<string, unknown> | undefined {
+  if (text.trim() === '') return {};
   try {
     const parsed: unknown = JSON.parse(text);
     // Text nested too deep to walk safely stays text, like any other argument text that is not a usable object.
-    return { arguments: isObject(parsed) && (!mayNestTooDeep(text) || tooDeep(parsed) === undefined) ? parsed : undefined, rawArguments: text };
+    return isObject(parsed) && (!mayNestTooDeep(text) || tooDeep(parsed) === undefined) ? parsed : undefined;
   } catch {
-    return { arguments: undefined, rawArguments: text };
+    return undefined;
   }
 }
 

@@ -19,35 +19,68 @@ export interface BlockScope {
   role: 'user' | 'assistant' | 'system';
 }
 
-/** Member keys of the block unions the codec reads. */
-const MEMBERS: ReadonlySet<string> = new Set([
-  'text',
-  'image',
-  'document',
-  'video',
-  'audio',
-  'toolUse',
-  'toolResult',
-  'reasoningContent',
-  'citationsContent',
-  'cachePoint',
-  'guardContent',
-  'searchResult',
-  'toolAddition',
-  'toolRemoval',
-  'json',
-]);
+/** Is `key` a member key of the block unions the codec reads? (A switch: cheaper than a set lookup per key.) */
+function isMember(key: string): boolean {
+  switch (key) {
+    case 'text':
+    case 'image':
+    case 'document':
+    case 'video':
+    case 'audio':
+    case 'toolUse':
+    case 'toolResult':
+    case 'reasoningContent':
+    case 'citationsContent':
+    case 'cachePoint':
+    case 'guardContent':
+    case 'searchResult':
+    case 'toolAddition':
+    case 'toolRemoval':
+    case 'json':
+      return true;
+    default:
+      return false;
+  }
+}
 
 /** Blocks with no neutral meaning, kept whole for Converse without a loss. */
 const OPAQUE_MEMBERS: ReadonlySet<string> = new Set(['cachePoint', 'guardContent', 'searchResult', 'toolAddition', 'toolRemoval']);
 
 const CITATIONS_CONTENT_KEYS: ReadonlySet<string> = new Set(['content', 'citations']);
 const REASONING_TEXT_KEYS: ReadonlySet<string> = new Set(['text', 'signature']);
-const TOOL_USE_KEYS: ReadonlySet<string> = new Set(['toolUseId', 'name', 'input']);
-const TOOL_RESULT_KEYS: ReadonlySet<string> = new Set(['toolUseId', 'content', 'status']);
+
+/** The keys of a `toolUse` this file does not read, or `undefined` (a switch: cheaper than a set lookup per key). */
+function toolUseExtras(wire: JsonObject): JsonObject | undefined {
+  let rest: JsonObject | undefined;
+  for (const key in wire) {
+    switch (key) {
+      case 'toolUseId':
+      case 'name':
+      case 'input':
+        continue;
+    }
+    (rest ??= {})[key] = wire[key];
+  }
+  return rest;
+}
+
+/** The keys of a `toolResult` this file does not read, or `undefined` (a switch: cheaper than a set lookup per key). */
+function toolResultExtras(wire: JsonObject): JsonObject | undefined {
+  let rest: JsonObject | undefined;
+  for (const key in wire) {
+    switch (key) {
+      case 'toolUseId':
+      case 'content':
+      case 'status':
+        continue;
+    }
+    (rest ??= {})[key] = wire[key];
+  }
+  return rest;
+}
 
 function memberOf(block: JsonObject): string | undefined {
-  for (const key in block) if (MEMBERS.has(key)) return key;
+  for (const key in block) if (isMember(key)) return key;
   return undefined;
 }
 
@@ -103,18 +136,21 @@ function decodeReasoning(value: unknown, path: string): ReasoningPart | undefine
 
 function decodeToolUse(value: unknown, path: string): ToolCallPart {
   const wire = expectObject(value, path, BEDROCK);
-  const input = required(wire, 'input', path, BEDROCK);
+  // Named reads (a read by a key passed in is a lookup per call); `required` and stringField only to throw.
+  const input = wire['input'] ?? required(wire, 'input', path, BEDROCK);
+  const id = wire['toolUseId'];
+  const name = wire['name'];
   const part: ToolCallPart = {
     type: 'tool_call',
-    id: stringField(wire, 'toolUseId', path),
-    name: stringField(wire, 'name', path),
+    id: typeof id === 'string' ? id : stringField(wire, 'toolUseId', path),
+    name: typeof name === 'string' ? name : stringField(wire, 'name', path),
     arguments: isObject(input) ? input : undefined,
   };
   if (!isObject(input)) {
     part.rawArguments = JSON.stringify(input);
     hint(part, BEDROCK, '$input', input);
   }
-  extend(part, BEDROCK, unknownKeys(wire, TOOL_USE_KEYS));
+  extend(part, BEDROCK, toolUseExtras(wire));
   return part;
 }
 
@@ -148,7 +184,8 @@ function decodeResultItem(item: unknown, path: string, scope: BlockScope): Part 
 function decodeToolResult(value: unknown, path: string, scope: BlockScope): ToolResultPart {
   const wire = expectObject(value, path, BEDROCK);
   const content = wire['content'] === undefined ? [] : expectArray(wire['content'], `${path}/content`, BEDROCK);
-  const callId = stringField(wire, 'toolUseId', path);
+  const id = wire['toolUseId'];
+  const callId = typeof id === 'string' ? id : stringField(wire, 'toolUseId', path);
   const part: ToolResultPart = { type: 'tool_result', callId, content: decodeList(content, `${path}/content`, scope, decodeResultItem) };
   const status = wire['status'];
   if (status !== undefined) {
@@ -156,7 +193,7 @@ function decodeToolResult(value: unknown, path: string, scope: BlockScope): Tool
     if (text === 'error') part.isError = true;
     else hint(part, BEDROCK, '$status', text);
   }
-  extend(part, BEDROCK, unknownKeys(wire, TOOL_RESULT_KEYS));
+  extend(part, BEDROCK, toolResultExtras(wire));
   return part;
 }
 
@@ -178,7 +215,13 @@ function unknownBlock(block: JsonObject, member: string | undefined, path: strin
 /** Decode one content block. */
 export function decodeBedrockBlock(value: unknown, path: string, scope: BlockScope): Part {
   const block = expectObject(value, path, BEDROCK);
-  const member = memberOf(block);
+  // memberOf and whether other keys stand beside the member, in one pass.
+  let member: string | undefined;
+  let keys = 0;
+  for (const key in block) {
+    keys++;
+    if (member === undefined && isMember(key)) member = key;
+  }
   let part: Part | undefined;
   switch (member) {
     case 'text':
@@ -212,7 +255,7 @@ export function decodeBedrockBlock(value: unknown, path: string, scope: BlockSco
       break;
   }
   if (part === undefined || member === undefined) return unknownBlock(block, member, path, scope);
-  outerFields(part, block, member);
+  if (keys > 1) outerFields(part, block, member);
   return part;
 }
 

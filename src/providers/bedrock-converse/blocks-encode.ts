@@ -32,6 +32,7 @@ function block(part: Part, member: JsonObject): JsonObject {
 }
 
 function encodeText(part: TextPart, losses: LossCollector, path: string): JsonObject {
+  if (part.citations === undefined && part.extensions === undefined) return { text: part.text };
   if (part.citations === undefined && !hasHint(part, '$citationsContent')) return block(part, memberFields({ text: part.text }, part));
   const hints = extensionsOf(part, BEDROCK);
   const content = Array.isArray(hints?.['$content']) ? hints['$content'] : [{ text: part.text }];
@@ -74,12 +75,15 @@ function encodeToolCall(part: ToolCallPart, losses: LossCollector, path: string)
   return block(part, { toolUse: memberFields({ toolUseId: part.id, name: part.name, input }, part) });
 }
 
-function encodeResultItem(item: Part, losses: LossCollector, path: string): JsonObject | undefined {
+/** Encode item `index` of the tool result at `resultPath` (its pointer is made only where it is used). */
+function encodeResultItem(item: Part, losses: LossCollector, resultPath: string, index: number): JsonObject | undefined {
   if (item.type === 'text') {
+    if (item.extensions === undefined) return { text: item.text };
     const json = extensionsOf(item, BEDROCK)?.['$json'];
     if (json !== undefined && JSON.stringify(json) === item.text) return block(item, memberFields({ json }, item));
     return block(item, memberFields({ text: item.text }, item));
   }
+  const path = `${resultPath}/content/${index}`;
   if (item.type === 'image' || item.type === 'video') return encodeBedrockMedia(item, losses, path);
   if (item.type === 'document') return encodeBedrockDocument(item, losses, path);
   if (item.type === 'opaque' && item.format === BEDROCK && isObject(item.value)) return item.value;
@@ -89,10 +93,13 @@ function encodeResultItem(item: Part, losses: LossCollector, path: string): Json
 
 function encodeToolResult(part: ToolResultPart, losses: LossCollector, path: string): JsonObject {
   const content: JsonObject[] = [];
-  part.content.forEach((item, index) => {
-    const encoded = encodeResultItem(item, losses, `${path}/content/${index}`);
+  const items = part.content;
+  for (let index = 0; index < items.length; index++) {
+    // Holes are skipped, as forEach skips them.
+    if (!(index in items)) continue;
+    const encoded = encodeResultItem(items[index] as Part, losses, path, index);
     if (encoded !== undefined) content.push(encoded);
-  });
+  }
   const wire: JsonObject = { toolUseId: part.callId, content };
   const status = extensionsOf(part, BEDROCK)?.['$status'];
   if (part.isError === true) wire['status'] = 'error';

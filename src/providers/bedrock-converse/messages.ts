@@ -9,13 +9,25 @@
 import type { Message, Part } from '../../core/ir.ts';
 import type { LossCollector } from '../../core/losses.ts';
 import { InterlinguaError } from '../../core/errors.ts';
-import { expectArray, expectObject, extend, extensionsOf, hint, isObject, pointer, required, spreadExtensions, unknownKeys, type JsonObject } from '../../core/wire.ts';
+import { expectArray, expectObject, extend, extensionsOf, hint, isObject, pointer, required, spreadExtensions, type JsonObject } from '../../core/wire.ts';
 import { decodeBedrockBlock, decodeBedrockBlocks, type BlockScope } from './blocks-decode.ts';
-import { encodeBedrockPart, encodeBedrockParts } from './blocks-encode.ts';
+import { encodeBedrockPart } from './blocks-encode.ts';
 import { BEDROCK, stringField } from './shape.ts';
 import { messagePointer, partPointer } from '../../core/ir-pointers.ts';
 
-const MESSAGE_KEYS: ReadonlySet<string> = new Set(['role', 'content']);
+/** The keys of a message other than `role` and `content`, or `undefined` (a switch: cheaper than a set lookup per key). */
+export function messageExtras(wire: JsonObject): JsonObject | undefined {
+  let rest: JsonObject | undefined;
+  for (const key in wire) {
+    switch (key) {
+      case 'role':
+      case 'content':
+        continue;
+    }
+    (rest ??= {})[key] = wire[key];
+  }
+  return rest;
+}
 
 /** Decode `system[]` into one system message. */
 export function decodeBedrockSystem(value: unknown, losses: LossCollector): Message {
@@ -47,7 +59,7 @@ function decodeUserTurn(wire: JsonObject, content: unknown[], path: string, turn
     if (!lean) hint(empty, BEDROCK, '$turn', turn);
     messages.push(empty);
   }
-  extend(messages[0] as Message, BEDROCK, unknownKeys(wire, MESSAGE_KEYS));
+  extend(messages[0] as Message, BEDROCK, messageExtras(wire));
   return messages;
 }
 
@@ -60,7 +72,8 @@ export function decodeBedrockMessages(value: unknown, losses: LossCollector, lea
     if (item === undefined && !(turn in list)) continue;
     const path = `/messages/${turn}`;
     const wire = isObject(item) ? item : expectObject(item, path, BEDROCK);
-    const role = stringField(wire, 'role', path);
+    const roleValue = wire['role'];
+    const role = typeof roleValue === 'string' ? roleValue : stringField(wire, 'role', path);
     const contentValue = wire['content'];
     const content = Array.isArray(contentValue) ? contentValue : expectArray(required(wire, 'content', path, BEDROCK), `${path}/content`, BEDROCK);
     if (role === 'user') {
@@ -69,7 +82,7 @@ export function decodeBedrockMessages(value: unknown, losses: LossCollector, lea
     } else if (role === 'assistant') {
       const message: Message = losses.origin({ role: 'assistant', parts: decodeBedrockBlocks(content, `${path}/content`, { losses, role: 'assistant' }) }, path);
       if (!lean) hint(message, BEDROCK, '$turn', turn);
-      extend(message, BEDROCK, unknownKeys(wire, MESSAGE_KEYS));
+      extend(message, BEDROCK, messageExtras(wire));
       out.push(message);
     } else {
       throw new InterlinguaError('invalid_value', `Converse roles are "user" and "assistant", got ${JSON.stringify(role)}; fix the role`, {
@@ -107,9 +120,15 @@ export function encodeBedrockMessages(messages: readonly Message[], losses: Loss
   let index = 0;
   for (; index < messages.length && messages[index]?.role === 'system'; index++) {
     const message = messages[index] as Message;
-    const path = `/messages/${index}`;
+    const path = messagePointer(index);
     losses.foreignExtensions(message.extensions, BEDROCK, path);
-    (result.system ??= []).push(...encodeBedrockParts(message.parts, losses, `${path}/parts`));
+    const system = (result.system ??= []);
+    for (let partIndex = 0; partIndex < message.parts.length; partIndex++) {
+      const part = message.parts[partIndex];
+      if (part === undefined && !(partIndex in message.parts)) continue;
+      const encoded = encodeBedrockPart(part as Part, losses, partPointer(path, index, partIndex));
+      if (encoded !== undefined) system.push(encoded);
+    }
   }
   let last: { wire: JsonObject; turn: unknown; role: string; results: number } | undefined;
   for (; index < messages.length; index++) {
@@ -131,9 +150,11 @@ export function encodeBedrockMessages(messages: readonly Message[], losses: Loss
       const existing = last.wire['content'] as JsonObject[];
       // Results go first in a merged user turn, as Converse expects them right after the calls.
       if (message.role === 'tool' && turn === undefined) {
-        existing.splice(last.results, 0, ...content);
+        // Mostly the turn holds only results so far (one Chat tool message per result): they are appended.
+        if (last.results === existing.length) for (let block = 0; block < content.length; block++) existing.push(content[block] as JsonObject);
+        else existing.splice(last.results, 0, ...content);
         last.results += content.length;
-      } else existing.push(...content);
+      } else for (let block = 0; block < content.length; block++) existing.push(content[block] as JsonObject);
       continue;
     }
     const wire: JsonObject = spreadExtensions({ role, content }, message, BEDROCK);

@@ -45,8 +45,9 @@ const BUDGET_BY_EFFORT: Readonly<Record<string, number>> = Object.freeze(
 /** The `additionalModelRequestFields` to send, or `undefined`. */
 export function encodeBedrockAdditionalFields(request: Request, losses: LossCollector): JsonObject | undefined {
   const raw = extensionsOf(request, BEDROCK)?.['additionalModelRequestFields'];
-  const fields: JsonObject = isObject(raw) ? { ...raw } : {};
   const reasoning = request.reasoning;
+  if (reasoning === undefined && request.generation?.topK === undefined && !isObject(raw)) return undefined;
+  const fields: JsonObject = isObject(raw) ? { ...raw } : {};
   if (reasoning !== undefined && fields['thinking'] === undefined) {
     const thinking: JsonObject = {};
     if (reasoning.mode === 'disabled' || reasoning.effort === 'none') thinking['type'] = 'disabled';

@@ -9,12 +9,28 @@ import type { Candidate, Response } from '../../core/ir.ts';
 import { expectObject, expectString, extend, extensionsOf, hint, isObject, pointer, required, unknownKeys, type JsonObject } from '../../core/wire.ts';
 import { decodeBedrockBlocks } from './blocks-decode.ts';
 import { encodeBedrockParts } from './blocks-encode.ts';
+import { messageExtras } from './messages.ts';
 import { BEDROCK } from './shape.ts';
 import { decodeBedrockStopReason, encodeBedrockStopReason } from './stop-reason.ts';
 import { decodeBedrockUsage, encodeBedrockUsage } from './usage.ts';
 
-const RESPONSE_KEYS: ReadonlySet<string> = new Set(['output', 'stopReason', 'usage', 'metrics']);
-const MESSAGE_KEYS: ReadonlySet<string> = new Set(['role', 'content']);
+/** The keys of a response body this file does not read, or `undefined` (a switch: cheaper than a set lookup per key). */
+function responseExtras(object: JsonObject): JsonObject | undefined {
+  let rest: JsonObject | undefined;
+  for (const key in object) {
+    switch (key) {
+      case 'output':
+      case 'stopReason':
+      case 'usage':
+      case 'metrics':
+        continue;
+    }
+    (rest ??= {})[key] = object[key];
+  }
+  return rest;
+}
+
+const OUTPUT_KEYS: ReadonlySet<string> = new Set(['message']);
 
 /** Decode a Converse response body into the IR. */
 export function decodeBedrockResponse(body: unknown, context: CodecContext): Response {
@@ -25,8 +41,8 @@ export function decodeBedrockResponse(body: unknown, context: CodecContext): Res
   const parts = decodeBedrockBlocks(required(wire, 'content', '/output/message', BEDROCK), '/output/message/content', { losses: context.losses, role: 'assistant' });
   const candidate: Candidate = { index: 0, message: context.losses.origin({ role: 'assistant', parts }, '/output/message') };
   if (role !== 'assistant') hint(candidate.message, BEDROCK, '$role', role);
-  extend(candidate.message, BEDROCK, unknownKeys(wire, MESSAGE_KEYS));
-  const outputRest = unknownKeys(output, new Set(['message']));
+  extend(candidate.message, BEDROCK, messageExtras(wire));
+  const outputRest = unknownKeys(output, OUTPUT_KEYS);
   if (outputRest !== undefined) extend(candidate, BEDROCK, { output: outputRest });
   if (object['stopReason'] !== undefined) candidate.stopReason = context.losses.origin(decodeBedrockStopReason(expectString(object['stopReason'], '/stopReason', BEDROCK)), '/stopReason');
   const response: Response = { candidates: [candidate] };
@@ -39,7 +55,7 @@ export function decodeBedrockResponse(body: unknown, context: CodecContext): Res
   hint(response, BEDROCK, '$source', true);
   // Latency says how long Bedrock took, nothing about the answer: a hint, not a field other formats lose.
   if (object['metrics'] !== undefined) hint(response, BEDROCK, '$metrics', object['metrics']);
-  extend(response, BEDROCK, unknownKeys(object, RESPONSE_KEYS));
+  extend(response, BEDROCK, responseExtras(object));
   return response;
 }
 

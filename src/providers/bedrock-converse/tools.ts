@@ -41,17 +41,19 @@ function decodeToolChoice(value: unknown, path: string, request: Request): void 
   else request.toolChoice = choice;
 }
 
+const TOOL_CONFIG_KEYS: ReadonlySet<string> = new Set(['tools', 'toolChoice']);
+
 /** Decode `toolConfig` into `request.tools` and `request.toolChoice`. */
 export function decodeBedrockToolConfig(value: unknown, request: Request, losses?: LossCollector): void {
   const wire = expectObject(value, '/toolConfig', BEDROCK);
   const tools = expectArray(required(wire, 'tools', '/toolConfig', BEDROCK), '/toolConfig/tools', BEDROCK);
   request.tools = tools.map((tool, index) => decodeTool(tool, pointer('/toolConfig/tools', index)));
-  request.tools.forEach((tool, index) => losses?.origin(tool, pointer('/toolConfig/tools', index)));
+  if (losses?.recording === true) request.tools.forEach((tool, index) => losses.origin(tool, pointer('/toolConfig/tools', index)));
   if (wire['toolChoice'] !== undefined) {
     decodeToolChoice(wire['toolChoice'], '/toolConfig/toolChoice', request);
     if (request.toolChoice !== undefined) losses?.originField(request, 'toolChoice', '/toolConfig/toolChoice');
   }
-  const rest = unknownKeys(wire, new Set(['tools', 'toolChoice']));
+  const rest = unknownKeys(wire, TOOL_CONFIG_KEYS);
   if (rest !== undefined) extend(request, BEDROCK, { toolConfig: rest });
 }
 

@@ -5,13 +5,12 @@
 import { InterlinguaError } from '../../core/errors.ts';
 import type { LossCollector } from '../../core/losses.ts';
 import type { Message, Part } from '../../core/ir.ts';
-import { expectObject, extend, extensionsOf, hint, pointer, spreadExtensions, unknownKeys, type JsonObject } from '../../core/wire.ts';
+import { expectObject, extend, extensionsOf, hint, pointer, spreadExtensions, type JsonObject } from '../../core/wire.ts';
 import { PendingCalls } from './ids.ts';
-import { decodeGeminiParts } from './contents-decode.ts';
+import { contentExtras, decodeGeminiParts } from './contents-decode.ts';
 import type { PartScope } from './parts-decode.ts';
 import { encodeGeminiPart, type EncodePartScope } from './parts-encode.ts';
 
-const KNOWN_CONTENT: ReadonlySet<string> = new Set(['role', 'parts']);
 
 /** Decode a candidate's `content` (absent for some blocked candidates). */
 export function decodeGeminiCandidateContent(value: unknown, path: string, idScope: string, losses: LossCollector, lean = false): Message {
@@ -33,7 +32,7 @@ export function decodeGeminiCandidateContent(value: unknown, path: string, idSco
   const parts = decodeGeminiParts(content, path, scope);
   if (parts === undefined) hint(message, 'gemini', '$noParts', true);
   else message.parts = parts;
-  extend(message, 'gemini', unknownKeys(content, KNOWN_CONTENT));
+  extend(message, 'gemini', contentExtras(content));
   return losses.origin(message, path);
 }
 
@@ -42,7 +41,7 @@ export function encodeGeminiCandidateContent(message: Message, path: string, los
   const gemini = extensionsOf(message, 'gemini');
   if (gemini?.['$noContent'] === true && message.parts.length === 0) return undefined;
   losses.foreignExtensions(message.extensions, 'gemini', path);
-  const scope: EncodePartScope = { losses, toolNames: new Map<string, string>(), calls: [] };
+  const scope: EncodePartScope = { losses, calls: [] };
   const parts: JsonObject[] = [];
   for (let index = 0; index < message.parts.length; index++) {
     const wire = encodeGeminiPart(message.parts[index] as Part, `${path}/parts/${index}`, scope);

@@ -8,11 +8,23 @@
 import { InterlinguaError } from '../../core/errors.ts';
 import type { LossCollector } from '../../core/losses.ts';
 import { hasMadeUpId, type Message, type Part } from '../../core/ir.ts';
-import { expectArray, expectObject, expectString, extend, hint, isObject, pointer, unknownKeys, type JsonObject } from '../../core/wire.ts';
+import { expectArray, expectObject, expectString, extend, hint, isObject, pointer, type JsonObject } from '../../core/wire.ts';
 import { PendingCalls } from './ids.ts';
 import { decodeGeminiPart, type PartScope } from './parts-decode.ts';
 
-const KNOWN_CONTENT: ReadonlySet<string> = new Set(['role', 'parts']);
+/** The keys of a `Content` other than `role` and `parts`, or `undefined` (a switch: cheaper than a set lookup per key). */
+export function contentExtras(content: JsonObject): JsonObject | undefined {
+  let rest: JsonObject | undefined;
+  for (const key in content) {
+    switch (key) {
+      case 'role':
+      case 'parts':
+        continue;
+    }
+    (rest ??= {})[key] = content[key];
+  }
+  return rest;
+}
 
 /** The Gemini role of a content: `model` or user-side; `null` when absent. */
 function readRole(content: JsonObject, path: string): 'user' | 'model' {
@@ -45,18 +57,20 @@ export function decodeGeminiParts(content: JsonObject, path: string, scope: Part
 /** Decode `contents` into messages, appended to `messages`; `lean` skips hints only a trip back to Gemini needs. */
 export function decodeGeminiContents(value: unknown, path: string, losses: LossCollector, messages: Message[], lean = false, same = false): void {
   const contents = Array.isArray(value) ? value : expectArray(value, path, 'gemini');
-  const pending = new PendingCalls();
+  // One scope for every content, its role and id scope set per content: nothing keeps it past the content's decode.
+  const scope: PartScope = { losses, role: 'user', idScope: 0, pending: new PendingCalls() };
+  if (lean) scope.lean = true;
+  if (same) scope.same = true;
   for (let index = 0; index < contents.length; index++) {
     const contentPath = `${path}/${index}`;
     const entry = contents[index];
     const content = isObject(entry) ? entry : expectObject(entry, contentPath, 'gemini');
     const role = readRole(content, contentPath);
-    const scope: PartScope = { losses, role, idScope: String(index), pending };
-    if (lean) scope.lean = true;
-    if (same) scope.same = true;
+    scope.role = role;
+    scope.idScope = index;
     const parts = decodeGeminiParts(content, contentPath, scope);
     const rawRole = content['role'];
-    const rest = unknownKeys(content, KNOWN_CONTENT);
+    const rest = contentExtras(content);
     if (role === 'model') {
       const message: Message = { role: 'assistant', parts: parts ?? [] };
       if (rawRole !== 'model') hint(message, 'gemini', '$role', rawRole ?? null);
@@ -105,6 +119,6 @@ export function decodeGeminiSystemInstruction(value: unknown, path: string, loss
   const message: Message = { role: 'system', parts: parts ?? [] };
   if (content['role'] !== undefined) hint(message, 'gemini', '$role', content['role']);
   if (parts === undefined) hint(message, 'gemini', '$noParts', true);
-  extend(message, 'gemini', unknownKeys(content, KNOWN_CONTENT));
+  extend(message, 'gemini', contentExtras(content));
   return losses.origin(message, path);
 }

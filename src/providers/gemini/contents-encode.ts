@@ -23,12 +23,11 @@ export interface GeminiConversation {
  * boundaries are then kept exactly as the `$joinNext` hints say.
  */
 export function encodeGeminiContents(messages: readonly Message[], native: boolean, losses: LossCollector): GeminiConversation {
-  const scope: EncodePartScope = { losses, toolNames: new Map(), calls: [] };
+  const scope: EncodePartScope = { losses, calls: [] };
   const conversation: GeminiConversation = { contents: [] };
   let index = 0;
-  const system: Message[] = [];
-  while (index < messages.length && (messages[index] as Message).role === 'system') system.push(messages[index++] as Message);
-  if (system.length > 0) conversation.systemInstruction = encodeSystemInstruction(system, scope);
+  while (index < messages.length && (messages[index] as Message).role === 'system') index++;
+  if (index > 0) conversation.systemInstruction = encodeSystemInstruction(messages, index, scope);
   let joinNext = false;
   let last: JsonObject | undefined;
   for (; index < messages.length; index++) {
@@ -45,7 +44,8 @@ export function encodeGeminiContents(messages: readonly Message[], native: boole
       continue;
     }
     if (last !== undefined && (joinNext || (!native && last['role'] === role))) {
-      (last['parts'] as JsonObject[]).push(...parts);
+      const existing = last['parts'] as JsonObject[];
+      for (let part = 0; part < parts.length; part++) existing.push(parts[part] as JsonObject);
     } else {
       last = { role, parts };
       const rawRole = gemini?.['$role'];
@@ -76,16 +76,17 @@ function encodeMessageParts(message: Message, messageIndex: number, path: string
   return parts;
 }
 
-function encodeSystemInstruction(system: Message[], scope: EncodePartScope): unknown {
-  const first = system[0] as Message;
+/** Encode the leading system messages (`messages` up to `count`). */
+function encodeSystemInstruction(messages: readonly Message[], count: number, scope: EncodePartScope): unknown {
+  const first = messages[0] as Message;
   const gemini = extensionsOf(first, 'gemini');
-  if (system.length === 1 && gemini?.['$systemString'] === true) {
+  if (count === 1 && gemini?.['$systemString'] === true) {
     const part = first.parts[0];
     if (first.parts.length === 1 && part?.type === 'text') return part.text;
   }
   const parts: JsonObject[] = [];
-  for (let index = 0; index < system.length; index++) {
-    const message = system[index] as Message;
+  for (let index = 0; index < count; index++) {
+    const message = messages[index] as Message;
     const path = messagePointer(index);
     scope.losses.foreignExtensions(message.extensions, 'gemini', path);
     if (message.developer === true) {

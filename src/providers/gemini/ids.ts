@@ -10,7 +10,7 @@
 export const SYNTHETIC_ID_PREFIX = 'call_gemini_';
 
 /** A deterministic id for the call at `scope` / `partIndex` (`scope` names the message or candidate). */
-export function syntheticCallId(scope: string, partIndex: number): string {
+export function syntheticCallId(scope: string | number, partIndex: number): string {
   return `${SYNTHETIC_ID_PREFIX}${scope}_${partIndex}`;
 }
 

@@ -31,15 +31,29 @@ type DataKey = (typeof DATA_KEYS)[number];
 
 const KNOWN_INLINE_DATA = knownKeys(['mimeType', 'data']);
 const KNOWN_FILE_DATA = knownKeys(['mimeType', 'fileUri']);
-const KNOWN_FUNCTION_CALL = knownKeys(['id', 'name', 'args']);
+
+/** The keys of a `functionCall` other than `id`, `name` and `args` (the same in both spellings), or `undefined` (a switch: cheaper than a set lookup per key). */
+function functionCallExtras(call: JsonObject): JsonObject | undefined {
+  let rest: JsonObject | undefined;
+  for (const key in call) {
+    switch (key) {
+      case 'id':
+      case 'name':
+      case 'args':
+        continue;
+    }
+    (rest ??= {})[key] = call[key];
+  }
+  return rest;
+}
 
 /** What decoding a part needs to know about where it stands. */
 export interface PartScope {
   losses: LossCollector;
   /** `user` or `model`: a `functionResponse` in a model turn is a server-side result, kept opaque. */
   role: 'user' | 'model';
-  /** Names the message or candidate, for synthesised call ids. */
-  idScope: string;
+  /** Names the message or candidate, for synthesised call ids (a content's index, or a string). */
+  idScope: string | number;
   pending: PendingCalls;
   /** The IR is headed for another format: skip the hints only a trip back to Gemini needs. */
   lean?: boolean;
@@ -47,15 +61,47 @@ export interface PartScope {
   same?: boolean;
 }
 
-/** Both spellings of each known part key → its index in `DATA_KEYS`, or `THOUGHT` / `SIGNATURE`. */
 const THOUGHT = DATA_KEYS.length;
 const SIGNATURE = DATA_KEYS.length + 1;
-const PART_FIELDS: ReadonlyMap<string, number> = new Map([
-  ...DATA_KEYS.flatMap((key, index) => [[key, index], [snakeCase(key), index]] as const),
-  ['thought', THOUGHT],
-  ['thoughtSignature', SIGNATURE],
-  [snakeCase('thoughtSignature'), SIGNATURE],
-]);
+
+/** A known part key, in either spelling → its index in `DATA_KEYS`, or `THOUGHT` / `SIGNATURE`; `undefined` for another key (a switch: cheaper than a map lookup per key). */
+function partField(key: string): number | undefined {
+  switch (key) {
+    case 'text':
+      return 0;
+    case 'inlineData':
+    case 'inline_data':
+      return 1;
+    case 'fileData':
+    case 'file_data':
+      return 2;
+    case 'functionCall':
+    case 'function_call':
+      return 3;
+    case 'functionResponse':
+    case 'function_response':
+      return 4;
+    case 'executableCode':
+    case 'executable_code':
+      return 5;
+    case 'codeExecutionResult':
+    case 'code_execution_result':
+      return 6;
+    case 'toolCall':
+    case 'tool_call':
+      return 7;
+    case 'toolResponse':
+    case 'tool_response':
+      return 8;
+    case 'thought':
+      return THOUGHT;
+    case 'thoughtSignature':
+    case 'thought_signature':
+      return SIGNATURE;
+    default:
+      return undefined;
+  }
+}
 
 /** Decode one Gemini part at `path` (index `partIndex` within its content). */
 export function decodeGeminiPart(value: unknown, path: string, partIndex: number, scope: PartScope): Part {
@@ -66,7 +112,7 @@ export function decodeGeminiPart(value: unknown, path: string, partIndex: number
   let signatureKey: string | undefined;
   let rest: JsonObject | undefined;
   for (const name in part) {
-    const field = PART_FIELDS.get(name);
+    const field = partField(name);
     if (field === undefined) (rest ??= {})[name] = part[name];
     else if (part[name] === undefined) continue;
     else if (field < rank) rank = field;
@@ -227,7 +273,7 @@ function decodeFunctionCall(value: unknown, partPath: string, key: string, partI
   }
   if (args === undefined && scope.lean !== true) hint(part, 'gemini', '$noArgs', true);
   scope.pending.add(name as string, part.id);
-  const rest = unknownKeys(call, KNOWN_FUNCTION_CALL);
+  const rest = functionCallExtras(call);
   if (rest !== undefined) extend(part, 'gemini', { functionCall: rest });
   return part;
 }

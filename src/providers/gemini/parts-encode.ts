@@ -16,27 +16,38 @@ import { encodeGeminiFunctionResponse } from './tool-result-encode.ts';
 /** What encoding a part needs besides the part. */
 export interface EncodePartScope {
   losses: LossCollector;
-  /** Tool names by call id, from the calls seen so far (a `tool_result` without a name takes its call's). */
-  toolNames: Map<string, string>;
+  /** Tool names by call id, from the calls seen so far (a `tool_result` without a name takes its call's); made at its first entry when absent. */
+  toolNames?: Map<string, string>;
   /**
    * When set, calls are queued here and entered into `toolNames` only when a
-   * result looks a name up ({@link toolNameOf}): most bodies (every response)
-   * never do, and hashing each call id costs more than queuing the call.
+   * result looks up a name that is not among the last few calls
+   * ({@link toolNameOf}): most bodies (every response) never do, and hashing
+   * each call id costs more than queuing the call.
    */
   calls?: ToolCallPart[];
 }
+
+/** How many of the latest queued calls {@link toolNameOf} compares ids with before entering the queue into `toolNames`. */
+const RECENT_CALLS = 16;
 
 /** The name of the call `callId` seen so far (the latest call with that id), entering queued calls first. */
 export function toolNameOf(scope: EncodePartScope, callId: string): string | undefined {
   const calls = scope.calls;
   if (calls !== undefined && calls.length > 0) {
+    // A result mostly answers one of the last few calls: comparing their ids costs less than hashing every call id into the table.
+    const stop = calls.length > RECENT_CALLS ? calls.length - RECENT_CALLS : 0;
+    for (let index = calls.length - 1; index >= stop; index--) {
+      const call = calls[index] as ToolCallPart;
+      if (call.id === callId) return call.name;
+    }
+    const toolNames = (scope.toolNames ??= new Map());
     for (let index = 0; index < calls.length; index++) {
       const call = calls[index] as ToolCallPart;
-      scope.toolNames.set(call.id, call.name);
+      toolNames.set(call.id, call.name);
     }
     calls.length = 0;
   }
-  return scope.toolNames.get(callId);
+  return scope.toolNames?.get(callId);
 }
 
 /** Encode one IR part at IR pointer `path`. */
@@ -73,6 +84,8 @@ export function encodeGeminiPart(part: Part, path: string, scope: EncodePartScop
       return unreachable(part);
   }
   if (wire === undefined) return undefined;
+  // Most parts of other formats carry no extensions: nothing to report, spread or respell.
+  if (part.extensions === undefined) return wire;
   scope.losses.foreignExtensions(part.extensions, 'gemini', path);
   spreadExtensions(wire, part, 'gemini');
   const snake = extensionsOf(part, 'gemini')?.['$snake'];
@@ -122,7 +135,7 @@ function encodeMediaPart(part: ImagePart | AudioPart | VideoPart | DocumentPart,
 
 function encodeToolCall(part: ToolCallPart, path: string, scope: EncodePartScope): JsonObject {
   if (scope.calls !== undefined) scope.calls.push(part);
-  else scope.toolNames.set(part.id, part.name);
+  else (scope.toolNames ??= new Map()).set(part.id, part.name);
   if (part.kind === 'custom') {
     scope.losses.add('approximated', path, `custom tool call "${part.name}" sent as a Gemini function call with its text input`);
   }

@@ -8,9 +8,9 @@
 import type { CodecContext } from '../../core/codec.ts';
 import { InterlinguaError } from '../../core/errors.ts';
 import type { Request } from '../../core/ir.ts';
-import { expectObject, expectString, extend, extensionsOf, hint, lookupTable, pointer, unknownKeys, type JsonObject } from '../../core/wire.ts';
+import { expectObject, expectString, extend, extensionsOf, hint, lookupTable, pointer, type JsonObject } from '../../core/wire.ts';
 import type { LossCollector } from '../../core/losses.ts';
-import { knownKeys, respell, snakeCase, Spelling } from './spelling.ts';
+import { respell, snakeCase, Spelling } from './spelling.ts';
 import { decodeGeminiContents, decodeGeminiSystemInstruction } from './contents-decode.ts';
 import { encodeGeminiContents } from './contents-encode.ts';
 import { decodeGeminiTools, encodeGeminiTools } from './tools.ts';
@@ -18,16 +18,29 @@ import { decodeGeminiToolConfig, encodeGeminiToolConfig } from './tool-config.ts
 import { decodeGeminiGenerationConfig, NUMBER_FIELDS } from './generation-decode.ts';
 import { encodeGeminiGenerationConfig } from './generation-encode.ts';
 
-const KNOWN_REQUEST = knownKeys([
-  'model',
-  'contents',
-  'systemInstruction',
-  'tools',
-  'toolConfig',
-  'generationConfig',
-  'labels',
-  'serviceTier',
-]);
+/** The keys of a request body this file does not read, in either spelling, or `undefined` (a switch: cheaper than a set lookup per key). */
+function requestExtras(object: JsonObject): JsonObject | undefined {
+  let rest: JsonObject | undefined;
+  for (const key in object) {
+    switch (key) {
+      case 'model':
+      case 'contents':
+      case 'systemInstruction':
+      case 'system_instruction':
+      case 'tools':
+      case 'toolConfig':
+      case 'tool_config':
+      case 'generationConfig':
+      case 'generation_config':
+      case 'labels':
+      case 'serviceTier':
+      case 'service_tier':
+        continue;
+    }
+    (rest ??= {})[key] = object[key];
+  }
+  return rest;
+}
 
 /** Both spellings of a wire key, for loss paths. */
 function spellings(key: string): readonly string[] {
@@ -51,6 +64,11 @@ const GENERATION_ORIGINS = {
   logprobs: spellings('responseLogprobs'),
 };
 
+/** The pointer of the top-level field `camel` of `object` (`camelPointer` when it is spelled camelCase; made only for the snake_case spelling). */
+function topPointer(object: JsonObject, camel: string, camelPointer: string): string {
+  return object[camel] !== undefined ? camelPointer : `/${Spelling.key(object, camel)}`;
+}
+
 /** Decode a Gemini request body into the IR. */
 export function decodeGeminiRequest(body: unknown, context: CodecContext): Request {
   const object = expectObject(body, '', 'gemini');
@@ -64,7 +82,7 @@ export function decodeGeminiRequest(body: unknown, context: CodecContext): Reque
     request.model = context.model;
   }
   const system = spelling.read(object, 'systemInstruction');
-  if (system !== undefined) request.messages.push(decodeGeminiSystemInstruction(system, pointer('', Spelling.key(object, 'systemInstruction')), context.losses));
+  if (system !== undefined) request.messages.push(decodeGeminiSystemInstruction(system, topPointer(object, 'systemInstruction', '/systemInstruction'), context.losses));
   const contents = object['contents'];
   if (contents === undefined) {
     throw new InterlinguaError('missing_field', '"contents" is required: a list of {role, parts} turns', { path: '/contents', format: 'gemini' });
@@ -75,10 +93,10 @@ export function decodeGeminiRequest(body: unknown, context: CodecContext): Reque
   const tools = object['tools'];
   if (tools !== undefined) request.tools = decodeGeminiTools(tools, '/tools', context.losses);
   const toolConfig = spelling.read(object, 'toolConfig');
-  if (toolConfig !== undefined) decodeGeminiToolConfig(toolConfig, pointer('', Spelling.key(object, 'toolConfig')), request);
+  if (toolConfig !== undefined) decodeGeminiToolConfig(toolConfig, topPointer(object, 'toolConfig', '/toolConfig'), request);
   const generation = spelling.read(object, 'generationConfig');
   if (generation !== undefined) {
-    const generationPath = pointer('', Spelling.key(object, 'generationConfig'));
+    const generationPath = topPointer(object, 'generationConfig', '/generationConfig');
     decodeGeminiGenerationConfig(generation, generationPath, request, lean);
     context.losses.originFields(request.generation, generation as JsonObject, generationPath, GENERATION_ORIGINS);
   }
@@ -86,7 +104,7 @@ export function decodeGeminiRequest(body: unknown, context: CodecContext): Reque
   decodeLabels(object['labels'], request);
   const tier = spelling.read(object, 'serviceTier');
   if (tier !== undefined) request.serviceTier = expectString(tier, pointer('', Spelling.key(object, 'serviceTier')), 'gemini');
-  extend(request, 'gemini', unknownKeys(object, KNOWN_REQUEST));
+  extend(request, 'gemini', requestExtras(object));
   // Marks the IR as Gemini's own, so the encoder keeps its turn boundaries.
   if (!lean) hint(request, 'gemini', '$native', spelling.snake ?? true);
   return request;

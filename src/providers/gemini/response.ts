@@ -6,17 +6,45 @@
  * so other formats see the block; the Gemini encoder leaves it out again.
  * @see https://ai.google.dev/api/generate-content#generatecontentresponse
  */
-import type { Candidate as GeminiCandidate, GenerateContentResponse } from '@google/genai';
 import type { CodecContext } from '../../core/codec.ts';
 import type { Candidate, Message, Part, Response } from '../../core/ir.ts';
-import { expectArray, expectNumber, expectObject, expectString, extend, extensionsOf, hint, isObject, pointer, spreadExtensions, unknownKeys, type JsonObject } from '../../core/wire.ts';
+import { expectArray, expectNumber, expectObject, expectString, extend, extensionsOf, hint, isObject, pointer, spreadExtensions, type JsonObject } from '../../core/wire.ts';
 import { decodeGeminiUsage, encodeGeminiUsage } from './usage.ts';
 import { decodeGeminiBlockReason, decodeGeminiFinishReason, encodeGeminiFinishReason } from './stop-reason.ts';
 import { decodeGeminiCandidateContent, encodeGeminiCandidateContent } from './candidate-content.ts';
 import { idScope } from './ids.ts';
 
-const KNOWN_RESPONSE: ReadonlySet<string> = new Set<keyof GenerateContentResponse>(['candidates', 'usageMetadata', 'modelVersion', 'responseId', 'createTime']);
-const KNOWN_CANDIDATE: ReadonlySet<string> = new Set<keyof GeminiCandidate>(['content', 'finishReason', 'index']);
+/** The keys of a response this file does not read, or `undefined` (a switch: cheaper than a set lookup per key). */
+function responseExtras(object: JsonObject): JsonObject | undefined {
+  let rest: JsonObject | undefined;
+  for (const key in object) {
+    switch (key) {
+      case 'candidates':
+      case 'usageMetadata':
+      case 'modelVersion':
+      case 'responseId':
+      case 'createTime':
+        continue;
+    }
+    (rest ??= {})[key] = object[key];
+  }
+  return rest;
+}
+
+/** The keys of a candidate this file does not read, or `undefined` (a switch: cheaper than a set lookup per key). */
+function candidateExtras(object: JsonObject): JsonObject | undefined {
+  let rest: JsonObject | undefined;
+  for (const key in object) {
+    switch (key) {
+      case 'content':
+      case 'finishReason':
+      case 'index':
+        continue;
+    }
+    (rest ??= {})[key] = object[key];
+  }
+  return rest;
+}
 
 /** Decode a Gemini response body into the IR. */
 export function decodeGeminiResponse(body: unknown, context: CodecContext): Response {
@@ -49,7 +77,7 @@ export function decodeGeminiResponse(body: unknown, context: CodecContext): Resp
   }
   const usage = object['usageMetadata'];
   if (usage !== undefined) response.usage = context.losses.anchor(decodeGeminiUsage(usage, '/usageMetadata', lean), '/usageMetadata');
-  extend(response, 'gemini', unknownKeys(object, KNOWN_RESPONSE));
+  extend(response, 'gemini', responseExtras(object));
   addPromptBlock(response, object['promptFeedback']);
   return response;
 }
@@ -68,7 +96,7 @@ function decodeCandidate(value: unknown, path: string, position: number, respons
     candidate.stopReason = decodeGeminiFinishReason(finish, `${path}/finishReason`, hasToolCalls);
     if (context.losses.recording) context.losses.origin(candidate.stopReason, `${path}/finishReason`);
   }
-  extend(candidate, 'gemini', unknownKeys(wire, KNOWN_CANDIDATE));
+  extend(candidate, 'gemini', candidateExtras(wire));
   return candidate;
 }
 

@@ -16,7 +16,6 @@ import { FORMAT, keepNulls } from './shared.ts';
 /** The text part type a context expects: `output_text` in assistant items, `input_text` elsewhere. */
 export type TextType = 'input_text' | 'output_text';
 
-const TEXT_KEYS: ReadonlySet<string> = new Set(['type', 'text', 'annotations']);
 const REFUSAL_KEYS: ReadonlySet<string> = new Set(['type', 'refusal']);
 const IMAGE_KEYS: ReadonlySet<string> = new Set(['type', 'image_url', 'file_id', 'detail']);
 const FILE_KEYS: ReadonlySet<string> = new Set(['type', 'file_data', 'file_id', 'file_url', 'filename']);
@@ -29,7 +28,9 @@ const AUDIO_MEDIA_TYPES: Readonly<Record<string, string>> = lookupTable({ mp3: '
 /** Decode one content part of a message or a tool output. */
 export function decodeOpenaiResponsesContent(value: unknown, path: string, textType: TextType, losses: LossCollector): Part {
   const part = expectObject(value, path, FORMAT);
-  const type = expectString(required(part, 'type', path, FORMAT), pointer(path, 'type'), FORMAT);
+  const typeValue = part['type'];
+  // Pointers only to throw.
+  const type = typeof typeValue === 'string' ? typeValue : expectString(required(part, 'type', path, FORMAT), pointer(path, 'type'), FORMAT);
   switch (type) {
     case 'input_text':
     case 'output_text':
@@ -47,18 +48,34 @@ export function decodeOpenaiResponsesContent(value: unknown, path: string, textT
   }
 }
 
+/** The keys of a text part this file does not read, or `undefined` (a switch: cheaper than a set lookup per key). */
+function textExtras(part: JsonObject): JsonObject | undefined {
+  let rest: JsonObject | undefined;
+  for (const key in part) {
+    switch (key) {
+      case 'type':
+      case 'text':
+      case 'annotations':
+        continue;
+    }
+    (rest ??= {})[key] = part[key];
+  }
+  return rest;
+}
+
 function decodeText(part: JsonObject, type: TextType, textType: TextType, path: string): TextPart {
-  const text: TextPart = { type: 'text', text: expectString(required(part, 'text', path, FORMAT), pointer(path, 'text'), FORMAT) };
+  const value = part['text'];
+  const text: TextPart = { type: 'text', text: typeof value === 'string' ? value : expectString(required(part, 'text', path, FORMAT), pointer(path, 'text'), FORMAT) };
   if (type !== textType) hint(text, FORMAT, '$type', type);
   const annotations = part['annotations'];
   if (annotations === undefined) {
     if (type === 'output_text') hint(text, FORMAT, '$annotations', false);
   } else {
-    const list = expectArray(annotations, pointer(path, 'annotations'), FORMAT);
+    const list = Array.isArray(annotations) ? annotations : expectArray(annotations, pointer(path, 'annotations'), FORMAT);
     if (type === 'input_text') hint(text, FORMAT, '$annotations', true);
     if (list.length > 0) text.citations = list.map((annotation, index) => decodeOpenaiResponsesAnnotation(annotation, pointer(path, 'annotations', index)));
   }
-  const rest = unknownKeys(part, TEXT_KEYS);
+  const rest = textExtras(part);
   const logprobs = rest?.['logprobs'];
   if (rest !== undefined && Array.isArray(logprobs) && logprobs.length === 0) {
     delete rest['logprobs'];

@@ -11,13 +11,28 @@
 import type { FormatId, Message, OpaquePart, Part } from '../../core/ir.ts';
 import type { LossCollector } from '../../core/losses.ts';
 import { InterlinguaError } from '../../core/errors.ts';
-import { expectArray, expectObject, expectString, extend, hint, isObject, required, unknownKeys, type JsonObject } from '../../core/wire.ts';
+import { expectArray, expectObject, expectString, extend, hint, isObject, required, type JsonObject } from '../../core/wire.ts';
 import { decodeOpenaiResponsesContent, type TextType } from './content-decode.ts';
 import { decodeOpenaiResponsesReasoning } from './reasoning.ts';
 import { FORMAT, itemPointer, MESSAGE_KEY_PREFIX } from './shared.ts';
 import { decodeOpenaiResponsesToolCall, decodeOpenaiResponsesToolOutput } from './tool-items.ts';
 
-const MESSAGE_KEYS: ReadonlySet<string> = new Set(['type', 'role', 'content', 'id', 'status']);
+/** The keys of a message item this file does not read, or `undefined` (a switch: cheaper than a set lookup per key). */
+function messageExtras(item: JsonObject): JsonObject | undefined {
+  let rest: JsonObject | undefined;
+  for (const key in item) {
+    switch (key) {
+      case 'type':
+      case 'role':
+      case 'content':
+      case 'id':
+      case 'status':
+        continue;
+    }
+    (rest ??= {})[key] = item[key];
+  }
+  return rest;
+}
 
 /**
  * Item types of built-in tools and state that have no neutral meaning: kept
@@ -87,7 +102,7 @@ function decodeInputMessage(item: JsonObject, role: string, path: string, losses
   if (role === 'developer') message.developer = true;
   if (lean) checkItemFields(item, path);
   else hint(message, FORMAT, '$item', itemHint(item, path));
-  extend(message, FORMAT, unknownKeys(item, MESSAGE_KEYS));
+  extend(message, FORMAT, messageExtras(item));
   return message;
 }
 
@@ -105,7 +120,7 @@ function decodeAssistantMessage(item: JsonObject, path: string, losses: LossColl
   }
   if (lean) checkItemFields(item, path);
   else hint(first, FORMAT, '$item', itemHint(item, path));
-  const rest = unknownKeys(item, MESSAGE_KEYS);
+  const rest = messageExtras(item);
   if (rest !== undefined) {
     const prefixed: JsonObject = {};
     for (const key in rest) prefixed[MESSAGE_KEY_PREFIX + key] = rest[key];
@@ -168,13 +183,13 @@ function itemType(item: JsonObject, path: string): string {
 }
 
 /**
- * Decode a request's `input` item list into IR messages. `target`: the format
+ * Decode a request's `input` item list into IR messages, appended to
+ * `messages` (a new list when not given) and returned. `target`: the format
  * the IR is headed for; for another format the hints only a trip back here
  * needs are skipped (see {@link decodeOpenaiResponsesToolCall} for this one).
  */
-export function decodeOpenaiResponsesInput(items: unknown[], path: string, losses: LossCollector, target?: FormatId): Message[] {
+export function decodeOpenaiResponsesInput(items: unknown[], path: string, losses: LossCollector, target?: FormatId, messages: Message[] = []): Message[] {
   const lean = target !== undefined && target !== FORMAT;
-  const messages: Message[] = [];
   let assistant: Message | undefined;
   let tool: Message | undefined;
   for (let index = 0; index < items.length; index++) {

@@ -13,6 +13,7 @@ import type { MessageItemHint } from './items-decode.ts';
 import { encodeOpenaiResponsesReasoning } from './reasoning.ts';
 import { FORMAT, MESSAGE_KEY_PREFIX, own, ownHint, restoreNulls } from './shared.ts';
 import { encodeOpenaiResponsesToolCall, encodeOpenaiResponsesToolOutput, type ItemEncodeContext } from './tool-items.ts';
+import { messagePointer } from '../../core/ir-pointers.ts';
 
 function hintOf(value: unknown): MessageItemHint | undefined {
   return typeof value === 'object' && value !== null ? (value as MessageItemHint) : undefined;
@@ -32,18 +33,27 @@ function singleText(content: JsonObject[], type: string): string | undefined {
 function encodeInputMessage(message: Message, path: string, context: ItemEncodeContext): JsonObject {
   const role = message.role === 'system' ? (message.developer === true ? 'developer' : 'system') : 'user';
   const hint = hintOf(ownHint(message, '$item'));
-  const content: JsonObject[] = [];
-  for (let index = 0; index < message.parts.length; index++) {
-    const part = message.parts[index];
-    if (part === undefined) continue;
-    const encoded = encodeOpenaiResponsesContent(part, 'input_text', context.losses, `${path}/parts/${index}`);
-    if (encoded !== undefined) content.push(encoded);
+  const bare = hint === undefined || hint.string === true;
+  const only = message.parts.length === 1 ? message.parts[0] : undefined;
+  let content: JsonObject[] | string;
+  if (bare && only?.type === 'text' && own(only) === undefined && only.citations === undefined) {
+    // One plain text part: the bare string that encoding it and `singleText` would give.
+    if (only.extensions !== undefined) context.losses.foreignExtensions(only.extensions, FORMAT, `${path}/parts/0`);
+    content = only.text;
+  } else {
+    const list: JsonObject[] = [];
+    for (let index = 0; index < message.parts.length; index++) {
+      const part = message.parts[index];
+      if (part === undefined) continue;
+      const encoded = encodeOpenaiResponsesContent(part, 'input_text', context.losses, `${path}/parts/${index}`);
+      if (encoded !== undefined) list.push(encoded);
+    }
+    content = (bare ? singleText(list, 'input_text') : undefined) ?? list;
   }
-  const text = hint === undefined || hint.string === true ? singleText(content, 'input_text') : undefined;
   const item: JsonObject = {};
   if (hint?.type === true) item['type'] = 'message';
   item['role'] = role;
-  item['content'] = text ?? content;
+  item['content'] = content;
   if (hint?.id !== undefined) item['id'] = hint.id;
   if (hint?.status !== undefined) item['status'] = hint.status;
   return restoreNulls(spreadExtensions(item, message, FORMAT), message);
@@ -203,7 +213,7 @@ export function encodeOpenaiResponsesItems(messages: readonly Message[], start: 
   const items: JsonObject[] = [];
   for (let index = start; index < messages.length; index++) {
     const message = messages[index] as Message;
-    const path = `/messages/${index}`;
+    const path = messagePointer(index);
     context.losses.foreignExtensions(message.extensions, FORMAT, path);
     if (message.name !== undefined) context.losses.add('dropped_field', `${path}/name`, 'OpenAI Responses messages have no participant name; dropped');
     switch (message.role) {

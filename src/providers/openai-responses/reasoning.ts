@@ -13,11 +13,27 @@
  */
 import type { ReasoningPart } from '../../core/ir.ts';
 import type { LossCollector } from '../../core/losses.ts';
-import { expectArray, expectString, extend, hint, isObject, pointer, spreadExtensions, unknownKeys, type JsonObject } from '../../core/wire.ts';
+import { expectArray, expectString, extend, hint, isObject, pointer, spreadExtensions, type JsonObject } from '../../core/wire.ts';
 import { FORMAT, keepNulls, own, ownHint, restoreNulls } from './shared.ts';
 import type { ItemEncodeContext } from './tool-items.ts';
 
-const REASONING_KEYS: ReadonlySet<string> = new Set(['type', 'id', 'summary', 'content', 'encrypted_content', 'status']);
+/** The keys of a reasoning item this file does not read, or `undefined` (a switch: cheaper than a set lookup per key). */
+function reasoningExtras(item: JsonObject): JsonObject | undefined {
+  let rest: JsonObject | undefined;
+  for (const key in item) {
+    switch (key) {
+      case 'type':
+      case 'id':
+      case 'summary':
+      case 'content':
+      case 'encrypted_content':
+      case 'status':
+        continue;
+    }
+    (rest ??= {})[key] = item[key];
+  }
+  return rest;
+}
 
 /** Texts of a `summary` or `content` list whose entries are all `{type: <type>, text}`; `undefined` when any entry is not. */
 function texts(list: unknown[], type: string): string[] | undefined {
@@ -38,28 +54,29 @@ export function decodeOpenaiResponsesReasoning(item: JsonObject, path: string): 
   const summary = item['summary'];
   if (summary === undefined || summary === null) hint(part, FORMAT, '$noSummary', true);
   else {
-    const list = texts(expectArray(summary, pointer(path, 'summary'), FORMAT), 'summary_text');
+    const list = texts(Array.isArray(summary) ? summary : expectArray(summary, pointer(path, 'summary'), FORMAT), 'summary_text');
     if (list === undefined) return undefined;
     part.summary = list;
   }
   const content = item['content'];
   if (content !== undefined && content !== null) {
-    const list = texts(expectArray(content, pointer(path, 'content'), FORMAT), 'reasoning_text');
+    const list = texts(Array.isArray(content) ? content : expectArray(content, pointer(path, 'content'), FORMAT), 'reasoning_text');
     if (list === undefined) return undefined;
     part.text = list.join('');
     if (list.length === 0) hint(part, FORMAT, '$emptyContent', true);
     if (list.length > 1) hint(part, FORMAT, '$contentSplit', list.map((text) => text.length));
   }
   const id = item['id'];
-  if (id !== undefined && id !== null) part.id = expectString(id, pointer(path, 'id'), FORMAT);
+  if (id !== undefined && id !== null) part.id = typeof id === 'string' ? id : expectString(id, pointer(path, 'id'), FORMAT);
   const encrypted = item['encrypted_content'];
   if (encrypted !== undefined && encrypted !== null) {
-    part.state = { format: FORMAT, kind: 'encrypted', value: expectString(encrypted, pointer(path, 'encrypted_content'), FORMAT) };
+    part.state = { format: FORMAT, kind: 'encrypted', value: typeof encrypted === 'string' ? encrypted : expectString(encrypted, pointer(path, 'encrypted_content'), FORMAT) };
   }
   const status = item['status'];
-  if (status !== undefined && status !== null) hint(part, FORMAT, '$status', expectString(status, pointer(path, 'status'), FORMAT));
-  keepNulls(part, item, ['id', 'content', 'encrypted_content', 'status', 'summary']);
-  extend(part, FORMAT, unknownKeys(item, REASONING_KEYS));
+  if (status !== undefined && status !== null) hint(part, FORMAT, '$status', typeof status === 'string' ? status : expectString(status, pointer(path, 'status'), FORMAT));
+  // keepNulls looks up each key; mostly none is null.
+  if (id === null || content === null || encrypted === null || status === null || summary === null) keepNulls(part, item, ['id', 'content', 'encrypted_content', 'status', 'summary']);
+  extend(part, FORMAT, reasoningExtras(item));
   if (part.id === undefined && part.state === undefined && own(part) === undefined) hint(part, FORMAT, '$native', true);
   return part;
 }

@@ -15,7 +15,7 @@ import type { CodecContext } from '../../core/codec.ts';
 import type { FormatId, Generation, Message, Request } from '../../core/ir.ts';
 import type { LossCollector } from '../../core/losses.ts';
 import {
-  expectArray, expectBoolean, expectNumber, expectObject, expectString, extend, hint, isObject, pointer, spreadExtensions, unknownKeys,
+  expectArray, expectBoolean, expectNumber, expectObject, expectString, extend, hint, isObject, pointer, spreadExtensions,
   type JsonObject,
 } from '../../core/wire.ts';
 import { decodeOpenaiResponsesInput } from './items-decode.ts';
@@ -24,13 +24,42 @@ import {
   decodeOpenaiResponsesReasoningConfig, decodeOpenaiResponsesText, encodeOpenaiResponsesReasoningConfig, encodeOpenaiResponsesText,
 } from './request-fields.ts';
 import { FORMAT, keepNulls, own, ownHint, present, restoreNulls } from './shared.ts';
+import { messagePointer } from '../../core/ir-pointers.ts';
 import { decodeOpenaiResponsesTool, decodeOpenaiResponsesToolChoice, encodeOpenaiResponsesTool, encodeOpenaiResponsesToolChoice } from './tools.ts';
 
 const KNOWN_KEYS: readonly string[] = [
   'model', 'input', 'instructions', 'tools', 'tool_choice', 'parallel_tool_calls', 'text', 'reasoning', 'max_output_tokens',
   'temperature', 'top_p', 'top_logprobs', 'stream', 'metadata', 'user', 'safety_identifier', 'service_tier',
 ];
-const KNOWN: ReadonlySet<string> = new Set(KNOWN_KEYS);
+
+/** The keys of a request body this file does not read (those of `KNOWN_KEYS`), or `undefined` (a switch: cheaper than a set lookup per key). */
+function requestExtras(wire: JsonObject): JsonObject | undefined {
+  let rest: JsonObject | undefined;
+  for (const key in wire) {
+    switch (key) {
+      case 'model':
+      case 'input':
+      case 'instructions':
+      case 'tools':
+      case 'tool_choice':
+      case 'parallel_tool_calls':
+      case 'text':
+      case 'reasoning':
+      case 'max_output_tokens':
+      case 'temperature':
+      case 'top_p':
+      case 'top_logprobs':
+      case 'stream':
+      case 'metadata':
+      case 'user':
+      case 'safety_identifier':
+      case 'service_tier':
+        continue;
+    }
+    (rest ??= {})[key] = wire[key];
+  }
+  return rest;
+}
 
 const GENERATION_FIELDS = [
   ['max_output_tokens', 'maxTokens'],
@@ -113,8 +142,7 @@ function decodeMessages(wire: JsonObject, request: Request, losses: LossCollecto
     request.messages.push(losses.origin({ role: 'user', parts: [losses.origin({ type: 'text', text: input }, '/input')] }, '/input'));
     if (!lean) hint(request, FORMAT, '$inputString', true);
   } else {
-    const messages = decodeOpenaiResponsesInput(expectArray(input, '/input', FORMAT), '/input', losses, target);
-    for (let index = 0; index < messages.length; index++) request.messages.push(messages[index] as Message);
+    decodeOpenaiResponsesInput(expectArray(input, '/input', FORMAT), '/input', losses, target, request.messages);
   }
 }
 
@@ -130,7 +158,8 @@ export function decodeOpenaiResponsesRequest(body: unknown, context: CodecContex
   decodeMessages(wire, request, context.losses, context.target);
   const tools = wire['tools'];
   if (present(tools)) {
-    request.tools = expectArray(tools, '/tools', FORMAT).map((tool, index) => context.losses.origin(decodeOpenaiResponsesTool(tool, `/tools/${index}`), `/tools/${index}`));
+    // Anchored, not only recorded: several targets report a loss against a tool (Gemini and Ollama drop `strict`), which then needs no recording decode.
+    request.tools = expectArray(tools, '/tools', FORMAT).map((tool, index) => context.losses.anchor(decodeOpenaiResponsesTool(tool, `/tools/${index}`), `/tools/${index}`));
   }
   const toolChoice = wire['tool_choice'];
   if (present(toolChoice)) {
@@ -151,7 +180,7 @@ export function decodeOpenaiResponsesRequest(body: unknown, context: CodecContex
   const tier = wire['service_tier'];
   if (present(tier)) request.serviceTier = expectString(tier, '/service_tier', FORMAT);
   if (!lean) keepNulls(request, wire, KNOWN_KEYS);
-  extend(request, FORMAT, unknownKeys(wire, KNOWN));
+  extend(request, FORMAT, requestExtras(wire));
   context.losses.originFields(request, wire, '', REQUEST_ORIGINS);
   context.losses.originFields(request.generation, wire, '', GENERATION_ORIGINS);
   return request;
@@ -183,8 +212,9 @@ function encodeInstructions(request: Request, body: JsonObject, losses: LossColl
   const texts: string[] = [];
   while (messages[end]?.role === 'system') {
     const message = messages[end] as Message;
-    losses.foreignExtensions(message.extensions, FORMAT, pointer('/messages', end));
-    texts.push(textOf(message, pointer('/messages', end), losses));
+    const path = messagePointer(end);
+    losses.foreignExtensions(message.extensions, FORMAT, path);
+    texts.push(textOf(message, path, losses));
     end++;
   }
   if (end > 1) losses.add('approximated', '/messages/0', `${end} leading system messages joined into one instructions text`, 'info');
@@ -230,7 +260,7 @@ function customToolNames(body: JsonObject): Set<string> {
 }
 
 function encodeInput(request: Request, body: JsonObject, start: number, losses: LossCollector): void {
-  const items = encodeOpenaiResponsesItems(request.messages, start, { losses, target: 'request', customCalls: new Set() });
+  const items = encodeOpenaiResponsesItems(request.messages, start, { losses, target: 'request' });
   const only = items[0];
   if (ownHint(request, '$inputString') === true && items.length === 1 && only?.['role'] === 'user' && typeof only['content'] === 'string' && Object.keys(only).length === 2) {
     body['input'] = only['content'];

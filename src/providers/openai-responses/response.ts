@@ -21,8 +21,6 @@ import { FORMAT, keepNulls, present, restoreNulls } from './shared.ts';
 import { decodeOpenaiResponsesStopReason, encodeOpenaiResponsesStopReason, isIncompleteReason, openaiResponsesStatusOf } from './stop-reason.ts';
 import { decodeOpenaiResponsesUsage, encodeOpenaiResponsesUsage } from './usage.ts';
 
-/** Fields decoded into neutral slots or the stop reason. */
-const KNOWN: ReadonlySet<string> = new Set(['id', 'object', 'created_at', 'model', 'output', 'usage', 'status', 'incomplete_details', 'error', 'output_text']);
 
 /** Request settings that a response echoes. */
 const ECHO: ReadonlySet<string> = new Set([
@@ -68,12 +66,31 @@ function outputText(output: unknown[]): string {
   return text;
 }
 
+/** Is `key` a field decoded into a neutral slot or the stop reason? (A switch: cheaper than a set lookup per key of a response that echoes some thirty settings.) */
+function isKnown(key: string): boolean {
+  switch (key) {
+    case 'id':
+    case 'object':
+    case 'created_at':
+    case 'model':
+    case 'output':
+    case 'usage':
+    case 'status':
+    case 'incomplete_details':
+    case 'error':
+    case 'output_text':
+      return true;
+    default:
+      return false;
+  }
+}
+
 function splitFields(wire: JsonObject, response: Response): void {
   // Always set, even empty: it also marks the response as decoded from this format.
   const echo: JsonObject = {};
   let rest: JsonObject | undefined;
   for (const key in wire) {
-    if (KNOWN.has(key)) continue;
+    if (isKnown(key)) continue;
     if (ECHO.has(key)) echo[key] = wire[key];
     else (rest ??= {})[key] = wire[key];
   }
@@ -121,7 +138,8 @@ export function decodeOpenaiResponsesResponse(body: unknown, context: CodecConte
   response.candidates.push(decodeStatusFields(wire, response, parts, context.losses));
   const text = wire['output_text'];
   if (text !== undefined) hint(response, FORMAT, '$outputText', text === outputText(output) ? true : text);
-  keepNulls(response, wire, ['id', 'model', 'created_at', 'usage']);
+  // keepNulls looks up each key; mostly none is null.
+  if (wire['id'] === null || wire['model'] === null || wire['created_at'] === null || wire['usage'] === null) keepNulls(response, wire, ['id', 'model', 'created_at', 'usage']);
   splitFields(wire, response);
   return response;
 }
@@ -161,7 +179,6 @@ export function encodeOpenaiResponsesResponse(response: Response, context: Codec
   const output = encodeOpenaiResponsesOutput(message, '/candidates/0/message', {
     losses,
     target: 'response',
-    customCalls: new Set(),
     messageStatus: openaiResponsesStatusOf(stop).status === 'incomplete' ? 'incomplete' : 'completed',
     textAsRefusal: stop !== undefined && stop.format !== FORMAT && stop.unified === 'refusal',
   });

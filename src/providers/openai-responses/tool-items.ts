@@ -9,21 +9,54 @@
  */
 import type { Part, ToolCallPart, ToolResultPart } from '../../core/ir.ts';
 import type { LossCollector } from '../../core/losses.ts';
-import { argumentsAsText, parseArguments } from '../../core/tools.ts';
-import { expectArray, expectString, extend, hint, required, spreadExtensions, unknownKeys, type JsonObject } from '../../core/wire.ts';
+import { argumentsAsText, argumentsObject } from '../../core/tools.ts';
+import { expectArray, expectString, extend, hint, required, spreadExtensions, type JsonObject } from '../../core/wire.ts';
 import { decodeOpenaiResponsesContent } from './content-decode.ts';
 import { encodeOpenaiResponsesContent } from './content-encode.ts';
 import { FORMAT, keepNulls, own, ownHint, restoreNulls, type ItemTarget } from './shared.ts';
 
-const CALL_KEYS: ReadonlySet<string> = new Set(['type', 'id', 'call_id', 'name', 'arguments', 'input', 'status']);
-const OUTPUT_KEYS: ReadonlySet<string> = new Set(['type', 'id', 'call_id', 'output', 'status']);
+/** The keys of a tool call item this file does not read, or `undefined` (a switch: cheaper than a set lookup per key). */
+function callExtras(item: JsonObject): JsonObject | undefined {
+  let rest: JsonObject | undefined;
+  for (const key in item) {
+    switch (key) {
+      case 'type':
+      case 'id':
+      case 'call_id':
+      case 'name':
+      case 'arguments':
+      case 'input':
+      case 'status':
+        continue;
+    }
+    (rest ??= {})[key] = item[key];
+  }
+  return rest;
+}
+
+/** The keys of a tool output item this file does not read, or `undefined` (a switch: cheaper than a set lookup per key). */
+function outputExtras(item: JsonObject): JsonObject | undefined {
+  let rest: JsonObject | undefined;
+  for (const key in item) {
+    switch (key) {
+      case 'type':
+      case 'id':
+      case 'call_id':
+      case 'output':
+      case 'status':
+        continue;
+    }
+    (rest ??= {})[key] = item[key];
+  }
+  return rest;
+}
 
 /** What item encoders share while encoding one list of items. */
 export interface ItemEncodeContext {
   losses: LossCollector;
   target: ItemTarget;
-  /** Call ids of custom tool calls seen so far, so their results become `custom_tool_call_output`. */
-  customCalls: Set<string>;
+  /** Call ids of custom tool calls seen so far, so their results become `custom_tool_call_output`; made at the first custom call. */
+  customCalls?: Set<string>;
   /** Status for message items of other formats in a response (`completed` or `incomplete`). */
   messageStatus?: string;
   /** Send text parts of other formats as refusal parts (the response stopped for a refusal). */
@@ -61,21 +94,25 @@ function stringField(item: JsonObject, key: string, path: string): string {
  * text is not parsed.
  */
 export function decodeOpenaiResponsesToolCall(item: JsonObject, custom: boolean, path: string, lean = false, keepText = false): ToolCallPart {
-  const callId = stringField(item, 'call_id', path);
-  const name = stringField(item, 'name', path);
-  const text = stringField(item, custom ? 'input' : 'arguments', path);
-  // parseArguments keeps `text` itself as the raw arguments.
+  // Named reads (a read by a key passed in is a lookup per call); stringField only for what is not a string, to throw.
+  const callIdValue = item['call_id'];
+  const nameValue = item['name'];
+  const textValue = custom ? item['input'] : item['arguments'];
+  const callId = typeof callIdValue === 'string' ? callIdValue : stringField(item, 'call_id', path);
+  const name = typeof nameValue === 'string' ? nameValue : stringField(item, 'name', path);
+  const text = typeof textValue === 'string' ? textValue : stringField(item, custom ? 'input' : 'arguments', path);
   const part: ToolCallPart = custom
     ? { type: 'tool_call', id: callId, name, arguments: undefined, rawArguments: text, kind: 'custom' }
-    : { type: 'tool_call', id: callId, name, arguments: keepText ? undefined : parseArguments(text).arguments, rawArguments: text };
+    : { type: 'tool_call', id: callId, name, arguments: keepText ? undefined : argumentsObject(text), rawArguments: text };
   keepItemBookkeeping(part, item, path, lean);
-  extend(part, FORMAT, unknownKeys(item, CALL_KEYS));
+  extend(part, FORMAT, callExtras(item));
   return part;
 }
 
 /** Decode a `function_call_output` or `custom_tool_call_output` item. */
 export function decodeOpenaiResponsesToolOutput(item: JsonObject, custom: boolean, path: string, losses: LossCollector, lean = false): ToolResultPart {
-  const callId = stringField(item, 'call_id', path);
+  const callIdValue = item['call_id'];
+  const callId = typeof callIdValue === 'string' ? callIdValue : stringField(item, 'call_id', path);
   const output = item['output'];
   if (output === undefined) required(item, 'output', path, FORMAT);
   const part: ToolResultPart = { type: 'tool_result', callId, content: [] };
@@ -89,7 +126,7 @@ export function decodeOpenaiResponsesToolOutput(item: JsonObject, custom: boolea
   }
   if (custom) hint(part, FORMAT, '$custom', true);
   keepItemBookkeeping(part, item, path, lean);
-  extend(part, FORMAT, unknownKeys(item, OUTPUT_KEYS));
+  extend(part, FORMAT, outputExtras(item));
   return part;
 }
 
@@ -107,7 +144,7 @@ function finishItem(item: JsonObject, part: Part, context: ItemEncodeContext, pa
 export function encodeOpenaiResponsesToolCall(part: ToolCallPart, context: ItemEncodeContext, path: string): JsonObject {
   if (part.syntheticId === true) context.losses.addAt(part, 'synthesised_id', `${path}/id`, `call id "${part.id}" was made up by interlingua`, 'info');
   if (part.kind === 'custom') {
-    context.customCalls.add(part.id);
+    (context.customCalls ??= new Set()).add(part.id);
     const input = part.rawArguments ?? JSON.stringify(part.arguments ?? {});
     return finishItem({ type: 'custom_tool_call', call_id: part.id, name: part.name, input }, part, context, path);
   }
@@ -118,7 +155,7 @@ export function encodeOpenaiResponsesToolCall(part: ToolCallPart, context: ItemE
 export function encodeOpenaiResponsesToolOutput(part: ToolResultPart, context: ItemEncodeContext, path: string): JsonObject {
   const losses = context.losses;
   if (part.syntheticId === true) losses.addAt(part, 'synthesised_id', `${path}/callId`, `call id "${part.callId}" was made up by interlingua`, 'info');
-  const custom = ownHint(part, '$custom') === true || context.customCalls.has(part.callId);
+  const custom = ownHint(part, '$custom') === true || context.customCalls?.has(part.callId) === true;
   const item: JsonObject = { type: custom ? 'custom_tool_call_output' : 'function_call_output', call_id: part.callId, output: encodeOutput(part, losses, path) };
   return finishItem(item, part, context, path);
 }

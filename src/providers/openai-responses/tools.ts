@@ -30,7 +30,8 @@ export function decodeOpenaiResponsesTool(value: unknown, path: string): Tool {
   if (parameters === undefined) hint(tool, FORMAT, '$omitParameters', true);
   if (strict !== undefined && strict !== null) tool.strict = typeof strict === 'boolean' ? strict : expectBoolean(strict, pointer(path, 'strict'), FORMAT);
   if (strict === undefined) hint(tool, FORMAT, '$omitStrict', true);
-  keepNulls(tool, wire, ['description', 'parameters', 'strict']);
+  // keepNulls looks up each key; mostly none is null.
+  if (description === null || parameters === null || strict === null) keepNulls(tool, wire, ['description', 'parameters', 'strict']);
   extend(tool, FORMAT, unknownKeys(wire, FUNCTION_KEYS));
   return tool;
 }

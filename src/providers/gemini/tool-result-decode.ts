@@ -5,7 +5,7 @@
  * object its JSON text. A hint says which, so the encoder rebuilds the object.
  * @see https://ai.google.dev/api/caching#FunctionResponse
  */
-import type { Part, TextPart, ToolResultPart } from '../../core/ir.ts';
+import type { Part, ToolResultPart } from '../../core/ir.ts';
 import { expectArray, expectObject, expectString, extend, hint, isObject, pointer, type JsonObject } from '../../core/wire.ts';
 import { syntheticCallId } from './ids.ts';
 import { decodeGeminiPart, missing, type PartScope } from './parts-decode.ts';
@@ -29,52 +29,10 @@ function functionResponseExtras(response: JsonObject): JsonObject | undefined {
 /** How the `response` object was shaped, so the encoder rebuilds it exactly. */
 export type ResponseShape = 'output' | 'error' | 'json';
 
-/** The decoded `response` object, for a trip back to Gemini (see {@link unreadJsonText}). */
+/** The decoded `response` object and the text it became, for a trip back to Gemini. */
 export interface ResponseObjectHint {
+  text: string;
   value: Record<string, unknown>;
-}
-
-/**
- * The text part of a `functionResponse` object in IR headed back to Gemini
- * (`scope.same`): its text, the JSON text of `value`, is made when first
- * read, and a conversion's encoder mostly sends `value` again without
- * reading it. The text is an accessor (`JSON.stringify` of the IR writes it
- * through `toJSON`; a spread copy does not carry it), which is why only IR
- * that a conversion encodes back to Gemini at once holds such parts.
- */
-class JsonText {
-  readonly type = 'text';
-  #value: Record<string, unknown>;
-  #text: string | undefined;
-  #read = false;
-
-  constructor(value: Record<string, unknown>) {
-    this.#value = value;
-  }
-
-  get text(): string {
-    this.#read = true;
-    return (this.#text ??= JSON.stringify(this.#value));
-  }
-
-  set text(text: string) {
-    this.#read = true;
-    this.#text = text;
-  }
-
-  toJSON(): TextPart {
-    return { type: 'text', text: this.text };
-  }
-
-  /** True for such a part whose text nobody has read or set: still the JSON text of its value. */
-  static unread(part: unknown): boolean {
-    return part instanceof JsonText && !part.#read;
-  }
-}
-
-/** True for a text part that {@link decodeGeminiFunctionResponse} made for IR headed back to Gemini and whose text is unread (see `JsonText`). */
-export function unreadJsonText(part: Part | undefined): boolean {
-  return JsonText.unread(part);
 }
 
 /** Decode a `functionResponse` object in a user turn. */
@@ -139,12 +97,9 @@ function decodeResponseObject(body: Record<string, unknown>, result: ToolResultP
     if (!lean) hint(result, 'gemini', '$response', 'error' satisfies ResponseShape);
     return;
   }
+  const text = JSON.stringify(body);
+  result.content.push({ type: 'text', text });
   if (!lean) hint(result, 'gemini', '$response', 'json' satisfies ResponseShape);
-  if (scope.same !== true) {
-    result.content.push({ type: 'text', text: JSON.stringify(body) });
-    return;
-  }
-  // Back to Gemini: the encoder sends this object again while its text is unread, instead of making the text and parsing it.
-  result.content.push(new JsonText(body));
-  hint(result, 'gemini', '$responseObject', { value: body } satisfies ResponseObjectHint);
+  // Back to Gemini: the encoder sends this object again while the text is still this one, instead of parsing the text.
+  if (scope.same === true) hint(result, 'gemini', '$responseObject', { text, value: body } satisfies ResponseObjectHint);
 }

@@ -10,7 +10,7 @@ import type { Part, ToolResultPart } from '../../core/ir.ts';
 import { extensionsOf, isObject, mayNestTooDeep, tooDeep, type JsonObject } from '../../core/wire.ts';
 import { emitsId } from './ids.ts';
 import { encodeGeminiPart, toolNameOf, type EncodePartScope } from './parts-encode.ts';
-import { unreadJsonText, type ResponseObjectHint, type ResponseShape } from './tool-result-decode.ts';
+import type { ResponseObjectHint, ResponseShape } from './tool-result-decode.ts';
 
 /** Encode a tool result at IR pointer `path` as a `functionResponse` part. */
 export function encodeGeminiFunctionResponse(part: ToolResultPart, path: string, scope: EncodePartScope): JsonObject {
@@ -24,11 +24,6 @@ export function encodeGeminiFunctionResponse(part: ToolResultPart, path: string,
   }
   const gemini = extensionsOf(part, 'gemini');
   const shape = gemini?.['$response'] as ResponseShape | undefined;
-  const kept = gemini?.['$responseObject'] as ResponseObjectHint | undefined;
-  // The object this result was decoded from, while the text it became is unread (so unchanged): what parsing the text would give.
-  if (kept !== undefined && shape === 'json' && part.isError !== true && part.content.length === 1 && unreadJsonText(part.content[0])) {
-    return finishFunctionResponse(part, gemini, name, kept.value, undefined);
-  }
   // The text parts joined (most results are one text part), and how many there were.
   let text = '';
   let texts = 0;
@@ -40,15 +35,14 @@ export function encodeGeminiFunctionResponse(part: ToolResultPart, path: string,
       texts++;
     } else encodeResultPart(inner, `${path}/content/${index}`, scope, (media ??= []));
   }
-  const response = gemini?.['$noResponse'] !== true || texts > 0 ? responseObject(text, texts, part.isError === true, shape) : undefined;
-  return finishFunctionResponse(part, gemini, name, response, media);
-}
-
-/** The `functionResponse` part for `part`: its name, id, `response` object (when any), media and extra fields. */
-function finishFunctionResponse(part: ToolResultPart, gemini: JsonObject | undefined, name: string, response: JsonObject | undefined, media: JsonObject[] | undefined): JsonObject {
   const wire: JsonObject = { name };
   if (emitsId(part.callId, part.syntheticId, gemini)) wire['id'] = part.callId;
-  if (response !== undefined) wire['response'] = response;
+  if (gemini?.['$noResponse'] !== true || texts > 0) {
+    const kept = gemini?.['$responseObject'] as ResponseObjectHint | undefined;
+    // The object this result was decoded from, while its text is unchanged: what parsing the text would give.
+    if (kept !== undefined && shape === 'json' && texts === 1 && part.isError !== true && kept.text === text) wire['response'] = kept.value;
+    else wire['response'] = responseObject(text, texts, part.isError === true, shape);
+  }
   if ((media !== undefined && media.length > 0) || gemini?.['$emptyParts'] === true) wire['parts'] = media ?? [];
   const rest = gemini?.['functionResponse'];
   if (isObject(rest)) Object.assign(wire, rest);

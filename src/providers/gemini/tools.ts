@@ -116,7 +116,7 @@ function encodeDeclaration(tool: FunctionTool, path: string, losses: LossCollect
     }
   }
   if (tool.strict !== undefined) {
-    losses.add('dropped_field', path, 'Gemini function declarations have no "strict" flag (use toolConfig mode VALIDATED); dropped', 'info');
+    losses.addAt(tool, 'dropped_field', path, 'Gemini function declarations have no "strict" flag (use toolConfig mode VALIDATED); dropped', 'info');
   }
   for (const key in gemini) {
     if (key.charCodeAt(0) === 36 || key === 'toolEntry' || key in declaration) continue;

@@ -42,7 +42,7 @@ function encodeFunctionTool(tool: FunctionTool, losses: LossCollector, path: str
   const fn: JsonObject = { name: tool.name };
   if (tool.description !== undefined) fn['description'] = tool.description;
   if (tool.parameters !== undefined) fn['parameters'] = tool.parameters;
-  if (tool.strict !== undefined) losses.add('dropped_field', pointer(path, 'strict'), 'Ollama tools have no strict switch; dropped', 'info');
+  if (tool.strict !== undefined) losses.addAt(tool, 'dropped_field', pointer(path, 'strict'), 'Ollama tools have no strict switch; dropped', 'info');
   const rest = extensionsOf(tool, FORMAT)?.['function'];
   if (isObject(rest)) for (const key in rest) if (!(key in fn)) fn[key] = rest[key];
   return spreadExtensions({ type: 'function', function: fn }, tool, FORMAT);

@@ -68,7 +68,8 @@ export function decodeOpenaiChatContent(
   } else if (Array.isArray(content)) {
     const path = `${parent}/content`;
     for (let index = 0; index < content.length; index++) {
-      parts.push(losses.origin(decodeOpenaiChatContentPart(content[index], `${path}/${index}`, losses), `${path}/${index}`));
+      const partPath = `${path}/${index}`;
+      parts.push(losses.origin(decodeOpenaiChatContentPart(content[index], partPath, losses), partPath));
     }
     shape = 'array';
   } else if (content === null) {

@@ -8,13 +8,10 @@ import type { LossCollector } from '../../core/losses.ts';
 import type { AudioPart, DocumentPart, ImagePart, OpaquePart, Part, RefusalPart, TextPart } from '../../core/ir.ts';
 import { InterlinguaError } from '../../core/errors.ts';
 import { expectMediaType, parseDataUrl, sniffBase64 } from '../../core/media.ts';
-import { expectObject, expectString, hint, pointer, required, type JsonObject } from '../../core/wire.ts';
-import { FORMAT, keepNestedUnknown, keepUnknown, keys } from './shape.ts';
+import { expectObject, expectString, hint, isObject, pointer, required, type JsonObject } from '../../core/wire.ts';
+import { FORMAT, keepNestedUnknown, keepNestedUnknownOf, keepUnknown, keepUnknownOf, keys } from './shape.ts';
 import { audioFormat, audioMediaType } from './media-types.ts';
 
-const TEXT_KNOWN = keys('type', 'text');
-const IMAGE_KNOWN = keys('type', 'image_url');
-const IMAGE_URL_KNOWN = keys('url', 'detail');
 const AUDIO_KNOWN = keys('type', 'input_audio');
 const INPUT_AUDIO_KNOWN = keys('data', 'format');
 const FILE_KNOWN = keys('type', 'file');
@@ -34,9 +31,21 @@ function checkedMediaType(value: string, path: string): string {
   }
 }
 
+/** The string `object[key]`; the pointer for the error is built only when it is missing or not a string. */
+function requiredString(object: JsonObject, key: string, path: string): string {
+  const value = object[key];
+  return typeof value === 'string' ? value : expectString(required(object, key, path, FORMAT), pointer(path, key), FORMAT);
+}
+
+/** The object `object[key]`, which must be present; the pointer for the error is built only when it is not an object. */
+function requiredObject(object: JsonObject, key: string, path: string): JsonObject {
+  const value = object[key];
+  return isObject(value) ? value : expectObject(required(object, key, path, FORMAT), pointer(path, key), FORMAT);
+}
+
 function decodeText(part: JsonObject, path: string): TextPart {
-  const text: TextPart = { type: 'text', text: expectString(required(part, 'text', path, FORMAT), pointer(path, 'text'), FORMAT) };
-  keepUnknown(text, part, TEXT_KNOWN);
+  const text: TextPart = { type: 'text', text: requiredString(part, 'text', path) };
+  keepUnknownOf(text, part, undefined, 'type', 'text');
   return text;
 }
 
@@ -51,9 +60,9 @@ function decodeRefusal(part: JsonObject, path: string): RefusalPart {
 }
 
 function decodeImage(part: JsonObject, path: string): ImagePart {
-  const imagePath = pointer(path, 'image_url');
-  const imageUrl = expectObject(required(part, 'image_url', path, FORMAT), imagePath, FORMAT);
-  const url = expectString(required(imageUrl, 'url', imagePath, FORMAT), pointer(imagePath, 'url'), FORMAT);
+  const imageUrl = requiredObject(part, 'image_url', path);
+  const wireUrl = imageUrl['url'];
+  const url = typeof wireUrl === 'string' ? wireUrl : requiredString(imageUrl, 'url', pointer(path, 'image_url'));
   const dataUrl = parseDataUrl(url);
   const image: ImagePart =
     dataUrl?.base64 === true
@@ -67,8 +76,8 @@ function decodeImage(part: JsonObject, path: string): ImagePart {
   const detail = imageUrl['detail'];
   if (typeof detail === 'string') image.detail = detail;
   else if (detail !== undefined) hint(image, FORMAT, '$detail', detail);
-  keepNestedUnknown(image, 'image_url', imageUrl, IMAGE_URL_KNOWN);
-  keepUnknown(image, part, IMAGE_KNOWN);
+  keepNestedUnknownOf(image, 'image_url', imageUrl, 'url', 'detail');
+  keepUnknownOf(image, part, undefined, 'type', 'image_url');
   return image;
 }
 
@@ -144,8 +153,8 @@ function decodeUnknown(part: JsonObject, type: string, path: string, losses: Los
 
 /** Decode one content part of a message's `content` array. */
 export function decodeOpenaiChatContentPart(value: unknown, path: string, losses: LossCollector): Part {
-  const part = expectObject(value, path, FORMAT);
-  const type = expectString(required(part, 'type', path, FORMAT), pointer(path, 'type'), FORMAT);
+  const part = isObject(value) ? value : expectObject(value, path, FORMAT);
+  const type = requiredString(part, 'type', path);
   switch (type) {
     case 'text':
       return decodeText(part, path);

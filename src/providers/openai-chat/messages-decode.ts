@@ -33,8 +33,9 @@ interface History {
 /** The name of the tool call `callId` answers: the latest call with that id. */
 function toolName(history: History, callId: string): string | undefined {
   const assistants = history.assistants;
-  const latest = assistants[assistants.length - 1];
-  if (latest === undefined) return undefined;
+  // Checked first: reading index -1 of an empty list is a slow named-property lookup.
+  if (assistants.length === 0) return undefined;
+  const latest = assistants[assistants.length - 1] as Message;
   // Most results answer the message right before them: look there first, newest call first.
   for (let index = latest.parts.length - 1; index >= 0; index--) {
     const part = latest.parts[index] as Part;

@@ -28,7 +28,11 @@ function naturalShapeFrom(parts: readonly Part[], start: number, empty: ContentS
 
 /** The spelling to encode: the decoder's hint when it still fits the parts, else the natural one. */
 export function contentShape(node: Message | Part, parts: readonly Part[], empty: ContentShape): ContentShape {
-  const hinted = shapeHint(node, '$content');
+  return hintedContentShape(shapeHint(node, '$content'), parts, empty);
+}
+
+/** {@link contentShape} for a node whose `$content` hint the caller has read (`undefined`: none). */
+export function hintedContentShape(hinted: unknown, parts: readonly Part[], empty: ContentShape): ContentShape {
   const natural = naturalShape(parts, empty);
   switch (hinted) {
     case 'array':

@@ -70,11 +70,19 @@ function encodeTextual(message: Message, path: string, losses: LossCollector): u
 
 /** Encode one tool result as a `tool` (or deprecated `function`) message; media goes to `moved`. */
 function encodeToolResult(result: ToolResultPart, path: string, moved: JsonObject[], losses: LossCollector): JsonObject {
-  losses.foreignExtensions(result.extensions, FORMAT, path);
+  if (result.extensions !== undefined) losses.foreignExtensions(result.extensions, FORMAT, path);
+  const content = result.content;
+  const only = content.length === 1 ? (content[0] as Part) : undefined;
+  if (only !== undefined && only.type === 'text' && only.extensions === undefined && result.isError !== true && result.extensions?.[FORMAT] === undefined) {
+    // One plain text without hints of this format (the common result from another format): its string, with nothing built to be spelled.
+    if (result.syntheticId === true) {
+      losses.addAt(result, 'synthesised_id', path, `tool result had no call id; sent the synthesised id "${result.callId}"`, 'info');
+    }
+    return { role: 'tool', tool_call_id: result.callId, content: only.text };
+  }
   const texts: Part[] = [];
   const encoded: Encoded = { parts: [] };
   const movedBefore = moved.length;
-  const content = result.content;
   for (let index = 0; index < content.length; index++) {
     const part = content[index] as Part;
     if (part.type === 'text' || (part.type === 'opaque' && part.format === FORMAT)) {
@@ -125,7 +133,7 @@ function encodeToolResult(result: ToolResultPart, path: string, moved: JsonObjec
 }
 
 function encodeToolMessage(message: Message, path: string, out: JsonObject[], moved: JsonObject[], losses: LossCollector): void {
-  losses.foreignExtensions(message.extensions, FORMAT, path);
+  if (message.extensions !== undefined) losses.foreignExtensions(message.extensions, FORMAT, path);
   const parts = message.parts;
   for (let index = 0; index < parts.length; index++) {
     const part = parts[index] as Part;
@@ -135,7 +143,7 @@ function encodeToolMessage(message: Message, path: string, out: JsonObject[], mo
 }
 
 function encodeTextualMessage(message: Message, path: string, losses: LossCollector): JsonObject {
-  losses.foreignExtensions(message.extensions, FORMAT, path);
+  if (message.extensions !== undefined) losses.foreignExtensions(message.extensions, FORMAT, path);
   const role = message.role === 'system' ? (message.developer === true ? 'developer' : 'system') : 'user';
   const wire: JsonObject = { role };
   const content = encodeTextual(message, path, losses);

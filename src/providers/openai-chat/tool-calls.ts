@@ -78,7 +78,7 @@ export function decodeOpenaiChatFunctionCall(value: unknown, path: string, id: s
 
 /** Encode a tool-call part as a `tool_calls` entry. */
 export function encodeOpenaiChatToolCall(part: ToolCallPart, losses: LossCollector, path: string): JsonObject {
-  losses.foreignExtensions(part.extensions, FORMAT, path);
+  if (part.extensions !== undefined) losses.foreignExtensions(part.extensions, FORMAT, path);
   if (part.syntheticId === true) {
     losses.addAt(part, 'synthesised_id', path, `tool call "${part.name}" had no id; sent the synthesised id "${part.id}"`, 'info');
   }
@@ -87,10 +87,12 @@ export function encodeOpenaiChatToolCall(part: ToolCallPart, losses: LossCollect
     const call = { id: part.id, type: 'custom', custom } satisfies ChatCompletionMessageCustomToolCall;
     return spreadExtensions(call, part, FORMAT);
   }
+  // The part's own hints and extras, read once (what `shapeHint` reads); a call from another format has none.
+  const own = part.extensions?.[FORMAT];
+  if (own === undefined) return { id: part.id, type: 'function', function: { name: part.name, arguments: argumentsAsText(part) } };
   const fn: JsonObject = { name: part.name };
-  if (shapeHint(part, '$noArguments') !== true) fn['arguments'] = argumentsAsText(part);
-  const call: JsonObject = { id: part.id, type: 'function', function: nestedExtras(fn, part, 'function') };
-  if (shapeHint(part, '$noType') === true) delete call['type'];
+  if (own['$noArguments'] !== true) fn['arguments'] = argumentsAsText(part);
+  const call: JsonObject = own['$noType'] === true ? { id: part.id, function: nestedExtras(fn, part, 'function') } : { id: part.id, type: 'function', function: nestedExtras(fn, part, 'function') };
   return spreadExtensions(call, part, FORMAT);
 }
 

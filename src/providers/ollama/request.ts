@@ -46,7 +46,7 @@ function decodeFormat(value: unknown, request: Request): void {
   if (value === 'json') request.output = { type: 'json' };
   else if (isObject(value)) request.output = { type: 'json_schema', schema: value };
   // "" (no format, as some clients send) and anything else travel as they are.
-  else keepUnknown(request, { format: value }, keys());
+  else extend(request, FORMAT, { format: value });
 }
 
 function encodeFormat(output: OutputFormat, losses: LossCollector): unknown {

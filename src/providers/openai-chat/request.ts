@@ -351,12 +351,13 @@ function encodeGeneration(generation: Generation, request: Request, wire: JsonOb
 /** Encode an IR request as a Chat Completions request body. */
 export function encodeOpenaiChatRequest(request: Request, context: CodecContext): JsonObject {
   const { losses } = context;
-  losses.foreignExtensions(request.extensions, FORMAT, '');
+  if (request.extensions !== undefined) losses.foreignExtensions(request.extensions, FORMAT, '');
   const wire: JsonObject = {};
   // `options.model` names the model when the source body had none (a Gemini body, whose model is in the URL; a Bedrock body).
   const model = request.model ?? context.model;
   if (model !== undefined) wire['model'] = model;
-  wire['messages'] = encodeOpenaiChatMessages(request.messages, losses, activeDialect(request, context.dialect));
+  const dialect = activeDialect(request, context.dialect);
+  wire['messages'] = encodeOpenaiChatMessages(request.messages, losses, dialect);
   if (request.tools !== undefined) {
     const { tools, functions } = encodeOpenaiChatTools(request.tools, losses);
     if (tools.length > 0 || functions.length === 0) wire['tools'] = tools;
@@ -369,7 +370,6 @@ export function encodeOpenaiChatRequest(request: Request, context: CodecContext)
   }
   if (request.parallelToolCalls !== undefined) wire['parallel_tool_calls'] = request.parallelToolCalls;
   if (request.output !== undefined) wire['response_format'] = encodeOpenaiChatResponseFormat(request.output, request, losses);
-  const dialect = activeDialect(request, context.dialect);
   if (request.reasoning !== undefined && dialect === 'openrouter') {
     wire['reasoning'] = encodeOpenrouterReasoning(request.reasoning, request);
   } else if (request.reasoning !== undefined) {

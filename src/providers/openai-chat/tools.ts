@@ -108,30 +108,30 @@ export interface EncodedTools {
 export function encodeOpenaiChatTools(tools: readonly Tool[], losses: LossCollector): EncodedTools {
   const out: JsonObject[] = [];
   const functions: JsonObject[] = [];
-  tools.forEach((tool, index) => {
-    const path = pointer('/tools', index);
+  for (let index = 0; index < tools.length; index++) {
+    const tool = tools[index] as Tool;
     switch (tool.type) {
       case 'function': {
-        losses.foreignExtensions(tool.extensions, FORMAT, path);
+        if (tool.extensions !== undefined) losses.foreignExtensions(tool.extensions, FORMAT, `/tools/${index}`);
         const fn: ChatCompletionFunctionTool['function'] = { name: tool.name };
         if (tool.description !== undefined) fn.description = tool.description;
         if (tool.parameters !== undefined) fn.parameters = tool.parameters;
         if (tool.strict !== undefined) fn.strict = tool.strict;
-        if (shapeHint(tool, '$legacyFunction') === true) {
-          functions.push({ ...nestedExtras(fn, tool, 'function') });
-          return;
-        }
-        out.push(spreadExtensions({ type: 'function', function: nestedExtras(fn, tool, 'function') }, tool, FORMAT));
-        return;
+        // The tool's own hints and extras (what `shapeHint` reads); a tool from another format has none.
+        const own = tool.extensions?.[FORMAT];
+        if (own === undefined) out.push({ type: 'function', function: fn });
+        else if (own['$legacyFunction'] === true) functions.push({ ...nestedExtras(fn, tool, 'function') });
+        else out.push(spreadExtensions({ type: 'function', function: nestedExtras(fn, tool, 'function') }, tool, FORMAT));
+        continue;
       }
       case 'opaque':
         if (tool.format === FORMAT) out.push(tool.value as JsonObject);
-        else losses.add('dropped_field', path, `${tool.format} tool "${tool.toolType}" has no Chat Completions equivalent; dropped`);
-        return;
+        else losses.add('dropped_field', `/tools/${index}`, `${tool.format} tool "${tool.toolType}" has no Chat Completions equivalent; dropped`);
+        continue;
       default:
         unreachable(tool);
     }
-  });
+  }
   return { tools: out, functions };
 }
 

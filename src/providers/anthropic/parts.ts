@@ -13,7 +13,6 @@ import {
   expectObject,
   expectString,
   extend,
-  hint,
   isObject,
   pointer,
   required,
@@ -23,7 +22,7 @@ import {
 import { CALL_BLOCK_TYPES, OPAQUE_BLOCK_TYPES } from './block-types.ts';
 import { decodeAnthropicCitation } from './citations.ts';
 import { decodeAnthropicDocument, decodeAnthropicImage, decodeAnthropicSearchResult } from './media-blocks.ts';
-import { ANTHROPIC, hintNull } from './shape.ts';
+import { ANTHROPIC, anthropicHint, hintNull } from './shape.ts';
 
 /** State shared while decoding one body: losses and the tool calls seen so far (id → name). */
 export interface BlockScope {
@@ -65,7 +64,7 @@ function field(object: JsonObject, key: string, path: string): string {
 
 function decodeText(object: JsonObject, path: string, hints: boolean): TextPart {
   const part: TextPart = { type: 'text', text: field(object, 'text', path) };
-  if (part.text === '' && hints) hint(part, ANTHROPIC, '$empty', true);
+  if (part.text === '' && hints) anthropicHint(part, '$empty', true);
   const citations = object['citations'];
   if (citations === null) {
     if (hints) hintNull(part, 'citations');
@@ -80,7 +79,7 @@ function decodeText(object: JsonObject, path: string, hints: boolean): TextPart 
 function decodeThinking(object: JsonObject, path: string, hints: boolean): ReasoningPart {
   const part: ReasoningPart = { type: 'reasoning', text: field(object, 'thinking', path) };
   if (object['signature'] === undefined) {
-    if (hints) hint(part, ANTHROPIC, '$unsigned', true);
+    if (hints) anthropicHint(part, '$unsigned', true);
   }
   else part.state = { format: ANTHROPIC, kind: 'signature', value: field(object, 'signature', path) };
   extend(part, ANTHROPIC, unknownKeys(object, THINKING_KEYS));
@@ -134,11 +133,11 @@ function decodeToolResult(object: JsonObject, path: string, scope: BlockScope): 
   }
   const part: ToolResultPart = { type: 'tool_result', callId, content: parts };
   if (name !== '') part.name = name;
-  if (hints) hint(part, ANTHROPIC, typeof content === 'string' ? '$contentString' : content === undefined ? '$contentAbsent' : '$contentArray', true);
+  if (hints) anthropicHint(part, typeof content === 'string' ? '$contentString' : content === undefined ? '$contentAbsent' : '$contentArray', true);
   const isError = object['is_error'];
   // Python SDK users replay `model_dump()` output, where an unset flag is `null`: absent in meaning, written back as sent.
   if (isError === null) {
-    if (hints) hint(part, ANTHROPIC, '$isErrorNull', true);
+    if (hints) anthropicHint(part, '$isErrorNull', true);
   } else if (isError !== undefined) part.isError = expectBoolean(isError, `${path}/is_error`, ANTHROPIC);
   extend(part, ANTHROPIC, extras(object, 'type', 'tool_use_id', 'content', 'is_error'));
   return part;

@@ -10,8 +10,8 @@
 import type { Options } from 'ollama';
 import type { LossCollector } from '../../core/losses.ts';
 import type { Generation, Request } from '../../core/ir.ts';
-import { expectNumber, expectObject, extend, extensionsOf, hint, isObject, pointer, type JsonObject } from '../../core/wire.ts';
-import { FORMAT } from './shape.ts';
+import { expectNumber, expectObject, extend, extensionsOf, isObject, pointer, type JsonObject } from '../../core/wire.ts';
+import { FORMAT, ollamaHint } from './shape.ts';
 
 /** Numeric options and their `generation` slots. */
 const NUMBERS = [
@@ -75,7 +75,7 @@ export function decodeOllamaOptions(value: unknown, path: string, request: Reque
   }
   if (read > 0) request.generation = generation;
   if (rest !== undefined) extend(request, FORMAT, { options: rest });
-  else if (read === 0) hint(request, FORMAT, '$options', true);
+  else if (read === 0) ollamaHint(request, '$options', true);
 }
 
 /** Encode the generation settings as `options` (undefined when there is nothing to send). */

@@ -8,9 +8,9 @@ import { InterlinguaError } from '../../core/errors.ts';
 import type { ImagePart, Message, Part, ToolCallPart } from '../../core/ir.ts';
 import { sniffBase64 } from '../../core/media.ts';
 import { parseArguments } from '../../core/tools.ts';
-import { expectArray, expectObject, expectString, extend, hint, isObject, pointer, tooDeep, type JsonObject } from '../../core/wire.ts';
+import { expectArray, expectObject, expectString, extend, isObject, pointer, tooDeep, type JsonObject } from '../../core/wire.ts';
 import { syntheticCallId, type PendingCalls } from './ids.ts';
-import { FORMAT } from './shape.ts';
+import { FORMAT, ollamaHint } from './shape.ts';
 
 /** The keys of `object` other than the given ones (compared directly: cheaper than a set lookup per key). */
 function extras(object: JsonObject, first: string, second: string, third: string): JsonObject | undefined {
@@ -26,11 +26,11 @@ function extras(object: JsonObject, first: string, second: string, third: string
 export function decodeOllamaImages(value: unknown, path: string, message: Message, parts: Part[], hints = true): void {
   if (value === undefined) return;
   if (value === null) {
-    if (hints) hint(message, FORMAT, '$images', null);
+    if (hints) ollamaHint(message, '$images', null);
     return;
   }
   const list = expectArray(value, path, FORMAT);
-  if (list.length === 0 && hints) hint(message, FORMAT, '$images', 'empty');
+  if (list.length === 0 && hints) ollamaHint(message, '$images', 'empty');
   for (let index = 0; index < list.length; index++) {
     const item = list[index];
     const data = typeof item === 'string' ? item : expectString(item, pointer(path, index), FORMAT);
@@ -54,11 +54,11 @@ export interface CallScope {
 function decodeArguments(value: unknown, functionPath: string, part: ToolCallPart, hints: boolean): void {
   if (value === undefined) {
     part.arguments = {};
-    if (hints) hint(part, FORMAT, '$arguments', 'absent');
+    if (hints) ollamaHint(part, '$arguments', 'absent');
   } else if (typeof value === 'string') {
     // Some clients send the argument text, as OpenAI does; keep it as text.
     Object.assign(part, parseArguments(value));
-    if (hints) hint(part, FORMAT, '$arguments', 'text');
+    if (hints) ollamaHint(part, '$arguments', 'text');
   } else if (isObject(value) && tooDeep(value) === undefined) {
     part.arguments = value;
   } else {
@@ -80,14 +80,14 @@ export function decodeOllamaToolCall(value: unknown, path: string, callIndex: nu
   const id = call['id'];
   if (typeof id === 'string' && id !== '') {
     part.id = id;
-    if (hints) hint(part, FORMAT, '$id', true);
+    if (hints) ollamaHint(part, '$id', true);
   } else {
-    if (id !== undefined && hints) hint(part, FORMAT, '$idValue', id);
+    if (id !== undefined && hints) ollamaHint(part, '$idValue', id);
     part.id = syntheticCallId(calls.scope, callIndex);
     part.syntheticId = true;
   }
   decodeArguments(fn['arguments'], `${path}/function`, part, hints);
-  if (fn['index'] !== undefined && hints) hint(part, FORMAT, '$index', fn['index']);
+  if (fn['index'] !== undefined && hints) ollamaHint(part, '$index', fn['index']);
   const callRest = extras(call, 'function', 'id', 'id');
   if (callRest !== undefined) extend(part, FORMAT, { call: callRest });
   const functionRest = extras(fn, 'name', 'arguments', 'index');
@@ -101,10 +101,10 @@ export function decodeOllamaToolCalls(value: unknown, path: string, message: Mes
   if (value === undefined) return;
   const hints = calls.hints !== false;
   if (value === null) {
-    if (hints) hint(message, FORMAT, '$toolCalls', null);
+    if (hints) ollamaHint(message, '$toolCalls', null);
     return;
   }
   const list = Array.isArray(value) ? value : expectArray(value, path, FORMAT);
-  if (list.length === 0 && hints) hint(message, FORMAT, '$toolCalls', 'empty');
+  if (list.length === 0 && hints) ollamaHint(message, '$toolCalls', 'empty');
   for (let index = 0; index < list.length; index++) parts.push(decodeOllamaToolCall(list[index], `${path}/${index}`, index, calls));
 }

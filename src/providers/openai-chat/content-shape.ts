@@ -7,9 +7,9 @@
 import type { LossCollector } from '../../core/losses.ts';
 import type { Message, Part } from '../../core/ir.ts';
 import { InterlinguaError } from '../../core/errors.ts';
-import { hint, jsonType } from '../../core/wire.ts';
+import { jsonType } from '../../core/wire.ts';
 import { decodeOpenaiChatContentPart } from './parts-decode.ts';
-import { FORMAT, shapeHint } from './shape.ts';
+import { FORMAT, chatHint, shapeHint } from './shape.ts';
 
 /** The spellings of `content`. */
 export type ContentShape = 'string' | 'array' | 'null' | 'absent';
@@ -86,5 +86,5 @@ export function decodeOpenaiChatContent(
       format: FORMAT,
     });
   }
-  if (hints && shape !== naturalShapeFrom(parts, start, empty)) hint(node, FORMAT, '$content', shape);
+  if (hints && shape !== naturalShapeFrom(parts, start, empty)) chatHint(node, '$content', shape);
 }

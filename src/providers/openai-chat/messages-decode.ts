@@ -7,10 +7,10 @@
 import type { LossCollector } from '../../core/losses.ts';
 import type { Message, Part, ToolResultPart } from '../../core/ir.ts';
 import { InterlinguaError } from '../../core/errors.ts';
-import { expectArray, expectObject, expectString, hint, isObject, type JsonObject } from '../../core/wire.ts';
+import { expectArray, expectObject, expectString, isObject, type JsonObject } from '../../core/wire.ts';
 import { decodeOpenaiChatAssistant } from './assistant.ts';
 import { decodeOpenaiChatContent } from './content-shape.ts';
-import { FORMAT, keepUnknown, keepUnknownOf, keys, stringField } from './shape.ts';
+import { FORMAT, chatHint, keepUnknown, keepUnknownOf, keys, stringField } from './shape.ts';
 
 const FUNCTION_KNOWN = keys('role', 'content', 'name');
 const NULLABLE = keys('content');
@@ -88,7 +88,7 @@ function decodeFunction(object: JsonObject, path: string, history: History, loss
     name,
     content,
   };
-  hint(result, FORMAT, '$functionRole', true);
+  chatHint(result, '$functionRole', true);
   decodeOpenaiChatContent(object['content'], path, result, content, 'string', losses);
   keepUnknown(result, object, FUNCTION_KNOWN, NULLABLE);
   return { role: 'tool', parts: [losses.origin(result, path)] };

@@ -8,8 +8,8 @@ import type { LossCollector } from '../../core/losses.ts';
 import type { AudioPart, DocumentPart, ImagePart, OpaquePart, Part, RefusalPart, TextPart } from '../../core/ir.ts';
 import { InterlinguaError } from '../../core/errors.ts';
 import { expectMediaType, parseDataUrl, sniffBase64 } from '../../core/media.ts';
-import { expectObject, expectString, hint, isObject, pointer, required, type JsonObject } from '../../core/wire.ts';
-import { FORMAT, keepNestedUnknown, keepNestedUnknownOf, keepUnknown, keepUnknownOf, keys } from './shape.ts';
+import { expectObject, expectString, isObject, pointer, required, type JsonObject } from '../../core/wire.ts';
+import { FORMAT, chatHint, keepNestedUnknown, keepNestedUnknownOf, keepUnknown, keepUnknownOf, keys } from './shape.ts';
 import { audioFormat, audioMediaType } from './media-types.ts';
 
 const AUDIO_KNOWN = keys('type', 'input_audio');
@@ -54,7 +54,7 @@ function decodeRefusal(part: JsonObject, path: string): RefusalPart {
     type: 'refusal',
     text: expectString(required(part, 'refusal', path, FORMAT), pointer(path, 'refusal'), FORMAT),
   };
-  hint(refusal, FORMAT, '$inContent', true);
+  chatHint(refusal, '$inContent', true);
   keepUnknown(refusal, part, REFUSAL_KNOWN);
   return refusal;
 }
@@ -71,11 +71,11 @@ function decodeImage(part: JsonObject, path: string): ImagePart {
   if (dataUrl?.base64 === true) {
     // Keep the exact header when it is not the canonical `data:<type>;base64,`.
     const header = url.slice(0, url.length - dataUrl.data.length);
-    if (header !== `data:${dataUrl.mediaType};base64,`) hint(image, FORMAT, '$dataUrlHeader', header);
+    if (header !== `data:${dataUrl.mediaType};base64,`) chatHint(image, '$dataUrlHeader', header);
   }
   const detail = imageUrl['detail'];
   if (typeof detail === 'string') image.detail = detail;
-  else if (detail !== undefined) hint(image, FORMAT, '$detail', detail);
+  else if (detail !== undefined) chatHint(image, '$detail', detail);
   keepNestedUnknownOf(image, 'image_url', imageUrl, 'url', 'detail');
   keepUnknownOf(image, part, undefined, 'type', 'image_url');
   return image;
@@ -89,7 +89,7 @@ function decodeAudio(part: JsonObject, path: string): AudioPart {
   const audio: AudioPart = { type: 'audio', source: { kind: 'base64', data, mediaType: audioMediaType(format) } };
   // Formats Chat does not list travel exactly as given (and the encoder then reports nothing).
   if (!audioFormat(audioMediaType(format)).accepted || audioFormat(audioMediaType(format)).format !== format) {
-    hint(audio, FORMAT, '$format', format);
+    chatHint(audio, '$format', format);
   }
   keepNestedUnknown(audio, 'input_audio', inputAudio, INPUT_AUDIO_KNOWN);
   keepUnknown(audio, part, AUDIO_KNOWN);
@@ -109,7 +109,7 @@ function decodeFile(part: JsonObject, path: string): DocumentPart {
   if (typeof fileData === 'string' && REMOTE_URL.test(fileData)) {
     // A URL where the API wants a data URL (recorded in lingua captures): a URL source, never base64 for other formats.
     document = { type: 'document', source: { kind: 'url', url: fileData } };
-    hint(document, FORMAT, '$fileDataUrl', true);
+    chatHint(document, '$fileDataUrl', true);
     if (typeof fileId === 'string') keepNestedUnknown(document, 'file', { file_id: fileId }, keys());
   } else if (typeof fileData === 'string') {
     const dataUrl = parseDataUrl(fileData);
@@ -117,13 +117,13 @@ function decodeFile(part: JsonObject, path: string): DocumentPart {
       const mediaType = checkedMediaType(dataUrl.mediaType, pointer(filePath, 'file_data'));
       document = { type: 'document', source: { kind: 'base64', data: dataUrl.data, mediaType } };
       const header = fileData.slice(0, fileData.length - dataUrl.data.length);
-      if (header !== `data:${mediaType};base64,`) hint(document, FORMAT, '$dataUrlHeader', header);
+      if (header !== `data:${mediaType};base64,`) chatHint(document, '$dataUrlHeader', header);
     } else {
       // Bare base64 without the data-URL prefix: the API rejects it, but keep it exact.
       document = { type: 'document', source: { kind: 'base64', data: fileData, mediaType: sniffBase64(fileData) } };
-      hint(document, FORMAT, '$bareFileData', true);
+      chatHint(document, '$bareFileData', true);
     }
-    if (document.source.kind === 'base64' && document.source.mediaType !== 'application/pdf') hint(document, FORMAT, '$file', true);
+    if (document.source.kind === 'base64' && document.source.mediaType !== 'application/pdf') chatHint(document, '$file', true);
     if (typeof fileId === 'string') keepNestedUnknown(document, 'file', { file_id: fileId }, keys());
   } else if (typeof fileId === 'string') {
     document = { type: 'document', source: { kind: 'file', id: fileId, format: FORMAT } };

@@ -12,7 +12,6 @@ import {
   expectObject,
   expectString,
   extend,
-  hint,
   pointer,
   required,
   spreadExtensions,
@@ -31,7 +30,7 @@ import {
   encodeOpenaiChatToolChoice,
   encodeOpenaiChatTools,
 } from './tools.ts';
-import { FORMAT, keepsHints, keepUnknown, keys, parsesArguments, shapeHint } from './shape.ts';
+import { FORMAT, chatHint, keepUnknown, keepsHints, keys, parsesArguments, shapeHint } from './shape.ts';
 import { activeDialect, noteDialect, type OpenaiChatDialect } from './dialects.ts';
 import { decodeOpenrouterReasoning, encodeOpenrouterReasoning } from './dialect-request.ts';
 
@@ -224,13 +223,13 @@ function decodeGeneration(body: JsonObject, request: Request, fields: number): G
     if (legacy !== undefined && legacy !== null) keepUnknown(request, { max_tokens: expectNumber(legacy, '/max_tokens', FORMAT) }, keys());
   } else if (legacy !== undefined && legacy !== null) {
     generation.maxTokens = expectNumber(legacy, '/max_tokens', FORMAT);
-    hint(request, FORMAT, '$maxTokensField', 'max_tokens');
+    chatHint(request, '$maxTokensField', 'max_tokens');
     any = true;
   }
   const stop = body['stop'];
   if (typeof stop === 'string') {
     generation.stop = [stop];
-    hint(request, FORMAT, '$stopString', true);
+    chatHint(request, '$stopString', true);
     any = true;
   } else if (stop !== undefined && stop !== null) {
     generation.stop = expectArray(stop, '/stop', FORMAT).map((item, index) => expectString(item, pointer('/stop', index), FORMAT));
@@ -251,7 +250,7 @@ function decodeUser(body: JsonObject, request: Request): void {
     if (user !== undefined && user !== null) keepUnknown(request, { user: expectString(user, '/user', FORMAT) }, keys());
   } else if (user !== undefined && user !== null) {
     request.user = expectString(user, '/user', FORMAT);
-    hint(request, FORMAT, '$userField', 'user');
+    chatHint(request, '$userField', 'user');
   } else if (safety !== undefined && safety !== null) {
     expectString(safety, '/safety_identifier', FORMAT);
   }
@@ -298,7 +297,7 @@ export function decodeOpenaiChatRequest(body: unknown, context: CodecContext): R
       keepUnknown(request, { function_call: object['function_call'] }, keys());
     } else {
       request.toolChoice = choice;
-      hint(request, FORMAT, '$legacyFunctionCall', true);
+      chatHint(request, '$legacyFunctionCall', true);
     }
   } else if (object['function_call'] !== undefined) {
     keepUnknown(request, { function_call: object['function_call'] }, keys());

@@ -10,8 +10,8 @@ import type { ResponseFormatJSONSchema } from 'openai/resources/shared';
 import type { LossCollector } from '../../core/losses.ts';
 import type { OutputFormat, Request } from '../../core/ir.ts';
 import { unreachable } from '../../core/ir.ts';
-import { expectObject, expectString, hint, isObject, pointer, required, type JsonObject } from '../../core/wire.ts';
-import { FORMAT, keepNestedUnknownOf, nestedExtras, shapeHint } from './shape.ts';
+import { expectObject, expectString, isObject, pointer, required, type JsonObject } from '../../core/wire.ts';
+import { FORMAT, chatHint, keepNestedUnknownOf, nestedExtras, shapeHint } from './shape.ts';
 
 /** Decode `response_format`; `undefined` for an unknown type (the caller keeps it as an extension). */
 export function decodeOpenaiChatResponseFormat(value: unknown, path: string, request: Request): OutputFormat | undefined {
@@ -36,8 +36,8 @@ export function decodeOpenaiChatResponseFormat(value: unknown, path: string, req
     else if (key === 'strict' && typeof field === 'boolean') output.strict = field;
     else (odd ??= {})[key] = field;
   }
-  if (schema === undefined) hint(request, FORMAT, '$noSchema', true);
-  if (odd !== undefined) hint(request, FORMAT, '$jsonSchemaFields', odd);
+  if (schema === undefined) chatHint(request, '$noSchema', true);
+  if (odd !== undefined) chatHint(request, '$jsonSchemaFields', odd);
   return output;
 }
 

@@ -10,8 +10,8 @@ import type {
 import type { LossCollector } from '../../core/losses.ts';
 import type { OpaquePart, Part, ToolCallPart } from '../../core/ir.ts';
 import { argumentsAsText, parseArguments } from '../../core/tools.ts';
-import { expectObject, expectString, hint, isObject, pointer, required, spreadExtensions, type JsonObject } from '../../core/wire.ts';
-import { FORMAT, keepNestedUnknown, keepNestedUnknownOf, keepUnknownOf, keys, nestedExtras, shapeHint, stringField } from './shape.ts';
+import { expectObject, expectString, isObject, pointer, required, spreadExtensions, type JsonObject } from '../../core/wire.ts';
+import { FORMAT, chatHint, keepNestedUnknown, keepNestedUnknownOf, keepUnknownOf, keys, nestedExtras, shapeHint, stringField } from './shape.ts';
 
 const FUNCTION_KNOWN = keys('name', 'arguments');
 const CUSTOM_KNOWN = keys('name', 'input');
@@ -24,7 +24,7 @@ function decodeFunctionCall(call: JsonObject, id: string, path: string, hints: b
   const raw = text === undefined ? '' : typeof text === 'string' ? text : expectString(text, `${path}/function/arguments`, FORMAT);
   // `parseArguments` always keeps the text it was given as `rawArguments`; without `parse` the text alone travels.
   const part: ToolCallPart = { type: 'tool_call', id, name, arguments: parse ? parseArguments(raw).arguments : undefined, rawArguments: raw };
-  if (text === undefined && hints) hint(part, FORMAT, '$noArguments', true);
+  if (text === undefined && hints) chatHint(part, '$noArguments', true);
   keepNestedUnknownOf(part, 'function', fn, 'name', 'arguments');
   return part;
 }
@@ -55,7 +55,7 @@ export function decodeOpenaiChatToolCall(value: unknown, path: string, losses: L
     part = decodeCustomCall(call, id, path);
   } else if (type === undefined && call['function'] !== undefined) {
     part = decodeFunctionCall(call, id, path, hints, parse);
-    if (hints) hint(part, FORMAT, '$noType', true);
+    if (hints) chatHint(part, '$noType', true);
   } else {
     const blockType = typeof type === 'string' ? type : 'unknown';
     losses.add('unknown_block', path, `unknown tool call type "${blockType}"; kept as is for openai-chat only`);
@@ -71,7 +71,7 @@ export function decodeOpenaiChatFunctionCall(value: unknown, path: string, id: s
   const name = expectString(required(fn, 'name', path, FORMAT), pointer(path, 'name'), FORMAT);
   const text = expectString(required(fn, 'arguments', path, FORMAT), pointer(path, 'arguments'), FORMAT);
   const part: ToolCallPart = { type: 'tool_call', id, syntheticId: true, name, ...parseArguments(text) };
-  hint(part, FORMAT, '$functionCall', true);
+  chatHint(part, '$functionCall', true);
   keepNestedUnknown(part, 'function', fn, FUNCTION_KNOWN);
   return part;
 }

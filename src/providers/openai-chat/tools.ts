@@ -17,14 +17,13 @@ import {
   expectObject,
   expectString,
   extend,
-  hint,
   isObject,
   pointer,
   required,
   spreadExtensions,
   type JsonObject,
 } from '../../core/wire.ts';
-import { FORMAT, keepUnknownOf, nestedExtras, sameJson, shapeHint } from './shape.ts';
+import { FORMAT, chatHint, keepUnknownOf, nestedExtras, sameJson, shapeHint } from './shape.ts';
 
 /**
  * Decode the function tool `tool[key]` (`key` empty: the deprecated
@@ -93,7 +92,7 @@ export function decodeOpenaiChatFunctions(value: unknown, path: string): Tool[] 
   return expectArray(value, path, FORMAT).map((item, index) => {
     const functionPath = pointer(path, index);
     const tool = decodeFunctionTool({ function: expectObject(item, functionPath, FORMAT) }, functionPath, '');
-    hint(tool, FORMAT, '$legacyFunction', true);
+    chatHint(tool, '$legacyFunction', true);
     return tool;
   });
 }

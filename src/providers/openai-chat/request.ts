@@ -215,24 +215,24 @@ function decodeGeneration(body: JsonObject, request: Request, fields: number): G
     if (present(fields, BIT.n)) generation.candidateCount = numberField(body['n'], 'n');
     if (present(fields, BIT.top_logprobs)) generation.topLogprobs = numberField(body['top_logprobs'], 'top_logprobs');
   }
-  const completion = body['max_completion_tokens'];
-  const legacy = body['max_tokens'];
-  if (completion !== undefined && completion !== null) {
-    generation.maxTokens = expectNumber(completion, '/max_completion_tokens', FORMAT);
+  // Read only when the scan saw them (a read of a key the body lacks costs as much as one it has).
+  if (present(fields, BIT.max_completion_tokens)) {
+    generation.maxTokens = expectNumber(body['max_completion_tokens'], '/max_completion_tokens', FORMAT);
     any = true;
-    if (legacy !== undefined && legacy !== null) keepUnknown(request, { max_tokens: expectNumber(legacy, '/max_tokens', FORMAT) }, keys());
-  } else if (legacy !== undefined && legacy !== null) {
-    generation.maxTokens = expectNumber(legacy, '/max_tokens', FORMAT);
+    if (present(fields, BIT.max_tokens)) keepUnknown(request, { max_tokens: expectNumber(body['max_tokens'], '/max_tokens', FORMAT) }, keys());
+  } else if (present(fields, BIT.max_tokens)) {
+    generation.maxTokens = expectNumber(body['max_tokens'], '/max_tokens', FORMAT);
     chatHint(request, '$maxTokensField', 'max_tokens');
     any = true;
   }
-  const stop = body['stop'];
-  if (typeof stop === 'string') {
-    generation.stop = [stop];
-    chatHint(request, '$stopString', true);
-    any = true;
-  } else if (stop !== undefined && stop !== null) {
-    generation.stop = expectArray(stop, '/stop', FORMAT).map((item, index) => expectString(item, pointer('/stop', index), FORMAT));
+  if (present(fields, BIT.stop)) {
+    const stop = body['stop'];
+    if (typeof stop === 'string') {
+      generation.stop = [stop];
+      chatHint(request, '$stopString', true);
+    } else {
+      generation.stop = expectArray(stop, '/stop', FORMAT).map((item, index) => expectString(item, pointer('/stop', index), FORMAT));
+    }
     any = true;
   }
   if (present(fields, BIT.logprobs)) {
@@ -299,7 +299,8 @@ export function decodeOpenaiChatRequest(body: unknown, context: CodecContext): R
       request.toolChoice = choice;
       chatHint(request, '$legacyFunctionCall', true);
     }
-  } else if (object['function_call'] !== undefined) {
+  } else if (present(fields, BIT.function_call)) {
+    // Beside a `tool_choice`, it travels as it is (a `null` one travels with the scan's rest).
     keepUnknown(request, { function_call: object['function_call'] }, keys());
   }
   if (present(fields, BIT.parallel_tool_calls)) {

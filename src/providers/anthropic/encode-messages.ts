@@ -18,7 +18,7 @@ import type { Message } from '../../core/ir.ts';
 import type { LossCollector } from '../../core/losses.ts';
 import { spreadExtensions, type JsonObject } from '../../core/wire.ts';
 import { encodeAnthropicParts } from './encode-parts.ts';
-import { ANTHROPIC } from './shape.ts';
+import { ANTHROPIC, onlyAnthropic } from './shape.ts';
 
 /** The encoded conversation: the `system` field (if any) and the turns. */
 export interface EncodedConversation {
@@ -87,7 +87,7 @@ function encodeExact(messages: readonly Message[], losses: LossCollector): Encod
   for (let index = 0; index < messages.length; index++) {
     const message = messages[index] as Message;
     const extensions = message.extensions;
-    if (extensions !== undefined) losses.foreignExtensions(extensions, ANTHROPIC, `/messages/${index}`);
+    if (extensions !== undefined && !onlyAnthropic(extensions)) losses.foreignExtensions(extensions, ANTHROPIC, `/messages/${index}`);
     // The hints are read once per message (what `hasHint` checks: present and not false).
     const hints = extensions?.anthropic;
     const contentString = hints !== undefined && isSet(hints['$contentString']);

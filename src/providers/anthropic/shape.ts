@@ -2,7 +2,7 @@
  * Small helpers shared by the Anthropic decoders and encoders: the format id,
  * shape hints for values that were `null` on the wire, and optional fields.
  */
-import type { Extensible, FormatId } from '../../core/ir.ts';
+import type { Extensible, Extensions, FormatId } from '../../core/ir.ts';
 import { expectString, pointer, type JsonObject } from '../../core/wire.ts';
 
 /** The format id of this codec. */
@@ -11,6 +11,12 @@ export const ANTHROPIC: FormatId = 'anthropic';
 /** The shape hints of `node` for Anthropic, if any. */
 export function anthropicHints(node: Extensible): JsonObject | undefined {
   return node.extensions?.anthropic;
+}
+
+/** True when `extensions` holds only Anthropic's own hints and extras, of which encoding reports nothing (no pointer needed for `foreignExtensions`). */
+export function onlyAnthropic(extensions: Extensions): boolean {
+  for (const format in extensions) if (format !== ANTHROPIC) return false;
+  return true;
 }
 
 /** True when `node` carries the Anthropic shape hint `key` with a truthy value. */

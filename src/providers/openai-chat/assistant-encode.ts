@@ -11,7 +11,7 @@ import { extensionsOf, pointer, spreadExtensions, type JsonObject } from '../../
 import { encodeOpenaiChatAnnotation } from './annotations.ts';
 import { hintedContentShape } from './content-shape.ts';
 import { encodeOpenaiChatTextPart, reportUnsupported } from './parts-encode.ts';
-import { encodeOpenaiChatFunctionCall, encodeOpenaiChatToolCall, isFunctionCall } from './tool-calls.ts';
+import { encodeOpenaiChatFunctionCall, encodeOpenaiChatToolCall, isFunctionCall, plainOpenaiChatToolCall } from './tool-calls.ts';
 import { dialectFields, signToolCall, takeDialectReasoning, writeDialectFields, type DialectFields } from './dialect-encode.ts';
 import type { OpenaiChatDialect } from './dialects.ts';
 import { FORMAT, shapeHint } from './shape.ts';
@@ -149,7 +149,10 @@ export function encodeOpenaiChatAssistant(message: Message, place: AssistantPlac
         sawToolCall = true;
         if (functionCall === undefined && isFunctionCall(part)) functionCall = encodeOpenaiChatFunctionCall(part, losses, `${path}/parts/${index}`);
         else {
-          const call = encodeOpenaiChatToolCall(part, losses, `${path}/parts/${index}`);
+          const call =
+            part.extensions === undefined && part.syntheticId !== true && part.kind !== 'custom'
+              ? plainOpenaiChatToolCall(part)
+              : encodeOpenaiChatToolCall(part, losses, `${path}/parts/${index}`);
           if (dialectData !== undefined) signToolCall(call, part, dialectData);
           toolCalls.push(call);
         }

@@ -89,11 +89,21 @@ export function encodeOpenaiChatToolCall(part: ToolCallPart, losses: LossCollect
   }
   // The part's own hints and extras, read once (what `shapeHint` reads); a call from another format has none.
   const own = part.extensions?.[FORMAT];
-  if (own === undefined) return { id: part.id, type: 'function', function: { name: part.name, arguments: argumentsAsText(part) } };
+  if (own === undefined) return plainOpenaiChatToolCall(part);
   const fn: JsonObject = { name: part.name };
   if (own['$noArguments'] !== true) fn['arguments'] = argumentsAsText(part);
   const call: JsonObject = own['$noType'] === true ? { id: part.id, function: nestedExtras(fn, part, 'function') } : { id: part.id, type: 'function', function: nestedExtras(fn, part, 'function') };
   return spreadExtensions(call, part, FORMAT);
+}
+
+/**
+ * The `tool_calls` entry of a function call without extensions or a
+ * synthesised id (the common call from another format): what
+ * {@link encodeOpenaiChatToolCall} writes for it, which reports nothing and
+ * so needs no pointer.
+ */
+export function plainOpenaiChatToolCall(part: ToolCallPart): JsonObject {
+  return { id: part.id, type: 'function', function: { name: part.name, arguments: argumentsAsText(part) } };
 }
 
 /** Encode a tool-call part as the deprecated `function_call`. */

@@ -11,7 +11,7 @@
 import type { Message, Part } from '../../core/ir.ts';
 import { InterlinguaError } from '../../core/errors.ts';
 import { expectArray, expectObject, expectString, extend, isObject, required, type JsonObject } from '../../core/wire.ts';
-import { decodeAnthropicBlock, type BlockScope } from './parts.ts';
+import { decodeAnthropicBlockAt, type BlockScope } from './parts.ts';
 import { ANTHROPIC, anthropicHint } from './shape.ts';
 
 
@@ -33,7 +33,7 @@ function decodeContent(content: unknown, path: string, scope: BlockScope): Part[
   }
   const blocks = Array.isArray(content) ? content : expectArray(content, path, ANTHROPIC);
   const parts: Part[] = new Array<Part>(blocks.length);
-  for (let index = 0; index < blocks.length; index++) parts[index] = decodeAnthropicBlock(blocks[index], `${path}/${index}`, scope);
+  for (let index = 0; index < blocks.length; index++) parts[index] = decodeAnthropicBlockAt(blocks[index], path, index, scope);
   return parts;
 }
 

@@ -6,7 +6,7 @@
 import type { CodecContext } from '../../core/codec.ts';
 import type { Candidate, Message, Part, Response } from '../../core/ir.ts';
 import { expectArray, expectObject, expectString, extend, pointer, required, spreadExtensions, unknownKeys, type JsonObject } from '../../core/wire.ts';
-import { decodeAnthropicBlock, keepsHints, type BlockScope } from './parts.ts';
+import { decodeAnthropicBlockAt, keepsHints, type BlockScope } from './parts.ts';
 import { encodeAnthropicParts } from './encode-parts.ts';
 import { ANTHROPIC, anthropicHint, hasHint } from './shape.ts';
 import { decodeAnthropicStopReason, encodeAnthropicStopReason } from './stop-reason.ts';
@@ -40,7 +40,7 @@ export function decodeAnthropicResponse(body: unknown, context: CodecContext): R
   const scope: BlockScope = { losses, hints };
   const content = expectArray(required(object, 'content', '', ANTHROPIC), '/content', ANTHROPIC);
   const parts = new Array<Part>(content.length);
-  for (let index = 0; index < content.length; index++) parts[index] = decodeAnthropicBlock(content[index], `/content/${index}`, scope);
+  for (let index = 0; index < content.length; index++) parts[index] = decodeAnthropicBlockAt(content[index], '/content', index, scope);
   const message: Message = { role: 'assistant', parts };
   const candidate: Candidate = { index: 0, message };
   decodeStop(object, candidate, hints);

@@ -130,10 +130,9 @@ export function decodeOpenaiChatAssistant(
     if (list.length === 0 && hints) chatHint(message, '$toolCalls', 'empty');
     const callsPath = `${path}/tool_calls`;
     for (let call = 0; call < list.length; call++) {
-      const callPath = `${callsPath}/${call}`;
-      const part = decodeOpenaiChatToolCall(list[call], callPath, losses, hints, parse);
+      const part = decodeOpenaiChatToolCall(list[call], callsPath, call, losses, hints, parse);
       if (part.type === 'opaque') chatHint(part, '$toolCall', true);
-      parts.push(losses.origin(part, callPath));
+      parts.push(losses.recording ? losses.origin(part, `${callsPath}/${call}`) : part);
     }
   }
   const functionCall = object['function_call'];

@@ -72,8 +72,8 @@ export function decodeOpenaiChatContent(
   } else if (Array.isArray(content)) {
     const path = `${parent}/content`;
     for (let index = 0; index < content.length; index++) {
-      const partPath = `${path}/${index}`;
-      parts.push(losses.origin(decodeOpenaiChatContentPart(content[index], partPath, losses), partPath));
+      const part = decodeOpenaiChatContentPart(content[index], path, index, losses);
+      parts.push(losses.recording ? losses.origin(part, `${path}/${index}`) : part);
     }
     shape = 'array';
   } else if (content === null) {

@@ -43,8 +43,10 @@ function requiredObject(object: JsonObject, key: string, path: string): JsonObje
   return isObject(value) ? value : expectObject(required(object, key, path, FORMAT), pointer(path, key), FORMAT);
 }
 
-function decodeText(part: JsonObject, path: string): TextPart {
-  const text: TextPart = { type: 'text', text: requiredString(part, 'text', path) };
+/** A text part; the pointer of the part at `index` of the list at `base` is built only for an error. */
+function decodeText(part: JsonObject, base: string, index: number): TextPart {
+  const value = part['text'];
+  const text: TextPart = { type: 'text', text: typeof value === 'string' ? value : requiredString(part, 'text', `${base}/${index}`) };
   keepUnknownOf(text, part, undefined, 'type', 'text');
   return text;
 }
@@ -151,22 +153,27 @@ function decodeUnknown(part: JsonObject, type: string, path: string, losses: Los
   return { type: 'opaque', format: FORMAT, blockType: type, value: part };
 }
 
-/** Decode one content part of a message's `content` array. */
-export function decodeOpenaiChatContentPart(value: unknown, path: string, losses: LossCollector): Part {
-  const part = isObject(value) ? value : expectObject(value, path, FORMAT);
-  const type = requiredString(part, 'type', path);
+/**
+ * Decode the content part at `index` of the `content` array at `base`. Its
+ * pointer is built only where it may be needed: a text part builds it only
+ * for an error.
+ */
+export function decodeOpenaiChatContentPart(value: unknown, base: string, index: number, losses: LossCollector): Part {
+  const part = isObject(value) ? value : expectObject(value, `${base}/${index}`, FORMAT);
+  const wireType = part['type'];
+  const type = typeof wireType === 'string' ? wireType : requiredString(part, 'type', `${base}/${index}`);
   switch (type) {
     case 'text':
-      return decodeText(part, path);
+      return decodeText(part, base, index);
     case 'image_url':
-      return decodeImage(part, path);
+      return decodeImage(part, `${base}/${index}`);
     case 'input_audio':
-      return decodeAudio(part, path);
+      return decodeAudio(part, `${base}/${index}`);
     case 'file':
-      return decodeFile(part, path);
+      return decodeFile(part, `${base}/${index}`);
     case 'refusal':
-      return decodeRefusal(part, path);
+      return decodeRefusal(part, `${base}/${index}`);
     default:
-      return decodeUnknown(part, type, path, losses);
+      return decodeUnknown(part, type, `${base}/${index}`, losses);
   }
 }

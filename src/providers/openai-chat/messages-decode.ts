@@ -68,7 +68,9 @@ function decodeTextual(object: JsonObject, path: string, role: 'system' | 'user'
 }
 
 function decodeTool(object: JsonObject, path: string, history: History, losses: LossCollector): Message {
-  const callId = stringField(object, 'tool_call_id', path);
+  // Read by name here (a shared reader's keyed read is a generic lookup); `stringField` builds the error.
+  const wireId = object['tool_call_id'];
+  const callId = typeof wireId === 'string' ? wireId : stringField(object, 'tool_call_id', path);
   const content: Part[] = [];
   const result: ToolResultPart = { type: 'tool_result', callId, content };
   const name = toolName(history, callId);
@@ -104,7 +106,9 @@ function remember(message: Message, object: JsonObject, history: History): void 
 /** Decode one message. */
 function decodeMessage(value: unknown, path: string, index: number, history: History, losses: LossCollector): Message {
   const object = isObject(value) ? value : expectObject(value, path, FORMAT);
-  const role = stringField(object, 'role', path);
+  // Read by name here (a shared reader's keyed read is a generic lookup); `stringField` builds the error.
+  const wireRole = object['role'];
+  const role = typeof wireRole === 'string' ? wireRole : stringField(object, 'role', path);
   switch (role) {
     case 'system':
       return decodeTextual(object, path, 'system', history, losses);

@@ -51,7 +51,12 @@ export interface CallScope {
   hints?: boolean;
 }
 
-function decodeArguments(value: unknown, functionPath: string, part: ToolCallPart, hints: boolean): void {
+/** The pointer of the call at `index` of the `tool_calls` list at `base`, or `base` itself for `index` -1; built only for an error. */
+function callPath(base: string, index: number): string {
+  return index < 0 ? base : `${base}/${index}`;
+}
+
+function decodeArguments(value: unknown, base: string, index: number, part: ToolCallPart, hints: boolean): void {
   if (value === undefined) {
     part.arguments = {};
     if (hints) ollamaHint(part, '$arguments', 'absent');
@@ -62,7 +67,7 @@ function decodeArguments(value: unknown, functionPath: string, part: ToolCallPar
   } else if (isObject(value) && tooDeep(value) === undefined) {
     part.arguments = value;
   } else {
-    const path = `${functionPath}/arguments`;
+    const path = `${callPath(base, index)}/function/arguments`;
     expectObject(value, path, FORMAT);
     throw new InterlinguaError('invalid_value', 'tool-call arguments nest too deep; flatten them', { path, format: FORMAT });
   }
@@ -70,12 +75,17 @@ function decodeArguments(value: unknown, functionPath: string, part: ToolCallPar
 
 /** Decode one entry of `tool_calls`. */
 export function decodeOllamaToolCall(value: unknown, path: string, callIndex: number, calls: CallScope): ToolCallPart {
+  return decodeToolCall(value, path, -1, callIndex, calls);
+}
+
+/** {@link decodeOllamaToolCall} for the entry at `index` of the list at `base` (see {@link callPath}). */
+function decodeToolCall(value: unknown, base: string, index: number, callIndex: number, calls: CallScope): ToolCallPart {
   const hints = calls.hints !== false;
-  const call = isObject(value) ? value : expectObject(value, path, FORMAT);
+  const call = isObject(value) ? value : expectObject(value, callPath(base, index), FORMAT);
   const wireFunction = call['function'];
-  const fn = isObject(wireFunction) ? wireFunction : expectObject(wireFunction, `${path}/function`, FORMAT);
+  const fn = isObject(wireFunction) ? wireFunction : expectObject(wireFunction, `${callPath(base, index)}/function`, FORMAT);
   const wireName = fn['name'];
-  const name = typeof wireName === 'string' ? wireName : expectString(wireName, `${path}/function/name`, FORMAT);
+  const name = typeof wireName === 'string' ? wireName : expectString(wireName, `${callPath(base, index)}/function/name`, FORMAT);
   const part: ToolCallPart = { type: 'tool_call', id: '', name, arguments: undefined };
   const id = call['id'];
   if (typeof id === 'string' && id !== '') {
@@ -86,7 +96,7 @@ export function decodeOllamaToolCall(value: unknown, path: string, callIndex: nu
     part.id = syntheticCallId(calls.scope, callIndex);
     part.syntheticId = true;
   }
-  decodeArguments(fn['arguments'], `${path}/function`, part, hints);
+  decodeArguments(fn['arguments'], base, index, part, hints);
   if (fn['index'] !== undefined && hints) ollamaHint(part, '$index', fn['index']);
   const callRest = extras(call, 'function', 'id', 'id');
   if (callRest !== undefined) extend(part, FORMAT, { call: callRest });
@@ -106,5 +116,5 @@ export function decodeOllamaToolCalls(value: unknown, path: string, message: Mes
   }
   const list = Array.isArray(value) ? value : expectArray(value, path, FORMAT);
   if (list.length === 0 && hints) ollamaHint(message, '$toolCalls', 'empty');
-  for (let index = 0; index < list.length; index++) parts.push(decodeOllamaToolCall(list[index], `${path}/${index}`, index, calls));
+  for (let index = 0; index < list.length; index++) parts.push(decodeToolCall(list[index], path, index, index, calls));
 }

@@ -8,8 +8,8 @@
 import type { ReasoningConfig, Request } from '../../core/ir.ts';
 import type { LossCollector } from '../../core/losses.ts';
 import { InterlinguaError } from '../../core/errors.ts';
-import { expectNumber, expectObject, expectString, hint, pointer, required, unknownKeys, type JsonObject } from '../../core/wire.ts';
-import { ANTHROPIC, hasHint } from './shape.ts';
+import { expectNumber, expectObject, expectString, pointer, required, unknownKeys, type JsonObject } from '../../core/wire.ts';
+import { ANTHROPIC, anthropicHint, hasHint } from './shape.ts';
 
 const THINKING_KEYS: ReadonlySet<string> = new Set(['type', 'budget_tokens', 'display']);
 const OUTPUT_CONFIG_KEYS: ReadonlySet<string> = new Set(['effort', 'format']);
@@ -36,9 +36,9 @@ export function decodeAnthropicThinking(value: unknown, path: string, request: R
   const display = object['display'];
   if (display === 'summarized') reasoning.includeThoughts = true;
   else if (display === 'omitted') reasoning.includeThoughts = false;
-  else if (display !== undefined) hint(request, ANTHROPIC, '$thinkingDisplay', display);
+  else if (display !== undefined) anthropicHint(request, '$thinkingDisplay', display);
   const extras = unknownKeys(object, THINKING_KEYS);
-  if (extras !== undefined) hint(request, ANTHROPIC, '$thinkingExtras', extras);
+  if (extras !== undefined) anthropicHint(request, '$thinkingExtras', extras);
 }
 
 function decodeFormat(value: unknown, path: string, request: Request): void {
@@ -49,7 +49,7 @@ function decodeFormat(value: unknown, path: string, request: Request): void {
   }
   request.output = { type: 'json_schema', schema: expectObject(required(format, 'schema', path, ANTHROPIC), pointer(path, 'schema'), ANTHROPIC) };
   const extras = unknownKeys(format, FORMAT_KEYS);
-  if (extras !== undefined) hint(request, ANTHROPIC, '$formatExtras', extras);
+  if (extras !== undefined) anthropicHint(request, '$formatExtras', extras);
 }
 
 /** Decode `output_config` (effort, format) into `request.reasoning.effort` and `request.output`. */
@@ -58,14 +58,14 @@ export function decodeAnthropicOutputConfig(value: unknown, path: string, reques
   if (object['effort'] !== undefined) reasoningOf(request).effort = expectString(object['effort'], pointer(path, 'effort'), ANTHROPIC);
   if (object['format'] !== undefined) decodeFormat(object['format'], pointer(path, 'format'), request);
   const extras = unknownKeys(object, OUTPUT_CONFIG_KEYS);
-  if (extras !== undefined) hint(request, ANTHROPIC, '$outputConfigExtras', extras);
-  else if (Object.keys(object).length === 0) hint(request, ANTHROPIC, '$outputConfigEmpty', true);
+  if (extras !== undefined) anthropicHint(request, '$outputConfigExtras', extras);
+  else if (Object.keys(object).length === 0) anthropicHint(request, '$outputConfigEmpty', true);
 }
 
 /** Decode the older top-level `output_format`. */
 export function decodeAnthropicOutputFormat(value: unknown, path: string, request: Request): void {
   decodeFormat(value, path, request);
-  hint(request, ANTHROPIC, '$outputFormatField', true);
+  anthropicHint(request, '$outputFormatField', true);
 }
 
 function extras(request: Request, key: `$${string}`): JsonObject {

@@ -18,7 +18,7 @@ import type { Message } from '../../core/ir.ts';
 import type { LossCollector } from '../../core/losses.ts';
 import { spreadExtensions, type JsonObject } from '../../core/wire.ts';
 import { encodeAnthropicParts } from './encode-parts.ts';
-import { ANTHROPIC } from './shape.ts';
+import { ANTHROPIC, onlyAnthropic } from './shape.ts';
 
 /** The encoded conversation: the `system` field (if any) and the turns. */
 export interface EncodedConversation {
@@ -26,11 +26,11 @@ export interface EncodedConversation {
   messages: JsonObject[];
 }
 
+/** One turn being built: its blocks, or its text while it is one plain text block not built yet (one of the two is set; every turn has the same shape). */
 interface Turn {
   role: 'user' | 'assistant' | 'system';
-  blocks: JsonObject[];
-  /** The text of a turn that is one plain text block not built yet (`blocks` is then empty and unused). */
-  text?: string | undefined;
+  blocks: JsonObject[] | undefined;
+  text: string | undefined;
 }
 
 const SYSTEM_PREFIX = 'System: ';
@@ -87,7 +87,7 @@ function encodeExact(messages: readonly Message[], losses: LossCollector): Encod
   for (let index = 0; index < messages.length; index++) {
     const message = messages[index] as Message;
     const extensions = message.extensions;
-    if (extensions !== undefined) losses.foreignExtensions(extensions, ANTHROPIC, `/messages/${index}`);
+    if (extensions !== undefined && !onlyAnthropic(extensions)) losses.foreignExtensions(extensions, ANTHROPIC, `/messages/${index}`);
     // The hints are read once per message (what `hasHint` checks: present and not false).
     const hints = extensions?.anthropic;
     const contentString = hints !== undefined && isSet(hints['$contentString']);
@@ -151,7 +151,7 @@ function foldSystem(blocks: JsonObject[]): JsonObject[] {
 
 /** The turn's blocks, built now if the turn is still one plain text (see {@link Turn.text}). */
 function turnBlocks(turn: Turn): JsonObject[] {
-  if (turn.text !== undefined) {
+  if (turn.blocks === undefined) {
     turn.blocks = [{ type: 'text', text: turn.text }];
     turn.text = undefined;
   }
@@ -186,7 +186,8 @@ function encodeForeign(messages: readonly Message[], losses: LossCollector): Enc
       blocks = encodeAnthropicParts(message.parts, `/messages/${index}/parts`, losses);
       if (blocks.length === 0) continue;
     } else if (text === '') continue;
-    const last = turns[turns.length - 1];
+    // Not `turns[turns.length - 1]` on an empty list: reading index -1 is a slow named-property lookup.
+    const last = turns.length > 0 ? turns[turns.length - 1] : undefined;
     let role: Turn['role'] = message.role === 'assistant' ? 'assistant' : 'user';
     if (message.role === 'system') {
       if (last?.role === 'user') role = 'system';
@@ -197,17 +198,18 @@ function encodeForeign(messages: readonly Message[], losses: LossCollector): Enc
       }
     }
     if (last !== undefined && last.role === role && role !== 'system') addToTurn(last, blocks ?? [{ type: 'text', text }], message.role === 'tool');
-    else turns.push(blocks !== undefined ? { role, blocks } : { role, blocks: [], text });
+    else turns.push({ role, blocks, text: blocks === undefined ? text : undefined });
   }
   const encoded: JsonObject[] = new Array<JsonObject>(turns.length);
   for (let index = 0; index < turns.length; index++) {
     const turn = turns[index] as Turn;
-    if (turn.text !== undefined) {
+    const blocks = turn.blocks;
+    if (blocks === undefined) {
       encoded[index] = { role: turn.role, content: turn.text };
       continue;
     }
-    const only = turn.blocks[0];
-    encoded[index] = { role: turn.role, content: turn.blocks.length === 1 && isBareText(only) ? only['text'] : turn.blocks };
+    const only = blocks[0];
+    encoded[index] = { role: turn.role, content: blocks.length === 1 && isBareText(only) ? only['text'] : blocks };
   }
   return system === undefined ? { messages: encoded } : { system, messages: encoded };
 }

@@ -19,7 +19,7 @@ import { argumentsAsObject } from '../../core/tools.ts';
 import { pointer, spreadExtensions, type JsonObject } from '../../core/wire.ts';
 import { encodeAnthropicCitation } from './citations.ts';
 import { encodeAnthropicMediaSource, encodeDocumentFields, withSourceExtras } from './media-blocks.ts';
-import { ANTHROPIC, hasHint, wasNull } from './shape.ts';
+import { ANTHROPIC, hasHint, onlyAnthropic, wasNull } from './shape.ts';
 import { anthropicToolId, isAnthropicToolId } from './tool-ids.ts';
 
 function encodeText(part: TextPart, path: string, losses: LossCollector): JsonObject | undefined {
@@ -124,7 +124,16 @@ function encodeToolCall(part: ToolCallPart, path: string, losses: LossCollector)
   return spreadExtensions(wire, part, ANTHROPIC);
 }
 
-function encodeToolResultContent(part: ToolResultPart, path: string, losses: LossCollector): unknown {
+/** What {@link plainResultContent} gives for a result whose content needs its blocks encoded. */
+const BLOCKS: unique symbol = Symbol('blocks');
+
+/**
+ * The `content` of a tool result that needs no blocks encoded (the string
+ * and absent spellings of an Anthropic result, one plain text from another
+ * format; `undefined` leaves it out), else {@link BLOCKS}. Nothing here is
+ * reported.
+ */
+function plainResultContent(part: ToolResultPart): unknown {
   // The hints are read once (what `hasHint` checks: present and not false); IR from other formats has none.
   const hints = part.extensions?.anthropic;
   if (hints !== undefined && isSet(hints['$contentString'])) {
@@ -138,7 +147,14 @@ function encodeToolResultContent(part: ToolResultPart, path: string, losses: Los
     // One plain text (the common result from another format): the bare block it would encode to is written as its string.
     return single.text === '' ? undefined : single.text;
   }
-  const blocks = encodeAnthropicParts(content, `${path}/content`, losses);
+  return BLOCKS;
+}
+
+function encodeToolResultContent(part: ToolResultPart, path: string, losses: LossCollector): unknown {
+  const plain = plainResultContent(part);
+  if (plain !== BLOCKS) return plain;
+  const blocks = encodeAnthropicParts(part.content, `${path}/content`, losses);
+  const hints = part.extensions?.anthropic;
   if (hints !== undefined && isSet(hints['$contentArray'])) return blocks;
   // From another format: the plainest Anthropic shape for the same content.
   if (blocks.length === 0) return undefined;
@@ -152,14 +168,47 @@ function isSet(value: unknown): boolean {
   return value !== undefined && value !== false;
 }
 
-function encodeToolResult(part: ToolResultPart, path: string, losses: LossCollector): JsonObject {
-  const callId = isAnthropicToolId(part.callId) ? part.callId : anthropicToolId(part.callId, `${path}/callId`, losses);
+/** The `tool_result` block of `part`, its id and content encoded. */
+function toolResultBlock(part: ToolResultPart, callId: string, content: unknown): JsonObject {
   const wire: JsonObject = { type: 'tool_result', tool_use_id: callId } satisfies ToolResultBlockParam;
-  const content = encodeToolResultContent(part, path, losses);
   if (content !== undefined) wire['content'] = content;
   if (part.isError !== undefined) wire['is_error'] = part.isError;
   else if (part.extensions?.[ANTHROPIC]?.['$isErrorNull'] === true) wire['is_error'] = null;
   return spreadExtensions(wire, part, ANTHROPIC);
+}
+
+function encodeToolResult(part: ToolResultPart, path: string, losses: LossCollector): JsonObject {
+  const callId = isAnthropicToolId(part.callId) ? part.callId : anthropicToolId(part.callId, `${path}/callId`, losses);
+  return toolResultBlock(part, callId, encodeToolResultContent(part, path, losses));
+}
+
+/** What {@link directBlock} gives for a part that takes {@link encodeAnthropicPart}. */
+const GENERAL: unique symbol = Symbol('general');
+
+/**
+ * The block of a part whose encoding reports nothing, so that it needs no
+ * pointer (a plain text, a tool call with a valid id and object arguments,
+ * a tool result with a valid id and content that needs no blocks):
+ * `undefined` when it is dropped, {@link GENERAL} for any other part. The
+ * caller has checked that the part carries no other format's extensions.
+ */
+function directBlock(part: Part): JsonObject | undefined | typeof GENERAL {
+  switch (part.type) {
+    case 'text':
+      if (part.extensions !== undefined || part.citations !== undefined) return GENERAL;
+      // Anthropic rejects empty text blocks (what `encodeText` does without a `$empty` hint).
+      return part.text === '' ? undefined : { type: 'text', text: part.text };
+    case 'tool_call':
+      if (part.syntheticId === true || part.arguments === undefined || !isAnthropicToolId(part.id)) return GENERAL;
+      return spreadExtensions({ type: 'tool_use', id: part.id, name: part.name, input: part.arguments } satisfies ToolUseBlockParam, part, ANTHROPIC);
+    case 'tool_result': {
+      if (!isAnthropicToolId(part.callId)) return GENERAL;
+      const content = plainResultContent(part);
+      return content === BLOCKS ? GENERAL : toolResultBlock(part, part.callId, content);
+    }
+    default:
+      return GENERAL;
+  }
 }
 
 /** Encode one IR part; `undefined` (with a loss, where something was lost) when Anthropic cannot carry it. */
@@ -208,7 +257,9 @@ export function encodeAnthropicParts(parts: readonly Part[], path: string, losse
       losses.add('unsupported_part', `${path}/${index}`, `an Anthropic response cannot carry a generated ${part.type}; dropped`);
       continue;
     }
-    const block = encodeAnthropicPart(part, `${path}/${index}`, losses);
+    // Most parts report nothing: their pointer is built only for those that may.
+    const direct = part.extensions === undefined || onlyAnthropic(part.extensions) ? directBlock(part) : GENERAL;
+    const block = direct === GENERAL ? encodeAnthropicPart(part, `${path}/${index}`, losses) : direct;
     if (block !== undefined) blocks.push(block);
   }
   return blocks;

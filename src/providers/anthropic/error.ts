@@ -7,8 +7,8 @@
 import type { ErrorType as AnthropicErrorType } from '@anthropic-ai/sdk/resources/shared';
 import type { CodecContext } from '../../core/codec.ts';
 import type { ApiError, ErrorType } from '../../core/ir.ts';
-import { expectObject, extend, hint, isObject, spreadExtensions, unknownKeys, lookupTable, type JsonObject } from '../../core/wire.ts';
-import { ANTHROPIC, hasHint } from './shape.ts';
+import { expectObject, extend, isObject, spreadExtensions, unknownKeys, lookupTable, type JsonObject } from '../../core/wire.ts';
+import { ANTHROPIC, anthropicHint, hasHint } from './shape.ts';
 
 /** Anthropic `error.type` → neutral type and HTTP status. */
 const ERROR_TYPES: Readonly<Record<string, readonly [ErrorType, number]>> = lookupTable({
@@ -76,7 +76,7 @@ export function decodeAnthropicError(body: unknown, _context: CodecContext): Api
   let error: ApiError;
   if (typeof inner === 'string') {
     error = decodeMessageString(inner);
-    hint(error, ANTHROPIC, '$errorString', true);
+    anthropicHint(error, '$errorString', true);
   } else if (isObject(inner)) {
     const code = typeof inner['type'] === 'string' ? inner['type'] : undefined;
     error = { type: 'other', message: typeof inner['message'] === 'string' ? inner['message'] : '' };
@@ -84,15 +84,15 @@ export function decodeAnthropicError(body: unknown, _context: CodecContext): Api
       error.code = code;
       fromType(code, error);
     }
-    if (inner['message'] === undefined) hint(error, ANTHROPIC, '$messageAbsent', true);
+    if (inner['message'] === undefined) anthropicHint(error, '$messageAbsent', true);
     const rest = unknownKeys(inner, ERROR_KEYS);
-    if (rest !== undefined || (inner['type'] !== undefined && code === undefined)) hint(error, ANTHROPIC, '$errorFields', { ...rest, ...(code === undefined && inner['type'] !== undefined ? { type: inner['type'] } : {}) });
-    if (code === undefined) hint(error, ANTHROPIC, '$codeAbsent', true);
+    if (rest !== undefined || (inner['type'] !== undefined && code === undefined)) anthropicHint(error, '$errorFields', { ...rest, ...(code === undefined && inner['type'] !== undefined ? { type: inner['type'] } : {}) });
+    if (code === undefined) anthropicHint(error, '$codeAbsent', true);
   } else {
     error = { type: 'other', message: '' };
-    hint(error, ANTHROPIC, '$errorValue', inner === undefined ? '$absent' : inner);
+    anthropicHint(error, '$errorValue', inner === undefined ? '$absent' : inner);
   }
-  if (object['type'] !== 'error') hint(error, ANTHROPIC, '$bodyType', object['type'] === undefined ? '$absent' : object['type']);
+  if (object['type'] !== 'error') anthropicHint(error, '$bodyType', object['type'] === undefined ? '$absent' : object['type']);
   extend(error, ANTHROPIC, unknownKeys(object, BODY_KEYS));
   return error;
 }

@@ -12,12 +12,15 @@ import type { JsonObject } from '../../core/wire.ts';
 /** `max_tokens` sent when the IR has none (Anthropic requires it). */
 export const DEFAULT_MAX_TOKENS = 4096;
 
+/** The message of the loss for a defaulted `max_tokens`, which most requests from other formats report (made once). */
+const DEFAULTED_MAX_TOKENS = `Anthropic requires max_tokens; sent the default ${DEFAULT_MAX_TOKENS}`;
+
 /** Write the generation settings onto the wire body; `exact` skips the range checks meant for other formats' values. */
 export function encodeAnthropicGeneration(generation: Generation | undefined, body: JsonObject, exact: boolean, losses: LossCollector): void {
   if (generation?.maxTokens !== undefined) body['max_tokens'] = generation.maxTokens;
   else {
     body['max_tokens'] = DEFAULT_MAX_TOKENS;
-    losses.add('defaulted', '/generation/maxTokens', `Anthropic requires max_tokens; sent the default ${DEFAULT_MAX_TOKENS}`);
+    losses.add('defaulted', '/generation/maxTokens', DEFAULTED_MAX_TOKENS);
   }
   if (generation === undefined) return;
   if (generation.temperature !== undefined) {

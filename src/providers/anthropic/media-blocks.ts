@@ -15,14 +15,13 @@ import {
   expectString,
   extend,
   lookupTable,
-  hint,
   isObject,
   pointer,
   required,
   unknownKeys,
   type JsonObject,
 } from '../../core/wire.ts';
-import { ANTHROPIC, hasHint, hintNull, optionalString, wasNull } from './shape.ts';
+import { ANTHROPIC, anthropicHint, hasHint, hintNull, optionalString, wasNull } from './shape.ts';
 
 const IMAGE_KEYS: ReadonlySet<string> = new Set(['type', 'source']);
 const DOCUMENT_KEYS: ReadonlySet<string> = new Set(['type', 'source', 'title', 'context', 'citations']);
@@ -89,7 +88,7 @@ export function decodeAnthropicImage(object: JsonObject, path: string): ImagePar
 function decodeContentSource(source: JsonObject, path: string, part: DocumentPart, nested: NestedDecoder): ContentSource {
   const content = required(source, 'content', path, ANTHROPIC);
   if (typeof content === 'string') {
-    hint(part, ANTHROPIC, '$sourceContentString', true);
+    anthropicHint(part, '$sourceContentString', true);
     return { kind: 'content', parts: [{ type: 'text', text: content }] };
   }
   const blocks = expectArray(content, pointer(path, 'content'), ANTHROPIC);
@@ -102,7 +101,7 @@ function decodeCitationsFlag(object: JsonObject, path: string, part: DocumentPar
   else if (citations !== undefined) {
     const config = expectObject(citations, pointer(path, 'citations'), ANTHROPIC);
     if (config['enabled'] !== undefined) part.citations = expectBoolean(config['enabled'], pointer(path, 'citations', 'enabled'), ANTHROPIC);
-    else hint(part, ANTHROPIC, '$citationsEmpty', true);
+    else anthropicHint(part, '$citationsEmpty', true);
   }
 }
 
@@ -141,7 +140,7 @@ export function decodeAnthropicSearchResult(object: JsonObject, path: string, ne
     source: { kind: 'content', parts: content.map((block, index) => nested(block, pointer(path, 'content', index))) },
     title: field(object, 'title', path),
   };
-  hint(part, ANTHROPIC, '$block', 'search_result');
+  anthropicHint(part, '$block', 'search_result');
   extend(part, ANTHROPIC, { source: url });
   decodeCitationsFlag(object, path, part);
   extend(part, ANTHROPIC, unknownKeys(object, SEARCH_RESULT_KEYS));

@@ -10,9 +10,9 @@
  */
 import type { Message, Part } from '../../core/ir.ts';
 import { InterlinguaError } from '../../core/errors.ts';
-import { expectArray, expectObject, expectString, extend, hint, isObject, required, type JsonObject } from '../../core/wire.ts';
-import { decodeAnthropicBlock, type BlockScope } from './parts.ts';
-import { ANTHROPIC } from './shape.ts';
+import { expectArray, expectObject, expectString, extend, isObject, required, type JsonObject } from '../../core/wire.ts';
+import { decodeAnthropicBlockAt, type BlockScope } from './parts.ts';
+import { ANTHROPIC, anthropicHint } from './shape.ts';
 
 
 /** Decode a wire `content` value (string or blocks) into parts; `true` in `fromString` when it was a string. */
@@ -28,12 +28,12 @@ export function decodeAnthropicContentParts(content: unknown, path: string, scop
 function decodeContent(content: unknown, path: string, scope: BlockScope): Part[] {
   if (typeof content === 'string') {
     const part: Part = { type: 'text', text: content };
-    if (content === '' && scope.hints !== false) hint(part, ANTHROPIC, '$empty', true);
+    if (content === '' && scope.hints !== false) anthropicHint(part, '$empty', true);
     return [scope.losses.origin(part, path)];
   }
   const blocks = Array.isArray(content) ? content : expectArray(content, path, ANTHROPIC);
   const parts: Part[] = new Array<Part>(blocks.length);
-  for (let index = 0; index < blocks.length; index++) parts[index] = decodeAnthropicBlock(blocks[index], `${path}/${index}`, scope);
+  for (let index = 0; index < blocks.length; index++) parts[index] = decodeAnthropicBlockAt(blocks[index], path, index, scope);
   return parts;
 }
 
@@ -61,8 +61,8 @@ function pushUserTurn(parts: Part[], messages: Message[], hints: boolean): Messa
   const first = push(messages, { role: 'tool', parts: resultsFirst ? parts.slice(0, end) : parts.filter((part) => part.type === 'tool_result') });
   const rest: Message = { role: 'user', parts: resultsFirst ? parts.slice(end) : parts.filter((part) => part.type !== 'tool_result') };
   if (hints) {
-    hint(rest, ANTHROPIC, '$joinPrevious', true);
-    if (!resultsFirst) hint(rest, ANTHROPIC, '$layout', parts.map((part) => part.type === 'tool_result'));
+    anthropicHint(rest, '$joinPrevious', true);
+    if (!resultsFirst) anthropicHint(rest, '$layout', parts.map((part) => part.type === 'tool_result'));
   }
   messages.push(rest);
   return first;
@@ -111,7 +111,7 @@ export function decodeAnthropicMessagesInto(value: unknown, path: string, scope:
     const parts = decodeContent(content, `${messagePath}/content`, scope);
     const start = messages.length;
     const first = role === 'user' ? pushUserTurn(parts, messages, hints) : push(messages, { role, parts });
-    if (hints && typeof content === 'string') hint(first, ANTHROPIC, '$contentString', true);
+    if (hints && typeof content === 'string') anthropicHint(first, '$contentString', true);
     extend(first, ANTHROPIC, messageExtras(object));
     if (losses.recording) for (let at = start; at < messages.length; at++) losses.origin(messages[at] as Message, messagePath);
   }

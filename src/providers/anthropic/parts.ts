@@ -13,7 +13,6 @@ import {
   expectObject,
   expectString,
   extend,
-  hint,
   isObject,
   pointer,
   required,
@@ -23,7 +22,7 @@ import {
 import { CALL_BLOCK_TYPES, OPAQUE_BLOCK_TYPES } from './block-types.ts';
 import { decodeAnthropicCitation } from './citations.ts';
 import { decodeAnthropicDocument, decodeAnthropicImage, decodeAnthropicSearchResult } from './media-blocks.ts';
-import { ANTHROPIC, hintNull } from './shape.ts';
+import { ANTHROPIC, anthropicHint, hintNull } from './shape.ts';
 
 /** State shared while decoding one body: losses and the tool calls seen so far (id → name). */
 export interface BlockScope {
@@ -63,15 +62,31 @@ function field(object: JsonObject, key: string, path: string): string {
   return expectString(required(object, key, path, ANTHROPIC), pointer(path, key), ANTHROPIC);
 }
 
-function decodeText(object: JsonObject, path: string, hints: boolean): TextPart {
-  const part: TextPart = { type: 'text', text: field(object, 'text', path) };
-  if (part.text === '' && hints) hint(part, ANTHROPIC, '$empty', true);
+/**
+ * The pointer of the block at `index` of the list at `base`, or `base` itself
+ * for `index` -1. The common blocks are read with `base` and `index` and
+ * build it only for an error, a loss or a recorded origin.
+ */
+function blockPath(base: string, index: number): string {
+  return index < 0 ? base : `${base}/${index}`;
+}
+
+/** The string `object[key]` of the block at `base`/`index`; its pointer is built only when it is missing or not a string. */
+function blockField(object: JsonObject, key: string, base: string, index: number): string {
+  const value = object[key];
+  return typeof value === 'string' ? value : field(object, key, blockPath(base, index));
+}
+
+function decodeText(object: JsonObject, base: string, index: number, hints: boolean): TextPart {
+  const part: TextPart = { type: 'text', text: blockField(object, 'text', base, index) };
+  if (part.text === '' && hints) anthropicHint(part, '$empty', true);
   const citations = object['citations'];
   if (citations === null) {
     if (hints) hintNull(part, 'citations');
   } else if (citations !== undefined) {
+    const path = blockPath(base, index);
     const list = expectArray(citations, `${path}/citations`, ANTHROPIC);
-    part.citations = list.map((citation, index) => decodeAnthropicCitation(citation, `${path}/citations/${index}`));
+    part.citations = list.map((citation, at) => decodeAnthropicCitation(citation, `${path}/citations/${at}`));
   }
   extend(part, ANTHROPIC, extras(object, 'type', 'text', 'citations'));
   return part;
@@ -80,7 +95,7 @@ function decodeText(object: JsonObject, path: string, hints: boolean): TextPart 
 function decodeThinking(object: JsonObject, path: string, hints: boolean): ReasoningPart {
   const part: ReasoningPart = { type: 'reasoning', text: field(object, 'thinking', path) };
   if (object['signature'] === undefined) {
-    if (hints) hint(part, ANTHROPIC, '$unsigned', true);
+    if (hints) anthropicHint(part, '$unsigned', true);
   }
   else part.state = { format: ANTHROPIC, kind: 'signature', value: field(object, 'signature', path) };
   extend(part, ANTHROPIC, unknownKeys(object, THINKING_KEYS));
@@ -98,25 +113,25 @@ function decodeRedactedThinking(object: JsonObject, path: string): ReasoningPart
   return part;
 }
 
-function decodeToolUse(object: JsonObject, path: string, scope: BlockScope): ToolCallPart {
-  const id = field(object, 'id', path);
-  const name = field(object, 'name', path);
+function decodeToolUse(object: JsonObject, base: string, index: number, scope: BlockScope): ToolCallPart {
+  const id = blockField(object, 'id', base, index);
+  const name = blockField(object, 'name', base, index);
   const value = object['input'];
-  const input = isObject(value) ? value : expectObject(required(object, 'input', path, ANTHROPIC), `${path}/input`, ANTHROPIC);
+  const input = isObject(value) ? value : expectObject(required(object, 'input', blockPath(base, index), ANTHROPIC), `${blockPath(base, index)}/input`, ANTHROPIC);
   (scope.calls ??= new Map()).set(id, name);
   const part: ToolCallPart = { type: 'tool_call', id, name, arguments: input };
   extend(part, ANTHROPIC, extras(object, 'type', 'id', 'name', 'input'));
   return part;
 }
 
-function decodeToolResult(object: JsonObject, path: string, scope: BlockScope): ToolResultPart {
-  const callId = field(object, 'tool_use_id', path);
+function decodeToolResult(object: JsonObject, base: string, index: number, scope: BlockScope): ToolResultPart {
+  const callId = blockField(object, 'tool_use_id', base, index);
   const name = scope.calls?.get(callId);
   if (name === undefined) {
     throw new InterlinguaError(
       'invalid_reference',
       `tool_result answers "${callId}", but no earlier tool_use has that id; send the assistant turn with the tool_use first`,
-      { path: `${path}/tool_use_id`, format: ANTHROPIC },
+      { path: `${blockPath(base, index)}/tool_use_id`, format: ANTHROPIC },
     );
   }
   const hints = scope.hints !== false;
@@ -127,19 +142,19 @@ function decodeToolResult(object: JsonObject, path: string, scope: BlockScope): 
   } else if (content === undefined) {
     parts = [];
   } else {
-    const blocks = expectArray(content, `${path}/content`, ANTHROPIC);
+    const contentPath = `${blockPath(base, index)}/content`;
+    const blocks = expectArray(content, contentPath, ANTHROPIC);
     parts = new Array<Part>(blocks.length);
-    const contentPath = `${path}/content`;
-    for (let index = 0; index < blocks.length; index++) parts[index] = decodeAnthropicBlock(blocks[index], `${contentPath}/${index}`, scope);
+    for (let at = 0; at < blocks.length; at++) parts[at] = decodeAnthropicBlockAt(blocks[at], contentPath, at, scope);
   }
   const part: ToolResultPart = { type: 'tool_result', callId, content: parts };
   if (name !== '') part.name = name;
-  if (hints) hint(part, ANTHROPIC, typeof content === 'string' ? '$contentString' : content === undefined ? '$contentAbsent' : '$contentArray', true);
+  if (hints) anthropicHint(part, typeof content === 'string' ? '$contentString' : content === undefined ? '$contentAbsent' : '$contentArray', true);
   const isError = object['is_error'];
   // Python SDK users replay `model_dump()` output, where an unset flag is `null`: absent in meaning, written back as sent.
   if (isError === null) {
-    if (hints) hint(part, ANTHROPIC, '$isErrorNull', true);
-  } else if (isError !== undefined) part.isError = expectBoolean(isError, `${path}/is_error`, ANTHROPIC);
+    if (hints) anthropicHint(part, '$isErrorNull', true);
+  } else if (isError !== undefined) part.isError = typeof isError === 'boolean' ? isError : expectBoolean(isError, `${blockPath(base, index)}/is_error`, ANTHROPIC);
   extend(part, ANTHROPIC, extras(object, 'type', 'tool_use_id', 'content', 'is_error'));
   return part;
 }
@@ -156,31 +171,36 @@ function decodeOpaque(object: JsonObject, type: string, path: string, scope: Blo
 
 /** Decode one wire content block into an IR part. Unknown types become opaque parts with an `unknown_block` loss. */
 export function decodeAnthropicBlock(value: unknown, path: string, scope: BlockScope): Part {
-  return scope.losses.origin(decodeBlock(value, path, scope), path);
+  return decodeAnthropicBlockAt(value, path, -1, scope);
 }
 
-function decodeBlock(value: unknown, path: string, scope: BlockScope): Part {
-  const object = isObject(value) ? value : expectObject(value, path, ANTHROPIC);
-  const type = field(object, 'type', path);
+/** {@link decodeAnthropicBlock} for the block at `index` of the list at `base` (see {@link blockPath}). */
+export function decodeAnthropicBlockAt(value: unknown, base: string, index: number, scope: BlockScope): Part {
+  const part = decodeBlock(value, base, index, scope);
+  return scope.losses.recording ? scope.losses.origin(part, blockPath(base, index)) : part;
+}
+
+function decodeBlock(value: unknown, base: string, index: number, scope: BlockScope): Part {
+  const object = isObject(value) ? value : expectObject(value, blockPath(base, index), ANTHROPIC);
+  const type = blockField(object, 'type', base, index);
   switch (type) {
     case 'text':
-      return decodeText(object, path, scope.hints !== false);
+      return decodeText(object, base, index, scope.hints !== false);
     case 'image':
-      return decodeAnthropicImage(object, path);
+      return decodeAnthropicImage(object, blockPath(base, index));
     case 'document':
-      return decodeAnthropicDocument(object, path, (block, blockPath) => decodeAnthropicBlock(block, blockPath, scope));
+      return decodeAnthropicDocument(object, blockPath(base, index), (block, nestedPath) => decodeAnthropicBlock(block, nestedPath, scope));
     case 'search_result':
-      return decodeAnthropicSearchResult(object, path, (block, blockPath) => decodeAnthropicBlock(block, blockPath, scope));
+      return decodeAnthropicSearchResult(object, blockPath(base, index), (block, nestedPath) => decodeAnthropicBlock(block, nestedPath, scope));
     case 'thinking':
-      return decodeThinking(object, path, scope.hints !== false);
+      return decodeThinking(object, blockPath(base, index), scope.hints !== false);
     case 'redacted_thinking':
-      return decodeRedactedThinking(object, path);
+      return decodeRedactedThinking(object, blockPath(base, index));
     case 'tool_use':
-      return decodeToolUse(object, path, scope);
+      return decodeToolUse(object, base, index, scope);
     case 'tool_result':
-      return decodeToolResult(object, path, scope);
+      return decodeToolResult(object, base, index, scope);
     default:
-      return decodeOpaque(object, type, path, scope);
+      return decodeOpaque(object, type, blockPath(base, index), scope);
   }
 }
-

@@ -14,7 +14,6 @@ import {
   expectObject,
   expectString,
   extend,
-  hint,
   pointer,
   required,
   spreadExtensions,
@@ -26,7 +25,7 @@ import { encodeAnthropicMessages } from './encode-messages.ts';
 import { encodeAnthropicGeneration } from './generation.ts';
 import { decodeAnthropicContentParts, decodeAnthropicMessagesInto } from './messages.ts';
 import { keepsHints, type BlockScope } from './parts.ts';
-import { ANTHROPIC, hasHint } from './shape.ts';
+import { ANTHROPIC, anthropicHint, hasHint } from './shape.ts';
 import { decodeAnthropicToolChoice, decodeAnthropicTools, encodeAnthropicToolChoice, encodeAnthropicTools } from './tools.ts';
 
 /** The keys of the body without a neutral slot, which travel as extensions (a switch: cheaper than a set lookup per key). */
@@ -75,7 +74,7 @@ function decodeSystem(value: unknown, scope: BlockScope): Message {
   const message: Message = scope.losses.origin({ role: 'system', parts: decodeAnthropicContentParts(value, '/system', scope) }, '/system');
   if (scope.hints !== false) {
     // The message is new: its hints are set in one object (what two `hint` calls would build).
-    message.extensions = { [ANTHROPIC]: typeof value === 'string' ? { $systemField: true, $contentString: true } : { $systemField: true } };
+    message.extensions = { anthropic: typeof value === 'string' ? { $systemField: true, $contentString: true } : { $systemField: true } };
   }
   return message;
 }
@@ -111,12 +110,12 @@ function decodeMetadata(value: unknown, request: Request, hints: boolean): void 
   const userId = metadata['user_id'];
   if (typeof userId === 'string') request.user = userId;
   else if (userId === null) {
-    if (hints) hint(request, ANTHROPIC, '$userIdNull', true);
+    if (hints) anthropicHint(request, '$userIdNull', true);
   } else if (userId !== undefined) expectString(userId, '/metadata/user_id', ANTHROPIC);
   const rest = unknownKeys(metadata, METADATA_KEYS);
   // `metadata` has only `user_id` on the wire; anything else travels whole so nothing is silently lost.
   if (rest !== undefined) extend(request, ANTHROPIC, { metadata: rest });
-  else if (userId === undefined && hints) hint(request, ANTHROPIC, '$metadataEmpty', true);
+  else if (userId === undefined && hints) anthropicHint(request, '$metadataEmpty', true);
 }
 
 /**
@@ -129,13 +128,13 @@ export function decodeAnthropicRequest(body: unknown, context: CodecContext): Re
   const hints = keepsHints(context.target);
   const losses = context.losses;
   const scope: BlockScope = { losses, hints };
-  const request: Request = { messages: [] };
-  if (hints) hint(request, ANTHROPIC, '$keepTurns', true);
+  // The request is new: its one hint is set in the literal (what `anthropicHint` would build).
+  const request: Request = hints ? { messages: [], extensions: { anthropic: { $keepTurns: true } } } : { messages: [] };
   const model = object['model'];
   if (model !== undefined) request.model = typeof model === 'string' ? model : expectString(model, '/model', ANTHROPIC);
   const system = object['system'];
   if (system !== undefined && system !== null) request.messages.push(decodeSystem(system, scope));
-  else if (system === null && hints) hint(request, ANTHROPIC, '$systemNull', true);
+  else if (system === null && hints) anthropicHint(request, '$systemNull', true);
   decodeAnthropicMessagesInto(required(object, 'messages', '', ANTHROPIC), '/messages', scope, request.messages);
   if (object['tools'] !== undefined) {
     request.tools = decodeAnthropicTools(object['tools'], '/tools');

@@ -5,10 +5,10 @@
  */
 import type { CodecContext } from '../../core/codec.ts';
 import type { Candidate, Message, Part, Response } from '../../core/ir.ts';
-import { expectArray, expectObject, expectString, extend, hint, pointer, required, spreadExtensions, unknownKeys, type JsonObject } from '../../core/wire.ts';
-import { decodeAnthropicBlock, keepsHints, type BlockScope } from './parts.ts';
+import { expectArray, expectObject, expectString, extend, pointer, required, spreadExtensions, unknownKeys, type JsonObject } from '../../core/wire.ts';
+import { decodeAnthropicBlockAt, keepsHints, type BlockScope } from './parts.ts';
 import { encodeAnthropicParts } from './encode-parts.ts';
-import { ANTHROPIC, hasHint } from './shape.ts';
+import { ANTHROPIC, anthropicHint, hasHint } from './shape.ts';
 import { decodeAnthropicStopReason, encodeAnthropicStopReason } from './stop-reason.ts';
 import { decodeAnthropicUsage, encodeAnthropicUsage } from './usage.ts';
 
@@ -17,14 +17,14 @@ const RESPONSE_KEYS: ReadonlySet<string> = new Set(['id', 'type', 'role', 'model
 function decodeStop(object: JsonObject, candidate: Candidate, hints: boolean): void {
   const raw = object['stop_reason'];
   if (raw !== null && raw !== undefined) candidate.stopReason = decodeAnthropicStopReason(expectString(raw, '/stop_reason', ANTHROPIC));
-  else if (raw === undefined && hints) hint(candidate, ANTHROPIC, '$stopReasonAbsent', true);
+  else if (raw === undefined && hints) anthropicHint(candidate, '$stopReasonAbsent', true);
   const sequence = object['stop_sequence'];
   if (sequence === undefined) {
-    if (hints) hint(candidate, ANTHROPIC, '$stopSequenceAbsent', true);
+    if (hints) anthropicHint(candidate, '$stopSequenceAbsent', true);
   } else if (sequence !== null) {
     const text = expectString(sequence, '/stop_sequence', ANTHROPIC);
     if (candidate.stopReason !== undefined) candidate.stopReason.sequence = text;
-    else if (hints) hint(candidate, ANTHROPIC, '$stopSequence', text);
+    else if (hints) anthropicHint(candidate, '$stopSequence', text);
   }
 }
 
@@ -40,7 +40,7 @@ export function decodeAnthropicResponse(body: unknown, context: CodecContext): R
   const scope: BlockScope = { losses, hints };
   const content = expectArray(required(object, 'content', '', ANTHROPIC), '/content', ANTHROPIC);
   const parts = new Array<Part>(content.length);
-  for (let index = 0; index < content.length; index++) parts[index] = decodeAnthropicBlock(content[index], `/content/${index}`, scope);
+  for (let index = 0; index < content.length; index++) parts[index] = decodeAnthropicBlockAt(content[index], '/content', index, scope);
   const message: Message = { role: 'assistant', parts };
   const candidate: Candidate = { index: 0, message };
   decodeStop(object, candidate, hints);
@@ -49,14 +49,14 @@ export function decodeAnthropicResponse(body: unknown, context: CodecContext): R
   if (object['id'] !== undefined) response.id = expectString(object['id'], '/id', ANTHROPIC);
   if (object['model'] !== undefined) response.model = expectString(object['model'], '/model', ANTHROPIC);
   if (hints) {
-    if (object['type'] !== undefined && object['type'] !== 'message') hint(response, ANTHROPIC, '$type', object['type']);
-    if (object['type'] === undefined) hint(response, ANTHROPIC, '$typeAbsent', true);
-    if (object['role'] !== undefined && object['role'] !== 'assistant') hint(response, ANTHROPIC, '$role', object['role']);
-    if (object['role'] === undefined) hint(response, ANTHROPIC, '$roleAbsent', true);
+    if (object['type'] !== undefined && object['type'] !== 'message') anthropicHint(response, '$type', object['type']);
+    if (object['type'] === undefined) anthropicHint(response, '$typeAbsent', true);
+    if (object['role'] !== undefined && object['role'] !== 'assistant') anthropicHint(response, '$role', object['role']);
+    if (object['role'] === undefined) anthropicHint(response, '$roleAbsent', true);
   }
   if (object['usage'] !== undefined) response.usage = losses.anchor(decodeAnthropicUsage(object['usage'], '/usage'), '/usage');
   if (hints && (object['id'] === undefined || object['model'] === undefined || object['usage'] === undefined)) {
-    hint(response, ANTHROPIC, '$absent', (['id', 'model', 'usage'] as const).filter((key) => object[key] === undefined));
+    anthropicHint(response, '$absent', (['id', 'model', 'usage'] as const).filter((key) => object[key] === undefined));
   }
   extend(response, ANTHROPIC, unknownKeys(object, RESPONSE_KEYS));
   return response;

@@ -5,14 +5,18 @@
  */
 import type { LossCollector } from '../../core/losses.ts';
 
-/** True when Anthropic accepts `id` as it is: one or more of `[a-zA-Z0-9_-]` (a loop: cheaper than a regular expression on short ids). */
+/** 1 for the characters of `[a-zA-Z0-9_-]`, by character code below 128. */
+const ID_CHARACTERS = new Uint8Array(128);
+for (let code = 0; code < 128; code++) {
+  if ((code >= 48 && code <= 57) || (code >= 65 && code <= 90) || (code >= 97 && code <= 122) || code === 95 || code === 45) ID_CHARACTERS[code] = 1;
+}
+
+/** True when Anthropic accepts `id` as it is: one or more of `[a-zA-Z0-9_-]` (a table read per character: cheaper than a regular expression or five range checks). */
 export function isAnthropicToolId(id: string): boolean {
   if (id.length === 0) return false;
   for (let index = 0; index < id.length; index++) {
     const code = id.charCodeAt(index);
-    // 0-9, A-Z, a-z, '_' and '-'.
-    if ((code >= 48 && code <= 57) || (code >= 65 && code <= 90) || (code >= 97 && code <= 122) || code === 95 || code === 45) continue;
-    return false;
+    if (code >= 128 || ID_CHARACTERS[code] === 0) return false;
   }
   return true;
 }

@@ -15,14 +15,13 @@ import {
   expectObject,
   expectString,
   extend,
-  hint,
   pointer,
   required,
   spreadExtensions,
   unknownKeys,
   type JsonObject,
 } from '../../core/wire.ts';
-import { ANTHROPIC, hasHint } from './shape.ts';
+import { ANTHROPIC, anthropicHint, hasHint } from './shape.ts';
 
 const CUSTOM_TOOL_KEYS: ReadonlySet<string> = new Set(['type', 'name', 'description', 'input_schema', 'strict']);
 
@@ -34,8 +33,8 @@ function decodeTool(value: unknown, path: string): Tool {
     return { type: 'opaque', format: ANTHROPIC, toolType, value: object };
   }
   const tool: FunctionTool = { type: 'function', name: expectString(required(object, 'name', path, ANTHROPIC), pointer(path, 'name'), ANTHROPIC) };
-  if (type === 'custom') hint(tool, ANTHROPIC, '$typeCustom', true);
-  if (type === null) hint(tool, ANTHROPIC, '$typeNull', true);
+  if (type === 'custom') anthropicHint(tool, '$typeCustom', true);
+  if (type === null) anthropicHint(tool, '$typeNull', true);
   if (object['description'] !== undefined) tool.description = expectString(object['description'], pointer(path, 'description'), ANTHROPIC);
   tool.parameters = expectObject(required(object, 'input_schema', path, ANTHROPIC), pointer(path, 'input_schema'), ANTHROPIC);
   if (object['strict'] !== undefined) tool.strict = expectBoolean(object['strict'], pointer(path, 'strict'), ANTHROPIC);
@@ -102,7 +101,7 @@ export function decodeAnthropicToolChoice(value: unknown, path: string, request:
   const disable = object['disable_parallel_tool_use'];
   if (disable !== undefined) request.parallelToolCalls = !expectBoolean(disable, pointer(path, 'disable_parallel_tool_use'), ANTHROPIC);
   const extras = unknownKeys(object, TOOL_CHOICE_KEYS);
-  if (extras !== undefined) hint(request, ANTHROPIC, '$toolChoiceExtras', extras);
+  if (extras !== undefined) anthropicHint(request, '$toolChoiceExtras', extras);
 }
 
 function encodeChoice(choice: ToolChoice, losses: LossCollector): JsonObject {

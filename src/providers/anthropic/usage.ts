@@ -7,8 +7,8 @@
  */
 import type { Usage } from '../../core/ir.ts';
 import type { LossCollector } from '../../core/losses.ts';
-import { expectNumber, expectObject, extend, hint, isObject, pointer, required, spreadExtensions, unknownKeys, type JsonObject } from '../../core/wire.ts';
-import { ANTHROPIC, hintNull, wasNull } from './shape.ts';
+import { expectNumber, expectObject, extend, isObject, pointer, required, spreadExtensions, unknownKeys, type JsonObject } from '../../core/wire.ts';
+import { ANTHROPIC, anthropicHint, hintNull, wasNull } from './shape.ts';
 
 const USAGE_KEYS: ReadonlySet<string> = new Set([
   'input_tokens',
@@ -37,7 +37,7 @@ function decodeDetails(value: unknown, path: string, usage: Usage): void {
   const details = expectObject(value, path, ANTHROPIC);
   if (details['thinking_tokens'] !== undefined) usage.reasoningTokens = expectNumber(details['thinking_tokens'], pointer(path, 'thinking_tokens'), ANTHROPIC);
   const rest = unknownKeys(details, new Set(['thinking_tokens']));
-  if (rest !== undefined || details['thinking_tokens'] === undefined) hint(usage, ANTHROPIC, '$detailsFields', rest ?? {});
+  if (rest !== undefined || details['thinking_tokens'] === undefined) anthropicHint(usage, '$detailsFields', rest ?? {});
 }
 
 /** Decode a wire `usage` object. */

@@ -5,8 +5,8 @@
  */
 import type { ApiError } from '../../core/ir.ts';
 import type { CodecContext } from '../../core/codec.ts';
-import { hint, isObject, spreadExtensions, type JsonObject } from '../../core/wire.ts';
-import { FORMAT, keepUnknown, keys, shapeHint } from './shape.ts';
+import { isObject, spreadExtensions, type JsonObject } from '../../core/wire.ts';
+import { FORMAT, keepUnknown, keys, ollamaHint, shapeHint } from './shape.ts';
 
 const KNOWN = keys('error');
 
@@ -14,17 +14,17 @@ const KNOWN = keys('error');
 export function decodeOllamaError(body: unknown, _context: CodecContext): ApiError {
   if (typeof body === 'string') {
     const error: ApiError = { type: 'other', message: body };
-    hint(error, FORMAT, '$body', 'text');
+    ollamaHint(error, '$body', 'text');
     return error;
   }
   if (!isObject(body)) {
     const error: ApiError = { type: 'other', message: '' };
-    hint(error, FORMAT, '$body', body === undefined ? 'absent' : body);
+    ollamaHint(error, '$body', body === undefined ? 'absent' : body);
     return error;
   }
   const inner = body['error'];
   const error: ApiError = { type: 'other', message: typeof inner === 'string' ? inner : '' };
-  if (typeof inner !== 'string') hint(error, FORMAT, '$error', inner === undefined ? 'absent' : inner);
+  if (typeof inner !== 'string') ollamaHint(error, '$error', inner === undefined ? 'absent' : inner);
   keepUnknown(error, body, KNOWN);
   return error;
 }

@@ -7,10 +7,10 @@
 import { InterlinguaError } from '../../core/errors.ts';
 import type { Message, Part, Role, ToolResultPart } from '../../core/ir.ts';
 import type { LossCollector } from '../../core/losses.ts';
-import { expectArray, expectObject, expectString, extend, hint, isObject, lookupTable, pointer, type JsonObject } from '../../core/wire.ts';
+import { expectArray, expectObject, expectString, extend, isObject, lookupTable, pointer, type JsonObject } from '../../core/wire.ts';
 import { PendingCalls, syntheticCallId } from './ids.ts';
 import { decodeOllamaImages, decodeOllamaToolCalls, type CallScope } from './parts-decode.ts';
-import { FORMAT, keepUnknown, keys } from './shape.ts';
+import { FORMAT, keepUnknown, keys, ollamaHint } from './shape.ts';
 
 
 const ROLES: Readonly<Record<string, Role>> = lookupTable({ system: 'system', user: 'user', assistant: 'assistant', tool: 'tool' });
@@ -19,7 +19,7 @@ const ROLES: Readonly<Record<string, Role>> = lookupTable({ system: 'system', us
 export function decodeOllamaContent(object: JsonObject, path: string, message: Message, parts: Part[], hints = true): void {
   const content = object['content'];
   if (content === undefined || content === null) {
-    if (hints) hint(message, FORMAT, '$content', content === null ? null : 'absent');
+    if (hints) ollamaHint(message, '$content', content === null ? null : 'absent');
     return;
   }
   const text = typeof content === 'string' ? content : expectString(content, `${path}/content`, FORMAT);
@@ -32,7 +32,7 @@ export function decodeOllamaThinking(object: JsonObject, path: string, message: 
   if (thinking === undefined) return;
   const text = typeof thinking === 'string' ? thinking : expectString(thinking, `${path}/thinking`, FORMAT);
   if (text === '') {
-    if (hints) hint(message, FORMAT, '$thinking', '');
+    if (hints) ollamaHint(message, '$thinking', '');
   } else parts.push({ type: 'reasoning', text });
 }
 
@@ -47,11 +47,11 @@ function decodeToolMessage(object: JsonObject, path: string, message: Message, p
   const id = object['tool_call_id'];
   if (typeof id === 'string' && id !== '') {
     result.callId = id;
-    if (hints) hint(result, FORMAT, '$id', true);
+    if (hints) ollamaHint(result, '$id', true);
     const call = pending.answer(id);
     if (result.name === undefined && call !== undefined) {
       result.name = call.name;
-      if (hints) hint(result, FORMAT, '$noName', true);
+      if (hints) ollamaHint(result, '$noName', true);
     }
   } else {
     if (id !== undefined) expectString(id, `${path}/tool_call_id`, FORMAT);
@@ -60,7 +60,7 @@ function decodeToolMessage(object: JsonObject, path: string, message: Message, p
     result.syntheticId = true;
     if (result.name === undefined && call !== undefined) {
       result.name = call.name;
-      if (hints) hint(result, FORMAT, '$noName', true);
+      if (hints) ollamaHint(result, '$noName', true);
     }
   }
   message.parts.push(result);
@@ -144,7 +144,7 @@ export function anchorMadeUpIds(message: Message, wire: JsonObject, path: string
   for (let index = 0; index < parts.length; index++) {
     const part = parts[index] as Part;
     if (part.type === 'tool_call') {
-      if (part.syntheticId === true && Array.isArray(wire['tool_calls']) && call < wire['tool_calls'].length) losses.anchor(part, pointer(path, 'tool_calls', call));
+      if (part.syntheticId === true && Array.isArray(wire['tool_calls']) && call < wire['tool_calls'].length) losses.anchor(part, `${path}/tool_calls/${call}`);
       call++;
     } else if (part.type === 'tool_result' && part.syntheticId === true) losses.anchor(part, path);
   }

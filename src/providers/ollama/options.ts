@@ -10,8 +10,8 @@
 import type { Options } from 'ollama';
 import type { LossCollector } from '../../core/losses.ts';
 import type { Generation, Request } from '../../core/ir.ts';
-import { expectArray, expectNumber, expectObject, expectString, extend, extensionsOf, hint, isObject, pointer, type JsonObject } from '../../core/wire.ts';
-import { FORMAT } from './shape.ts';
+import { expectNumber, expectObject, extend, extensionsOf, isObject, pointer, type JsonObject } from '../../core/wire.ts';
+import { FORMAT, ollamaHint } from './shape.ts';
 
 /** Numeric options and their `generation` slots. */
 const NUMBERS = [
@@ -45,6 +45,12 @@ function numberSlot(key: string): NumberSlot | undefined {
   }
 }
 
+/** True when every item of `list` is a string. */
+function allStrings(list: readonly unknown[]): boolean {
+  for (let index = 0; index < list.length; index++) if (typeof list[index] !== 'string') return false;
+  return true;
+}
+
 /** Decode `options` into `request.generation`; the rest stays as the `options` extension. */
 export function decodeOllamaOptions(value: unknown, path: string, request: Request): void {
   const options = expectObject(value, path, FORMAT);
@@ -60,8 +66,8 @@ export function decodeOllamaOptions(value: unknown, path: string, request: Reque
     } else if (key === 'num_predict' && typeof item === 'number' && item >= 0) {
       generation.maxTokens = item;
       read++;
-    } else if (key === 'stop' && Array.isArray(item) && item.every((stop) => typeof stop === 'string')) {
-      generation.stop = expectArray(item, pointer(path, key), FORMAT).map((stop, index) => expectString(stop, pointer(path, key, index), FORMAT));
+    } else if (key === 'stop' && Array.isArray(item) && allStrings(item)) {
+      generation.stop = item.slice();
       read++;
     } else {
       (rest ??= {})[key] = item;
@@ -69,7 +75,7 @@ export function decodeOllamaOptions(value: unknown, path: string, request: Reque
   }
   if (read > 0) request.generation = generation;
   if (rest !== undefined) extend(request, FORMAT, { options: rest });
-  else if (read === 0) hint(request, FORMAT, '$options', true);
+  else if (read === 0) ollamaHint(request, '$options', true);
 }
 
 /** Encode the generation settings as `options` (undefined when there is nothing to send). */

@@ -8,9 +8,9 @@ import { InterlinguaError } from '../../core/errors.ts';
 import type { ImagePart, Message, Part, ToolCallPart } from '../../core/ir.ts';
 import { sniffBase64 } from '../../core/media.ts';
 import { parseArguments } from '../../core/tools.ts';
-import { expectArray, expectObject, expectString, extend, hint, isObject, pointer, tooDeep, type JsonObject } from '../../core/wire.ts';
+import { expectArray, expectObject, expectString, extend, isObject, pointer, tooDeep, type JsonObject } from '../../core/wire.ts';
 import { syntheticCallId, type PendingCalls } from './ids.ts';
-import { FORMAT } from './shape.ts';
+import { FORMAT, ollamaHint } from './shape.ts';
 
 /** The keys of `object` other than the given ones (compared directly: cheaper than a set lookup per key). */
 function extras(object: JsonObject, first: string, second: string, third: string): JsonObject | undefined {
@@ -26,11 +26,11 @@ function extras(object: JsonObject, first: string, second: string, third: string
 export function decodeOllamaImages(value: unknown, path: string, message: Message, parts: Part[], hints = true): void {
   if (value === undefined) return;
   if (value === null) {
-    if (hints) hint(message, FORMAT, '$images', null);
+    if (hints) ollamaHint(message, '$images', null);
     return;
   }
   const list = expectArray(value, path, FORMAT);
-  if (list.length === 0 && hints) hint(message, FORMAT, '$images', 'empty');
+  if (list.length === 0 && hints) ollamaHint(message, '$images', 'empty');
   for (let index = 0; index < list.length; index++) {
     const item = list[index];
     const data = typeof item === 'string' ? item : expectString(item, pointer(path, index), FORMAT);
@@ -51,18 +51,23 @@ export interface CallScope {
   hints?: boolean;
 }
 
-function decodeArguments(value: unknown, functionPath: string, part: ToolCallPart, hints: boolean): void {
+/** The pointer of the call at `index` of the `tool_calls` list at `base`, or `base` itself for `index` -1; built only for an error. */
+function callPath(base: string, index: number): string {
+  return index < 0 ? base : `${base}/${index}`;
+}
+
+function decodeArguments(value: unknown, base: string, index: number, part: ToolCallPart, hints: boolean): void {
   if (value === undefined) {
     part.arguments = {};
-    if (hints) hint(part, FORMAT, '$arguments', 'absent');
+    if (hints) ollamaHint(part, '$arguments', 'absent');
   } else if (typeof value === 'string') {
     // Some clients send the argument text, as OpenAI does; keep it as text.
     Object.assign(part, parseArguments(value));
-    if (hints) hint(part, FORMAT, '$arguments', 'text');
+    if (hints) ollamaHint(part, '$arguments', 'text');
   } else if (isObject(value) && tooDeep(value) === undefined) {
     part.arguments = value;
   } else {
-    const path = `${functionPath}/arguments`;
+    const path = `${callPath(base, index)}/function/arguments`;
     expectObject(value, path, FORMAT);
     throw new InterlinguaError('invalid_value', 'tool-call arguments nest too deep; flatten them', { path, format: FORMAT });
   }
@@ -70,24 +75,29 @@ function decodeArguments(value: unknown, functionPath: string, part: ToolCallPar
 
 /** Decode one entry of `tool_calls`. */
 export function decodeOllamaToolCall(value: unknown, path: string, callIndex: number, calls: CallScope): ToolCallPart {
+  return decodeToolCall(value, path, -1, callIndex, calls);
+}
+
+/** {@link decodeOllamaToolCall} for the entry at `index` of the list at `base` (see {@link callPath}). */
+function decodeToolCall(value: unknown, base: string, index: number, callIndex: number, calls: CallScope): ToolCallPart {
   const hints = calls.hints !== false;
-  const call = isObject(value) ? value : expectObject(value, path, FORMAT);
+  const call = isObject(value) ? value : expectObject(value, callPath(base, index), FORMAT);
   const wireFunction = call['function'];
-  const fn = isObject(wireFunction) ? wireFunction : expectObject(wireFunction, `${path}/function`, FORMAT);
+  const fn = isObject(wireFunction) ? wireFunction : expectObject(wireFunction, `${callPath(base, index)}/function`, FORMAT);
   const wireName = fn['name'];
-  const name = typeof wireName === 'string' ? wireName : expectString(wireName, `${path}/function/name`, FORMAT);
+  const name = typeof wireName === 'string' ? wireName : expectString(wireName, `${callPath(base, index)}/function/name`, FORMAT);
   const part: ToolCallPart = { type: 'tool_call', id: '', name, arguments: undefined };
   const id = call['id'];
   if (typeof id === 'string' && id !== '') {
     part.id = id;
-    if (hints) hint(part, FORMAT, '$id', true);
+    if (hints) ollamaHint(part, '$id', true);
   } else {
-    if (id !== undefined && hints) hint(part, FORMAT, '$idValue', id);
+    if (id !== undefined && hints) ollamaHint(part, '$idValue', id);
     part.id = syntheticCallId(calls.scope, callIndex);
     part.syntheticId = true;
   }
-  decodeArguments(fn['arguments'], `${path}/function`, part, hints);
-  if (fn['index'] !== undefined && hints) hint(part, FORMAT, '$index', fn['index']);
+  decodeArguments(fn['arguments'], base, index, part, hints);
+  if (fn['index'] !== undefined && hints) ollamaHint(part, '$index', fn['index']);
   const callRest = extras(call, 'function', 'id', 'id');
   if (callRest !== undefined) extend(part, FORMAT, { call: callRest });
   const functionRest = extras(fn, 'name', 'arguments', 'index');
@@ -101,10 +111,10 @@ export function decodeOllamaToolCalls(value: unknown, path: string, message: Mes
   if (value === undefined) return;
   const hints = calls.hints !== false;
   if (value === null) {
-    if (hints) hint(message, FORMAT, '$toolCalls', null);
+    if (hints) ollamaHint(message, '$toolCalls', null);
     return;
   }
   const list = Array.isArray(value) ? value : expectArray(value, path, FORMAT);
-  if (list.length === 0 && hints) hint(message, FORMAT, '$toolCalls', 'empty');
-  for (let index = 0; index < list.length; index++) parts.push(decodeOllamaToolCall(list[index], `${path}/${index}`, index, calls));
+  if (list.length === 0 && hints) ollamaHint(message, '$toolCalls', 'empty');
+  for (let index = 0; index < list.length; index++) parts.push(decodeToolCall(list[index], path, index, index, calls));
 }

@@ -9,7 +9,7 @@
  */
 import type { CodecContext } from '../../core/codec.ts';
 import type { Message, OutputFormat, Request } from '../../core/ir.ts';
-import { expectBoolean, expectNumber, expectString, expectObject, extend, extensionsOf, hint, isObject, pointer, spreadExtensions, unknownKeys, type JsonObject } from '../../core/wire.ts';
+import { expectBoolean, expectNumber, expectString, expectObject, extend, extensionsOf, isObject, pointer, spreadExtensions, unknownKeys, type JsonObject } from '../../core/wire.ts';
 import type { LossCollector } from '../../core/losses.ts';
 import { decodeOllamaMessages } from './messages-decode.ts';
 import { encodeOllamaMessages } from './messages-encode.ts';
@@ -17,7 +17,7 @@ import { decodeOllamaOptions, encodeOllamaOptions } from './options.ts';
 import { decodeOllamaThink, encodeOllamaThink } from './think.ts';
 import { decodeOllamaTools, encodeOllamaTools, reportOllamaToolChoice } from './tools.ts';
 import { decodeOllamaGeneratePrompt, encodeOllamaGeneratePrompt } from './generate.ts';
-import { FORMAT, keepsHints, keepUnknown, keys } from './shape.ts';
+import { FORMAT, keepUnknown, keepsHints, keys, ollamaHint } from './shape.ts';
 
 const GENERATE_KNOWN = keys('model', 'prompt', 'system', 'images', 'format', 'options', 'stream', 'think', 'logprobs', 'top_logprobs');
 
@@ -46,7 +46,7 @@ function decodeFormat(value: unknown, request: Request): void {
   if (value === 'json') request.output = { type: 'json' };
   else if (isObject(value)) request.output = { type: 'json_schema', schema: value };
   // "" (no format, as some clients send) and anything else travel as they are.
-  else keepUnknown(request, { format: value }, keys());
+  else extend(request, FORMAT, { format: value });
 }
 
 function encodeFormat(output: OutputFormat, losses: LossCollector): unknown {
@@ -86,7 +86,7 @@ export function decodeOllamaRequest(body: unknown, context: CodecContext): Reque
     ? decodeOllamaGeneratePrompt(object, context.losses)
     : decodeOllamaMessages(object['messages'], '/messages', context.losses, keepsHints(context.target));
   const request: Request = { messages };
-  if (generate) hint(request, FORMAT, '$generate', true);
+  if (generate) ollamaHint(request, '$generate', true);
   const model = object['model'];
   if (model !== undefined) request.model = expectString(model, '/model', FORMAT);
   else if (context.model !== undefined) request.model = context.model;
@@ -107,7 +107,7 @@ export function decodeOllamaRequest(body: unknown, context: CodecContext): Reque
   const stream = object['stream'];
   if (stream === undefined) {
     request.stream = true;
-    hint(request, FORMAT, '$streamDefault', true);
+    ollamaHint(request, '$streamDefault', true);
   } else {
     request.stream = expectBoolean(stream, '/stream', FORMAT);
   }

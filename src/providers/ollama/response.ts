@@ -7,14 +7,14 @@
  */
 import type { CodecContext } from '../../core/codec.ts';
 import type { Candidate, Extensible, Message, Response } from '../../core/ir.ts';
-import { expectObject, expectString, extensionsOf, hint, pointer, spreadExtensions, type JsonObject } from '../../core/wire.ts';
+import { expectObject, expectString, extensionsOf, pointer, spreadExtensions, type JsonObject } from '../../core/wire.ts';
 import type { LossCollector } from '../../core/losses.ts';
 import { PendingCalls, responseScope } from './ids.ts';
 import { anchorMadeUpIds, decodeOllamaMessage, decodeOllamaThinking, recordOllamaOrigins } from './messages-decode.ts';
 import { encodeOllamaParts, joinTexts } from './parts-encode.ts';
 import { decodeOllamaDoneReason, encodeOllamaDoneReason } from './stop-reason.ts';
 import { decodeOllamaUsage, encodeOllamaUsage, USAGE_KEYS } from './usage.ts';
-import { FORMAT, keepsHints, keepUnknown, keys, shapeHint } from './shape.ts';
+import { FORMAT, keepUnknown, keepsHints, keys, ollamaHint, shapeHint } from './shape.ts';
 
 const KNOWN = keys('model', 'created_at', 'message', 'done', 'done_reason', ...USAGE_KEYS);
 const GENERATE_KNOWN = keys('model', 'created_at', 'response', 'thinking', 'done', 'done_reason', ...USAGE_KEYS);
@@ -53,21 +53,21 @@ export function decodeOllamaResponse(body: unknown, context: CodecContext): Resp
   if (!generate) (context.losses.recording ? recordOllamaOrigins : anchorMadeUpIds)(message, object['message'] as JsonObject, '/message', context.losses);
   const candidate: Candidate = { index: 0, message };
   const response: Response = { candidates: [candidate] };
-  if (generate) hint(response, FORMAT, '$generate', true);
+  if (generate) ollamaHint(response, '$generate', true);
   const model = object['model'];
   if (model !== undefined) response.model = expectString(model, '/model', FORMAT);
   else if (context.model !== undefined) {
     response.model = context.model;
-    if (hints) hint(response, FORMAT, '$noModel', true);
+    if (hints) ollamaHint(response, '$noModel', true);
   }
   if (createdAt !== undefined) {
     const text = expectString(createdAt, '/created_at', FORMAT);
     const seconds = createdSeconds(text);
     if (seconds !== undefined) response.created = seconds;
-    if (hints) hint(response, FORMAT, '$createdAt', text);
+    if (hints) ollamaHint(response, '$createdAt', text);
   }
   const done = object['done'];
-  if (done !== true && hints) hint(response, FORMAT, '$done', done === undefined ? 'absent' : done);
+  if (done !== true && hints) ollamaHint(response, '$done', done === undefined ? 'absent' : done);
   const reason = object['done_reason'];
   if (reason !== undefined) {
     const hasToolCalls = message.parts.some((part) => part.type === 'tool_call');

@@ -13,6 +13,24 @@ export function keepUnknown(node: Extensible, object: JsonObject, known: Readonl
   extend(node, FORMAT, unknownKeys(object, known));
 }
 
+/**
+ * Store one shape hint (`$`-prefixed key) of this format on `node`: what
+ * `hint(node, FORMAT, key, value)` does, with the format key written as a
+ * name (the shared `hint` reads and writes it by a key that differs per
+ * codec, which costs a generic lookup per call).
+ */
+export function ollamaHint(node: Extensible, key: `$${string}`, value: unknown): void {
+  const extensions = node.extensions;
+  let own = extensions?.ollama;
+  if (own === undefined) {
+    // Not `{ [key]: value }`: an object literal with a computed key is built by a runtime call, several times slower.
+    own = {};
+    if (extensions === undefined) node.extensions = { ollama: own };
+    else extensions.ollama = own;
+  }
+  own[key] = value;
+}
+
 /** A shape hint (or extension field) of this format on `node`, if set. */
 export function shapeHint(node: Extensible, key: string): unknown {
   return extensionsOf(node, FORMAT)?.[key];

@@ -6,35 +6,52 @@
 import type { LossCollector } from '../../core/losses.ts';
 import type { FunctionTool, Request, Tool } from '../../core/ir.ts';
 import { unreachable } from '../../core/ir.ts';
-import { expectArray, expectObject, expectString, extend, extensionsOf, isObject, pointer, spreadExtensions, unknownKeys, type JsonObject } from '../../core/wire.ts';
-import { FORMAT, keepUnknown, keys } from './shape.ts';
+import { expectArray, expectObject, expectString, extend, extensionsOf, isObject, pointer, spreadExtensions, type JsonObject } from '../../core/wire.ts';
+import { FORMAT } from './shape.ts';
 
-const TOOL_KNOWN = keys('type', 'function');
-const FUNCTION_KNOWN = keys('name', 'description', 'parameters');
+/** The keys of `object` other than the given ones (compared directly: cheaper than a set lookup per key). */
+function extras(object: JsonObject, first: string, second: string, third: string): JsonObject | undefined {
+  let rest: JsonObject | undefined;
+  for (const key in object) {
+    if (key === first || key === second || key === third) continue;
+    (rest ??= {})[key] = object[key];
+  }
+  return rest;
+}
 
+/** Decode a function tool; the pointers of `path` are built only for an error. */
 function decodeFunctionTool(tool: JsonObject, path: string): FunctionTool {
-  const functionPath = pointer(path, 'function');
-  const fn = expectObject(tool['function'], functionPath, FORMAT);
-  const result: FunctionTool = { type: 'function', name: expectString(fn['name'], pointer(functionPath, 'name'), FORMAT) };
+  const value = tool['function'];
+  const fn = isObject(value) ? value : expectObject(value, pointer(path, 'function'), FORMAT);
+  const name = fn['name'];
+  const result: FunctionTool = { type: 'function', name: typeof name === 'string' ? name : expectString(name, pointer(path, 'function', 'name'), FORMAT) };
   const { description, parameters } = fn;
-  if (description !== undefined) result.description = expectString(description, pointer(functionPath, 'description'), FORMAT);
-  if (parameters !== undefined) result.parameters = expectObject(parameters, pointer(functionPath, 'parameters'), FORMAT);
-  const rest = unknownKeys(fn, FUNCTION_KNOWN);
+  if (description !== undefined) result.description = typeof description === 'string' ? description : expectString(description, pointer(path, 'function', 'description'), FORMAT);
+  if (parameters !== undefined) result.parameters = isObject(parameters) ? parameters : expectObject(parameters, pointer(path, 'function', 'parameters'), FORMAT);
+  const rest = extras(fn, 'name', 'description', 'parameters');
   if (rest !== undefined) extend(result, FORMAT, { function: rest });
-  keepUnknown(result, tool, TOOL_KNOWN);
+  extend(result, FORMAT, extras(tool, 'type', 'function', 'function'));
   return result;
 }
 
 /** Decode the request `tools` array. A tool of another type is kept whole for Ollama only. */
 export function decodeOllamaTools(value: unknown, path: string, losses: LossCollector): Tool[] {
-  return expectArray(value, path, FORMAT).map((item, index): Tool => {
-    const toolPath = pointer(path, index);
-    const tool = expectObject(item, toolPath, FORMAT);
-    const type = expectString(tool['type'], pointer(toolPath, 'type'), FORMAT);
-    if (type === 'function') return decodeFunctionTool(tool, toolPath);
+  const list = Array.isArray(value) ? value : expectArray(value, path, FORMAT);
+  const tools: Tool[] = [];
+  for (let index = 0; index < list.length; index++) {
+    const item = list[index];
+    const toolPath = `${path}/${index}`;
+    const tool = isObject(item) ? item : expectObject(item, toolPath, FORMAT);
+    const wireType = tool['type'];
+    const type = typeof wireType === 'string' ? wireType : expectString(wireType, pointer(toolPath, 'type'), FORMAT);
+    if (type === 'function') {
+      tools.push(decodeFunctionTool(tool, toolPath));
+      continue;
+    }
     losses.add('unknown_block', toolPath, `unknown tool type "${type}"; kept as is for ollama only`);
-    return { type: 'opaque', format: FORMAT, toolType: type, value: tool };
-  });
+    tools.push({ type: 'opaque', format: FORMAT, toolType: type, value: tool });
+  }
+  return tools;
 }
 
 function encodeFunctionTool(tool: FunctionTool, losses: LossCollector, path: string): JsonObject {

@@ -9,9 +9,9 @@ import type { AudioPart, Message, Part, TextPart } from '../../core/ir.ts';
 import { unreachable } from '../../core/ir.ts';
 import { extensionsOf, pointer, spreadExtensions, type JsonObject } from '../../core/wire.ts';
 import { encodeOpenaiChatAnnotation } from './annotations.ts';
-import { contentShape } from './content-shape.ts';
+import { hintedContentShape } from './content-shape.ts';
 import { encodeOpenaiChatTextPart, reportUnsupported } from './parts-encode.ts';
-import { encodeOpenaiChatFunctionCall, encodeOpenaiChatToolCall, isFunctionCall } from './tool-calls.ts';
+import { encodeOpenaiChatFunctionCall, encodeOpenaiChatToolCall, isFunctionCall, plainOpenaiChatToolCall } from './tool-calls.ts';
 import { dialectFields, signToolCall, takeDialectReasoning, writeDialectFields, type DialectFields } from './dialect-encode.ts';
 import type { OpenaiChatDialect } from './dialects.ts';
 import { FORMAT, shapeHint } from './shape.ts';
@@ -59,31 +59,29 @@ function encodeAudio(item: Located<AudioPart>, place: AssistantPlace, losses: Lo
   return undefined;
 }
 
-function encodeContent(message: Message, content: Content, place: AssistantPlace, losses: LossCollector): { value: unknown; set: boolean } {
+/** The `content` value of an assistant message, or `undefined` when it is left out; `hinted` is the message's `$content` hint. */
+function encodeContent(content: Content, hinted: unknown, place: AssistantPlace, losses: LossCollector): unknown {
   const parts = content.parts;
-  let shape = contentShape(message, parts, 'null');
+  let shape = hintedContentShape(hinted, parts, 'null');
   // A response message's content is a string: texts from other formats are joined.
-  if (place === 'response' && shape === 'array' && shapeHint(message, '$content') === undefined && parts.every((part) => part.type === 'text')) {
+  if (place === 'response' && shape === 'array' && hinted === undefined && parts.every((part) => part.type === 'text')) {
     shape = 'string';
   }
   switch (shape) {
     case 'absent':
-      return { value: undefined, set: false };
+      return undefined;
     case 'null':
-      return { value: null, set: true };
+      return null;
     case 'string':
-      return { value: parts.length === 1 ? (parts[0] as TextPart).text : parts.map((part) => (part as TextPart).text).join(''), set: true };
+      return parts.length === 1 ? (parts[0] as TextPart).text : parts.map((part) => (part as TextPart).text).join('');
     case 'array':
-      return {
-        value: parts.map((part, index) =>
-          part.type === 'text'
-            ? encodeOpenaiChatTextPart(part, losses, partPath(content, index))
-            : part.type === 'refusal'
-              ? spreadExtensions({ type: 'refusal', refusal: part.text }, part, FORMAT)
-              : (part as { value: unknown }).value,
-        ),
-        set: true,
-      };
+      return parts.map((part, index) =>
+        part.type === 'text'
+          ? encodeOpenaiChatTextPart(part, losses, partPath(content, index))
+          : part.type === 'refusal'
+            ? spreadExtensions({ type: 'refusal', refusal: part.text }, part, FORMAT)
+            : (part as { value: unknown }).value,
+      );
     default:
       return unreachable(shape);
   }
@@ -119,11 +117,13 @@ function encodeAnnotations(content: Content, place: AssistantPlace, losses: Loss
 
 /** Encode an assistant message; `path` points at the IR message. */
 export function encodeOpenaiChatAssistant(message: Message, place: AssistantPlace, losses: LossCollector, path: string, dialect: OpenaiChatDialect = 'openai'): JsonObject {
-  losses.foreignExtensions(message.extensions, FORMAT, path);
-  // Made on the first reasoning part: most messages have none.
+  if (message.extensions !== undefined) losses.foreignExtensions(message.extensions, FORMAT, path);
+  // The message's own hints and extras, read once (what `shapeHint` reads); IR from other formats has none.
+  const own = message.extensions?.[FORMAT];
+  // Made on the first reasoning part or refusal: most messages have neither.
   let dialectData: DialectFields | undefined;
+  let refusals: string[] | undefined;
   const content: Content = { parts: [], at: [], path };
-  const refusals: string[] = [];
   const toolCalls: JsonObject[] = [];
   let functionCall: JsonObject | undefined;
   let audio: JsonObject | undefined;
@@ -139,24 +139,27 @@ export function encodeOpenaiChatAssistant(message: Message, place: AssistantPlac
         content.at.push(index);
         continue;
       case 'refusal':
-        losses.foreignExtensions(part.extensions, FORMAT, `${path}/parts/${index}`);
+        if (part.extensions !== undefined) losses.foreignExtensions(part.extensions, FORMAT, `${path}/parts/${index}`);
         if (shapeHint(part, '$inContent') === true) {
           content.parts.push(part);
           content.at.push(index);
-        } else refusals.push(part.text);
+        } else (refusals ??= []).push(part.text);
         continue;
       case 'tool_call':
         sawToolCall = true;
-        if (isFunctionCall(part) && functionCall === undefined) functionCall = encodeOpenaiChatFunctionCall(part, losses, `${path}/parts/${index}`);
+        if (functionCall === undefined && isFunctionCall(part)) functionCall = encodeOpenaiChatFunctionCall(part, losses, `${path}/parts/${index}`);
         else {
-          const call = encodeOpenaiChatToolCall(part, losses, `${path}/parts/${index}`);
+          const call =
+            part.extensions === undefined && part.syntheticId !== true && part.kind !== 'custom'
+              ? plainOpenaiChatToolCall(part)
+              : encodeOpenaiChatToolCall(part, losses, `${path}/parts/${index}`);
           if (dialectData !== undefined) signToolCall(call, part, dialectData);
           toolCalls.push(call);
         }
         continue;
       case 'reasoning':
         if (takeDialectReasoning(part, dialect, (dialectData ??= dialectFields()))) {
-          losses.foreignExtensions(part.extensions, FORMAT, `${path}/parts/${index}`);
+          if (part.extensions !== undefined) losses.foreignExtensions(part.extensions, FORMAT, `${path}/parts/${index}`);
           continue;
         }
         break;
@@ -190,23 +193,24 @@ export function encodeOpenaiChatAssistant(message: Message, place: AssistantPlac
   if (reordered) {
     losses.add('approximated', path, 'Chat Completions puts content before tool calls; text that followed a tool call was moved before it');
   }
-  const wire: JsonObject = { role: 'assistant' };
-  if (shapeHint(message, '$noRole') === true) delete wire['role'];
-  const encoded = encodeContent(message, content, place, losses);
-  if (encoded.set) wire['content'] = encoded.value;
+  const wire: JsonObject = own !== undefined && own['$noRole'] === true ? {} : { role: 'assistant' };
+  const encoded = encodeContent(content, own?.['$content'], place, losses);
+  if (encoded !== undefined) wire['content'] = encoded;
   if (message.name !== undefined) wire['name'] = message.name;
-  const refusalHint = shapeHint(message, '$refusal');
-  if (refusals.length > 0) wire['refusal'] = refusals.join('');
+  const refusalHint = own?.['$refusal'];
+  if (refusals !== undefined) wire['refusal'] = refusals.join('');
   else if (refusalHint === 'null' || (place === 'response' && refusalHint !== 'absent')) wire['refusal'] = null;
   const annotations = encodeAnnotations(content, place, losses);
-  const annotationsHint = shapeHint(message, '$annotations');
-  if (annotations !== undefined && annotations.length > 0) wire['annotations'] = annotations;
-  else if (annotationsHint === 'null') wire['annotations'] = null;
-  else if (annotationsHint === 'empty' || (place === 'response' && annotationsHint !== 'absent')) wire['annotations'] = [];
-  if (extensionsOf(message, FORMAT)?.['annotations'] !== undefined) delete wire['annotations'];
+  // An `annotations` extension (kept when there was no text to attach them to) is written back by `spreadExtensions` instead.
+  if (own === undefined || own['annotations'] === undefined) {
+    const annotationsHint = own?.['$annotations'];
+    if (annotations !== undefined && annotations.length > 0) wire['annotations'] = annotations;
+    else if (annotationsHint === 'null') wire['annotations'] = null;
+    else if (annotationsHint === 'empty' || (place === 'response' && annotationsHint !== 'absent')) wire['annotations'] = [];
+  }
   if (audio !== undefined) wire['audio'] = audio;
-  if (toolCalls.length > 0 || shapeHint(message, '$toolCalls') === 'empty') wire['tool_calls'] = toolCalls;
+  if (toolCalls.length > 0 || own?.['$toolCalls'] === 'empty') wire['tool_calls'] = toolCalls;
   if (functionCall !== undefined) wire['function_call'] = functionCall;
   if (dialectData !== undefined) writeDialectFields(wire, dialect, dialectData);
-  return spreadExtensions(wire, message, FORMAT);
+  return own === undefined ? wire : spreadExtensions(wire, message, FORMAT);
 }

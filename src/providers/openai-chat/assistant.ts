@@ -7,12 +7,12 @@
  */
 import type { LossCollector } from '../../core/losses.ts';
 import type { AudioPart, Message, Part, RefusalPart } from '../../core/ir.ts';
-import { expectArray, expectObject, expectString, extend, hint, pointer, type JsonObject } from '../../core/wire.ts';
+import { expectArray, expectObject, expectString, extend, pointer, type JsonObject } from '../../core/wire.ts';
 import { sniffBase64 } from '../../core/media.ts';
 import { decodeOpenaiChatContent } from './content-shape.ts';
 import { decodeOpenaiChatAnnotation } from './annotations.ts';
 import { decodeOpenaiChatFunctionCall, decodeOpenaiChatToolCall } from './tool-calls.ts';
-import { FORMAT, keepUnknown, keys } from './shape.ts';
+import { FORMAT, chatHint, keepUnknown, keys } from './shape.ts';
 import { DIALECT_MESSAGE_KEYS, decodeDialectFields } from './dialect-decode.ts';
 import { noteDialect } from './dialects.ts';
 
@@ -70,17 +70,17 @@ function decodeAudio(value: unknown, path: string): AudioPart {
 
 function decodeAnnotations(value: unknown, path: string, parts: Part[], message: Message, place: AssistantPlace, hints: boolean): void {
   if (value === undefined) {
-    if (place === 'response' && hints) hint(message, FORMAT, '$annotations', 'absent');
+    if (place === 'response' && hints) chatHint(message, '$annotations', 'absent');
     return;
   }
   if (value === null) {
-    if (hints) hint(message, FORMAT, '$annotations', 'null');
+    if (hints) chatHint(message, '$annotations', 'null');
     return;
   }
   const annotations = expectArray(value, path, FORMAT);
   const only = parts.length === 1 ? parts[0] : undefined;
   if (annotations.length === 0) {
-    if (place === 'request' && hints) hint(message, FORMAT, '$annotations', 'empty');
+    if (place === 'request' && hints) chatHint(message, '$annotations', 'empty');
     return;
   }
   if (only?.type !== 'text') {
@@ -116,9 +116,9 @@ export function decodeOpenaiChatAssistant(
     const part: RefusalPart = { type: 'refusal', text: refusal };
     parts.push(losses.recording ? losses.origin(part, `${path}/refusal`) : part);
   } else if (refusal === null) {
-    if (place === 'request' && hints) hint(message, FORMAT, '$refusal', 'null');
+    if (place === 'request' && hints) chatHint(message, '$refusal', 'null');
   } else if (refusal === undefined) {
-    if (place === 'response' && hints) hint(message, FORMAT, '$refusal', 'absent');
+    if (place === 'response' && hints) chatHint(message, '$refusal', 'absent');
   } else {
     expectString(refusal, `${path}/refusal`, FORMAT);
   }
@@ -127,13 +127,12 @@ export function decodeOpenaiChatAssistant(
   const toolCalls = object['tool_calls'];
   if (toolCalls !== undefined && toolCalls !== null) {
     const list = Array.isArray(toolCalls) ? toolCalls : expectArray(toolCalls, `${path}/tool_calls`, FORMAT);
-    if (list.length === 0 && hints) hint(message, FORMAT, '$toolCalls', 'empty');
+    if (list.length === 0 && hints) chatHint(message, '$toolCalls', 'empty');
     const callsPath = `${path}/tool_calls`;
     for (let call = 0; call < list.length; call++) {
-      const callPath = `${callsPath}/${call}`;
-      const part = decodeOpenaiChatToolCall(list[call], callPath, losses, hints, parse);
-      if (part.type === 'opaque') hint(part, FORMAT, '$toolCall', true);
-      parts.push(losses.origin(part, callPath));
+      const part = decodeOpenaiChatToolCall(list[call], callsPath, call, losses, hints, parse);
+      if (part.type === 'opaque') chatHint(part, '$toolCall', true);
+      parts.push(losses.recording ? losses.origin(part, `${callsPath}/${call}`) : part);
     }
   }
   const functionCall = object['function_call'];
@@ -143,7 +142,7 @@ export function decodeOpenaiChatAssistant(
   const name = object['name'];
   if (typeof name === 'string') message.name = name;
   else if (name !== undefined && name !== null) expectString(name, `${path}/name`, FORMAT);
-  if (object['role'] === undefined && hints) hint(message, FORMAT, '$noRole', true);
+  if (object['role'] === undefined && hints) chatHint(message, '$noRole', true);
   keepAssistantUnknown(message, object);
   noteDialect(message, decodeDialectFields(object, message));
   return message;

@@ -7,9 +7,9 @@
 import type { LossCollector } from '../../core/losses.ts';
 import type { Message, Part } from '../../core/ir.ts';
 import { InterlinguaError } from '../../core/errors.ts';
-import { hint, jsonType } from '../../core/wire.ts';
+import { jsonType } from '../../core/wire.ts';
 import { decodeOpenaiChatContentPart } from './parts-decode.ts';
-import { FORMAT, shapeHint } from './shape.ts';
+import { FORMAT, chatHint, shapeHint } from './shape.ts';
 
 /** The spellings of `content`. */
 export type ContentShape = 'string' | 'array' | 'null' | 'absent';
@@ -28,7 +28,11 @@ function naturalShapeFrom(parts: readonly Part[], start: number, empty: ContentS
 
 /** The spelling to encode: the decoder's hint when it still fits the parts, else the natural one. */
 export function contentShape(node: Message | Part, parts: readonly Part[], empty: ContentShape): ContentShape {
-  const hinted = shapeHint(node, '$content');
+  return hintedContentShape(shapeHint(node, '$content'), parts, empty);
+}
+
+/** {@link contentShape} for a node whose `$content` hint the caller has read (`undefined`: none). */
+export function hintedContentShape(hinted: unknown, parts: readonly Part[], empty: ContentShape): ContentShape {
   const natural = naturalShape(parts, empty);
   switch (hinted) {
     case 'array':
@@ -68,7 +72,8 @@ export function decodeOpenaiChatContent(
   } else if (Array.isArray(content)) {
     const path = `${parent}/content`;
     for (let index = 0; index < content.length; index++) {
-      parts.push(losses.origin(decodeOpenaiChatContentPart(content[index], `${path}/${index}`, losses), `${path}/${index}`));
+      const part = decodeOpenaiChatContentPart(content[index], path, index, losses);
+      parts.push(losses.recording ? losses.origin(part, `${path}/${index}`) : part);
     }
     shape = 'array';
   } else if (content === null) {
@@ -81,5 +86,5 @@ export function decodeOpenaiChatContent(
       format: FORMAT,
     });
   }
-  if (hints && shape !== naturalShapeFrom(parts, start, empty)) hint(node, FORMAT, '$content', shape);
+  if (hints && shape !== naturalShapeFrom(parts, start, empty)) chatHint(node, '$content', shape);
 }

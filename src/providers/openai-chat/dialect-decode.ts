@@ -11,16 +11,16 @@
  * @see https://ai.google.dev/gemini-api/docs/thought-signatures
  */
 import type { Message, Part, ReasoningPart } from '../../core/ir.ts';
-import { extensionsOf, hint, isObject, type JsonObject } from '../../core/wire.ts';
+import { extensionsOf, isObject, type JsonObject } from '../../core/wire.ts';
 import type { OpenaiChatDialect } from './dialects.ts';
-import { FORMAT, keepUnknown, keys } from './shape.ts';
+import { FORMAT, chatHint, keepUnknown, keys } from './shape.ts';
 
 /** Assistant keys this file reads; the message decoder leaves them to it. */
 export const DIALECT_MESSAGE_KEYS: readonly string[] = ['reasoning_content', 'reasoning', 'reasoning_details'];
 
 function textReasoning(text: string, field: string, dialect: OpenaiChatDialect): ReasoningPart {
   const part: ReasoningPart = { type: 'reasoning', text, state: { format: FORMAT, kind: 'text', value: '', dialect } };
-  hint(part, FORMAT, '$field', field);
+  chatHint(part, '$field', field);
   return part;
 }
 
@@ -40,7 +40,7 @@ export function decodeDialectFields(object: JsonObject, message: Message): Opena
   if (Array.isArray(details)) {
     dialect ??= 'openrouter';
     const part: ReasoningPart = { type: 'reasoning', text: typeof text === 'string' ? text : '', state: { format: FORMAT, kind: 'details', value: JSON.stringify(details), dialect: 'openrouter' } };
-    if (typeof text === 'string') hint(part, FORMAT, '$field', 'reasoning');
+    if (typeof text === 'string') chatHint(part, '$field', 'reasoning');
     else if (text !== undefined && text !== null) odd['reasoning'] = text;
     reasoning.push(part);
   } else {
@@ -72,7 +72,7 @@ function signaturesBeforeToolCalls(message: Message): OpenaiChatDialect | undefi
     if (Object.keys(rest).length > 0) fields['extra_content'] = rest;
     else delete fields['extra_content'];
     const reasoning: ReasoningPart = { type: 'reasoning', text: '', state: { format: FORMAT, kind: 'thought_signature', value: signature, dialect: 'gemini-openai' } };
-    hint(reasoning, FORMAT, '$signatureFor', part.id);
+    chatHint(reasoning, '$signatureFor', part.id);
     message.parts.splice(index, 0, reasoning);
     index++;
     found = 'gemini-openai';

@@ -5,9 +5,9 @@
  * @see https://openrouter.ai/docs/use-cases/reasoning-tokens
  */
 import type { ReasoningConfig, Request } from '../../core/ir.ts';
-import { extensionsOf, hint, isObject, type JsonObject } from '../../core/wire.ts';
+import { extensionsOf, isObject, type JsonObject } from '../../core/wire.ts';
 import { noteDialect } from './dialects.ts';
-import { FORMAT } from './shape.ts';
+import { FORMAT, chatHint } from './shape.ts';
 
 const KNOWN: ReadonlySet<string> = new Set(['effort', 'max_tokens', 'exclude', 'enabled']);
 
@@ -31,11 +31,11 @@ export function decodeOpenrouterReasoning(request: Request): void {
   if (enabled === false) reasoning.mode = 'disabled';
   else if (enabled === true) {
     reasoning.mode ??= 'enabled';
-    hint(request, FORMAT, '$reasoningEnabled', true);
+    chatHint(request, '$reasoningEnabled', true);
   } else if (enabled !== undefined) odd['enabled'] = enabled;
   delete fields['reasoning'];
   request.reasoning = reasoning;
-  if (Object.keys(odd).length > 0) hint(request, FORMAT, '$reasoningExtras', odd);
+  if (Object.keys(odd).length > 0) chatHint(request, '$reasoningExtras', odd);
   noteDialect(request, 'openrouter');
 }
 

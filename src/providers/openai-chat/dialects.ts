@@ -20,7 +20,7 @@
  */
 import type { Extensible, ReasoningState } from '../../core/ir.ts';
 import { extensionsOf, hint } from '../../core/wire.ts';
-import { FORMAT } from './shape.ts';
+import { FORMAT, chatHint } from './shape.ts';
 
 /** The dialects of openai-chat. */
 export const OPENAI_CHAT_DIALECTS = ['openai', 'deepseek', 'openrouter', 'gemini-openai', 'vllm', 'ollama-openai'] as const;
@@ -58,7 +58,7 @@ export function activeDialect(node: Extensible, requested: string | undefined): 
 /** Note the dialect a body was written in (the first one found wins). */
 export function noteDialect(node: Extensible, dialect: OpenaiChatDialect | undefined): void {
   if (dialect === undefined || extensionsOf(node, FORMAT)?.['$dialect'] !== undefined) return;
-  hint(node, FORMAT, '$dialect', dialect);
+  chatHint(node, '$dialect', dialect);
 }
 
 /** True when `dialect` may receive `state` back: its own opaque state, or reasoning text where the dialect has a reasoning field. */

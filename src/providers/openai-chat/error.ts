@@ -6,8 +6,8 @@
  */
 import type { ApiError, ErrorType } from '../../core/ir.ts';
 import type { CodecContext } from '../../core/codec.ts';
-import { hint, isObject, spreadExtensions, lookupTable, type JsonObject } from '../../core/wire.ts';
-import { FORMAT, keepNestedUnknown, keepUnknown, keys, nestedExtras, shapeHint } from './shape.ts';
+import { isObject, spreadExtensions, lookupTable, type JsonObject } from '../../core/wire.ts';
+import { FORMAT, chatHint, keepNestedUnknown, keepUnknown, keys, nestedExtras, shapeHint } from './shape.ts';
 import { errorTypeForStatus } from '../../core/http-status.ts';
 
 const TOP_KNOWN = keys('error');
@@ -71,7 +71,7 @@ function decodeErrorObject(object: JsonObject): ApiError {
     type: (typeof code === 'string' ? DECODE_CODE[code] : undefined) ?? (typeof type === 'string' ? (DECODE_TYPE[type] ?? 'other') : 'other'),
     message: typeof message === 'string' ? message : '',
   };
-  if (typeof type === 'string' && ENCODE_TYPE[error.type] !== type) hint(error, FORMAT, '$type', type);
+  if (typeof type === 'string' && ENCODE_TYPE[error.type] !== type) chatHint(error, '$type', type);
   if (typeof param === 'string') error.param = param;
   if (typeof code === 'string') error.code = code;
   // Every field whose value the neutral slots cannot rebuild travels as is.
@@ -81,7 +81,7 @@ function decodeErrorObject(object: JsonObject): ApiError {
   if (param !== undefined && param !== null && typeof param !== 'string') odd['param'] = param;
   if (code !== undefined && code !== null && typeof code !== 'string') odd['code'] = code;
   const absent = ['message', 'type', 'param', 'code'].filter((key) => !(key in object));
-  if (absent.length > 0) hint(error, FORMAT, '$absent', absent);
+  if (absent.length > 0) chatHint(error, '$absent', absent);
   keepNestedUnknown(error, 'error', object, ERROR_KNOWN);
   if (Object.keys(odd).length > 0) {
     const extensions = ((error.extensions ??= {})[FORMAT] ??= {});
@@ -94,24 +94,24 @@ function decodeErrorObject(object: JsonObject): ApiError {
 export function decodeOpenaiChatError(body: unknown, _context: CodecContext): ApiError {
   if (typeof body === 'string') {
     const error = fromText(body);
-    hint(error, FORMAT, '$body', 'text');
+    chatHint(error, '$body', 'text');
     return error;
   }
   if (!isObject(body)) {
     const error: ApiError = { type: 'other', message: '' };
-    hint(error, FORMAT, '$body', body === undefined ? 'absent' : body);
+    chatHint(error, '$body', body === undefined ? 'absent' : body);
     return error;
   }
   const inner = body['error'];
   let error: ApiError;
   if (typeof inner === 'string') {
     error = fromText(inner);
-    hint(error, FORMAT, '$error', 'text');
+    chatHint(error, '$error', 'text');
   } else if (isObject(inner)) {
     error = decodeErrorObject(inner);
   } else {
     error = { type: 'other', message: '' };
-    hint(error, FORMAT, '$error', inner === undefined ? 'absent' : inner);
+    chatHint(error, '$error', inner === undefined ? 'absent' : inner);
   }
   keepUnknown(error, body, TOP_KNOWN);
   return error;

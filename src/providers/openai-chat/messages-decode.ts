@@ -7,10 +7,10 @@
 import type { LossCollector } from '../../core/losses.ts';
 import type { Message, Part, ToolResultPart } from '../../core/ir.ts';
 import { InterlinguaError } from '../../core/errors.ts';
-import { expectArray, expectObject, expectString, hint, isObject, type JsonObject } from '../../core/wire.ts';
+import { expectArray, expectObject, expectString, isObject, type JsonObject } from '../../core/wire.ts';
 import { decodeOpenaiChatAssistant } from './assistant.ts';
 import { decodeOpenaiChatContent } from './content-shape.ts';
-import { FORMAT, keepUnknown, keepUnknownOf, keys, stringField } from './shape.ts';
+import { FORMAT, chatHint, keepUnknown, keepUnknownOf, keys, stringField } from './shape.ts';
 
 const FUNCTION_KNOWN = keys('role', 'content', 'name');
 const NULLABLE = keys('content');
@@ -33,8 +33,9 @@ interface History {
 /** The name of the tool call `callId` answers: the latest call with that id. */
 function toolName(history: History, callId: string): string | undefined {
   const assistants = history.assistants;
-  const latest = assistants[assistants.length - 1];
-  if (latest === undefined) return undefined;
+  // Checked first: reading index -1 of an empty list is a slow named-property lookup.
+  if (assistants.length === 0) return undefined;
+  const latest = assistants[assistants.length - 1] as Message;
   // Most results answer the message right before them: look there first, newest call first.
   for (let index = latest.parts.length - 1; index >= 0; index--) {
     const part = latest.parts[index] as Part;
@@ -67,7 +68,9 @@ function decodeTextual(object: JsonObject, path: string, role: 'system' | 'user'
 }
 
 function decodeTool(object: JsonObject, path: string, history: History, losses: LossCollector): Message {
-  const callId = stringField(object, 'tool_call_id', path);
+  // Read by name here (a shared reader's keyed read is a generic lookup); `stringField` builds the error.
+  const wireId = object['tool_call_id'];
+  const callId = typeof wireId === 'string' ? wireId : stringField(object, 'tool_call_id', path);
   const content: Part[] = [];
   const result: ToolResultPart = { type: 'tool_result', callId, content };
   const name = toolName(history, callId);
@@ -87,7 +90,7 @@ function decodeFunction(object: JsonObject, path: string, history: History, loss
     name,
     content,
   };
-  hint(result, FORMAT, '$functionRole', true);
+  chatHint(result, '$functionRole', true);
   decodeOpenaiChatContent(object['content'], path, result, content, 'string', losses);
   keepUnknown(result, object, FUNCTION_KNOWN, NULLABLE);
   return { role: 'tool', parts: [losses.origin(result, path)] };
@@ -103,7 +106,9 @@ function remember(message: Message, object: JsonObject, history: History): void 
 /** Decode one message. */
 function decodeMessage(value: unknown, path: string, index: number, history: History, losses: LossCollector): Message {
   const object = isObject(value) ? value : expectObject(value, path, FORMAT);
-  const role = stringField(object, 'role', path);
+  // Read by name here (a shared reader's keyed read is a generic lookup); `stringField` builds the error.
+  const wireRole = object['role'];
+  const role = typeof wireRole === 'string' ? wireRole : stringField(object, 'role', path);
   switch (role) {
     case 'system':
       return decodeTextual(object, path, 'system', history, losses);

@@ -68,13 +68,22 @@ function encodeTextual(message: Message, path: string, losses: LossCollector): u
   return spell(contentShape(message, kept, 'string'), encoded);
 }
 
-/** Encode one tool result as a `tool` (or deprecated `function`) message; media goes to `moved`. */
-function encodeToolResult(result: ToolResultPart, path: string, moved: JsonObject[], losses: LossCollector): JsonObject {
-  losses.foreignExtensions(result.extensions, FORMAT, path);
+/** Encode the tool result at `parts/<index>` of the tool message at `messagePath` as a `tool` (or deprecated `function`) message; media goes to `moved`. */
+function encodeToolResult(result: ToolResultPart, messagePath: string, index: number, moved: JsonObject[], losses: LossCollector): JsonObject {
+  const content = result.content;
+  const only = content.length === 1 ? (content[0] as Part) : undefined;
+  if (result.extensions === undefined && only !== undefined && only.type === 'text' && only.extensions === undefined && result.isError !== true) {
+    // One plain text and no extensions (the common result from another format): its string, with nothing built to be spelled, and a pointer only for a loss.
+    if (result.syntheticId === true) {
+      losses.addAt(result, 'synthesised_id', `${messagePath}/parts/${index}`, `tool result had no call id; sent the synthesised id "${result.callId}"`, 'info');
+    }
+    return { role: 'tool', tool_call_id: result.callId, content: only.text };
+  }
+  const path = `${messagePath}/parts/${index}`;
+  if (result.extensions !== undefined) losses.foreignExtensions(result.extensions, FORMAT, path);
   const texts: Part[] = [];
   const encoded: Encoded = { parts: [] };
   const movedBefore = moved.length;
-  const content = result.content;
   for (let index = 0; index < content.length; index++) {
     const part = content[index] as Part;
     if (part.type === 'text' || (part.type === 'opaque' && part.format === FORMAT)) {
@@ -125,17 +134,17 @@ function encodeToolResult(result: ToolResultPart, path: string, moved: JsonObjec
 }
 
 function encodeToolMessage(message: Message, path: string, out: JsonObject[], moved: JsonObject[], losses: LossCollector): void {
-  losses.foreignExtensions(message.extensions, FORMAT, path);
+  if (message.extensions !== undefined) losses.foreignExtensions(message.extensions, FORMAT, path);
   const parts = message.parts;
   for (let index = 0; index < parts.length; index++) {
     const part = parts[index] as Part;
-    if (part.type === 'tool_result') out.push(encodeToolResult(part, `${path}/parts/${index}`, moved, losses));
+    if (part.type === 'tool_result') out.push(encodeToolResult(part, path, index, moved, losses));
     else reportUnsupported(part, 'a tool message', losses, `${path}/parts/${index}`);
   }
 }
 
 function encodeTextualMessage(message: Message, path: string, losses: LossCollector): JsonObject {
-  losses.foreignExtensions(message.extensions, FORMAT, path);
+  if (message.extensions !== undefined) losses.foreignExtensions(message.extensions, FORMAT, path);
   const role = message.role === 'system' ? (message.developer === true ? 'developer' : 'system') : 'user';
   const wire: JsonObject = { role };
   const content = encodeTextual(message, path, losses);

@@ -8,13 +8,10 @@ import type { LossCollector } from '../../core/losses.ts';
 import type { AudioPart, DocumentPart, ImagePart, OpaquePart, Part, RefusalPart, TextPart } from '../../core/ir.ts';
 import { InterlinguaError } from '../../core/errors.ts';
 import { expectMediaType, parseDataUrl, sniffBase64 } from '../../core/media.ts';
-import { expectObject, expectString, hint, pointer, required, type JsonObject } from '../../core/wire.ts';
-import { FORMAT, keepNestedUnknown, keepUnknown, keys } from './shape.ts';
+import { expectObject, expectString, isObject, pointer, required, type JsonObject } from '../../core/wire.ts';
+import { FORMAT, chatHint, keepNestedUnknown, keepNestedUnknownOf, keepUnknown, keepUnknownOf, keys } from './shape.ts';
 import { audioFormat, audioMediaType } from './media-types.ts';
 
-const TEXT_KNOWN = keys('type', 'text');
-const IMAGE_KNOWN = keys('type', 'image_url');
-const IMAGE_URL_KNOWN = keys('url', 'detail');
 const AUDIO_KNOWN = keys('type', 'input_audio');
 const INPUT_AUDIO_KNOWN = keys('data', 'format');
 const FILE_KNOWN = keys('type', 'file');
@@ -34,9 +31,23 @@ function checkedMediaType(value: string, path: string): string {
   }
 }
 
-function decodeText(part: JsonObject, path: string): TextPart {
-  const text: TextPart = { type: 'text', text: expectString(required(part, 'text', path, FORMAT), pointer(path, 'text'), FORMAT) };
-  keepUnknown(text, part, TEXT_KNOWN);
+/** The string `object[key]`; the pointer for the error is built only when it is missing or not a string. */
+function requiredString(object: JsonObject, key: string, path: string): string {
+  const value = object[key];
+  return typeof value === 'string' ? value : expectString(required(object, key, path, FORMAT), pointer(path, key), FORMAT);
+}
+
+/** The object `object[key]`, which must be present; the pointer for the error is built only when it is not an object. */
+function requiredObject(object: JsonObject, key: string, path: string): JsonObject {
+  const value = object[key];
+  return isObject(value) ? value : expectObject(required(object, key, path, FORMAT), pointer(path, key), FORMAT);
+}
+
+/** A text part; the pointer of the part at `index` of the list at `base` is built only for an error. */
+function decodeText(part: JsonObject, base: string, index: number): TextPart {
+  const value = part['text'];
+  const text: TextPart = { type: 'text', text: typeof value === 'string' ? value : requiredString(part, 'text', `${base}/${index}`) };
+  keepUnknownOf(text, part, undefined, 'type', 'text');
   return text;
 }
 
@@ -45,15 +56,15 @@ function decodeRefusal(part: JsonObject, path: string): RefusalPart {
     type: 'refusal',
     text: expectString(required(part, 'refusal', path, FORMAT), pointer(path, 'refusal'), FORMAT),
   };
-  hint(refusal, FORMAT, '$inContent', true);
+  chatHint(refusal, '$inContent', true);
   keepUnknown(refusal, part, REFUSAL_KNOWN);
   return refusal;
 }
 
 function decodeImage(part: JsonObject, path: string): ImagePart {
-  const imagePath = pointer(path, 'image_url');
-  const imageUrl = expectObject(required(part, 'image_url', path, FORMAT), imagePath, FORMAT);
-  const url = expectString(required(imageUrl, 'url', imagePath, FORMAT), pointer(imagePath, 'url'), FORMAT);
+  const imageUrl = requiredObject(part, 'image_url', path);
+  const wireUrl = imageUrl['url'];
+  const url = typeof wireUrl === 'string' ? wireUrl : requiredString(imageUrl, 'url', pointer(path, 'image_url'));
   const dataUrl = parseDataUrl(url);
   const image: ImagePart =
     dataUrl?.base64 === true
@@ -62,13 +73,13 @@ function decodeImage(part: JsonObject, path: string): ImagePart {
   if (dataUrl?.base64 === true) {
     // Keep the exact header when it is not the canonical `data:<type>;base64,`.
     const header = url.slice(0, url.length - dataUrl.data.length);
-    if (header !== `data:${dataUrl.mediaType};base64,`) hint(image, FORMAT, '$dataUrlHeader', header);
+    if (header !== `data:${dataUrl.mediaType};base64,`) chatHint(image, '$dataUrlHeader', header);
   }
   const detail = imageUrl['detail'];
   if (typeof detail === 'string') image.detail = detail;
-  else if (detail !== undefined) hint(image, FORMAT, '$detail', detail);
-  keepNestedUnknown(image, 'image_url', imageUrl, IMAGE_URL_KNOWN);
-  keepUnknown(image, part, IMAGE_KNOWN);
+  else if (detail !== undefined) chatHint(image, '$detail', detail);
+  keepNestedUnknownOf(image, 'image_url', imageUrl, 'url', 'detail');
+  keepUnknownOf(image, part, undefined, 'type', 'image_url');
   return image;
 }
 
@@ -80,7 +91,7 @@ function decodeAudio(part: JsonObject, path: string): AudioPart {
   const audio: AudioPart = { type: 'audio', source: { kind: 'base64', data, mediaType: audioMediaType(format) } };
   // Formats Chat does not list travel exactly as given (and the encoder then reports nothing).
   if (!audioFormat(audioMediaType(format)).accepted || audioFormat(audioMediaType(format)).format !== format) {
-    hint(audio, FORMAT, '$format', format);
+    chatHint(audio, '$format', format);
   }
   keepNestedUnknown(audio, 'input_audio', inputAudio, INPUT_AUDIO_KNOWN);
   keepUnknown(audio, part, AUDIO_KNOWN);
@@ -100,7 +111,7 @@ function decodeFile(part: JsonObject, path: string): DocumentPart {
   if (typeof fileData === 'string' && REMOTE_URL.test(fileData)) {
     // A URL where the API wants a data URL (recorded in lingua captures): a URL source, never base64 for other formats.
     document = { type: 'document', source: { kind: 'url', url: fileData } };
-    hint(document, FORMAT, '$fileDataUrl', true);
+    chatHint(document, '$fileDataUrl', true);
     if (typeof fileId === 'string') keepNestedUnknown(document, 'file', { file_id: fileId }, keys());
   } else if (typeof fileData === 'string') {
     const dataUrl = parseDataUrl(fileData);
@@ -108,13 +119,13 @@ function decodeFile(part: JsonObject, path: string): DocumentPart {
       const mediaType = checkedMediaType(dataUrl.mediaType, pointer(filePath, 'file_data'));
       document = { type: 'document', source: { kind: 'base64', data: dataUrl.data, mediaType } };
       const header = fileData.slice(0, fileData.length - dataUrl.data.length);
-      if (header !== `data:${mediaType};base64,`) hint(document, FORMAT, '$dataUrlHeader', header);
+      if (header !== `data:${mediaType};base64,`) chatHint(document, '$dataUrlHeader', header);
     } else {
       // Bare base64 without the data-URL prefix: the API rejects it, but keep it exact.
       document = { type: 'document', source: { kind: 'base64', data: fileData, mediaType: sniffBase64(fileData) } };
-      hint(document, FORMAT, '$bareFileData', true);
+      chatHint(document, '$bareFileData', true);
     }
-    if (document.source.kind === 'base64' && document.source.mediaType !== 'application/pdf') hint(document, FORMAT, '$file', true);
+    if (document.source.kind === 'base64' && document.source.mediaType !== 'application/pdf') chatHint(document, '$file', true);
     if (typeof fileId === 'string') keepNestedUnknown(document, 'file', { file_id: fileId }, keys());
   } else if (typeof fileId === 'string') {
     document = { type: 'document', source: { kind: 'file', id: fileId, format: FORMAT } };
@@ -142,22 +153,27 @@ function decodeUnknown(part: JsonObject, type: string, path: string, losses: Los
   return { type: 'opaque', format: FORMAT, blockType: type, value: part };
 }
 
-/** Decode one content part of a message's `content` array. */
-export function decodeOpenaiChatContentPart(value: unknown, path: string, losses: LossCollector): Part {
-  const part = expectObject(value, path, FORMAT);
-  const type = expectString(required(part, 'type', path, FORMAT), pointer(path, 'type'), FORMAT);
+/**
+ * Decode the content part at `index` of the `content` array at `base`. Its
+ * pointer is built only where it may be needed: a text part builds it only
+ * for an error.
+ */
+export function decodeOpenaiChatContentPart(value: unknown, base: string, index: number, losses: LossCollector): Part {
+  const part = isObject(value) ? value : expectObject(value, `${base}/${index}`, FORMAT);
+  const wireType = part['type'];
+  const type = typeof wireType === 'string' ? wireType : requiredString(part, 'type', `${base}/${index}`);
   switch (type) {
     case 'text':
-      return decodeText(part, path);
+      return decodeText(part, base, index);
     case 'image_url':
-      return decodeImage(part, path);
+      return decodeImage(part, `${base}/${index}`);
     case 'input_audio':
-      return decodeAudio(part, path);
+      return decodeAudio(part, `${base}/${index}`);
     case 'file':
-      return decodeFile(part, path);
+      return decodeFile(part, `${base}/${index}`);
     case 'refusal':
-      return decodeRefusal(part, path);
+      return decodeRefusal(part, `${base}/${index}`);
     default:
-      return decodeUnknown(part, type, path, losses);
+      return decodeUnknown(part, type, `${base}/${index}`, losses);
   }
 }

@@ -12,7 +12,6 @@ import {
   expectObject,
   expectString,
   extend,
-  hint,
   pointer,
   required,
   spreadExtensions,
@@ -31,7 +30,7 @@ import {
   encodeOpenaiChatToolChoice,
   encodeOpenaiChatTools,
 } from './tools.ts';
-import { FORMAT, keepsHints, keepUnknown, keys, parsesArguments, shapeHint } from './shape.ts';
+import { FORMAT, chatHint, keepUnknown, keepsHints, keys, parsesArguments, shapeHint } from './shape.ts';
 import { activeDialect, noteDialect, type OpenaiChatDialect } from './dialects.ts';
 import { decodeOpenrouterReasoning, encodeOpenrouterReasoning } from './dialect-request.ts';
 
@@ -216,24 +215,24 @@ function decodeGeneration(body: JsonObject, request: Request, fields: number): G
     if (present(fields, BIT.n)) generation.candidateCount = numberField(body['n'], 'n');
     if (present(fields, BIT.top_logprobs)) generation.topLogprobs = numberField(body['top_logprobs'], 'top_logprobs');
   }
-  const completion = body['max_completion_tokens'];
-  const legacy = body['max_tokens'];
-  if (completion !== undefined && completion !== null) {
-    generation.maxTokens = expectNumber(completion, '/max_completion_tokens', FORMAT);
+  // Read only when the scan saw them (a read of a key the body lacks costs as much as one it has).
+  if (present(fields, BIT.max_completion_tokens)) {
+    generation.maxTokens = expectNumber(body['max_completion_tokens'], '/max_completion_tokens', FORMAT);
     any = true;
-    if (legacy !== undefined && legacy !== null) keepUnknown(request, { max_tokens: expectNumber(legacy, '/max_tokens', FORMAT) }, keys());
-  } else if (legacy !== undefined && legacy !== null) {
-    generation.maxTokens = expectNumber(legacy, '/max_tokens', FORMAT);
-    hint(request, FORMAT, '$maxTokensField', 'max_tokens');
+    if (present(fields, BIT.max_tokens)) keepUnknown(request, { max_tokens: expectNumber(body['max_tokens'], '/max_tokens', FORMAT) }, keys());
+  } else if (present(fields, BIT.max_tokens)) {
+    generation.maxTokens = expectNumber(body['max_tokens'], '/max_tokens', FORMAT);
+    chatHint(request, '$maxTokensField', 'max_tokens');
     any = true;
   }
-  const stop = body['stop'];
-  if (typeof stop === 'string') {
-    generation.stop = [stop];
-    hint(request, FORMAT, '$stopString', true);
-    any = true;
-  } else if (stop !== undefined && stop !== null) {
-    generation.stop = expectArray(stop, '/stop', FORMAT).map((item, index) => expectString(item, pointer('/stop', index), FORMAT));
+  if (present(fields, BIT.stop)) {
+    const stop = body['stop'];
+    if (typeof stop === 'string') {
+      generation.stop = [stop];
+      chatHint(request, '$stopString', true);
+    } else {
+      generation.stop = expectArray(stop, '/stop', FORMAT).map((item, index) => expectString(item, pointer('/stop', index), FORMAT));
+    }
     any = true;
   }
   if (present(fields, BIT.logprobs)) {
@@ -251,7 +250,7 @@ function decodeUser(body: JsonObject, request: Request): void {
     if (user !== undefined && user !== null) keepUnknown(request, { user: expectString(user, '/user', FORMAT) }, keys());
   } else if (user !== undefined && user !== null) {
     request.user = expectString(user, '/user', FORMAT);
-    hint(request, FORMAT, '$userField', 'user');
+    chatHint(request, '$userField', 'user');
   } else if (safety !== undefined && safety !== null) {
     expectString(safety, '/safety_identifier', FORMAT);
   }
@@ -298,9 +297,10 @@ export function decodeOpenaiChatRequest(body: unknown, context: CodecContext): R
       keepUnknown(request, { function_call: object['function_call'] }, keys());
     } else {
       request.toolChoice = choice;
-      hint(request, FORMAT, '$legacyFunctionCall', true);
+      chatHint(request, '$legacyFunctionCall', true);
     }
-  } else if (object['function_call'] !== undefined) {
+  } else if (present(fields, BIT.function_call)) {
+    // Beside a `tool_choice`, it travels as it is (a `null` one travels with the scan's rest).
     keepUnknown(request, { function_call: object['function_call'] }, keys());
   }
   if (present(fields, BIT.parallel_tool_calls)) {
@@ -351,12 +351,13 @@ function encodeGeneration(generation: Generation, request: Request, wire: JsonOb
 /** Encode an IR request as a Chat Completions request body. */
 export function encodeOpenaiChatRequest(request: Request, context: CodecContext): JsonObject {
   const { losses } = context;
-  losses.foreignExtensions(request.extensions, FORMAT, '');
+  if (request.extensions !== undefined) losses.foreignExtensions(request.extensions, FORMAT, '');
   const wire: JsonObject = {};
   // `options.model` names the model when the source body had none (a Gemini body, whose model is in the URL; a Bedrock body).
   const model = request.model ?? context.model;
   if (model !== undefined) wire['model'] = model;
-  wire['messages'] = encodeOpenaiChatMessages(request.messages, losses, activeDialect(request, context.dialect));
+  const dialect = activeDialect(request, context.dialect);
+  wire['messages'] = encodeOpenaiChatMessages(request.messages, losses, dialect);
   if (request.tools !== undefined) {
     const { tools, functions } = encodeOpenaiChatTools(request.tools, losses);
     if (tools.length > 0 || functions.length === 0) wire['tools'] = tools;
@@ -369,7 +370,6 @@ export function encodeOpenaiChatRequest(request: Request, context: CodecContext)
   }
   if (request.parallelToolCalls !== undefined) wire['parallel_tool_calls'] = request.parallelToolCalls;
   if (request.output !== undefined) wire['response_format'] = encodeOpenaiChatResponseFormat(request.output, request, losses);
-  const dialect = activeDialect(request, context.dialect);
   if (request.reasoning !== undefined && dialect === 'openrouter') {
     wire['reasoning'] = encodeOpenrouterReasoning(request.reasoning, request);
   } else if (request.reasoning !== undefined) {

@@ -10,21 +10,21 @@ import type { ResponseFormatJSONSchema } from 'openai/resources/shared';
 import type { LossCollector } from '../../core/losses.ts';
 import type { OutputFormat, Request } from '../../core/ir.ts';
 import { unreachable } from '../../core/ir.ts';
-import { expectObject, expectString, hint, isObject, pointer, required, type JsonObject } from '../../core/wire.ts';
-import { FORMAT, keepNestedUnknown, keys, nestedExtras, shapeHint } from './shape.ts';
-
-const FORMAT_KNOWN = keys('type', 'json_schema');
+import { expectObject, expectString, isObject, pointer, required, type JsonObject } from '../../core/wire.ts';
+import { FORMAT, chatHint, keepNestedUnknownOf, nestedExtras, shapeHint } from './shape.ts';
 
 /** Decode `response_format`; `undefined` for an unknown type (the caller keeps it as an extension). */
 export function decodeOpenaiChatResponseFormat(value: unknown, path: string, request: Request): OutputFormat | undefined {
-  const format = expectObject(value, path, FORMAT);
-  const type = expectString(required(format, 'type', path, FORMAT), pointer(path, 'type'), FORMAT);
+  const format = isObject(value) ? value : expectObject(value, path, FORMAT);
+  const wireType = format['type'];
+  // The pointers are built only for an error.
+  const type = typeof wireType === 'string' ? wireType : expectString(required(format, 'type', path, FORMAT), pointer(path, 'type'), FORMAT);
   if (type !== 'text' && type !== 'json_object' && type !== 'json_schema') return undefined;
-  keepNestedUnknown(request, 'response_format', format, FORMAT_KNOWN);
+  keepNestedUnknownOf(request, 'response_format', format, 'type', 'json_schema');
   if (type === 'text') return { type: 'text' };
   if (type === 'json_object') return { type: 'json' };
-  const schemaPath = pointer(path, 'json_schema');
-  const inner = expectObject(required(format, 'json_schema', path, FORMAT), schemaPath, FORMAT);
+  const wireInner = format['json_schema'];
+  const inner = isObject(wireInner) ? wireInner : expectObject(required(format, 'json_schema', path, FORMAT), pointer(path, 'json_schema'), FORMAT);
   const schema = inner['schema'];
   const output: OutputFormat & { type: 'json_schema' } = { type: 'json_schema', schema: isObject(schema) ? schema : {} };
   let odd: JsonObject | undefined;
@@ -36,8 +36,8 @@ export function decodeOpenaiChatResponseFormat(value: unknown, path: string, req
     else if (key === 'strict' && typeof field === 'boolean') output.strict = field;
     else (odd ??= {})[key] = field;
   }
-  if (schema === undefined) hint(request, FORMAT, '$noSchema', true);
-  if (odd !== undefined) hint(request, FORMAT, '$jsonSchemaFields', odd);
+  if (schema === undefined) chatHint(request, '$noSchema', true);
+  if (odd !== undefined) chatHint(request, '$jsonSchemaFields', odd);
   return output;
 }
 

@@ -11,7 +11,6 @@ import {
   expectObject,
   expectString,
   extend,
-  hint,
   required,
   spreadExtensions,
   type JsonObject,
@@ -21,7 +20,7 @@ import { decodeOpenaiChatAssistant } from './assistant.ts';
 import { encodeOpenaiChatAssistant } from './assistant-encode.ts';
 import { decodeOpenaiChatFinishReason, encodeOpenaiChatFinishReason } from './stop-reason.ts';
 import { decodeOpenaiChatUsage, encodeOpenaiChatUsage } from './usage.ts';
-import { FORMAT, keepsHints, keepUnknown, keys, parsesArguments, shapeHint } from './shape.ts';
+import { FORMAT, chatHint, keepUnknown, keepsHints, keys, parsesArguments, shapeHint } from './shape.ts';
 import { activeDialect, noteDialect, type OpenaiChatDialect } from './dialects.ts';
 
 
@@ -82,19 +81,19 @@ function decodeChoice(value: unknown, path: string, losses: LossCollector, hints
   losses.origin(message, messagePath);
   const candidate: Candidate = losses.origin({ index: index === undefined ? 0 : expectNumber(index, `${path}/index`, FORMAT), message }, path);
   if (hints) {
-    if (index === undefined) hint(candidate, FORMAT, '$noIndex', true);
-    if (wireMessage === undefined || wireMessage === null) hint(candidate, FORMAT, '$message', wireMessage === null ? 'null' : 'absent');
+    if (index === undefined) chatHint(candidate, '$noIndex', true);
+    if (wireMessage === undefined || wireMessage === null) chatHint(candidate, '$message', wireMessage === null ? 'null' : 'absent');
   }
   const finish = choice['finish_reason'];
   if (typeof finish === 'string') {
     candidate.stopReason = losses.origin(decodeOpenaiChatFinishReason(finish, message.parts.some((part) => part.type === 'refusal')), `${path}/finish_reason`);
   }
   else if (finish === undefined) {
-    if (hints) hint(candidate, FORMAT, '$finishReason', 'absent');
+    if (hints) chatHint(candidate, '$finishReason', 'absent');
   } else if (finish !== null) expectString(finish, `${path}/finish_reason`, FORMAT);
   const logprobs = choice['logprobs'];
   if (logprobs === undefined) {
-    if (hints) hint(candidate, FORMAT, '$logprobs', 'absent');
+    if (hints) chatHint(candidate, '$logprobs', 'absent');
   } else if (logprobs !== null) keepUnknown(candidate, { logprobs }, NONE);
   extend(candidate, FORMAT, choiceExtras(choice));
   return candidate;
@@ -116,14 +115,14 @@ export function decodeOpenaiChatResponse(body: unknown, context: CodecContext): 
   else if (context.model !== undefined) response.model = context.model;
   if (created !== undefined && created !== null) response.created = expectNumber(created, '/created', FORMAT);
   if (hints) {
-    if (object['object'] !== 'chat.completion') hint(response, FORMAT, '$object', object['object'] ?? 'absent');
+    if (object['object'] !== 'chat.completion') chatHint(response, '$object', object['object'] ?? 'absent');
     if (id === undefined || id === null || created === undefined || created === null || model === undefined || model === null) {
-      hint(response, FORMAT, '$absent', (['id', 'created', 'model'] as const).filter((key) => object[key] === undefined || object[key] === null));
+      chatHint(response, '$absent', (['id', 'created', 'model'] as const).filter((key) => object[key] === undefined || object[key] === null));
     }
   }
   const fingerprint = object['system_fingerprint'];
   if (fingerprint === null) {
-    if (hints) hint(response, FORMAT, '$systemFingerprint', 'null');
+    if (hints) chatHint(response, '$systemFingerprint', 'null');
   } else if (fingerprint !== undefined) keepUnknown(response, { system_fingerprint: fingerprint }, NONE);
   const usage = object['usage'];
   if (usage !== undefined && usage !== null) response.usage = decodeOpenaiChatUsage(usage, '/usage', hints);

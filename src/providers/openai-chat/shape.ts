@@ -82,6 +82,24 @@ export function nestedExtras<T extends object>(target: T, node: Extensible, key:
   return target;
 }
 
+/**
+ * Store one shape hint (`$`-prefixed key) of this format on `node`: what
+ * `hint(node, FORMAT, key, value)` does, with the format key written as a
+ * name (the shared `hint` reads and writes it by a key that differs per
+ * codec, which costs a generic lookup per call).
+ */
+export function chatHint(node: Extensible, key: `$${string}`, value: unknown): void {
+  const extensions = node.extensions;
+  let own = extensions?.['openai-chat'];
+  if (own === undefined) {
+    // Not `{ [key]: value }`: an object literal with a computed key is built by a runtime call, several times slower.
+    own = {};
+    if (extensions === undefined) node.extensions = { 'openai-chat': own };
+    else extensions['openai-chat'] = own;
+  }
+  own[key] = value;
+}
+
 /** A shape hint of this format on `node`, if set. */
 export function shapeHint(node: Extensible, key: `$${string}`): unknown {
   return extensionsOf(node, FORMAT)?.[key];

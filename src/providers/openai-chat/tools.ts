@@ -16,54 +16,75 @@ import {
   expectArray,
   expectObject,
   expectString,
-  hint,
+  extend,
   isObject,
   pointer,
   required,
   spreadExtensions,
   type JsonObject,
 } from '../../core/wire.ts';
-import { FORMAT, keepNestedUnknown, keepUnknown, keys, nestedExtras, sameJson, shapeHint } from './shape.ts';
+import { FORMAT, chatHint, keepUnknownOf, nestedExtras, sameJson, shapeHint } from './shape.ts';
 
-const TOOL_KNOWN = keys('type', 'function');
-
+/**
+ * Decode the function tool `tool[key]` (`key` empty: the deprecated
+ * `functions` entry wrapped as `{ function: entry }`, checked already). The
+ * pointers of `path` are built only for an error.
+ */
 function decodeFunctionTool(tool: JsonObject, path: string, key = 'function'): FunctionTool {
-  const functionPath = key === '' ? path : pointer(path, key);
-  const fn = expectObject(key === '' ? tool['function'] : required(tool, key, path, FORMAT), functionPath, FORMAT);
-  const result: FunctionTool = {
-    type: 'function',
-    name: expectString(required(fn, 'name', functionPath, FORMAT), pointer(functionPath, 'name'), FORMAT),
-  };
+  const value = tool[key === '' ? 'function' : key];
+  const fn = isObject(value) ? value : expectObject(key === '' ? value : required(tool, key, path, FORMAT), key === '' ? path : pointer(path, key), FORMAT);
+  const wireName = fn['name'];
+  const result: FunctionTool = { type: 'function', name: typeof wireName === 'string' ? wireName : functionName(fn, key === '' ? path : pointer(path, key)) };
   const { description, parameters, strict } = fn;
-  const consumed = new Set<string>(['name']);
-  if (typeof description === 'string') {
-    result.description = description;
-    consumed.add('description');
+  if (typeof description === 'string') result.description = description;
+  if (isObject(parameters)) result.parameters = parameters;
+  if (typeof strict === 'boolean') result.strict = strict;
+  // Fields of unexpected types (such as an explicit null) travel as they are (a direct check per key: cheaper than a set of the read ones).
+  let rest: JsonObject | undefined;
+  for (const field in fn) {
+    switch (field) {
+      case 'name':
+        continue;
+      case 'description':
+        if (result.description !== undefined) continue;
+        break;
+      case 'parameters':
+        if (result.parameters !== undefined) continue;
+        break;
+      case 'strict':
+        if (result.strict !== undefined) continue;
+        break;
+    }
+    (rest ??= {})[field] = fn[field];
   }
-  if (isObject(parameters)) {
-    result.parameters = parameters;
-    consumed.add('parameters');
-  }
-  if (typeof strict === 'boolean') {
-    result.strict = strict;
-    consumed.add('strict');
-  }
-  // Fields of unexpected types (such as an explicit null) travel as they are.
-  keepNestedUnknown(result, 'function', fn, consumed);
-  keepUnknown(result, tool, TOOL_KNOWN);
+  if (rest !== undefined) extend(result, FORMAT, { function: rest });
+  keepUnknownOf(result, tool, undefined, 'type', 'function');
   return result;
+}
+
+/** The `invalid_type` or `missing_field` error of a function's `name` that is not a string. */
+function functionName(fn: JsonObject, functionPath: string): string {
+  return expectString(required(fn, 'name', functionPath, FORMAT), pointer(functionPath, 'name'), FORMAT);
 }
 
 /** Decode the request `tools` array. */
 export function decodeOpenaiChatTools(value: unknown, path: string, losses: LossCollector): Tool[] {
-  return expectArray(value, path, FORMAT).map((item, index) => {
-    const toolPath = pointer(path, index);
-    const tool = expectObject(item, toolPath, FORMAT);
-    const type = expectString(required(tool, 'type', toolPath, FORMAT), pointer(toolPath, 'type'), FORMAT);
-    if (type === 'function') return decodeFunctionTool(tool, toolPath);
+  const list = Array.isArray(value) ? value : expectArray(value, path, FORMAT);
+  const tools: Tool[] = [];
+  for (let index = 0; index < list.length; index++) {
+    const item = list[index];
+    const toolPath = `${path}/${index}`;
+    const tool = isObject(item) ? item : expectObject(item, toolPath, FORMAT);
+    const wireType = tool['type'];
+    const type = typeof wireType === 'string' ? wireType : expectString(required(tool, 'type', toolPath, FORMAT), pointer(toolPath, 'type'), FORMAT);
+    if (type === 'function') {
+      tools.push(decodeFunctionTool(tool, toolPath));
+      continue;
+    }
     if (type !== 'custom') losses.add('unknown_block', toolPath, `unknown tool type "${type}"; kept as is for openai-chat only`);
-    return { type: 'opaque', format: FORMAT, toolType: type, value: tool };
-  });
+    tools.push({ type: 'opaque', format: FORMAT, toolType: type, value: tool });
+  }
+  return tools;
 }
 
 /** Decode the deprecated request `functions` array into function tools marked to go back there. */
@@ -71,7 +92,7 @@ export function decodeOpenaiChatFunctions(value: unknown, path: string): Tool[] 
   return expectArray(value, path, FORMAT).map((item, index) => {
     const functionPath = pointer(path, index);
     const tool = decodeFunctionTool({ function: expectObject(item, functionPath, FORMAT) }, functionPath, '');
-    hint(tool, FORMAT, '$legacyFunction', true);
+    chatHint(tool, '$legacyFunction', true);
     return tool;
   });
 }
@@ -86,38 +107,41 @@ export interface EncodedTools {
 export function encodeOpenaiChatTools(tools: readonly Tool[], losses: LossCollector): EncodedTools {
   const out: JsonObject[] = [];
   const functions: JsonObject[] = [];
-  tools.forEach((tool, index) => {
-    const path = pointer('/tools', index);
+  for (let index = 0; index < tools.length; index++) {
+    const tool = tools[index] as Tool;
     switch (tool.type) {
       case 'function': {
-        losses.foreignExtensions(tool.extensions, FORMAT, path);
+        if (tool.extensions !== undefined) losses.foreignExtensions(tool.extensions, FORMAT, `/tools/${index}`);
         const fn: ChatCompletionFunctionTool['function'] = { name: tool.name };
         if (tool.description !== undefined) fn.description = tool.description;
         if (tool.parameters !== undefined) fn.parameters = tool.parameters;
         if (tool.strict !== undefined) fn.strict = tool.strict;
-        if (shapeHint(tool, '$legacyFunction') === true) {
-          functions.push({ ...nestedExtras(fn, tool, 'function') });
-          return;
-        }
-        out.push(spreadExtensions({ type: 'function', function: nestedExtras(fn, tool, 'function') }, tool, FORMAT));
-        return;
+        // The tool's own hints and extras (what `shapeHint` reads); a tool from another format has none.
+        const own = tool.extensions?.[FORMAT];
+        if (own === undefined) out.push({ type: 'function', function: fn });
+        else if (own['$legacyFunction'] === true) functions.push({ ...nestedExtras(fn, tool, 'function') });
+        else out.push(spreadExtensions({ type: 'function', function: nestedExtras(fn, tool, 'function') }, tool, FORMAT));
+        continue;
       }
       case 'opaque':
         if (tool.format === FORMAT) out.push(tool.value as JsonObject);
-        else losses.add('dropped_field', path, `${tool.format} tool "${tool.toolType}" has no Chat Completions equivalent; dropped`);
-        return;
+        else losses.add('dropped_field', `/tools/${index}`, `${tool.format} tool "${tool.toolType}" has no Chat Completions equivalent; dropped`);
+        continue;
       default:
         unreachable(tool);
     }
-  });
+  }
   return { tools: out, functions };
 }
 
 function choiceName(choice: JsonObject, path: string): string {
   const type = choice['type'];
   const key = type === 'custom' ? 'custom' : 'function';
-  const inner = expectObject(required(choice, key, path, FORMAT), pointer(path, key), FORMAT);
-  return expectString(required(inner, 'name', pointer(path, key), FORMAT), pointer(path, key, 'name'), FORMAT);
+  // The pointers are built only for an error.
+  const value = choice[key];
+  const inner = isObject(value) ? value : expectObject(required(choice, key, path, FORMAT), pointer(path, key), FORMAT);
+  const name = inner['name'];
+  return typeof name === 'string' ? name : expectString(required(inner, 'name', pointer(path, key), FORMAT), pointer(path, key, 'name'), FORMAT);
 }
 
 /**

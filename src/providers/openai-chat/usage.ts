@@ -7,8 +7,8 @@
 import type { CompletionUsage } from 'openai/resources/completions';
 import type { LossCollector } from '../../core/losses.ts';
 import type { Usage } from '../../core/ir.ts';
-import { expectNumber, expectObject, extend, hint, spreadExtensions, type JsonObject } from '../../core/wire.ts';
-import { FORMAT, nestedExtras, shapeHint } from './shape.ts';
+import { expectNumber, expectObject, extend, spreadExtensions, type JsonObject } from '../../core/wire.ts';
+import { FORMAT, chatHint, nestedExtras, shapeHint } from './shape.ts';
 
 /** The keys of a usage object without a neutral slot, and its known keys set to `null` (a switch: cheaper than a set lookup per key). */
 function usageExtras(object: JsonObject): JsonObject | undefined {
@@ -59,7 +59,7 @@ function readDetails(
       extensions[zeros ? `$${key}` : key] = rest;
     }
   } else if (read === 0 && hints) {
-    hint(usage, FORMAT, key === 'prompt_tokens_details' ? '$promptDetails' : '$completionDetails', true);
+    chatHint(usage, key === 'prompt_tokens_details' ? '$promptDetails' : '$completionDetails', true);
   }
 }
 
@@ -78,7 +78,7 @@ export function decodeOpenaiChatUsage(value: unknown, path: string, hints = true
     usage.outputTokens = typeof completion === 'number' && Number.isFinite(completion) ? completion : expectNumber(completion, `${path}/completion_tokens`, FORMAT);
   }
   if (total != null) usage.totalTokens = typeof total === 'number' && Number.isFinite(total) ? total : expectNumber(total, `${path}/total_tokens`, FORMAT);
-  if (hints && (prompt == null || completion == null || total == null)) hint(usage, FORMAT, '$absent', TOTALS.filter((key) => object[key] == null));
+  if (hints && (prompt == null || completion == null || total == null)) chatHint(usage, '$absent', TOTALS.filter((key) => object[key] == null));
   const promptDetails = object['prompt_tokens_details'];
   if (promptDetails != null) readDetails(usage, 'prompt_tokens_details', promptDetails, `${path}/prompt_tokens_details`, PROMPT_DETAILS, hints);
   const completionDetails = object['completion_tokens_details'];

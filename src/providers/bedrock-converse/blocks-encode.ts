@@ -72,6 +72,7 @@ function encodeToolCall(part: ToolCallPart, losses: LossCollector, path: string)
   const hints = extensionsOf(part, BEDROCK);
   const input = part.arguments === undefined && hints?.['$input'] !== undefined ? hints['$input'] : argumentsAsObject(part, losses, path);
   if (part.kind === 'custom') losses.add('approximated', path, 'Converse tools take JSON input; the free-form tool input was sent as an object', 'warning');
+  if (part.syntheticId === true) losses.addAt(part, 'synthesised_id', `${path}/id`, `tool call "${part.name}" had no id; sent the synthesised toolUseId "${part.id}"`, 'info');
   return block(part, { toolUse: memberFields({ toolUseId: part.id, name: part.name, input }, part) });
 }
 
@@ -92,6 +93,7 @@ function encodeResultItem(item: Part, losses: LossCollector, resultPath: string,
 }
 
 function encodeToolResult(part: ToolResultPart, losses: LossCollector, path: string): JsonObject {
+  if (part.syntheticId === true) losses.addAt(part, 'synthesised_id', `${path}/callId`, `tool result had no call id; sent the synthesised toolUseId "${part.callId}"`, 'info');
   const content: JsonObject[] = [];
   const items = part.content;
   for (let index = 0; index < items.length; index++) {

@@ -16,6 +16,22 @@ export interface FrameReader {
   push(chunk: Uint8Array): WireEvent[];
   /** The wire events completed by the end of the stream; throws when the stream ends inside a frame. */
   end(): WireEvent[];
+  /**
+   * Optional: what `push` does, without parsing: each event's `data:` text
+   * (what {@link wireEventOf} would parse) and event name. A reader gives
+   * either these or wire events for a stream, not both; the transcoder uses
+   * them so that a decoder can recognise an event by its text
+   * (`StreamDecoder.decodeText`).
+   */
+  pushData?(chunk: Uint8Array): DataEvent[];
+  /** With `pushData`: what `end` does, without parsing. */
+  endData?(): DataEvent[];
+}
+
+/** One event's `data:` text (not parsed) and its name, as a text framing reads it. */
+export interface DataEvent {
+  data: string;
+  event?: string | undefined;
 }
 
 /** One stream framing: a reader per stream, and a writer of messages. */
@@ -48,6 +64,13 @@ export function wireEventOf(data: string, event?: string): WireEvent {
   }
   if (event !== undefined) wire.event = event;
   return wire;
+}
+
+/** Data events as wire events ({@link wireEventOf} of each). */
+function parsed(events: readonly DataEvent[]): WireEvent[] {
+  const out: WireEvent[] = [];
+  for (const event of events) out.push(wireEventOf(event.data, event.event));
+  return out;
 }
 
 const utf8 = new TextEncoder();
@@ -99,32 +122,37 @@ export const sseFraming: StreamFraming = {
   contentType: 'text/event-stream; charset=utf-8',
   createReader(): FrameReader {
     const text = utf8Chunks();
-    let events: WireEvent[] = [];
+    // eventsource-parser's messages ({ data, event, id }) are the data events.
+    let events: DataEvent[] = [];
     let overflow: ParseError | undefined;
     const parser: EventSourceParser = createParser({
       onEvent(message) {
-        events.push(wireEventOf(message.data, message.event));
+        events.push(message);
       },
       onError(error) {
         if (error.type === 'max-buffer-size-exceeded') overflow = error;
       },
     });
-    const take = (): WireEvent[] => {
+    const take = (): DataEvent[] => {
       if (overflow !== undefined) throw overflow;
       const out = events;
       events = [];
       return out;
     };
+    const pushData = (chunk: Uint8Array): DataEvent[] => {
+      parser.feed(text.decode(chunk));
+      return take();
+    };
+    const endData = (): DataEvent[] => {
+      const rest = text.end();
+      if (rest !== '') parser.feed(rest);
+      return take();
+    };
     return {
-      push(chunk) {
-        parser.feed(text.decode(chunk));
-        return take();
-      },
-      end() {
-        const rest = text.end();
-        if (rest !== '') parser.feed(rest);
-        return take();
-      },
+      push: (chunk) => parsed(pushData(chunk)),
+      end: () => parsed(endData()),
+      pushData,
+      endData,
     };
   },
   write(messages) {
@@ -144,25 +172,29 @@ export const ndjsonFraming: StreamFraming = {
   createReader(): FrameReader {
     const text = utf8Chunks();
     let pending = '';
-    const lines = (input: string, final: boolean): WireEvent[] => {
+    const lines = (input: string, final: boolean): DataEvent[] => {
       pending += input;
-      const events: WireEvent[] = [];
+      const events: DataEvent[] = [];
       let start = 0;
       for (let newline = pending.indexOf('\n'); newline !== -1; newline = pending.indexOf('\n', start)) {
         const line = pending.slice(start, newline).trim();
-        if (line !== '') events.push(wireEventOf(line));
+        if (line !== '') events.push({ data: line });
         start = newline + 1;
       }
       pending = pending.slice(start);
       if (final && pending.trim() !== '') {
-        events.push(wireEventOf(pending.trim()));
+        events.push({ data: pending.trim() });
         pending = '';
       }
       return events;
     };
+    const pushData = (chunk: Uint8Array): DataEvent[] => lines(text.decode(chunk), false);
+    const endData = (): DataEvent[] => lines(text.end(), true);
     return {
-      push: (chunk) => lines(text.decode(chunk), false),
-      end: () => lines(text.end(), true),
+      push: (chunk) => parsed(pushData(chunk)),
+      end: () => parsed(endData()),
+      pushData,
+      endData,
     };
   },
   write(messages) {

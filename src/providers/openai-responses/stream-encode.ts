@@ -79,8 +79,9 @@ export class OpenaiResponsesStreamWriter {
   private readonly dropped = new Set<number>();
   /** `{"type":"…"` per event type, the head of {@link numbered}'s output. */
   private readonly heads = new Map<string, string>();
-  /** The JSON text of each long string written so far (see {@link serialised}). */
-  private readonly longJson = new Map<string, string>();
+  /** The last long strings written and their JSON texts (see {@link serialised}). */
+  private readonly longStrings: string[] = [];
+  private readonly longTexts: string[] = [];
 
   constructor(
     private readonly losses: LossCollector,
@@ -159,12 +160,7 @@ export class OpenaiResponsesStreamWriter {
     const found: string[] = [];
     const text = JSON.stringify(data, (_key, value: unknown) => {
       if (typeof value !== 'string' || value.length < LONG_STRING) return value;
-      let json = this.longJson.get(value);
-      if (json === undefined) {
-        json = JSON.stringify(value);
-        this.longJson.set(value, json);
-      }
-      found.push(json);
+      found.push(this.longJson(value));
       return LONG_MARK;
     });
     if (found.length === 0) return text;
@@ -173,6 +169,24 @@ export class OpenaiResponsesStreamWriter {
     let out = pieces[0]!;
     for (let index = 0; index < found.length; index++) out += found[index]! + pieces[index + 1]!;
     return out;
+  }
+
+  /**
+   * The JSON text of a long string, serialised once: the strings are compared
+   * with `===` (the events repeat the same string object, so that is one
+   * pointer comparison; a `Map` would hash the whole text).
+   */
+  private longJson(value: string): string {
+    const strings = this.longStrings;
+    for (let index = strings.length - 1; index >= 0; index--) if (strings[index] === value) return this.longTexts[index]!;
+    const json = JSON.stringify(value);
+    if (strings.length === 8) {
+      strings.shift();
+      this.longTexts.shift();
+    }
+    strings.push(value);
+    this.longTexts.push(json);
+    return json;
   }
 
   /** The wire events (unnumbered) that one IR event stands for. */

@@ -116,9 +116,17 @@ class OpenaiChatStreamDecoder implements StreamDecoder {
   private ended = false;
   private failed = false;
 
+  /** For another format only (see {@link textChunk}): a same-format trip parses every chunk, as its hints need the whole chunk. */
+  readonly decodeText?: (data: string, event: string | undefined) => StreamEvent[] | undefined;
+  readonly learn?: (data: string, wire: WireEvent) => void;
+
   constructor(private readonly context: CodecContext) {
     this.builder = new ChunkBuilder(new LossCollector(), context.model);
     this.hints = context.target === undefined || context.target === FORMAT;
+    if (!this.hints) {
+      this.decodeText = (data, event) => this.textChunk(data, event);
+      this.learn = (data, wire) => this.learnChunk(data, wire);
+    }
   }
 
   decode(event: WireEvent): StreamEvent[] {
@@ -150,8 +158,8 @@ class OpenaiChatStreamDecoder implements StreamDecoder {
    * hints, so once the stream has started, for another format, `chunk` of
    * just its choice decodes it as the whole chunk.
    */
-  decodeText(data: string, event: string | undefined): StreamEvent[] | undefined {
-    if (this.hints || !this.started) return undefined;
+  private textChunk(data: string, event: string | undefined): StreamEvent[] | undefined {
+    if (!this.started) return undefined;
     const slot = this.templates.read(data, event);
     if (slot === undefined) return undefined;
     const shape = this.templates.shape;
@@ -159,8 +167,8 @@ class OpenaiChatStreamDecoder implements StreamDecoder {
     return this.chunk({ choices: [{ index: shape.index, delta }] }, event);
   }
 
-  learn(data: string, wire: WireEvent): void {
-    if (this.hints || !this.started) return;
+  private learnChunk(data: string, wire: WireEvent): void {
+    if (!this.started) return;
     const found = usualDelta(wire.data);
     if (found === undefined || typeof found.slot !== 'string') return;
     this.templates.learn(data, wire.event, found.slot, (value, probe) => {

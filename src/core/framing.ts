@@ -66,13 +66,6 @@ export function wireEventOf(data: string, event?: string): WireEvent {
   return wire;
 }
 
-/** Data events as wire events ({@link wireEventOf} of each). */
-function parsed(events: readonly DataEvent[]): WireEvent[] {
-  const out: WireEvent[] = [];
-  for (const event of events) out.push(wireEventOf(event.data, event.event));
-  return out;
-}
-
 const utf8 = new TextEncoder();
 
 /** Decodes a stream's bytes to text chunk by chunk (see {@link utf8Chunks}). */
@@ -122,37 +115,48 @@ export const sseFraming: StreamFraming = {
   contentType: 'text/event-stream; charset=utf-8',
   createReader(): FrameReader {
     const text = utf8Chunks();
-    // eventsource-parser's messages ({ data, event, id }) are the data events.
-    let events: DataEvent[] = [];
+    // One stream is read either way: wire events (parsed here) or data events (eventsource-parser's messages, `{ data, event, id }`).
+    let raw = false;
+    let events: (WireEvent | DataEvent)[] = [];
     let overflow: ParseError | undefined;
     const parser: EventSourceParser = createParser({
       onEvent(message) {
-        events.push(message);
+        events.push(raw ? message : wireEventOf(message.data, message.event));
       },
       onError(error) {
         if (error.type === 'max-buffer-size-exceeded') overflow = error;
       },
     });
-    const take = (): DataEvent[] => {
+    const take = (): (WireEvent | DataEvent)[] => {
       if (overflow !== undefined) throw overflow;
       const out = events;
       events = [];
       return out;
     };
-    const pushData = (chunk: Uint8Array): DataEvent[] => {
-      parser.feed(text.decode(chunk));
-      return take();
-    };
-    const endData = (): DataEvent[] => {
+    const feed = (chunk: Uint8Array): void => parser.feed(text.decode(chunk));
+    const finish = (): void => {
       const rest = text.end();
       if (rest !== '') parser.feed(rest);
-      return take();
     };
     return {
-      push: (chunk) => parsed(pushData(chunk)),
-      end: () => parsed(endData()),
-      pushData,
-      endData,
+      push(chunk) {
+        feed(chunk);
+        return take() as WireEvent[];
+      },
+      end() {
+        finish();
+        return take() as WireEvent[];
+      },
+      pushData(chunk) {
+        raw = true;
+        feed(chunk);
+        return take() as DataEvent[];
+      },
+      endData() {
+        raw = true;
+        finish();
+        return take() as DataEvent[];
+      },
     };
   },
   write(messages) {
@@ -172,29 +176,29 @@ export const ndjsonFraming: StreamFraming = {
   createReader(): FrameReader {
     const text = utf8Chunks();
     let pending = '';
-    const lines = (input: string, final: boolean): DataEvent[] => {
+    // Each line as a wire event (parsed here) or, for `pushData`, as a data event.
+    const lines = (input: string, final: boolean, raw: boolean): (WireEvent | DataEvent)[] => {
       pending += input;
-      const events: DataEvent[] = [];
+      const events: (WireEvent | DataEvent)[] = [];
       let start = 0;
       for (let newline = pending.indexOf('\n'); newline !== -1; newline = pending.indexOf('\n', start)) {
         const line = pending.slice(start, newline).trim();
-        if (line !== '') events.push({ data: line });
+        if (line !== '') events.push(raw ? { data: line } : wireEventOf(line));
         start = newline + 1;
       }
       pending = pending.slice(start);
       if (final && pending.trim() !== '') {
-        events.push({ data: pending.trim() });
+        const line = pending.trim();
+        events.push(raw ? { data: line } : wireEventOf(line));
         pending = '';
       }
       return events;
     };
-    const pushData = (chunk: Uint8Array): DataEvent[] => lines(text.decode(chunk), false);
-    const endData = (): DataEvent[] => lines(text.end(), true);
     return {
-      push: (chunk) => parsed(pushData(chunk)),
-      end: () => parsed(endData()),
-      pushData,
-      endData,
+      push: (chunk) => lines(text.decode(chunk), false, false) as WireEvent[],
+      end: () => lines(text.end(), true, false) as WireEvent[],
+      pushData: (chunk) => lines(text.decode(chunk), false, true) as DataEvent[],
+      endData: () => lines(text.end(), true, true) as DataEvent[],
     };
   },
   write(messages) {

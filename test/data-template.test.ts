@@ -85,6 +85,23 @@ const chat: SseMessage[] = [
   { data: '[DONE]' },
 ];
 
+// OpenAI's chunks end with a random `obfuscation` string: a second slot the decoder ignores.
+const obfuscated = (content: string, padding: string) => ({ data: `${chatHead}"delta":{"content":"${content}"},"finish_reason":null}],"obfuscation":"${padding}"}` });
+const chatObfuscated: SseMessage[] = [
+  { data: `${chatHead}"delta":{"role":"assistant","content":"","refusal":null},"finish_reason":null}],"obfuscation":"Qx"}` },
+  obfuscated('Hello', 'abc'),
+  obfuscated('with \\"quote\\" and \\u00e9', 'k\\"z'),
+  obfuscated('\\"obfuscation\\":\\"x\\"', 'p'),
+  obfuscated('same', 'same'),
+  obfuscated('a', ''),
+  { data: `${chatHead}"delta":{"content":"no padding"},"finish_reason":null}]}` },
+  { data: `${chatHead}"delta":{"content":"a"},"finish_reason":null}],"obfuscation":"b","extra":"c"}` },
+  { data: `${chatHead}"delta":{"content":"a"},"finish_reason":null}],"obfuscation":7}` },
+  obfuscated('last', 'Zz'),
+  { data: `${chatHead}"delta":{},"finish_reason":"stop"}],"obfuscation":"e"}` },
+  { data: '[DONE]' },
+];
+
 const geminiTail = '}]},"index":0}],"modelVersion":"m","responseId":"r1"}';
 const gemini: SseMessage[] = [
   ...tricky.map((text) => ({ data: `{"candidates":[{"content":{"role":"model","parts":[{"text":"${text}"${geminiTail}` })),
@@ -100,12 +117,13 @@ const gemini: SseMessage[] = [
 const sources: [FormatId, SseMessage[]][] = [
   ['anthropic', anthropic],
   ['openai-chat', chat],
+  ['openai-chat', chatObfuscated],
   ['gemini', gemini],
 ];
 
-for (const [from, messages] of sources) {
+for (const [number, [from, messages]] of sources.entries()) {
   for (const to of streamingFormats()) {
-    test(`${from} → ${to}: the same bytes and losses as with every event parsed`, () => {
+    test(`${from} (${number}) → ${to}: the same bytes and losses as with every event parsed`, () => {
       for (const whole of [false, true]) assert.equal(converted(messages, from, to, whole), converted(messages, parsingOnly(from), to, whole));
     });
   }
@@ -124,6 +142,14 @@ test('a template takes one string in its slot, nothing else', () => {
   assert.is(templates.read('{"a":1,"b":1,"c":[true]}', undefined), undefined);
   assert.is(templates.read('{"a":2,"b":"bye","c":[true]}', undefined), undefined);
   assert.is(templates.read('{"a":1,"b":"bye","c":[true]}', 'named'), undefined);
+  // A second, ignored string after the first.
+  const two = new DataTemplates<string>();
+  two.learn('{"a":"x","b":"y","c":1}', undefined, 'x', (value, probe, other) => ((value as { a: unknown; b: unknown }).a === probe && (value as { b: unknown }).b === other ? 'a' : undefined), 'y');
+  assert.is(two.read('{"a":"new","b":"pad","c":1}', undefined), 'new');
+  assert.is(two.read('{"a":"n\\"ew","b":"p\\"ad","c":1}', undefined), 'n"ew');
+  assert.is(two.read('{"a":"x","b":"y","d":"z","c":1}', undefined), undefined);
+  assert.is(two.read('{"a":"x","b":2,"c":1}', undefined), undefined);
+  assert.is(two.read('{"a":"x","b":"y","c":2}', undefined), undefined);
   // A string that occurs twice says nothing of where the slot is.
   const twice = new DataTemplates<string>();
   twice.learn('{"a":"x","b":"x"}', undefined, 'x', () => 'b');

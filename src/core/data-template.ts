@@ -15,6 +15,9 @@
 /** The string a template holds in its slot while it is checked. */
 const PROBE = '\u0001interlingua-slot';
 const PROBE_JSON = JSON.stringify(PROBE);
+/** The probe of the second, ignored slot. */
+const OTHER_PROBE = '\u0001interlingua-other';
+const OTHER_PROBE_JSON = JSON.stringify(OTHER_PROBE);
 
 /** Templates kept per stream (the usual event of each kind of delta: text, reasoning, each call's arguments). */
 const MAX_TEMPLATES = 4;
@@ -25,6 +28,8 @@ const MAX_UNUSED = 8;
 interface Template<Shape> {
   before: string;
   after: string;
+  /** With a second, ignored slot after the first: the text between the two (`after` then follows the second). */
+  between?: string | undefined;
   event: string | undefined;
   shape: Shape;
   used: boolean;
@@ -43,6 +48,11 @@ export class DataTemplates<Shape> {
   #useful = 0;
   #shape: Shape | undefined;
 
+  /** False once the stream has learned {@link MAX_UNUSED} templates that never matched: {@link learn} would do nothing. */
+  get learning(): boolean {
+    return this.#learned - this.#useful < MAX_UNUSED;
+  }
+
   /** The shape of the template the last {@link read} matched. */
   get shape(): Shape {
     return this.#shape as Shape;
@@ -54,11 +64,21 @@ export class DataTemplates<Shape> {
    */
   read(data: string, event: string | undefined): string | undefined {
     const templates = this.#templates;
+    // A stream none of whose templates ever matched, and that learns no more, is not looked at again.
+    if (this.#useful === 0 && this.#learned >= MAX_UNUSED) return undefined;
     for (let index = templates.length - 1; index >= 0; index--) {
       const template = templates[index]!;
-      const { before, after } = template;
-      if (template.event !== event || data.length < before.length + after.length + 2 || !data.startsWith(before) || !data.endsWith(after)) continue;
-      const slot = stringToken(data.slice(before.length, data.length - after.length));
+      const { before, after, between } = template;
+      if (template.event !== event || data.length < before.length + after.length + 2 || !data.endsWith(after) || !data.startsWith(before)) continue;
+      let slot: string | undefined;
+      if (between === undefined) slot = stringToken(data.slice(before.length, data.length - after.length));
+      else {
+        // The first slot ends at its closing quote; the text between follows, then the second slot up to `after`.
+        const end = tokenEnd(data, before.length);
+        if (end === -1 || !data.startsWith(between, end) || end + between.length > data.length - after.length) continue;
+        if (stringToken(data.slice(end + between.length, data.length - after.length)) === undefined) continue;
+        slot = stringToken(data.slice(before.length, end));
+      }
       if (slot === undefined) continue;
       if (!template.used) {
         template.used = true;
@@ -76,27 +96,47 @@ export class DataTemplates<Shape> {
    * string's JSON occurs once in `data` and `usual`, given the value of the
    * same text with a probe string in that place, says it is the decoder's
    * usual event with the probe in its slot (returning what it needs to know
-   * of it); nothing more is learned once a stream has learned
+   * of it). `other`, when given, is a second string after the first whose
+   * value the decoder ignores (it checks that the second probe lands where
+   * it ignores it); its slot is matched as one string token and not read.
+   * Nothing more is learned once a stream has learned
    * {@link MAX_UNUSED} templates that never matched.
    */
-  learn(data: string, event: string | undefined, slot: string, usual: (value: unknown, probe: string) => Shape | undefined): void {
+  learn(
+    data: string,
+    event: string | undefined,
+    slot: string,
+    usual: (value: unknown, probe: string, otherProbe: string) => Shape | undefined,
+    other?: string,
+  ): void {
     if (this.#learned - this.#useful >= MAX_UNUSED) return;
     const token = JSON.stringify(slot);
     const at = data.indexOf(token);
     if (at === -1 || data.indexOf(token, at + 1) !== -1) return;
     const before = data.slice(0, at);
-    const after = data.slice(at + token.length);
+    let after = data.slice(at + token.length);
+    let between: string | undefined;
+    let text = `${before}${PROBE_JSON}${after}`;
+    if (other !== undefined) {
+      // A second string the decoder ignores (a per-event `obfuscation`), after the first.
+      const otherToken = JSON.stringify(other);
+      const otherAt = data.indexOf(otherToken);
+      if (otherAt < at + token.length || data.indexOf(otherToken, otherAt + 1) !== -1) return;
+      between = data.slice(at + token.length, otherAt);
+      after = data.slice(otherAt + otherToken.length);
+      text = `${before}${PROBE_JSON}${between}${OTHER_PROBE_JSON}${after}`;
+    }
     let value: unknown;
     try {
-      value = JSON.parse(`${before}${PROBE_JSON}${after}`);
+      value = JSON.parse(text);
     } catch {
       return;
     }
-    const shape = usual(value, PROBE);
+    const shape = usual(value, PROBE, OTHER_PROBE);
     if (shape === undefined) return;
     const templates = this.#templates;
     if (templates.length === MAX_TEMPLATES) templates.shift();
-    templates.push({ before, after, event, shape, used: false });
+    templates.push({ before, after, between, event, shape, used: false });
     this.#learned++;
   }
 }
@@ -110,6 +150,17 @@ export function hasExactKeys(object: unknown, ...keys: string[]): object is Reco
     count++;
   }
   return count === keys.length;
+}
+
+/** The index just past the string token that starts at `start` (its first unescaped quote after the opening one); `-1` when none starts or ends there. */
+function tokenEnd(data: string, start: number): number {
+  if (data.charCodeAt(start) !== 34 /* " */) return -1;
+  for (let index = start + 1; index < data.length; index++) {
+    const code = data.charCodeAt(index);
+    if (code === 92 /* \ */) index++;
+    else if (code === 34) return index + 1;
+  }
+  return -1;
 }
 
 /** The string that `text` (one JSON string token, maybe with blanks around it) stands for; `undefined` when it is not one. */

@@ -396,6 +396,7 @@ export function createAnthropicStreamDecoder(context: CodecContext): StreamDecod
       return withBefore(stringDelta(shape.index, shape.type, value));
     },
     learn(data: string, wire: WireEvent): void {
+      if (!templates.learning) return;
       const found = usualBlockDelta(wire.data);
       if (found === undefined || typeof found.value !== 'string') return;
       templates.learn(data, wire.event, found.value, (value, probe) => {

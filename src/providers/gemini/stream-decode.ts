@@ -81,7 +81,7 @@ class GeminiStreamDecoder implements StreamDecoder {
 
   /** The usual chunk: one text piece of candidate 0, the stream's model and response id, nothing else (see {@link usualChunk}). */
   learn(data: string, wire: WireEvent): void {
-    if (!this.started || this.done) return;
+    if (!this.started || this.done || !this.templates.learning) return;
     const model = this.model;
     const responseId = this.responseId;
     const text = usualChunk(wire.data, model, responseId);

@@ -168,16 +168,25 @@ class OpenaiChatStreamDecoder implements StreamDecoder {
   }
 
   private learnChunk(data: string, wire: WireEvent): void {
-    if (!this.started) return;
+    if (!this.started || !this.templates.learning) return;
     const found = usualDelta(wire.data);
     if (found === undefined || typeof found.slot !== 'string') return;
-    this.templates.learn(data, wire.event, found.slot, (value, probe) => {
-      const usual = usualDelta(value);
-      if (usual?.slot !== probe) return undefined;
-      const shape: UsualDelta = { index: usual.index, field: usual.field };
-      if (usual.tool !== undefined) shape.tool = usual.tool;
-      return shape;
-    });
+    // OpenAI pads each chunk with a random `obfuscation` string, which only the first chunk and the same-format hints read.
+    const obfuscation = (wire.data as JsonObject)['obfuscation'];
+    const other = typeof obfuscation === 'string' ? obfuscation : undefined;
+    this.templates.learn(
+      data,
+      wire.event,
+      found.slot,
+      (value, probe, otherProbe) => {
+        const usual = usualDelta(value);
+        if (usual?.slot !== probe || (other !== undefined && (value as JsonObject)['obfuscation'] !== otherProbe)) return undefined;
+        const shape: UsualDelta = { index: usual.index, field: usual.field };
+        if (usual.tool !== undefined) shape.tool = usual.tool;
+        return shape;
+      },
+      other,
+    );
   }
 
   flush(): StreamEvent[] {

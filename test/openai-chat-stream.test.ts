@@ -198,6 +198,54 @@ test('foreign events: several candidates, usage late, an error in the target for
   assert.equal(data.at(-1), { error: { message: 'try later', type: 'server_error', param: null, code: null } });
 });
 
+test('events from another decoder: a dropped reasoning part sends the role chunk at once, as OpenAI reasoning models do', async () => {
+  const at = { candidate: 0 };
+  const losses = new LossCollector();
+  const encoder = createOpenaiChatStreamEncoder({ losses });
+  assert.equal(encoder.encode({ type: 'start', id: 'msg_r', model: 'claude-test' }), []);
+  const first = encoder.encode({ type: 'part_start', ...at, index: 0, part: { type: 'reasoning', text: '' } });
+  assert.equal(first.map((message) => (JSON.parse(message.data) as { choices: { delta: unknown }[] }).choices[0]?.delta), [{ role: 'assistant', content: '', refusal: null }]);
+  const events: StreamEvent[] = [
+    { type: 'reasoning_delta', ...at, index: 0, text: 'Thinking it over.' },
+    { type: 'part_end', ...at, index: 0 },
+    { type: 'part_start', ...at, index: 1, part: { type: 'tool_call', id: 'toolu_1', name: 'weather', arguments: undefined, rawArguments: '' } },
+    { type: 'tool_call_delta', ...at, index: 1, arguments: '{"city":"Oslo"}' },
+    { type: 'part_end', ...at, index: 1 },
+    { type: 'part_start', ...at, index: 2, part: { type: 'text', text: '' } },
+    { type: 'text_delta', ...at, index: 2, text: 'Checking.' },
+    { type: 'part_end', ...at, index: 2 },
+    { type: 'finish', candidate: 0, stopReason: { unified: 'tool_calls', raw: 'tool_use', format: 'anthropic' } },
+    { type: 'end' },
+  ];
+  const messages = [...first];
+  for (const event of events) messages.push(...encoder.encode(event));
+  messages.push(...encoder.flush());
+  const data = messages.map((message) => (message.data === '[DONE]' ? '[DONE]' : JSON.parse(message.data)));
+  // One role chunk, and no role in the chunks after it.
+  assert.equal(deltas(data).filter((delta) => 'role' in delta).length, 1);
+  const body = messagesAsBytes(messages);
+  const server = createServer((request, reply) => {
+    request.resume();
+    request.on('end', () => {
+      reply.writeHead(200, { 'content-type': 'text/event-stream' });
+      reply.end(Buffer.from(body));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  try {
+    const { port } = server.address() as AddressInfo;
+    const client = new OpenAI({ apiKey: 'test-key', baseURL: `http://127.0.0.1:${port}/v1`, maxRetries: 0 });
+    const final = await client.chat.completions.stream({ model: 'gpt-test', messages: [{ role: 'user', content: 'hi' }] }).finalChatCompletion();
+    const message = final.choices[0]?.message;
+    assert.is(message?.role, 'assistant');
+    assert.is(message?.content, 'Checking.');
+    assert.equal(message?.tool_calls?.map((call) => (call.type === 'function' ? [call.id, call.function.name, call.function.arguments] : [])), [['toolu_1', 'weather', '{"city":"Oslo"}']]);
+    assert.is(final.choices[0]?.finish_reason, 'tool_calls');
+  } finally {
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
+});
+
 test('convertStream openai-chat → openai-chat reproduces a golden stream', async () => {
   const bytes = new Uint8Array(readFileSync(join(GOLDEN_DIR, 'openai-chat', 'stream-tools', 'stream.sse')));
   const converted = convertStream(chunked(bytes, [7, 300, 301, 900]), { from: 'openai-chat', to: 'openai-chat' });

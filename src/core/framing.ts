@@ -16,6 +16,22 @@ export interface FrameReader {
   push(chunk: Uint8Array): WireEvent[];
   /** The wire events completed by the end of the stream; throws when the stream ends inside a frame. */
   end(): WireEvent[];
+  /**
+   * Optional: what `push` does, without parsing: each event's `data:` text
+   * (what {@link wireEventOf} would parse) and event name. A reader gives
+   * either these or wire events for a stream, not both; the transcoder uses
+   * them so that a decoder can recognise an event by its text
+   * (`StreamDecoder.decodeText`).
+   */
+  pushData?(chunk: Uint8Array): DataEvent[];
+  /** With `pushData`: what `end` does, without parsing. */
+  endData?(): DataEvent[];
+}
+
+/** One event's `data:` text (not parsed) and its name, as a text framing reads it. */
+export interface DataEvent {
+  data: string;
+  event?: string | undefined;
 }
 
 /** One stream framing: a reader per stream, and a writer of messages. */
@@ -99,31 +115,47 @@ export const sseFraming: StreamFraming = {
   contentType: 'text/event-stream; charset=utf-8',
   createReader(): FrameReader {
     const text = utf8Chunks();
-    let events: WireEvent[] = [];
+    // One stream is read either way: wire events (parsed here) or data events (eventsource-parser's messages, `{ data, event, id }`).
+    let raw = false;
+    let events: (WireEvent | DataEvent)[] = [];
     let overflow: ParseError | undefined;
     const parser: EventSourceParser = createParser({
       onEvent(message) {
-        events.push(wireEventOf(message.data, message.event));
+        events.push(raw ? message : wireEventOf(message.data, message.event));
       },
       onError(error) {
         if (error.type === 'max-buffer-size-exceeded') overflow = error;
       },
     });
-    const take = (): WireEvent[] => {
+    const take = (): (WireEvent | DataEvent)[] => {
       if (overflow !== undefined) throw overflow;
       const out = events;
       events = [];
       return out;
     };
+    const feed = (chunk: Uint8Array): void => parser.feed(text.decode(chunk));
+    const finish = (): void => {
+      const rest = text.end();
+      if (rest !== '') parser.feed(rest);
+    };
     return {
       push(chunk) {
-        parser.feed(text.decode(chunk));
-        return take();
+        feed(chunk);
+        return take() as WireEvent[];
       },
       end() {
-        const rest = text.end();
-        if (rest !== '') parser.feed(rest);
-        return take();
+        finish();
+        return take() as WireEvent[];
+      },
+      pushData(chunk) {
+        raw = true;
+        feed(chunk);
+        return take() as DataEvent[];
+      },
+      endData() {
+        raw = true;
+        finish();
+        return take() as DataEvent[];
       },
     };
   },
@@ -144,25 +176,29 @@ export const ndjsonFraming: StreamFraming = {
   createReader(): FrameReader {
     const text = utf8Chunks();
     let pending = '';
-    const lines = (input: string, final: boolean): WireEvent[] => {
+    // Each line as a wire event (parsed here) or, for `pushData`, as a data event.
+    const lines = (input: string, final: boolean, raw: boolean): (WireEvent | DataEvent)[] => {
       pending += input;
-      const events: WireEvent[] = [];
+      const events: (WireEvent | DataEvent)[] = [];
       let start = 0;
       for (let newline = pending.indexOf('\n'); newline !== -1; newline = pending.indexOf('\n', start)) {
         const line = pending.slice(start, newline).trim();
-        if (line !== '') events.push(wireEventOf(line));
+        if (line !== '') events.push(raw ? { data: line } : wireEventOf(line));
         start = newline + 1;
       }
       pending = pending.slice(start);
       if (final && pending.trim() !== '') {
-        events.push(wireEventOf(pending.trim()));
+        const line = pending.trim();
+        events.push(raw ? { data: line } : wireEventOf(line));
         pending = '';
       }
       return events;
     };
     return {
-      push: (chunk) => lines(text.decode(chunk), false),
-      end: () => lines(text.end(), true),
+      push: (chunk) => lines(text.decode(chunk), false, false) as WireEvent[],
+      end: () => lines(text.end(), true, false) as WireEvent[],
+      pushData: (chunk) => lines(text.decode(chunk), false, true) as DataEvent[],
+      endData: () => lines(text.end(), true, true) as DataEvent[],
     };
   },
   write(messages) {

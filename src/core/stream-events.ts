@@ -139,6 +139,16 @@ export interface StreamDecoder {
   decode(event: WireEvent): StreamEvent[];
   /** The source ended; close what is open (a truncated stream yields an `error` event). */
   flush(): StreamEvent[];
+  /**
+   * Optional: the IR events of an event given by its `data:` text, without
+   * parsing it, when the decoder recognises the text (a shape it learned
+   * through {@link learn} with only a string changed): exactly what `decode`
+   * of the parsed text would return. `undefined` when it does not recognise
+   * it; the text is then parsed and given to `decode`.
+   */
+  decodeText?(data: string, event: string | undefined): StreamEvent[] | undefined;
+  /** Optional: `wire`, parsed from `data`, has just been decoded; the decoder may learn the shape of its text. */
+  learn?(data: string, wire: WireEvent): void;
 }
 
 /** Turns IR events into one format's SSE messages. One instance per stream. */

@@ -7,7 +7,7 @@
 import { InterlinguaError, isInterlinguaError } from './errors.ts';
 import { checkDialect } from './dialect.ts';
 import { LossCollector, type Loss } from './losses.ts';
-import { sseFraming, type StreamFraming } from './framing.ts';
+import { sseFraming, wireEventOf, type DataEvent, type StreamFraming } from './framing.ts';
 import type { Codec, CodecContext } from './codec.ts';
 import type { FrameReader } from './framing.ts';
 import type { ApiError, FormatId } from './ir.ts';
@@ -164,7 +164,17 @@ function boundedDecoder(decoder: StreamDecoder): StreamDecoder {
     }
     return events;
   };
-  return { decode: (event) => check(decoder.decode(event)), flush: () => check(decoder.flush()) };
+  const bounded: StreamDecoder = { decode: (event) => check(decoder.decode(event)), flush: () => check(decoder.flush()) };
+  if (decoder.decodeText !== undefined && decoder.learn !== undefined) {
+    const decodeText = decoder.decodeText.bind(decoder);
+    const learn = decoder.learn.bind(decoder);
+    bounded.decodeText = (data, event) => {
+      const events = decodeText(data, event);
+      return events === undefined ? undefined : check(events);
+    };
+    bounded.learn = learn;
+  }
+  return bounded;
 }
 
 /** The stream encoder of `codec`, or an error if its streaming is not implemented yet. */
@@ -323,6 +333,8 @@ class FusedTranscoder implements Transcoder {
   readonly #mapEvent: ((event: StreamEvent) => StreamEvent) | undefined;
   readonly #what: string;
   readonly #origins = new StreamOrigins();
+  /** The reader gives each event's text and the decoder may recognise it (see {@link #takeText}). */
+  readonly #byText: boolean;
   readonly #translate = (irPath: string) => this.#origins.sourceOf(irPath);
   #out: SseMessage[] = [];
   #failed = false;
@@ -342,6 +354,7 @@ class FusedTranscoder implements Transcoder {
     this.#side = side;
     this.#mapEvent = mapEvent;
     this.#what = `the ${side.from} stream`;
+    this.#byText = reader.pushData !== undefined && reader.endData !== undefined && decoder.decodeText !== undefined && decoder.learn !== undefined;
   }
 
   get losses(): Loss[] {
@@ -405,6 +418,10 @@ class FusedTranscoder implements Transcoder {
 
   /** Decode and encode the events `chunk` completes (`undefined`: the source ended). */
   #take(chunk: Uint8Array | undefined): void {
+    if (this.#byText) {
+      this.#takeText(chunk);
+      return;
+    }
     let events: WireEvent[];
     try {
       events = chunk === undefined ? this.#reader.end() : this.#reader.push(chunk);
@@ -425,6 +442,50 @@ class FusedTranscoder implements Transcoder {
       } catch (error) {
         this.#failed = true;
         irEvents = [{ type: 'error', error: errorFromException(error, this.#what) }];
+      }
+      this.#encode(irEvents);
+    }
+  }
+
+  /**
+   * {@link #take} for a reader that gives each event's text and a decoder
+   * that may recognise it: an event the decoder recognises by its text is
+   * not parsed; any other is parsed (as the reader would) and decoded, and
+   * the decoder learns from it.
+   */
+  #takeText(chunk: Uint8Array | undefined): void {
+    const reader = this.#reader;
+    const decoder = this.#decoder;
+    let events: DataEvent[];
+    try {
+      events = chunk === undefined ? reader.endData!() : reader.pushData!(chunk);
+    } catch (error) {
+      if (!this.#stopped()) this.#fail(`is not well framed (${error instanceof Error ? error.message : String(error)})`);
+      return;
+    }
+    for (const event of events) {
+      if (this.#stopped()) return;
+      this.#origins.next();
+      let irEvents: StreamEvent[] | undefined;
+      try {
+        irEvents = decoder.decodeText!(event.data, event.event);
+      } catch (error) {
+        this.#failed = true;
+        irEvents = [{ type: 'error', error: errorFromException(error, this.#what) }];
+      }
+      if (irEvents === undefined) {
+        const wire = wireEventOf(event.data, event.event);
+        if (wire.invalid !== undefined) {
+          this.#fail(`sent an event that is not JSON (${wire.invalid})`);
+          return;
+        }
+        try {
+          irEvents = decoder.decode(wire);
+        } catch (error) {
+          this.#failed = true;
+          irEvents = [{ type: 'error', error: errorFromException(error, this.#what) }];
+        }
+        if (!this.#failed) decoder.learn!(event.data, wire);
       }
       this.#encode(irEvents);
     }

@@ -22,6 +22,7 @@
  */
 import { responseToEvents } from '../../core/accumulate.ts';
 import type { CodecContext } from '../../core/codec.ts';
+import { DataTemplates, hasExactKeys } from '../../core/data-template.ts';
 import { InterlinguaError } from '../../core/errors.ts';
 import type { Extensible, Part, Response, StopReason, Usage } from '../../core/ir.ts';
 import type { StreamDecoder, StreamEvent, WireEvent } from '../../core/stream-events.ts';
@@ -125,6 +126,32 @@ function overlayUsage(previous: JsonObject, delta: JsonObject): JsonObject {
   return merged;
 }
 
+/** The delta types whose one string a usual block delta carries, and the field it is in. */
+const STRING_DELTAS = { text_delta: 'text', thinking_delta: 'thinking', input_json_delta: 'partial_json' } as const;
+type StringDeltaType = keyof typeof STRING_DELTAS;
+
+/** A usual block delta: its block index and delta type. */
+interface UsualBlockDelta {
+  index: number;
+  type: StringDeltaType;
+}
+
+/**
+ * `{"type": "content_block_delta", "index", "delta": {"type", <field>}}` with
+ * exactly these keys, a finite index and a text, thinking or input JSON
+ * delta: its index, type and string; else `undefined`.
+ */
+function usualBlockDelta(data: unknown): (UsualBlockDelta & { value: unknown }) | undefined {
+  if (!hasExactKeys(data, 'type', 'index', 'delta') || data['type'] !== 'content_block_delta') return undefined;
+  const index = data['index'];
+  const delta = data['delta'];
+  if (typeof index !== 'number' || !Number.isFinite(index) || !isObject(delta)) return undefined;
+  const type = delta['type'];
+  if (type !== 'text_delta' && type !== 'thinking_delta' && type !== 'input_json_delta') return undefined;
+  const field = STRING_DELTAS[type];
+  return hasExactKeys(delta, 'type', field) ? { index, type, value: delta[field] } : undefined;
+}
+
 /** A fresh Anthropic stream decoder. */
 export function createAnthropicStreamDecoder(context: CodecContext): StreamDecoder {
   const scope: BlockScope = { losses: context.losses, calls: new Map() };
@@ -173,26 +200,38 @@ export function createAnthropicStreamDecoder(context: CodecContext): StreamDecod
     return [{ type: 'part_start', candidate: 0, index, part }];
   }
 
+  /** The event of a text, thinking or input JSON delta of block `index`. */
+  function stringDelta(index: number, type: StringDeltaType, value: string): StreamEvent[] {
+    switch (type) {
+      case 'text_delta': {
+        const block = blocks.get(index);
+        if (block !== undefined) block.text += value;
+        return [{ type: 'text_delta', candidate: 0, index, text: value }];
+      }
+      case 'thinking_delta':
+        return [{ type: 'reasoning_delta', candidate: 0, index, text: value }];
+      case 'input_json_delta': {
+        const block = blocks.get(index);
+        if (block !== undefined) block.text += value;
+        return [{ type: 'tool_call_delta', candidate: 0, index, arguments: value }];
+      }
+    }
+  }
+
   function blockDelta(data: JsonObject, path: string): StreamEvent[] {
     const index = blockIndex(data, path);
     const delta = objectField(data, 'delta', path);
     const type = stringField(delta, 'type', path, 'delta');
     const block = blocks.get(index);
     switch (type) {
-      case 'text_delta': {
-        const value = stringField(delta, 'text', path, 'delta');
-        if (block !== undefined) block.text += value;
-        return [{ type: 'text_delta', candidate: 0, index, text: value }];
-      }
+      case 'text_delta':
+        return stringDelta(index, type, stringField(delta, 'text', path, 'delta'));
       case 'thinking_delta':
-        return [{ type: 'reasoning_delta', candidate: 0, index, text: stringField(delta, 'thinking', path, 'delta') }];
+        return stringDelta(index, type, stringField(delta, 'thinking', path, 'delta'));
       case 'signature_delta':
         return [{ type: 'reasoning_signature', candidate: 0, index, state: { format: ANTHROPIC, kind: 'signature', value: stringField(delta, 'signature', path, 'delta') } }];
-      case 'input_json_delta': {
-        const value = stringField(delta, 'partial_json', path, 'delta');
-        if (block !== undefined) block.text += value;
-        return [{ type: 'tool_call_delta', candidate: 0, index, arguments: value }];
-      }
+      case 'input_json_delta':
+        return stringDelta(index, type, stringField(delta, 'partial_json', path, 'delta'));
       case 'citations_delta': {
         const citation = expectObject(required(delta, 'citation', pointer(path, 'delta'), ANTHROPIC), pointer(path, 'delta', 'citation'), ANTHROPIC);
         if (block !== undefined) {
@@ -336,6 +375,9 @@ export function createAnthropicStreamDecoder(context: CodecContext): StreamDecod
     }
   }
 
+  /** The event texts of the stream's usual block deltas (see `data-template.ts`). */
+  const templates = new DataTemplates<UsualBlockDelta>();
+
   return {
     decode(event: WireEvent): StreamEvent[] {
       count++;
@@ -343,6 +385,24 @@ export function createAnthropicStreamDecoder(context: CodecContext): StreamDecod
       if (failed) return [];
       const data = expectObject(event.data, path, ANTHROPIC);
       return withBefore(decodeData(data, path));
+    },
+    // A usual block delta with another string: the events `decode` makes of it, without parsing it.
+    decodeText(data: string, event: string | undefined): StreamEvent[] | undefined {
+      const value = templates.read(data, event);
+      if (value === undefined) return undefined;
+      count++;
+      if (failed) return [];
+      const shape = templates.shape;
+      return withBefore(stringDelta(shape.index, shape.type, value));
+    },
+    learn(data: string, wire: WireEvent): void {
+      if (!templates.learning) return;
+      const found = usualBlockDelta(wire.data);
+      if (found === undefined || typeof found.value !== 'string') return;
+      templates.learn(data, wire.event, found.value, (value, probe) => {
+        const usual = usualBlockDelta(value);
+        return usual?.value === probe ? { index: usual.index, type: usual.type } : undefined;
+      });
     },
     flush(): StreamEvent[] {
       if (failed || (started && ended)) return [];

@@ -12,6 +12,7 @@
  * @see https://ai.google.dev/api/generate-content#method:-models.streamgeneratecontent
  */
 import type { CodecContext } from '../../core/codec.ts';
+import { DataTemplates, hasExactKeys } from '../../core/data-template.ts';
 import { InterlinguaError } from '../../core/errors.ts';
 import type { Part, ReasoningPart, TextPart, ToolCallPart } from '../../core/ir.ts';
 import type { StreamDecoder, StreamEvent, WireEvent } from '../../core/stream-events.ts';
@@ -60,8 +61,31 @@ class GeminiStreamDecoder implements StreamDecoder {
   private readonly scopes = new Map<number, string>();
   private readonly partScopes = new Map<number, PartScope>();
 
+  /** The text of the stream's usual chunk around its one text piece (see `data-template.ts`). */
+  private readonly templates = new DataTemplates<true>();
+
   constructor(private readonly context: CodecContext) {
     this.hints = context.target === undefined || context.target === 'gemini';
+  }
+
+  /** A chunk that is the usual chunk with another text piece: the events `decode` makes of it, without parsing it. */
+  decodeText(data: string, event: string | undefined): StreamEvent[] | undefined {
+    if (this.done) return undefined;
+    const text = this.templates.read(data, event);
+    if (text === undefined) return undefined;
+    const events: StreamEvent[] = [];
+    this.textPiece(0, this.state(0), { type: 'text', text }, events);
+    if (this.hints) markChunk(events, { candidates: [{ index: 0 }] }, [null], undefined);
+    return events;
+  }
+
+  /** The usual chunk: one text piece of candidate 0, the stream's model and response id, nothing else (see {@link usualChunk}). */
+  learn(data: string, wire: WireEvent): void {
+    if (!this.started || this.done || !this.templates.learning) return;
+    const model = this.model;
+    const responseId = this.responseId;
+    const text = usualChunk(wire.data, model, responseId);
+    if (text !== undefined) this.templates.learn(data, wire.event, text, (value, probe) => (usualChunk(value, model, responseId) === probe ? true : undefined));
   }
 
   decode(event: WireEvent): StreamEvent[] {
@@ -386,6 +410,29 @@ function markChunk(events: StreamEvent[], shape: ChunkShape, fields: (JsonObject
   // Kept apart from the event's own fields (a delta's `thoughtSignature` is not the chunk's).
   if (fields.some((field) => field !== null)) gemini['candidateFields'] = fields;
   if (rest !== undefined) gemini['chunkFields'] = rest;
+}
+
+/**
+ * The text of a usual chunk: `{candidates: [{content: {role: "model", parts:
+ * [{text}]}, index: 0}], modelVersion, responseId}` with exactly these keys,
+ * the stream's model and response id (what `decode` reads as one text piece
+ * of candidate 0 with nothing else to say); else `undefined`.
+ */
+function usualChunk(value: unknown, model: string | undefined, responseId: string | undefined): string | undefined {
+  if (model === undefined || responseId === undefined || !hasExactKeys(value, 'candidates', 'modelVersion', 'responseId')) return undefined;
+  if (value['modelVersion'] !== model || value['responseId'] !== responseId) return undefined;
+  const candidates = value['candidates'];
+  if (!Array.isArray(candidates) || candidates.length !== 1) return undefined;
+  const candidate: unknown = candidates[0];
+  if (!hasExactKeys(candidate, 'content', 'index') || !Object.is(candidate['index'], 0)) return undefined;
+  const content = candidate['content'];
+  if (!hasExactKeys(content, 'role', 'parts') || content['role'] !== 'model') return undefined;
+  const parts = content['parts'];
+  if (!Array.isArray(parts) || parts.length !== 1) return undefined;
+  const part: unknown = parts[0];
+  if (!hasExactKeys(part, 'text')) return undefined;
+  const text = part['text'];
+  return typeof text === 'string' ? text : undefined;
 }
 
 /** `object` has exactly one own key (the one the caller has read). */

@@ -194,14 +194,44 @@ class OllamaStreamEncoder implements StreamEncoder {
     return { data: `${head.text}${JSON.stringify(line.content)}${thinking}},"done":false}` };
   }
 
+  /** `{"model":…,"created_at":…,"message":{"role":"assistant"` for the envelope of an Ollama line, and what it was made from. */
+  private lineHead: { model: unknown; createdAt: unknown; text: string } | undefined;
+
+  /**
+   * An Ollama line whose envelope is the usual one (`model`, `created_at`,
+   * a `message` with no keys of its own, `done: false`, nothing else) and
+   * without tool calls, written as `flushLine` would serialise it.
+   */
+  private sameLine(line: Line, shape: LineShape): SseMessage {
+    let head = this.lineHead;
+    if (head === undefined || head.model !== shape.model || head.createdAt !== shape.created_at) {
+      const envelope: JsonObject = {};
+      if (shape.model !== undefined) envelope['model'] = shape.model;
+      if (shape.created_at !== undefined) envelope['created_at'] = shape.created_at;
+      const text = JSON.stringify(envelope);
+      head = { model: shape.model, createdAt: shape.created_at, text: `${text.length === 2 ? '{' : `${text.slice(0, -1)},`}"message":{"role":"assistant"` };
+      this.lineHead = head;
+    }
+    const content = shape.noContent !== true || line.content !== '' ? `,"content":${JSON.stringify(line.content)}` : '';
+    const thinking = line.thinking !== '' || shape.emptyThinking === true ? `,"thinking":${JSON.stringify(line.thinking)}` : '';
+    return { data: `${head.text}${content}${thinking}},"done":false}` };
+  }
+
   private flushLine(out: SseMessage[], last: boolean): void {
     const line = this.line;
     if (line === undefined && !last) return;
     this.line = undefined;
     const shape = line?.shape;
-    if (!last && shape === undefined && !this.generate && line !== undefined && line.toolCalls.length === 0) {
-      out.push(this.plainLine(line));
-      return;
+    if (!last && line !== undefined && line.toolCalls.length === 0) {
+      if (shape === undefined) {
+        if (!this.generate) {
+          out.push(this.plainLine(line));
+          return;
+        }
+      } else if (shape.generate !== true && shape.message === undefined && shape.done === undefined && shape.rest === undefined) {
+        out.push(this.sameLine(line, shape));
+        return;
+      }
     }
     const wire: JsonObject = {};
     if (shape === undefined) {

@@ -7,6 +7,7 @@
  * @see https://platform.openai.com/docs/api-reference/chat/create#chat-create-stream_options
  */
 import type { CodecContext } from '../../core/codec.ts';
+import { DataTemplates, hasExactKeys } from '../../core/data-template.ts';
 import { InterlinguaError } from '../../core/errors.ts';
 import { LossCollector } from '../../core/losses.ts';
 import type { ToolCallPart } from '../../core/ir.ts';
@@ -56,6 +57,46 @@ interface CandidateState {
   reasoningDialect?: OpenaiChatDialect;
 }
 
+/** A usual delta chunk: its choice's index, and the delta field (or the tool call's wire index) its string is in. */
+interface UsualDelta {
+  index: number;
+  field: string;
+  tool?: number;
+}
+
+/**
+ * A chunk of one choice whose delta is one string: `content`, a reasoning
+ * field, `refusal`, or one tool call fragment's `function.arguments` (no
+ * `id`, no name); `finish_reason` and `logprobs` absent or null, `usage`
+ * absent or null, any other top-level fields. What `usual` found, with the
+ * string; else `undefined`.
+ */
+function usualDelta(value: unknown): (UsualDelta & { slot: unknown }) | undefined {
+  if (!isObject(value) || (value['usage'] !== undefined && value['usage'] !== null) || value['error'] !== undefined) return undefined;
+  const choices = value['choices'];
+  if (!Array.isArray(choices) || choices.length !== 1) return undefined;
+  const choice: unknown = choices[0];
+  if (!isObject(choice) || typeof choice['index'] !== 'number') return undefined;
+  for (const key in choice) {
+    if (key === 'index' || key === 'delta') continue;
+    if ((key !== 'finish_reason' && key !== 'logprobs') || choice[key] !== null) return undefined;
+  }
+  const delta = choice['delta'];
+  if (!isObject(delta)) return undefined;
+  const index = choice['index'];
+  if (hasExactKeys(delta, 'tool_calls')) {
+    const calls = delta['tool_calls'];
+    if (!Array.isArray(calls) || calls.length !== 1) return undefined;
+    const call: unknown = calls[0];
+    if (!hasExactKeys(call, 'index', 'function') || typeof call['index'] !== 'number' || !hasExactKeys(call['function'], 'arguments')) return undefined;
+    return { index, field: 'tool_calls', tool: call['index'], slot: call['function']['arguments'] };
+  }
+  for (const field of ['content', 'reasoning_content', 'reasoning', 'refusal']) {
+    if (hasExactKeys(delta, field)) return { index, field, slot: delta[field] };
+  }
+  return undefined;
+}
+
 /** A fresh Chat Completions stream decoder. */
 export function createOpenaiChatStreamDecoder(context: CodecContext): StreamDecoder {
   return new OpenaiChatStreamDecoder(context);
@@ -75,9 +116,17 @@ class OpenaiChatStreamDecoder implements StreamDecoder {
   private ended = false;
   private failed = false;
 
+  /** For another format only (see {@link textChunk}): a same-format trip parses every chunk, as its hints need the whole chunk. */
+  readonly decodeText?: (data: string, event: string | undefined) => StreamEvent[] | undefined;
+  readonly learn?: (data: string, wire: WireEvent) => void;
+
   constructor(private readonly context: CodecContext) {
     this.builder = new ChunkBuilder(new LossCollector(), context.model);
     this.hints = context.target === undefined || context.target === FORMAT;
+    if (!this.hints) {
+      this.decodeText = (data, event) => this.textChunk(data, event);
+      this.learn = (data, wire) => this.learnChunk(data, wire);
+    }
   }
 
   decode(event: WireEvent): StreamEvent[] {
@@ -97,6 +146,47 @@ class OpenaiChatStreamDecoder implements StreamDecoder {
       return [this.withPending({ type: 'error', error: decodeOpenaiChatError(data, this.context) })];
     }
     return this.chunk(data, event.event);
+  }
+
+  /** The chunk texts of the stream's usual deltas (see `data-template.ts`), for another format. */
+  private readonly templates = new DataTemplates<UsualDelta>();
+
+  /**
+   * A chunk that is a usual delta with another string (see {@link usualDelta}):
+   * the events `decode` makes of it, without parsing it. Such a chunk's other
+   * top-level fields are read only by the first chunk and by the same-format
+   * hints, so once the stream has started, for another format, `chunk` of
+   * just its choice decodes it as the whole chunk.
+   */
+  private textChunk(data: string, event: string | undefined): StreamEvent[] | undefined {
+    if (!this.started) return undefined;
+    const slot = this.templates.read(data, event);
+    if (slot === undefined) return undefined;
+    const shape = this.templates.shape;
+    const delta = shape.tool === undefined ? { [shape.field]: slot } : { tool_calls: [{ index: shape.tool, function: { arguments: slot } }] };
+    return this.chunk({ choices: [{ index: shape.index, delta }] }, event);
+  }
+
+  private learnChunk(data: string, wire: WireEvent): void {
+    if (!this.started || !this.templates.learning) return;
+    const found = usualDelta(wire.data);
+    if (found === undefined || typeof found.slot !== 'string') return;
+    // OpenAI pads each chunk with a random `obfuscation` string, which only the first chunk and the same-format hints read.
+    const obfuscation = (wire.data as JsonObject)['obfuscation'];
+    const other = typeof obfuscation === 'string' ? obfuscation : undefined;
+    this.templates.learn(
+      data,
+      wire.event,
+      found.slot,
+      (value, probe, otherProbe) => {
+        const usual = usualDelta(value);
+        if (usual?.slot !== probe || (other !== undefined && (value as JsonObject)['obfuscation'] !== otherProbe)) return undefined;
+        const shape: UsualDelta = { index: usual.index, field: usual.field };
+        if (usual.tool !== undefined) shape.tool = usual.tool;
+        return shape;
+      },
+      other,
+    );
   }
 
   flush(): StreamEvent[] {

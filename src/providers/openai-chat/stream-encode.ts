@@ -2,7 +2,8 @@
  * IR stream events → Chat Completions stream chunks. Events from this
  * format's own decoder carry `$chunk` hints and come back as the exact
  * chunks they were decoded from; events from any other decoder become the
- * chunks OpenAI itself sends: a role chunk first, one chunk per delta, tool
+ * chunks OpenAI itself sends: a role chunk first (with the first part, or
+ * as soon as a part that is dropped begins), one chunk per delta, tool
  * calls numbered 0..k per choice, a finish chunk per choice, the usage chunk
  * (`choices: []`) last, then `data: [DONE]`.
  * @see https://platform.openai.com/docs/api-reference/chat-streaming/streaming
@@ -354,6 +355,7 @@ class OpenaiChatStreamEncoder implements StreamEncoder {
         if (part.state !== undefined) {
           losses.add('reasoning_state_dropped', path, `${part.state.format} reasoning state only goes back to ${part.state.format}; dropped for openai-chat`);
         }
+        this.roleNow(candidate, out);
         return;
       case 'image':
       case 'audio':
@@ -363,10 +365,22 @@ class OpenaiChatStreamEncoder implements StreamEncoder {
       case 'opaque':
         state.parts.set(index, { kind: 'skip', stateReported: true });
         losses.add('unsupported_part', path, `a streamed "${part.type === 'opaque' ? part.blockType : part.type}" part has no Chat Completions chunk form; dropped`);
+        this.roleNow(candidate, out);
         return;
       default:
         unreachable(part);
     }
+  }
+
+  /**
+   * A part this encoder drops (reasoning without a dialect field, media)
+   * sends the choice's role chunk now if it has not gone out, as OpenAI's
+   * reasoning models do before they think (`{"role":"assistant","content":"","refusal":null}`):
+   * a thinking phase of another format would otherwise leave a Chat caller
+   * without a byte until the first text.
+   */
+  private roleNow(candidate: number, out: SseMessage[]): void {
+    if (!this.candidate(candidate).role) out.push(this.chunk(candidate, { content: '' }));
   }
 
   private partEnd(candidate: number, index: number, part: Part | undefined, out: SseMessage[]): void {

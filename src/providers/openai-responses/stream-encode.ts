@@ -27,6 +27,27 @@ import {
   BEFORE, FAILED, FLAT_ERROR, NO_CREATED, NO_IN_PROGRESS, OUTPUT, QUIET, REMOVED, responseFields, scratch, streamHint, TERMINAL, TRUNCATED, WIRE,
 } from './stream-shared.ts';
 
+/** Strings this long or longer are serialised once per stream (see `OpenaiResponsesStreamWriter.serialised`). */
+const LONG_STRING = 1024;
+/** A text no wire value holds in practice, whose JSON marks where a long string goes; a value that is the mark only costs a plain serialisation. */
+const LONG_MARK = '\u0000interlingua-long\u0000';
+const LONG_MARK_JSON = JSON.stringify(LONG_MARK);
+/** The events that repeat a part's whole text. */
+const WHOLE_TEXT_EVENTS = new Set([
+  'response.output_text.done',
+  'response.refusal.done',
+  'response.content_part.done',
+  'response.reasoning_text.done',
+  'response.reasoning_summary_text.done',
+  'response.reasoning_summary_part.done',
+  'response.function_call_arguments.done',
+  'response.custom_tool_call_input.done',
+  'response.output_item.done',
+  'response.completed',
+  'response.incomplete',
+  'response.failed',
+]);
+
 /** What `response.created` said, kept for the terminal response. */
 interface StartInfo {
   id?: string;
@@ -58,6 +79,9 @@ export class OpenaiResponsesStreamWriter {
   private readonly dropped = new Set<number>();
   /** `{"type":"…"` per event type, the head of {@link numbered}'s output. */
   private readonly heads = new Map<string, string>();
+  /** The last long strings written and their JSON texts (see {@link serialised}). */
+  private readonly longStrings: string[] = [];
+  private readonly longTexts: string[] = [];
 
   constructor(
     private readonly losses: LossCollector,
@@ -110,7 +134,7 @@ export class OpenaiResponsesStreamWriter {
   private numbered(data: JsonObject): SseMessage {
     const type = data['type'] as string;
     const seq = this.seq++;
-    const text = JSON.stringify(data);
+    const text = WHOLE_TEXT_EVENTS.has(type) ? this.serialised(data) : JSON.stringify(data);
     let head = this.heads.get(type);
     if (head === undefined) {
       head = `{"type":${JSON.stringify(type)}`;
@@ -120,6 +144,49 @@ export class OpenaiResponsesStreamWriter {
       return { event: type, data: `${head},"sequence_number":${seq}${text.slice(head.length)}` };
     }
     return { event: type, data: JSON.stringify({ type, sequence_number: seq, ...data }) };
+  }
+
+  /**
+   * `JSON.stringify(data)` for an event that repeats whole texts (a part's
+   * `*.done` events, its `output_item.done`, the terminal response): a
+   * string of {@link LONG_STRING} characters or more is serialised once per
+   * stream and spliced in wherever it appears again, so the text of a long
+   * answer is not escaped four or five times over. The replacer sees the
+   * values in the order they are written, so the n-th mark in the output is
+   * the n-th long string; when the count does not agree (a value that is
+   * itself the mark), the event is serialised plainly.
+   */
+  private serialised(data: JsonObject): string {
+    const found: string[] = [];
+    const text = JSON.stringify(data, (_key, value: unknown) => {
+      if (typeof value !== 'string' || value.length < LONG_STRING) return value;
+      found.push(this.longJson(value));
+      return LONG_MARK;
+    });
+    if (found.length === 0) return text;
+    const pieces = text.split(LONG_MARK_JSON);
+    if (pieces.length !== found.length + 1) return JSON.stringify(data);
+    let out = pieces[0]!;
+    for (let index = 0; index < found.length; index++) out += found[index]! + pieces[index + 1]!;
+    return out;
+  }
+
+  /**
+   * The JSON text of a long string, serialised once: the strings are compared
+   * with `===` (the events repeat the same string object, so that is one
+   * pointer comparison; a `Map` would hash the whole text).
+   */
+  private longJson(value: string): string {
+    const strings = this.longStrings;
+    for (let index = strings.length - 1; index >= 0; index--) if (strings[index] === value) return this.longTexts[index]!;
+    const json = JSON.stringify(value);
+    if (strings.length === 8) {
+      strings.shift();
+      this.longTexts.shift();
+    }
+    strings.push(value);
+    this.longTexts.push(json);
+    return json;
   }
 
   /** The wire events (unnumbered) that one IR event stands for. */

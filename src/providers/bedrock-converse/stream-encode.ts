@@ -90,7 +90,7 @@ class BedrockStreamEncoder implements StreamEncoder {
         const open = this.open.get(event.index);
         if (open === undefined || event.candidate !== 0) return out;
         if (event.summaryIndex !== undefined) {
-          if (!this.summaryDropped) this.losses.add('dropped_field', `/parts/${event.index}/summary`, 'Converse reasoning has no summaries; the reasoning summary was dropped');
+          if (!this.summaryDropped) this.losses.add('dropped_field', `/candidates/0/message/parts/${event.index}/summary`, 'Converse reasoning has no summaries; the reasoning summary was dropped');
           this.summaryDropped = true;
           return out;
         }
@@ -104,7 +104,7 @@ class BedrockStreamEncoder implements StreamEncoder {
         const open = this.open.get(event.index);
         if (open === undefined || event.candidate !== 0) return out;
         if (event.state.format !== BEDROCK) {
-          this.losses.add('reasoning_state_dropped', `/parts/${event.index}`, `${event.state.format} reasoning state only goes back to ${event.state.format}; dropped for Converse`);
+          this.losses.add('reasoning_state_dropped', `/candidates/0/message/parts/${event.index}`, `${event.state.format} reasoning state only goes back to ${event.state.format}; dropped for Converse`);
           return out;
         }
         const key = event.state.kind === 'redacted' ? 'redactedContent' : 'signature';
@@ -187,6 +187,7 @@ class BedrockStreamEncoder implements StreamEncoder {
     }
     switch (part.type) {
       case 'tool_call':
+        if (part.syntheticId === true) this.losses.add('synthesised_id', `/candidates/0/message/parts/${index}/id`, `tool call "${part.name}" had no id; sent the synthesised toolUseId "${part.id}"`, 'info');
         out.push(this.message('contentBlockStart', { contentBlockIndex: this.wire(index), start: { toolUse: { toolUseId: part.id, name: part.name, ...realFields(part) } }, ...extra(event) }));
         this.open.set(index, { part, sent: false, text: '' });
         return out;
@@ -204,10 +205,10 @@ class BedrockStreamEncoder implements StreamEncoder {
           this.open.set(index, { part, sent: false, text: '' });
           return out;
         }
-        this.losses.add('unsupported_part', `/parts/${index}`, `${part.format} block "${part.blockType}" has no place in a Converse stream; dropped`);
+        this.losses.add('unsupported_part', `/candidates/0/message/parts/${index}`, `${part.format} block "${part.blockType}" has no place in a Converse stream; dropped`);
         return this.skip(index, 0, out);
       default:
-        this.losses.add('unsupported_part', `/parts/${index}`, `a Converse stream carries text, reasoning and tool calls; the ${part.type} part was dropped`);
+        this.losses.add('unsupported_part', `/candidates/0/message/parts/${index}`, `a Converse stream carries text, reasoning and tool calls; the ${part.type} part was dropped`);
         return this.skip(index, 0, out);
     }
   }

@@ -4,7 +4,7 @@
  * `openai` SDK reading what the encoder writes.
  */
 import { readFileSync } from 'node:fs';
-import { createServer } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import OpenAI from 'openai';
@@ -20,6 +20,20 @@ import { createOpenaiChatStreamDecoder, createOpenaiChatStreamEncoder } from '..
 import { GOLDEN_DIR, readJson } from './support/fixtures.ts';
 import { chunked, collect, messagesAsBytes, wireEventsFromBytes } from './support/streams.ts';
 
+
+/** An `openai` client against a local server that answers every request with the SSE `body`. */
+async function openaiAgainst(body: Uint8Array): Promise<{ client: OpenAI; server: Server }> {
+  const server = createServer((request, reply) => {
+    request.resume();
+    request.on('end', () => {
+      reply.writeHead(200, { 'content-type': 'text/event-stream' });
+      reply.end(Buffer.from(body));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return { client: new OpenAI({ apiKey: 'test-key', baseURL: `http://127.0.0.1:${port}/v1`, maxRetries: 0 }), server };
+}
 const test = suite('openai-chat stream');
 
 const base = { id: 'chatcmpl-t1', object: 'chat.completion.chunk', created: 1767225600, model: 'gpt-test' };
@@ -224,17 +238,8 @@ test('events from another decoder: a dropped reasoning part sends the role chunk
   // One role chunk, and no role in the chunks after it.
   assert.equal(deltas(data).filter((delta) => 'role' in delta).length, 1);
   const body = messagesAsBytes(messages);
-  const server = createServer((request, reply) => {
-    request.resume();
-    request.on('end', () => {
-      reply.writeHead(200, { 'content-type': 'text/event-stream' });
-      reply.end(Buffer.from(body));
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { client, server } = await openaiAgainst(body);
   try {
-    const { port } = server.address() as AddressInfo;
-    const client = new OpenAI({ apiKey: 'test-key', baseURL: `http://127.0.0.1:${port}/v1`, maxRetries: 0 });
     const final = await client.chat.completions.stream({ model: 'gpt-test', messages: [{ role: 'user', content: 'hi' }] }).finalChatCompletion();
     const message = final.choices[0]?.message;
     assert.is(message?.role, 'assistant');
@@ -261,17 +266,8 @@ test('the official openai SDK accumulates what the encoder writes', async () => 
   const parts = [...(text.candidates[0]?.message.parts ?? []), ...(whole.candidates[0]?.message.parts ?? [])];
   const response = { id: 'msg_sdk', model: 'claude-test', candidates: [{ index: 0, message: { role: 'assistant' as const, parts }, stopReason: { unified: 'tool_calls' as const } }], usage: { inputTokens: 10, outputTokens: 4 } };
   const body = messagesAsBytes(encode(responseToEvents(response)).messages);
-  const server = createServer((request, reply) => {
-    request.resume();
-    request.on('end', () => {
-      reply.writeHead(200, { 'content-type': 'text/event-stream' });
-      reply.end(Buffer.from(body));
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { client, server } = await openaiAgainst(body);
   try {
-    const { port } = server.address() as AddressInfo;
-    const client = new OpenAI({ apiKey: 'test-key', baseURL: `http://127.0.0.1:${port}/v1`, maxRetries: 0 });
     const stream = client.chat.completions.stream({ model: 'gpt-test', messages: [{ role: 'user', content: 'hi' }], stream_options: { include_usage: true } });
     const final = await stream.finalChatCompletion();
     const message = final.choices[0]?.message;

@@ -422,13 +422,8 @@ class FusedTranscoder implements Transcoder {
       this.#takeText(chunk);
       return;
     }
-    let events: WireEvent[];
-    try {
-      events = chunk === undefined ? this.#reader.end() : this.#reader.push(chunk);
-    } catch (error) {
-      if (!this.#stopped()) this.#fail(`is not well framed (${error instanceof Error ? error.message : String(error)})`);
-      return;
-    }
+    const events = this.#framed(chunk) as WireEvent[] | undefined;
+    if (events === undefined) return;
     for (const event of events) {
       if (this.#stopped()) return;
       this.#origins.next();
@@ -436,14 +431,7 @@ class FusedTranscoder implements Transcoder {
         this.#fail(`sent an event that is not JSON (${event.invalid})`);
         return;
       }
-      let irEvents: StreamEvent[];
-      try {
-        irEvents = this.#decoder.decode(event);
-      } catch (error) {
-        this.#failed = true;
-        irEvents = [{ type: 'error', error: errorFromException(error, this.#what) }];
-      }
-      this.#encode(irEvents);
+      this.#encode(this.#decoded(event));
     }
   }
 
@@ -454,15 +442,9 @@ class FusedTranscoder implements Transcoder {
    * the decoder learns from it.
    */
   #takeText(chunk: Uint8Array | undefined): void {
-    const reader = this.#reader;
     const decoder = this.#decoder;
-    let events: DataEvent[];
-    try {
-      events = chunk === undefined ? reader.endData!() : reader.pushData!(chunk);
-    } catch (error) {
-      if (!this.#stopped()) this.#fail(`is not well framed (${error instanceof Error ? error.message : String(error)})`);
-      return;
-    }
+    const events = this.#framed(chunk) as DataEvent[] | undefined;
+    if (events === undefined) return;
     for (const event of events) {
       if (this.#stopped()) return;
       this.#origins.next();
@@ -470,8 +452,7 @@ class FusedTranscoder implements Transcoder {
       try {
         irEvents = decoder.decodeText!(event.data, event.event);
       } catch (error) {
-        this.#failed = true;
-        irEvents = [{ type: 'error', error: errorFromException(error, this.#what) }];
+        irEvents = this.#decodeFault(error);
       }
       if (irEvents === undefined) {
         const wire = wireEventOf(event.data, event.event);
@@ -479,15 +460,39 @@ class FusedTranscoder implements Transcoder {
           this.#fail(`sent an event that is not JSON (${wire.invalid})`);
           return;
         }
-        try {
-          irEvents = decoder.decode(wire);
-        } catch (error) {
-          this.#failed = true;
-          irEvents = [{ type: 'error', error: errorFromException(error, this.#what) }];
-        }
+        irEvents = this.#decoded(wire);
         if (!this.#failed) decoder.learn!(event.data, wire);
       }
       this.#encode(irEvents);
     }
+  }
+
+  /**
+   * The events `chunk` completes (as texts when {@link #byText}), or
+   * `undefined` when the bytes are not well framed (the stream then fails).
+   */
+  #framed(chunk: Uint8Array | undefined): WireEvent[] | DataEvent[] | undefined {
+    const reader = this.#reader;
+    try {
+      if (this.#byText) return chunk === undefined ? reader.endData!() : reader.pushData!(chunk);
+      return chunk === undefined ? reader.end() : reader.push(chunk);
+    } catch (error) {
+      if (!this.#stopped()) this.#fail(`is not well framed (${error instanceof Error ? error.message : String(error)})`);
+      return undefined;
+    }
+  }
+
+  /** The IR events of `event`; a decoder's throw becomes the stream's error event. */
+  #decoded(event: WireEvent): StreamEvent[] {
+    try {
+      return this.#decoder.decode(event);
+    } catch (error) {
+      return this.#decodeFault(error);
+    }
+  }
+
+  #decodeFault(error: unknown): StreamEvent[] {
+    this.#failed = true;
+    return [{ type: 'error', error: errorFromException(error, this.#what) }];
   }
 }

@@ -10,17 +10,7 @@ import { sniffBase64 } from '../../core/media.ts';
 import { parseArguments } from '../../core/tools.ts';
 import { expectArray, expectObject, expectString, extend, isObject, pointer, tooDeep, type JsonObject } from '../../core/wire.ts';
 import { syntheticCallId, type PendingCalls } from './ids.ts';
-import { FORMAT, ollamaHint } from './shape.ts';
-
-/** The keys of `object` other than the given ones (compared directly: cheaper than a set lookup per key). */
-function extras(object: JsonObject, first: string, second: string, third: string): JsonObject | undefined {
-  let rest: JsonObject | undefined;
-  for (const key in object) {
-    if (key === first || key === second || key === third) continue;
-    (rest ??= {})[key] = object[key];
-  }
-  return rest;
-}
+import { extras, FORMAT, ollamaHint } from './shape.ts';
 
 /** Decode `images` into image parts appended to `parts`; `null` and `[]` are kept as hints on `message` (unless `hints` is false). */
 export function decodeOllamaImages(value: unknown, path: string, message: Message, parts: Part[], hints = true): void {

@@ -48,3 +48,13 @@ export function keepsHints(target: string | undefined): boolean {
 export function keys(...names: string[]): ReadonlySet<string> {
   return new Set(names);
 }
+
+/** The keys of `object` other than the given ones (compared directly: cheaper than a set lookup per key). */
+export function extras(object: JsonObject, first: string, second: string, third: string): JsonObject | undefined {
+  let rest: JsonObject | undefined;
+  for (const key in object) {
+    if (key === first || key === second || key === third) continue;
+    (rest ??= {})[key] = object[key];
+  }
+  return rest;
+}

@@ -7,17 +7,7 @@ import type { LossCollector } from '../../core/losses.ts';
 import type { FunctionTool, Request, Tool } from '../../core/ir.ts';
 import { unreachable } from '../../core/ir.ts';
 import { expectArray, expectObject, expectString, extend, extensionsOf, isObject, pointer, spreadExtensions, type JsonObject } from '../../core/wire.ts';
-import { FORMAT } from './shape.ts';
-
-/** The keys of `object` other than the given ones (compared directly: cheaper than a set lookup per key). */
-function extras(object: JsonObject, first: string, second: string, third: string): JsonObject | undefined {
-  let rest: JsonObject | undefined;
-  for (const key in object) {
-    if (key === first || key === second || key === third) continue;
-    (rest ??= {})[key] = object[key];
-  }
-  return rest;
-}
+import { extras, FORMAT } from './shape.ts';
 
 /** Decode a function tool; the pointers of `path` are built only for an error. */
 function decodeFunctionTool(tool: JsonObject, path: string): FunctionTool {

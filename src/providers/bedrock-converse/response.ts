@@ -6,7 +6,7 @@
  */
 import type { CodecContext } from '../../core/codec.ts';
 import type { Candidate, Response } from '../../core/ir.ts';
-import { expectObject, expectString, extend, extensionsOf, hint, isObject, pointer, required, unknownKeys, type JsonObject } from '../../core/wire.ts';
+import { expectObject, expectString, extend, extensionsOf, hint, isObject, required, unknownKeys, type JsonObject } from '../../core/wire.ts';
 import { decodeBedrockBlocks } from './blocks-decode.ts';
 import { encodeBedrockParts } from './blocks-encode.ts';
 import { messageExtras } from './messages.ts';

@@ -7,7 +7,7 @@
 import type { LossCollector } from '../../core/losses.ts';
 import type { GenerateContentResponseUsageMetadata } from '@google/genai';
 import type { Usage } from '../../core/ir.ts';
-import { expectNumber, expectObject, extend, extensionsOf, hint, pointer, spreadExtensions, type JsonObject } from '../../core/wire.ts';
+import { expectNumber, expectObject, extend, extensionsOf, hint, spreadExtensions, type JsonObject } from '../../core/wire.ts';
 
 type UsageKey = keyof GenerateContentResponseUsageMetadata;
 

@@ -8,7 +8,7 @@ import { InterlinguaError } from '../../core/errors.ts';
 import type { ImagePart, Message, Part, ToolCallPart } from '../../core/ir.ts';
 import { sniffBase64 } from '../../core/media.ts';
 import { parseArguments } from '../../core/tools.ts';
-import { expectArray, expectObject, expectString, extend, isObject, pointer, tooDeep, type JsonObject } from '../../core/wire.ts';
+import { expectArray, expectObject, expectString, extend, isObject, pointer, tooDeep } from '../../core/wire.ts';
 import { syntheticCallId, type PendingCalls } from './ids.ts';
 import { extras, FORMAT, ollamaHint } from './shape.ts';
 

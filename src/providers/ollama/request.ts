@@ -17,7 +17,7 @@ import { decodeOllamaOptions, encodeOllamaOptions } from './options.ts';
 import { decodeOllamaThink, encodeOllamaThink } from './think.ts';
 import { decodeOllamaTools, encodeOllamaTools, reportOllamaToolChoice } from './tools.ts';
 import { decodeOllamaGeneratePrompt, encodeOllamaGeneratePrompt } from './generate.ts';
-import { FORMAT, keepUnknown, keepsHints, keys, ollamaHint } from './shape.ts';
+import { FORMAT, keepsHints, keys, ollamaHint } from './shape.ts';
 
 const GENERATE_KNOWN = keys('model', 'prompt', 'system', 'images', 'format', 'options', 'stream', 'think', 'logprobs', 'top_logprobs');
 

@@ -19,7 +19,7 @@
  * caller named one, else the noted one, else plain OpenAI.
  */
 import type { Extensible, ReasoningState } from '../../core/ir.ts';
-import { extensionsOf, hint } from '../../core/wire.ts';
+import { extensionsOf } from '../../core/wire.ts';
 import { FORMAT, chatHint } from './shape.ts';
 
 /** The dialects of openai-chat. */

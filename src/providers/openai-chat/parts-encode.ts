@@ -5,7 +5,6 @@
  * @see https://platform.openai.com/docs/api-reference/chat/create#chat-create-messages
  */
 import type {
-  ChatCompletionContentPartImage,
   ChatCompletionContentPartInputAudio,
   ChatCompletionContentPartText,
 } from 'openai/resources/chat/completions/completions';

@@ -23,7 +23,7 @@ import {
   spreadExtensions,
   type JsonObject,
 } from '../../core/wire.ts';
-import { FORMAT, chatHint, keepUnknownOf, nestedExtras, sameJson, shapeHint } from './shape.ts';
+import { FORMAT, chatHint, keepUnknownOf, nestedExtras, sameJson } from './shape.ts';
 
 /**
  * Decode the function tool `tool[key]` (`key` empty: the deprecated

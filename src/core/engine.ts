@@ -173,19 +173,16 @@ export function convertBetween(kind: Kind, body: unknown, from: AnyCodec, to: An
   if (keep !== undefined) keep.ir = ir;
   const mark = piecesMark();
   const out = markPieces(encode.call(to, ir as never, context(losses, model, kind === 'error' ? undefined : checkDialect(to, options.dialect))), mark);
-  if (losses.losses.length > decoded) {
-    const placed = placeLosses(losses.losses, decoded, ir, losses);
-    if (needs !== undefined || !placed) noteNeed(decode, encode, needs, !placed);
-    if (placed) {
-      // Placed through anchors and field origins.
-    } else if (recording) {
-      pointIntoSource(losses.losses, decoded, ir, losses);
-    } else {
-      // Decode the same body again, now recording where each IR node came from.
+  // Encode losses that anchors and field origins cannot place need every origin: recorded from the start, or by decoding the same body again.
+  const needed = losses.losses.length > decoded && !placeLosses(losses.losses, decoded, ir, losses);
+  if (needed) {
+    if (recording) pointIntoSource(losses.losses, decoded, ir, losses);
+    else {
       const recorder = new LossCollector(RECORD);
       pointIntoSource(losses.losses, decoded, decode.call(from, wire, decodeContext(recorder, model, target)), recorder);
     }
-  } else if (needs !== undefined) noteNeed(decode, encode, needs, false);
+  }
+  if (needs !== undefined || needed) noteNeed(decode, encode, needs, needed);
   throwIfStrict(losses.losses, options.strict);
   return { body: out, losses: losses.losses };
 }

@@ -101,7 +101,7 @@ export function isByteSource(body: unknown): body is ByteSource {
 }
 
 /** A {@link ByteSource} as a `ReadableStream` (for the fetch handler, and for a reader that wants one). */
-export function sourceToReadable(source: ByteSource): ReadableStream<Uint8Array> {
+function sourceToReadable(source: ByteSource): ReadableStream<Uint8Array> {
   let settled = false;
   return new ReadableStream<Uint8Array>(
     {

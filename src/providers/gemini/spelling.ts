@@ -31,7 +31,7 @@ export function knownKeys(camelKeys: readonly string[]): ReadonlySet<string> {
 }
 
 /** True when some key of `object` has an underscore: only then can a field be spelled snake_case. */
-export function hasSnakeKey(object: JsonObject): boolean {
+function hasSnakeKey(object: JsonObject): boolean {
   for (const key in object) if (key.includes('_')) return true;
   return false;
 }

@@ -16,7 +16,7 @@ import { FORMAT, keepUnknown, keys, ollamaHint } from './shape.ts';
 const ROLES: Readonly<Record<string, Role>> = lookupTable({ system: 'system', user: 'user', assistant: 'assistant', tool: 'tool' });
 
 /** Decode `content` (a string) into a text part; `""` is no part, absent or `null` a hint (unless `hints` is false). */
-export function decodeOllamaContent(object: JsonObject, path: string, message: Message, parts: Part[], hints = true): void {
+function decodeOllamaContent(object: JsonObject, path: string, message: Message, parts: Part[], hints = true): void {
   const content = object['content'];
   if (content === undefined || content === null) {
     if (hints) ollamaHint(message, '$content', content === null ? null : 'absent');

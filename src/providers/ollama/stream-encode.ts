@@ -173,29 +173,31 @@ class OllamaStreamEncoder implements StreamEncoder {
     if (!this.hinted) this.flushLine(out, false);
   }
 
-  /** `{"model":…,"created_at":…,"message":{"role":"assistant","content":` for the current model and time, and what it was made from. */
-  private head: { model: string | undefined; createdAt: string | undefined; text: string } | undefined;
+  /** `{"model":…,"created_at":…,"message":{"role":"assistant"` for the envelope of an Ollama line, and what it was made from. */
+  private head: { model: unknown; createdAt: unknown; text: string } | undefined;
+
+  /** The start of a line (see {@link head}) with this `model` and `created_at` (either may be absent), made once per model and time. */
+  private lineStart(model: unknown, createdAt: unknown): string {
+    let head = this.head;
+    if (head === undefined || head.model !== model || head.createdAt !== createdAt) {
+      const envelope: JsonObject = {};
+      if (model !== undefined) envelope['model'] = model;
+      if (createdAt !== undefined) envelope['created_at'] = createdAt;
+      const text = JSON.stringify(envelope);
+      head = { model, createdAt, text: `${text.length === 2 ? '{' : `${text.slice(0, -1)},`}"message":{"role":"assistant"` };
+      this.head = head;
+    }
+    return head.text;
+  }
 
   /**
    * A chat line of another format's events with no tool calls (`{model, created_at, message: {role, content, thinking?}, done: false}`),
    * written as `flushLine` would serialise it, without building the objects.
    */
   private plainLine(line: Line): SseMessage {
-    let head = this.head;
-    if (head === undefined || head.model !== this.model || head.createdAt !== this.createdAt) {
-      const envelope: JsonObject = {};
-      if (this.model !== undefined) envelope['model'] = this.model;
-      if (this.createdAt !== undefined) envelope['created_at'] = this.createdAt;
-      const text = JSON.stringify(envelope);
-      head = { model: this.model, createdAt: this.createdAt, text: `${text.length === 2 ? '{' : `${text.slice(0, -1)},`}"message":{"role":"assistant","content":` };
-      this.head = head;
-    }
     const thinking = line.thinking === '' ? '' : `,"thinking":${JSON.stringify(line.thinking)}`;
-    return { data: `${head.text}${JSON.stringify(line.content)}${thinking}},"done":false}` };
+    return { data: `${this.lineStart(this.model, this.createdAt)},"content":${JSON.stringify(line.content)}${thinking}},"done":false}` };
   }
-
-  /** `{"model":…,"created_at":…,"message":{"role":"assistant"` for the envelope of an Ollama line, and what it was made from. */
-  private lineHead: { model: unknown; createdAt: unknown; text: string } | undefined;
 
   /**
    * An Ollama line whose envelope is the usual one (`model`, `created_at`,
@@ -203,18 +205,9 @@ class OllamaStreamEncoder implements StreamEncoder {
    * without tool calls, written as `flushLine` would serialise it.
    */
   private sameLine(line: Line, shape: LineShape): SseMessage {
-    let head = this.lineHead;
-    if (head === undefined || head.model !== shape.model || head.createdAt !== shape.created_at) {
-      const envelope: JsonObject = {};
-      if (shape.model !== undefined) envelope['model'] = shape.model;
-      if (shape.created_at !== undefined) envelope['created_at'] = shape.created_at;
-      const text = JSON.stringify(envelope);
-      head = { model: shape.model, createdAt: shape.created_at, text: `${text.length === 2 ? '{' : `${text.slice(0, -1)},`}"message":{"role":"assistant"` };
-      this.lineHead = head;
-    }
     const content = shape.noContent !== true || line.content !== '' ? `,"content":${JSON.stringify(line.content)}` : '';
     const thinking = line.thinking !== '' || shape.emptyThinking === true ? `,"thinking":${JSON.stringify(line.thinking)}` : '';
-    return { data: `${head.text}${content}${thinking}},"done":false}` };
+    return { data: `${this.lineStart(shape.model, shape.created_at)}${content}${thinking}},"done":false}` };
   }
 
   private flushLine(out: SseMessage[], last: boolean): void {

@@ -7,6 +7,7 @@
  * same for every framing.
  */
 import { createParser, type EventSourceParser, type ParseError } from 'eventsource-parser';
+import { utf8Bytes } from './output-bytes.ts';
 import { MAX_DEPTH, mayNestTooDeep, tooDeep } from './wire.ts';
 import type { SseMessage, WireEvent } from './stream-events.ts';
 
@@ -65,8 +66,6 @@ export function wireEventOf(data: string, event?: string): WireEvent {
   if (event !== undefined) wire.event = event;
   return wire;
 }
-
-const utf8 = new TextEncoder();
 
 /** Decodes a stream's bytes to text chunk by chunk (see {@link utf8Chunks}). */
 export interface Utf8Chunks {
@@ -162,7 +161,7 @@ export const sseFraming: StreamFraming = {
   write(messages) {
     let out = '';
     for (const message of messages) out += `${message.event === undefined ? '' : `event: ${message.event}\n`}data: ${message.data}\n\n`;
-    return utf8.encode(out);
+    return utf8Bytes(out);
   },
 };
 
@@ -204,6 +203,6 @@ export const ndjsonFraming: StreamFraming = {
   write(messages) {
     let out = '';
     for (const message of messages) out += `${message.data}\n`;
-    return utf8.encode(out);
+    return utf8Bytes(out);
   },
 };

@@ -52,7 +52,12 @@ export function framingFor(format: FormatRef): StreamFraming {
   return framingOf(resolveCodec(format));
 }
 
-/** Convert a byte stream of one format into a byte stream of another, each in its format's framing (SSE for most). */
+/**
+ * Convert a byte stream of one format into a byte stream of another, each in
+ * its format's framing (SSE for most). A small output chunk is a view of a
+ * shared buffer (as Node's pooled `Buffer`s are): read its bytes through the
+ * view, not through `chunk.buffer`.
+ */
 export function convertStream(readable: ReadableStream<Uint8Array>, options: ConvertStreamOptions): ConvertedStream {
   return transcodeStream(readable, { ...options, from: resolveCodec(options.from), to: resolveCodec(options.to) });
 }

@@ -13,6 +13,7 @@
  * @see https://docs.aws.amazon.com/transcribe/latest/dg/streaming-setting-up.html#streaming-event-stream
  */
 import { wireEventOf, type FrameReader, type StreamFraming } from '../../core/framing.ts';
+import { claim, reserve } from '../../core/output-bytes.ts';
 import type { SseMessage, WireEvent } from '../../core/stream-events.ts';
 
 const text = new TextDecoder();
@@ -189,7 +190,7 @@ function headerBlock(name: string): Uint8Array {
 function writeFrames(messages: readonly SseMessage[]): Uint8Array {
   let bound = 0;
   for (const message of messages) bound += MIN_FRAME + headerBlock(message.event ?? 'unknown').length + message.data.length * 3;
-  const out = new Uint8Array(bound);
+  const out = reserve(bound);
   let at = 0;
   for (const message of messages) {
     const headers = headerBlock(message.event ?? 'unknown');
@@ -204,7 +205,7 @@ function writeFrames(messages: readonly SseMessage[]): Uint8Array {
     putUint32(out, start + total - 4, crc32(out, start, start + total - 4));
     at += total;
   }
-  return at === out.length ? out : out.subarray(0, at);
+  return claim(out, at);
 }
 
 /** Bedrock's event-stream framing. */

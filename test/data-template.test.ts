@@ -97,8 +97,30 @@ const chatObfuscated: SseMessage[] = [
   { data: `${chatHead}"delta":{"content":"no padding"},"finish_reason":null}]}` },
   { data: `${chatHead}"delta":{"content":"a"},"finish_reason":null}],"obfuscation":"b","extra":"c"}` },
   { data: `${chatHead}"delta":{"content":"a"},"finish_reason":null}],"obfuscation":7}` },
+  // The same padding twice: for the same format the second chunk needs no hint, the third does.
+  obfuscated('x', 'dup'),
+  obfuscated('y', 'dup'),
+  obfuscated('z', 'new'),
   obfuscated('last', 'Zz'),
   { data: `${chatHead}"delta":{},"finish_reason":"stop"}],"obfuscation":"e"}` },
+  { data: '[DONE]' },
+];
+
+// For the same format, a template holds while the chunks' top-level fields stay the builder's: here they change and change back.
+const chunkAt = (created: number, choice: string) => ({ data: `{"id":"c1","object":"chat.completion.chunk","created":${created},"model":"m","choices":[{"index":0,${choice}}]}` });
+const chatChanging: SseMessage[] = [
+  chunkAt(1, '"delta":{"role":"assistant","content":""},"finish_reason":null'),
+  ...['a', 'b', 'c'].map((text) => chunkAt(1, `"delta":{"content":"${text}"},"finish_reason":null`)),
+  ...['d', 'e', ''].map((text) => chunkAt(2, `"delta":{"content":"${text}"},"finish_reason":null`)),
+  ...['f', '', 'g'].map((text) => chunkAt(1, `"delta":{"content":"${text}"},"finish_reason":null`)),
+  chunkAt(1, '"delta":{"content":"h"},"finish_reason":null,"logprobs":null'),
+  chunkAt(1, '"delta":{"tool_calls":[{"index":0,"id":"call_1","type":"function","function":{"name":"f","arguments":""}}]},"finish_reason":null'),
+  ...['{\\"a\\"', ':1}'].map((args) => chunkAt(1, `"delta":{"tool_calls":[{"index":0,"function":{"arguments":"${args}"}}]},"finish_reason":null`)),
+  chunkAt(1, '"delta":{"tool_calls":[{"index":1,"id":"call_2","type":"function","function":{"name":"g","arguments":""}}]},"finish_reason":null'),
+  ...['{}', ''].map((args) => chunkAt(1, `"delta":{"tool_calls":[{"index":1,"function":{"arguments":"${args}"}}]},"finish_reason":null`)),
+  ...['{\\"b\\"', ':2}'].map((args) => chunkAt(1, `"delta":{"tool_calls":[{"index":0,"function":{"arguments":"${args}"}}]},"finish_reason":null`)),
+  ...['after the calls', 'more'].map((text) => chunkAt(1, `"delta":{"content":"${text}"},"finish_reason":null`)),
+  chunkAt(1, '"delta":{},"finish_reason":"tool_calls"'),
   { data: '[DONE]' },
 ];
 
@@ -118,6 +140,7 @@ const sources: [FormatId, SseMessage[]][] = [
   ['anthropic', anthropic],
   ['openai-chat', chat],
   ['openai-chat', chatObfuscated],
+  ['openai-chat', chatChanging],
   ['gemini', gemini],
 ];
 

@@ -129,6 +129,11 @@ export class ChunkBuilder {
     private readonly model: string | undefined,
   ) {}
 
+  /** The top-level fields every chunk repeats now: a new object whenever they change. */
+  get fields(): JsonObject {
+    return this.top;
+  }
+
   /** Set the top-level fields from a `start` event. */
   begin(start: StartEvent): void {
     this.top = baselineTop(start, this.model);

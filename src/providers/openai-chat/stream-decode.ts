@@ -62,6 +62,20 @@ interface UsualDelta {
   index: number;
   field: string;
   tool?: number;
+  /** Same-format trip: the chunk was exactly the builder's chunk of its delta (see {@link SoleChunk}). */
+  sole?: SoleChunk;
+}
+
+/**
+ * A chunk that was exactly the chunk the builder makes of its one delta: the
+ * builder's key for that delta's shape, and its top-level fields then. A
+ * chunk that differs from it only in its delta string, decoded to a delta
+ * of the same key while the builder has the same top-level fields, is one
+ * too, so its same-format hint is empty.
+ */
+interface SoleChunk {
+  key: string;
+  top: JsonObject;
 }
 
 /**
@@ -116,17 +130,17 @@ class OpenaiChatStreamDecoder implements StreamDecoder {
   private ended = false;
   private failed = false;
 
-  /** For another format only (see {@link textChunk}): a same-format trip parses every chunk, as its hints need the whole chunk. */
-  readonly decodeText?: (data: string, event: string | undefined) => StreamEvent[] | undefined;
-  readonly learn?: (data: string, wire: WireEvent) => void;
+  /** The last chunk decoded, when it was a {@link SoleChunk} (kept for the same-format hints only). */
+  private lastSole: SoleChunk | undefined;
+
+  readonly decodeText: (data: string, event: string | undefined) => StreamEvent[] | undefined;
+  readonly learn: (data: string, wire: WireEvent) => void;
 
   constructor(private readonly context: CodecContext) {
     this.builder = new ChunkBuilder(new LossCollector(), context.model);
     this.hints = context.target === undefined || context.target === FORMAT;
-    if (!this.hints) {
-      this.decodeText = (data, event) => this.textChunk(data, event);
-      this.learn = (data, wire) => this.learnChunk(data, wire);
-    }
+    this.decodeText = (data, event) => this.textChunk(data, event);
+    this.learn = (data, wire) => this.learnChunk(data, wire);
   }
 
   decode(event: WireEvent): StreamEvent[] {
@@ -148,32 +162,38 @@ class OpenaiChatStreamDecoder implements StreamDecoder {
     return this.chunk(data, event.event);
   }
 
-  /** The chunk texts of the stream's usual deltas (see `data-template.ts`), for another format. */
+  /** The chunk texts of the stream's usual deltas (see `data-template.ts`). */
   private readonly templates = new DataTemplates<UsualDelta>();
 
   /**
    * A chunk that is a usual delta with another string (see {@link usualDelta}):
    * the events `decode` makes of it, without parsing it. Such a chunk's other
    * top-level fields are read only by the first chunk and by the same-format
-   * hints, so once the stream has started, for another format, `chunk` of
-   * just its choice decodes it as the whole chunk.
+   * hints, so once the stream has started `chunk` of just its choice
+   * decodes it as the whole chunk. For the same format, a template is
+   * learned only from a {@link SoleChunk}, and used while the builder has
+   * the top-level fields it had then.
    */
   private textChunk(data: string, event: string | undefined): StreamEvent[] | undefined {
     if (!this.started) return undefined;
     const slot = this.templates.read(data, event);
     if (slot === undefined) return undefined;
     const shape = this.templates.shape;
+    if (this.hints && shape.sole?.top !== this.builder.fields) return undefined;
     const delta = shape.tool === undefined ? { [shape.field]: slot } : { tool_calls: [{ index: shape.tool, function: { arguments: slot } }] };
-    return this.chunk({ choices: [{ index: shape.index, delta }] }, event);
+    return this.chunk({ choices: [{ index: shape.index, delta }] }, event, data);
   }
 
   private learnChunk(data: string, wire: WireEvent): void {
     if (!this.started || !this.templates.learning) return;
+    const sole = this.lastSole;
+    if (this.hints && sole === undefined) return;
     const found = usualDelta(wire.data);
     if (found === undefined || typeof found.slot !== 'string') return;
-    // OpenAI pads each chunk with a random `obfuscation` string, which only the first chunk and the same-format hints read.
+    // OpenAI pads each chunk with a random `obfuscation` string, which only the first chunk and the same-format hints read:
+    // for another format it is a slot whose string is ignored; for the same format, part of the template.
     const obfuscation = (wire.data as JsonObject)['obfuscation'];
-    const other = typeof obfuscation === 'string' ? obfuscation : undefined;
+    const other = !this.hints && typeof obfuscation === 'string' ? obfuscation : undefined;
     this.templates.learn(
       data,
       wire.event,
@@ -183,6 +203,7 @@ class OpenaiChatStreamDecoder implements StreamDecoder {
         if (usual?.slot !== probe || (other !== undefined && (value as JsonObject)['obfuscation'] !== otherProbe)) return undefined;
         const shape: UsualDelta = { index: usual.index, field: usual.field };
         if (usual.tool !== undefined) shape.tool = usual.tool;
+        if (this.hints && sole !== undefined) shape.sole = sole;
         return shape;
       },
       other,
@@ -211,7 +232,13 @@ class OpenaiChatStreamDecoder implements StreamDecoder {
     return event;
   }
 
-  private chunk(data: JsonObject, eventName: string | undefined): StreamEvent[] {
+  /**
+   * The events of chunk `data`. From {@link textChunk}, `data` is just the
+   * choice of `text`, the chunk's text; the whole chunk is parsed only if a
+   * same-format hint turns out to need it.
+   */
+  private chunk(data: JsonObject, eventName: string | undefined, text?: string): StreamEvent[] {
+    this.lastSole = undefined;
     const events: StreamEvent[] = [];
     const choices = data['choices'] === undefined ? [] : expectArray(data['choices'], '/choices', FORMAT);
     const usage = data['usage'];
@@ -225,14 +252,22 @@ class OpenaiChatStreamDecoder implements StreamDecoder {
     const extras = this.extras;
     this.extras = undefined;
     if (first === undefined) {
-      if (this.hints) this.pending.push(data);
+      if (this.hints) this.pending.push(text === undefined ? data : (JSON.parse(text) as JsonObject));
       return events;
     }
     if (extras !== undefined) Object.assign(((first.extensions ??= {})[FORMAT] ??= {}), extras);
     if (!this.hints) return events;
     const hint: ChunkHint = {};
     if (events.length > 1) hint.n = events.length;
-    if (!this.isSoleChunk(events, data)) {
+    let sole: SoleChunk | undefined;
+    if (text !== undefined) {
+      const learned = this.templates.shape.sole!;
+      if (this.soleKey(events) === learned.key) sole = learned;
+      else data = JSON.parse(text) as JsonObject;
+    }
+    sole ??= this.soleChunk(events, data);
+    this.lastSole = sole;
+    if (sole === undefined) {
       const patch = diffChunk(this.builder.build(events), data);
       if (patch !== undefined) hint.patch = patch;
       this.builder.commit(data);
@@ -244,13 +279,21 @@ class OpenaiChatStreamDecoder implements StreamDecoder {
   }
 
   /** The chunk is one delta, exactly as the builder would make it: no patch, and the builder's state stays as it is. */
-  private isSoleChunk(events: StreamEvent[], data: JsonObject): boolean {
-    if (events.length !== 1) return false;
+  private soleChunk(events: StreamEvent[], data: JsonObject): SoleChunk | undefined {
+    const sole = this.soleDelta(events);
+    return sole !== undefined && this.builder.isSoleChunk(data, sole.choice) ? { key: sole.key, top: this.builder.fields } : undefined;
+  }
+
+  /** The builder's key for the shape of `events` when they are one delta. */
+  private soleKey(events: StreamEvent[]): string | undefined {
+    return this.soleDelta(events)?.key;
+  }
+
+  private soleDelta(events: StreamEvent[]): { key: string; choice: JsonObject } | undefined {
+    if (events.length !== 1) return undefined;
     const event = events[0]!;
     const text = event.type === 'text_delta' || event.type === 'reasoning_delta' ? event.text : event.type === 'tool_call_delta' ? event.arguments : undefined;
-    if (text === undefined) return false;
-    const sole = this.builder.soleDelta(event, text);
-    return sole !== undefined && this.builder.isSoleChunk(data, sole.choice);
+    return text === undefined ? undefined : this.builder.soleDelta(event, text);
   }
 
   private start(data: JsonObject): StartEvent {

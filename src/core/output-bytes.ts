@@ -21,6 +21,8 @@ const POOLED_MAX = 4 * 1024;
 let slab = new Uint8Array(SLAB_BYTES);
 /** Bytes of {@link slab} handed out so far. */
 let used = 0;
+/** The last room {@link reserve} gave out of the slab. */
+let lastRoom: Uint8Array | undefined;
 
 /**
  * Room for a chunk of at most `bound` bytes: a view of the current slab (a
@@ -33,13 +35,15 @@ export function reserve(bound: number): Uint8Array {
     slab = new Uint8Array(SLAB_BYTES);
     used = 0;
   }
-  return slab.subarray(used, used + bound);
+  lastRoom = slab.subarray(used, used + bound);
+  return lastRoom;
 }
 
 /** The first `written` bytes of `room` (the last {@link reserve}), as a chunk of their own from now on. */
 export function claim(room: Uint8Array, written: number): Uint8Array {
-  if (room.buffer === slab.buffer) {
+  if (room === lastRoom) {
     // The next chunk starts on an 8-byte boundary, as allocations do.
+    lastRoom = undefined;
     used += (written + 7) & ~7;
     return room.subarray(0, written);
   }

@@ -5,6 +5,7 @@
  * on every parsed event, also when events come close to a template without
  * being one (escapes, blanks, a second string, other keys, a changed number).
  */
+import { EventStreamCodec } from '@smithy/eventstream-codec';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Codec } from '../src/core/codec.ts';
@@ -32,11 +33,16 @@ function parsingOnly(format: FormatId): Codec {
 
 /** The converted bytes and losses, the source written one event per chunk or all in one chunk. */
 function converted(messages: SseMessage[], from: FormatId | Codec, to: FormatId, whole: boolean): { bytes: string; losses: Loss[] } {
-  const transcoder = createTranscoder({ from, to, model: 'm' });
   const framing = framingFor(typeof from === 'string' ? from : from.format);
+  return convertedChunks(whole ? [framing.write(messages)] : messages.map((message) => framing.write([message])), from, to);
+}
+
+/** The converted bytes and losses of a source given as chunks of bytes. */
+function convertedChunks(chunks: Uint8Array[], from: FormatId | Codec, to: FormatId): { bytes: string; losses: Loss[] } {
+  const transcoder = createTranscoder({ from, to, model: 'm' });
   const text = new TextDecoder();
   let bytes = '';
-  for (const chunk of whole ? [framing.write(messages)] : messages.map((message) => framing.write([message]))) {
+  for (const chunk of chunks) {
     const out = transcoder.push(chunk);
     if (out !== undefined) bytes += text.decode(out);
   }
@@ -136,18 +142,83 @@ const gemini: SseMessage[] = [
   { data: `{"candidates":[{"content":{"role":"model","parts":[{"text":"after the finish"${geminiTail}` },
 ];
 
+// Real Bedrock traffic pads every event with a random `"p"`: a second slot, read back as the `$extra` hint.
+const padding = (length: number) => 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789'.slice(0, length);
+const bedrockDelta = (index: number, delta: string, p?: string) => ({ event: 'contentBlockDelta', data: `{"contentBlockIndex":${index},"delta":${delta}${p === undefined ? '' : `,"p":"${p}"`}}` });
+const bedrock: SseMessage[] = [
+  { event: 'messageStart', data: '{"p":"abc","role":"assistant"}' },
+  ...tricky.map((text, n) => bedrockDelta(0, `{"reasoningContent":{"text":"${text}"}}`, padding(n * 7))),
+  bedrockDelta(0, '{"reasoningContent":{"signature":"c2ln"}}', 'ab'),
+  { event: 'contentBlockStop', data: '{"contentBlockIndex":0,"p":"abcd"}' },
+  ...tricky.map((text, n) => bedrockDelta(1, `{"text":"${text}"}`, padding(n * 5 + 1))),
+  // Near misses: blanks, a second key, no padding, the same padding twice then another, escapes in it, a padding that is no string or comes first, another block.
+  { event: 'contentBlockDelta', data: '{"contentBlockIndex":1,"delta":{"text": "blank" },"p":"ab"}' },
+  { event: 'contentBlockDelta', data: '{"contentBlockIndex":1,"delta":{"text":"a"},"p":"ab" }' },
+  { event: 'contentBlockDelta', data: '{"contentBlockIndex":1,"delta":{"text":"a"},"p":"ab","x":1}' },
+  { event: 'contentBlockDelta', data: '{"contentBlockIndex":1,"delta":{"text":"a","b":"c"},"p":"ab"}' },
+  bedrockDelta(1, '{"text":"no padding"}'),
+  bedrockDelta(1, '{"text":"again none"}'),
+  bedrockDelta(1, '{"text":"same"}', 'dup'),
+  bedrockDelta(1, '{"text":"same padding"}', 'dup'),
+  bedrockDelta(1, '{"text":"other padding"}', 'new'),
+  bedrockDelta(1, '{"text":"escaped padding"}', 'a\\"b\\u0063'),
+  bedrockDelta(1, '{"text":"a quote in it"}', 'x\\"'),
+  bedrockDelta(1, '{"text":"an escape in it"}', 'b\\u0063d'),
+  bedrockDelta(1, '{"text":"dup"}', 'dup'),
+  bedrockDelta(1, '{"text":"\\"p\\":\\"q\\""}', 'q'),
+  { event: 'contentBlockDelta', data: '{"contentBlockIndex":1,"delta":{"text":"a"},"p":7}' },
+  { event: 'contentBlockDelta', data: '{"p":"ab","contentBlockIndex":1,"delta":{"text":"padding first"}}' },
+  bedrockDelta(2, '{"text":"a block of its own"}', 'ab'),
+  bedrockDelta(1, '{"text":"back"}', 'abc'),
+  { event: 'contentBlockStop', data: '{"contentBlockIndex":1}' },
+  { event: 'contentBlockStart', data: '{"contentBlockIndex":3,"start":{"toolUse":{"toolUseId":"t1","name":"f"}},"p":"a"}' },
+  ...['{\\"a\\"', ':1}', ''].map((input, n) => bedrockDelta(3, `{"toolUse":{"input":"${input}"}}`, padding(n + 3))),
+  bedrockDelta(4, '{"toolUse":{"input":"no start"}}', 'abc'),
+  { event: 'contentBlockStop', data: '{"contentBlockIndex":3}' },
+  { event: 'messageStop', data: '{"stopReason":"tool_use","p":"ab"}' },
+  { event: 'metadata', data: '{"usage":{"inputTokens":1,"outputTokens":2,"totalTokens":3},"metrics":{"latencyMs":1},"p":"abc"}' },
+];
+// An exception in the middle ends the stream; the deltas after it decode to nothing.
+const bedrockFailing: SseMessage[] = [...bedrock.slice(0, 12), { event: 'throttlingException', data: '{"message":"slow down","p":"ab"}' }, ...bedrock.slice(8, 14)];
+
 const sources: [FormatId, SseMessage[]][] = [
   ['anthropic', anthropic],
   ['openai-chat', chat],
   ['openai-chat', chatObfuscated],
   ['openai-chat', chatChanging],
   ['gemini', gemini],
+  ['bedrock-converse', bedrock],
+  ['bedrock-converse', bedrockFailing],
 ];
 
 for (const [number, [from, messages]] of sources.entries()) {
   for (const to of streamingFormats()) {
     test(`${from} (${number}) → ${to}: the same bytes and losses as with every event parsed`, () => {
       for (const whole of [false, true]) assert.equal(converted(messages, from, to, whole), converted(messages, parsingOnly(from), to, whole));
+    });
+  }
+}
+
+// Bedrock frames that are not events: an `error` frame (its message in headers), an exception frame with no payload, a broken frame, a cut one.
+const smithy = new EventStreamCodec((bytes) => new TextDecoder().decode(bytes), (text) => new TextEncoder().encode(text));
+const header = (value: string) => ({ type: 'string' as const, value });
+const bedrockFrames = bedrock.map((message) => framingFor('bedrock-converse').write([message]));
+const errorFrame = smithy.encode({ headers: { ':message-type': header('error'), ':error-code': header('InternalFailure'), ':error-message': header('it "broke" \u00e9') }, body: new Uint8Array(0) });
+const emptyException = smithy.encode({ headers: { ':message-type': header('exception'), ':exception-type': header('modelStreamErrorException') }, body: new Uint8Array(0) });
+const broken = bedrockFrames[16]!.slice();
+broken[broken.length - 8]! ^= 1;
+const bedrockChunks: [string, Uint8Array[]][] = [
+  ['an error frame', [...bedrockFrames.slice(0, 14), errorFrame, ...bedrockFrames.slice(14)]],
+  ['an exception frame without payload', [...bedrockFrames.slice(0, 14), emptyException, ...bedrockFrames.slice(14)]],
+  ['a broken frame', [...bedrockFrames.slice(0, 16), broken, ...bedrockFrames.slice(17)]],
+  ['a cut frame', [...bedrockFrames.slice(0, 16), bedrockFrames[16]!.subarray(0, 20)]],
+];
+for (const [what, chunks] of bedrockChunks) {
+  const whole = new Uint8Array(chunks.reduce((sum, chunk) => sum + chunk.length, 0));
+  chunks.reduce((at, chunk) => (whole.set(chunk, at), at + chunk.length), 0);
+  for (const to of streamingFormats()) {
+    test(`bedrock-converse with ${what} → ${to}: the same bytes and losses as with every event parsed`, () => {
+      for (const input of [chunks, [whole]]) assert.equal(convertedChunks(input, 'bedrock-converse', to), convertedChunks(input, parsingOnly('bedrock-converse'), to));
     });
   }
 }

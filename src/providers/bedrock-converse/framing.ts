@@ -8,11 +8,14 @@
  * ready made and writes a whole chunk of frames into one buffer. A frame
  * becomes a wire event (`{ event: <type>, data: <payload> }`), an exception
  * frame one named by its `:exception-type` (`modelStreamErrorException`);
- * the writer turns such a name back into an exception frame.
+ * the writer turns such a name back into an exception frame. The reader also
+ * gives each frame's payload as text, unparsed (`pushData`), after the same
+ * checks; an `error` frame's text is then the JSON of the `message` its
+ * headers give.
  *
  * @see https://docs.aws.amazon.com/transcribe/latest/dg/streaming-setting-up.html#streaming-event-stream
  */
-import { wireEventOf, type FrameReader, type StreamFraming } from '../../core/framing.ts';
+import { wireEventOf, type DataEvent, type FrameReader, type StreamFraming } from '../../core/framing.ts';
 import { claim, reserve } from '../../core/output-bytes.ts';
 import type { SseMessage, WireEvent } from '../../core/stream-events.ts';
 
@@ -133,8 +136,13 @@ function cachedHeaders(cache: HeaderCache, bytes: Uint8Array, start: number, end
   return headers;
 }
 
-/** The frame at `bytes[offset, offset + total)` as a wire event; both checksums checked. */
-function wireEventOfFrame(bytes: Uint8Array, offset: number, total: number, cache: HeaderCache): WireEvent {
+/**
+ * The frame at `bytes[offset, offset + total)` as a data event (its payload
+ * text, unparsed, and its event name); both checksums checked. An `error`
+ * frame carries no payload: its data is the JSON text of a `message` taken
+ * from its headers.
+ */
+function dataEventOfFrame(bytes: Uint8Array, offset: number, total: number, cache: HeaderCache): DataEvent {
   const headersLength = uint32(bytes, offset + 4);
   const preludeCrc = uint32(bytes, offset + 8);
   const preludeActual = crc32(bytes, offset, offset + 8);
@@ -148,13 +156,12 @@ function wireEventOfFrame(bytes: Uint8Array, offset: number, total: number, cach
   if (bodyStart > bodyEnd) throw new Error(`an event-stream frame of ${total} bytes says its headers take ${headersLength}`);
   const headers = cachedHeaders(cache, bytes, headersStart, bodyStart);
   const type = headers[':message-type'];
-  const body = bodyStart === bodyEnd ? '{}' : text.decode(bytes.subarray(bodyStart, bodyEnd));
-  if (type === 'exception') return wireEventOf(body, headers[':exception-type'] ?? 'unknownException');
   if (type === 'error') {
     const code = headers[':error-code'] ?? 'InternalFailure';
-    return { event: `${code.charAt(0).toLowerCase()}${code.slice(1)}${code.endsWith('Exception') ? '' : 'Exception'}`, data: { message: headers[':error-message'] ?? code } };
+    return { data: JSON.stringify({ message: headers[':error-message'] ?? code }), event: `${code.charAt(0).toLowerCase()}${code.slice(1)}${code.endsWith('Exception') ? '' : 'Exception'}` };
   }
-  return wireEventOf(body, headers[':event-type'] ?? 'unknown');
+  const data = bodyStart === bodyEnd ? '{}' : text.decode(bytes.subarray(bodyStart, bodyEnd));
+  return { data, event: type === 'exception' ? (headers[':exception-type'] ?? 'unknownException') : (headers[':event-type'] ?? 'unknown') };
 }
 
 /** True for a wire event name that is an exception (`throttlingException`), written as an exception frame. */
@@ -225,38 +232,46 @@ export const eventStreamFraming: StreamFraming = {
       buffer.set(chunk, length);
       length += chunk.byteLength;
     };
-    /** The whole frames at the start of `bytes[0, end)` as wire events, and where the first incomplete one starts. */
-    const frames = (bytes: Uint8Array, end: number, events: WireEvent[]): number => {
+    /**
+     * The whole frames at the start of `bytes[0, end)` as wire events (parsed)
+     * or, when `raw`, as data events, and where the first incomplete one starts.
+     */
+    const frames = (bytes: Uint8Array, end: number, events: (WireEvent | DataEvent)[], raw: boolean): number => {
       let offset = 0;
       while (end - offset >= 4) {
         const total = uint32(bytes, offset);
         if (total < MIN_FRAME || total > MAX_FRAME) throw new Error(`an event-stream frame says it is ${total} bytes long (frames are ${MIN_FRAME} to ${MAX_FRAME})`);
         if (end - offset < total) break;
-        events.push(wireEventOfFrame(bytes, offset, total, cache));
+        const event = dataEventOfFrame(bytes, offset, total, cache);
+        events.push(raw ? event : wireEventOf(event.data, event.event));
         offset += total;
       }
       return offset;
     };
-    return {
-      push(chunk) {
-        const events: WireEvent[] = [];
-        if (length === 0) {
-          const offset = frames(chunk, chunk.byteLength, events);
-          if (offset < chunk.byteLength) append(chunk.subarray(offset));
-          return events;
-        }
-        append(chunk);
-        const offset = frames(buffer, length, events);
-        if (offset > 0) {
-          buffer.copyWithin(0, offset, length);
-          length -= offset;
-        }
+    const read = (chunk: Uint8Array, raw: boolean): (WireEvent | DataEvent)[] => {
+      const events: (WireEvent | DataEvent)[] = [];
+      if (length === 0) {
+        const offset = frames(chunk, chunk.byteLength, events, raw);
+        if (offset < chunk.byteLength) append(chunk.subarray(offset));
         return events;
-      },
-      end() {
-        if (length > 0) throw new Error(`the event stream ended inside a frame (${length} bytes left over)`);
-        return [];
-      },
+      }
+      append(chunk);
+      const offset = frames(buffer, length, events, raw);
+      if (offset > 0) {
+        buffer.copyWithin(0, offset, length);
+        length -= offset;
+      }
+      return events;
+    };
+    const end = (): [] => {
+      if (length > 0) throw new Error(`the event stream ended inside a frame (${length} bytes left over)`);
+      return [];
+    };
+    return {
+      push: (chunk) => read(chunk, false) as WireEvent[],
+      end,
+      pushData: (chunk) => read(chunk, true) as DataEvent[],
+      endData: end,
     };
   },
   write: writeFrames,

@@ -4,11 +4,14 @@
  * `contentBlockStart`), stops with `messageStop`, and ends with `metadata`
  * (usage and metrics). Keys that exist only to be written back (the `"p"`
  * padding, a recorder's missing `messageStart`) ride as shape hints on the
- * IR event they came with.
+ * IR event they came with. The usual deltas (one text, reasoning text or
+ * tool input string) are recognised by their text once one has been parsed
+ * (`decodeText`, see `data-template.ts`).
  *
  * @see https://docs.aws.amazon.com/bedrock/latest/APIReference/API_runtime_ConverseStream.html
  */
 import type { CodecContext } from '../../core/codec.ts';
+import { DataTemplates, hasExactKeys } from '../../core/data-template.ts';
 import type { ApiError, Extensions, Part } from '../../core/ir.ts';
 import type { StreamDecoder, StreamEvent, WireEvent } from '../../core/stream-events.ts';
 import { expectNumber, expectObject, expectString, isObject, unknownKeys, type JsonObject } from '../../core/wire.ts';
@@ -19,6 +22,41 @@ import { EVENT_KEYS, exceptionName } from './stream-shared.ts';
 import { decodeBedrockUsage } from './usage.ts';
 
 type OpenKind = 'text' | 'reasoning' | 'tool_call' | 'opaque';
+
+/** The delta kinds whose one string a usual `contentBlockDelta` carries: text, reasoning text, tool input. */
+type StringKind = 'text' | 'reasoning' | 'tool_call';
+
+/**
+ * A usual `contentBlockDelta`, as a template knows it: its block, the kind
+ * of its string, and, when it has Bedrock's `"p"` padding (a second string
+ * slot, read back as the `$extra` hint), how many characters follow that
+ * string's token.
+ */
+interface UsualDelta {
+  index: number;
+  kind: StringKind;
+  tail?: number;
+}
+
+/**
+ * `{"contentBlockIndex":<number>,"delta":<delta>}` with maybe a string `p`
+ * and no other key, whose delta is one string: `{"text":…}`,
+ * `{"reasoningContent":{"text":…}}` or `{"toolUse":{"input":…}}`. What it
+ * is, with the string and the padding; else `undefined`.
+ */
+function usualDelta(value: unknown): { index: number; kind: StringKind; slot: unknown; p: unknown } | undefined {
+  if (!isObject(value)) return undefined;
+  const padded = value['p'] !== undefined;
+  if (padded ? !hasExactKeys(value, 'contentBlockIndex', 'delta', 'p') : !hasExactKeys(value, 'contentBlockIndex', 'delta')) return undefined;
+  const index = value['contentBlockIndex'];
+  const delta = value['delta'];
+  if (typeof index !== 'number' || !isObject(delta)) return undefined;
+  const p = value['p'];
+  if (hasExactKeys(delta, 'text')) return { index, kind: 'text', slot: delta['text'], p };
+  if (hasExactKeys(delta, 'reasoningContent') && hasExactKeys(delta['reasoningContent'], 'text')) return { index, kind: 'reasoning', slot: delta['reasoningContent']['text'], p };
+  if (hasExactKeys(delta, 'toolUse') && hasExactKeys(delta['toolUse'], 'input')) return { index, kind: 'tool_call', slot: delta['toolUse']['input'], p };
+  return undefined;
+}
 
 /** `$extra` (and other hints) as an event's extensions. */
 function hints(fields: JsonObject): { extensions?: Extensions } {
@@ -44,10 +82,7 @@ class BedrockStreamDecoder implements StreamDecoder {
     if (known === undefined) return [];
     const rest = unknownKeys(data, known);
     const extra: JsonObject = rest === undefined ? {} : { $extra: rest };
-    if (!this.started && name !== 'messageStart') {
-      this.started = true;
-      out.push({ type: 'start', extensions: { [BEDROCK]: { $implicit: true } } });
-    }
+    if (!this.started && name !== 'messageStart') this.implicitStart(out);
     switch (name) {
       case 'messageStart':
         this.started = true;
@@ -76,6 +111,65 @@ class BedrockStreamDecoder implements StreamDecoder {
       default:
         return out.concat(this.metadata(data, extra));
     }
+  }
+
+  /** A stream that did not open with `messageStart` starts with its first other event. */
+  private implicitStart(out: StreamEvent[]): void {
+    this.started = true;
+    out.push({ type: 'start', extensions: { [BEDROCK]: { $implicit: true } } });
+  }
+
+  /** The usual deltas' texts (see `data-template.ts`). */
+  private readonly templates = new DataTemplates<UsualDelta>();
+
+  /**
+   * A usual `contentBlockDelta` with another string (see {@link usualDelta}):
+   * the events `decode` makes of it, without parsing it. Its padding, when
+   * the template has one, is read back from the text: it is the `$extra`
+   * hint `decode` gives every event.
+   */
+  decodeText(data: string, event: string | undefined): StreamEvent[] | undefined {
+    const templates = this.templates;
+    const slot = templates.read(data, event);
+    if (slot === undefined) return undefined;
+    const shape = templates.shape;
+    let extra: JsonObject = {};
+    if (shape.tail !== undefined) {
+      const p = stringEndingAt(data, data.length - shape.tail);
+      if (p === undefined) return undefined;
+      extra = { $extra: { p } };
+    }
+    if (this.done) return [];
+    const out: StreamEvent[] = [];
+    if (!this.started) this.implicitStart(out);
+    return this.stringDelta(shape.index, shape.kind, slot, extra, out);
+  }
+
+  /** Learn the text of a usual `contentBlockDelta` just decoded, with its `"p"` padding (when a string) as a second slot. */
+  learn(data: string, wire: WireEvent): void {
+    if (wire.event !== 'contentBlockDelta' || !this.templates.learning) return;
+    const found = usualDelta(wire.data);
+    if (found === undefined || typeof found.slot !== 'string') return;
+    const p = found.p;
+    if (p !== undefined && typeof p !== 'string') return;
+    let tail: number | undefined;
+    if (p !== undefined) {
+      const token = JSON.stringify(p);
+      tail = data.length - data.lastIndexOf(token) - token.length;
+    }
+    this.templates.learn(
+      data,
+      wire.event,
+      found.slot,
+      (value, probe, otherProbe) => {
+        const usual = usualDelta(value);
+        if (usual?.slot !== probe || usual.p !== (p === undefined ? undefined : otherProbe)) return undefined;
+        const shape: UsualDelta = { index: usual.index, kind: usual.kind };
+        if (tail !== undefined) shape.tail = tail;
+        return shape;
+      },
+      p,
+    );
   }
 
   private index(data: JsonObject): number {
@@ -116,16 +210,12 @@ class BedrockStreamDecoder implements StreamDecoder {
     const address = { candidate: 0, index };
     const reasoning = delta['reasoningContent'];
     const toolUse = delta['toolUse'];
-    if (typeof delta['text'] === 'string' && Object.keys(delta).length === 1) {
-      if (!this.open.has(index)) out.push(...this.openBlock(index, 'text'));
-      out.push({ type: 'text_delta', ...address, text: delta['text'], ...hints(extra) });
-    } else if (isObject(toolUse) && typeof toolUse['input'] === 'string' && Object.keys(delta).length === 1 && Object.keys(toolUse).length === 1) {
-      if (!this.open.has(index)) out.push(...this.openBlock(index, 'tool_call'));
-      out.push({ type: 'tool_call_delta', ...address, arguments: toolUse['input'], ...hints(extra) });
-    } else if (isObject(reasoning) && Object.keys(delta).length === 1 && Object.keys(reasoning).length === 1) {
+    if (typeof delta['text'] === 'string' && Object.keys(delta).length === 1) return this.stringDelta(index, 'text', delta['text'], extra, out);
+    if (isObject(toolUse) && typeof toolUse['input'] === 'string' && Object.keys(delta).length === 1 && Object.keys(toolUse).length === 1) return this.stringDelta(index, 'tool_call', toolUse['input'], extra, out);
+    if (isObject(reasoning) && Object.keys(delta).length === 1 && Object.keys(reasoning).length === 1) {
+      if (typeof reasoning['text'] === 'string') return this.stringDelta(index, 'reasoning', reasoning['text'], extra, out);
       if (!this.open.has(index)) out.push(...this.openBlock(index, 'reasoning'));
-      if (typeof reasoning['text'] === 'string') out.push({ type: 'reasoning_delta', ...address, text: reasoning['text'], ...hints(extra) });
-      else if (typeof reasoning['signature'] === 'string') out.push({ type: 'reasoning_signature', ...address, state: { format: BEDROCK, kind: 'signature', value: reasoning['signature'] }, ...hints(extra) });
+      if (typeof reasoning['signature'] === 'string') out.push({ type: 'reasoning_signature', ...address, state: { format: BEDROCK, kind: 'signature', value: reasoning['signature'] }, ...hints(extra) });
       else if (typeof reasoning['redactedContent'] === 'string') out.push({ type: 'reasoning_signature', ...address, state: { format: BEDROCK, kind: 'redacted', value: reasoning['redactedContent'] }, ...hints(extra) });
       else out.push({ type: 'reasoning_delta', ...address, text: '', ...hints({ ...extra, $delta: delta }) });
     } else {
@@ -133,6 +223,15 @@ class BedrockStreamDecoder implements StreamDecoder {
       if (!this.open.has(index)) out.push(...this.openBlock(index, delta['citation'] !== undefined ? 'text' : 'opaque', delta['citation'] !== undefined ? undefined : { type: 'opaque', format: BEDROCK, blockType: Object.keys(delta)[0] ?? 'delta', value: {} }));
       out.push({ type: 'text_delta', ...address, text: '', ...hints({ ...extra, $delta: delta }) });
     }
+    return out;
+  }
+
+  /** A delta of one string of `kind` to block `index` (opening it), after `out`. */
+  private stringDelta(index: number, kind: StringKind, value: string, extra: JsonObject, out: StreamEvent[]): StreamEvent[] {
+    if (!this.open.has(index)) out.push(...this.openBlock(index, kind));
+    if (kind === 'text') out.push({ type: 'text_delta', candidate: 0, index, text: value, ...hints(extra) });
+    else if (kind === 'tool_call') out.push({ type: 'tool_call_delta', candidate: 0, index, arguments: value, ...hints(extra) });
+    else out.push({ type: 'reasoning_delta', candidate: 0, index, text: value, ...hints(extra) });
     return out;
   }
 
@@ -175,6 +274,25 @@ class BedrockStreamDecoder implements StreamDecoder {
       return [{ type: 'end', ...hints(fields) }];
     }
     return [{ type: 'error', error: { type: 'server', message: 'the Converse stream ended before its messageStop and metadata events' } }];
+  }
+}
+
+/**
+ * The string of the JSON string token that ends at `end` in `data` (a
+ * template's padding slot, already checked to be one string token);
+ * `undefined` when blanks follow it or it holds an escaped quote.
+ */
+function stringEndingAt(data: string, end: number): string | undefined {
+  if (data.charCodeAt(end - 1) !== 34 /* " */) return undefined;
+  // Inside a string token every quote follows a backslash: the last quote before the closing one that does not opens it.
+  const start = data.lastIndexOf('"', end - 2);
+  if (start === -1 || data.charCodeAt(start - 1) === 92 /* \ */) return undefined;
+  const token = data.slice(start, end);
+  if (!token.includes('\\')) return token.slice(1, -1);
+  try {
+    return JSON.parse(token) as string;
+  } catch {
+    return undefined;
   }
 }
 

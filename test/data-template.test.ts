@@ -132,32 +132,96 @@ for (const [number, [from, messages]] of sources.entries()) {
 test('a template takes one string in its slot, nothing else', () => {
   const templates = new DataTemplates<string>();
   const data = '{"a":1,"b":"hello","c":[true]}';
-  templates.learn(data, undefined, 'hello', (value, probe) => ((value as { b: unknown }).b === probe ? 'b' : undefined));
-  assert.is(templates.read('{"a":1,"b":"bye","c":[true]}', undefined), 'bye');
+  templates.learn(data, undefined, [{ kind: 'read', value: 'hello' }], (value, [probe]) => ((value as { b: unknown }).b === probe ? 'b' : undefined));
+  assert.equal(templates.read('{"a":1,"b":"bye","c":[true]}', undefined), ['bye']);
   assert.is(templates.shape, 'b');
-  assert.is(templates.read('{"a":1,"b":"\\u0062ye \\"x\\"","c":[true]}', undefined), 'bye "x"');
-  assert.is(templates.read('{"a":1,"b": "spaced" ,"c":[true]}', undefined), 'spaced');
+  assert.equal(templates.read('{"a":1,"b":"\\u0062ye \\"x\\"","c":[true]}', undefined), ['bye "x"']);
+  assert.equal(templates.read('{"a":1,"b": "spaced" ,"c":[true]}', undefined), ['spaced']);
   assert.is(templates.read('{"a":1,"b":"x","y":"z","c":[true]}', undefined), undefined);
   assert.is(templates.read('{"a":1,"b":"x" "c":[true]}', undefined), undefined);
   assert.is(templates.read('{"a":1,"b":1,"c":[true]}', undefined), undefined);
   assert.is(templates.read('{"a":2,"b":"bye","c":[true]}', undefined), undefined);
   assert.is(templates.read('{"a":1,"b":"bye","c":[true]}', 'named'), undefined);
+  // Not one JSON string token: a raw control character, a bad escape, an unterminated string.
+  assert.is(templates.read('{"a":1,"b":"x\ty","c":[true]}', undefined), undefined);
+  assert.is(templates.read('{"a":1,"b":"x\\qy","c":[true]}', undefined), undefined);
+  assert.is(templates.read('{"a":1,"b":"\\u00","c":[true]}', undefined), undefined);
+  assert.is(templates.read('{"a":1,"b":"x\\","c":[true]}', undefined), undefined);
+  assert.is(templates.read('{"a":1,"b":,"c":[true]}', undefined), undefined);
   // A second, ignored string after the first.
   const two = new DataTemplates<string>();
-  two.learn('{"a":"x","b":"y","c":1}', undefined, 'x', (value, probe, other) => ((value as { a: unknown; b: unknown }).a === probe && (value as { b: unknown }).b === other ? 'a' : undefined), 'y');
-  assert.is(two.read('{"a":"new","b":"pad","c":1}', undefined), 'new');
-  assert.is(two.read('{"a":"n\\"ew","b":"p\\"ad","c":1}', undefined), 'n"ew');
+  const both = (value: unknown, [probe, other]: readonly (string | number)[]) =>
+    (value as { a: unknown }).a === probe && (value as { b: unknown }).b === other ? 'a' : undefined;
+  two.learn('{"a":"x","b":"y","c":1}', undefined, [{ kind: 'read', value: 'x' }, { kind: 'string', value: 'y' }], both);
+  assert.equal(two.read('{"a":"new","b":"pad","c":1}', undefined), ['new']);
+  assert.equal(two.read('{"a":"n\\"ew","b":"p\\"ad","c":1}', undefined), ['n"ew']);
   assert.is(two.read('{"a":"x","b":"y","d":"z","c":1}', undefined), undefined);
   assert.is(two.read('{"a":"x","b":2,"c":1}', undefined), undefined);
   assert.is(two.read('{"a":"x","b":"y","c":2}', undefined), undefined);
+  assert.is(two.read('{"a":"x","b":"\\x","c":1}', undefined), undefined);
   // A string that occurs twice says nothing of where the slot is.
   const twice = new DataTemplates<string>();
-  twice.learn('{"a":"x","b":"x"}', undefined, 'x', () => 'b');
+  twice.learn('{"a":"x","b":"x"}', undefined, [{ kind: 'read', value: 'x' }], () => 'b');
   assert.is(twice.read('{"a":"x","b":"y"}', undefined), undefined);
   // The decoder's check sees where the probe landed.
   const wrong = new DataTemplates<string>();
-  wrong.learn('{"a":"x","b":"y"}', undefined, 'x', (value, probe) => ((value as { b: unknown }).b === probe ? 'b' : undefined));
+  wrong.learn('{"a":"x","b":"y"}', undefined, [{ kind: 'read', value: 'x' }], (value, [probe]) => ((value as { b: unknown }).b === probe ? 'b' : undefined));
   assert.is(wrong.read('{"a":"z","b":"y"}', undefined), undefined);
+});
+
+test('a number slot takes one plain integer; string slots before and after it are read in the order given', () => {
+  const templates = new DataTemplates<true>();
+  const data = '{"type":"d","seq":5003,"at":"t1","delta":"hello","pad":"xy"}';
+  const slots = [
+    { kind: 'read', value: 'hello' },
+    { kind: 'number', value: 5003 },
+    { kind: 'read', value: 't1' },
+    { kind: 'string', value: 'xy' },
+  ] as const;
+  templates.learn(data, 'e', slots, (value, [delta, seq, at, pad]) => {
+    const object = value as Record<string, unknown>;
+    return object['delta'] === delta && object['seq'] === seq && object['at'] === at && object['pad'] === pad ? true : undefined;
+  });
+  const event = (seq: string, delta = '"d"', pad = '"p"') => `{"type":"d","seq":${seq},"at":"t2","delta":${delta},"pad":${pad}}`;
+  assert.equal(templates.read(event('5004'), 'e'), ['d', 't2']);
+  assert.equal(templates.read(event('0'), 'e'), ['d', 't2']);
+  assert.equal(templates.read(event('123456789012345678901234567890'), 'e'), ['d', 't2']);
+  assert.equal(templates.read(event(' 7 '), 'e'), ['d', 't2']);
+  assert.equal(templates.read(event('7', '"\\u0041\\n"'), 'e'), ['A\n', 't2']);
+  // Anything but one plain integer is left to the parser.
+  for (const seq of ['"7"', '1e5', '1E5', '-0', '-1', '01', '00', '1.0', '1.', '.5', '', ' ', '+1', 'null', 'true', '[1]', '7 8', '0x1', 'NaN', 'Infinity']) {
+    assert.is(templates.read(event(seq), 'e'), undefined, seq);
+  }
+  assert.is(templates.read(event('7', '1'), 'e'), undefined);
+  assert.is(templates.read(event('7', '"d"', '1'), 'e'), undefined);
+  assert.is(templates.read(event('7', '"d"', '"a\\"'), 'e'), undefined);
+  assert.is(templates.read(event('7'), undefined), undefined);
+  // The number's text must be a whole token (not a piece of a string or of a longer number), and a number probe where the decoder looks.
+  const inString = new DataTemplates<true>();
+  inString.learn('{"id":"m5","n":"x"}', undefined, [{ kind: 'number', value: 5 }, { kind: 'read', value: 'x' }], () => true);
+  assert.is(inString.read('{"id":"m6","n":"y"}', undefined), undefined);
+  const longer = new DataTemplates<true>();
+  longer.learn('{"a":5.5,"n":"x"}', undefined, [{ kind: 'number', value: 5 }, { kind: 'read', value: 'x' }], () => true);
+  assert.is(longer.read('{"a":6.5,"n":"y"}', undefined), undefined);
+  const elsewhere = new DataTemplates<true>();
+  elsewhere.learn('{"a":5,"b":5.0,"n":"x"}', undefined, [{ kind: 'number', value: 5 }, { kind: 'read', value: 'x' }], (value, [seq]) =>
+    (value as { b: unknown }).b === seq ? true : undefined,
+  );
+  assert.is(elsewhere.read('{"a":6,"b":5.0,"n":"y"}', undefined), undefined);
+  // Only integers a stream counts with: not negative, not fractional.
+  const fraction = new DataTemplates<true>();
+  fraction.learn('{"a":0.5,"n":"x"}', undefined, [{ kind: 'number', value: 0.5 }, { kind: 'read', value: 'x' }], () => true);
+  assert.is(fraction.read('{"a":0.5,"n":"y"}', undefined), undefined);
+  // Slots whose texts overlap, or that hold the probe already, teach nothing.
+  const overlap = new DataTemplates<true>();
+  overlap.learn('{"a":"x","n":1}', undefined, [{ kind: 'read', value: 'x' }, { kind: 'string', value: 'x' }], () => true);
+  assert.is(overlap.read('{"a":"y","n":1}', undefined), undefined);
+  const probed = new DataTemplates<true>();
+  probed.learn('{"a":"x","n":"\\u0001interlingua-slot-1"}', undefined, [{ kind: 'read', value: 'x' }], () => true);
+  assert.is(probed.read('{"a":"y","n":"\\u0001interlingua-slot-1"}', undefined), undefined);
+  const learned = new DataTemplates<true>();
+  learned.learn('{"a":"x","n":1}', undefined, [{ kind: 'read', value: 'x' }], () => true);
+  assert.equal(learned.read('{"a":"y","n":1}', undefined), ['y']);
 });
 
 test.run();

@@ -13,7 +13,7 @@ import type { FormatId } from '../src/core/ir.ts';
 import type { Loss } from '../src/core/losses.ts';
 import { codecFor } from '../src/core/registry.ts';
 import { createTranscoder, framingFor } from '../src/core/stream.ts';
-import type { SseMessage } from '../src/core/stream-events.ts';
+import type { SseMessage, StreamDecoder } from '../src/core/stream-events.ts';
 import { streamingFormats } from './support/streams.ts';
 
 const test = suite('events recognised by their text');
@@ -26,6 +26,27 @@ function parsingOnly(format: FormatId): Codec {
     createStreamDecoder(context) {
       const decoder = codec.createStreamDecoder!(context);
       return { decode: (event) => decoder.decode(event), flush: () => decoder.flush() };
+    },
+  };
+}
+
+/** The codec of `format`, counting the events its decoder recognises by their text (in `counter.count`). */
+function counting(format: FormatId, counter: { count: number }): Codec {
+  const codec = codecFor(format);
+  return {
+    ...codec,
+    createStreamDecoder(context) {
+      const decoder = codec.createStreamDecoder!(context);
+      const counted: StreamDecoder = { decode: (event) => decoder.decode(event), flush: () => decoder.flush() };
+      if (decoder.decodeText !== undefined && decoder.learn !== undefined) {
+        counted.decodeText = (data, event) => {
+          const events = decoder.decodeText!(data, event);
+          if (events !== undefined) counter.count++;
+          return events;
+        };
+        counted.learn = (data, wire) => decoder.learn!(data, wire);
+      }
+      return counted;
     },
   };
 }
@@ -114,17 +135,123 @@ const gemini: SseMessage[] = [
   { data: `{"candidates":[{"content":{"role":"model","parts":[{"text":"after the finish"${geminiTail}` },
 ];
 
+/** A Responses event of `type` with `fields` after its `sequence_number` (written as given: a number in any spelling, or not one). */
+const responsesEvent = (type: string, sequence: string, fields: string): SseMessage => ({ event: type, data: `{"type":"${type}","sequence_number":${sequence},${fields}}` });
+const responseBody = (status: string, output: string) =>
+  `"response":{"id":"resp_1","object":"response","created_at":1,"status":"${status}","model":"m","output":[${output}],"usage":null}`;
+const textDelta = (sequence: string, delta: string, tail = ',"logprobs":[]') =>
+  responsesEvent('response.output_text.delta', sequence, `"item_id":"msg_1","output_index":1,"content_index":0,"delta":"${delta}"${tail}`);
+const summaryDelta = (sequence: string, delta: string, tail = '') =>
+  responsesEvent('response.reasoning_summary_text.delta', sequence, `"item_id":"rs_1","output_index":0,"summary_index":0,"delta":"${delta}"${tail}`);
+const argumentsDelta = (sequence: string, delta: string, tail = '') =>
+  responsesEvent('response.function_call_arguments.delta', sequence, `"item_id":"fc_1","output_index":2,"delta":"${delta}"${tail}`);
+const reasoningItem = '{"id":"rs_1","type":"reasoning","summary":[{"type":"summary_text","text":"s"}]}';
+const messageItem = '{"id":"msg_1","type":"message","status":"completed","role":"assistant","content":[{"type":"output_text","text":"t","annotations":[]}]}';
+const callItem = '{"id":"fc_1","type":"function_call","status":"completed","arguments":"{}","call_id":"call_1","name":"f"}';
+// Odd sequence numbers: each is left to the parser, and the events after it still match.
+const oddNumbers = ['"7"', '1e5', '-0', '01', ' 9 ', '2.0', 'null'];
+const responses: SseMessage[] = [
+  responsesEvent('response.created', '0', responseBody('in_progress', '')),
+  responsesEvent('response.in_progress', '1', responseBody('in_progress', '')),
+  responsesEvent('response.output_item.added', '2', '"output_index":0,"item":{"id":"rs_1","type":"reasoning","summary":[]}'),
+  responsesEvent('response.reasoning_summary_part.added', '3', '"item_id":"rs_1","output_index":0,"summary_index":0,"part":{"type":"summary_text","text":""}'),
+  ...tricky.map((text, index) => summaryDelta(String(4 + index), text)),
+  summaryDelta('20', 'padded', ',"obfuscation":"Qx"'),
+  summaryDelta('21', 'padded again', ',"obfuscation":"k\\"z"'),
+  summaryDelta('22', 'padded', ',"obfuscation":7'),
+  responsesEvent('response.reasoning_summary_text.delta', '23', '"item_id":"rs_1","output_index":0,"summary_index":1,"delta":"other summary"'),
+  responsesEvent('response.reasoning_summary_text.delta', '24', '"item_id":"rs_1","output_index":0,"delta":"no summary index"'),
+  responsesEvent('response.output_item.done', '25', `"output_index":0,"item":${reasoningItem}`),
+  responsesEvent('response.output_item.added', '26', '"output_index":1,"item":{"id":"msg_1","type":"message","status":"in_progress","role":"assistant","content":[]}'),
+  responsesEvent('response.content_part.added', '27', '"item_id":"msg_1","output_index":1,"content_index":0,"part":{"type":"output_text","text":"","annotations":[]}'),
+  ...tricky.map((text, index) => textDelta(String(30 + index), text, `,"logprobs":[],"obfuscation":"p${index}"`)),
+  ...oddNumbers.map((sequence) => textDelta(sequence, 'odd number', ',"logprobs":[],"obfuscation":"o"')),
+  textDelta('40', 'after the odd numbers', ',"logprobs":[],"obfuscation":"o"'),
+  textDelta('41', 'no obfuscation'),
+  textDelta('42', 'no logprobs', ''),
+  textDelta('43', 'log probabilities', ',"logprobs":[{"token":"x","logprob":-1,"bytes":[120]}]'),
+  textDelta('44', 'a', ',"logprobs":[],"obfuscation":"b","extra":"c"'),
+  textDelta('45', '\\"obfuscation\\":\\"x\\"', ',"logprobs":[],"obfuscation":"q"'),
+  responsesEvent('response.output_text.delta', '46', '"item_id":"msg_1","output_index":1,"content_index":3,"delta":"to no part","logprobs":[]'),
+  responsesEvent('response.output_text.delta', '47', '"item_id":"msg_1","output_index":1,"content_index":0,"delta":"blank","logprobs":[] '),
+  responsesEvent('response.refusal.delta', '48', '"item_id":"msg_1","output_index":1,"content_index":0,"delta":"refused"'),
+  responsesEvent('response.refusal.delta', '49', '"item_id":"msg_1","output_index":1,"content_index":0,"delta":"refused again"'),
+  responsesEvent('response.output_text.done', '50', '"item_id":"msg_1","output_index":1,"content_index":0,"text":"t","logprobs":[]'),
+  responsesEvent('response.content_part.done', '51', '"item_id":"msg_1","output_index":1,"content_index":0,"part":{"type":"output_text","text":"t","annotations":[]}'),
+  responsesEvent('response.output_item.done', '52', `"output_index":1,"item":${messageItem}`),
+  textDelta('53', 'after its item is done'),
+  responsesEvent('response.output_item.added', '54', '"output_index":2,"item":{"id":"fc_1","type":"function_call","status":"in_progress","arguments":"","call_id":"call_1","name":"f"}'),
+  argumentsDelta('55', '{\\"a\\"'),
+  argumentsDelta('56', ':1', ',"obfuscation":"z"'),
+  argumentsDelta('57', '}', ',"obfuscation":"zz"'),
+  responsesEvent('response.function_call_arguments.done', '58', '"item_id":"fc_1","output_index":2,"arguments":"{}"'),
+  responsesEvent('response.output_item.done', '59', `"output_index":2,"item":${callItem}`),
+  responsesEvent('response.completed', '60', responseBody('completed', `${reasoningItem},${messageItem},${callItem}`)),
+  textDelta('61', 'after the end'),
+];
+
+/** An Ollama chat line with `message` fields, `created_at` and maybe other line fields. */
+const ollamaLine = (message: string, createdAt = '2025-06-01T10:00:00.1Z', more = ''): SseMessage => ({
+  data: `{"model":"qwen3","created_at":"${createdAt}","message":{"role":"assistant",${message}},"done":false${more}}`,
+});
+const ollama: SseMessage[] = [
+  ollamaLine('"content":"","thinking":"first"'),
+  ...tricky.map((text, index) => ollamaLine(`"content":"","thinking":"${text}"`, `2025-06-01T10:00:0${index}.5Z`)),
+  ollamaLine('"thinking":"no content"'),
+  ollamaLine('"thinking":"again no content"', 'x'),
+  ...tricky.map((text, index) => ollamaLine(`"content":"${text}"`, `2025-06-01T10:00:1${index}.5Z`)),
+  ollamaLine('"content":"with empty thinking","thinking":""'),
+  ollamaLine('"content":"again","thinking":""', '\\u0032\\"'),
+  ollamaLine('"content":"both","thinking":"both"'),
+  ollamaLine('"content":"a"', '2025', ',"extra":1'),
+  ollamaLine('"content":"b"', '2025', ',"done_reason":null'),
+  { data: '{"model":"qwen3","created_at":7,"message":{"role":"assistant","content":"number date"},"done":false}' },
+  { data: '{"model":"other","created_at":"t","message":{"role":"assistant","content":"other model"},"done":false}' },
+  { data: '{"created_at":"t","message":{"role":"assistant","content":"no model"},"done":false}' },
+  { data: '{"created_at":"u","message":{"role":"assistant","content":"no model again"},"done":false}' },
+  { data: '{"model":"qwen3","message":{"role":"assistant","content":"no date"},"done":false}' },
+  { data: '{"model":"qwen3","message":{"role":"assistant","content":"no date again"},"done":false}' },
+  { data: '{"model":"qwen3","created_at":"t","message":{"role":"user","content":"a user"},"done":false}' },
+  { data: '{"model":"qwen3","created_at":"t","message":{"role":"assistant","content":"x","tool_calls":[]},"done":false}' },
+  { data: '{"model":"qwen3","created_at":"t","message":{"role":"assistant","content":"x"}}' },
+  ollamaLine('"content":"last"', '2025-06-01T10:00:30Z'),
+  { data: '{"model":"qwen3","created_at":"2025-06-01T10:00:31Z","message":{"role":"assistant","content":""},"done_reason":"stop","done":true,"eval_count":3}' },
+  ollamaLine('"content":"after the end"'),
+];
+
+/** An Ollama `/api/generate` line. */
+const generateLine = (fields: string, createdAt = 't1'): SseMessage => ({ data: `{"model":"m","created_at":"${createdAt}",${fields},"done":false}` });
+const ollamaGenerate: SseMessage[] = [
+  generateLine('"response":"","thinking":"think"'),
+  generateLine('"response":"","thinking":"more"', 't2'),
+  generateLine('"response":"","thinking":""', 't3'),
+  generateLine('"response":"text"', 't4'),
+  generateLine('"response":"more text"', 't5'),
+  generateLine('"response":"with thinking","thinking":""', 't6'),
+  generateLine('"response":"again","thinking":""', 't7'),
+  generateLine('"response":""', 't8'),
+  { data: '{"model":"m","created_at":"t9","response":"","done":true,"done_reason":"stop"}' },
+];
+
 const sources: [FormatId, SseMessage[]][] = [
   ['anthropic', anthropic],
   ['openai-chat', chat],
   ['openai-chat', chatObfuscated],
   ['gemini', gemini],
+  ['openai-responses', responses],
+  ['ollama', ollama],
+  ['ollama', ollamaGenerate],
 ];
 
 for (const [number, [from, messages]] of sources.entries()) {
   for (const to of streamingFormats()) {
     test(`${from} (${number}) → ${to}: the same bytes and losses as with every event parsed`, () => {
       for (const whole of [false, true]) assert.equal(converted(messages, from, to, whole), converted(messages, parsingOnly(from), to, whole));
+      // The text path is taken (the Chat and Responses decoders have none for their own format).
+      const counter = { count: 0 };
+      converted(messages, counting(from, counter), to, false);
+      if (((from === 'openai-chat' || from === 'openai-responses') && to === from)) return;
+      assert.ok(counter.count >= 3, `${counter.count} events recognised`);
     });
   }
 }

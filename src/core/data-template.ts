@@ -221,7 +221,8 @@ function match(template: Template<unknown>, data: string): string[] | undefined 
   const { segments, kinds } = template;
   const first = segments[0]!;
   const last = segments[kinds.length]!;
-  if (data.length < first.length + last.length + kinds.length || !data.startsWith(first) || !data.endsWith(last)) return undefined;
+  // Segments are compared as slices: on V8 `===` of two strings is several times faster than `startsWith`.
+  if (data.length < first.length + last.length + kinds.length || !data.endsWith(last) || data.slice(0, first.length) !== first) return undefined;
   const stop = data.length - last.length;
   const strings = new Array<string>(template.reads);
   let at = first.length;
@@ -234,16 +235,22 @@ function match(template: Template<unknown>, data: string): string[] | undefined 
       if (end === -1 || end > stop) return undefined;
     } else {
       end = stringEnd(data, at);
-      if (end === -1 || end > stop) return undefined;
-      const string = stringValue(data, at, end);
-      if (string === undefined) return undefined;
-      if (kind === 'read') strings[template.places[slot]!] = string;
+      if (end === 0) return undefined;
+      if (end > 0) {
+        if (kind === 'read') strings[template.places[slot]!] = data.slice(at + 1, end - 1);
+      } else {
+        end = -end;
+        const string = escapedString(data.slice(at, end));
+        if (string === undefined) return undefined;
+        if (kind === 'read') strings[template.places[slot]!] = string;
+      }
+      if (end > stop) return undefined;
     }
     while (end < stop && isBlank(data.charCodeAt(end))) end++;
     const segment = segments[slot + 1]!;
     if (slot + 1 === kinds.length) return end === stop ? strings : undefined;
-    if (!data.startsWith(segment, end)) return undefined;
     at = end + segment.length;
+    if (data.slice(end, at) !== segment) return undefined;
   }
   return undefined;
 }
@@ -262,32 +269,31 @@ function integerEnd(data: string, start: number): number {
   return index;
 }
 
-/** The index just past the string token that starts at `start` (its first unescaped quote after the opening one); `-1` when none starts or ends there. */
+/**
+ * The index just past the string token that starts at `start` (its first
+ * unescaped quote after the opening one), negated when the token has an
+ * escape (its string is then {@link escapedString}); `0` when no token
+ * starts there, it does not end, or it holds a control character (which
+ * JSON does not allow).
+ */
 function stringEnd(data: string, start: number): number {
-  if (data.charCodeAt(start) !== 34 /* " */) return -1;
+  if (data.charCodeAt(start) !== 34 /* " */) return 0;
+  let escaped = false;
   for (let index = start + 1; index < data.length; index++) {
     const code = data.charCodeAt(index);
-    if (code === 92 /* \ */) index++;
-    else if (code === 34) return index + 1;
+    if (code === 34) return escaped ? -(index + 1) : index + 1;
+    if (code === 92 /* \ */) {
+      escaped = true;
+      index++;
+    } else if (code < 0x20) return 0;
   }
-  return -1;
+  return 0;
 }
 
-/** The string that the token `data[start, end)` (quotes included) stands for; `undefined` when it is not a JSON string. */
-function stringValue(data: string, start: number, end: number): string | undefined {
-  const last = end - 1;
-  // The usual token: no escape, no control character.
-  let plain = true;
-  for (let index = start + 1; index < last; index++) {
-    const code = data.charCodeAt(index);
-    if (code === 92 /* \ */ || code < 0x20) {
-      plain = false;
-      break;
-    }
-  }
-  if (plain) return data.slice(start + 1, last);
+/** The string that `token` (one JSON string token with escapes) stands for; `undefined` when it is not one. */
+function escapedString(token: string): string | undefined {
   try {
-    const value: unknown = JSON.parse(data.slice(start, end));
+    const value: unknown = JSON.parse(token);
     return typeof value === 'string' ? value : undefined;
   } catch {
     return undefined;

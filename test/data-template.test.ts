@@ -10,10 +10,11 @@ import * as assert from 'uvu/assert';
 import type { Codec } from '../src/core/codec.ts';
 import { DataTemplates } from '../src/core/data-template.ts';
 import type { FormatId } from '../src/core/ir.ts';
-import type { Loss } from '../src/core/losses.ts';
+import { LossCollector, type Loss } from '../src/core/losses.ts';
 import { codecFor } from '../src/core/registry.ts';
 import { createTranscoder, framingFor } from '../src/core/stream.ts';
-import type { SseMessage, StreamDecoder } from '../src/core/stream-events.ts';
+import { wireEventOf } from '../src/core/framing.ts';
+import type { SseMessage, StreamDecoder, StreamEvent } from '../src/core/stream-events.ts';
 import { streamingFormats } from './support/streams.ts';
 
 const test = suite('events recognised by their text');
@@ -243,10 +244,39 @@ const sources: [FormatId, SseMessage[]][] = [
   ['ollama', ollamaGenerate],
 ];
 
+/** The IR events (and losses) of the decoder of `from` for `to`, every event parsed or, with `text`, offered by its text first; a throw ends it. */
+function decoded(messages: SseMessage[], from: FormatId, to: FormatId, text: boolean): { events: (StreamEvent | { thrown: string })[]; losses: Loss[] } {
+  const losses = new LossCollector();
+  const decoder = codecFor(from).createStreamDecoder!({ losses, target: to, model: 'm' });
+  const events: (StreamEvent | { thrown: string })[] = [];
+  try {
+    for (const message of messages) {
+      const byText = text ? decoder.decodeText?.(message.data, message.event) : undefined;
+      if (byText !== undefined) {
+        events.push(...byText);
+        continue;
+      }
+      const wire = wireEventOf(message.data, message.event);
+      events.push(...decoder.decode(wire));
+      decoder.learn?.(message.data, wire);
+    }
+    events.push(...decoder.flush());
+  } catch (error) {
+    events.push({ thrown: String(error) });
+  }
+  // Key order too: an encoder may write hints as they are.
+  return { events: JSON.parse(JSON.stringify(events)) as StreamEvent[], losses: losses.losses };
+}
+
 for (const [number, [from, messages]] of sources.entries()) {
   for (const to of streamingFormats()) {
     test(`${from} (${number}) → ${to}: the same bytes and losses as with every event parsed`, () => {
       for (const whole of [false, true]) assert.equal(converted(messages, from, to, whole), converted(messages, parsingOnly(from), to, whole));
+      // The same IR events, hints included (some only an encoder of the source format reads).
+      const byText = decoded(messages, from, to, true);
+      const parsed = decoded(messages, from, to, false);
+      assert.equal(byText, parsed);
+      assert.is(JSON.stringify(byText), JSON.stringify(parsed));
       // The text path is taken (the Chat and Responses decoders have none for their own format).
       const counter = { count: 0 };
       converted(messages, counting(from, counter), to, false);

@@ -11,10 +11,11 @@ import * as assert from 'uvu/assert';
 import type { Codec } from '../src/core/codec.ts';
 import { DataTemplates } from '../src/core/data-template.ts';
 import type { FormatId } from '../src/core/ir.ts';
-import type { Loss } from '../src/core/losses.ts';
+import { LossCollector, type Loss } from '../src/core/losses.ts';
 import { codecFor } from '../src/core/registry.ts';
 import { createTranscoder, framingFor } from '../src/core/stream.ts';
-import type { SseMessage } from '../src/core/stream-events.ts';
+import { wireEventOf } from '../src/core/framing.ts';
+import type { SseMessage, StreamDecoder, StreamEvent } from '../src/core/stream-events.ts';
 import { streamingFormats } from './support/streams.ts';
 
 const test = suite('events recognised by their text');
@@ -27,6 +28,27 @@ function parsingOnly(format: FormatId): Codec {
     createStreamDecoder(context) {
       const decoder = codec.createStreamDecoder!(context);
       return { decode: (event) => decoder.decode(event), flush: () => decoder.flush() };
+    },
+  };
+}
+
+/** The codec of `format`, counting the events its decoder recognises by their text (in `counter.count`). */
+function counting(format: FormatId, counter: { count: number }): Codec {
+  const codec = codecFor(format);
+  return {
+    ...codec,
+    createStreamDecoder(context) {
+      const decoder = codec.createStreamDecoder!(context);
+      const counted: StreamDecoder = { decode: (event) => decoder.decode(event), flush: () => decoder.flush() };
+      if (decoder.decodeText !== undefined && decoder.learn !== undefined) {
+        counted.decodeText = (data, event) => {
+          const events = decoder.decodeText!(data, event);
+          if (events !== undefined) counter.count++;
+          return events;
+        };
+        counted.learn = (data, wire) => decoder.learn!(data, wire);
+      }
+      return counted;
     },
   };
 }
@@ -180,6 +202,103 @@ const bedrock: SseMessage[] = [
 ];
 // An exception in the middle ends the stream; the deltas after it decode to nothing.
 const bedrockFailing: SseMessage[] = [...bedrock.slice(0, 12), { event: 'throttlingException', data: '{"message":"slow down","p":"ab"}' }, ...bedrock.slice(8, 14)];
+/** A Responses event of `type` with `fields` after its `sequence_number` (written as given: a number in any spelling, or not one). */
+const responsesEvent = (type: string, sequence: string, fields: string): SseMessage => ({ event: type, data: `{"type":"${type}","sequence_number":${sequence},${fields}}` });
+const responseBody = (status: string, output: string) =>
+  `"response":{"id":"resp_1","object":"response","created_at":1,"status":"${status}","model":"m","output":[${output}],"usage":null}`;
+const textDelta = (sequence: string, delta: string, tail = ',"logprobs":[]') =>
+  responsesEvent('response.output_text.delta', sequence, `"item_id":"msg_1","output_index":1,"content_index":0,"delta":"${delta}"${tail}`);
+const summaryDelta = (sequence: string, delta: string, tail = '') =>
+  responsesEvent('response.reasoning_summary_text.delta', sequence, `"item_id":"rs_1","output_index":0,"summary_index":0,"delta":"${delta}"${tail}`);
+const argumentsDelta = (sequence: string, delta: string, tail = '') =>
+  responsesEvent('response.function_call_arguments.delta', sequence, `"item_id":"fc_1","output_index":2,"delta":"${delta}"${tail}`);
+const reasoningItem = '{"id":"rs_1","type":"reasoning","summary":[{"type":"summary_text","text":"s"}]}';
+const messageItem = '{"id":"msg_1","type":"message","status":"completed","role":"assistant","content":[{"type":"output_text","text":"t","annotations":[]}]}';
+const callItem = '{"id":"fc_1","type":"function_call","status":"completed","arguments":"{}","call_id":"call_1","name":"f"}';
+// Odd sequence numbers: each is left to the parser, and the events after it still match.
+const oddNumbers = ['"7"', '1e5', '-0', '01', ' 9 ', '2.0', 'null'];
+const responses: SseMessage[] = [
+  responsesEvent('response.created', '0', responseBody('in_progress', '')),
+  responsesEvent('response.in_progress', '1', responseBody('in_progress', '')),
+  responsesEvent('response.output_item.added', '2', '"output_index":0,"item":{"id":"rs_1","type":"reasoning","summary":[]}'),
+  responsesEvent('response.reasoning_summary_part.added', '3', '"item_id":"rs_1","output_index":0,"summary_index":0,"part":{"type":"summary_text","text":""}'),
+  ...tricky.map((text, index) => summaryDelta(String(4 + index), text)),
+  summaryDelta('20', 'padded', ',"obfuscation":"Qx"'),
+  summaryDelta('21', 'padded again', ',"obfuscation":"k\\"z"'),
+  summaryDelta('22', 'padded', ',"obfuscation":7'),
+  responsesEvent('response.reasoning_summary_text.delta', '23', '"item_id":"rs_1","output_index":0,"summary_index":1,"delta":"other summary"'),
+  responsesEvent('response.reasoning_summary_text.delta', '24', '"item_id":"rs_1","output_index":0,"delta":"no summary index"'),
+  responsesEvent('response.output_item.done', '25', `"output_index":0,"item":${reasoningItem}`),
+  responsesEvent('response.output_item.added', '26', '"output_index":1,"item":{"id":"msg_1","type":"message","status":"in_progress","role":"assistant","content":[]}'),
+  responsesEvent('response.content_part.added', '27', '"item_id":"msg_1","output_index":1,"content_index":0,"part":{"type":"output_text","text":"","annotations":[]}'),
+  ...tricky.map((text, index) => textDelta(String(30 + index), text, `,"logprobs":[],"obfuscation":"p${index}"`)),
+  ...oddNumbers.map((sequence) => textDelta(sequence, 'odd number', ',"logprobs":[],"obfuscation":"o"')),
+  textDelta('40', 'after the odd numbers', ',"logprobs":[],"obfuscation":"o"'),
+  textDelta('41', 'no obfuscation'),
+  textDelta('42', 'no logprobs', ''),
+  textDelta('43', 'log probabilities', ',"logprobs":[{"token":"x","logprob":-1,"bytes":[120]}]'),
+  textDelta('44', 'a', ',"logprobs":[],"obfuscation":"b","extra":"c"'),
+  textDelta('45', '\\"obfuscation\\":\\"x\\"', ',"logprobs":[],"obfuscation":"q"'),
+  responsesEvent('response.output_text.delta', '46', '"item_id":"msg_1","output_index":1,"content_index":3,"delta":"to no part","logprobs":[]'),
+  responsesEvent('response.output_text.delta', '47', '"item_id":"msg_1","output_index":1,"content_index":0,"delta":"blank","logprobs":[] '),
+  responsesEvent('response.refusal.delta', '48', '"item_id":"msg_1","output_index":1,"content_index":0,"delta":"refused"'),
+  responsesEvent('response.refusal.delta', '49', '"item_id":"msg_1","output_index":1,"content_index":0,"delta":"refused again"'),
+  responsesEvent('response.output_text.done', '50', '"item_id":"msg_1","output_index":1,"content_index":0,"text":"t","logprobs":[]'),
+  responsesEvent('response.content_part.done', '51', '"item_id":"msg_1","output_index":1,"content_index":0,"part":{"type":"output_text","text":"t","annotations":[]}'),
+  responsesEvent('response.output_item.done', '52', `"output_index":1,"item":${messageItem}`),
+  textDelta('53', 'after its item is done'),
+  responsesEvent('response.output_item.added', '54', '"output_index":2,"item":{"id":"fc_1","type":"function_call","status":"in_progress","arguments":"","call_id":"call_1","name":"f"}'),
+  argumentsDelta('55', '{\\"a\\"'),
+  argumentsDelta('56', ':1', ',"obfuscation":"z"'),
+  argumentsDelta('57', '}', ',"obfuscation":"zz"'),
+  responsesEvent('response.function_call_arguments.done', '58', '"item_id":"fc_1","output_index":2,"arguments":"{}"'),
+  responsesEvent('response.output_item.done', '59', `"output_index":2,"item":${callItem}`),
+  responsesEvent('response.completed', '60', responseBody('completed', `${reasoningItem},${messageItem},${callItem}`)),
+  textDelta('61', 'after the end'),
+];
+
+/** An Ollama chat line with `message` fields, `created_at` and maybe other line fields. */
+const ollamaLine = (message: string, createdAt = '2025-06-01T10:00:00.1Z', more = ''): SseMessage => ({
+  data: `{"model":"qwen3","created_at":"${createdAt}","message":{"role":"assistant",${message}},"done":false${more}}`,
+});
+const ollama: SseMessage[] = [
+  ollamaLine('"content":"","thinking":"first"'),
+  ...tricky.map((text, index) => ollamaLine(`"content":"","thinking":"${text}"`, `2025-06-01T10:00:0${index}.5Z`)),
+  ollamaLine('"thinking":"no content"'),
+  ollamaLine('"thinking":"again no content"', 'x'),
+  ...tricky.map((text, index) => ollamaLine(`"content":"${text}"`, `2025-06-01T10:00:1${index}.5Z`)),
+  ollamaLine('"content":"with empty thinking","thinking":""'),
+  ollamaLine('"content":"again","thinking":""', '\\u0032\\"'),
+  ollamaLine('"content":"both","thinking":"both"'),
+  ollamaLine('"content":"a"', '2025', ',"extra":1'),
+  ollamaLine('"content":"b"', '2025', ',"done_reason":null'),
+  { data: '{"model":"qwen3","created_at":7,"message":{"role":"assistant","content":"number date"},"done":false}' },
+  { data: '{"model":"other","created_at":"t","message":{"role":"assistant","content":"other model"},"done":false}' },
+  { data: '{"created_at":"t","message":{"role":"assistant","content":"no model"},"done":false}' },
+  { data: '{"created_at":"u","message":{"role":"assistant","content":"no model again"},"done":false}' },
+  { data: '{"model":"qwen3","message":{"role":"assistant","content":"no date"},"done":false}' },
+  { data: '{"model":"qwen3","message":{"role":"assistant","content":"no date again"},"done":false}' },
+  { data: '{"model":"qwen3","created_at":"t","message":{"role":"user","content":"a user"},"done":false}' },
+  { data: '{"model":"qwen3","created_at":"t","message":{"role":"assistant","content":"x","tool_calls":[]},"done":false}' },
+  { data: '{"model":"qwen3","created_at":"t","message":{"role":"assistant","content":"x"}}' },
+  ollamaLine('"content":"last"', '2025-06-01T10:00:30Z'),
+  { data: '{"model":"qwen3","created_at":"2025-06-01T10:00:31Z","message":{"role":"assistant","content":""},"done_reason":"stop","done":true,"eval_count":3}' },
+  ollamaLine('"content":"after the end"'),
+];
+
+/** An Ollama `/api/generate` line. */
+const generateLine = (fields: string, createdAt = 't1'): SseMessage => ({ data: `{"model":"m","created_at":"${createdAt}",${fields},"done":false}` });
+const ollamaGenerate: SseMessage[] = [
+  generateLine('"response":"","thinking":"think"'),
+  generateLine('"response":"","thinking":"more"', 't2'),
+  generateLine('"response":"","thinking":""', 't3'),
+  generateLine('"response":"text"', 't4'),
+  generateLine('"response":"more text"', 't5'),
+  generateLine('"response":"with thinking","thinking":""', 't6'),
+  generateLine('"response":"again","thinking":""', 't7'),
+  generateLine('"response":""', 't8'),
+  { data: '{"model":"m","created_at":"t9","response":"","done":true,"done_reason":"stop"}' },
+];
 
 const sources: [FormatId, SseMessage[]][] = [
   ['anthropic', anthropic],
@@ -189,12 +308,49 @@ const sources: [FormatId, SseMessage[]][] = [
   ['gemini', gemini],
   ['bedrock-converse', bedrock],
   ['bedrock-converse', bedrockFailing],
+  ['openai-responses', responses],
+  ['ollama', ollama],
+  ['ollama', ollamaGenerate],
 ];
+
+/** The IR events (and losses) of the decoder of `from` for `to`, every event parsed or, with `text`, offered by its text first; a throw ends it. */
+function decoded(messages: SseMessage[], from: FormatId, to: FormatId, text: boolean): { events: (StreamEvent | { thrown: string })[]; losses: Loss[] } {
+  const losses = new LossCollector();
+  const decoder = codecFor(from).createStreamDecoder!({ losses, target: to, model: 'm' });
+  const events: (StreamEvent | { thrown: string })[] = [];
+  try {
+    for (const message of messages) {
+      const byText = text ? decoder.decodeText?.(message.data, message.event) : undefined;
+      if (byText !== undefined) {
+        events.push(...byText);
+        continue;
+      }
+      const wire = wireEventOf(message.data, message.event);
+      events.push(...decoder.decode(wire));
+      decoder.learn?.(message.data, wire);
+    }
+    events.push(...decoder.flush());
+  } catch (error) {
+    events.push({ thrown: String(error) });
+  }
+  // Key order too: an encoder may write hints as they are.
+  return { events: JSON.parse(JSON.stringify(events)) as StreamEvent[], losses: losses.losses };
+}
 
 for (const [number, [from, messages]] of sources.entries()) {
   for (const to of streamingFormats()) {
     test(`${from} (${number}) → ${to}: the same bytes and losses as with every event parsed`, () => {
       for (const whole of [false, true]) assert.equal(converted(messages, from, to, whole), converted(messages, parsingOnly(from), to, whole));
+      // The same IR events, hints included (some only an encoder of the source format reads).
+      const byText = decoded(messages, from, to, true);
+      const parsed = decoded(messages, from, to, false);
+      assert.equal(byText, parsed);
+      assert.is(JSON.stringify(byText), JSON.stringify(parsed));
+      // The text path is taken (the Chat and Responses decoders have none for their own format).
+      const counter = { count: 0 };
+      converted(messages, counting(from, counter), to, false);
+      if (((from === 'openai-chat' || from === 'openai-responses') && to === from)) return;
+      assert.ok(counter.count >= 3, `${counter.count} events recognised`);
     });
   }
 }
@@ -226,32 +382,96 @@ for (const [what, chunks] of bedrockChunks) {
 test('a template takes one string in its slot, nothing else', () => {
   const templates = new DataTemplates<string>();
   const data = '{"a":1,"b":"hello","c":[true]}';
-  templates.learn(data, undefined, 'hello', (value, probe) => ((value as { b: unknown }).b === probe ? 'b' : undefined));
-  assert.is(templates.read('{"a":1,"b":"bye","c":[true]}', undefined), 'bye');
+  templates.learn(data, undefined, [{ kind: 'read', value: 'hello' }], (value, [probe]) => ((value as { b: unknown }).b === probe ? 'b' : undefined));
+  assert.equal(templates.read('{"a":1,"b":"bye","c":[true]}', undefined), ['bye']);
   assert.is(templates.shape, 'b');
-  assert.is(templates.read('{"a":1,"b":"\\u0062ye \\"x\\"","c":[true]}', undefined), 'bye "x"');
-  assert.is(templates.read('{"a":1,"b": "spaced" ,"c":[true]}', undefined), 'spaced');
+  assert.equal(templates.read('{"a":1,"b":"\\u0062ye \\"x\\"","c":[true]}', undefined), ['bye "x"']);
+  assert.equal(templates.read('{"a":1,"b": "spaced" ,"c":[true]}', undefined), ['spaced']);
   assert.is(templates.read('{"a":1,"b":"x","y":"z","c":[true]}', undefined), undefined);
   assert.is(templates.read('{"a":1,"b":"x" "c":[true]}', undefined), undefined);
   assert.is(templates.read('{"a":1,"b":1,"c":[true]}', undefined), undefined);
   assert.is(templates.read('{"a":2,"b":"bye","c":[true]}', undefined), undefined);
   assert.is(templates.read('{"a":1,"b":"bye","c":[true]}', 'named'), undefined);
+  // Not one JSON string token: a raw control character, a bad escape, an unterminated string.
+  assert.is(templates.read('{"a":1,"b":"x\ty","c":[true]}', undefined), undefined);
+  assert.is(templates.read('{"a":1,"b":"x\\qy","c":[true]}', undefined), undefined);
+  assert.is(templates.read('{"a":1,"b":"\\u00","c":[true]}', undefined), undefined);
+  assert.is(templates.read('{"a":1,"b":"x\\","c":[true]}', undefined), undefined);
+  assert.is(templates.read('{"a":1,"b":,"c":[true]}', undefined), undefined);
   // A second, ignored string after the first.
   const two = new DataTemplates<string>();
-  two.learn('{"a":"x","b":"y","c":1}', undefined, 'x', (value, probe, other) => ((value as { a: unknown; b: unknown }).a === probe && (value as { b: unknown }).b === other ? 'a' : undefined), 'y');
-  assert.is(two.read('{"a":"new","b":"pad","c":1}', undefined), 'new');
-  assert.is(two.read('{"a":"n\\"ew","b":"p\\"ad","c":1}', undefined), 'n"ew');
+  const both = (value: unknown, [probe, other]: readonly (string | number)[]) =>
+    (value as { a: unknown }).a === probe && (value as { b: unknown }).b === other ? 'a' : undefined;
+  two.learn('{"a":"x","b":"y","c":1}', undefined, [{ kind: 'read', value: 'x' }, { kind: 'string', value: 'y' }], both);
+  assert.equal(two.read('{"a":"new","b":"pad","c":1}', undefined), ['new']);
+  assert.equal(two.read('{"a":"n\\"ew","b":"p\\"ad","c":1}', undefined), ['n"ew']);
   assert.is(two.read('{"a":"x","b":"y","d":"z","c":1}', undefined), undefined);
   assert.is(two.read('{"a":"x","b":2,"c":1}', undefined), undefined);
   assert.is(two.read('{"a":"x","b":"y","c":2}', undefined), undefined);
+  assert.is(two.read('{"a":"x","b":"\\x","c":1}', undefined), undefined);
   // A string that occurs twice says nothing of where the slot is.
   const twice = new DataTemplates<string>();
-  twice.learn('{"a":"x","b":"x"}', undefined, 'x', () => 'b');
+  twice.learn('{"a":"x","b":"x"}', undefined, [{ kind: 'read', value: 'x' }], () => 'b');
   assert.is(twice.read('{"a":"x","b":"y"}', undefined), undefined);
   // The decoder's check sees where the probe landed.
   const wrong = new DataTemplates<string>();
-  wrong.learn('{"a":"x","b":"y"}', undefined, 'x', (value, probe) => ((value as { b: unknown }).b === probe ? 'b' : undefined));
+  wrong.learn('{"a":"x","b":"y"}', undefined, [{ kind: 'read', value: 'x' }], (value, [probe]) => ((value as { b: unknown }).b === probe ? 'b' : undefined));
   assert.is(wrong.read('{"a":"z","b":"y"}', undefined), undefined);
+});
+
+test('a number slot takes one plain integer; string slots before and after it are read in the order given', () => {
+  const templates = new DataTemplates<true>();
+  const data = '{"type":"d","seq":5003,"at":"t1","delta":"hello","pad":"xy"}';
+  const slots = [
+    { kind: 'read', value: 'hello' },
+    { kind: 'number', value: 5003 },
+    { kind: 'read', value: 't1' },
+    { kind: 'string', value: 'xy' },
+  ] as const;
+  templates.learn(data, 'e', slots, (value, [delta, seq, at, pad]) => {
+    const object = value as Record<string, unknown>;
+    return object['delta'] === delta && object['seq'] === seq && object['at'] === at && object['pad'] === pad ? true : undefined;
+  });
+  const event = (seq: string, delta = '"d"', pad = '"p"') => `{"type":"d","seq":${seq},"at":"t2","delta":${delta},"pad":${pad}}`;
+  assert.equal(templates.read(event('5004'), 'e'), ['d', 't2']);
+  assert.equal(templates.read(event('0'), 'e'), ['d', 't2']);
+  assert.equal(templates.read(event('123456789012345678901234567890'), 'e'), ['d', 't2']);
+  assert.equal(templates.read(event(' 7 '), 'e'), ['d', 't2']);
+  assert.equal(templates.read(event('7', '"\\u0041\\n"'), 'e'), ['A\n', 't2']);
+  // Anything but one plain integer is left to the parser.
+  for (const seq of ['"7"', '1e5', '1E5', '-0', '-1', '01', '00', '1.0', '1.', '.5', '', ' ', '+1', 'null', 'true', '[1]', '7 8', '0x1', 'NaN', 'Infinity']) {
+    assert.is(templates.read(event(seq), 'e'), undefined, seq);
+  }
+  assert.is(templates.read(event('7', '1'), 'e'), undefined);
+  assert.is(templates.read(event('7', '"d"', '1'), 'e'), undefined);
+  assert.is(templates.read(event('7', '"d"', '"a\\"'), 'e'), undefined);
+  assert.is(templates.read(event('7'), undefined), undefined);
+  // The number's text must be a whole token (not a piece of a string or of a longer number), and a number probe where the decoder looks.
+  const inString = new DataTemplates<true>();
+  inString.learn('{"id":"m5","n":"x"}', undefined, [{ kind: 'number', value: 5 }, { kind: 'read', value: 'x' }], () => true);
+  assert.is(inString.read('{"id":"m6","n":"y"}', undefined), undefined);
+  const longer = new DataTemplates<true>();
+  longer.learn('{"a":5.5,"n":"x"}', undefined, [{ kind: 'number', value: 5 }, { kind: 'read', value: 'x' }], () => true);
+  assert.is(longer.read('{"a":6.5,"n":"y"}', undefined), undefined);
+  const elsewhere = new DataTemplates<true>();
+  elsewhere.learn('{"a":5,"b":5.0,"n":"x"}', undefined, [{ kind: 'number', value: 5 }, { kind: 'read', value: 'x' }], (value, [seq]) =>
+    (value as { b: unknown }).b === seq ? true : undefined,
+  );
+  assert.is(elsewhere.read('{"a":6,"b":5.0,"n":"y"}', undefined), undefined);
+  // Only integers a stream counts with: not negative, not fractional.
+  const fraction = new DataTemplates<true>();
+  fraction.learn('{"a":0.5,"n":"x"}', undefined, [{ kind: 'number', value: 0.5 }, { kind: 'read', value: 'x' }], () => true);
+  assert.is(fraction.read('{"a":0.5,"n":"y"}', undefined), undefined);
+  // Slots whose texts overlap, or that hold the probe already, teach nothing.
+  const overlap = new DataTemplates<true>();
+  overlap.learn('{"a":"x","n":1}', undefined, [{ kind: 'read', value: 'x' }, { kind: 'string', value: 'x' }], () => true);
+  assert.is(overlap.read('{"a":"y","n":1}', undefined), undefined);
+  const probed = new DataTemplates<true>();
+  probed.learn('{"a":"x","n":"\\u0001interlingua-slot-1"}', undefined, [{ kind: 'read', value: 'x' }], () => true);
+  assert.is(probed.read('{"a":"y","n":"\\u0001interlingua-slot-1"}', undefined), undefined);
+  const learned = new DataTemplates<true>();
+  learned.learn('{"a":"x","n":1}', undefined, [{ kind: 'read', value: 'x' }], () => true);
+  assert.equal(learned.read('{"a":"y","n":1}', undefined), ['y']);
 });
 
 test.run();

@@ -1,35 +1,58 @@
 /**
  * Recognising a stream's usual event by its text, so that it need not be
- * parsed. Most events of a stream are the same JSON text with one string
- * changed (a text or argument delta): `{"type":"content_block_delta",
- * "index":1,"delta":{"type":"text_delta","text":"…"}}`. A template is the
- * text of one such event before and after that string. A later event whose
- * text starts and ends the same, with one JSON string token between, parses
- * to the same value with that string in its place: the tokens before the
- * slot are the same, the slot is one string token, and the tokens after it
- * are the same. A decoder that knows what it makes of its usual event with
- * a given string then decodes such an event exactly as it would have
- * decoded the parsed text (`StreamDecoder.decodeText`).
+ * parsed. Most events of a stream are the same JSON text with a few tokens
+ * changed: a text or argument delta, and maybe a per-event number or string
+ * the decoder ignores or copies (`sequence_number`, `obfuscation`,
+ * `created_at`). A template is the text of one such event cut at those
+ * tokens: literal segments with a slot between each two. A slot is a
+ * string the decoder reads, a string it ignores, or a number it ignores.
+ *
+ * A later event whose text is the template's segments, in order, with one
+ * token of each slot's kind between them (a string slot: one JSON string
+ * token; a number slot: one JSON number token, spelled as a plain integer)
+ * parses to the same value as the template with those tokens in its slots:
+ * the literal text tokenises the same around a token of the same kind
+ * (a string token ends at its closing quote, a plain integer at the first
+ * character that is not a digit, which the segment after it starts with
+ * because it did when the template was learned), and blanks around a token
+ * are blanks between tokens. The template was kept only when the same text
+ * with a probe in each slot (a string or number that does not occur by
+ * accident) parses, and the decoder says that value is its usual event with
+ * each probe where it reads or ignores that slot. A decoder that knows what
+ * it makes of its usual event with given strings then decodes a matching
+ * event exactly as it would have decoded the parsed text
+ * (`StreamDecoder.decodeText`).
  */
 
-/** The string a template holds in its slot while it is checked. */
-const PROBE = '\u0001interlingua-slot';
-const PROBE_JSON = JSON.stringify(PROBE);
-/** The probe of the second, ignored slot. */
-const OTHER_PROBE = '\u0001interlingua-other';
-const OTHER_PROBE_JSON = JSON.stringify(OTHER_PROBE);
+/** What a template's slot holds: a string the decoder reads, a string it ignores, a number it ignores. */
+export type SlotKind = 'read' | 'string' | 'number';
+
+/** One slot of an event being learned: its kind and the value the parsed event holds there. */
+export interface Slot {
+  kind: SlotKind;
+  value: string | number;
+}
+
+/** The probe of a string slot (numbered by the slot's place in `learn`'s list). */
+const STRING_PROBE = '\u0001interlingua-slot-';
+/** The probe of a number slot, less the slot's place: a plain integer no stream counts to. */
+const NUMBER_PROBE = 8_914_736_205_519_347;
 
 /** Templates kept per stream (the usual event of each kind of delta: text, reasoning, each call's arguments). */
 const MAX_TEMPLATES = 4;
-/** Templates learned that never matched, past which a stream learns no more (its events differ in more than one string). */
+/** Templates learned that never matched, past which a stream learns no more (its events differ in more than their slots). */
 const MAX_UNUSED = 8;
 
-/** One template: the text around the slot, the event name, and what the decoder knows of its shape. */
+/** One template: its literal text around the slots, the event name, and what the decoder knows of its shape. */
 interface Template<Shape> {
-  before: string;
-  after: string;
-  /** With a second, ignored slot after the first: the text between the two (`after` then follows the second). */
-  between?: string | undefined;
+  /** The text before, between and after the slots (one more than the slots), without the blanks next to a slot. */
+  segments: string[];
+  /** Each slot's kind, in text order. */
+  kinds: SlotKind[];
+  /** For each slot in text order: where its string goes among those {@link DataTemplates.read} returns (`-1`: not read). */
+  places: number[];
+  /** How many slots are read. */
+  reads: number;
   event: string | undefined;
   shape: Shape;
   used: boolean;
@@ -37,9 +60,10 @@ interface Template<Shape> {
 
 /**
  * The templates of one stream's events. After decoding a parsed event, a
- * decoder offers the string of it that later events likely vary in
- * ({@link learn}); {@link read} then gives that string of a later event
- * that matches, and {@link shape} what the decoder said of its template.
+ * decoder offers the tokens of it that later events likely vary in
+ * ({@link learn}); {@link read} then gives the read strings of a later
+ * event that matches, and {@link shape} what the decoder said of its
+ * template.
  */
 export class DataTemplates<Shape> {
   readonly #templates: Template<Shape>[] = [];
@@ -59,85 +83,100 @@ export class DataTemplates<Shape> {
   }
 
   /**
-   * The slot's string when `data` (an event named `event`) is a learned
-   * template with another string in its slot; else `undefined`.
+   * The strings of the read slots (in the order they were given to
+   * {@link learn}) when `data` (an event named `event`) is a learned
+   * template with other tokens in its slots; else `undefined`.
    */
-  read(data: string, event: string | undefined): string | undefined {
+  read(data: string, event: string | undefined): string[] | undefined {
     const templates = this.#templates;
     // A stream none of whose templates ever matched, and that learns no more, is not looked at again.
     if (this.#useful === 0 && this.#learned >= MAX_UNUSED) return undefined;
     for (let index = templates.length - 1; index >= 0; index--) {
       const template = templates[index]!;
-      const { before, after, between } = template;
-      // Slices compared with `===` (a memory compare): V8's `startsWith` and `endsWith` compare character by character, five times slower here.
-      if (template.event !== event || data.length < before.length + after.length + 2 || data.slice(data.length - after.length) !== after || data.slice(0, before.length) !== before) continue;
-      let slot: string | undefined;
-      if (between === undefined) slot = stringToken(data.slice(before.length, data.length - after.length));
-      else {
-        // The first slot ends at its closing quote; the text between follows, then the second slot up to `after`.
-        const end = tokenEnd(data, before.length);
-        if (end === -1 || data.slice(end, end + between.length) !== between || end + between.length > data.length - after.length) continue;
-        if (stringToken(data.slice(end + between.length, data.length - after.length)) === undefined) continue;
-        slot = stringToken(data.slice(before.length, end));
-      }
-      if (slot === undefined) continue;
+      if (template.event !== event) continue;
+      const strings = match(template, data);
+      if (strings === undefined) continue;
       if (!template.used) {
         template.used = true;
         this.#useful++;
       }
       this.#shape = template.shape;
-      return slot;
+      return strings;
     }
     return undefined;
   }
 
   /**
-   * Learn the template of `data` (an event named `event`) around `slot`, a
-   * string it holds that later events likely vary in. Kept when that
-   * string's JSON occurs once in `data` and `usual`, given the value of the
-   * same text with a probe string in that place, says it is the decoder's
-   * usual event with the probe in its slot (returning what it needs to know
-   * of it). `other`, when given, is a second string after the first whose
-   * value the decoder ignores (it checks that the second probe lands where
-   * it ignores it); its slot is matched as one string token and not read.
-   * Nothing more is learned once a stream has learned
-   * {@link MAX_UNUSED} templates that never matched.
+   * Learn the template of `data` (an event named `event`) around `slots`,
+   * values it holds that later events likely vary in: strings, or
+   * non-negative integers. Kept when each slot's JSON occurs once in `data`,
+   * the slots do not overlap, and `usual`, given the value of the same text
+   * with a probe in each slot (`probes`, in the order of `slots`), says it
+   * is the decoder's usual event with each probe where it reads or ignores
+   * that slot (returning what it needs to know of it). Nothing more is
+   * learned once a stream has learned {@link MAX_UNUSED} templates that
+   * never matched.
    */
   learn(
     data: string,
     event: string | undefined,
-    slot: string,
-    usual: (value: unknown, probe: string, otherProbe: string) => Shape | undefined,
-    other?: string,
+    slots: readonly Slot[],
+    usual: (value: unknown, probes: readonly (string | number)[]) => Shape | undefined,
   ): void {
-    if (this.#learned - this.#useful >= MAX_UNUSED) return;
-    const token = JSON.stringify(slot);
-    const at = data.indexOf(token);
-    if (at === -1 || data.indexOf(token, at + 1) !== -1) return;
-    const before = data.slice(0, at);
-    let after = data.slice(at + token.length);
-    let between: string | undefined;
-    let text = `${before}${PROBE_JSON}${after}`;
-    if (other !== undefined) {
-      // A second string the decoder ignores (a per-event `obfuscation`), after the first.
-      const otherToken = JSON.stringify(other);
-      const otherAt = data.indexOf(otherToken);
-      if (otherAt < at + token.length || data.indexOf(otherToken, otherAt + 1) !== -1) return;
-      between = data.slice(at + token.length, otherAt);
-      after = data.slice(otherAt + otherToken.length);
-      text = `${before}${PROBE_JSON}${between}${OTHER_PROBE_JSON}${after}`;
+    if (this.#learned - this.#useful >= MAX_UNUSED || slots.length === 0 || data.includes('interlingua-slot')) return;
+    const found: { at: number; end: number; slot: number }[] = [];
+    const probes: (string | number)[] = [];
+    for (let slot = 0; slot < slots.length; slot++) {
+      const { kind, value } = slots[slot]!;
+      let token: string;
+      if (kind === 'number') {
+        if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0) return;
+        token = String(value);
+        probes.push(NUMBER_PROBE - slot);
+        if (data.includes(String(NUMBER_PROBE - slot))) return;
+      } else {
+        if (typeof value !== 'string') return;
+        token = JSON.stringify(value);
+        probes.push(`${STRING_PROBE}${slot}`);
+      }
+      const at = data.indexOf(token);
+      if (at === -1 || data.indexOf(token, at + 1) !== -1) return;
+      const end = at + token.length;
+      // A number's text must be a whole token: not part of a longer number, nor of a string.
+      if (kind === 'number' && (!NUMBER_BEFORE.has(data.charCodeAt(at - 1)) || !NUMBER_AFTER.has(data.charCodeAt(end)))) return;
+      found.push({ at, end, slot });
     }
+    found.sort((left, right) => left.at - right.at);
+    const segments: string[] = [];
+    const kinds: SlotKind[] = [];
+    const places: number[] = [];
+    const readPlaces = readOrder(slots);
+    let text = '';
+    let from = 0;
+    for (const { at, end, slot } of found) {
+      if (at < from) return;
+      const segment = data.slice(from, at);
+      segments.push(trimBlanks(segment, from !== 0, true));
+      text += `${segment}${JSON.stringify(probes[slot])}`;
+      kinds.push(slots[slot]!.kind);
+      places.push(readPlaces[slot]!);
+      from = end;
+    }
+    const last = data.slice(from);
+    segments.push(trimBlanks(last, true, false));
+    text += last;
     let value: unknown;
     try {
       value = JSON.parse(text);
     } catch {
       return;
     }
-    const shape = usual(value, PROBE, OTHER_PROBE);
+    const shape = usual(value, probes);
     if (shape === undefined) return;
     const templates = this.#templates;
     if (templates.length === MAX_TEMPLATES) templates.shift();
-    templates.push({ before, after, between, event, shape, used: false });
+    const reads = slots.filter((slot) => slot.kind === 'read').length;
+    templates.push({ segments, kinds, places, reads, event, shape, used: false });
     this.#learned++;
   }
 }
@@ -153,34 +192,108 @@ export function hasExactKeys(object: unknown, ...keys: string[]): object is Reco
   return count === keys.length;
 }
 
-/** The index just past the string token that starts at `start` (its first unescaped quote after the opening one); `-1` when none starts or ends there. */
-function tokenEnd(data: string, start: number): number {
-  if (data.charCodeAt(start) !== 34 /* " */) return -1;
-  for (let index = start + 1; index < data.length; index++) {
-    const code = data.charCodeAt(index);
-    if (code === 92 /* \ */) index++;
-    else if (code === 34) return index + 1;
-  }
-  return -1;
+/** The characters that may stand before a number token's text. */
+const NUMBER_BEFORE: ReadonlySet<number> = new Set([0x3a /* : */, 0x5b /* [ */, 0x2c /* , */, 0x20, 0x09, 0x0a, 0x0d]);
+/** The characters that may stand after a number token's text. */
+const NUMBER_AFTER: ReadonlySet<number> = new Set([0x2c /* , */, 0x5d /* ] */, 0x7d /* } */, 0x20, 0x09, 0x0a, 0x0d]);
+
+/** For each slot, its place among the read slots (`-1` for the others). */
+function readOrder(slots: readonly Slot[]): number[] {
+  let reads = 0;
+  return slots.map((slot) => (slot.kind === 'read' ? reads++ : -1));
 }
 
-/** The string that `text` (one JSON string token, maybe with blanks around it) stands for; `undefined` when it is not one. */
-function stringToken(text: string): string | undefined {
-  const last = text.length - 1;
-  if (last > 0 && text.charCodeAt(0) === 34 /* " */ && text.charCodeAt(last) === 34) {
-    // The usual token: no escape, no quote inside, no control character.
-    let plain = true;
-    for (let index = 1; index < last; index++) {
-      const code = text.charCodeAt(index);
-      if (code === 34 || code === 92 /* \ */ || code < 0x20) {
-        plain = false;
-        break;
+/** `text` without the JSON blanks at its start and (or) its end: the ends next to a slot. */
+function trimBlanks(text: string, atStart: boolean, atEnd: boolean): string {
+  let start = 0;
+  let end = text.length;
+  if (atStart) while (start < end && isBlank(text.charCodeAt(start))) start++;
+  if (atEnd) while (end > start && isBlank(text.charCodeAt(end - 1))) end--;
+  return text.slice(start, end);
+}
+
+function isBlank(code: number): boolean {
+  return code === 0x20 || code === 0x0a || code === 0x0d || code === 0x09;
+}
+
+/** The read strings of `data` when it is `template` with a token of each slot's kind in its slots (blanks around a token allowed). */
+function match(template: Template<unknown>, data: string): string[] | undefined {
+  const { segments, kinds } = template;
+  const first = segments[0]!;
+  const last = segments[kinds.length]!;
+  // Segments are compared as slices: on V8 `===` of two strings is several times faster than `startsWith`.
+  if (data.length < first.length + last.length + kinds.length || !data.endsWith(last) || data.slice(0, first.length) !== first) return undefined;
+  const stop = data.length - last.length;
+  const strings = new Array<string>(template.reads);
+  let at = first.length;
+  for (let slot = 0; slot < kinds.length; slot++) {
+    while (isBlank(data.charCodeAt(at))) at++;
+    const kind = kinds[slot]!;
+    let end: number;
+    if (kind === 'number') {
+      end = integerEnd(data, at);
+      if (end === -1 || end > stop) return undefined;
+    } else {
+      end = stringEnd(data, at);
+      if (end === 0) return undefined;
+      if (end > 0) {
+        if (kind === 'read') strings[template.places[slot]!] = data.slice(at + 1, end - 1);
+      } else {
+        end = -end;
+        const string = escapedString(data.slice(at, end));
+        if (string === undefined) return undefined;
+        if (kind === 'read') strings[template.places[slot]!] = string;
       }
+      if (end > stop) return undefined;
     }
-    if (plain) return text.slice(1, last);
+    while (end < stop && isBlank(data.charCodeAt(end))) end++;
+    const segment = segments[slot + 1]!;
+    if (slot + 1 === kinds.length) return end === stop ? strings : undefined;
+    at = end + segment.length;
+    if (data.slice(end, at) !== segment) return undefined;
   }
+  return undefined;
+}
+
+/** The index just past the plain integer (`0`, or digits not starting with `0`) that starts at `start`; `-1` when none does. */
+function integerEnd(data: string, start: number): number {
+  const code = data.charCodeAt(start);
+  if (code === 0x30 /* 0 */) return start + 1;
+  if (!(code > 0x30 && code <= 0x39)) return -1;
+  let index = start + 1;
+  while (index < data.length) {
+    const digit = data.charCodeAt(index);
+    if (digit < 0x30 || digit > 0x39) break;
+    index++;
+  }
+  return index;
+}
+
+/**
+ * The index just past the string token that starts at `start` (its first
+ * unescaped quote after the opening one), negated when the token has an
+ * escape (its string is then {@link escapedString}); `0` when no token
+ * starts there, it does not end, or it holds a control character (which
+ * JSON does not allow).
+ */
+function stringEnd(data: string, start: number): number {
+  if (data.charCodeAt(start) !== 34 /* " */) return 0;
+  let escaped = false;
+  for (let index = start + 1; index < data.length; index++) {
+    const code = data.charCodeAt(index);
+    if (code === 34) return escaped ? -(index + 1) : index + 1;
+    if (code === 92 /* \ */) {
+      escaped = true;
+      index++;
+    } else if (code < 0x20) return 0;
+  }
+  return 0;
+}
+
+/** The string that `token` (one JSON string token with escapes) stands for; `undefined` when it is not one. */
+function escapedString(token: string): string | undefined {
   try {
-    const value: unknown = JSON.parse(text);
+    const value: unknown = JSON.parse(token);
     return typeof value === 'string' ? value : undefined;
   } catch {
     return undefined;

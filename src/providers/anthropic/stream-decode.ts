@@ -388,7 +388,7 @@ export function createAnthropicStreamDecoder(context: CodecContext): StreamDecod
     },
     // A usual block delta with another string: the events `decode` makes of it, without parsing it.
     decodeText(data: string, event: string | undefined): StreamEvent[] | undefined {
-      const value = templates.read(data, event);
+      const value = templates.read(data, event)?.[0];
       if (value === undefined) return undefined;
       count++;
       if (failed) return [];
@@ -399,9 +399,9 @@ export function createAnthropicStreamDecoder(context: CodecContext): StreamDecod
       if (!templates.learning) return;
       const found = usualBlockDelta(wire.data);
       if (found === undefined || typeof found.value !== 'string') return;
-      templates.learn(data, wire.event, found.value, (value, probe) => {
+      templates.learn(data, wire.event, [{ kind: 'read', value: found.value }], (value, [probe]) => {
         const usual = usualBlockDelta(value);
-        return usual?.value === probe ? { index: usual.index, type: usual.type } : undefined;
+        return usual !== undefined && usual.value === probe ? { index: usual.index, type: usual.type } : undefined;
       });
     },
     flush(): StreamEvent[] {

@@ -11,7 +11,7 @@
  * @see https://docs.aws.amazon.com/bedrock/latest/APIReference/API_runtime_ConverseStream.html
  */
 import type { CodecContext } from '../../core/codec.ts';
-import { DataTemplates, hasExactKeys } from '../../core/data-template.ts';
+import { DataTemplates, hasExactKeys, type Slot } from '../../core/data-template.ts';
 import type { ApiError, Extensions, Part } from '../../core/ir.ts';
 import type { StreamDecoder, StreamEvent, WireEvent } from '../../core/stream-events.ts';
 import { expectNumber, expectObject, expectString, isObject, unknownKeys, type JsonObject } from '../../core/wire.ts';
@@ -28,14 +28,13 @@ type StringKind = 'text' | 'reasoning' | 'tool_call';
 
 /**
  * A usual `contentBlockDelta`, as a template knows it: its block, the kind
- * of its string, and, when it has Bedrock's `"p"` padding (a second string
- * slot, read back as the `$extra` hint), how many characters follow that
- * string's token.
+ * of its string, and whether it has Bedrock's `"p"` padding (a second read
+ * slot: `decode` keeps it as the `$extra` hint).
  */
 interface UsualDelta {
   index: number;
   kind: StringKind;
-  tail?: number;
+  padded: boolean;
 }
 
 /**
@@ -124,25 +123,18 @@ class BedrockStreamDecoder implements StreamDecoder {
 
   /**
    * A usual `contentBlockDelta` with another string (see {@link usualDelta}):
-   * the events `decode` makes of it, without parsing it. Its padding, when
-   * the template has one, is read back from the text: it is the `$extra`
-   * hint `decode` gives every event.
+   * the events `decode` makes of it, without parsing it, its padding (a
+   * second slot) as the `$extra` hint `decode` gives every event.
    */
   decodeText(data: string, event: string | undefined): StreamEvent[] | undefined {
     const templates = this.templates;
-    const slot = templates.read(data, event);
-    if (slot === undefined) return undefined;
+    const strings = templates.read(data, event);
+    if (strings === undefined) return undefined;
     const shape = templates.shape;
-    let extra: JsonObject = {};
-    if (shape.tail !== undefined) {
-      const p = stringEndingAt(data, data.length - shape.tail);
-      if (p === undefined) return undefined;
-      extra = { $extra: { p } };
-    }
     if (this.done) return [];
     const out: StreamEvent[] = [];
     if (!this.started) this.implicitStart(out);
-    return this.stringDelta(shape.index, shape.kind, slot, extra, out);
+    return this.stringDelta(shape.index, shape.kind, strings[0]!, shape.padded ? { $extra: { p: strings[1]! } } : {}, out);
   }
 
   /** Learn the text of a usual `contentBlockDelta` just decoded, with its `"p"` padding (when a string) as a second slot. */
@@ -152,24 +144,13 @@ class BedrockStreamDecoder implements StreamDecoder {
     if (found === undefined || typeof found.slot !== 'string') return;
     const p = found.p;
     if (p !== undefined && typeof p !== 'string') return;
-    let tail: number | undefined;
-    if (p !== undefined) {
-      const token = JSON.stringify(p);
-      tail = data.length - data.lastIndexOf(token) - token.length;
-    }
-    this.templates.learn(
-      data,
-      wire.event,
-      found.slot,
-      (value, probe, otherProbe) => {
-        const usual = usualDelta(value);
-        if (usual?.slot !== probe || usual.p !== (p === undefined ? undefined : otherProbe)) return undefined;
-        const shape: UsualDelta = { index: usual.index, kind: usual.kind };
-        if (tail !== undefined) shape.tail = tail;
-        return shape;
-      },
-      p,
-    );
+    const slots: Slot[] = [{ kind: 'read', value: found.slot }];
+    if (p !== undefined) slots.push({ kind: 'read', value: p });
+    this.templates.learn(data, wire.event, slots, (value, [probe, padding]) => {
+      const usual = usualDelta(value);
+      if (usual === undefined || usual.slot !== probe || usual.p !== padding) return undefined;
+      return { index: usual.index, kind: usual.kind, padded: padding !== undefined };
+    });
   }
 
   private index(data: JsonObject): number {
@@ -274,25 +255,6 @@ class BedrockStreamDecoder implements StreamDecoder {
       return [{ type: 'end', ...hints(fields) }];
     }
     return [{ type: 'error', error: { type: 'server', message: 'the Converse stream ended before its messageStop and metadata events' } }];
-  }
-}
-
-/**
- * The string of the JSON string token that ends at `end` in `data` (a
- * template's padding slot, already checked to be one string token);
- * `undefined` when blanks follow it or it holds an escaped quote.
- */
-function stringEndingAt(data: string, end: number): string | undefined {
-  if (data.charCodeAt(end - 1) !== 34 /* " */) return undefined;
-  // Inside a string token every quote follows a backslash: the last quote before the closing one that does not opens it.
-  const start = data.lastIndexOf('"', end - 2);
-  if (start === -1 || data.charCodeAt(start - 1) === 92 /* \ */) return undefined;
-  const token = data.slice(start, end);
-  if (!token.includes('\\')) return token.slice(1, -1);
-  try {
-    return JSON.parse(token) as string;
-  } catch {
-    return undefined;
   }
 }
 

@@ -71,7 +71,7 @@ class GeminiStreamDecoder implements StreamDecoder {
   /** A chunk that is the usual chunk with another text piece: the events `decode` makes of it, without parsing it. */
   decodeText(data: string, event: string | undefined): StreamEvent[] | undefined {
     if (this.done) return undefined;
-    const text = this.templates.read(data, event);
+    const text = this.templates.read(data, event)?.[0];
     if (text === undefined) return undefined;
     const events: StreamEvent[] = [];
     this.textPiece(0, this.state(0), { type: 'text', text }, events);
@@ -85,7 +85,8 @@ class GeminiStreamDecoder implements StreamDecoder {
     const model = this.model;
     const responseId = this.responseId;
     const text = usualChunk(wire.data, model, responseId);
-    if (text !== undefined) this.templates.learn(data, wire.event, text, (value, probe) => (usualChunk(value, model, responseId) === probe ? true : undefined));
+    if (text === undefined) return;
+    this.templates.learn(data, wire.event, [{ kind: 'read', value: text }], (value, [probe]) => (usualChunk(value, model, responseId) === probe ? true : undefined));
   }
 
   decode(event: WireEvent): StreamEvent[] {

@@ -9,11 +9,12 @@
  * @see https://github.com/ollama/ollama/blob/main/docs/api.md#response-10
  */
 import type { CodecContext } from '../../core/codec.ts';
+import { DataTemplates, type Slot } from '../../core/data-template.ts';
 import { InterlinguaError } from '../../core/errors.ts';
 import type { Part } from '../../core/ir.ts';
 import type { StreamDecoder, StreamEvent, WireEvent } from '../../core/stream-events.ts';
 import { argumentsAsText } from '../../core/tools.ts';
-import { expectArray, expectObject, expectString, pointer, unknownKeys, type JsonObject } from '../../core/wire.ts';
+import { expectArray, expectObject, expectString, isObject, pointer, unknownKeys, type JsonObject } from '../../core/wire.ts';
 import { decodeOllamaError } from './error.ts';
 import { PendingCalls, responseScope } from './ids.ts';
 import { decodeOllamaToolCall } from './parts-decode.ts';
@@ -43,6 +44,66 @@ export interface LineShape {
   done?: unknown;
 }
 
+/** What the decoder reads of a usual line (see {@link usualLine}) besides its strings. */
+interface UsualLine {
+  /** `model`, when the line has one. */
+  model?: string;
+  /** The line has `created_at` (its second read slot). */
+  created: boolean;
+  /** An `/api/generate` line: `response` and `thinking` at the top. */
+  generate: boolean;
+  /** The field whose string is the slot: the text (`content` or `response`) or `thinking`. */
+  field: 'text' | 'thinking';
+  /** The other of the two: absent, or empty. */
+  other: 'absent' | 'empty';
+}
+
+/** Line keys of a usual `/api/chat` line and of a usual `/api/generate` line. */
+const CHAT_LINE = keys('model', 'created_at', 'message', 'done');
+const GENERATE_LINE = keys('model', 'created_at', 'response', 'thinking', 'done');
+const USUAL_MESSAGE = keys('role', 'content', 'thinking');
+
+/**
+ * A line that is one text or thinking piece: `done: false`, `model` and
+ * `created_at` absent or strings, and either an assistant `message` with
+ * `content` and (or) `thinking` or `response` with maybe `thinking`, one
+ * of the two the piece and the other absent or empty; no other key. What
+ * the decoder reads of it, with the piece and `created_at`; else `undefined`.
+ */
+function usualLine(value: unknown): { line: UsualLine; piece: unknown; createdAt: unknown } | undefined {
+  if (!isObject(value) || value['done'] !== false) return undefined;
+  const { model, created_at: createdAt, message } = value;
+  if ((model !== undefined && typeof model !== 'string') || (createdAt !== undefined && typeof createdAt !== 'string')) return undefined;
+  const generate = message === undefined;
+  let holder: JsonObject;
+  if (generate) {
+    if (typeof value['response'] !== 'string' || !onlyKeys(value, GENERATE_LINE)) return undefined;
+    holder = value;
+  } else {
+    if (!isObject(message) || message['role'] !== 'assistant' || !onlyKeys(value, CHAT_LINE) || !onlyKeys(message, USUAL_MESSAGE)) return undefined;
+    holder = message;
+  }
+  const text = holder[generate ? 'response' : 'content'];
+  const thinking = holder['thinking'];
+  const line: UsualLine = { created: createdAt !== undefined, generate, field: 'text', other: 'absent' };
+  if (model !== undefined) line.model = model;
+  if (typeof thinking === 'string' && thinking !== '') {
+    if (text !== undefined && text !== '') return undefined;
+    line.field = 'thinking';
+    if (text === '') line.other = 'empty';
+    return { line, piece: thinking, createdAt };
+  }
+  if (thinking !== undefined && thinking !== '') return undefined;
+  if (thinking === '') line.other = 'empty';
+  return { line, piece: text, createdAt };
+}
+
+/** Every own key of `object` is one of `known`. */
+function onlyKeys(object: JsonObject, known: ReadonlySet<string>): boolean {
+  for (const key in object) if (!known.has(key)) return false;
+  return true;
+}
+
 /** A fresh Ollama stream decoder. */
 export function createOllamaStreamDecoder(context: CodecContext): StreamDecoder {
   return new OllamaStreamDecoder(context);
@@ -57,7 +118,53 @@ class OllamaStreamDecoder implements StreamDecoder {
   private hasToolCalls = false;
   private readonly pending = new PendingCalls();
 
+  /** The texts of the stream's usual lines (see `data-template.ts`). */
+  private readonly templates = new DataTemplates<UsualLine>();
+
   constructor(private readonly context: CodecContext) {}
+
+  /**
+   * A usual line with another piece and `created_at` (see {@link usualLine}):
+   * the events `decode` makes of it, without parsing it. Once the stream
+   * has started, `decode` reads nothing else of such a line.
+   */
+  decodeText(data: string, event: string | undefined): StreamEvent[] | undefined {
+    if (!this.started || this.done) return undefined;
+    const strings = this.templates.read(data, event);
+    if (strings === undefined) return undefined;
+    const usual = this.templates.shape;
+    const piece = strings[0]!;
+    const events: StreamEvent[] = [];
+    const shape: LineShape = {};
+    if (usual.model !== undefined) shape.model = usual.model;
+    if (usual.created) shape.created_at = strings[1];
+    if (usual.generate) shape.generate = true;
+    // As `readMessage` and `readGenerate`: the thinking, then the text.
+    if (usual.field === 'thinking') {
+      if (piece === '') shape.emptyThinking = true;
+      else this.text('reasoning', piece, events);
+    } else if (usual.other === 'empty') shape.emptyThinking = true;
+    if (usual.field === 'text') {
+      if (piece !== '') this.text('text', piece, events);
+    } else if (usual.other === 'absent') shape.noContent = true;
+    if (events.length === 0) events.push({ type: 'usage', usage: {} });
+    const first = events[0] as StreamEvent;
+    ((first.extensions ??= {})[FORMAT] ??= {})['$line'] = shape;
+    return events;
+  }
+
+  learn(data: string, wire: WireEvent): void {
+    if (!this.started || this.done || !this.templates.learning) return;
+    const found = usualLine(wire.data);
+    if (found === undefined || typeof found.piece !== 'string') return;
+    // Each line has its own `created_at` (before the piece), which the line's hint keeps.
+    const slots: Slot[] = [{ kind: 'read', value: found.piece }];
+    if (typeof found.createdAt === 'string') slots.push({ kind: 'read', value: found.createdAt });
+    this.templates.learn(data, wire.event, slots, (value, [piece, createdAt]) => {
+      const usual = usualLine(value);
+      return usual !== undefined && usual.piece === piece && usual.createdAt === createdAt ? usual.line : undefined;
+    });
+  }
 
   decode(event: WireEvent): StreamEvent[] {
     if (this.done) return [];

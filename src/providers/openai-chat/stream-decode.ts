@@ -7,7 +7,7 @@
  * @see https://platform.openai.com/docs/api-reference/chat/create#chat-create-stream_options
  */
 import type { CodecContext } from '../../core/codec.ts';
-import { DataTemplates, hasExactKeys } from '../../core/data-template.ts';
+import { DataTemplates, hasExactKeys, type Slot } from '../../core/data-template.ts';
 import { InterlinguaError } from '../../core/errors.ts';
 import { LossCollector } from '../../core/losses.ts';
 import type { ToolCallPart } from '../../core/ir.ts';
@@ -176,7 +176,7 @@ class OpenaiChatStreamDecoder implements StreamDecoder {
    */
   private textChunk(data: string, event: string | undefined): StreamEvent[] | undefined {
     if (!this.started) return undefined;
-    const slot = this.templates.read(data, event);
+    const slot = this.templates.read(data, event)?.[0];
     if (slot === undefined) return undefined;
     const shape = this.templates.shape;
     if (this.hints && shape.sole?.top !== this.builder.fields) return undefined;
@@ -193,21 +193,16 @@ class OpenaiChatStreamDecoder implements StreamDecoder {
     // OpenAI pads each chunk with a random `obfuscation` string, which only the first chunk and the same-format hints read:
     // for another format it is a slot whose string is ignored; for the same format, part of the template.
     const obfuscation = (wire.data as JsonObject)['obfuscation'];
-    const other = !this.hints && typeof obfuscation === 'string' ? obfuscation : undefined;
-    this.templates.learn(
-      data,
-      wire.event,
-      found.slot,
-      (value, probe, otherProbe) => {
-        const usual = usualDelta(value);
-        if (usual?.slot !== probe || (other !== undefined && (value as JsonObject)['obfuscation'] !== otherProbe)) return undefined;
-        const shape: UsualDelta = { index: usual.index, field: usual.field };
-        if (usual.tool !== undefined) shape.tool = usual.tool;
-        if (this.hints && sole !== undefined) shape.sole = sole;
-        return shape;
-      },
-      other,
-    );
+    const slots: Slot[] = [{ kind: 'read', value: found.slot }];
+    if (!this.hints && typeof obfuscation === 'string') slots.push({ kind: 'string', value: obfuscation });
+    this.templates.learn(data, wire.event, slots, (value, [probe, otherProbe]) => {
+      const usual = usualDelta(value);
+      if (usual === undefined || usual.slot !== probe || (otherProbe !== undefined && (value as JsonObject)['obfuscation'] !== otherProbe)) return undefined;
+      const shape: UsualDelta = { index: usual.index, field: usual.field };
+      if (usual.tool !== undefined) shape.tool = usual.tool;
+      if (this.hints && sole !== undefined) shape.sole = sole;
+      return shape;
+    });
   }
 
   flush(): StreamEvent[] {

@@ -176,16 +176,7 @@ export class ItemDecoder {
   textDelta(data: JsonObject, text: boolean): StreamEvent[] {
     const content = this.content(data);
     if (content === undefined) return [];
-    const event: StreamEvent = { type: 'text_delta', candidate: 0, index: content.index, text: stringField(data, 'delta', this.count) };
-    const hints: JsonObject = {};
-    if (data['obfuscation'] !== undefined) hints[OBFUSCATION] = data['obfuscation'];
-    if (text) {
-      const logprobs = data['logprobs'];
-      if (logprobs === undefined) hints[NO_LOGPROBS] = true;
-      else if (!Array.isArray(logprobs) || logprobs.length > 0) hints['logprobs'] = logprobs;
-    }
-    if (Object.keys(hints).length > 0) event.extensions = fresh(hints);
-    return [event];
+    return [textEvent(content.index, stringField(data, 'delta', this.count), data['obfuscation'], text, data['logprobs'])];
   }
 
   /** `output_text.done`: how it spelled its log probabilities, for the part end. */
@@ -201,19 +192,38 @@ export class ItemDecoder {
   reasoning(data: JsonObject, text: string, summaryIndex: number | undefined): StreamEvent[] {
     const item = this.item(data);
     if (item === undefined || item.kind !== 'part') return [];
-    const event: StreamEvent = { type: 'reasoning_delta', candidate: 0, index: item.index, text };
-    if (summaryIndex !== undefined) event.summaryIndex = summaryIndex;
-    if (data['obfuscation'] !== undefined) event.extensions = fresh({ [OBFUSCATION]: data['obfuscation'] });
-    return [event];
+    return [reasoningEvent(item.index, text, summaryIndex, data['obfuscation'])];
   }
 
   /** `function_call_arguments.delta` or `custom_tool_call_input.delta`. */
   arguments(data: JsonObject): StreamEvent[] {
     const item = this.item(data);
     if (item === undefined || item.kind !== 'part') return [];
-    const event: StreamEvent = { type: 'tool_call_delta', candidate: 0, index: item.index, arguments: stringField(data, 'delta', this.count) };
-    if (data['obfuscation'] !== undefined) event.extensions = fresh({ [OBFUSCATION]: data['obfuscation'] });
-    return [event];
+    return [argumentsEvent(item.index, stringField(data, 'delta', this.count), data['obfuscation'])];
+  }
+
+  /**
+   * A usual delta (see {@link usualDelta}) with its delta and obfuscation
+   * strings: what the method of its type makes of the parsed event, or `[]`
+   * when it addresses no open part.
+   */
+  usual(shape: UsualDelta, delta: string, obfuscation: string | undefined): StreamEvent[] {
+    const item = this.items.get(shape.output);
+    if (item === undefined) return [];
+    switch (shape.type) {
+      case 'response.output_text.delta':
+      case 'response.refusal.delta': {
+        const content = item.contents[shape.content!];
+        if (content === undefined) return [];
+        return [textEvent(content.index, delta, obfuscation, shape.type === 'response.output_text.delta', shape.logprobs)];
+      }
+      case 'response.reasoning_summary_text.delta':
+      case 'response.reasoning_text.delta':
+        return item.kind === 'part' ? [reasoningEvent(item.index, delta, shape.summary, obfuscation)] : [];
+      case 'response.function_call_arguments.delta':
+      case 'response.custom_tool_call_input.delta':
+        return item.kind === 'part' ? [argumentsEvent(item.index, delta, obfuscation)] : [];
+    }
   }
 
   /** `output_item.done`: the item's parts end, with their final form decoded from the done item. */
@@ -257,4 +267,96 @@ export class ItemDecoder {
       .filter((event) => event.type !== 'start' && event.type !== 'end')
       .map((event) => ('index' in event ? ({ ...event, index: event.index + base } as StreamEvent) : event));
   }
+}
+
+/** The delta event types whose usual events a stream's templates recognise (see `data-template.ts`). */
+type DeltaType =
+  | 'response.output_text.delta'
+  | 'response.refusal.delta'
+  | 'response.reasoning_summary_text.delta'
+  | 'response.reasoning_text.delta'
+  | 'response.function_call_arguments.delta'
+  | 'response.custom_tool_call_input.delta';
+
+/** What the decoder reads of a usual delta besides its strings: its type and the part it addresses. */
+export interface UsualDelta {
+  type: DeltaType;
+  output: number;
+  /** `content_index` of a text or refusal delta. */
+  content?: number;
+  /** `summary_index` of a reasoning summary delta, when a number. */
+  summary?: number | undefined;
+  /** `logprobs` of a text delta: absent, or an empty array. */
+  logprobs?: unknown;
+}
+
+/**
+ * A delta event whose `delta` string is all that changes from one to the
+ * next, but for `sequence_number` and `obfuscation`: one of the
+ * {@link DeltaType}s with a number `output_index` (and `content_index` for
+ * text and refusal), a text delta's `logprobs` absent or empty,
+ * `obfuscation` absent or a string. The decoder reads nothing else of it
+ * (`sequence_number` only for the same-format hints). What it reads, with
+ * the strings; else `undefined`.
+ */
+export function usualDelta(value: unknown): { shape: UsualDelta; delta: unknown; obfuscation: unknown } | undefined {
+  if (!isObject(value)) return undefined;
+  const type = value['type'];
+  const output = value['output_index'];
+  const obfuscation = value['obfuscation'];
+  if (typeof output !== 'number' || (obfuscation !== undefined && typeof obfuscation !== 'string')) return undefined;
+  let shape: UsualDelta;
+  switch (type) {
+    case 'response.output_text.delta':
+    case 'response.refusal.delta': {
+      const content = value['content_index'];
+      if (typeof content !== 'number') return undefined;
+      shape = { type, output, content };
+      if (type === 'response.output_text.delta') {
+        const logprobs = value['logprobs'];
+        if (logprobs !== undefined && !(Array.isArray(logprobs) && logprobs.length === 0)) return undefined;
+        shape.logprobs = logprobs;
+      }
+      break;
+    }
+    case 'response.reasoning_summary_text.delta':
+      shape = { type, output, summary: numberField(value, 'summary_index') };
+      break;
+    case 'response.reasoning_text.delta':
+    case 'response.function_call_arguments.delta':
+    case 'response.custom_tool_call_input.delta':
+      shape = { type, output };
+      break;
+    default:
+      return undefined;
+  }
+  return { shape, delta: value['delta'], obfuscation };
+}
+
+/** The event of a text or refusal delta to part `index`, with its obfuscation and (for text) how it spelled its log probabilities. */
+function textEvent(index: number, text: string, obfuscation: unknown, outputText: boolean, logprobs: unknown): StreamEvent {
+  const event: StreamEvent = { type: 'text_delta', candidate: 0, index, text };
+  const hints: JsonObject = {};
+  if (obfuscation !== undefined) hints[OBFUSCATION] = obfuscation;
+  if (outputText) {
+    if (logprobs === undefined) hints[NO_LOGPROBS] = true;
+    else if (!Array.isArray(logprobs) || logprobs.length > 0) hints['logprobs'] = logprobs;
+  }
+  if (Object.keys(hints).length > 0) event.extensions = fresh(hints);
+  return event;
+}
+
+/** The event of a reasoning delta to part `index`. */
+function reasoningEvent(index: number, text: string, summaryIndex: number | undefined, obfuscation: unknown): StreamEvent {
+  const event: StreamEvent = { type: 'reasoning_delta', candidate: 0, index, text };
+  if (summaryIndex !== undefined) event.summaryIndex = summaryIndex;
+  if (obfuscation !== undefined) event.extensions = fresh({ [OBFUSCATION]: obfuscation });
+  return event;
+}
+
+/** The event of a tool call's arguments delta to part `index`. */
+function argumentsEvent(index: number, text: string, obfuscation: unknown): StreamEvent {
+  const event: StreamEvent = { type: 'tool_call_delta', candidate: 0, index, arguments: text };
+  if (obfuscation !== undefined) event.extensions = fresh({ [OBFUSCATION]: obfuscation });
+  return event;
 }

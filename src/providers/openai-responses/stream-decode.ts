@@ -15,6 +15,7 @@
  * @see https://platform.openai.com/docs/api-reference/responses-streaming
  */
 import type { CodecContext } from '../../core/codec.ts';
+import { DataTemplates, type Slot } from '../../core/data-template.ts';
 import { InterlinguaError } from '../../core/errors.ts';
 import type { ApiError, Response } from '../../core/ir.ts';
 import type { LossCollector } from '../../core/losses.ts';
@@ -23,7 +24,7 @@ import { isObject, type JsonObject } from '../../core/wire.ts';
 import { decodeOpenaiResponsesError } from './error.ts';
 import { decodeOpenaiResponsesResponse } from './response.ts';
 import { FORMAT } from './shared.ts';
-import { fresh, ItemDecoder, numberField, stringField } from './stream-decode-items.ts';
+import { fresh, ItemDecoder, numberField, stringField, usualDelta, type UsualDelta } from './stream-decode-items.ts';
 import { OpenaiResponsesStreamWriter } from './stream-encode.ts';
 import {
   BEFORE, FAILED, FLAT_ERROR, jsonEqual, NO_CREATED, NO_IN_PROGRESS, OUTPUT, QUIET, REMOVED, responseFields, scratch, setStreamHint, TERMINAL,
@@ -68,11 +69,61 @@ class ResponsesStreamDecoder implements StreamDecoder {
   private count = -1;
   /** The wire hints (`$wire`, `$before`, `$quiet`) are built only when the IR may go back to Responses. */
   private readonly hints: boolean;
+  /** The event texts of the stream's usual deltas (see `data-template.ts`), for another format. */
+  private readonly templates = new DataTemplates<UsualDelta>();
+
+  /** For another format only (see {@link textDelta}): the same-format hints need each whole event. */
+  readonly decodeText?: (data: string, event: string | undefined) => StreamEvent[] | undefined;
+  readonly learn?: (data: string, wire: WireEvent) => void;
 
   constructor(context: CodecContext) {
     this.losses = context.losses;
     this.hints = context.target === undefined || context.target === FORMAT;
     this.output = new ItemDecoder(this.losses);
+    if (!this.hints) {
+      this.decodeText = (data, event) => this.textDelta(data, event);
+      this.learn = (data, wire) => this.learnDelta(data, wire);
+    }
+  }
+
+  /**
+   * An event that is a usual delta with other strings (see {@link usualDelta}):
+   * the events `decode` makes of it, without parsing it. Once the response
+   * has started, and for another format, `decode` reads nothing of such an
+   * event but its type, indexes, `delta`, `logprobs` and `obfuscation`
+   * (`sequence_number` only for the hints), and keeps it only in a group
+   * its events close.
+   */
+  private textDelta(data: string, event: string | undefined): StreamEvent[] | undefined {
+    if (this.phase !== 'open') return undefined;
+    const strings = this.templates.read(data, event);
+    if (strings === undefined) return undefined;
+    const events = this.output.usual(this.templates.shape, strings[0]!, strings[1]);
+    // A delta to no open part makes no event; the parsed path keeps it in the group.
+    if (events.length === 0) return undefined;
+    this.count++;
+    this.output.count = this.count;
+    this.group = [];
+    return events;
+  }
+
+  private learnDelta(data: string, wire: WireEvent): void {
+    if (this.phase !== 'open' || !this.templates.learning) return;
+    const found = usualDelta(wire.data);
+    if (found === undefined || typeof found.delta !== 'string') return;
+    // Every event has its own `sequence_number` (before the delta) and, from OpenAI, its own random `obfuscation` (after it).
+    const slots: Slot[] = [{ kind: 'read', value: found.delta }];
+    const obfuscated = typeof found.obfuscation === 'string';
+    if (obfuscated) slots.push({ kind: 'read', value: found.obfuscation as string });
+    const sequence = (wire.data as JsonObject)['sequence_number'];
+    const numbered = typeof sequence === 'number';
+    if (numbered) slots.push({ kind: 'number', value: sequence });
+    this.templates.learn(data, wire.event, slots, (value, probes) => {
+      const usual = usualDelta(value);
+      if (usual === undefined || usual.delta !== probes[0] || usual.obfuscation !== (obfuscated ? probes[1] : undefined)) return undefined;
+      if (numbered && (value as JsonObject)['sequence_number'] !== probes[slots.length - 1]) return undefined;
+      return usual.shape;
+    });
   }
 
   decode(wire: WireEvent): StreamEvent[] {

@@ -222,7 +222,7 @@ function match(template: Template<unknown>, data: string): string[] | undefined 
   const first = segments[0]!;
   const last = segments[kinds.length]!;
   // Segments are compared as slices: on V8 `===` of two strings is several times faster than `startsWith`.
-  if (data.length < first.length + last.length + kinds.length || !data.endsWith(last) || data.slice(0, first.length) !== first) return undefined;
+  if (data.length < first.length + last.length + kinds.length || data.slice(data.length - last.length) !== last || data.slice(0, first.length) !== first) return undefined;
   const stop = data.length - last.length;
   const strings = new Array<string>(template.reads);
   let at = first.length;

@@ -474,4 +474,33 @@ test('a number slot takes one plain integer; string slots before and after it ar
   assert.equal(learned.read('{"a":"y","n":1}', undefined), ['y']);
 });
 
+test('a read number slot gives its plain integer text, in the order given with the read strings', () => {
+  const templates = new DataTemplates<true>();
+  const slots = [
+    { kind: 'read', value: 'hello' },
+    { kind: 'read-number', value: 5003 },
+    { kind: 'number', value: 12 },
+  ] as const;
+  templates.learn('{"seq":5003,"delta":"hello","at":12}', 'e', slots, (value, [delta, seq, at]) => {
+    const object = value as Record<string, unknown>;
+    return object['delta'] === delta && object['seq'] === seq && object['at'] === at ? true : undefined;
+  });
+  const event = (seq: string, at = '1') => `{"seq":${seq},"delta":"d","at":${at}}`;
+  assert.equal(templates.read(event('5004'), 'e'), ['d', '5004']);
+  assert.equal(templates.read(event('0'), 'e'), ['d', '0']);
+  assert.equal(templates.read(event(' 77 ', '999'), 'e'), ['d', '77']);
+  // Its text is what `JSON.parse` reads as that number: `Number` of it, however long.
+  const long = '123456789012345678901234567890';
+  const [, text] = templates.read(event(long), 'e')!;
+  assert.is(Number(text), (JSON.parse(event(long)) as { seq: number }).seq);
+  for (const seq of ['"7"', '1e5', '-0', '-1', '01', '1.0', '', 'null', '7 8']) assert.is(templates.read(event(seq), 'e'), undefined, seq);
+  // Like an ignored number, a whole token only, where the decoder reads it.
+  const inString = new DataTemplates<true>();
+  inString.learn('{"id":"m5","n":"x"}', undefined, [{ kind: 'read-number', value: 5 }, { kind: 'read', value: 'x' }], () => true);
+  assert.is(inString.read('{"id":"m6","n":"y"}', undefined), undefined);
+  const negative = new DataTemplates<true>();
+  negative.learn('{"a":-5,"n":"x"}', undefined, [{ kind: 'read-number', value: -5 }, { kind: 'read', value: 'x' }], () => true);
+  assert.is(negative.read('{"a":-5,"n":"y"}', undefined), undefined);
+});
+
 test.run();

@@ -5,7 +5,9 @@
  * the decoder ignores or copies (`sequence_number`, `obfuscation`,
  * `created_at`). A template is the text of one such event cut at those
  * tokens: literal segments with a slot between each two. A slot is a
- * string the decoder reads, a string it ignores, or a number it ignores.
+ * string the decoder reads, a string it ignores, or a number it ignores or
+ * reads (a read number is given as its token's text, a plain integer whose
+ * value is `Number` of that text, as `JSON.parse` reads it).
  *
  * A later event whose text is the template's segments, in order, with one
  * token of each slot's kind between them (a string slot: one JSON string
@@ -24,8 +26,8 @@
  * (`StreamDecoder.decodeText`).
  */
 
-/** What a template's slot holds: a string the decoder reads, a string it ignores, a number it ignores. */
-export type SlotKind = 'read' | 'string' | 'number';
+/** What a template's slot holds: a string the decoder reads, a string it ignores, a number it ignores, a number it reads. */
+export type SlotKind = 'read' | 'string' | 'number' | 'read-number';
 
 /** One slot of an event being learned: its kind and the value the parsed event holds there. */
 export interface Slot {
@@ -49,7 +51,7 @@ interface Template<Shape> {
   segments: string[];
   /** Each slot's kind, in text order. */
   kinds: SlotKind[];
-  /** For each slot in text order: where its string goes among those {@link DataTemplates.read} returns (`-1`: not read). */
+  /** For each slot in text order: where its string (a read number's text) goes among those {@link DataTemplates.read} returns (`-1`: not read). */
   places: number[];
   /** How many slots are read. */
   reads: number;
@@ -84,8 +86,9 @@ export class DataTemplates<Shape> {
 
   /**
    * The strings of the read slots (in the order they were given to
-   * {@link learn}) when `data` (an event named `event`) is a learned
-   * template with other tokens in its slots; else `undefined`.
+   * {@link learn}; of a read number slot, its token's text, a plain
+   * integer) when `data` (an event named `event`) is a learned template
+   * with other tokens in its slots; else `undefined`.
    */
   read(data: string, event: string | undefined): string[] | undefined {
     const templates = this.#templates;
@@ -129,7 +132,7 @@ export class DataTemplates<Shape> {
     for (let slot = 0; slot < slots.length; slot++) {
       const { kind, value } = slots[slot]!;
       let token: string;
-      if (kind === 'number') {
+      if (kind === 'number' || kind === 'read-number') {
         if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0) return;
         token = String(value);
         probes.push(NUMBER_PROBE - slot);
@@ -143,7 +146,7 @@ export class DataTemplates<Shape> {
       if (at === -1 || data.indexOf(token, at + 1) !== -1) return;
       const end = at + token.length;
       // A number's text must be a whole token: not part of a longer number, nor of a string.
-      if (kind === 'number' && (!NUMBER_BEFORE.has(data.charCodeAt(at - 1)) || !NUMBER_AFTER.has(data.charCodeAt(end)))) return;
+      if (typeof value === 'number' && (!NUMBER_BEFORE.has(data.charCodeAt(at - 1)) || !NUMBER_AFTER.has(data.charCodeAt(end)))) return;
       found.push({ at, end, slot });
     }
     found.sort((left, right) => left.at - right.at);
@@ -175,7 +178,7 @@ export class DataTemplates<Shape> {
     if (shape === undefined) return;
     const templates = this.#templates;
     if (templates.length === MAX_TEMPLATES) templates.shift();
-    const reads = slots.filter((slot) => slot.kind === 'read').length;
+    const reads = slots.filter((slot) => slot.kind === 'read' || slot.kind === 'read-number').length;
     templates.push({ segments, kinds, places, reads, event, shape, used: false });
     this.#learned++;
   }
@@ -200,7 +203,7 @@ const NUMBER_AFTER: ReadonlySet<number> = new Set([0x2c /* , */, 0x5d /* ] */, 0
 /** For each slot, its place among the read slots (`-1` for the others). */
 function readOrder(slots: readonly Slot[]): number[] {
   let reads = 0;
-  return slots.map((slot) => (slot.kind === 'read' ? reads++ : -1));
+  return slots.map((slot) => (slot.kind === 'read' || slot.kind === 'read-number' ? reads++ : -1));
 }
 
 /** `text` without the JSON blanks at its start and (or) its end: the ends next to a slot. */
@@ -230,9 +233,10 @@ function match(template: Template<unknown>, data: string): string[] | undefined 
     while (isBlank(data.charCodeAt(at))) at++;
     const kind = kinds[slot]!;
     let end: number;
-    if (kind === 'number') {
+    if (kind === 'number' || kind === 'read-number') {
       end = integerEnd(data, at);
       if (end === -1 || end > stop) return undefined;
+      if (kind === 'read-number') strings[template.places[slot]!] = data.slice(at, end);
     } else {
       end = stringEnd(data, at);
       if (end === 0) return undefined;

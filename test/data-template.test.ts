@@ -257,6 +257,89 @@ const responses: SseMessage[] = [
   textDelta('61', 'after the end'),
 ];
 
+// The same format: deltas the encoder writes exactly are recognised only while the shadow would write them too.
+let sequence = 0;
+const seq = () => String(sequence++);
+const messageItem2 = '{"id":"msg_1","type":"message","status":"completed","role":"assistant","content":[{"type":"output_text","text":"t","annotations":[]},{"type":"output_text","text":"u","annotations":[]}]}';
+const reasoningTextItem = '{"id":"rs_2","type":"reasoning","summary":[],"content":[{"type":"reasoning_text","text":"r"}]}';
+const customItem = '{"id":"ct_1","type":"custom_tool_call","status":"completed","call_id":"call_2","name":"g","input":"xy"}';
+const responsesSame: SseMessage[] = [
+  responsesEvent('response.created', seq(), responseBody('in_progress', '')),
+  responsesEvent('response.in_progress', seq(), responseBody('in_progress', '')),
+  responsesEvent('response.output_item.added', seq(), '"output_index":0,"item":{"id":"rs_1","type":"reasoning","summary":[]}'),
+  responsesEvent('response.reasoning_summary_part.added', seq(), '"item_id":"rs_1","output_index":0,"summary_index":0,"part":{"type":"summary_text","text":""}'),
+  ...tricky.map((text) => summaryDelta(seq(), text)),
+  // A repeated number, then a gap, then the next number: each is left to the parser, and the events after it match again.
+  summaryDelta(String(sequence - 1), 'repeat'),
+  summaryDelta(String(sequence + 5), 'gap'),
+  summaryDelta(String((sequence += 6)), 'after the gap'),
+  summaryDelta(String(sequence++), 'and more'),
+  // Padded events, and blanks: never the direct path's text.
+  summaryDelta(seq(), 'padded', ',"obfuscation":"Qx"'),
+  summaryDelta(seq(), 'padded again', ',"obfuscation":"Qy"'),
+  summaryDelta(seq(), 'plain again'),
+  responsesEvent('response.reasoning_summary_text.delta', seq(), '"item_id":"rs_1","output_index":0,"summary_index":0,"delta":"blank" '),
+  // A delta to a summary not open, another item id, no summary index.
+  responsesEvent('response.reasoning_summary_text.delta', seq(), '"item_id":"rs_1","output_index":0,"summary_index":1,"delta":"other summary"'),
+  responsesEvent('response.reasoning_summary_text.delta', seq(), '"item_id":"rs_9","output_index":0,"summary_index":0,"delta":"other id"'),
+  responsesEvent('response.reasoning_summary_text.delta', seq(), '"item_id":"rs_1","output_index":0,"delta":"no summary index"'),
+  summaryDelta(seq(), 'back to summary 0'),
+  responsesEvent('response.reasoning_summary_part.done', seq(), '"item_id":"rs_1","output_index":0,"summary_index":0,"part":{"type":"summary_text","text":"s"}'),
+  // The next summary: summary 0's template no longer fits the shadow, a new one is learned.
+  summaryDelta(seq(), 'summary 0 after it is done'),
+  responsesEvent('response.reasoning_summary_part.added', seq(), '"item_id":"rs_1","output_index":0,"summary_index":1,"part":{"type":"summary_text","text":""}'),
+  summaryDelta(seq(), 'summary 0 while 1 is open'),
+  ...['one', 'two', 'three', 'four'].map((text) => responsesEvent('response.reasoning_summary_text.delta', seq(), `"item_id":"rs_1","output_index":0,"summary_index":1,"delta":"${text}"`)),
+  responsesEvent('response.output_item.done', seq(), `"output_index":0,"item":${reasoningItem}`),
+  summaryDelta(seq(), 'after its item is done'),
+  responsesEvent('response.output_item.added', seq(), '"output_index":1,"item":{"id":"msg_1","type":"message","status":"in_progress","role":"assistant","content":[]}'),
+  responsesEvent('response.content_part.added', seq(), '"item_id":"msg_1","output_index":1,"content_index":0,"part":{"type":"output_text","text":"","annotations":[]}'),
+  ...tricky.map((text) => textDelta(seq(), text)),
+  textDelta(seq(), 'padded', ',"logprobs":[],"obfuscation":"p"'),
+  textDelta(seq(), 'no logprobs', ''),
+  textDelta(seq(), 'no logprobs again', ''),
+  textDelta(seq(), 'log probabilities', ',"logprobs":[{"token":"x","logprob":-1,"bytes":[120]}]'),
+  textDelta(seq(), 'after them'),
+  responsesEvent('response.output_text.delta', seq(), '"item_id":"msg_2","output_index":1,"content_index":0,"delta":"another item id","logprobs":[]'),
+  textDelta(seq(), 'right id'),
+  responsesEvent('response.content_part.added', seq(), '"item_id":"msg_1","output_index":1,"content_index":1,"part":{"type":"output_text","text":"","annotations":[]}'),
+  // Both parts open: each has its template.
+  ...['a', 'b', 'c'].map((text) => responsesEvent('response.output_text.delta', seq(), `"item_id":"msg_1","output_index":1,"content_index":1,"delta":"${text}","logprobs":[]`)),
+  textDelta(seq(), 'part 0 again'),
+  textDelta(seq(), 'and again'),
+  responsesEvent('response.refusal.delta', seq(), '"item_id":"msg_1","output_index":1,"content_index":0,"delta":"refused"'),
+  responsesEvent('response.refusal.delta', seq(), '"item_id":"msg_1","output_index":1,"content_index":0,"delta":"refused again"'),
+  responsesEvent('response.output_text.done', seq(), '"item_id":"msg_1","output_index":1,"content_index":0,"text":"t","logprobs":[]'),
+  responsesEvent('response.content_part.done', seq(), '"item_id":"msg_1","output_index":1,"content_index":0,"part":{"type":"output_text","text":"t","annotations":[]}'),
+  textDelta(seq(), 'after its part is done'),
+  responsesEvent('response.output_text.delta', seq(), '"item_id":"msg_1","output_index":1,"content_index":1,"delta":"part 1 still open","logprobs":[]'),
+  responsesEvent('response.output_item.done', seq(), `"output_index":1,"item":${messageItem2}`),
+  responsesEvent('response.output_text.delta', seq(), '"item_id":"msg_1","output_index":1,"content_index":1,"delta":"after its item is done","logprobs":[]'),
+  responsesEvent('response.output_item.added', seq(), '"output_index":2,"item":{"id":"fc_1","type":"function_call","status":"in_progress","arguments":"","call_id":"call_1","name":"f"}'),
+  argumentsDelta(seq(), '{\\"a\\"'),
+  argumentsDelta(seq(), ':1'),
+  argumentsDelta(seq(), ', \\"b\\": \\"\\u00e9\\"'),
+  argumentsDelta(seq(), '}'),
+  responsesEvent('response.function_call_arguments.done', seq(), '"item_id":"fc_1","output_index":2,"arguments":"{}"'),
+  responsesEvent('response.output_item.done', seq(), `"output_index":2,"item":${callItem}`),
+  argumentsDelta(seq(), 'after its item is done'),
+  responsesEvent('response.output_item.added', seq(), '"output_index":3,"item":{"id":"rs_2","type":"reasoning","summary":[],"content":[]}'),
+  responsesEvent('response.content_part.added', seq(), '"item_id":"rs_2","output_index":3,"content_index":0,"part":{"type":"reasoning_text","text":""}'),
+  ...['r1', 'r2', 'r3', ''].map((text) => responsesEvent('response.reasoning_text.delta', seq(), `"item_id":"rs_2","output_index":3,"content_index":0,"delta":"${text}"`)),
+  responsesEvent('response.output_item.done', seq(), `"output_index":3,"item":${reasoningTextItem}`),
+  responsesEvent('response.output_item.added', seq(), '"output_index":4,"item":{"id":"ct_1","type":"custom_tool_call","status":"in_progress","call_id":"call_2","name":"g","input":""}'),
+  ...['x', 'y', 'z'].map((text) => responsesEvent('response.custom_tool_call_input.delta', seq(), `"item_id":"ct_1","output_index":4,"delta":"${text}"`)),
+  responsesEvent('response.output_item.done', seq(), `"output_index":4,"item":${customItem}`),
+  // The same item id and output index added again: the shadow numbers the new item 5, so the template learned for 1 does not fit.
+  responsesEvent('response.output_item.added', seq(), '"output_index":1,"item":{"id":"msg_1","type":"message","status":"in_progress","role":"assistant","content":[]}'),
+  responsesEvent('response.content_part.added', seq(), '"item_id":"msg_1","output_index":1,"content_index":1,"part":{"type":"output_text","text":"","annotations":[]}'),
+  responsesEvent('response.output_text.delta', seq(), '"item_id":"msg_1","output_index":1,"content_index":1,"delta":"re-added","logprobs":[]'),
+  responsesEvent('response.output_text.delta', seq(), '"item_id":"msg_1","output_index":1,"content_index":1,"delta":"re-added again","logprobs":[]'),
+  responsesEvent('response.output_item.done', seq(), `"output_index":1,"item":${messageItem2}`),
+  responsesEvent('response.completed', seq(), responseBody('completed', `${reasoningItem},${messageItem2},${callItem},${reasoningTextItem},${customItem}`)),
+  textDelta(seq(), 'after the end'),
+];
+
 /** An Ollama chat line with `message` fields, `created_at` and maybe other line fields. */
 const ollamaLine = (message: string, createdAt = '2025-06-01T10:00:00.1Z', more = ''): SseMessage => ({
   data: `{"model":"qwen3","created_at":"${createdAt}","message":{"role":"assistant",${message}},"done":false${more}}`,
@@ -309,6 +392,7 @@ const sources: [FormatId, SseMessage[]][] = [
   ['bedrock-converse', bedrock],
   ['bedrock-converse', bedrockFailing],
   ['openai-responses', responses],
+  ['openai-responses', responsesSame],
   ['ollama', ollama],
   ['ollama', ollamaGenerate],
 ];
@@ -349,7 +433,8 @@ for (const [number, [from, messages]] of sources.entries()) {
       // The text path is taken (the Chat and Responses decoders have none for their own format).
       const counter = { count: 0 };
       converted(messages, counting(from, counter), to, false);
-      if (((from === 'openai-chat' || from === 'openai-responses') && to === from)) return;
+      if (process.env['COUNTS'] !== undefined) console.log(`\n${from} (${number}) → ${to}: ${counter.count}`);
+      if (from === 'openai-chat' && to === from) return;
       assert.ok(counter.count >= 3, `${counter.count} events recognised`);
     });
   }

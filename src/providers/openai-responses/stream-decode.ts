@@ -26,6 +26,7 @@ import { decodeOpenaiResponsesResponse } from './response.ts';
 import { FORMAT } from './shared.ts';
 import { fresh, ItemDecoder, numberField, stringField, usualDelta, type UsualDelta } from './stream-decode-items.ts';
 import { OpenaiResponsesStreamWriter } from './stream-encode.ts';
+import type { KnownDelta } from './stream-output.ts';
 import {
   BEFORE, FAILED, FLAT_ERROR, jsonEqual, NO_CREATED, NO_IN_PROGRESS, OUTPUT, QUIET, REMOVED, responseFields, scratch, setStreamHint, TERMINAL,
   TRUNCATED, WIRE,
@@ -69,18 +70,22 @@ class ResponsesStreamDecoder implements StreamDecoder {
   private count = -1;
   /** The wire hints (`$wire`, `$before`, `$quiet`) are built only when the IR may go back to Responses. */
   private readonly hints: boolean;
-  /** The event texts of the stream's usual deltas (see `data-template.ts`), for another format. */
-  private readonly templates = new DataTemplates<UsualDelta>();
+  /** The event texts of the stream's usual deltas (see `data-template.ts`); for the same format, with what the shadow compared of them. */
+  private readonly templates = new DataTemplates<UsualDelta & { known?: KnownDelta }>();
+  /** Same format: the last event decoded, when it was a plain delta the shadow's direct path writes exactly (see {@link seal}). */
+  private direct: unknown;
 
-  /** For another format only (see {@link textDelta}): the same-format hints need each whole event. */
-  readonly decodeText?: (data: string, event: string | undefined) => StreamEvent[] | undefined;
-  readonly learn?: (data: string, wire: WireEvent) => void;
+  readonly decodeText: (data: string, event: string | undefined) => StreamEvent[] | undefined;
+  readonly learn: (data: string, wire: WireEvent) => void;
 
   constructor(context: CodecContext) {
     this.losses = context.losses;
     this.hints = context.target === undefined || context.target === FORMAT;
     this.output = new ItemDecoder(this.losses);
-    if (!this.hints) {
+    if (this.hints) {
+      this.decodeText = (data, event) => this.sameDelta(data, event);
+      this.learn = (data, wire) => this.learnSame(data, wire);
+    } else {
       this.decodeText = (data, event) => this.textDelta(data, event);
       this.learn = (data, wire) => this.learnDelta(data, wire);
     }
@@ -126,7 +131,54 @@ class ResponsesStreamDecoder implements StreamDecoder {
     });
   }
 
+  /**
+   * Same format: an event that is a usual delta with another delta string
+   * and sequence number (see {@link usualDelta}), learned from one the
+   * shadow's direct path wrote exactly: the events `decode` makes of it,
+   * without parsing it, when it too is what that path writes (so that it
+   * needs no hint). `decode` would make its one event (no group before it,
+   * the response open), and `seal` find it numbered `shadow.seq` and, as
+   * the shadow compares it (`matchKnown`, the fields the template holds as
+   * they were when they matched), the shadow's delta: then it applies the
+   * delta and counts the event. Anything else is left to `decode` before
+   * any state changes.
+   */
+  private sameDelta(data: string, event: string | undefined): StreamEvent[] | undefined {
+    if (this.phase !== 'open' || this.group.length !== 0) return undefined;
+    const strings = this.templates.read(data, event);
+    if (strings === undefined) return undefined;
+    const shadow = this.shadow;
+    // The read number's text is a plain integer: `Number` reads it as `JSON.parse` does.
+    if (Number(strings[1]) !== shadow.seq) return undefined;
+    const events = this.output.usual(this.templates.shape, strings[0]!, undefined);
+    const first = events[0];
+    if (first === undefined || !shadow.matchKnown(first, this.templates.shape.known!)) return undefined;
+    shadow.seq++;
+    this.count++;
+    this.output.count = this.count;
+    return events;
+  }
+
+  /** Same format: learn the text of a usual delta without `obfuscation` that the shadow's direct path wrote exactly. */
+  private learnSame(data: string, wire: WireEvent): void {
+    if (this.phase !== 'open' || this.direct !== wire.data || !this.templates.learning) return;
+    const found = usualDelta(wire.data);
+    const sequence = (wire.data as JsonObject)['sequence_number'];
+    if (found === undefined || typeof found.delta !== 'string' || found.obfuscation !== undefined || typeof sequence !== 'number') return;
+    const slots: Slot[] = [{ kind: 'read', value: found.delta }, { kind: 'read-number', value: sequence }];
+    this.templates.learn(data, wire.event, slots, (value, probes) => {
+      const usual = usualDelta(value);
+      const object = value as JsonObject;
+      if (usual === undefined || usual.delta !== probes[0] || usual.obfuscation !== undefined || object['sequence_number'] !== probes[1]) return undefined;
+      const known: KnownDelta = {
+        type: object['type'], itemId: object['item_id'], outputIndex: object['output_index'], content: object['content_index'], summary: object['summary_index'],
+      };
+      return { ...usual.shape, known };
+    });
+  }
+
   decode(wire: WireEvent): StreamEvent[] {
+    this.direct = undefined;
     this.count++;
     this.output.count = this.count;
     const data = wire.data;
@@ -180,6 +232,7 @@ class ResponsesStreamDecoder implements StreamDecoder {
       const matched = this.shadow.matchDirect(first, wire);
       if (matched === true) {
         this.shadow.seq++;
+        this.direct = wire;
         return events;
       }
       if (matched === false) {

@@ -22,7 +22,7 @@ import { encodeOpenaiResponsesError } from './error.ts';
 import { encodeOpenaiResponsesResponse } from './response.ts';
 import { encodeOpenaiResponsesStopReason } from './stop-reason.ts';
 import { FORMAT, ownHint } from './shared.ts';
-import { OutputWriter } from './stream-output.ts';
+import { OutputWriter, type KnownDelta } from './stream-output.ts';
 import {
   BEFORE, FAILED, FLAT_ERROR, NO_CREATED, NO_IN_PROGRESS, OUTPUT, QUIET, REMOVED, responseFields, scratch, streamHint, TERMINAL, TRUNCATED, WIRE,
 } from './stream-shared.ts';
@@ -115,6 +115,17 @@ export class OpenaiResponsesStreamWriter {
   matchDirect(event: StreamEvent, wire: JsonObject): boolean | undefined {
     if (event.extensions?.[FORMAT] !== undefined || !this.started || (event.type !== 'text_delta' && event.type !== 'reasoning_delta' && event.type !== 'tool_call_delta') || event.candidate !== 0) return undefined;
     return this.output.matchDelta(event, wire, this.seq);
+  }
+
+  /**
+   * {@link matchDirect} for the decoder's text path (see
+   * `OutputWriter.matchKnown`): whether a wire event with the fields
+   * `known`, the delta of `event` and sequence number `seq` matches
+   * `event`; the delta is applied only when it does.
+   */
+  matchKnown(event: StreamEvent, known: KnownDelta): boolean {
+    if (event.extensions?.[FORMAT] !== undefined || !this.started || (event.type !== 'text_delta' && event.type !== 'reasoning_delta' && event.type !== 'tool_call_delta') || event.candidate !== 0) return false;
+    return this.output.matchKnown(event, known);
   }
 
   private verbatim(value: unknown): SseMessage {

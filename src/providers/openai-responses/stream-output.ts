@@ -22,6 +22,19 @@ import { encodeOpenaiResponsesAnnotation } from './citations.ts';
 import { FORMAT, ownHint } from './shared.ts';
 import { ANNOTATED, encodeItem, ITEM_OPEN, NO_LOGPROBS, NO_NAME, OBFUSCATION, SAME_ITEM, scratch, streamHint } from './stream-shared.ts';
 
+/**
+ * What {@link OutputWriter.matchDelta} compares of a wire delta but its
+ * delta, sequence number and keys: `type`, `item_id`, `output_index`,
+ * `content_index`, `summary_index` (any JSON value, or `undefined`).
+ */
+export interface KnownDelta {
+  type: unknown;
+  itemId: unknown;
+  outputIndex: unknown;
+  content: unknown;
+  summary: unknown;
+}
+
 /** How a part travels: inside a message item's content, or as an output item of its own. */
 type PartKind = 'text' | 'refusal' | 'content' | 'reasoning' | 'tool_call' | 'opaque';
 
@@ -213,35 +226,59 @@ export class OutputWriter {
   fastDelta(event: TextDeltaEvent | ReasoningDeltaEvent | ToolCallDeltaEvent): { type: string; tail: string } | undefined {
     const slot = this.live(event.index);
     if (slot === undefined) return undefined;
+    const type = this.fastType(slot, event);
+    if (type === undefined) return undefined;
+    this.grow(slot, event);
+    switch (type) {
+      case 'response.output_text.delta':
+        return { type, tail: `${this.itemJson(slot)},"content_index":${slot.contentIndex},"delta":${JSON.stringify((event as TextDeltaEvent).text)},"logprobs":[]}` };
+      case 'response.reasoning_summary_text.delta':
+        return { type, tail: `${this.itemJson(slot)},"summary_index":${(event as ReasoningDeltaEvent).summaryIndex ?? 0},"delta":${JSON.stringify((event as ReasoningDeltaEvent).text)}}` };
+      case 'response.reasoning_text.delta':
+        return { type, tail: `${this.itemJson(slot)},"content_index":0,"delta":${JSON.stringify((event as ReasoningDeltaEvent).text)}}` };
+      default:
+        return { type, tail: `${this.itemJson(slot)},"delta":${JSON.stringify((event as ToolCallDeltaEvent).arguments)}}` };
+    }
+  }
+
+  /** The type of the wire event {@link fastDelta} writes for `event` to `slot`; `undefined` when it takes the general path. Changes nothing. */
+  private fastType(slot: PartSlot, event: TextDeltaEvent | ReasoningDeltaEvent | ToolCallDeltaEvent): string | undefined {
     const part = slot.part;
     switch (event.type) {
       case 'text_delta':
-        if (slot.kind !== 'text' || part.type !== 'text') return undefined;
-        this.own(slot).text += event.text;
-        return { type: 'response.output_text.delta', tail: `${this.itemJson(slot)},"content_index":${slot.contentIndex},"delta":${JSON.stringify(event.text)},"logprobs":[]}` };
-      case 'tool_call_delta': {
+        return slot.kind === 'text' && part.type === 'text' ? 'response.output_text.delta' : undefined;
+      case 'tool_call_delta':
         if (part.type !== 'tool_call') return undefined;
-        const own = this.own(slot) as unknown as ToolCallPart;
-        own.rawArguments = (own.rawArguments ?? '') + event.arguments;
-        return { type: own.kind === 'custom' ? 'response.custom_tool_call_input.delta' : 'response.function_call_arguments.delta', tail: `${this.itemJson(slot)},"delta":${JSON.stringify(event.arguments)}}` };
-      }
+        return part.kind === 'custom' ? 'response.custom_tool_call_input.delta' : 'response.function_call_arguments.delta';
       case 'reasoning_delta': {
         if (part.type !== 'reasoning' || event.text === '') return undefined;
         const summaryIndex = event.summaryIndex;
+        // Reasoning text of another format is written as summary 0.
+        if (summaryIndex !== undefined || slot.textAsSummary) return slot.summary === (summaryIndex ?? 0) ? 'response.reasoning_summary_text.delta' : undefined;
+        return slot.reasoningText ? 'response.reasoning_text.delta' : undefined;
+      }
+    }
+  }
+
+  /** Grow the working part of `slot` by `event`, a delta that takes {@link fastDelta}'s path. */
+  private grow(slot: PartSlot, event: TextDeltaEvent | ReasoningDeltaEvent | ToolCallDeltaEvent): void {
+    switch (event.type) {
+      case 'text_delta':
+        this.own(slot).text += event.text;
+        return;
+      case 'tool_call_delta': {
+        const own = this.own(slot) as unknown as ToolCallPart;
+        own.rawArguments = (own.rawArguments ?? '') + event.arguments;
+        return;
+      }
+      case 'reasoning_delta': {
+        const summaryIndex = event.summaryIndex;
         if (summaryIndex !== undefined) {
-          if (slot.summary !== summaryIndex) return undefined;
           const summary = this.ownSummary(slot);
           summary[summaryIndex] = (summary[summaryIndex] ?? '') + event.text;
-          return { type: 'response.reasoning_summary_text.delta', tail: `${this.itemJson(slot)},"summary_index":${summaryIndex},"delta":${JSON.stringify(event.text)}}` };
-        }
-        if (slot.textAsSummary) {
-          if (slot.summary !== 0) return undefined;
+        } else {
           this.own(slot).text += event.text;
-          return { type: 'response.reasoning_summary_text.delta', tail: `${this.itemJson(slot)},"summary_index":0,"delta":${JSON.stringify(event.text)}}` };
         }
-        if (!slot.reasoningText) return undefined;
-        this.own(slot).text += event.text;
-        return { type: 'response.reasoning_text.delta', tail: `${this.itemJson(slot)},"content_index":0,"delta":${JSON.stringify(event.text)}}` };
       }
     }
   }
@@ -280,6 +317,34 @@ export class OutputWriter {
     }
     for (const key in wire) if (wire[key] !== undefined) keys--;
     return keys === 0;
+  }
+
+  /**
+   * {@link matchDelta} for the decoder's text path, without the wire event:
+   * whether a wire event with the fields `known` (as another event had
+   * them when it matched, keys and `logprobs` alike), the delta of `event`
+   * and the right sequence number matches `event`. The delta is applied
+   * only when it does.
+   */
+  matchKnown(event: TextDeltaEvent | ReasoningDeltaEvent | ToolCallDeltaEvent, known: KnownDelta): boolean {
+    const slot = this.live(event.index);
+    if (slot === undefined) return false;
+    const type = this.fastType(slot, event);
+    const item = slot.item;
+    if (type === undefined || type !== known.type || known.itemId !== item.itemId || known.outputIndex !== item.outputIndex) return false;
+    switch (type) {
+      case 'response.output_text.delta':
+        if (known.content !== slot.contentIndex) return false;
+        break;
+      case 'response.reasoning_summary_text.delta':
+        if (known.summary !== ((event as ReasoningDeltaEvent).summaryIndex ?? 0)) return false;
+        break;
+      case 'response.reasoning_text.delta':
+        if (known.content !== 0) return false;
+        break;
+    }
+    this.grow(slot, event);
+    return true;
   }
 
   /** The slot's working part as the writer's own copy (made once), to grow in place. */

@@ -176,10 +176,10 @@ export function convertBetween(kind: Kind, body: unknown, from: AnyCodec, to: An
   // Encode losses that anchors and field origins cannot place need every origin: recorded from the start, or by decoding the same body again.
   const needed = losses.losses.length > decoded && !placeLosses(losses.losses, decoded, ir, losses);
   if (needed) {
-    if (recording) pointIntoSource(losses.losses, decoded, ir, losses);
+    if (recording) pointIntoSource(losses.losses, decoded, ir, losses, losses);
     else {
       const recorder = new LossCollector(RECORD);
-      pointIntoSource(losses.losses, decoded, decode.call(from, wire, decodeContext(recorder, model, target)), recorder);
+      pointIntoSource(losses.losses, decoded, decode.call(from, wire, decodeContext(recorder, model, target)), recorder, losses);
     }
   }
   if (needs !== undefined || needed) noteNeed(decode, encode, needs, needed);
@@ -191,13 +191,16 @@ const RECORD = { recordOrigins: true } as const;
 
 /**
  * Turn the IR pointers of the encode losses (`list` from `start` on) into
- * pointers into the source body, keeping each IR pointer as `irPath`:
- * `recorder` recorded the origins of `ir` while decoding it.
+ * pointers into the source body, keeping each IR pointer as `irPath`: a
+ * loss reported on an anchored node (`losses.anchoredAt`) takes the
+ * anchor's pointer, any other the origin `recorder` recorded while
+ * decoding `ir`.
  */
-function pointIntoSource(list: Loss[], start: number, ir: object, recorder: LossCollector): void {
+function pointIntoSource(list: Loss[], start: number, ir: object, recorder: LossCollector, losses: LossCollector): void {
   for (let index = start; index < list.length; index++) {
     const loss = list[index] as Loss;
-    list[index] = { code: loss.code, path: recorder.sourceOf(ir, loss.path), irPath: loss.path, message: loss.message, severity: loss.severity };
+    const path = losses.anchoredAt(index) ?? recorder.sourceOf(ir, loss.path);
+    list[index] = { code: loss.code, path, irPath: loss.path, message: loss.message, severity: loss.severity };
   }
 }
 

@@ -18,7 +18,8 @@ const SLAB_BYTES = 64 * 1024;
 /** Chunks that may take more than this get a buffer of their own (its allocation is small beside writing them). */
 const POOLED_MAX = 4 * 1024;
 
-let slab = new ArrayBuffer(SLAB_BYTES);
+/** The current slab, made at the first small chunk (a program that never streams makes none). */
+let slab: ArrayBuffer | undefined;
 /** Bytes of {@link slab} handed out so far. */
 let used = 0;
 /** The last room {@link reserve} gave out of the slab. */
@@ -32,7 +33,7 @@ let lastRoom: Uint8Array | undefined;
 export function reserve(bound: number): Uint8Array {
   if (bound > POOLED_MAX) return new Uint8Array(bound);
   // A detached buffer has no bytes left.
-  if (slab.byteLength === 0 || SLAB_BYTES - used < bound) {
+  if (slab === undefined || slab.byteLength === 0 || SLAB_BYTES - used < bound) {
     slab = new ArrayBuffer(SLAB_BYTES);
     used = 0;
   }
@@ -48,7 +49,7 @@ export function claim(room: Uint8Array, written: number): Uint8Array {
     const start = used;
     // The next chunk starts on an 8-byte boundary, as allocations do.
     used += (written + 7) & ~7;
-    return new Uint8Array(slab, start, written);
+    return new Uint8Array(slab!, start, written);
   }
   return written === room.byteLength ? room : room.subarray(0, written);
 }

@@ -16,7 +16,7 @@
 import type { CodecContext } from '../../core/codec.ts';
 import type { ApiError, Part, Response, StopReason, Usage } from '../../core/ir.ts';
 import type { LossCollector } from '../../core/losses.ts';
-import type { SseMessage, StartEvent, StreamEncoder, StreamEvent } from '../../core/stream-events.ts';
+import type { ReasoningDeltaEvent, SseMessage, StartEvent, StreamEncoder, StreamEvent, TextDeltaEvent, ToolCallDeltaEvent } from '../../core/stream-events.ts';
 import { isObject, pointer, type JsonObject } from '../../core/wire.ts';
 import { encodeOpenaiResponsesError } from './error.ts';
 import { encodeOpenaiResponsesResponse } from './response.ts';
@@ -92,7 +92,7 @@ export class OpenaiResponsesStreamWriter {
 
   /** IR event → SSE messages, hints applied. */
   encode(event: StreamEvent): SseMessage[] {
-    if (event.extensions?.[FORMAT] === undefined && this.started && (event.type === 'text_delta' || event.type === 'reasoning_delta' || event.type === 'tool_call_delta') && event.candidate === 0) {
+    if (this.direct(event)) {
       const fast = this.output.fastDelta(event);
       if (fast !== undefined) return [{ event: fast.type, data: `{"type":"${fast.type}","sequence_number":${this.seq++}${fast.tail}` }];
     }
@@ -113,19 +113,22 @@ export class OpenaiResponsesStreamWriter {
    * `seq`, which the caller advances); `undefined` for the general path.
    */
   matchDirect(event: StreamEvent, wire: JsonObject): boolean | undefined {
-    if (event.extensions?.[FORMAT] !== undefined || !this.started || (event.type !== 'text_delta' && event.type !== 'reasoning_delta' && event.type !== 'tool_call_delta') || event.candidate !== 0) return undefined;
-    return this.output.matchDelta(event, wire, this.seq);
+    return this.direct(event) ? this.output.matchDelta(event, wire, this.seq) : undefined;
   }
 
   /**
    * {@link matchDirect} for the decoder's text path (see
    * `OutputWriter.matchKnown`): whether a wire event with the fields
-   * `known`, the delta of `event` and sequence number `seq` matches
-   * `event`; the delta is applied only when it does.
+   * `known` and the delta of `event` matches `event` (the caller has
+   * checked its sequence number); the delta is applied only when it does.
    */
   matchKnown(event: StreamEvent, known: KnownDelta): boolean {
-    if (event.extensions?.[FORMAT] !== undefined || !this.started || (event.type !== 'text_delta' && event.type !== 'reasoning_delta' && event.type !== 'tool_call_delta') || event.candidate !== 0) return false;
-    return this.output.matchKnown(event, known);
+    return this.direct(event) && this.output.matchKnown(event, known);
+  }
+
+  /** `event` may take the direct path: a delta of candidate 0 without a Responses hint, once the response has started. */
+  private direct(event: StreamEvent): event is TextDeltaEvent | ReasoningDeltaEvent | ToolCallDeltaEvent {
+    return event.extensions?.[FORMAT] === undefined && this.started && (event.type === 'text_delta' || event.type === 'reasoning_delta' || event.type === 'tool_call_delta') && event.candidate === 0;
   }
 
   private verbatim(value: unknown): SseMessage {

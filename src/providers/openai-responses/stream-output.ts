@@ -98,6 +98,36 @@ function stringOr(value: unknown, fallback: string): string {
   return typeof value === 'string' ? value : fallback;
 }
 
+/**
+ * Whether a wire delta with these address fields (type, `item_id`,
+ * `output_index`, `content_index`, `summary_index`) is the one of wire type
+ * `type` that `fastDelta` writes for `event` to `slot`: what
+ * `OutputWriter.matchDelta` (a parsed event) and `OutputWriter.matchKnown`
+ * (a template's fields) both compare.
+ */
+function sameAddress(
+  slot: PartSlot,
+  event: TextDeltaEvent | ReasoningDeltaEvent | ToolCallDeltaEvent,
+  type: string,
+  wireType: unknown,
+  itemId: unknown,
+  outputIndex: unknown,
+  contentIndex: unknown,
+  summaryIndex: unknown,
+): boolean {
+  if (wireType !== type || itemId !== slot.item.itemId || outputIndex !== slot.item.outputIndex) return false;
+  switch (type) {
+    case 'response.output_text.delta':
+      return contentIndex === slot.contentIndex;
+    case 'response.reasoning_summary_text.delta':
+      return summaryIndex === ((event as ReasoningDeltaEvent).summaryIndex ?? 0);
+    case 'response.reasoning_text.delta':
+      return contentIndex === 0;
+    default:
+      return true;
+  }
+}
+
 /** Output items and content parts of one response being written. */
 export class OutputWriter {
   private readonly slots = new Map<number, PartSlot>();
@@ -294,22 +324,18 @@ export class OutputWriter {
     if (slot === undefined) return undefined;
     const fast = this.fastDelta(event);
     if (fast === undefined) return undefined;
-    const item = slot.item;
-    if (wire['type'] !== fast.type || wire['sequence_number'] !== seq || wire['item_id'] !== item.itemId || wire['output_index'] !== item.outputIndex) return false;
+    if (wire['sequence_number'] !== seq || !sameAddress(slot, event, fast.type, wire['type'], wire['item_id'], wire['output_index'], wire['content_index'], wire['summary_index'])) return false;
     let keys = 5;
     switch (fast.type) {
       case 'response.output_text.delta': {
         const logprobs = wire['logprobs'];
-        if (wire['content_index'] !== slot.contentIndex || !Array.isArray(logprobs) || logprobs.length !== 0 || wire['delta'] !== (event as TextDeltaEvent).text) return false;
+        if (!Array.isArray(logprobs) || logprobs.length !== 0 || wire['delta'] !== (event as TextDeltaEvent).text) return false;
         keys = 7;
         break;
       }
       case 'response.reasoning_summary_text.delta':
-        if (wire['summary_index'] !== ((event as ReasoningDeltaEvent).summaryIndex ?? 0) || wire['delta'] !== (event as ReasoningDeltaEvent).text) return false;
-        keys = 6;
-        break;
       case 'response.reasoning_text.delta':
-        if (wire['content_index'] !== 0 || wire['delta'] !== (event as ReasoningDeltaEvent).text) return false;
+        if (wire['delta'] !== (event as ReasoningDeltaEvent).text) return false;
         keys = 6;
         break;
       default:
@@ -330,19 +356,7 @@ export class OutputWriter {
     const slot = this.live(event.index);
     if (slot === undefined) return false;
     const type = this.fastType(slot, event);
-    const item = slot.item;
-    if (type === undefined || type !== known.type || known.itemId !== item.itemId || known.outputIndex !== item.outputIndex) return false;
-    switch (type) {
-      case 'response.output_text.delta':
-        if (known.content !== slot.contentIndex) return false;
-        break;
-      case 'response.reasoning_summary_text.delta':
-        if (known.summary !== ((event as ReasoningDeltaEvent).summaryIndex ?? 0)) return false;
-        break;
-      case 'response.reasoning_text.delta':
-        if (known.content !== 0) return false;
-        break;
-    }
+    if (type === undefined || !sameAddress(slot, event, type, known.type, known.itemId, known.outputIndex, known.content, known.summary)) return false;
     this.grow(slot, event);
     return true;
   }

@@ -178,7 +178,7 @@ export class DataTemplates<Shape> {
     if (shape === undefined) return;
     const templates = this.#templates;
     if (templates.length === MAX_TEMPLATES) templates.shift();
-    const reads = slots.filter((slot) => slot.kind === 'read' || slot.kind === 'read-number').length;
+    const reads = readPlaces.filter((place) => place !== -1).length;
     templates.push({ segments, kinds, places, reads, event, shape, used: false });
     this.#learned++;
   }

@@ -23,6 +23,21 @@ test('chunks keep their own bytes: no overlap, whatever is written next', () => 
   }
 });
 
+test('large chunks have a buffer of their own, exactly their size, also from the framing writers', () => {
+  const large = utf8Bytes(`数据 ${'z'.repeat(3000)}`);
+  const framed = reserve(20_000);
+  const written = new TextEncoder().encodeInto('y'.repeat(6000), framed).written;
+  const claimed = claim(framed, written);
+  const after = utf8Bytes('w'.repeat(9000));
+  for (const [bytes, length] of [[large, 3007], [claimed, 6000], [after, 9000]] as const) {
+    assert.is(bytes.byteLength, length);
+    assert.is(bytes.byteOffset, 0);
+    assert.is(bytes.buffer.byteLength, length);
+  }
+  assert.is(text(large), `数据 ${'z'.repeat(3000)}`);
+  assert.is(text(claimed), 'y'.repeat(6000));
+});
+
 test('a chunk whose buffer was transferred away: the next chunks are written whole', () => {
   const first = utf8Bytes('first chunk');
   const offset = first.byteOffset;

@@ -9,7 +9,12 @@
  * `chunk.byteOffset` to `chunk.byteOffset + chunk.byteLength` of
  * `chunk.buffer`, never the whole buffer. A consumer that transfers a
  * chunk's buffer (a byte stream's `enqueue`) detaches the slab; the next
- * chunk then starts a new one. Large chunks get a buffer of their own.
+ * chunk then starts a new one. Large chunks (a batch of events from one big
+ * input chunk) get a buffer of their own, exactly their size: they are
+ * written into a scratch buffer that is never handed out and copied from
+ * there. `TextEncoder.encode` would walk the text twice (once to size the
+ * buffer), which costs twice as much on a text with any character past
+ * U+00FF, where V8 holds the whole text as two-byte characters.
  */
 
 const utf8 = new TextEncoder();
@@ -17,6 +22,12 @@ const utf8 = new TextEncoder();
 const SLAB_BYTES = 64 * 1024;
 /** Chunks that may take more than this get a buffer of their own (its allocation is small beside writing them). */
 const POOLED_MAX = 4 * 1024;
+
+/** Large chunks up to this bound are written into {@link scratch} and copied out (the scratch buffer, kept for reuse, grows to at most this); larger ones get a buffer of their own at once. */
+const SCRATCH_MAX = 2 * 1024 * 1024;
+
+/** Where large chunks are written before they are copied out, made at the first one and grown to the bound it needs. */
+let scratch: Uint8Array | undefined;
 
 /** The current slab, made at the first small chunk (a program that never streams makes none). */
 let slab: ArrayBuffer | undefined;
@@ -27,11 +38,17 @@ let lastRoom: Uint8Array | undefined;
 
 /**
  * Room for a chunk of at most `bound` bytes: a view of the current slab (a
- * new one when it is full or was detached) or, past {@link POOLED_MAX}, a
- * buffer of its own. Write the chunk at its start, then {@link claim} it.
+ * new one when it is full or was detached) or, past {@link POOLED_MAX}, the
+ * scratch buffer (at least `bound` bytes) or a buffer of its own. Write the
+ * chunk at its start, then {@link claim} it before reserving again.
  */
 export function reserve(bound: number): Uint8Array {
-  if (bound > POOLED_MAX) return new Uint8Array(bound);
+  if (bound > POOLED_MAX) {
+    if (bound > SCRATCH_MAX) return new Uint8Array(bound);
+    if (scratch === undefined || scratch.byteLength < bound) scratch = new Uint8Array(Math.min(SCRATCH_MAX, Math.max(64 * 1024, 2 ** Math.ceil(Math.log2(bound)))));
+    lastRoom = scratch;
+    return scratch;
+  }
   // A detached buffer has no bytes left.
   if (slab === undefined || slab.byteLength === 0 || SLAB_BYTES - used < bound) {
     slab = new ArrayBuffer(SLAB_BYTES);
@@ -46,6 +63,7 @@ export function reserve(bound: number): Uint8Array {
 export function claim(room: Uint8Array, written: number): Uint8Array {
   if (room === lastRoom) {
     lastRoom = undefined;
+    if (room === scratch) return scratch.slice(0, written);
     const start = used;
     // The next chunk starts on an 8-byte boundary, as allocations do.
     used += (written + 7) & ~7;
@@ -58,7 +76,7 @@ export function claim(room: Uint8Array, written: number): Uint8Array {
 export function utf8Bytes(text: string): Uint8Array {
   // A UTF-16 code unit takes at most three bytes.
   const bound = text.length * 3;
-  if (bound > POOLED_MAX) return utf8.encode(text);
+  if (bound > SCRATCH_MAX) return utf8.encode(text);
   const room = reserve(bound);
   return claim(room, utf8.encodeInto(text, room).written);
 }

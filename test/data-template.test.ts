@@ -164,6 +164,31 @@ const gemini: SseMessage[] = [
   { data: `{"candidates":[{"content":{"role":"model","parts":[{"text":"after the finish"${geminiTail}` },
 ];
 
+// Real Gemini chunks carry `usageMetadata` (and on Vertex AI `createTime`) each time: for another format its growing counts are slots.
+const usageChunk = (text: string, usage: string, candidate = '"index":0', extra = '') =>
+  ({ data: `{"candidates":[{"content":{"parts":[{"text":"${text}"}],"role":"model"}${candidate === '' ? '' : `,${candidate}`}}],${extra}"usageMetadata":{${usage}},"modelVersion":"m","responseId":"r3"}` });
+const prompt = '"promptTokenCount":7,"promptTokensDetails":[{"modality":"TEXT","tokenCount":7}]';
+const growing = (out: number, total = out + 7) => `${prompt},"candidatesTokenCount":${out},"totalTokenCount":${total},"thoughtsTokenCount":3`;
+const geminiUsage: SseMessage[] = [
+  usageChunk('The', `${prompt},"totalTokenCount":7`),
+  // The total equals the prompt's count: it stays literal.
+  ...[' sky', ' is', ' blue'].map((text) => usageChunk(text, `${prompt},"totalTokenCount":7`)),
+  usageChunk(',', growing(5)),
+  ...tricky.map((text, index) => usageChunk(text, growing(6 + index))),
+  usageChunk('twice', growing(14, 14)),
+  usageChunk('spaced', `${prompt},"candidatesTokenCount": 21 ,"totalTokenCount":28,"thoughtsTokenCount":3`),
+  // Near misses: another literal count, a count that is not a plain integer, another key, no index, a Vertex AI chunk.
+  usageChunk('prompt changed', growing(22).replace('"promptTokenCount":7', '"promptTokenCount":8')),
+  usageChunk('thoughts changed', growing(23).replace('"thoughtsTokenCount":3', '"thoughtsTokenCount":4')),
+  usageChunk('float', growing(24).replace('"candidatesTokenCount":24', '"candidatesTokenCount":1e1')),
+  usageChunk('extra', growing(25), '"index":0', '"turnToken":"t",'),
+  usageChunk('no index', growing(26), ''),
+  usageChunk('no index again', growing(27), ''),
+  ...['vertex', 'vertex again', 'vertex more'].map((text) => usageChunk(text, '"trafficType":"ON_DEMAND"', '', '"createTime":"2025-08-16T00:44:37.859180Z",')),
+  ...['plain', 'plain again', 'plain more', 'plain last'].map((text) => ({ data: `{"candidates":[{"content":{"role":"model","parts":[{"text":"${text}"}]},"index":0}],"modelVersion":"m","responseId":"r3"}` })),
+  { data: `{"candidates":[{"content":{"parts":[{"text":""}],"role":"model"},"finishReason":"STOP","index":0}],"usageMetadata":{${growing(30)}},"modelVersion":"m","responseId":"r3"}` },
+];
+
 // Real Bedrock traffic pads every event with a random `"p"`: a second slot, read back as the `$extra` hint.
 const padding = (length: number) => 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789'.slice(0, length);
 const bedrockDelta = (index: number, delta: string, p?: string) => ({ event: 'contentBlockDelta', data: `{"contentBlockIndex":${index},"delta":${delta}${p === undefined ? '' : `,"p":"${p}"`}}` });
@@ -389,6 +414,7 @@ const sources: [FormatId, SseMessage[]][] = [
   ['openai-chat', chatObfuscated],
   ['openai-chat', chatChanging],
   ['gemini', gemini],
+  ['gemini', geminiUsage],
   ['bedrock-converse', bedrock],
   ['bedrock-converse', bedrockFailing],
   ['openai-responses', responses],
@@ -485,7 +511,7 @@ test('a template takes one string in its slot, nothing else', () => {
   assert.is(templates.read('{"a":1,"b":,"c":[true]}', undefined), undefined);
   // A second, ignored string after the first.
   const two = new DataTemplates<string>();
-  const both = (value: unknown, [probe, other]: readonly (string | number)[]) =>
+  const both = (value: unknown, [probe, other]: readonly (string | number | undefined)[]) =>
     (value as { a: unknown }).a === probe && (value as { b: unknown }).b === other ? 'a' : undefined;
   two.learn('{"a":"x","b":"y","c":1}', undefined, [{ kind: 'read', value: 'x' }, { kind: 'string', value: 'y' }], both);
   assert.equal(two.read('{"a":"new","b":"pad","c":1}', undefined), ['new']);
@@ -586,6 +612,33 @@ test('a read number slot gives its plain integer text, in the order given with t
   const negative = new DataTemplates<true>();
   negative.learn('{"a":-5,"n":"x"}', undefined, [{ kind: 'read-number', value: -5 }, { kind: 'read', value: 'x' }], () => true);
   assert.is(negative.read('{"a":-5,"n":"y"}', undefined), undefined);
+});
+
+test('a number slot is placed at its one whole token, and an optional one stays literal where its count is written twice', () => {
+  const usual = (value: unknown, probes: readonly (string | number | undefined)[]): true | undefined => {
+    const object = value as Record<string, unknown>;
+    return object['text'] === probes[0] && object['out'] === (probes[1] ?? 43) && object['total'] === (probes[2] ?? 7) ? true : undefined;
+  };
+  const slots = [
+    { kind: 'read', value: 'hi' },
+    { kind: 'read-number', value: 43, optional: true },
+    { kind: 'read-number', value: 7, optional: true },
+  ] as const;
+  // 43 also stands inside "143" and the id: its one whole token is the count. 7 is written twice: it stays literal.
+  const templates = new DataTemplates<true>();
+  templates.learn('{"id":"r43","text":"hi","in":7,"out":43,"total":7,"n":143}', undefined, slots, usual);
+  assert.equal(templates.read('{"id":"r43","text":"yo","in":7,"out":50,"total":7,"n":143}', undefined), ['yo', '50', undefined]);
+  assert.is(templates.read('{"id":"r43","text":"yo","in":7,"out":50,"total":8,"n":143}', undefined), undefined);
+  // Not optional: no template.
+  const strict = new DataTemplates<true>();
+  strict.learn('{"id":"r43","text":"hi","in":7,"out":43,"total":7,"n":143}', undefined, [slots[0], { kind: 'read-number', value: 43 }, { kind: 'read-number', value: 7 }], usual);
+  assert.is(strict.read('{"id":"r43","text":"yo","in":7,"out":50,"total":7,"n":143}', undefined), undefined);
+  // A whole-looking token inside a string is refused by the probe.
+  const inText = new DataTemplates<true>();
+  inText.learn('{"text":"hi","note":"a 43 b","out":1,"total":7}', undefined, [slots[0], { kind: 'read-number', value: 43, optional: true }], (value, probes) =>
+    (value as Record<string, unknown>)['out'] === probes[1] ? true : undefined,
+  );
+  assert.is(inText.read('{"text":"yo","note":"a 44 b","out":1,"total":7}', undefined), undefined);
 });
 
 test.run();

@@ -33,6 +33,13 @@ export type SlotKind = 'read' | 'string' | 'number' | 'read-number';
 export interface Slot {
   kind: SlotKind;
   value: string | number;
+  /**
+   * A number that may stay literal: when its text is not one whole token of
+   * `data` (the same count written twice), the template keeps it as text,
+   * gives no probe for it (`undefined` in `usual`'s probes) and reads
+   * nothing there (its string is `undefined`).
+   */
+  optional?: boolean;
 }
 
 /** The probe of a string slot (numbered by the slot's place in `learn`'s list). */
@@ -87,10 +94,11 @@ export class DataTemplates<Shape> {
   /**
    * The strings of the read slots (in the order they were given to
    * {@link learn}; of a read number slot, its token's text, a plain
-   * integer) when `data` (an event named `event`) is a learned template
-   * with other tokens in its slots; else `undefined`.
+   * integer; `undefined` where an optional slot stayed literal) when
+   * `data` (an event named `event`) is a learned template with other tokens
+   * in its slots; else `undefined`.
    */
-  read(data: string, event: string | undefined): string[] | undefined {
+  read(data: string, event: string | undefined): (string | undefined)[] | undefined {
     const templates = this.#templates;
     // A stream none of whose templates ever matched, and that learns no more, is not looked at again.
     if (this.#useful === 0 && this.#learned >= MAX_UNUSED) return undefined;
@@ -112,8 +120,9 @@ export class DataTemplates<Shape> {
   /**
    * Learn the template of `data` (an event named `event`) around `slots`,
    * values it holds that later events likely vary in: strings, or
-   * non-negative integers. Kept when each slot's JSON occurs once in `data`,
-   * the slots do not overlap, and `usual`, given the value of the same text
+   * non-negative integers. Kept when each slot's JSON occurs once in `data`
+   * (a number's, once as a whole token, unless the slot is optional), the
+   * slots do not overlap, and `usual`, given the value of the same text
    * with a probe in each slot (`probes`, in the order of `slots`), says it
    * is the decoder's usual event with each probe where it reads or ignores
    * that slot (returning what it needs to know of it). Nothing more is
@@ -124,30 +133,33 @@ export class DataTemplates<Shape> {
     data: string,
     event: string | undefined,
     slots: readonly Slot[],
-    usual: (value: unknown, probes: readonly (string | number)[]) => Shape | undefined,
+    usual: (value: unknown, probes: readonly (string | number | undefined)[]) => Shape | undefined,
   ): void {
     if (this.#learned - this.#useful >= MAX_UNUSED || slots.length === 0 || data.includes('interlingua-slot')) return;
     const found: { at: number; end: number; slot: number }[] = [];
-    const probes: (string | number)[] = [];
+    const probes: (string | number | undefined)[] = [];
     for (let slot = 0; slot < slots.length; slot++) {
-      const { kind, value } = slots[slot]!;
-      let token: string;
+      const { kind, value, optional } = slots[slot]!;
       if (kind === 'number' || kind === 'read-number') {
         if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0) return;
-        token = String(value);
-        probes.push(NUMBER_PROBE - slot);
         if (data.includes(String(NUMBER_PROBE - slot))) return;
+        const token = String(value);
+        const at = wholeNumber(data, token);
+        if (at === -1) {
+          if (optional !== true) return;
+          probes.push(undefined);
+          continue;
+        }
+        probes.push(NUMBER_PROBE - slot);
+        found.push({ at, end: at + token.length, slot });
       } else {
         if (typeof value !== 'string') return;
-        token = JSON.stringify(value);
+        const token = JSON.stringify(value);
         probes.push(`${STRING_PROBE}${slot}`);
+        const at = data.indexOf(token);
+        if (at === -1 || data.indexOf(token, at + 1) !== -1) return;
+        found.push({ at, end: at + token.length, slot });
       }
-      const at = data.indexOf(token);
-      if (at === -1 || data.indexOf(token, at + 1) !== -1) return;
-      const end = at + token.length;
-      // A number's text must be a whole token: not part of a longer number, nor of a string.
-      if (typeof value === 'number' && (!NUMBER_BEFORE.has(data.charCodeAt(at - 1)) || !NUMBER_AFTER.has(data.charCodeAt(end)))) return;
-      found.push({ at, end, slot });
     }
     found.sort((left, right) => left.at - right.at);
     const segments: string[] = [];
@@ -200,6 +212,21 @@ const NUMBER_BEFORE: ReadonlySet<number> = new Set([0x3a /* : */, 0x5b /* [ */, 
 /** The characters that may stand after a number token's text. */
 const NUMBER_AFTER: ReadonlySet<number> = new Set([0x2c /* , */, 0x5d /* ] */, 0x7d /* } */, 0x20, 0x09, 0x0a, 0x0d]);
 
+/**
+ * Where `token` (a number's text) stands in `data` as a whole token, not
+ * part of a longer number nor next to a letter or quote; `-1` unless it does
+ * exactly once. (Inside a string it may still look whole: the probe tells.)
+ */
+function wholeNumber(data: string, token: string): number {
+  let found = -1;
+  for (let at = data.indexOf(token); at !== -1; at = data.indexOf(token, at + 1)) {
+    if (!NUMBER_BEFORE.has(data.charCodeAt(at - 1)) || !NUMBER_AFTER.has(data.charCodeAt(at + token.length))) continue;
+    if (found !== -1) return -1;
+    found = at;
+  }
+  return found;
+}
+
 /** For each slot, its place among the read slots (`-1` for the others). */
 function readOrder(slots: readonly Slot[]): number[] {
   let reads = 0;
@@ -220,14 +247,14 @@ function isBlank(code: number): boolean {
 }
 
 /** The read strings of `data` when it is `template` with a token of each slot's kind in its slots (blanks around a token allowed). */
-function match(template: Template<unknown>, data: string): string[] | undefined {
+function match(template: Template<unknown>, data: string): (string | undefined)[] | undefined {
   const { segments, kinds } = template;
   const first = segments[0]!;
   const last = segments[kinds.length]!;
   // Segments are compared as slices: on V8 `===` of two strings is several times faster than `startsWith`.
   if (data.length < first.length + last.length + kinds.length || data.slice(data.length - last.length) !== last || data.slice(0, first.length) !== first) return undefined;
   const stop = data.length - last.length;
-  const strings = new Array<string>(template.reads);
+  const strings = new Array<string | undefined>(template.reads);
   let at = first.length;
   for (let slot = 0; slot < kinds.length; slot++) {
     while (isBlank(data.charCodeAt(at))) at++;

@@ -12,7 +12,7 @@
  * @see https://ai.google.dev/api/generate-content#method:-models.streamgeneratecontent
  */
 import type { CodecContext } from '../../core/codec.ts';
-import { DataTemplates, hasExactKeys } from '../../core/data-template.ts';
+import { DataTemplates, hasExactKeys, type Slot } from '../../core/data-template.ts';
 import { InterlinguaError } from '../../core/errors.ts';
 import type { Part, ReasoningPart, TextPart, ToolCallPart } from '../../core/ir.ts';
 import type { StreamDecoder, StreamEvent, WireEvent } from '../../core/stream-events.ts';
@@ -61,8 +61,8 @@ class GeminiStreamDecoder implements StreamDecoder {
   private readonly scopes = new Map<number, string>();
   private readonly partScopes = new Map<number, PartScope>();
 
-  /** The text of the stream's usual chunk around its one text piece (see `data-template.ts`). */
-  private readonly templates = new DataTemplates<true>();
+  /** The text of the stream's usual chunk around its one text piece (see `data-template.ts`), and its usage counts for another target. */
+  private readonly templates = new DataTemplates<UsualUsage | null>();
 
   constructor(private readonly context: CodecContext) {
     this.hints = context.target === undefined || context.target === 'gemini';
@@ -71,22 +71,60 @@ class GeminiStreamDecoder implements StreamDecoder {
   /** A chunk that is the usual chunk with another text piece: the events `decode` makes of it, without parsing it. */
   decodeText(data: string, event: string | undefined): StreamEvent[] | undefined {
     if (this.done) return undefined;
-    const text = this.templates.read(data, event)?.[0];
-    if (text === undefined) return undefined;
+    const read = this.templates.read(data, event);
+    if (read === undefined) return undefined;
     const events: StreamEvent[] = [];
-    this.textPiece(0, this.state(0), { type: 'text', text }, events);
+    this.textPiece(0, this.state(0), { type: 'text', text: read[0] as string }, events);
+    const usual = this.templates.shape;
+    if (usual !== null) {
+      // The learned object with this chunk's counts, in its own key order: what parsing the chunk gives.
+      const usage: JsonObject = { ...usual.usage };
+      for (let index = 0; index < usual.counts.length; index++) {
+        const count = read[index + 1];
+        if (count !== undefined) usage[usual.counts[index] as string] = Number(count);
+      }
+      events.push({ type: 'usage', usage: decodeGeminiUsage(usage, '/usageMetadata') });
+    }
     if (this.hints) markChunk(events, { candidates: [{ index: 0 }] }, [null], undefined);
     return events;
   }
 
-  /** The usual chunk: one text piece of candidate 0, the stream's model and response id, nothing else (see {@link usualChunk}). */
+  /**
+   * The usual chunk: one text piece of candidate 0, the stream's model and
+   * response id (see {@link usualChunk}). When the IR goes to another
+   * format, the chunk may also carry `createTime` and `usageMetadata`, as
+   * real Gemini streams send with every chunk: the counts that grow as the
+   * answer does are read from the text, the rest of the usage is as learned.
+   */
   learn(data: string, wire: WireEvent): void {
     if (!this.started || this.done || !this.templates.learning) return;
     const model = this.model;
     const responseId = this.responseId;
-    const text = usualChunk(wire.data, model, responseId);
+    const lenient = !this.hints;
+    const text = usualChunk(wire.data, model, responseId, lenient);
     if (text === undefined) return;
-    this.templates.learn(data, wire.event, [{ kind: 'read', value: text }], (value, [probe]) => (usualChunk(value, model, responseId) === probe ? true : undefined));
+    const usage = lenient ? (wire.data as JsonObject)['usageMetadata'] : undefined;
+    if (usage === undefined) {
+      this.templates.learn(data, wire.event, [{ kind: 'read', value: text }], (value, [probe]) =>
+        usualChunk(value, model, responseId, lenient) === probe && (value as JsonObject)['usageMetadata'] === undefined ? null : undefined,
+      );
+      return;
+    }
+    if (!isObject(usage)) return;
+    const counts = GROWING_COUNTS.filter((key) => typeof usage[key] === 'number');
+    const slots: Slot[] = [{ kind: 'read', value: text }];
+    // A count written twice (the total while nothing is generated equals the prompt's count) stays literal.
+    for (const key of counts) slots.push({ kind: 'read-number', value: usage[key] as number, optional: true });
+    this.templates.learn(data, wire.event, slots, (value, probes) => {
+      if (usualChunk(value, model, responseId, true) !== probes[0]) return undefined;
+      const probed = (value as JsonObject)['usageMetadata'];
+      if (!isObject(probed)) return undefined;
+      for (let index = 0; index < counts.length; index++) {
+        const key = counts[index] as string;
+        if (probed[key] !== (probes[index + 1] ?? usage[key])) return undefined;
+      }
+      return { usage, counts };
+    });
   }
 
   decode(event: WireEvent): StreamEvent[] {
@@ -413,19 +451,33 @@ function markChunk(events: StreamEvent[], shape: ChunkShape, fields: (JsonObject
   if (rest !== undefined) gemini['chunkFields'] = rest;
 }
 
+/** A usual chunk's `usageMetadata` as learned, and which of its counts (in read order) each chunk's text gives. */
+interface UsualUsage {
+  usage: JsonObject;
+  counts: readonly string[];
+}
+
+/** The usage counts that change from chunk to chunk while text streams. */
+const GROWING_COUNTS: readonly string[] = ['candidatesTokenCount', 'totalTokenCount'];
+
 /**
  * The text of a usual chunk: `{candidates: [{content: {role: "model", parts:
  * [{text}]}, index: 0}], modelVersion, responseId}` with exactly these keys,
  * the stream's model and response id (what `decode` reads as one text piece
- * of candidate 0 with nothing else to say); else `undefined`.
+ * of candidate 0 with nothing else to say); else `undefined`. `lenient`
+ * (the IR goes to another format, so no shape hints) also allows an object
+ * `usageMetadata`, a string `createTime` and a candidate without `index`.
  */
-function usualChunk(value: unknown, model: string | undefined, responseId: string | undefined): string | undefined {
-  if (model === undefined || responseId === undefined || !hasExactKeys(value, 'candidates', 'modelVersion', 'responseId')) return undefined;
-  if (value['modelVersion'] !== model || value['responseId'] !== responseId) return undefined;
-  const candidates = value['candidates'];
+function usualChunk(value: unknown, model: string | undefined, responseId: string | undefined, lenient: boolean): string | undefined {
+  if (model === undefined || responseId === undefined) return undefined;
+  const chunk = (lenient ? chunkKeys(value) : hasExactKeys(value, 'candidates', 'modelVersion', 'responseId')) ? (value as JsonObject) : undefined;
+  if (chunk === undefined || chunk['modelVersion'] !== model || chunk['responseId'] !== responseId) return undefined;
+  const candidates = chunk['candidates'];
   if (!Array.isArray(candidates) || candidates.length !== 1) return undefined;
   const candidate: unknown = candidates[0];
-  if (!hasExactKeys(candidate, 'content', 'index') || !Object.is(candidate['index'], 0)) return undefined;
+  if (lenient && hasExactKeys(candidate, 'content')) {
+    // `decode` takes a candidate without `index` as the one at its position.
+  } else if (!hasExactKeys(candidate, 'content', 'index') || !Object.is(candidate['index'], 0)) return undefined;
   const content = candidate['content'];
   if (!hasExactKeys(content, 'role', 'parts') || content['role'] !== 'model') return undefined;
   const parts = content['parts'];
@@ -434,6 +486,30 @@ function usualChunk(value: unknown, model: string | undefined, responseId: strin
   if (!hasExactKeys(part, 'text')) return undefined;
   const text = part['text'];
   return typeof text === 'string' ? text : undefined;
+}
+
+/** `value` is a chunk of `candidates`, `modelVersion`, `responseId` and perhaps an object `usageMetadata` and a string `createTime`, nothing else. */
+function chunkKeys(value: unknown): value is JsonObject {
+  if (!isObject(value)) return false;
+  let count = 0;
+  for (const key in value) {
+    switch (key) {
+      case 'candidates':
+      case 'modelVersion':
+      case 'responseId':
+        count++;
+        continue;
+      case 'usageMetadata':
+        if (!isObject(value[key])) return false;
+        continue;
+      case 'createTime':
+        if (typeof value[key] !== 'string') return false;
+        continue;
+      default:
+        return false;
+    }
+  }
+  return count === 3;
 }
 
 /** `object` has exactly one own key (the one the caller has read). */

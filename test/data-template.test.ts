@@ -85,6 +85,9 @@ const anthropic: SseMessage[] = [
   { event: 'content_block_delta', data: '{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"a"},"x":1}' },
   { event: 'content_block_delta', data: '{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"a","b":"c"}}' },
   { event: 'ping', data: '{"type":"ping"}' },
+  // Anthropic pads deltas with blanks between their closing braces.
+  ...['   ', ' ', '', '\t  '].map((blanks) => ({ event: 'content_block_delta', data: `{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"padded"}${blanks}}` })),
+  { event: 'content_block_delta', data: '{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"padded"}  }  ' },
   { event: 'content_block_delta', data: '{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"after a ping"}}' },
   { event: 'content_block_stop', data: '{"type":"content_block_stop","index":0}' },
   { event: 'content_block_start', data: '{"type":"content_block_start","index":1,"content_block":{"type":"tool_use","id":"toolu_1","name":"f","input":{}}}' },
@@ -612,6 +615,19 @@ test('a read number slot gives its plain integer text, in the order given with t
   const negative = new DataTemplates<true>();
   negative.learn('{"a":-5,"n":"x"}', undefined, [{ kind: 'read-number', value: -5 }, { kind: 'read', value: 'x' }], () => true);
   assert.is(negative.read('{"a":-5,"n":"y"}', undefined), undefined);
+});
+
+test('a template whose text ends in closing brackets takes any blanks between them', () => {
+  const templates = new DataTemplates<true>();
+  const usual = (value: unknown, [probe]: readonly (string | number | undefined)[]) => ((value as { d: { t: unknown } }).d.t === probe ? true : undefined);
+  templates.learn('{"d":{"t":"a"}   }', undefined, [{ kind: 'read', value: 'a' }], usual);
+  for (const tail of ['}}', '} }', '}\t\n}', '}}  ', ' }   } ']) assert.equal(templates.read(`{"d":{"t":"b"${tail}`, undefined), ['b'], tail);
+  for (const tail of ['}', '}}}', '} x }', '}]}', ']}', '}},']) assert.is(templates.read(`{"d":{"t":"b"${tail}`, undefined), undefined, tail);
+  // A last segment with anything but brackets is compared as it is.
+  const keyed = new DataTemplates<true>();
+  keyed.learn('{"d":{"t":"a"},"e":1}', undefined, [{ kind: 'read', value: 'a' }], usual);
+  assert.equal(keyed.read('{"d":{"t":"b"},"e":1}', undefined), ['b']);
+  assert.is(keyed.read('{"d":{"t":"b"}, "e":1}', undefined), undefined);
 });
 
 test('a number slot is placed at its one whole token, and an optional one stays literal where its count is written twice', () => {

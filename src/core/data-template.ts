@@ -62,6 +62,12 @@ interface Template<Shape> {
   places: number[];
   /** How many slots are read. */
   reads: number;
+  /**
+   * The last segment holds only closing brackets (its blanks taken out): a
+   * later event may have any blanks between them, as Anthropic pads its
+   * deltas (`{"type":"content_block_delta",…,"text":"Hi"}     }`).
+   */
+  closing: boolean;
   event: string | undefined;
   shape: Shape;
   used: boolean;
@@ -178,7 +184,8 @@ export class DataTemplates<Shape> {
       from = end;
     }
     const last = data.slice(from);
-    segments.push(trimBlanks(last, true, false));
+    const closing = CLOSING_TAIL.test(last);
+    segments.push(closing ? last.replace(BLANKS, '') : trimBlanks(last, true, false));
     text += last;
     let value: unknown;
     try {
@@ -191,10 +198,14 @@ export class DataTemplates<Shape> {
     const templates = this.#templates;
     if (templates.length === MAX_TEMPLATES) templates.shift();
     const reads = readPlaces.filter((place) => place !== -1).length;
-    templates.push({ segments, kinds, places, reads, event, shape, used: false });
+    templates.push({ segments, kinds, places, reads, closing, event, shape, used: false });
     this.#learned++;
   }
 }
+
+/** A last segment of closing brackets and blanks only. */
+const CLOSING_TAIL = /^[\s\]}]*$/;
+const BLANKS = /[ \t\n\r]/g;
 
 /** `object` is a plain object whose own keys are exactly `keys` (in any order). */
 export function hasExactKeys(object: unknown, ...keys: string[]): object is Record<string, unknown> {
@@ -251,9 +262,10 @@ function match(template: Template<unknown>, data: string): (string | undefined)[
   const { segments, kinds } = template;
   const first = segments[0]!;
   const last = segments[kinds.length]!;
+  if (data.length < first.length + last.length + kinds.length) return undefined;
   // Segments are compared as slices: on V8 `===` of two strings is several times faster than `startsWith`.
-  if (data.length < first.length + last.length + kinds.length || data.slice(data.length - last.length) !== last || data.slice(0, first.length) !== first) return undefined;
-  const stop = data.length - last.length;
+  const stop = template.closing ? closingStart(data, last) : data.slice(data.length - last.length) === last ? data.length - last.length : -1;
+  if (stop === -1 || data.slice(0, first.length) !== first) return undefined;
   const strings = new Array<string | undefined>(template.reads);
   let at = first.length;
   for (let slot = 0; slot < kinds.length; slot++) {
@@ -284,6 +296,17 @@ function match(template: Template<unknown>, data: string): (string | undefined)[
     if (data.slice(end, at) !== segment) return undefined;
   }
   return undefined;
+}
+
+/** Where `data` ends with the closing brackets of `tail`, blanks allowed before and between them: the index of the first; `-1` when it does not. */
+function closingStart(data: string, tail: string): number {
+  let at = data.length;
+  for (let index = tail.length - 1; index >= 0; index--) {
+    do at--;
+    while (at >= 0 && isBlank(data.charCodeAt(at)));
+    if (at < 0 || data.charCodeAt(at) !== tail.charCodeAt(index)) return -1;
+  }
+  return at;
 }
 
 /** The index just past the plain integer (`0`, or digits not starting with `0`) that starts at `start`; `-1` when none does. */

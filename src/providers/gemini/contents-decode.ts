@@ -49,7 +49,7 @@ export function decodeGeminiParts(content: JsonObject, path: string, scope: Part
     const partPath = `${path}/parts/${index}`;
     const part = decodeGeminiPart(list[index], partPath, index, scope);
     // A call or result whose id was made up is reported by every target that carries ids: anchored, so that needs no recording decode.
-    parts[index] = losses.recording ? losses.origin(part, partPath) : hasMadeUpId(part) ? losses.anchor(part, partPath) : part;
+    parts[index] = losses.recording ? losses.origin(part, partPath) : hasMadeUpId(part) ? losses.anchorItem(part, partPath) : part;
   }
   return parts;
 }

@@ -82,9 +82,10 @@ function decodeResponseObject(body: Record<string, unknown>, result: ToolResultP
   const lean = scope.lean === true;
   let only: string | undefined;
   let count = 0;
+  // Only whether there is exactly one key matters: stop at the second.
   for (const key in body) {
     only = key;
-    count++;
+    if (++count > 1) break;
   }
   if (count === 1 && only === 'output' && typeof body['output'] === 'string') {
     result.content.push({ type: 'text', text: body['output'] });

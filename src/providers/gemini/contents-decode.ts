@@ -98,10 +98,9 @@ function splitUserTurn(parts: Part[]): Message[] {
   for (const part of parts) {
     const role = part.type === 'tool_result' ? 'tool' : 'user';
     if (current === undefined || current.role !== role) {
-      current = { role, parts: [] };
+      current = { role, parts: [part] };
       messages.push(current);
-    }
-    current.parts.push(part);
+    } else current.parts.push(part);
   }
   if (messages.length === 0) messages.push({ role: 'user', parts: [] });
   return messages;

@@ -177,6 +177,7 @@ export class LossCollector {
   anchorItem<T extends object>(node: T, pointer: string): T {
     if (this.recording) return this.anchor(node, pointer);
     (this.#items ??= []).push(node, pointer);
+    this.#itemMap?.set(node, pointer);
     return node;
   }
 
@@ -184,7 +185,7 @@ export class LossCollector {
   #items: unknown[] | undefined;
   /** Where {@link #itemOrigin} looks first: past the last item it found. */
   #nextItem = 0;
-  /** The anchors of {@link #items} by node, made at the first lookup that finds none (the rare node reported out of order or not anchored). */
+  /** The anchors of {@link #items} by node (the last anchor of a node wins, as in {@link anchor}), made at the first lookup that finds none ahead (the rare node reported out of order or not anchored). */
   #itemMap: Map<unknown, string> | undefined;
 
   #itemOrigin(node: object): string | undefined {

@@ -165,7 +165,7 @@ export function convertBetween(kind: Kind, body: unknown, from: AnyCodec, to: An
   const encode = encoderOf(kind, to);
   const needs = needsOf(decode, encode);
   const recording = needs !== undefined && needs.needed * 3 >= needs.seen;
-  const losses = new LossCollector(recording ? RECORD : undefined);
+  const losses = new LossCollector(recording ? RECORD_PLACING : PLACING);
   const wire = parseBody(body);
   const target = formatOf(to);
   const ir = decode.call(from, wire, decodeContext(losses, model, target));
@@ -176,10 +176,10 @@ export function convertBetween(kind: Kind, body: unknown, from: AnyCodec, to: An
   // Encode losses that anchors and field origins cannot place need every origin: recorded from the start, or by decoding the same body again.
   const needed = losses.losses.length > decoded && !placeLosses(losses.losses, decoded, ir, losses);
   if (needed) {
-    if (recording) pointIntoSource(losses.losses, decoded, ir, losses, losses);
+    if (recording) pointIntoSource(losses.losses, decoded, ir, losses);
     else {
       const recorder = new LossCollector(RECORD);
-      pointIntoSource(losses.losses, decoded, decode.call(from, wire, decodeContext(recorder, model, target)), recorder, losses);
+      pointIntoSource(losses.losses, decoded, decode.call(from, wire, decodeContext(recorder, model, target)), recorder);
     }
   }
   if (needs !== undefined || needed) noteNeed(decode, encode, needs, needed);
@@ -188,38 +188,46 @@ export function convertBetween(kind: Kind, body: unknown, from: AnyCodec, to: An
 }
 
 const RECORD = { recordOrigins: true } as const;
+const PLACING = { placeAnchored: true } as const;
+const RECORD_PLACING = { recordOrigins: true, placeAnchored: true } as const;
 
 /**
  * Turn the IR pointers of the encode losses (`list` from `start` on) into
  * pointers into the source body, keeping each IR pointer as `irPath`: a
- * loss reported on an anchored node (`losses.anchoredAt`) takes the
- * anchor's pointer, any other the origin `recorder` recorded while
- * decoding `ir`.
+ * loss reported on an anchored node was placed by `losses.addAt` already
+ * (it has its `irPath`), any other takes the origin `recorder` recorded
+ * while decoding `ir`.
  */
-function pointIntoSource(list: Loss[], start: number, ir: object, recorder: LossCollector, losses: LossCollector): void {
+function pointIntoSource(list: Loss[], start: number, ir: object, recorder: LossCollector): void {
   for (let index = start; index < list.length; index++) {
     const loss = list[index] as Loss;
-    const path = losses.anchoredAt(index) ?? recorder.sourceOf(ir, loss.path);
-    list[index] = { code: loss.code, path, irPath: loss.path, message: loss.message, severity: loss.severity };
+    if (loss.irPath !== undefined) continue;
+    list[index] = { code: loss.code, path: recorder.sourceOf(ir, loss.path), irPath: loss.path, message: loss.message, severity: loss.severity };
   }
 }
 
 /**
  * {@link pointIntoSource} without a recording decode, when every encode
  * loss from `start` on can be placed so: reported on an anchored node
- * (`LossCollector.addAt`), or on the IR's settings, outside its lists of
- * messages, tools and candidates, whose origins decoders always record (the
- * field origins of `originFields`, the `usage` anchors; the IR root never
- * has one). Otherwise leaves `list` as it is and answers false.
+ * (`LossCollector.addAt`, which placed it), or on the IR's settings,
+ * outside its lists of messages, tools and candidates, whose origins
+ * decoders always record (the field origins of `originFields`, the `usage`
+ * anchors; the IR root never has one). Otherwise leaves `list` as it is
+ * and answers false.
  */
 function placeLosses(list: Loss[], start: number, ir: object, losses: LossCollector): boolean {
-  for (let index = start; index < list.length; index++) {
-    if (losses.anchoredAt(index) === undefined && !outsideLists((list[index] as Loss).path)) return false;
-  }
+  let unplaced = false;
   for (let index = start; index < list.length; index++) {
     const loss = list[index] as Loss;
-    const path = losses.anchoredAt(index) ?? losses.sourceOfOne(ir, loss.path);
-    list[index] = { code: loss.code, path, irPath: loss.path, message: loss.message, severity: loss.severity };
+    if (loss.irPath !== undefined) continue;
+    if (!outsideLists(loss.path)) return false;
+    unplaced = true;
+  }
+  if (!unplaced) return true;
+  for (let index = start; index < list.length; index++) {
+    const loss = list[index] as Loss;
+    if (loss.irPath !== undefined) continue;
+    list[index] = { code: loss.code, path: losses.sourceOfOne(ir, loss.path), irPath: loss.path, message: loss.message, severity: loss.severity };
   }
   return true;
 }

@@ -92,8 +92,15 @@ export class LossCollector {
   #fields: unknown[] | undefined;
   #root: object | ((irPath: string) => string) | undefined;
 
-  constructor(options?: { recordOrigins?: boolean }) {
+  /**
+   * `recordOrigins`: see {@link recording}. `placeAnchored` (what a
+   * conversion uses): a loss that {@link addAt} finds an anchor for is added
+   * already placed, with the anchor's pointer as `path` and the reported IR
+   * pointer as `irPath`.
+   */
+  constructor(options?: { recordOrigins?: boolean; placeAnchored?: boolean }) {
     this.recording = options?.recordOrigins === true;
+    this.#placeAnchored = options?.placeAnchored === true;
   }
 
   /** Record a loss. While translating (see {@link translateThrough}), `path` is an IR pointer and is translated. */
@@ -110,17 +117,27 @@ export class LossCollector {
    * `path`.
    */
   addAt(node: object, code: LossCode, path: string, message: string, severity: LossSeverity = 'warning'): void {
-    this.add(code, path, message, severity);
-    const origin = this.#root === undefined ? this.#origins?.get(node) : undefined;
-    if (origin !== undefined) (this.#anchored ??= new Map()).set(this.losses.length - 1, origin);
+    const origin = this.#root === undefined ? (this.#itemOrigin(node) ?? this.#origins?.get(node)) : undefined;
+    if (origin === undefined) this.add(code, path, message, severity);
+    // A conversion's collector places the loss at once: its final shape, with no side table to read it back from.
+    else if (this.#placeAnchored) this.losses.push({ code, path: origin, irPath: path, message, severity });
+    else {
+      this.add(code, path, message, severity);
+      (this.#anchored ??= new Map()).set(this.losses.length - 1, origin);
+    }
   }
 
-  /** The origin {@link addAt} found for the loss at `index` of {@link losses}. */
+  /**
+   * The origin {@link addAt} found for the loss at `index` of {@link losses}.
+   * With `placeAnchored`, such a loss is placed already (its `path` is that
+   * origin, its `irPath` the reported pointer) and this returns `undefined`.
+   */
   anchoredAt(index: number): string | undefined {
     return this.#anchored?.get(index);
   }
 
   #anchored: Map<number, string> | undefined;
+  readonly #placeAnchored: boolean;
 
   /**
    * Remember that IR `node` was decoded from the wire value at `pointer` (a
@@ -148,6 +165,42 @@ export class LossCollector {
     (this.#origins ??= new Map()).set(node, pointer);
     if (this.#walk !== undefined) this.#walk.root = undefined;
     return node;
+  }
+
+  /**
+   * {@link anchor} for an item of one of the IR's lists (a part, a tool),
+   * which only {@link addAt} looks up: unless {@link recording}, kept in a
+   * list in decode order rather than a map, since encoders report such
+   * items in the same order (a compare at the place after the last one
+   * found, where a map entry per item costs more).
+   */
+  anchorItem<T extends object>(node: T, pointer: string): T {
+    if (this.recording) return this.anchor(node, pointer);
+    (this.#items ??= []).push(node, pointer);
+    this.#itemMap?.set(node, pointer);
+    return node;
+  }
+
+  /** The anchors of {@link anchorItem}: node, pointer, node, pointer, … */
+  #items: unknown[] | undefined;
+  /** Where {@link #itemOrigin} looks first: past the last item it found. */
+  #nextItem = 0;
+  /** The anchors of {@link #items} by node (the last anchor of a node wins, as in {@link anchor}), made at the first lookup that finds none ahead (the rare node reported out of order or not anchored). */
+  #itemMap: Map<unknown, string> | undefined;
+
+  #itemOrigin(node: object): string | undefined {
+    const items = this.#items;
+    if (items === undefined) return undefined;
+    if (this.#itemMap !== undefined) return this.#itemMap.get(node);
+    for (let at = this.#nextItem; at < items.length; at += 2) {
+      if (items[at] === node) {
+        this.#nextItem = at + 2;
+        return items[at + 1] as string;
+      }
+    }
+    const map = (this.#itemMap = new Map());
+    for (let at = items.length - 2; at >= 0; at -= 2) if (!map.has(items[at])) map.set(items[at], items[at + 1] as string);
+    return map.get(node);
   }
 
   /**

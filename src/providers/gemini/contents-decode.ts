@@ -49,7 +49,7 @@ export function decodeGeminiParts(content: JsonObject, path: string, scope: Part
     const partPath = `${path}/parts/${index}`;
     const part = decodeGeminiPart(list[index], partPath, index, scope);
     // A call or result whose id was made up is reported by every target that carries ids: anchored, so that needs no recording decode.
-    parts[index] = losses.recording ? losses.origin(part, partPath) : hasMadeUpId(part) ? losses.anchor(part, partPath) : part;
+    parts[index] = losses.recording ? losses.origin(part, partPath) : hasMadeUpId(part) ? losses.anchorItem(part, partPath) : part;
   }
   return parts;
 }
@@ -98,10 +98,9 @@ function splitUserTurn(parts: Part[]): Message[] {
   for (const part of parts) {
     const role = part.type === 'tool_result' ? 'tool' : 'user';
     if (current === undefined || current.role !== role) {
-      current = { role, parts: [] };
+      current = { role, parts: [part] };
       messages.push(current);
-    }
-    current.parts.push(part);
+    } else current.parts.push(part);
   }
   if (messages.length === 0) messages.push({ role: 'user', parts: [] });
   return messages;

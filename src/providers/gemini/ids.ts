@@ -53,29 +53,54 @@ export function emitsId(id: string, syntheticId: boolean | undefined, gemini: Re
   return syntheticId !== true && !id.startsWith(SYNTHETIC_ID_PREFIX) && gemini?.['$id'] === true;
 }
 
-/** Calls waiting for their response, by tool name, in order. */
+/**
+ * Calls waiting for their response, in order. A list scanned by name, as the
+ * Ollama decoder keeps its own: a response mostly answers one of the few
+ * calls of the turn before, and a compare per waiting call costs less than a
+ * map entry and a queue per name.
+ */
 export class PendingCalls {
-  // Made at the first call: most contents and candidates have none.
-  private byName: Map<string, string[]> | undefined;
+  // Name and id of each waiting call, side by side.
+  private readonly names: string[] = [];
+  private readonly ids: string[] = [];
 
   /** Remember a call. */
   add(name: string, id: string): void {
-    const byName = (this.byName ??= new Map());
-    const queue = byName.get(name);
-    if (queue === undefined) byName.set(name, [id]);
-    else queue.push(id);
+    this.names.push(name);
+    this.ids.push(id);
   }
 
   /** The earliest unanswered call id for `name`, removed from the queue. */
   take(name: string): string | undefined {
-    return this.byName?.get(name)?.shift();
+    const names = this.names;
+    for (let index = 0; index < names.length; index++) {
+      if (names[index] !== name) continue;
+      const id = this.ids[index];
+      this.remove(index);
+      return id;
+    }
+    return undefined;
   }
 
   /** Mark the call `id` answered (a response that carried its id). */
   answer(name: string, id: string): void {
-    const queue = this.byName?.get(name);
-    if (queue === undefined) return;
-    const index = queue.indexOf(id);
-    if (index >= 0) queue.splice(index, 1);
+    const names = this.names;
+    const ids = this.ids;
+    for (let index = 0; index < names.length; index++) {
+      if (ids[index] === id && names[index] === name) {
+        this.remove(index);
+        return;
+      }
+    }
+  }
+
+  private remove(index: number): void {
+    if (index === 0) {
+      this.names.shift();
+      this.ids.shift();
+    } else {
+      this.names.splice(index, 1);
+      this.ids.splice(index, 1);
+    }
   }
 }

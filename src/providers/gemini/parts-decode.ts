@@ -161,7 +161,7 @@ export function decodeGeminiPart(value: unknown, path: string, partIndex: number
       break;
     case 'functionResponse':
       if (scope.role === 'model') return opaque(part, key);
-      result = decodeGeminiFunctionResponse(data, `${path}/${dataKey}`, partIndex, scope);
+      result = decodeGeminiFunctionResponse(data, path, dataKey, partIndex, scope);
       break;
     case 'executableCode':
     case 'codeExecutionResult':

@@ -35,18 +35,19 @@ export interface ResponseObjectHint {
   value: Record<string, unknown>;
 }
 
-/** Decode a `functionResponse` object in a user turn. */
+/** Decode the `functionResponse` object at `partPath`/`key` in a user turn; its pointer is built only for an error or nested parts. */
 export function decodeGeminiFunctionResponse(
   value: unknown,
-  path: string,
+  partPath: string,
+  key: string,
   partIndex: number,
   scope: PartScope,
 ): ToolResultPart {
-  const response = expectObject(value, path, 'gemini');
+  const response = isObject(value) ? value : expectObject(value, `${partPath}/${key}`, 'gemini');
   const name = response['name'];
   if (typeof name !== 'string') {
-    if (name === undefined) throw missing(`${path}/name`, 'name');
-    expectString(name, `${path}/name`, 'gemini');
+    if (name === undefined) throw missing(`${partPath}/${key}/name`, 'name');
+    expectString(name, `${partPath}/${key}/name`, 'gemini');
   }
   const result: ToolResultPart = { type: 'tool_result', callId: '', name: name as string, content: [] };
   const id = response['id'];
@@ -55,17 +56,18 @@ export function decodeGeminiFunctionResponse(
     result.callId = paired ?? syntheticCallId(scope.idScope, partIndex);
     result.syntheticId = true;
   } else {
-    result.callId = typeof id === 'string' ? id : expectString(id, `${path}/id`, 'gemini');
+    result.callId = typeof id === 'string' ? id : expectString(id, `${partPath}/${key}/id`, 'gemini');
     if (scope.lean !== true) hint(result, 'gemini', '$id', true);
     scope.pending.answer(name as string, result.callId);
   }
   const body = response['response'];
   if (body === undefined) {
     if (scope.lean !== true) hint(result, 'gemini', '$noResponse', true);
-  } else decodeResponseObject(isObject(body) ? body : expectObject(body, `${path}/response`, 'gemini'), result, scope);
+  } else decodeResponseObject(isObject(body) ? body : expectObject(body, `${partPath}/${key}/response`, 'gemini'), result, scope);
   // `parts` has no snake_case spelling of its own.
   const parts = response['parts'];
   if (parts !== undefined) {
+    const path = `${partPath}/${key}`;
     const list = expectArray(parts, pointer(path, 'parts'), 'gemini');
     if (list.length === 0 && scope.lean !== true) hint(result, 'gemini', '$emptyParts', true);
     const nested: PartScope = { ...scope, role: 'model' };
@@ -82,23 +84,24 @@ function decodeResponseObject(body: Record<string, unknown>, result: ToolResultP
   const lean = scope.lean === true;
   let only: string | undefined;
   let count = 0;
+  // Only whether there is exactly one key matters: stop at the second.
   for (const key in body) {
     only = key;
-    count++;
+    if (++count > 1) break;
   }
   if (count === 1 && only === 'output' && typeof body['output'] === 'string') {
-    result.content.push({ type: 'text', text: body['output'] });
+    result.content = [{ type: 'text', text: body['output'] }];
     if (!lean) hint(result, 'gemini', '$response', 'output' satisfies ResponseShape);
     return;
   }
   if (count === 1 && only === 'error' && typeof body['error'] === 'string') {
-    result.content.push({ type: 'text', text: body['error'] });
+    result.content = [{ type: 'text', text: body['error'] }];
     result.isError = true;
     if (!lean) hint(result, 'gemini', '$response', 'error' satisfies ResponseShape);
     return;
   }
   const text = JSON.stringify(body);
-  result.content.push({ type: 'text', text });
+  result.content = [{ type: 'text', text }];
   if (!lean) hint(result, 'gemini', '$response', 'json' satisfies ResponseShape);
   // Back to Gemini: the encoder sends this object again while the text is still this one, instead of parsing the text.
   if (scope.same === true) hint(result, 'gemini', '$responseObject', { text, value: body } satisfies ResponseObjectHint);

@@ -144,9 +144,9 @@ export function anchorMadeUpIds(message: Message, wire: JsonObject, path: string
   for (let index = 0; index < parts.length; index++) {
     const part = parts[index] as Part;
     if (part.type === 'tool_call') {
-      if (part.syntheticId === true && Array.isArray(wire['tool_calls']) && call < wire['tool_calls'].length) losses.anchor(part, `${path}/tool_calls/${call}`);
+      if (part.syntheticId === true && Array.isArray(wire['tool_calls']) && call < wire['tool_calls'].length) losses.anchorItem(part, `${path}/tool_calls/${call}`);
       call++;
-    } else if (part.type === 'tool_result' && part.syntheticId === true) losses.anchor(part, path);
+    } else if (part.type === 'tool_result' && part.syntheticId === true) losses.anchorItem(part, path);
   }
   return message;
 }

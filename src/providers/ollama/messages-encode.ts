@@ -6,7 +6,7 @@
  * @see https://github.com/ollama/ollama/blob/main/docs/api.md#chat-request-with-history-with-tools
  */
 import type { LossCollector } from '../../core/losses.ts';
-import type { Message, Part, ToolResultPart } from '../../core/ir.ts';
+import type { Message, Part, ToolCallPart, ToolResultPart } from '../../core/ir.ts';
 import { extensionsOf, spreadExtensions, type JsonObject } from '../../core/wire.ts';
 import { SYNTHETIC_ID_PREFIX } from './ids.ts';
 import { encodeOllamaParts, joinTexts } from './parts-encode.ts';
@@ -43,11 +43,60 @@ function encodeMessage(message: Message, losses: LossCollector, path: string): J
   return wire;
 }
 
-function resultName(part: ToolResultPart, names: ReadonlyMap<string, string>): string | undefined {
-  return part.name ?? names.get(part.callId);
+/** How many of the latest calls {@link CallNames.of} compares ids with before entering every call into a map. */
+const RECENT_CALLS = 16;
+
+/**
+ * The names of the calls seen so far, by id (the latest call with an id
+ * wins). Calls are queued, and entered into a map only when a result looks
+ * up an id that is not among the last few: a result mostly answers one of
+ * the calls just before it, and comparing a few ids costs less than
+ * hashing every call id.
+ */
+class CallNames {
+  private readonly calls: ToolCallPart[] = [];
+  private byId: Map<string, string> | undefined;
+
+  add(call: ToolCallPart): void {
+    this.calls.push(call);
+  }
+
+  of(callId: string): string | undefined {
+    const calls = this.calls;
+    if (calls.length > 0) {
+      const stop = calls.length > RECENT_CALLS ? calls.length - RECENT_CALLS : 0;
+      for (let index = calls.length - 1; index >= stop; index--) {
+        const call = calls[index] as ToolCallPart;
+        if (call.id === callId) return call.name;
+      }
+      const byId = (this.byId ??= new Map());
+      for (let index = 0; index < calls.length; index++) {
+        const call = calls[index] as ToolCallPart;
+        byId.set(call.id, call.name);
+      }
+      calls.length = 0;
+    }
+    return this.byId?.get(callId);
+  }
 }
 
-function encodeToolResult(part: ToolResultPart, message: Message, names: ReadonlyMap<string, string>, losses: LossCollector, path: string): JsonObject {
+function resultName(part: ToolResultPart, names: CallNames): string | undefined {
+  return part.name ?? names.of(part.callId);
+}
+
+/**
+ * The text of a tool result whose one content part is a text part with no
+ * extensions or citations, when encoding it can report nothing (no
+ * extensions, no error flag); `undefined` otherwise.
+ */
+function plainResultText(part: ToolResultPart): string | undefined {
+  const content = part.content;
+  if (content.length !== 1 || part.extensions !== undefined || part.isError === true) return undefined;
+  const inner = content[0] as Part;
+  return inner.type === 'text' && inner.extensions === undefined && (inner.citations === undefined || inner.citations.length === 0) ? inner.text : undefined;
+}
+
+function encodeToolResult(part: ToolResultPart, message: Message, names: CallNames, losses: LossCollector, path: string): JsonObject {
   losses.foreignExtensions(part.extensions, FORMAT, path);
   const pieces = encodeOllamaParts(part.content, losses, `${path}/content`);
   let text = joinTexts(pieces.texts, 'tool result text', losses, path, SEPARATOR);
@@ -81,16 +130,25 @@ function plainText(message: Message): string | undefined {
 /** Encode IR messages as Ollama `messages`. */
 export function encodeOllamaMessages(messages: readonly Message[], losses: LossCollector): JsonObject[] {
   const out: JsonObject[] = [];
-  const names = new Map<string, string>();
+  const names = new CallNames();
   for (let index = 0; index < messages.length; index++) {
     const message = messages[index] as Message;
     if (message.extensions !== undefined) losses.foreignExtensions(message.extensions, FORMAT, `/messages/${index}`);
     if (message.role === 'tool') {
-      const path = `/messages/${index}`;
       const parts = message.parts;
+      const plain = message.extensions?.[FORMAT] === undefined;
       for (let partIndex = 0; partIndex < parts.length; partIndex++) {
         const part = parts[partIndex] as Part;
-        const partPath = `${path}/parts/${partIndex}`;
+        const text = plain && part.type === 'tool_result' ? plainResultText(part) : undefined;
+        if (text !== undefined) {
+          // One plain text result and no Ollama hints (the common result): what `encodeToolResult` writes, without a path or sorting.
+          const wire: JsonObject = { role: 'tool', content: text };
+          const name = resultName(part as ToolResultPart, names);
+          if (name !== undefined) wire['tool_name'] = name;
+          out.push(wire);
+          continue;
+        }
+        const partPath = `/messages/${index}/parts/${partIndex}`;
         if (part.type !== 'tool_result') {
           losses.add('unsupported_part', partPath, `a ${part.type} part in a tool message has no Ollama form; dropped`);
           continue;
@@ -106,7 +164,7 @@ export function encodeOllamaMessages(messages: readonly Message[], losses: LossC
       out.push({ role: message.role, content: text });
       continue;
     }
-    for (const part of message.parts) if (part.type === 'tool_call') names.set(part.id, part.name);
+    for (const part of message.parts) if (part.type === 'tool_call') names.add(part);
     out.push(spreadExtensions(encodeMessage(message, losses, `/messages/${index}`), message, FORMAT));
   }
   return out;

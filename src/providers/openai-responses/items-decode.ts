@@ -152,7 +152,8 @@ function decodeAssistantItem(item: JsonObject, type: string, path: string, losse
       decodeAssistantMessage(item, path, losses, lean, into);
       return;
     case 'function_call':
-      into.push(losses.origin(decodeOpenaiResponsesToolCall(item, false, path, lean, target === FORMAT), path));
+      // Back to Responses or on to Chat, whose encoders send the argument text as it came: not parsed.
+      into.push(losses.origin(decodeOpenaiResponsesToolCall(item, false, path, lean, target === FORMAT || target === 'openai-chat'), path));
       return;
     case 'custom_tool_call':
       into.push(losses.origin(decodeOpenaiResponsesToolCall(item, true, path, lean), path));

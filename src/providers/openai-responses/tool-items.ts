@@ -89,9 +89,9 @@ function stringField(item: JsonObject, key: string, path: string): string {
 
 /**
  * Decode a `function_call` or `custom_tool_call` item; `lean` skips the hints
- * only a trip back here needs. `keepText`: the IR goes back to Responses,
- * whose encoder sends the argument text as it came (`rawArguments`), so the
- * text is not parsed.
+ * only a trip back here needs. `keepText`: the IR goes back to Responses
+ * or on to OpenAI Chat, whose encoders send the argument text as it came
+ * (`rawArguments`), so the text is not parsed.
  */
 export function decodeOpenaiResponsesToolCall(item: JsonObject, custom: boolean, path: string, lean = false, keepText = false): ToolCallPart {
   // Named reads (a read by a key passed in is a lookup per call); stringField only for what is not a string, to throw.

@@ -1,11 +1,12 @@
 /**
- * The proxy's upstream calls over `node:http`/`node:https` with keep-alive
- * agents. `createNodeFetch()` is a `fetch` (string bodies in, a Web
- * `Response` out) that also carries, under `UPSTREAM_CALL`, the proxy's own
- * upstream call: whole answers are read into one string with no Web stream,
- * `Response` or `Headers` object, and the time limits are kept by a {@link
- * SilenceWatch}, with no `AbortController` or timer per request. Streamed
- * answers (SSE, AWS event stream, NDJSON) stay streams.
+ * The proxy's upstream calls on Node. `createNodeFetch()` is a `fetch`
+ * (string bodies in, a Web `Response` out) that also carries, under
+ * `UPSTREAM_CALL`, the proxy's own upstream call: a streamed call (and a
+ * whole one with a large body) over `node:http`/`node:https` with keep-alive
+ * agents, a whole one over undici (src/node/whole-call.ts). Whole answers are
+ * read into one string with no Web stream, `Response` or `Headers` object;
+ * streamed answers (SSE, AWS event stream, NDJSON) stay streams. The time
+ * limits are kept by one {@link SilenceWatch} for both.
  */
 import { Agent as HttpAgent, request as httpRequest, type ClientRequest, type IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
@@ -13,6 +14,7 @@ import { Readable } from 'node:stream';
 import { UPSTREAM_CALL, UpstreamTimeout, type ByteSink, type ByteSource, type UpstreamCall, type UpstreamReply } from '../proxy/exchange.ts';
 import { LARGE_BODY, silence, SilenceWatch, type Watched } from './silence-watch.ts';
 import { firstRawHeader, headerList, STREAMED, targetCache } from './upstream-target.ts';
+import { wholeUpstreamCall } from './whole-call.ts';
 
 function headersOf(incoming: IncomingMessage): Headers {
   const headers = new Headers();
@@ -101,13 +103,19 @@ function streamSource(incoming: IncomingMessage, outgoing: ClientRequest, watche
 function nodeUpstreamCall(http: HttpAgent, https: HttpsAgent): UpstreamCall {
   const targetOf = targetCache();
   const watch = new SilenceWatch();
-  return (url, init) =>
-    new Promise<UpstreamReply>((resolve, reject) => {
+  const whole = wholeUpstreamCall(watch);
+  return (url, init) => {
+    const target = targetOf(url);
+    // A whole answer over undici, unless its body is large: node:http says when a body has gone out (the first-byte limit runs from then) and watches it go.
+    if (init.stream === false && init.sent === undefined && init.body.length < LARGE_BODY) {
+      const reply = whole(target, init);
+      if (reply !== undefined) return reply;
+    }
+    return new Promise<UpstreamReply>((resolve, reject) => {
       if (init.signal.aborted) {
         reject(new Error('aborted'));
         return;
       }
-      const target = targetOf(url);
       const secure = target.secure;
       const headers = headerList(target, init.headers).concat('content-length', String(Buffer.byteLength(init.body)));
       const send = secure ? httpsRequest : httpRequest;
@@ -193,6 +201,7 @@ function nodeUpstreamCall(http: HttpAgent, https: HttpsAgent): UpstreamCall {
         if (sent !== undefined) sent();
       });
     });
+  };
 }
 
 function noop(): void {}

@@ -1,4 +1,8 @@
-/** The time limits of the proxy's upstream calls on Node (the first byte, and silence within an answer), kept by one sweep for every call. */
+/**
+ * The time limits of the proxy's upstream calls on Node (the first byte, and
+ * silence within an answer), kept by one sweep for every call, whichever
+ * client carries it (node:http for streams, undici for whole answers).
+ */
 
 /** The error a whole body that went silent for `timeoutMs` ends with (forward.ts answers it with 504). */
 export function silence(timeoutMs: number): Error {

@@ -1,4 +1,4 @@
-/** Where an upstream call goes and what it sends (parsed and built once per upstream URL), and raw header lists: shared by the Node server and the Node upstream call. */
+/** Where an upstream call goes and what it sends (parsed and built once per upstream URL), and raw header lists: shared by the Node server and the Node upstream clients, none of which this loads. */
 
 /** The media types of streamed answers: SSE, AWS event stream (Bedrock), NDJSON (Ollama). */
 export const STREAMED = /text\/event-stream|application\/vnd\.amazon\.eventstream|application\/x-ndjson/i;

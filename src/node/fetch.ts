@@ -1,19 +1,20 @@
 /**
- * The proxy's upstream calls over `node:http`/`node:https` with keep-alive
- * agents. `createNodeFetch()` is a `fetch` (string bodies in, a Web
- * `Response` out) that also carries, under `UPSTREAM_CALL`, the proxy's own
- * upstream call: whole answers are read into one string with no Web stream,
- * `Response` or `Headers` object, and the first-byte time limit is the
- * socket's own timeout, with no `AbortController` or timer per request.
- * Streamed answers (SSE, AWS event stream, NDJSON) stay streams.
+ * The proxy's upstream calls on Node. `createNodeFetch()` is a `fetch`
+ * (string bodies in, a Web `Response` out) that also carries, under
+ * `UPSTREAM_CALL`, the proxy's own upstream call: a streamed call (and a
+ * whole one with a large body) over `node:http`/`node:https` with keep-alive
+ * agents, a whole one over undici (src/node/whole-call.ts). Whole answers are
+ * read into one string with no Web stream, `Response` or `Headers` object;
+ * streamed answers (SSE, AWS event stream, NDJSON) stay streams. The time
+ * limits are kept by one {@link SilenceWatch} for both.
  */
 import { Agent as HttpAgent, request as httpRequest, type ClientRequest, type IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { Readable } from 'node:stream';
 import { UPSTREAM_CALL, UpstreamTimeout, type ByteSink, type ByteSource, type UpstreamCall, type UpstreamReply } from '../proxy/exchange.ts';
-
-/** The media types of streamed answers: SSE, AWS event stream (Bedrock), NDJSON (Ollama). */
-const STREAMED = /text\/event-stream|application\/vnd\.amazon\.eventstream|application\/x-ndjson/i;
+import { LARGE_BODY, silence, SilenceWatch, type Watched } from './silence-watch.ts';
+import { firstRawHeader, headerList, STREAMED, targetCache } from './upstream-target.ts';
+import { wholeUpstreamCall } from './whole-call.ts';
 
 function headersOf(incoming: IncomingMessage): Headers {
   const headers = new Headers();
@@ -29,157 +30,6 @@ function headerOf(incoming: IncomingMessage, name: string): string | null {
   const value = incoming.headers[name];
   if (value === undefined) return null;
   return Array.isArray(value) ? value.join(', ') : value;
-}
-
-/**
- * The first value of header `name` (lower case) in a raw header list, as
- * `headers[name]` gives a header Node keeps once (content-type,
- * content-length), without building the `headers` object (Node builds it
- * from the raw list, header by header, on first access).
- */
-export function firstRawHeader(raw: readonly string[], name: string): string | undefined {
-  for (let index = 0; index < raw.length; index += 2) {
-    const key = raw[index]!;
-    if (key.length === name.length && key.toLowerCase() === name) return raw[index + 1];
-  }
-  return undefined;
-}
-
-/** The error a whole body that went silent for `timeoutMs` ends with (forward.ts answers it with 504). */
-function silence(timeoutMs: number): Error {
-  return new Error(`the upstream went silent for ${timeoutMs} ms mid-answer`);
-}
-
-/** One upstream call under the {@link SilenceWatch}. */
-interface Watched {
-  /** Set by every sign of life (the request written, the answer's head, each chunk); each sweep clears it. */
-  active: boolean;
-  /** The time of the first sweep that found the call quiet, ms (`performance.now()`). */
-  quietSince: number;
-  /** Held back by the reader's back-pressure: a slow caller is not a silent upstream. */
-  paused: boolean;
-  timeoutMs: number;
-  /** While a large request body is going out: the bytes the socket has written so far (progress is a sign of life). */
-  written?: (() => number) | undefined;
-  /** What {@link written} said at the last sweep. */
-  lastWritten?: number;
-  /** The call was silent for `timeoutMs`: it ends here (it is no longer watched). */
-  silent: () => void;
-}
-
-/**
- * The first-byte limit and the silence limit of every upstream call, kept
- * by one sweep instead of a timer per call. The socket's own timeout (the
- * request's `timeout` option) costs two timer updates and a listener per
- * request on a keep-alive socket (set when the agent hands the socket over,
- * cleared when the answer ends); here a call is an entry in a set and a
- * flag its events set. A sweep every eighth of the shortest limit (at most
- * every second) marks a call that showed life since the last sweep as quiet
- * from now, and ends one quiet for its whole limit: a silence ends at
- * least `timeoutMs` after the last byte, and at most two sweep periods
- * later. The sweep stops when no call is left.
- */
-class SilenceWatch {
-  readonly #calls = new Set<Watched>();
-  #timer: ReturnType<typeof setInterval> | undefined;
-  #period = 0;
-
-  add(call: Watched): void {
-    this.#calls.add(call);
-    const period = Math.max(1, Math.min(1000, Math.floor(call.timeoutMs / 8)));
-    if (this.#timer !== undefined && period >= this.#period) return;
-    if (this.#timer !== undefined) clearInterval(this.#timer);
-    this.#period = period;
-    this.#timer = setInterval(this.#sweep, period);
-    this.#timer.unref();
-  }
-
-  delete(call: Watched): void {
-    this.#calls.delete(call);
-  }
-
-  readonly #sweep = (): void => {
-    if (this.#calls.size === 0) {
-      clearInterval(this.#timer);
-      this.#timer = undefined;
-      return;
-    }
-    const now = performance.now();
-    for (const call of this.#calls) {
-      if (call.written !== undefined) {
-        const written = call.written();
-        if (written !== call.lastWritten) {
-          call.lastWritten = written;
-          call.active = true;
-        }
-      }
-      if (call.active || call.paused) {
-        call.active = false;
-        call.quietSince = now;
-      } else if (now - call.quietSince >= call.timeoutMs) {
-        this.#calls.delete(call);
-        call.silent();
-      }
-    }
-  };
-}
-
-/** Where a request goes, parsed once per URL (the proxy calls a handful of upstream URLs over and over). */
-interface Target {
-  secure: boolean;
-  hostname: string;
-  port: string;
-  path: string;
-  /** The Host header, as Node would write it (brackets around IPv6, no default port). */
-  host: string;
-  /** Header lists already built for this target, by the proxy's (fixed) header object. */
-  lists: WeakMap<Record<string, string>, string[]>;
-}
-
-function targetCache(): (url: string) => Target {
-  const cache = new Map<string, Target>();
-  return (text) => {
-    let target = cache.get(text);
-    if (target === undefined) {
-      const url = new URL(text);
-      target = {
-        secure: url.protocol === 'https:',
-        hostname: url.hostname.replace(/^\[(.*)\]$/, '$1'),
-        port: url.port,
-        path: `${url.pathname}${url.search}`,
-        host: url.host,
-        lists: new WeakMap(),
-      };
-      // Gemini URLs carry the model: keep the cache bounded whatever callers send.
-      if (cache.size >= 256) cache.clear();
-      cache.set(text, target);
-    }
-    return target;
-  };
-}
-
-/**
- * The request's headers as the raw list `http.request` takes (name, value,
- * name, value…), Host first. Node writes a list as it is, where an object
- * costs a validated `setHeader` per name; the values were sanitised when the
- * proxy was made, and Node still refuses a value with a control character.
- * The list for the proxy's fixed header object is built once per target.
- */
-function headerList(target: Target, headers: Record<string, string>): string[] {
-  let list = target.lists.get(headers);
-  if (list === undefined) {
-    list = [];
-    let host = false;
-    for (const name in headers) {
-      const lower = name.toLowerCase();
-      if (lower === 'content-length') continue;
-      if (lower === 'host') host = true;
-      list.push(name, headers[name] as string);
-    }
-    if (!host) list.unshift('host', target.host);
-    target.lists.set(headers, list);
-  }
-  return list;
 }
 
 /**
@@ -253,13 +103,19 @@ function streamSource(incoming: IncomingMessage, outgoing: ClientRequest, watche
 function nodeUpstreamCall(http: HttpAgent, https: HttpsAgent): UpstreamCall {
   const targetOf = targetCache();
   const watch = new SilenceWatch();
-  return (url, init) =>
-    new Promise<UpstreamReply>((resolve, reject) => {
+  const whole = wholeUpstreamCall(watch);
+  return (url, init) => {
+    const target = targetOf(url);
+    // A whole answer over undici, unless its body is large: node:http says when a body has gone out (the first-byte limit runs from then) and watches it go.
+    if (init.stream === false && init.sent === undefined && init.body.length < LARGE_BODY) {
+      const reply = whole(target, init);
+      if (reply !== undefined) return reply;
+    }
+    return new Promise<UpstreamReply>((resolve, reject) => {
       if (init.signal.aborted) {
         reject(new Error('aborted'));
         return;
       }
-      const target = targetOf(url);
       const secure = target.secure;
       const headers = headerList(target, init.headers).concat('content-length', String(Buffer.byteLength(init.body)));
       const send = secure ? httpsRequest : httpRequest;
@@ -345,12 +201,10 @@ function nodeUpstreamCall(http: HttpAgent, https: HttpsAgent): UpstreamCall {
         if (sent !== undefined) sent();
       });
     });
+  };
 }
 
 function noop(): void {}
-
-/** A request body this long (in UTF-16 units) marks the call active once it is written. */
-const LARGE_BODY = 64 * 1024;
 
 /** A `fetch` that takes string bodies (what the proxy sends) and answers with a Web `Response`; the proxy uses its `UPSTREAM_CALL`. */
 export function createNodeFetch(): typeof fetch {

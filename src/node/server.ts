@@ -16,7 +16,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { createServer as createHttp2Server, type Http2Session } from 'node:http2';
 import { Duplex, Readable } from 'node:stream';
 import type { AddressInfo, Socket } from 'node:net';
-import { firstRawHeader } from './fetch.ts';
+import { firstRawHeader } from './upstream-target.ts';
 import { CallerCancel, isByteSource, PROXY_EXCHANGE, type Answer, type ByteSource, type Exchange, type Inbound } from '../proxy/exchange.ts';
 
 /** A fetch handler, such as the one `createProxy` returns. */

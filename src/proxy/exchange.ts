@@ -173,6 +173,13 @@ export interface UpstreamInit {
   /** The caller's cancellation. */
   signal: Cancel;
   /**
+   * Whether the request asks for a streamed answer (`stream: true`, Gemini's
+   * `streamGenerateContent`, Bedrock's `converse-stream`). A transport may
+   * carry whole and streamed calls differently (the Node one does); the
+   * answer's media type still says what came.
+   */
+  stream?: boolean;
+  /**
    * Called once the request has been handed to the network, where the call
    * can tell (the Node one does): the proxy prepares a stream's converter
    * then, while the upstream works, rather than before sending. It must not

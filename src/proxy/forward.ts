@@ -320,7 +320,7 @@ function callUpstream(options: ForwardOptions, prepared: Prepared, sent?: () => 
   try {
     const url = options.url(prepared.model, prepared.stream);
     const body = stringifyBody(prepared.body);
-    const init: UpstreamInit = { headers: options.headers, body, timeoutMs: options.timeoutMs, signal: options.signal };
+    const init: UpstreamInit = { headers: options.headers, body, timeoutMs: options.timeoutMs, signal: options.signal, stream: prepared.stream };
     if (sent !== undefined) init.sent = sent;
     const sign = options.sign;
     // One promise for the usual unsigned call; a signed one waits for its signature first.

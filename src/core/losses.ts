@@ -264,10 +264,11 @@ export class LossCollector {
    * next: for the few losses on a conversion's settings.
    */
   sourceOfOne(root: object, irPath: string): string {
-    const origins = this.#origins ?? NO_ORIGINS;
+    // Without origins (most conversions: only settings losses), no Map lookups: each would give the node an identity hash.
+    const origins = this.#origins;
     const fields = this.#fields;
     let node: unknown = root;
-    let best = origins.get(root) ?? '';
+    let best = origins?.get(root) ?? '';
     const segments = segmentsOf(irPath);
     for (let index = 0; index < segments.length && typeof node === 'object' && node !== null; index++) {
       const segment = segments[index] as string;
@@ -278,7 +279,7 @@ export class LossCollector {
         if (fields !== undefined) best = this.#fieldOrigin(fields, node, segment) ?? best;
         node = Object.hasOwn(node, segment) ? (node as Record<string, unknown>)[segment] : undefined;
       }
-      if (typeof node === 'object' && node !== null) best = origins.get(node) ?? best;
+      if (origins !== undefined && typeof node === 'object' && node !== null) best = origins.get(node) ?? best;
     }
     return best;
   }

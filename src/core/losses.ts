@@ -181,6 +181,44 @@ export class LossCollector {
     return node;
   }
 
+  /**
+   * {@link anchorItem} for the `extensions` object of an IR message or part
+   * whose decoder kept fields of its own there (unknown keys), which every
+   * other target reports as dropped ({@link foreignExtensions}): `pointer`
+   * is the one {@link origin} records for that node, and encoders report its
+   * extensions at that node's IR pointer. Kept apart from the item anchors
+   * (a message's extensions are anchored after its parts but reported before
+   * them), in decode order; nothing unless {@link recording} is false.
+   */
+  anchorExtensions(extensions: object, pointer: string): void {
+    if (this.recording) return;
+    (this.#extensionAnchors ??= []).push(extensions, pointer);
+  }
+
+  /** The anchors of {@link anchorExtensions}: extensions, pointer, … */
+  #extensionAnchors: unknown[] | undefined;
+  /** Where {@link #extensionOrigin} looks first: past the last one it found. */
+  #nextExtension = 0;
+
+  #extensionOrigin(extensions: object): string | undefined {
+    const list = this.#extensionAnchors;
+    if (list === undefined) return undefined;
+    const start = this.#nextExtension;
+    for (let at = start; at < list.length; at += 2) {
+      if (list[at] === extensions) {
+        this.#nextExtension = at + 2;
+        return list[at + 1] as string;
+      }
+    }
+    for (let at = 0; at < start; at += 2) {
+      if (list[at] === extensions) {
+        this.#nextExtension = at + 2;
+        return list[at + 1] as string;
+      }
+    }
+    return undefined;
+  }
+
   /** The anchors of {@link anchorItem}: node, pointer, node, pointer, … */
   #items: unknown[] | undefined;
   /** Where {@link #itemOrigin} looks first: past the last item it found. */
@@ -352,17 +390,26 @@ export class LossCollector {
    */
   foreignExtensions(extensions: Extensions | undefined, target: FormatId, path: string): void {
     if (extensions === undefined) return;
+    // Anchored extensions (see anchorExtensions) are placed at once by a conversion's collector, as addAt places a loss.
+    let origin: string | undefined;
+    let looked = !this.#placeAnchored || this.#root !== undefined || this.#extensionAnchors === undefined;
     for (const format in extensions) {
       if (format === target) continue;
       const fields = extensions[format as FormatId];
       if (fields === undefined) continue;
       for (const key in fields) {
         if (key.charCodeAt(0) === 36 /* $ */) continue;
-        if (REASONING_STATE_KEYS.has(key)) {
-          this.add('reasoning_state_dropped', path, `${format} "${key}" only goes back to ${format}; dropped for ${target}`);
-        } else {
-          this.add('dropped_field', path, `${format} field "${key}" has no equivalent in ${target}`);
+        if (!looked) {
+          origin = this.#extensionOrigin(extensions);
+          looked = true;
         }
+        const reasoning = REASONING_STATE_KEYS.has(key);
+        const code: LossCode = reasoning ? 'reasoning_state_dropped' : 'dropped_field';
+        const message = reasoning
+          ? `${format} "${key}" only goes back to ${format}; dropped for ${target}`
+          : `${format} field "${key}" has no equivalent in ${target}`;
+        if (origin === undefined) this.add(code, path, message);
+        else this.losses.push({ code, path: origin, irPath: path, message, severity: 'warning' });
       }
     }
   }

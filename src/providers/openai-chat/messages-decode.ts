@@ -77,6 +77,7 @@ function decodeTool(object: JsonObject, path: string, history: History, losses: 
   if (name !== undefined) result.name = name;
   decodeOpenaiChatContent(object['content'], path, result, content, 'string', losses, history.hints);
   keepUnknownOf(result, object, 'content', 'role', 'content', 'tool_call_id');
+  if (result.extensions !== undefined) losses.anchorExtensions(result.extensions, path);
   return { role: 'tool', parts: [losses.origin(result, path)] };
 }
 
@@ -148,7 +149,9 @@ export function decodeOpenaiChatMessages(value: unknown, path: string, losses: L
   const messages: Message[] = new Array(list.length);
   for (let index = 0; index < list.length; index++) {
     const messagePath = `${path}/${index}`;
-    messages[index] = losses.origin(decodeMessage(list[index], messagePath, index, history, losses), messagePath);
+    const message = losses.origin(decodeMessage(list[index], messagePath, index, history, losses), messagePath);
+    if (message.extensions !== undefined) losses.anchorExtensions(message.extensions, messagePath);
+    messages[index] = message;
   }
   return messages;
 }

@@ -139,6 +139,16 @@ function decodeMessage(value: unknown, path: string, index: number, history: His
 }
 
 /**
+ * Anchor the reasoning parts of an assistant message (from dialect fields,
+ * with this format's state), which every other target drops with a loss,
+ * at the message's pointer: they record no origin of their own, so that is
+ * where such a loss points.
+ */
+function anchorReasoning(message: Message, messagePath: string, losses: LossCollector): void {
+  for (const part of message.parts) if (part.type === 'reasoning') losses.anchorItem(part, messagePath);
+}
+
+/**
  * Decode the request `messages` array; `hints: false` skips the shape hints
  * only the openai-chat encoder reads, `parse: false` the parse of tool-call
  * argument text (see `parsesArguments`).
@@ -151,6 +161,7 @@ export function decodeOpenaiChatMessages(value: unknown, path: string, losses: L
     const messagePath = `${path}/${index}`;
     const message = losses.origin(decodeMessage(list[index], messagePath, index, history, losses), messagePath);
     if (message.extensions !== undefined) losses.anchorExtensions(message.extensions, messagePath);
+    if (message.role === 'assistant' && !hints && !losses.recording) anchorReasoning(message, messagePath, losses);
     messages[index] = message;
   }
   return messages;

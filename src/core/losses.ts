@@ -282,7 +282,7 @@ export class LossCollector {
       if (!Object.hasOwn(table, key) || (node as Record<string, unknown>)[key] === undefined) continue;
       const candidates = table[key] as string | readonly string[];
       const wireKey = typeof candidates === 'string' ? (wire[candidates] === undefined ? undefined : candidates) : firstPresent(wire, candidates);
-      if (wireKey !== undefined) return `${fields[at + 2] as string}/${wireKey.replaceAll('~', '~0').replaceAll('/', '~1')}`;
+      if (wireKey !== undefined) return `${fields[at + 2] as string}/${escapeKey(wireKey)}`;
     }
     return undefined;
   }
@@ -416,6 +416,11 @@ export class LossCollector {
 }
 
 const NO_ORIGINS: ReadonlyMap<object, string> = new Map();
+
+/** `key` as a JSON pointer segment; wire keys of settings tables (`max_tokens`) mostly need no escape, and two `replaceAll` calls per lookup cost more than the look. */
+function escapeKey(key: string): string {
+  return key.indexOf('~') === -1 && key.indexOf('/') === -1 ? key : key.replaceAll('~', '~0').replaceAll('/', '~1');
+}
 
 /**
  * The unescaped segments of IR pointers on settings, split once: the same

@@ -223,7 +223,9 @@ export class LossCollector {
   #items: unknown[] | undefined;
   /** Where {@link #itemOrigin} looks first: past the last item it found. */
   #nextItem = 0;
-  /** The anchors of {@link #items} by node (the last anchor of a node wins, as in {@link anchor}), made at the first lookup that finds none ahead (the rare node reported out of order or not anchored). */
+  /** Lookups of {@link #itemOrigin} that found no anchor at all, before it makes {@link #itemMap} (which answers those at once). */
+  #itemMisses = 0;
+  /** The anchors of {@link #items} by node (the last anchor of a node wins, as in {@link anchor}), made at the first lookup that finds its node only behind (reported out of order), or at the eighth that finds it nowhere. */
   #itemMap: Map<unknown, string> | undefined;
 
   #itemOrigin(node: object): string | undefined {
@@ -236,6 +238,10 @@ export class LossCollector {
         return items[at + 1] as string;
       }
     }
+    // Not ahead: a node never anchored (a reasoning part of a source that anchors only its calls) is common and needs no map; one anchored behind is out of order.
+    let behind = false;
+    for (let at = 0; at < this.#nextItem && !behind; at += 2) behind = items[at] === node;
+    if (!behind && ++this.#itemMisses < 8) return undefined;
     const map = (this.#itemMap = new Map());
     for (let at = items.length - 2; at >= 0; at -= 2) if (!map.has(items[at])) map.set(items[at], items[at + 1] as string);
     return map.get(node);

@@ -152,6 +152,38 @@ core('encode loss paths are the same whether the pair records origins from the s
   assert.ok(first.some((loss) => loss.path === '/contents/1/parts/1' && loss.irPath !== undefined), JSON.stringify(first));
 });
 
+core('losses on anchored nodes point where a recording decode would', () => {
+  // A Chat part's own field, a dialect's reasoning and a strict tool: every other target reports them, placed through anchors.
+  const body = {
+    model: 'm',
+    messages: [
+      { role: 'user', content: [{ type: 'text', text: 'a' }, { type: 'text', text: 'b', cache_control: { type: 'ephemeral' } }] },
+      { role: 'assistant', content: 'c', reasoning_content: 'thinking' },
+      { role: 'user', content: 'd' },
+    ],
+    tools: [{ type: 'function', function: { name: 'f', parameters: { type: 'object' }, strict: true } }],
+  };
+  const recorded = (to: 'gemini' | 'anthropic') => {
+    // Decoding with origins recorded and translating every encode loss through them: the placement anchors must match.
+    const decoder = new LossCollector({ recordOrigins: true });
+    const ir = codecFor('openai-chat').decodeRequest(body, { losses: decoder, target: to });
+    const encoder = new LossCollector();
+    codecFor(to).encodeRequest(ir, { losses: encoder, model: 'm' });
+    return encoder.losses.map((loss) => ({ ...loss, path: decoder.sourceOf(ir, loss.path) }));
+  };
+  for (const to of ['gemini', 'anthropic'] as const) {
+    const placed = convertRequest(body, { from: 'openai-chat', to, model: 'm' }).losses;
+    const expected = recorded(to);
+    assert.equal(
+      placed.map(({ code, path, message }) => ({ code, path, message })),
+      expected.map(({ code, path, message }) => ({ code, path, message })),
+      to,
+    );
+    assert.ok(placed.some((loss) => loss.path === '/messages/0/content/1' && loss.irPath === '/messages/0/parts/1'), JSON.stringify(placed));
+    assert.ok(placed.some((loss) => loss.code === 'reasoning_state_dropped' && loss.path === '/messages/1'), JSON.stringify(placed));
+  }
+});
+
 core('foreign extensions are reported, shape hints and own extensions are not', () => {
   const losses = new LossCollector();
   losses.foreignExtensions(

@@ -181,11 +181,51 @@ export class LossCollector {
     return node;
   }
 
+  /**
+   * {@link anchorItem} for the `extensions` object of an IR message or part
+   * whose decoder kept fields of its own there (unknown keys), which every
+   * other target reports as dropped ({@link foreignExtensions}): `pointer`
+   * is the one {@link origin} records for that node, and encoders report its
+   * extensions at that node's IR pointer. Kept apart from the item anchors
+   * (a message's extensions are anchored after its parts but reported before
+   * them), in decode order; nothing unless {@link recording} is false.
+   */
+  anchorExtensions(extensions: object, pointer: string): void {
+    if (this.recording) return;
+    (this.#extensionAnchors ??= []).push(extensions, pointer);
+  }
+
+  /** The anchors of {@link anchorExtensions}: extensions, pointer, … */
+  #extensionAnchors: unknown[] | undefined;
+  /** Where {@link #extensionOrigin} looks first: past the last one it found. */
+  #nextExtension = 0;
+
+  #extensionOrigin(extensions: object): string | undefined {
+    const list = this.#extensionAnchors;
+    if (list === undefined) return undefined;
+    const start = this.#nextExtension;
+    for (let at = start; at < list.length; at += 2) {
+      if (list[at] === extensions) {
+        this.#nextExtension = at + 2;
+        return list[at + 1] as string;
+      }
+    }
+    for (let at = 0; at < start; at += 2) {
+      if (list[at] === extensions) {
+        this.#nextExtension = at + 2;
+        return list[at + 1] as string;
+      }
+    }
+    return undefined;
+  }
+
   /** The anchors of {@link anchorItem}: node, pointer, node, pointer, … */
   #items: unknown[] | undefined;
   /** Where {@link #itemOrigin} looks first: past the last item it found. */
   #nextItem = 0;
-  /** The anchors of {@link #items} by node (the last anchor of a node wins, as in {@link anchor}), made at the first lookup that finds none ahead (the rare node reported out of order or not anchored). */
+  /** Lookups of {@link #itemOrigin} that found no anchor at all, before it makes {@link #itemMap} (which answers those at once). */
+  #itemMisses = 0;
+  /** The anchors of {@link #items} by node (the last anchor of a node wins, as in {@link anchor}), made at the first lookup that finds its node only behind (reported out of order), or at the eighth that finds it nowhere. */
   #itemMap: Map<unknown, string> | undefined;
 
   #itemOrigin(node: object): string | undefined {
@@ -198,6 +238,10 @@ export class LossCollector {
         return items[at + 1] as string;
       }
     }
+    // Not ahead: a node never anchored (a reasoning part of a source that anchors only its calls) is common and needs no map; one anchored behind is out of order.
+    let behind = false;
+    for (let at = 0; at < this.#nextItem && !behind; at += 2) behind = items[at] === node;
+    if (!behind && ++this.#itemMisses < 8) return undefined;
     const map = (this.#itemMap = new Map());
     for (let at = items.length - 2; at >= 0; at -= 2) if (!map.has(items[at])) map.set(items[at], items[at + 1] as string);
     return map.get(node);
@@ -244,7 +288,7 @@ export class LossCollector {
       if (!Object.hasOwn(table, key) || (node as Record<string, unknown>)[key] === undefined) continue;
       const candidates = table[key] as string | readonly string[];
       const wireKey = typeof candidates === 'string' ? (wire[candidates] === undefined ? undefined : candidates) : firstPresent(wire, candidates);
-      if (wireKey !== undefined) return `${fields[at + 2] as string}/${wireKey.replaceAll('~', '~0').replaceAll('/', '~1')}`;
+      if (wireKey !== undefined) return `${fields[at + 2] as string}/${escapeKey(wireKey)}`;
     }
     return undefined;
   }
@@ -264,10 +308,11 @@ export class LossCollector {
    * next: for the few losses on a conversion's settings.
    */
   sourceOfOne(root: object, irPath: string): string {
-    const origins = this.#origins ?? NO_ORIGINS;
+    // Without origins (most conversions: only settings losses), no Map lookups: each would give the node an identity hash.
+    const origins = this.#origins;
     const fields = this.#fields;
     let node: unknown = root;
-    let best = origins.get(root) ?? '';
+    let best = origins?.get(root) ?? '';
     const segments = segmentsOf(irPath);
     for (let index = 0; index < segments.length && typeof node === 'object' && node !== null; index++) {
       const segment = segments[index] as string;
@@ -278,7 +323,7 @@ export class LossCollector {
         if (fields !== undefined) best = this.#fieldOrigin(fields, node, segment) ?? best;
         node = Object.hasOwn(node, segment) ? (node as Record<string, unknown>)[segment] : undefined;
       }
-      if (typeof node === 'object' && node !== null) best = origins.get(node) ?? best;
+      if (origins !== undefined && typeof node === 'object' && node !== null) best = origins.get(node) ?? best;
     }
     return best;
   }
@@ -351,23 +396,37 @@ export class LossCollector {
    */
   foreignExtensions(extensions: Extensions | undefined, target: FormatId, path: string): void {
     if (extensions === undefined) return;
+    // Anchored extensions (see anchorExtensions) are placed at once by a conversion's collector, as addAt places a loss.
+    let origin: string | undefined;
+    let looked = !this.#placeAnchored || this.#root !== undefined || this.#extensionAnchors === undefined;
     for (const format in extensions) {
       if (format === target) continue;
       const fields = extensions[format as FormatId];
       if (fields === undefined) continue;
       for (const key in fields) {
         if (key.charCodeAt(0) === 36 /* $ */) continue;
-        if (REASONING_STATE_KEYS.has(key)) {
-          this.add('reasoning_state_dropped', path, `${format} "${key}" only goes back to ${format}; dropped for ${target}`);
-        } else {
-          this.add('dropped_field', path, `${format} field "${key}" has no equivalent in ${target}`);
+        if (!looked) {
+          origin = this.#extensionOrigin(extensions);
+          looked = true;
         }
+        const reasoning = REASONING_STATE_KEYS.has(key);
+        const code: LossCode = reasoning ? 'reasoning_state_dropped' : 'dropped_field';
+        const message = reasoning
+          ? `${format} "${key}" only goes back to ${format}; dropped for ${target}`
+          : `${format} field "${key}" has no equivalent in ${target}`;
+        if (origin === undefined) this.add(code, path, message);
+        else this.losses.push({ code, path: origin, irPath: path, message, severity: 'warning' });
       }
     }
   }
 }
 
 const NO_ORIGINS: ReadonlyMap<object, string> = new Map();
+
+/** `key` as a JSON pointer segment; wire keys of settings tables (`max_tokens`) mostly need no escape, and two `replaceAll` calls per lookup cost more than the look. */
+function escapeKey(key: string): string {
+  return key.indexOf('~') === -1 && key.indexOf('/') === -1 ? key : key.replaceAll('~', '~0').replaceAll('/', '~1');
+}
 
 /**
  * The unescaped segments of IR pointers on settings, split once: the same

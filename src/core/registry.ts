@@ -21,8 +21,6 @@ const CODECS: { readonly [F in FormatId]: Codec | undefined } = {
   'bedrock-converse': bedrockConverseCodec,
 };
 
-/** The codecs by id in a table without a prototype, so any string looks up in one step. */
-const BY_ID: Readonly<Record<string, Codec | undefined>> = Object.assign(Object.create(null) as Record<string, Codec | undefined>, CODECS);
 
 /** True when `value` is a format id interlingua knows. */
 export function isFormatId(value: unknown): value is FormatId {
@@ -36,9 +34,20 @@ export function implementedFormats(): FormatId[] {
 
 /** The codec for `format`, or an error that says which formats exist. */
 export function codecFor(format: unknown): Codec {
-  if (typeof format === 'string') {
-    const found = BY_ID[format];
-    if (found !== undefined) return found;
+  // A switch, not a table without a prototype: such a table is a dictionary, a hash lookup per conversion.
+  switch (format) {
+    case 'anthropic':
+      return anthropicCodec;
+    case 'openai-chat':
+      return openaiChatCodec;
+    case 'openai-responses':
+      return openaiResponsesCodec;
+    case 'gemini':
+      return geminiCodec;
+    case 'ollama':
+      return ollamaCodec;
+    case 'bedrock-converse':
+      return bedrockConverseCodec;
   }
   if (!isFormatId(format)) {
     throw new InterlinguaError(

@@ -200,16 +200,17 @@ function encodeForeign(messages: readonly Message[], losses: LossCollector): Enc
     if (last !== undefined && last.role === role && role !== 'system') addToTurn(last, blocks ?? [{ type: 'text', text }], message.role === 'tool');
     else turns.push({ role, blocks, text: blocks === undefined ? text : undefined });
   }
-  const encoded: JsonObject[] = new Array<JsonObject>(turns.length);
+  // Pushed, not written into `new Array(length)`: a holey array takes JSON.stringify's slow path, a lookup per element.
+  const encoded: JsonObject[] = [];
   for (let index = 0; index < turns.length; index++) {
     const turn = turns[index] as Turn;
     const blocks = turn.blocks;
     if (blocks === undefined) {
-      encoded[index] = { role: turn.role, content: turn.text };
+      encoded.push({ role: turn.role, content: turn.text });
       continue;
     }
     const only = blocks[0];
-    encoded[index] = { role: turn.role, content: blocks.length === 1 && isBareText(only) ? only['text'] : blocks };
+    encoded.push({ role: turn.role, content: blocks.length === 1 && isBareText(only) ? only['text'] : blocks });
   }
   return system === undefined ? { messages: encoded } : { system, messages: encoded };
 }

@@ -106,9 +106,9 @@ function encodeReasoning(part: ReasoningPart, path: string, losses: LossCollecto
   if (state === undefined && hasHint(part, '$unsigned')) return spreadExtensions({ type: 'thinking', thinking: part.text }, part, ANTHROPIC);
   // Never fabricate a signature: reasoning without Anthropic's own state cannot be a thinking block.
   if (state !== undefined) {
-    losses.add('reasoning_state_dropped', path, `${state.format} reasoning state only goes back to ${state.format}; the reasoning part was dropped for Anthropic`);
+    losses.addAt(part, 'reasoning_state_dropped', path, `${state.format} reasoning state only goes back to ${state.format}; the reasoning part was dropped for Anthropic`);
   } else {
-    losses.add('unsupported_part', path, 'reasoning without an Anthropic signature cannot be sent as a thinking block; dropped');
+    losses.addAt(part, 'unsupported_part', path, 'reasoning without an Anthropic signature cannot be sent as a thinking block; dropped');
   }
   return undefined;
 }
@@ -236,7 +236,7 @@ export function encodeAnthropicPart(part: Part, path: string, losses: LossCollec
       return part.text === '' ? undefined : { type: 'text', text: part.text };
     case 'opaque':
       if (part.format === ANTHROPIC) return part.value as JsonObject;
-      losses.add('unsupported_part', path, `${part.format} block "${part.blockType}" has no Anthropic equivalent; dropped`);
+      losses.addAt(part, 'unsupported_part', path, `${part.format} block "${part.blockType}" has no Anthropic equivalent; dropped`);
       return undefined;
     default:
       return unreachable(part);

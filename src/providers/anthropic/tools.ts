@@ -51,7 +51,7 @@ function encodeTool(tool: Tool, path: string, losses: LossCollector): JsonObject
   losses.foreignExtensions(tool.extensions, ANTHROPIC, path);
   if (tool.type === 'opaque') {
     if (tool.format === ANTHROPIC) return tool.value as JsonObject;
-    losses.add('dropped_field', path, `${tool.format} built-in tool "${tool.toolType}" has no Anthropic equivalent; dropped`);
+    losses.addAt(tool, 'dropped_field', path, `${tool.format} built-in tool "${tool.toolType}" has no Anthropic equivalent; dropped`);
     return undefined;
   }
   const wire: JsonObject = {};

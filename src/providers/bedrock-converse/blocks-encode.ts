@@ -54,13 +54,13 @@ export type PartTarget = 'request' | 'response';
 function encodeReasoning(part: ReasoningPart, losses: LossCollector, path: string, target: PartTarget): JsonObject | undefined {
   const state = part.state;
   if (state !== undefined && state.format !== BEDROCK) {
-    losses.add('reasoning_state_dropped', path, `${state.format} reasoning state only goes back to ${state.format}; dropped for Converse`);
+    losses.addAt(part, 'reasoning_state_dropped', path, `${state.format} reasoning state only goes back to ${state.format}; dropped for Converse`);
   }
   const own = state?.format === BEDROCK ? state : undefined;
-  if (part.summary !== undefined) losses.add('dropped_field', `${path}/summary`, 'Converse reasoning has no summaries; the reasoning summary was dropped');
+  if (part.summary !== undefined) losses.addAt(part, 'dropped_field', `${path}/summary`, 'Converse reasoning has no summaries; the reasoning summary was dropped');
   if (own?.kind === 'redacted') return block(part, { reasoningContent: { redactedContent: own.value } });
   if (own === undefined && !hasHint(part, '$unsigned') && target === 'request') {
-    losses.add('unsupported_part', path, 'reasoning without a Bedrock signature cannot go back to Bedrock (no signature may be made up); dropped');
+    losses.addAt(part, 'unsupported_part', path, 'reasoning without a Bedrock signature cannot go back to Bedrock (no signature may be made up); dropped');
     return undefined;
   }
   const text: JsonObject = { text: part.text };
@@ -132,7 +132,7 @@ export function encodeBedrockPart(part: Part, losses: LossCollector, path: strin
       return { text: part.text };
     case 'opaque':
       if (part.format === BEDROCK && isObject(part.value)) return part.value;
-      losses.add('unsupported_part', path, `${part.format} block "${part.blockType}" means nothing to Converse; dropped`);
+      losses.addAt(part, 'unsupported_part', path, `${part.format} block "${part.blockType}" means nothing to Converse; dropped`);
       return undefined;
     default:
       return unreachable(part);

@@ -60,7 +60,7 @@ export function decodeBedrockToolConfig(value: unknown, request: Request, losses
 function encodeTool(tool: Tool, losses: LossCollector, path: string): JsonObject | undefined {
   if (tool.type === 'opaque') {
     if (tool.format === BEDROCK && isObject(tool.value)) return tool.value;
-    losses.add('unsupported_part', path, `${tool.format} tool "${tool.toolType}" does not exist on Bedrock; dropped`);
+    losses.addAt(tool, 'unsupported_part', path, `${tool.format} tool "${tool.toolType}" does not exist on Bedrock; dropped`);
     return undefined;
   }
   losses.foreignExtensions(tool.extensions, BEDROCK, path);

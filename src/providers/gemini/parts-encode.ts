@@ -111,9 +111,9 @@ function encodeReasoning(part: ReasoningPart, path: string, losses: LossCollecto
   if (part.state === undefined && extensionsOf(part, 'gemini')?.['$thought'] === true) return { text: part.text, thought: true };
   // Gemini does not take thoughts from clients; another vendor's reasoning is dropped.
   if (part.state !== undefined) {
-    losses.add('reasoning_state_dropped', path, `${part.state.format} reasoning (and its ${part.state.kind}) only goes back to ${part.state.format}; dropped for Gemini`);
+    losses.addAt(part, 'reasoning_state_dropped', path, `${part.state.format} reasoning (and its ${part.state.kind}) only goes back to ${part.state.format}; dropped for Gemini`);
   } else {
-    losses.add('unsupported_part', path, 'reasoning from another format cannot be sent to Gemini as a thought; dropped');
+    losses.addAt(part, 'unsupported_part', path, 'reasoning from another format cannot be sent to Gemini as a thought; dropped');
   }
   return undefined;
 }

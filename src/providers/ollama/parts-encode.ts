@@ -86,7 +86,7 @@ export function encodeOllamaParts(parts: readonly Part[], losses: LossCollector,
         break;
       }
       case 'reasoning':
-        if (part.state !== undefined) losses.add('reasoning_state_dropped', partPath, `${part.state.format} reasoning state only goes back to ${part.state.format}; dropped for Ollama`);
+        if (part.state !== undefined) losses.addAt(part, 'reasoning_state_dropped', partPath, `${part.state.format} reasoning state only goes back to ${part.state.format}; dropped for Ollama`);
         if (part.summary !== undefined && part.summary.length > 0 && part.text === '') out.thinking.push(part.summary.join('\n\n'));
         else if (part.text !== '') out.thinking.push(part.text);
         else if (part.state === undefined) losses.add('unsupported_part', partPath, 'empty reasoning has no Ollama form; dropped');

@@ -73,7 +73,10 @@ export function decodeOpenaiChatContent(
     const path = `${parent}/content`;
     for (let index = 0; index < content.length; index++) {
       const part = decodeOpenaiChatContentPart(content[index], path, index, losses);
-      parts.push(losses.recording ? losses.origin(part, `${path}/${index}`) : part);
+      if (losses.recording) losses.origin(part, `${path}/${index}`);
+      // Fields of its own (`cache_control`) are reported by every other target: anchored, so placing them needs no recording decode.
+      else if (part.extensions !== undefined) losses.anchorExtensions(part.extensions, `${path}/${index}`);
+      parts.push(part);
     }
     shape = 'array';
   } else if (content === null) {

@@ -77,6 +77,7 @@ function decodeTool(object: JsonObject, path: string, history: History, losses: 
   if (name !== undefined) result.name = name;
   decodeOpenaiChatContent(object['content'], path, result, content, 'string', losses, history.hints);
   keepUnknownOf(result, object, 'content', 'role', 'content', 'tool_call_id');
+  if (result.extensions !== undefined) losses.anchorExtensions(result.extensions, path);
   return { role: 'tool', parts: [losses.origin(result, path)] };
 }
 
@@ -138,6 +139,16 @@ function decodeMessage(value: unknown, path: string, index: number, history: His
 }
 
 /**
+ * Anchor the reasoning parts of an assistant message (from dialect fields,
+ * with this format's state), which every other target drops with a loss,
+ * at the message's pointer: they record no origin of their own, so that is
+ * where such a loss points.
+ */
+function anchorReasoning(message: Message, messagePath: string, losses: LossCollector): void {
+  for (const part of message.parts) if (part.type === 'reasoning') losses.anchorItem(part, messagePath);
+}
+
+/**
  * Decode the request `messages` array; `hints: false` skips the shape hints
  * only the openai-chat encoder reads, `parse: false` the parse of tool-call
  * argument text (see `parsesArguments`).
@@ -148,7 +159,10 @@ export function decodeOpenaiChatMessages(value: unknown, path: string, losses: L
   const messages: Message[] = new Array(list.length);
   for (let index = 0; index < list.length; index++) {
     const messagePath = `${path}/${index}`;
-    messages[index] = losses.origin(decodeMessage(list[index], messagePath, index, history, losses), messagePath);
+    const message = losses.origin(decodeMessage(list[index], messagePath, index, history, losses), messagePath);
+    if (message.extensions !== undefined) losses.anchorExtensions(message.extensions, messagePath);
+    if (message.role === 'assistant' && !hints && !losses.recording) anchorReasoning(message, messagePath, losses);
+    messages[index] = message;
   }
   return messages;
 }

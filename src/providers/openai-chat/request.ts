@@ -4,7 +4,7 @@
  */
 import type { ChatCompletionCreateParamsBase } from 'openai/resources/chat/completions/completions';
 import type { CodecContext } from '../../core/codec.ts';
-import type { Generation, Message, Request } from '../../core/ir.ts';
+import type { Generation, Message, Request, Tool } from '../../core/ir.ts';
 import {
   expectArray,
   expectBoolean,
@@ -280,6 +280,14 @@ export function decodeOpenaiChatRequest(body: unknown, context: CodecContext): R
   if (present(fields, BIT.tools)) {
     request.tools = decodeOpenaiChatTools(object['tools'], '/tools', context.losses);
     if (context.losses.recording) request.tools.forEach((tool, index) => context.losses.origin(tool, pointer('/tools', index)));
+    else {
+      // A `strict` flag is dropped by Gemini and Ollama, which report it on the tool (`addAt`): anchored, as the Responses decoder does.
+      const tools = request.tools;
+      for (let index = 0; index < tools.length; index++) {
+        const tool = tools[index] as Tool;
+        if (tool.type === 'function' && tool.strict !== undefined) context.losses.anchorItem(tool, `/tools/${index}`);
+      }
+    }
   }
   if (present(fields, BIT.functions)) {
     const functions = decodeOpenaiChatFunctions(object['functions'], '/functions');

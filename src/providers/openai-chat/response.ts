@@ -187,8 +187,9 @@ export function encodeOpenaiChatResponse(response: Response, context: CodecConte
   }
   const dialect = activeDialect(response, context.dialect);
   const candidates = response.candidates;
-  const choices: JsonObject[] = new Array<JsonObject>(candidates.length);
-  for (let index = 0; index < candidates.length; index++) choices[index] = encodeChoice(candidates[index] as Candidate, `/candidates/${index}`, losses, dialect);
+  // Pushed: a holey `new Array(length)` takes JSON.stringify's slow path.
+  const choices: JsonObject[] = [];
+  for (let index = 0; index < candidates.length; index++) choices.push(encodeChoice(candidates[index] as Candidate, `/candidates/${index}`, losses, dialect));
   wire['choices'] = choices;
   if (response.usage !== undefined) wire['usage'] = encodeOpenaiChatUsage(response.usage, losses, '/usage');
   if (shapeHint(response, '$systemFingerprint') === 'null') wire['system_fingerprint'] = null;

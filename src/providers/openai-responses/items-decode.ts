@@ -77,7 +77,12 @@ function checkItemFields(item: JsonObject, path: string): void {
   if (status !== undefined && status !== null && typeof status !== 'string') expectString(status, `${path}/status`, FORMAT);
 }
 
-function decodeMessageContent(item: JsonObject, path: string, textType: TextType, losses: LossCollector): Part[] {
+/**
+ * Decode a message item's `content` into parts. `lean` (IR headed for
+ * another format): a part with fields of its own has its extensions
+ * anchored (`losses.anchorExtensions`), since every other target reports them.
+ */
+function decodeMessageContent(item: JsonObject, path: string, textType: TextType, losses: LossCollector, lean: boolean): Part[] {
   const content = item['content'];
   if (typeof content === 'string') {
     const text: Part = { type: 'text', text: content };
@@ -91,14 +96,16 @@ function decodeMessageContent(item: JsonObject, path: string, textType: TextType
     if (entry === undefined && !(index in list)) continue;
     const entryPath = `${path}/content/${index}`;
     const part = decodeOpenaiResponsesContent(entry, entryPath, textType, losses);
-    parts[index] = losses.recording ? losses.origin(part, entryPath) : part;
+    if (losses.recording) losses.origin(part, entryPath);
+    else if (lean && part.extensions !== undefined) losses.anchorExtensions(part.extensions, entryPath);
+    parts[index] = part;
   }
   return parts;
 }
 
 /** Decode a user, system or developer message item into its own IR message. */
 function decodeInputMessage(item: JsonObject, role: string, path: string, losses: LossCollector, lean: boolean): Message {
-  const message: Message = { role: role === 'user' ? 'user' : 'system', parts: decodeMessageContent(item, path, 'input_text', losses) };
+  const message: Message = { role: role === 'user' ? 'user' : 'system', parts: decodeMessageContent(item, path, 'input_text', losses, lean) };
   if (role === 'developer') message.developer = true;
   if (lean) checkItemFields(item, path);
   else hint(message, FORMAT, '$item', itemHint(item, path));
@@ -108,7 +115,7 @@ function decodeInputMessage(item: JsonObject, role: string, path: string, losses
 
 /** Decode an assistant message item into parts; its first part carries the item's hint and item-level fields. */
 function decodeAssistantMessage(item: JsonObject, path: string, losses: LossCollector, lean: boolean, into: Part[]): void {
-  const parts = decodeMessageContent(item, path, 'output_text', losses);
+  const parts = decodeMessageContent(item, path, 'output_text', losses, lean);
   const first = parts[0];
   if (first === undefined) {
     into.push(losses.origin({ type: 'opaque', format: FORMAT, blockType: 'message', value: item }, path));
@@ -125,6 +132,8 @@ function decodeAssistantMessage(item: JsonObject, path: string, losses: LossColl
     const prefixed: JsonObject = {};
     for (const key in rest) prefixed[MESSAGE_KEY_PREFIX + key] = rest[key];
     extend(first, FORMAT, prefixed);
+    // The pointer decodeMessageContent gives the first part.
+    if (lean) losses.anchorExtensions(first.extensions as object, typeof item['content'] === 'string' ? `${path}/content` : `${path}/content/0`);
   }
 }
 
@@ -153,24 +162,42 @@ function decodeAssistantItem(item: JsonObject, type: string, path: string, losse
       return;
     case 'function_call':
       // Back to Responses or on to Chat, whose encoders send the argument text as it came: not parsed.
-      into.push(losses.origin(decodeOpenaiResponsesToolCall(item, false, path, lean, target === FORMAT || target === 'openai-chat'), path));
+      into.push(anchoredFields(decodeOpenaiResponsesToolCall(item, false, path, lean, target === FORMAT || target === 'openai-chat'), path, losses, lean));
       return;
     case 'custom_tool_call':
-      into.push(losses.origin(decodeOpenaiResponsesToolCall(item, true, path, lean), path));
+      into.push(anchoredFields(decodeOpenaiResponsesToolCall(item, true, path, lean), path, losses, lean));
       return;
     case 'reasoning': {
       const part = decodeOpenaiResponsesReasoning(item, path);
       if (part !== undefined) {
-        into.push(losses.origin(part, path));
+        into.push(anchoredItem(part, path, losses, lean));
         return;
       }
       losses.add('unknown_block', path, 'reasoning item with summary or content entries of an unknown kind; kept as an opaque part');
-      into.push(losses.origin({ type: 'opaque', format: FORMAT, blockType: type, value: item }, path));
+      into.push(anchoredItem({ type: 'opaque', format: FORMAT, blockType: type, value: item }, path, losses, lean));
       return;
     }
     default:
-      into.push(losses.origin(opaqueItem(item, type, path, losses), path));
+      into.push(anchoredItem(opaqueItem(item, type, path, losses), path, losses, lean));
   }
+}
+
+/**
+ * `losses.origin(part, path)`, for a part most other targets drop with a
+ * loss (reasoning, opaque built-in items): headed for another format
+ * (`lean`), anchored instead, so that loss needs no recording decode.
+ */
+function anchoredItem<T extends Part>(part: T, path: string, losses: LossCollector, lean: boolean): T {
+  if (!lean) return losses.origin(part, path);
+  losses.anchorItem(part, path);
+  if (part.extensions !== undefined) losses.anchorExtensions(part.extensions, path);
+  return part;
+}
+
+/** `losses.origin(part, path)`; headed for another format (`lean`), a part with fields of its own has its extensions anchored. */
+function anchoredFields<T extends Part>(part: T, path: string, losses: LossCollector, lean: boolean): T {
+  if (lean && part.extensions !== undefined) losses.anchorExtensions(part.extensions, path);
+  return losses.origin(part, path);
 }
 
 function itemType(item: JsonObject, path: string): string {

@@ -125,7 +125,7 @@ export function encodeOpenaiResponsesReasoning(part: ReasoningPart, context: Ite
   if (content !== undefined) item['content'] = content;
   if (part.state !== undefined) {
     if (part.state.format === FORMAT) item['encrypted_content'] = part.state.value;
-    else losses.add('reasoning_state_dropped', pointer(path, 'state'), `${part.state.format} reasoning state only goes back to ${part.state.format}; dropped`);
+    else losses.addAt(part, 'reasoning_state_dropped', pointer(path, 'state'), `${part.state.format} reasoning state only goes back to ${part.state.format}; dropped`);
   }
   const status = ownHint(part, '$status');
   if (status !== undefined) item['status'] = status;
@@ -135,7 +135,7 @@ export function encodeOpenaiResponsesReasoning(part: ReasoningPart, context: Ite
 
 function dropForeign(part: ReasoningPart, losses: LossCollector, path: string): void {
   if (part.state !== undefined) {
-    losses.add('reasoning_state_dropped', pointer(path, 'state'), `${part.state.format} reasoning state only goes back to ${part.state.format}; dropped`);
+    losses.addAt(part, 'reasoning_state_dropped', pointer(path, 'state'), `${part.state.format} reasoning state only goes back to ${part.state.format}; dropped`);
   }
   if (part.text !== '' || (part.summary?.length ?? 0) > 0) {
     losses.add('unsupported_part', path, 'OpenAI Responses only accepts reasoning items its own model produced; reasoning of another format dropped from the input');

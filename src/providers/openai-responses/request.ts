@@ -159,7 +159,11 @@ export function decodeOpenaiResponsesRequest(body: unknown, context: CodecContex
   const tools = wire['tools'];
   if (present(tools)) {
     // Anchored, not only recorded: several targets report a loss against a tool (Gemini and Ollama drop `strict`), which then needs no recording decode.
-    request.tools = expectArray(tools, '/tools', FORMAT).map((tool, index) => context.losses.anchorItem(decodeOpenaiResponsesTool(tool, `/tools/${index}`), `/tools/${index}`));
+    request.tools = expectArray(tools, '/tools', FORMAT).map((tool, index) => {
+      const decoded = context.losses.anchorItem(decodeOpenaiResponsesTool(tool, `/tools/${index}`), `/tools/${index}`);
+      if (lean && decoded.extensions !== undefined) context.losses.anchorExtensions(decoded.extensions, `/tools/${index}`);
+      return decoded;
+    });
   }
   const toolChoice = wire['tool_choice'];
   if (present(toolChoice)) {

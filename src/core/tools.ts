@@ -47,3 +47,42 @@ export function argumentsAsObject(part: ToolCallPart, losses: LossCollector, pat
   );
   return { [RAW_ARGUMENTS_KEY]: part.rawArguments ?? '' };
 }
+
+/** How many of the latest calls {@link CallNames.of} compares ids with before entering every call into a map. */
+const RECENT_CALLS = 16;
+
+/**
+ * The names of the tool calls an encoder has written, by call id (the
+ * latest call with an id wins), for a tool result that carries no name of
+ * its own where the target needs one (Gemini, Ollama). Calls are queued,
+ * and entered into a map only when a result looks up an id that is not
+ * among the last few: a result mostly answers one of the calls just before
+ * it (most bodies, every response, never look one up), and comparing a few
+ * ids costs less than hashing every call id.
+ */
+export class CallNames {
+  readonly #calls: ToolCallPart[] = [];
+  #byId: Map<string, string> | undefined;
+
+  add(call: ToolCallPart): void {
+    this.#calls.push(call);
+  }
+
+  of(callId: string): string | undefined {
+    const calls = this.#calls;
+    if (calls.length > 0) {
+      const stop = calls.length > RECENT_CALLS ? calls.length - RECENT_CALLS : 0;
+      for (let index = calls.length - 1; index >= stop; index--) {
+        const call = calls[index] as ToolCallPart;
+        if (call.id === callId) return call.name;
+      }
+      const byId = (this.#byId ??= new Map());
+      for (let index = 0; index < calls.length; index++) {
+        const call = calls[index] as ToolCallPart;
+        byId.set(call.id, call.name);
+      }
+      calls.length = 0;
+    }
+    return this.#byId?.get(callId);
+  }
+}

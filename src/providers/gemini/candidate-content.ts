@@ -6,6 +6,7 @@ import { InterlinguaError } from '../../core/errors.ts';
 import type { LossCollector } from '../../core/losses.ts';
 import type { Message, Part } from '../../core/ir.ts';
 import { expectObject, extend, extensionsOf, hint, pointer, spreadExtensions, type JsonObject } from '../../core/wire.ts';
+import { CallNames } from '../../core/tools.ts';
 import { PendingCalls } from './ids.ts';
 import { contentExtras, decodeGeminiParts } from './contents-decode.ts';
 import type { PartScope } from './parts-decode.ts';
@@ -41,7 +42,7 @@ export function encodeGeminiCandidateContent(message: Message, path: string, los
   const gemini = extensionsOf(message, 'gemini');
   if (gemini?.['$noContent'] === true && message.parts.length === 0) return undefined;
   losses.foreignExtensions(message.extensions, 'gemini', path);
-  const scope: EncodePartScope = { losses, calls: [] };
+  const scope: EncodePartScope = { losses, names: new CallNames() };
   const parts: JsonObject[] = [];
   for (let index = 0; index < message.parts.length; index++) {
     const wire = encodeGeminiPart(message.parts[index] as Part, `${path}/parts/${index}`, scope);

@@ -11,6 +11,7 @@ import type { Message, Part } from '../../core/ir.ts';
 import { extensionsOf, spreadExtensions, type JsonObject } from '../../core/wire.ts';
 import { encodeGeminiPart, type EncodePartScope } from './parts-encode.ts';
 import { messagePointer, partPointer } from '../../core/ir-pointers.ts';
+import { CallNames } from '../../core/tools.ts';
 
 /** The encoded conversation. */
 export interface GeminiConversation {
@@ -23,7 +24,7 @@ export interface GeminiConversation {
  * boundaries are then kept exactly as the `$joinNext` hints say.
  */
 export function encodeGeminiContents(messages: readonly Message[], native: boolean, losses: LossCollector): GeminiConversation {
-  const scope: EncodePartScope = { losses, calls: [] };
+  const scope: EncodePartScope = { losses, names: new CallNames() };
   const conversation: GeminiConversation = { contents: [] };
   let index = 0;
   while (index < messages.length && (messages[index] as Message).role === 'system') index++;

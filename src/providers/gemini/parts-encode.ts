@@ -6,7 +6,7 @@
 import type { LossCollector } from '../../core/losses.ts';
 import type { AudioPart, DocumentPart, ImagePart, Part, ReasoningPart, TextPart, ToolCallPart, VideoPart } from '../../core/ir.ts';
 import { unreachable } from '../../core/ir.ts';
-import { argumentsAsObject } from '../../core/tools.ts';
+import { argumentsAsObject, type CallNames } from '../../core/tools.ts';
 import { extensionsOf, spreadExtensions, type JsonObject } from '../../core/wire.ts';
 import { respell } from './spelling.ts';
 import { emitsId } from './ids.ts';
@@ -16,38 +16,8 @@ import { encodeGeminiFunctionResponse } from './tool-result-encode.ts';
 /** What encoding a part needs besides the part. */
 export interface EncodePartScope {
   losses: LossCollector;
-  /** Tool names by call id, from the calls seen so far (a `tool_result` without a name takes its call's); made at its first entry when absent. */
-  toolNames?: Map<string, string>;
-  /**
-   * When set, calls are queued here and entered into `toolNames` only when a
-   * result looks up a name that is not among the last few calls
-   * ({@link toolNameOf}): most bodies (every response) never do, and hashing
-   * each call id costs more than queuing the call.
-   */
-  calls?: ToolCallPart[];
-}
-
-/** How many of the latest queued calls {@link toolNameOf} compares ids with before entering the queue into `toolNames`. */
-const RECENT_CALLS = 16;
-
-/** The name of the call `callId` seen so far (the latest call with that id), entering queued calls first. */
-export function toolNameOf(scope: EncodePartScope, callId: string): string | undefined {
-  const calls = scope.calls;
-  if (calls !== undefined && calls.length > 0) {
-    // A result mostly answers one of the last few calls: comparing their ids costs less than hashing every call id into the table.
-    const stop = calls.length > RECENT_CALLS ? calls.length - RECENT_CALLS : 0;
-    for (let index = calls.length - 1; index >= stop; index--) {
-      const call = calls[index] as ToolCallPart;
-      if (call.id === callId) return call.name;
-    }
-    const toolNames = (scope.toolNames ??= new Map());
-    for (let index = 0; index < calls.length; index++) {
-      const call = calls[index] as ToolCallPart;
-      toolNames.set(call.id, call.name);
-    }
-    calls.length = 0;
-  }
-  return scope.toolNames?.get(callId);
+  /** The calls written so far, for a `tool_result` without a name (it takes its call's). */
+  names: CallNames;
 }
 
 /** Encode one IR part at IR pointer `path`. */
@@ -134,8 +104,7 @@ function encodeMediaPart(part: ImagePart | AudioPart | VideoPart | DocumentPart,
 }
 
 function encodeToolCall(part: ToolCallPart, path: string, scope: EncodePartScope): JsonObject {
-  if (scope.calls !== undefined) scope.calls.push(part);
-  else (scope.toolNames ??= new Map()).set(part.id, part.name);
+  scope.names.add(part);
   if (part.kind === 'custom') {
     scope.losses.add('approximated', path, `custom tool call "${part.name}" sent as a Gemini function call with its text input`);
   }

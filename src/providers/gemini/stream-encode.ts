@@ -13,7 +13,7 @@ import type { CodecContext } from '../../core/codec.ts';
 import type { Part, ReasoningPart, ReasoningState, StopReason, ToolCallPart, Usage } from '../../core/ir.ts';
 import { unreachable } from '../../core/ir.ts';
 import type { SseMessage, StreamEncoder, StreamEvent } from '../../core/stream-events.ts';
-import { parseArguments } from '../../core/tools.ts';
+import { CallNames, parseArguments } from '../../core/tools.ts';
 import { isObject, pointer, type JsonObject } from '../../core/wire.ts';
 import { encodeGeminiError } from './error.ts';
 import { encodeGeminiFinishReason } from './stop-reason.ts';
@@ -75,7 +75,7 @@ class GeminiStreamEncoder implements StreamEncoder {
 
   constructor(private readonly context: CodecContext) {
     this.model = context.model;
-    this.scope = { losses: context.losses, toolNames: new Map() };
+    this.scope = { losses: context.losses, names: new CallNames() };
   }
 
   encode(event: StreamEvent): SseMessage[] {

@@ -9,12 +9,12 @@ import { InterlinguaError } from '../../core/errors.ts';
 import type { Part, ToolResultPart } from '../../core/ir.ts';
 import { extensionsOf, isObject, mayNestTooDeep, tooDeep, type JsonObject } from '../../core/wire.ts';
 import { emitsId } from './ids.ts';
-import { encodeGeminiPart, toolNameOf, type EncodePartScope } from './parts-encode.ts';
+import { encodeGeminiPart, type EncodePartScope } from './parts-encode.ts';
 import type { ResponseObjectHint, ResponseShape } from './tool-result-decode.ts';
 
 /** Encode a tool result at IR pointer `path` as a `functionResponse` part. */
 export function encodeGeminiFunctionResponse(part: ToolResultPart, path: string, scope: EncodePartScope): JsonObject {
-  const name = part.name ?? toolNameOf(scope, part.callId);
+  const name = part.name ?? scope.names.of(part.callId);
   if (name === undefined) {
     throw new InterlinguaError(
       'invalid_reference',

@@ -6,7 +6,8 @@
  * @see https://github.com/ollama/ollama/blob/main/docs/api.md#chat-request-with-history-with-tools
  */
 import type { LossCollector } from '../../core/losses.ts';
-import type { Message, Part, ToolCallPart, ToolResultPart } from '../../core/ir.ts';
+import type { Message, Part, ToolResultPart } from '../../core/ir.ts';
+import { CallNames } from '../../core/tools.ts';
 import { extensionsOf, spreadExtensions, type JsonObject } from '../../core/wire.ts';
 import { SYNTHETIC_ID_PREFIX } from './ids.ts';
 import { encodeOllamaParts, joinTexts } from './parts-encode.ts';
@@ -41,43 +42,6 @@ function encodeMessage(message: Message, losses: LossCollector, path: string): J
   }
   if (message.name !== undefined) losses.add('dropped_field', `${path}/name`, 'Ollama messages have no participant name; dropped');
   return wire;
-}
-
-/** How many of the latest calls {@link CallNames.of} compares ids with before entering every call into a map. */
-const RECENT_CALLS = 16;
-
-/**
- * The names of the calls seen so far, by id (the latest call with an id
- * wins). Calls are queued, and entered into a map only when a result looks
- * up an id that is not among the last few: a result mostly answers one of
- * the calls just before it, and comparing a few ids costs less than
- * hashing every call id.
- */
-class CallNames {
-  private readonly calls: ToolCallPart[] = [];
-  private byId: Map<string, string> | undefined;
-
-  add(call: ToolCallPart): void {
-    this.calls.push(call);
-  }
-
-  of(callId: string): string | undefined {
-    const calls = this.calls;
-    if (calls.length > 0) {
-      const stop = calls.length > RECENT_CALLS ? calls.length - RECENT_CALLS : 0;
-      for (let index = calls.length - 1; index >= stop; index--) {
-        const call = calls[index] as ToolCallPart;
-        if (call.id === callId) return call.name;
-      }
-      const byId = (this.byId ??= new Map());
-      for (let index = 0; index < calls.length; index++) {
-        const call = calls[index] as ToolCallPart;
-        byId.set(call.id, call.name);
-      }
-      calls.length = 0;
-    }
-    return this.byId?.get(callId);
-  }
 }
 
 function resultName(part: ToolResultPart, names: CallNames): string | undefined {

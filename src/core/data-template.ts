@@ -204,7 +204,7 @@ export class DataTemplates<Shape> {
 }
 
 /** A last segment of closing brackets and blanks only. */
-const CLOSING_TAIL = /^[\s\]}]*$/;
+const CLOSING_TAIL = /^[ \t\n\r\]}]*$/;
 const BLANKS = /[ \t\n\r]/g;
 
 /** `object` is a plain object whose own keys are exactly `keys` (in any order). */

@@ -204,19 +204,11 @@ export class LossCollector {
     const list = this.#extensionAnchors;
     if (list === undefined) return undefined;
     const start = this.#nextExtension;
-    for (let at = start; at < list.length; at += 2) {
-      if (list[at] === extensions) {
-        this.#nextExtension = at + 2;
-        return list[at + 1] as string;
-      }
-    }
-    for (let at = 0; at < start; at += 2) {
-      if (list[at] === extensions) {
-        this.#nextExtension = at + 2;
-        return list[at + 1] as string;
-      }
-    }
-    return undefined;
+    let at = pairIndex(list, extensions, start, list.length);
+    if (at === -1) at = pairIndex(list, extensions, 0, start);
+    if (at === -1) return undefined;
+    this.#nextExtension = at + 2;
+    return list[at + 1] as string;
   }
 
   /** The anchors of {@link anchorItem}: node, pointer, node, pointer, … */
@@ -232,15 +224,13 @@ export class LossCollector {
     const items = this.#items;
     if (items === undefined) return undefined;
     if (this.#itemMap !== undefined) return this.#itemMap.get(node);
-    for (let at = this.#nextItem; at < items.length; at += 2) {
-      if (items[at] === node) {
-        this.#nextItem = at + 2;
-        return items[at + 1] as string;
-      }
+    const ahead = pairIndex(items, node, this.#nextItem, items.length);
+    if (ahead !== -1) {
+      this.#nextItem = ahead + 2;
+      return items[ahead + 1] as string;
     }
     // Not ahead: a node never anchored (a reasoning part of a source that anchors only its calls) is common and needs no map; one anchored behind is out of order.
-    let behind = false;
-    for (let at = 0; at < this.#nextItem && !behind; at += 2) behind = items[at] === node;
+    const behind = pairIndex(items, node, 0, this.#nextItem) !== -1;
     if (!behind && ++this.#itemMisses < 8) return undefined;
     const map = (this.#itemMap = new Map());
     for (let at = items.length - 2; at >= 0; at -= 2) if (!map.has(items[at])) map.set(items[at], items[at + 1] as string);
@@ -422,6 +412,12 @@ export class LossCollector {
 }
 
 const NO_ORIGINS: ReadonlyMap<object, string> = new Map();
+
+/** The index of `node` among the keys of `list` (node, value, node, value, …) from index `from` up to `to`; `-1` when it is not there. */
+function pairIndex(list: readonly unknown[], node: object, from: number, to: number): number {
+  for (let at = from; at < to; at += 2) if (list[at] === node) return at;
+  return -1;
+}
 
 /** `key` as a JSON pointer segment; wire keys of settings tables (`max_tokens`) mostly need no escape, and two `replaceAll` calls per lookup cost more than the look. */
 function escapeKey(key: string): string {

@@ -21,7 +21,6 @@ const CODECS: { readonly [F in FormatId]: Codec | undefined } = {
   'bedrock-converse': bedrockConverseCodec,
 };
 
-
 /** True when `value` is a format id interlingua knows. */
 export function isFormatId(value: unknown): value is FormatId {
   return typeof value === 'string' && (FORMAT_IDS as readonly string[]).includes(value);

@@ -475,9 +475,9 @@ function usualChunk(value: unknown, model: string | undefined, responseId: strin
   const candidates = chunk['candidates'];
   if (!Array.isArray(candidates) || candidates.length !== 1) return undefined;
   const candidate: unknown = candidates[0];
-  if (lenient && hasExactKeys(candidate, 'content')) {
-    // `decode` takes a candidate without `index` as the one at its position.
-  } else if (!hasExactKeys(candidate, 'content', 'index') || !Object.is(candidate['index'], 0)) return undefined;
+  // `decode` takes a candidate without `index` as the one at its position.
+  const withoutIndex = lenient && hasExactKeys(candidate, 'content');
+  if (!withoutIndex && (!hasExactKeys(candidate, 'content', 'index') || !Object.is(candidate['index'], 0))) return undefined;
   const content = candidate['content'];
   if (!hasExactKeys(content, 'role', 'parts') || content['role'] !== 'model') return undefined;
   const parts = content['parts'];

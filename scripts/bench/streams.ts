@@ -34,13 +34,21 @@ export interface StreamCell {
   pipeline: Timing;
   /** The same with one event per chunk. */
   pipelinePerEvent: Timing;
-  /** Source events per second with one event per chunk (best round). */
+  /** Source events per CPU second with one event per chunk (best round). */
   perEventEventsPerSecond: number;
+  /** The same per second of wall time (best round). */
+  perEventWallEventsPerSecond: number;
   /** Codecs alone, synchronously. */
   codecs: Timing;
-  /** Source events per second through the full pipeline (best round: the closest to one uncontended core). */
+  /**
+   * Source events per CPU second (the process's user + system time, best
+   * round) through the full pipeline: events per second on one core, which
+   * the time another process held the core does not lower.
+   */
   eventsPerSecond: number;
-  /** Source events per second through the codecs alone (best round: the closest to one uncontended core). */
+  /** The same per second of wall time (best round). */
+  wallEventsPerSecond: number;
+  /** Source events per CPU second through the codecs alone (best round). */
   codecEventsPerSecond: number;
   ratio: number;
   losses: number;
@@ -213,7 +221,7 @@ export async function runStreams(workload: StreamWorkload, options: StreamOption
       const others: StreamCell['others'] = [];
       if (bridgeError !== undefined) others.push({ name: 'llm-bridge', error: bridgeError, differences: [] });
       if (bridged !== undefined && other !== undefined) {
-        others.push({ ...bridged, timing: other, ratio: pairedRatio(other, floor), eventsPerSecond: events / (other.min / 1e9) });
+        others.push({ ...bridged, timing: other, ratio: pairedRatio(other, floor), eventsPerSecond: events / (other.cpuMin / 1e9) });
       }
       const cell: StreamCell = {
         from,
@@ -224,10 +232,12 @@ export async function runStreams(workload: StreamWorkload, options: StreamOption
         floor,
         pipeline,
         pipelinePerEvent,
-        perEventEventsPerSecond: events / (pipelinePerEvent.min / 1e9),
+        perEventEventsPerSecond: events / (pipelinePerEvent.cpuMin / 1e9),
+        perEventWallEventsPerSecond: events / (pipelinePerEvent.min / 1e9),
         codecs,
-        eventsPerSecond: events / (pipeline.min / 1e9),
-        codecEventsPerSecond: events / (codecs.min / 1e9),
+        eventsPerSecond: events / (pipeline.cpuMin / 1e9),
+        wallEventsPerSecond: events / (pipeline.min / 1e9),
+        codecEventsPerSecond: events / (codecs.cpuMin / 1e9),
         ratio: pairedRatio(pipeline, floor),
         losses: once.losses,
         differences: differs,

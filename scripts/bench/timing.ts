@@ -48,6 +48,10 @@ export function formatNs(ns: number): string {
 /** One function's times in {@link measureRounds}: per-operation time of each round, in ns. */
 export interface RoundTiming extends Timing {
   rounds: number[];
+  /** The process's CPU time (user + system, every thread) per operation of each round, in ns: unlike {@link rounds}, not counting the moments another process had the core. */
+  cpuRounds: number[];
+  /** Fewest CPU nanoseconds per operation of any round. */
+  cpuMin: number;
 }
 
 /** Options of {@link measureRounds}. */
@@ -66,13 +70,17 @@ function isThenable(value: unknown): value is PromiseLike<unknown> {
   return typeof value === 'object' && value !== null && typeof (value as { then?: unknown }).then === 'function';
 }
 
-async function batch(fn: () => unknown, count: number): Promise<number> {
+/** Wall and CPU nanoseconds per operation of one batch. */
+async function batch(fn: () => unknown, count: number): Promise<[wall: number, cpu: number]> {
+  const cpu = process.cpuUsage();
   const begin = now();
   for (let index = 0; index < count; index++) {
     const value = fn();
     consume(isThenable(value) ? await value : value);
   }
-  return (now() - begin) / count;
+  const wall = (now() - begin) / count;
+  const used = process.cpuUsage(cpu);
+  return [wall, ((used.user + used.system) * 1e3) / count];
 }
 
 /**
@@ -90,22 +98,30 @@ export async function measureRounds(fns: readonly (() => unknown)[], options: Ro
     let count = 0;
     let spent = 0;
     do {
-      spent += await batch(fn, 1);
+      spent += (await batch(fn, 1))[0];
       count++;
     } while (now() - started < warmup);
     sizes.push(Math.max(1, Math.round(sampleTarget / Math.max(spent / count, 1))));
   }
   const rounds: number[][] = fns.map(() => []);
+  const cpuRounds: number[][] = fns.map(() => []);
   const iterations: number[] = fns.map(() => 0);
   const budget = options.budgetMs * 1e6 * fns.length;
   const started = now();
   for (let round = 0; now() - started < budget || round < (options.minRounds ?? 5); round++) {
     for (let index = 0; index < fns.length; index++) {
-      rounds[index]!.push(await batch(fns[index]!, sizes[index]!));
+      const [wall, cpu] = await batch(fns[index]!, sizes[index]!);
+      rounds[index]!.push(wall);
+      cpuRounds[index]!.push(cpu);
       iterations[index]! += sizes[index]!;
     }
   }
-  return rounds.map((perOp, index) => ({ ...summarise(perOp, iterations[index]!), rounds: perOp }));
+  return rounds.map((perOp, index) => ({
+    ...summarise(perOp, iterations[index]!),
+    rounds: perOp,
+    cpuRounds: cpuRounds[index]!,
+    cpuMin: Math.min(...cpuRounds[index]!),
+  }));
 }
 
 /** The median over rounds of `timing`'s time divided by `base`'s time in the same round. */

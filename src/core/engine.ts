@@ -110,7 +110,8 @@ function encoderOf(kind: Kind, codec: AnyCodec): Encode {
 }
 
 /**
- * How often a decoder → encoder pair needed origins recorded: of the
+ * How often a request decoder → encoder pair needed origins recorded (a
+ * response always lists them: see `convertBetween`): of the
  * conversions `seen` since its first such need, how many (`needed`) had an
  * encode loss that neither an anchor nor the settings' field origins place
  * (a loss on a message, part, tool or candidate; see {@link placeLosses}).
@@ -163,9 +164,11 @@ export function convertBetween(kind: Kind, body: unknown, from: AnyCodec, to: An
   const { model } = options;
   const decode = decoderOf(kind, from);
   const encode = encoderOf(kind, to);
-  const needs = needsOf(decode, encode);
-  const recording = needs !== undefined && needs.needed * 3 >= needs.seen;
-  const losses = new LossCollector(recording ? RECORD_PLACING : PLACING);
+  // A response (few nodes, and losses mostly on its parts) always lists its origins; a request records them when its pair often needs them.
+  const listing = kind === 'response';
+  const needs = listing ? undefined : needsOf(decode, encode);
+  const recording = listing || (needs !== undefined && needs.needed * 3 >= needs.seen);
+  const losses = new LossCollector(listing ? LIST_PLACING : recording ? RECORD_PLACING : PLACING);
   const wire = parseBody(body);
   const target = formatOf(to);
   const ir = decode.call(from, wire, decodeContext(losses, model, target));
@@ -182,7 +185,7 @@ export function convertBetween(kind: Kind, body: unknown, from: AnyCodec, to: An
       pointIntoSource(losses.losses, decoded, decode.call(from, wire, decodeContext(recorder, model, target)), recorder);
     }
   }
-  if (needs !== undefined || needed) noteNeed(decode, encode, needs, needed);
+  if (!listing && (needs !== undefined || needed)) noteNeed(decode, encode, needs, needed);
   throwIfStrict(losses.losses, options.strict);
   return { body: out, losses: losses.losses };
 }
@@ -190,6 +193,7 @@ export function convertBetween(kind: Kind, body: unknown, from: AnyCodec, to: An
 const RECORD = { recordOrigins: true } as const;
 const PLACING = { placeAnchored: true } as const;
 const RECORD_PLACING = { recordOrigins: true, placeAnchored: true } as const;
+const LIST_PLACING = { listOrigins: true, placeAnchored: true } as const;
 
 /**
  * Turn the IR pointers of the encode losses (`list` from `start` on) into

@@ -93,15 +93,25 @@ export class LossCollector {
   #root: object | ((irPath: string) => string) | undefined;
 
   /**
-   * `recordOrigins`: see {@link recording}. `placeAnchored` (what a
-   * conversion uses): a loss that {@link addAt} finds an anchor for is added
-   * already placed, with the anchor's pointer as `path` and the reported IR
-   * pointer as `irPath`.
+   * `recordOrigins`: see {@link recording}. `listOrigins`: records too, but
+   * keeps every origin as {@link anchorItem} keeps an item's when not
+   * recording (in a list in decode order, which {@link addAt} reads in
+   * order), and makes the map that walks need ({@link sourceOf}) only when
+   * one runs: for a body of few nodes whose losses are mostly on its parts
+   * (a response), cheaper than a map entry per node. `placeAnchored` (what
+   * a conversion uses): a loss that {@link addAt} finds an anchor for is
+   * added already placed, with the anchor's pointer as `path` and the
+   * reported IR pointer as `irPath`.
    */
-  constructor(options?: { recordOrigins?: boolean; placeAnchored?: boolean }) {
-    this.recording = options?.recordOrigins === true;
+  constructor(options?: { recordOrigins?: boolean; listOrigins?: boolean; placeAnchored?: boolean }) {
+    this.#listed = options?.listOrigins === true;
+    this.recording = this.#listed || options?.recordOrigins === true;
     this.#placeAnchored = options?.placeAnchored === true;
   }
+
+  /** Origins are kept in {@link #items} (see `listOrigins`); {@link #mapped} of them are in {@link #origins} too. */
+  readonly #listed: boolean;
+  #mapped = 0;
 
   /** Record a loss. While translating (see {@link translateThrough}), `path` is an IR pointer and is translated. */
   add(code: LossCode, path: string, message: string, severity: LossSeverity = 'warning'): void {
@@ -145,10 +155,10 @@ export class LossCollector {
    * write `return losses.origin(part, path)`. Does nothing unless {@link recording}.
    */
   origin<T extends object>(node: T, pointer: string): T {
-    if (this.recording) {
-      (this.#origins ??= new Map()).set(node, pointer);
-      if (this.#walk !== undefined) this.#walk.root = undefined;
-    }
+    if (!this.recording) return node;
+    if (this.#listed) this.#listItem(node, pointer);
+    else (this.#origins ??= new Map()).set(node, pointer);
+    if (this.#walk !== undefined) this.#walk.root = undefined;
     return node;
   }
 
@@ -175,10 +185,14 @@ export class LossCollector {
    * found, where a map entry per item costs more).
    */
   anchorItem<T extends object>(node: T, pointer: string): T {
-    if (this.recording) return this.anchor(node, pointer);
+    if (this.recording && !this.#listed) return this.anchor(node, pointer);
+    this.#listItem(node, pointer);
+    return node;
+  }
+
+  #listItem(node: object, pointer: string): void {
     (this.#items ??= []).push(node, pointer);
     this.#itemMap?.set(node, pointer);
-    return node;
   }
 
   /**
@@ -191,7 +205,7 @@ export class LossCollector {
    * them), in decode order; nothing unless {@link recording} is false.
    */
   anchorExtensions(extensions: object, pointer: string): void {
-    if (this.recording) return;
+    if (this.recording && !this.#listed) return;
     (this.#extensionAnchors ??= []).push(extensions, pointer);
   }
 
@@ -298,6 +312,7 @@ export class LossCollector {
    * next: for the few losses on a conversion's settings.
    */
   sourceOfOne(root: object, irPath: string): string {
+    if (this.#listed) this.#mapListed();
     // Without origins (most conversions: only settings losses), no Map lookups: each would give the node an identity hash.
     const origins = this.#origins;
     const fields = this.#fields;
@@ -326,6 +341,7 @@ export class LossCollector {
    * (`/messages/4/parts/0` after `/messages/3/parts/0` takes up at `/messages`).
    */
   sourceOf(root: object, irPath: string): string {
+    if (this.#listed) this.#mapListed();
     if (this.#origins === undefined && this.#fields === undefined) return '';
     const origins = this.#origins ?? NO_ORIGINS;
     const walk = (this.#walk ??= { root: undefined, path: '', depth: 0, ends: [], nodes: [], bests: [] });
@@ -379,6 +395,15 @@ export class LossCollector {
 
   /** The last walk of {@link sourceOf} (made on its first call). */
   #walk: Walk | undefined;
+
+  /** Put the origins listed since the last call into {@link #origins}, for a walk (see `listOrigins`). */
+  #mapListed(): void {
+    const items = this.#items;
+    if (items === undefined || this.#mapped === items.length) return;
+    const origins = (this.#origins ??= new Map());
+    for (let at = this.#mapped; at < items.length; at += 2) origins.set(items[at] as object, items[at + 1] as string);
+    this.#mapped = items.length;
+  }
 
   /**
    * Report every extension key meant for a format other than `target`

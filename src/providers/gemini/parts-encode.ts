@@ -43,12 +43,12 @@ export function encodeGeminiPart(part: Part, path: string, scope: EncodePartScop
       wire = encodeGeminiFunctionResponse(part, path, scope);
       break;
     case 'refusal':
-      scope.losses.add('approximated', path, 'Gemini has no refusal part; the refusal is sent as text');
+      scope.losses.addAt(part, 'approximated', path, 'Gemini has no refusal part; the refusal is sent as text');
       wire = { text: part.text };
       break;
     case 'opaque':
       if (part.format === 'gemini') return part.value as JsonObject;
-      scope.losses.add('unsupported_part', path, `${part.format} "${part.blockType}" block has no Gemini equivalent; dropped`);
+      scope.losses.addAt(part, 'unsupported_part', path, `${part.format} "${part.blockType}" block has no Gemini equivalent; dropped`);
       return undefined;
     default:
       return unreachable(part);

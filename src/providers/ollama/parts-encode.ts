@@ -89,7 +89,7 @@ export function encodeOllamaParts(parts: readonly Part[], losses: LossCollector,
         if (part.state !== undefined) losses.addAt(part, 'reasoning_state_dropped', partPath, `${part.state.format} reasoning state only goes back to ${part.state.format}; dropped for Ollama`);
         if (part.summary !== undefined && part.summary.length > 0 && part.text === '') out.thinking.push(part.summary.join('\n\n'));
         else if (part.text !== '') out.thinking.push(part.text);
-        else if (part.state === undefined) losses.add('unsupported_part', partPath, 'empty reasoning has no Ollama form; dropped');
+        else if (part.state === undefined) losses.addAt(part, 'unsupported_part', partPath, 'empty reasoning has no Ollama form; dropped');
         break;
       case 'tool_call':
         out.toolCalls.push(encodeOllamaToolCall(part, losses, partPath));
@@ -97,13 +97,13 @@ export function encodeOllamaParts(parts: readonly Part[], losses: LossCollector,
       case 'audio':
       case 'video':
       case 'document':
-        losses.add('unsupported_part', partPath, `Ollama messages carry only text and images; the ${part.type} was dropped`);
+        losses.addAt(part, 'unsupported_part', partPath, `Ollama messages carry only text and images; the ${part.type} was dropped`);
         break;
       case 'tool_result':
-        losses.add('unsupported_part', partPath, 'a tool result outside a tool message has no Ollama form; dropped');
+        losses.addAt(part, 'unsupported_part', partPath, 'a tool result outside a tool message has no Ollama form; dropped');
         break;
       case 'opaque':
-        losses.add('unsupported_part', partPath, `${part.format} "${part.blockType}" block has no Ollama equivalent; dropped`);
+        losses.addAt(part, 'unsupported_part', partPath, `${part.format} "${part.blockType}" block has no Ollama equivalent; dropped`);
         break;
       default:
         unreachable(part);

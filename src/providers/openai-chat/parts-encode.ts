@@ -23,16 +23,16 @@ export function reportUnsupported(part: Part, where: string, losses: LossCollect
     return;
   }
   const what = part.type === 'opaque' ? `the ${part.format} "${part.blockType}" block` : `a ${part.type} part`;
-  losses.add('unsupported_part', path, `Chat Completions cannot carry ${what} in ${where}; dropped`);
+  losses.addAt(part, 'unsupported_part', path, `Chat Completions cannot carry ${what} in ${where}; dropped`);
 }
 
 /** Reasoning never travels in Chat Completions: report its text and its opaque state. */
 function reportReasoning(part: ReasoningPart, losses: LossCollector, path: string): void {
   if (part.state !== undefined) {
-    losses.add('reasoning_state_dropped', path, `${part.state.format} reasoning ${part.state.kind} only goes back to ${part.state.format}; dropped`);
+    losses.addAt(part, 'reasoning_state_dropped', path, `${part.state.format} reasoning ${part.state.kind} only goes back to ${part.state.format}; dropped`);
   }
   if (part.state === undefined || part.text !== '' || (part.summary?.length ?? 0) > 0) {
-    losses.add('unsupported_part', path, 'Chat Completions has no reasoning content; reasoning dropped');
+    losses.addAt(part, 'unsupported_part', path, 'Chat Completions has no reasoning content; reasoning dropped');
   }
 }
 

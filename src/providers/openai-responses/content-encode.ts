@@ -41,7 +41,7 @@ export function encodeOpenaiResponsesContent(part: Part, textType: TextType, los
       return encodeAudio(part, losses, path);
     case 'opaque':
       if (part.format === FORMAT) return part.value as JsonObject;
-      losses.add('unsupported_part', path, `${part.format} "${part.blockType}" block has no OpenAI Responses equivalent; dropped`);
+      losses.addAt(part, 'unsupported_part', path, `${part.format} "${part.blockType}" block has no OpenAI Responses equivalent; dropped`);
       return undefined;
     case 'video':
     case 'reasoning':

@@ -88,7 +88,7 @@ function openMessageItem(part: Part, context: ItemEncodeContext, path: string, i
       item['id'] = `msg_interlingua_${index}`;
       item['type'] = 'message';
       item['status'] = context.messageStatus ?? 'completed';
-      context.losses.add('synthesised_id', path, 'message item id made up by interlingua', 'info');
+      context.losses.addAt(part, 'synthesised_id', path, 'message item id made up by interlingua', 'info');
     }
   } else {
     if (hint.type === true) item['type'] = 'message';
@@ -190,10 +190,10 @@ function encodeAssistantItem(part: Part, context: ItemEncodeContext, path: strin
       return encodeOpenaiResponsesToolOutput(part, context, path);
     case 'opaque':
       if (part.format === FORMAT) return part.value as JsonObject;
-      context.losses.add('unsupported_part', path, `${part.format} "${part.blockType}" block has no OpenAI Responses equivalent; dropped`);
+      context.losses.addAt(part, 'unsupported_part', path, `${part.format} "${part.blockType}" block has no OpenAI Responses equivalent; dropped`);
       return undefined;
     default:
-      context.losses.add('unsupported_part', path, `a ${part.type} part cannot stand as an OpenAI Responses item; dropped`);
+      context.losses.addAt(part, 'unsupported_part', path, `a ${part.type} part cannot stand as an OpenAI Responses item; dropped`);
       return undefined;
   }
 }

@@ -116,7 +116,7 @@ export function encodeOpenaiResponsesReasoning(part: ReasoningPart, context: Ite
   if (part.id !== undefined) item['id'] = part.id;
   else if (!isNative) {
     item['id'] = `rs_interlingua_${index}`;
-    losses.add('synthesised_id', pointer(path, 'id'), 'reasoning item id made up by interlingua', 'info');
+    losses.addAt(part, 'synthesised_id', pointer(path, 'id'), 'reasoning item id made up by interlingua', 'info');
   }
   // Other formats' visible reasoning is itself a summary (Anthropic, Gemini): it goes to `summary` unless a summary exists.
   const summary = part.summary ?? (isNative || part.text === '' ? [] : [part.text]);

@@ -56,7 +56,7 @@ function decodeToolMessage(object: JsonObject, path: string, message: Message, p
   } else {
     if (id !== undefined) expectString(id, `${path}/tool_call_id`, FORMAT);
     const call = pending.take(result.name);
-    result.callId = call?.id ?? syntheticCallId(String(index), 0);
+    result.callId = call?.id ?? syntheticCallId(index, 0);
     result.syntheticId = true;
     if (result.name === undefined && call !== undefined) {
       result.name = call.name;
@@ -121,11 +121,11 @@ export function decodeOllamaMessage(value: unknown, path: string, index: number,
 export function decodeOllamaMessages(value: unknown, path: string, losses: LossCollector, hints = true): Message[] {
   const list = Array.isArray(value) ? value : expectArray(value, path, FORMAT);
   // One scope for the whole list, renamed per message (decoding reads it synchronously).
-  const calls: CallScope = { scope: '', pending: new PendingCalls(), hints };
+  const calls: CallScope = { scope: 0, pending: new PendingCalls(), hints };
   const messages: Message[] = new Array(list.length);
   for (let index = 0; index < list.length; index++) {
     const messagePath = `${path}/${index}`;
-    calls.scope = String(index);
+    calls.scope = index;
     const message = decodeOllamaMessage(list[index], messagePath, index, calls);
     messages[index] = losses.recording ? recordOllamaOrigins(message, list[index] as JsonObject, messagePath, losses) : anchorMadeUpIds(message, list[index] as JsonObject, messagePath, losses);
   }

@@ -248,9 +248,7 @@ export class LossCollector {
    */
   originField(node: object, key: string, pointer: string): void {
     if (this.#walk !== undefined) this.#walk.root = undefined;
-    // Made with its first entry: `[]` grown by `push` takes room for 17 slots.
-    if (this.#fields === undefined) this.#fields = [node, key, pointer, undefined];
-    else this.#fields.push(node, key, pointer, undefined);
+    (this.#fields ??= []).push(node, key, pointer, undefined);
   }
 
   /**
@@ -263,8 +261,7 @@ export class LossCollector {
   originFields(node: object | undefined, wire: Readonly<Record<string, unknown>>, base: string, table: FieldTable): void {
     if (node === undefined) return;
     if (this.#walk !== undefined) this.#walk.root = undefined;
-    if (this.#fields === undefined) this.#fields = [node, wire, base, table];
-    else this.#fields.push(node, wire, base, table);
+    (this.#fields ??= []).push(node, wire, base, table);
   }
 
   /** The origin of field `key` of `node`: from the last {@link originField} or {@link originFields} entry that places it. */

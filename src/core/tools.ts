@@ -86,3 +86,36 @@ export class CallNames {
     return this.#byId?.get(callId);
   }
 }
+
+/** Scopes and indexes below these get their made-up call ids from {@link MadeUpIds}'s table. */
+const TABLE_SCOPES = 1024;
+const TABLE_INDEXES = 32;
+
+/**
+ * Made-up call ids `<prefix><scope>_<index>` (the Gemini and Ollama
+ * decoders' synthesised ids), for a numeric scope (a message's index) made
+ * once per process and kept: a string built by concatenation is a rope that
+ * every target's id check (Anthropic's character check) or `JSON.stringify`
+ * flattens again per conversion, while a kept one is flat already and
+ * allocates nothing. Beyond the table the id is built per call.
+ */
+export class MadeUpIds {
+  readonly #prefix: string;
+  readonly #table: (string | undefined)[][] = [];
+
+  constructor(prefix: string) {
+    this.#prefix = prefix;
+  }
+
+  of(scope: string | number, index: number): string {
+    if (typeof scope !== 'number' || scope >= TABLE_SCOPES || index >= TABLE_INDEXES) return `${this.#prefix}${scope}_${index}`;
+    const row = (this.#table[scope] ??= []);
+    let id = row[index];
+    if (id === undefined) {
+      // Joined: a flat string (a template literal of this length makes a rope).
+      id = [this.#prefix, scope, '_', index].join('');
+      row[index] = id;
+    }
+    return id;
+  }
+}

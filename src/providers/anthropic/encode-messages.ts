@@ -170,6 +170,14 @@ function addToTurn(turn: Turn, blocks: JsonObject[], isToolMessage: boolean): vo
   else existing.splice(firstOther, 0, ...blocks);
 }
 
+/** The wire message of a turn of {@link encodeForeign}. */
+function encodeTurn(turn: Turn): JsonObject {
+  const blocks = turn.blocks;
+  if (blocks === undefined) return { role: turn.role, content: turn.text };
+  const only = blocks[0];
+  return { role: turn.role, content: blocks.length === 1 && isBareText(only) ? only['text'] : blocks };
+}
+
 function encodeForeign(messages: readonly Message[], losses: LossCollector): EncodedConversation {
   let leading = 0;
   while (leading < messages.length && messages[leading]?.role === 'system') leading++;
@@ -200,18 +208,8 @@ function encodeForeign(messages: readonly Message[], losses: LossCollector): Enc
     if (last !== undefined && last.role === role && role !== 'system') addToTurn(last, blocks ?? [{ type: 'text', text }], message.role === 'tool');
     else turns.push({ role, blocks, text: blocks === undefined ? text : undefined });
   }
-  // Pushed, not written into `new Array(length)`: a holey array takes JSON.stringify's slow path, a lookup per element.
-  const encoded: JsonObject[] = [];
-  for (let index = 0; index < turns.length; index++) {
-    const turn = turns[index] as Turn;
-    const blocks = turn.blocks;
-    if (blocks === undefined) {
-      encoded.push({ role: turn.role, content: turn.text });
-      continue;
-    }
-    const only = blocks[0];
-    encoded.push({ role: turn.role, content: blocks.length === 1 && isBareText(only) ? only['text'] : blocks });
-  }
+  // Mapped, not written into `new Array(length)` (a holey array takes JSON.stringify's slow path, a lookup per element) nor pushed (grown from `[]`, a list gets room for 17).
+  const encoded = turns.map(encodeTurn);
   return system === undefined ? { messages: encoded } : { system, messages: encoded };
 }
 

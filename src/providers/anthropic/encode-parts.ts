@@ -248,7 +248,8 @@ const MEDIA_PART_TYPES: ReadonlySet<string> = new Set(['image', 'audio', 'video'
 
 /** Encode IR parts as content blocks; `answer` for a response's content, where media cannot stand. */
 export function encodeAnthropicParts(parts: readonly Part[], path: string, losses: LossCollector, answer = false): JsonObject[] {
-  const blocks: JsonObject[] = [];
+  // Made with its first block: `[]` grown by `push` takes room for 17, and most messages hold one or two.
+  let blocks: JsonObject[] | undefined;
   for (let index = 0; index < parts.length; index++) {
     const part = parts[index];
     if (part === undefined) continue;
@@ -260,7 +261,9 @@ export function encodeAnthropicParts(parts: readonly Part[], path: string, losse
     // Most parts report nothing: their pointer is built only for those that may.
     const direct = part.extensions === undefined || onlyAnthropic(part.extensions) ? directBlock(part) : GENERAL;
     const block = direct === GENERAL ? encodeAnthropicPart(part, `${path}/${index}`, losses) : direct;
-    if (block !== undefined) blocks.push(block);
+    if (block === undefined) continue;
+    if (blocks === undefined) blocks = [block];
+    else blocks.push(block);
   }
-  return blocks;
+  return blocks ?? [];
 }

@@ -94,15 +94,18 @@ function encodeResultItem(item: Part, losses: LossCollector, resultPath: string,
 
 function encodeToolResult(part: ToolResultPart, losses: LossCollector, path: string): JsonObject {
   if (part.syntheticId === true) losses.addAt(part, 'synthesised_id', `${path}/callId`, `tool result had no call id; sent the synthesised toolUseId "${part.callId}"`, 'info');
-  const content: JsonObject[] = [];
+  // Made with its first block (`[]` grown by `push` takes room for 17; most results hold one).
+  let content: JsonObject[] | undefined;
   const items = part.content;
   for (let index = 0; index < items.length; index++) {
     // Holes are skipped, as forEach skips them.
     if (!(index in items)) continue;
     const encoded = encodeResultItem(items[index] as Part, losses, path, index);
-    if (encoded !== undefined) content.push(encoded);
+    if (encoded === undefined) continue;
+    if (content === undefined) content = [encoded];
+    else content.push(encoded);
   }
-  const wire: JsonObject = { toolUseId: part.callId, content };
+  const wire: JsonObject = { toolUseId: part.callId, content: content ?? [] };
   const status = extensionsOf(part, BEDROCK)?.['$status'];
   if (part.isError === true) wire['status'] = 'error';
   else if (typeof status === 'string') wire['status'] = status;

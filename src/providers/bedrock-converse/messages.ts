@@ -138,13 +138,17 @@ export function encodeBedrockMessages(messages: readonly Message[], losses: Loss
     if (message.name !== undefined) losses.add('dropped_field', path, 'Converse messages have no participant name; dropped', 'info');
     const role = message.role === 'assistant' ? 'assistant' : 'user';
     const parts = message.role === 'system' ? foldedSystem(message, losses, path) : message.parts;
-    const content: JsonObject[] = [];
+    // Made with its first block: `[]` grown by `push` takes room for 17, and most messages hold one or two.
+    let blocks: JsonObject[] | undefined;
     for (let partIndex = 0; partIndex < parts.length; partIndex++) {
       const part = parts[partIndex];
       if (part === undefined && !(partIndex in parts)) continue;
       const encoded = encodeBedrockPart(part as Part, losses, partPointer(path, index, partIndex));
-      if (encoded !== undefined) content.push(encoded);
+      if (encoded === undefined) continue;
+      if (blocks === undefined) blocks = [encoded];
+      else blocks.push(encoded);
     }
+    const content = blocks ?? [];
     const turn = turnOf(message);
     if (last !== undefined && last.role === role && last.turn === turn) {
       const existing = last.wire['content'] as JsonObject[];

@@ -91,18 +91,24 @@ export function decodeGeminiContents(value: unknown, path: string, losses: LossC
   }
 }
 
-/** Split a user turn into runs of tool results and other parts. */
+/** Split a user turn into runs of tool results and other parts (`parts` is the turn's own list: a turn of one run keeps it). */
 function splitUserTurn(parts: Part[]): Message[] {
+  // A turn of one run (most are) is its parts as they are, in a list made with its one message (`[]` grown by `push` takes room for 17).
+  const first = parts[0];
+  if (first === undefined) return [{ role: 'user', parts: [] }];
+  const role = first.type === 'tool_result' ? 'tool' : 'user';
+  let index = 1;
+  while (index < parts.length && ((parts[index] as Part).type === 'tool_result' ? 'tool' : 'user') === role) index++;
+  if (index === parts.length) return [{ role, parts }];
   const messages: Message[] = [];
   let current: Message | undefined;
   for (const part of parts) {
-    const role = part.type === 'tool_result' ? 'tool' : 'user';
-    if (current === undefined || current.role !== role) {
-      current = { role, parts: [part] };
+    const partRole = part.type === 'tool_result' ? 'tool' : 'user';
+    if (current === undefined || current.role !== partRole) {
+      current = { role: partRole, parts: [part] };
       messages.push(current);
     } else current.parts.push(part);
   }
-  if (messages.length === 0) messages.push({ role: 'user', parts: [] });
   return messages;
 }
 

@@ -62,7 +62,8 @@ export function encodeGeminiContents(messages: readonly Message[], native: boole
 }
 
 function encodeMessageParts(message: Message, messageIndex: number, path: string, scope: EncodePartScope): JsonObject[] {
-  const parts: JsonObject[] = [];
+  // Made with its first part: `[]` grown by `push` takes room for 17, and most messages hold one or two.
+  let parts: JsonObject[] | undefined;
   const midSystem = message.role === 'system';
   if (midSystem) {
     scope.losses.add('moved_content', path, 'Gemini has no system turn mid-conversation; sent as user text prefixed "System:"');
@@ -72,9 +73,10 @@ function encodeMessageParts(message: Message, messageIndex: number, path: string
     const wire = encodeGeminiPart(part, partPointer(path, messageIndex, index), scope);
     if (wire === undefined) continue;
     if (midSystem && typeof wire['text'] === 'string') wire['text'] = `System: ${wire['text']}`;
-    parts.push(wire);
+    if (parts === undefined) parts = [wire];
+    else parts.push(wire);
   }
-  return parts;
+  return parts ?? [];
 }
 
 /** Encode the leading system messages (`messages` up to `count`). */

@@ -5,14 +5,17 @@
  * pairs a `functionResponse` without id with the earliest unanswered call of
  * the same name.
  */
+import { MadeUpIds } from '../../core/tools.ts';
 
 /** The prefix of every id interlingua synthesises for Gemini; the encoder never sends such ids. */
 export const SYNTHETIC_ID_PREFIX = 'call_gemini_';
 
 /** A deterministic id for the call at `scope` / `partIndex` (`scope` names the message or candidate). */
 export function syntheticCallId(scope: string | number, partIndex: number): string {
-  return `${SYNTHETIC_ID_PREFIX}${scope}_${partIndex}`;
+  return MADE_UP.of(scope, partIndex);
 }
+
+const MADE_UP = new MadeUpIds(SYNTHETIC_ID_PREFIX);
 
 /** A response id cut down to characters every other format accepts in a call id. */
 export function idScope(responseId: string | undefined, candidateIndex: number): string {

@@ -5,14 +5,17 @@
  * stands, and pairs a tool message with the earliest unanswered call of its
  * `tool_name` (or, without a name, the earliest unanswered call).
  */
+import { MadeUpIds } from '../../core/tools.ts';
 
 /** The prefix of every id interlingua synthesises for Ollama; the encoder never sends such ids. */
 export const SYNTHETIC_ID_PREFIX = 'call_ollama_';
 
 /** A deterministic id for the `callIndex`-th call of the message or response named by `scope`. */
-export function syntheticCallId(scope: string, callIndex: number): string {
-  return `${SYNTHETIC_ID_PREFIX}${scope}_${callIndex}`;
+export function syntheticCallId(scope: string | number, callIndex: number): string {
+  return MADE_UP.of(scope, callIndex);
 }
+
+const MADE_UP = new MadeUpIds(SYNTHETIC_ID_PREFIX);
 
 /**
  * The scope of a response's synthesised ids: the digits of its `created_at`

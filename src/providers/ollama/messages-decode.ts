@@ -16,14 +16,14 @@ import { FORMAT, keepUnknown, keys, ollamaHint } from './shape.ts';
 const ROLES: Readonly<Record<string, Role>> = lookupTable({ system: 'system', user: 'user', assistant: 'assistant', tool: 'tool' });
 
 /** Decode `content` (a string) into a text part; `""` is no part, absent or `null` a hint (unless `hints` is false). */
-function decodeOllamaContent(object: JsonObject, path: string, message: Message, parts: Part[], hints = true): void {
+function decodeOllamaContent(object: JsonObject, path: string, message: Message, hints = true): Part | undefined {
   const content = object['content'];
   if (content === undefined || content === null) {
     if (hints) ollamaHint(message, '$content', content === null ? null : 'absent');
-    return;
+    return undefined;
   }
   const text = typeof content === 'string' ? content : expectString(content, `${path}/content`, FORMAT);
-  if (text !== '') parts.push({ type: 'text', text });
+  return text === '' ? undefined : { type: 'text', text };
 }
 
 /** Decode `thinking` into a reasoning part; `""` is kept as a hint (unless `hints` is false). */
@@ -37,8 +37,9 @@ export function decodeOllamaThinking(object: JsonObject, path: string, message: 
 }
 
 function decodeToolMessage(object: JsonObject, path: string, message: Message, pending: PendingCalls, index: number, hints: boolean): void {
-  const content: Part[] = [];
-  decodeOllamaContent(object, path, message, content, hints);
+  // Lists made with their first part (`[]` grown by `push` takes room for 17; most hold one).
+  const text = decodeOllamaContent(object, path, message, hints);
+  const content: Part[] = text === undefined ? [] : [text];
   const images = object['images'];
   if (images !== undefined) decodeOllamaImages(images, `${path}/images`, message, content, hints);
   const result: ToolResultPart = { type: 'tool_result', callId: '', content };
@@ -56,14 +57,14 @@ function decodeToolMessage(object: JsonObject, path: string, message: Message, p
   } else {
     if (id !== undefined) expectString(id, `${path}/tool_call_id`, FORMAT);
     const call = pending.take(result.name);
-    result.callId = call?.id ?? syntheticCallId(String(index), 0);
+    result.callId = call?.id ?? syntheticCallId(index, 0);
     result.syntheticId = true;
     if (result.name === undefined && call !== undefined) {
       result.name = call.name;
       if (hints) ollamaHint(result, '$noName', true);
     }
   }
-  message.parts.push(result);
+  message.parts = [result];
 }
 
 const NONE: ReadonlySet<string> = keys();
@@ -105,7 +106,11 @@ export function decodeOllamaMessage(value: unknown, path: string, index: number,
     decodeToolMessage(object, path, message, calls.pending, index, hints);
   } else {
     decodeOllamaThinking(object, path, message, message.parts, hints);
-    decodeOllamaContent(object, path, message, message.parts, hints);
+    const text = decodeOllamaContent(object, path, message, hints);
+    if (text !== undefined) {
+      if (message.parts.length === 0) message.parts = [text];
+      else message.parts.push(text);
+    }
     const images = object['images'];
     if (images !== undefined) decodeOllamaImages(images, `${path}/images`, message, message.parts, hints);
     const toolCalls = object['tool_calls'];
@@ -121,11 +126,11 @@ export function decodeOllamaMessage(value: unknown, path: string, index: number,
 export function decodeOllamaMessages(value: unknown, path: string, losses: LossCollector, hints = true): Message[] {
   const list = Array.isArray(value) ? value : expectArray(value, path, FORMAT);
   // One scope for the whole list, renamed per message (decoding reads it synchronously).
-  const calls: CallScope = { scope: '', pending: new PendingCalls(), hints };
+  const calls: CallScope = { scope: 0, pending: new PendingCalls(), hints };
   const messages: Message[] = new Array(list.length);
   for (let index = 0; index < list.length; index++) {
     const messagePath = `${path}/${index}`;
-    calls.scope = String(index);
+    calls.scope = index;
     const message = decodeOllamaMessage(list[index], messagePath, index, calls);
     messages[index] = losses.recording ? recordOllamaOrigins(message, list[index] as JsonObject, messagePath, losses) : anchorMadeUpIds(message, list[index] as JsonObject, messagePath, losses);
   }

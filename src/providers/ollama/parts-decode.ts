@@ -31,8 +31,8 @@ export function decodeOllamaImages(value: unknown, path: string, message: Messag
 
 /** Where the ids of a message's tool calls come from. */
 export interface CallScope {
-  /** Names the message or response, for synthesised ids. */
-  scope: string;
+  /** Names the message (its index) or response, for synthesised ids. */
+  scope: string | number;
   pending: PendingCalls;
   /**
    * Whether to keep the shape hints only the Ollama encoder reads (`false`

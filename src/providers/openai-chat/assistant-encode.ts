@@ -124,7 +124,8 @@ export function encodeOpenaiChatAssistant(message: Message, place: AssistantPlac
   let dialectData: DialectFields | undefined;
   let refusals: string[] | undefined;
   const content: Content = { parts: [], at: [], path };
-  const toolCalls: JsonObject[] = [];
+  // Made with its first call (`[]` grown by `push` takes room for 17).
+  let toolCalls: JsonObject[] | undefined;
   let functionCall: JsonObject | undefined;
   let audio: JsonObject | undefined;
   let sawToolCall = false;
@@ -154,7 +155,8 @@ export function encodeOpenaiChatAssistant(message: Message, place: AssistantPlac
               ? plainOpenaiChatToolCall(part)
               : encodeOpenaiChatToolCall(part, losses, `${path}/parts/${index}`);
           if (dialectData !== undefined) signToolCall(call, part, dialectData);
-          toolCalls.push(call);
+          if (toolCalls === undefined) toolCalls = [call];
+          else toolCalls.push(call);
         }
         continue;
       case 'reasoning':
@@ -174,7 +176,8 @@ export function encodeOpenaiChatAssistant(message: Message, place: AssistantPlac
         if (part.format !== FORMAT) break;
         if (shapeHint(part, '$toolCall') === true) {
           sawToolCall = true;
-          toolCalls.push(part.value as JsonObject);
+          if (toolCalls === undefined) toolCalls = [part.value as JsonObject];
+          else toolCalls.push(part.value as JsonObject);
         } else {
           content.parts.push(part);
           content.at.push(index);
@@ -209,7 +212,7 @@ export function encodeOpenaiChatAssistant(message: Message, place: AssistantPlac
     else if (annotationsHint === 'empty' || (place === 'response' && annotationsHint !== 'absent')) wire['annotations'] = [];
   }
   if (audio !== undefined) wire['audio'] = audio;
-  if (toolCalls.length > 0 || own?.['$toolCalls'] === 'empty') wire['tool_calls'] = toolCalls;
+  if (toolCalls !== undefined || own?.['$toolCalls'] === 'empty') wire['tool_calls'] = toolCalls ?? [];
   if (functionCall !== undefined) wire['function_call'] = functionCall;
   if (dialectData !== undefined) writeDialectFields(wire, dialect, dialectData);
   return own === undefined ? wire : spreadExtensions(wire, message, FORMAT);

@@ -71,11 +71,13 @@ function decodeTool(object: JsonObject, path: string, history: History, losses: 
   // Read by name here (a shared reader's keyed read is a generic lookup); `stringField` builds the error.
   const wireId = object['tool_call_id'];
   const callId = typeof wireId === 'string' ? wireId : stringField(object, 'tool_call_id', path);
-  const content: Part[] = [];
-  const result: ToolResultPart = { type: 'tool_result', callId, content };
+  const result: ToolResultPart = { type: 'tool_result', callId, content: [] };
   const name = toolName(history, callId);
   if (name !== undefined) result.name = name;
-  decodeOpenaiChatContent(object['content'], path, result, content, 'string', losses, history.hints);
+  const content = object['content'];
+  // A string (the common spelling): the one text part `decodeOpenaiChatContent` makes of it, in a list made with it (`[]` grown by `push` takes room for 17).
+  if (typeof content === 'string' && !losses.recording) result.content = [{ type: 'text', text: content }];
+  else decodeOpenaiChatContent(content, path, result, result.content, 'string', losses, history.hints);
   keepUnknownOf(result, object, 'content', 'role', 'content', 'tool_call_id');
   if (result.extensions !== undefined) losses.anchorExtensions(result.extensions, path);
   return { role: 'tool', parts: [losses.origin(result, path)] };

@@ -113,18 +113,29 @@ function decodeInputMessage(item: JsonObject, role: string, path: string, losses
   return message;
 }
 
+/** A list of parts being filled (an assistant message's). */
+interface PartList {
+  parts: Part[];
+}
+
+/** Append `part` to `into.parts`, made with its first part: `[]` grown by `push` takes room for 17, and most assistant turns hold one or two. */
+function addPart(into: PartList, part: Part): void {
+  if (into.parts.length === 0) into.parts = [part];
+  else into.parts.push(part);
+}
+
 /** Decode an assistant message item into parts; its first part carries the item's hint and item-level fields. */
-function decodeAssistantMessage(item: JsonObject, path: string, losses: LossCollector, lean: boolean, into: Part[]): void {
+function decodeAssistantMessage(item: JsonObject, path: string, losses: LossCollector, lean: boolean, into: PartList): void {
   const parts = decodeMessageContent(item, path, 'output_text', losses, lean);
   const first = parts[0];
   if (first === undefined) {
-    into.push(losses.origin({ type: 'opaque', format: FORMAT, blockType: 'message', value: item }, path));
+    addPart(into, losses.origin({ type: 'opaque', format: FORMAT, blockType: 'message', value: item }, path));
     return;
   }
-  for (const part of parts) {
-    if (part.type === 'opaque' && !lean) hint(part, FORMAT, '$content', true);
-    into.push(part);
-  }
+  if (!lean) for (const part of parts) if (part.type === 'opaque') hint(part, FORMAT, '$content', true);
+  // The item's own list, when it starts the turn.
+  if (into.parts.length === 0) into.parts = parts;
+  else for (const part of parts) into.parts.push(part);
   if (lean) checkItemFields(item, path);
   else hint(first, FORMAT, '$item', itemHint(item, path));
   const rest = messageExtras(item);
@@ -154,7 +165,7 @@ function opaqueItem(item: JsonObject, type: string, path: string, losses: LossCo
 }
 
 /** Decode one assistant-side item (not a user/system message, not a tool output) into parts, appended to `into`. */
-function decodeAssistantItem(item: JsonObject, type: string, path: string, losses: LossCollector, target: FormatId | undefined, into: Part[]): void {
+function decodeAssistantItem(item: JsonObject, type: string, path: string, losses: LossCollector, target: FormatId | undefined, into: PartList): void {
   const lean = target !== undefined && target !== FORMAT;
   switch (type) {
     case 'message':
@@ -162,23 +173,23 @@ function decodeAssistantItem(item: JsonObject, type: string, path: string, losse
       return;
     case 'function_call':
       // Back to Responses or on to Chat, whose encoders send the argument text as it came: not parsed.
-      into.push(anchoredFields(decodeOpenaiResponsesToolCall(item, false, path, lean, target === FORMAT || target === 'openai-chat'), path, losses, lean));
+      addPart(into, anchoredFields(decodeOpenaiResponsesToolCall(item, false, path, lean, target === FORMAT || target === 'openai-chat'), path, losses, lean));
       return;
     case 'custom_tool_call':
-      into.push(anchoredFields(decodeOpenaiResponsesToolCall(item, true, path, lean), path, losses, lean));
+      addPart(into, anchoredFields(decodeOpenaiResponsesToolCall(item, true, path, lean), path, losses, lean));
       return;
     case 'reasoning': {
       const part = decodeOpenaiResponsesReasoning(item, path);
       if (part !== undefined) {
-        into.push(anchoredItem(part, path, losses, lean));
+        addPart(into, anchoredItem(part, path, losses, lean));
         return;
       }
       losses.add('unknown_block', path, 'reasoning item with summary or content entries of an unknown kind; kept as an opaque part');
-      into.push(anchoredItem({ type: 'opaque', format: FORMAT, blockType: type, value: item }, path, losses, lean));
+      addPart(into, anchoredItem({ type: 'opaque', format: FORMAT, blockType: type, value: item }, path, losses, lean));
       return;
     }
     default:
-      into.push(anchoredItem(opaqueItem(item, type, path, losses), path, losses, lean));
+      addPart(into, anchoredItem(opaqueItem(item, type, path, losses), path, losses, lean));
   }
 }
 
@@ -236,12 +247,12 @@ export function decodeOpenaiResponsesInput(items: unknown[], path: string, losse
     }
     if (type === 'function_call_output' || type === 'custom_tool_call_output') {
       if (tool === undefined) messages.push((tool = losses.origin<Message>({ role: 'tool', parts: [] }, itemPath)));
-      tool.parts.push(losses.origin(decodeOpenaiResponsesToolOutput(item, type === 'custom_tool_call_output', itemPath, losses, lean), itemPath));
+      addPart(tool, losses.origin(decodeOpenaiResponsesToolOutput(item, type === 'custom_tool_call_output', itemPath, losses, lean), itemPath));
       assistant = undefined;
       continue;
     }
     if (assistant === undefined) messages.push((assistant = losses.origin<Message>({ role: 'assistant', parts: [] }, itemPath)));
-    decodeAssistantItem(item, type, itemPath, losses, target, assistant.parts);
+    decodeAssistantItem(item, type, itemPath, losses, target, assistant);
     tool = undefined;
   }
   return messages;
@@ -249,7 +260,7 @@ export function decodeOpenaiResponsesInput(items: unknown[], path: string, losse
 
 /** Decode a response's `output` item list into the parts of one assistant message. */
 export function decodeOpenaiResponsesOutput(items: unknown[], path: string, losses: LossCollector, target?: FormatId): Part[] {
-  const parts: Part[] = [];
+  const list: PartList = { parts: [] };
   for (let index = 0; index < items.length; index++) {
     const value = items[index];
     if (value === undefined && !(index in items)) continue;
@@ -259,7 +270,7 @@ export function decodeOpenaiResponsesOutput(items: unknown[], path: string, loss
     if (type === 'message' && roleOf(item, itemPath) !== 'assistant') {
       throw new InterlinguaError('invalid_value', 'response output messages must have role "assistant"', { path: `${itemPath}/role`, format: FORMAT });
     }
-    decodeAssistantItem(item, type, itemPath, losses, target, parts);
+    decodeAssistantItem(item, type, itemPath, losses, target, list);
   }
-  return parts;
+  return list.parts;
 }

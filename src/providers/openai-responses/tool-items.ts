@@ -117,7 +117,8 @@ export function decodeOpenaiResponsesToolOutput(item: JsonObject, custom: boolea
   if (output === undefined) required(item, 'output', path, FORMAT);
   const part: ToolResultPart = { type: 'tool_result', callId, content: [] };
   if (typeof output === 'string') {
-    part.content.push({ type: 'text', text: output });
+    // A list made with its one part (`[]` grown by `push` takes room for 17).
+    part.content = [{ type: 'text', text: output }];
   } else {
     const outputPath = `${path}/output`;
     const list = expectArray(output, outputPath, FORMAT);

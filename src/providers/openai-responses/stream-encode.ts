@@ -93,8 +93,11 @@ export class OpenaiResponsesStreamWriter {
   /** IR event → SSE messages, hints applied. */
   encode(event: StreamEvent): SseMessage[] {
     if (this.direct(event)) {
-      const fast = this.output.fastDelta(event);
-      if (fast !== undefined) return [{ event: fast.type, data: `{"type":"${fast.type}","sequence_number":${this.seq++}${fast.tail}` }];
+      const fast = this.output.fastDelta(event, this.seq);
+      if (fast !== undefined) {
+        this.seq++;
+        return [fast];
+      }
     }
     const canonical = this.expand(event);
     const raw = streamHint(event, WIRE);
@@ -148,39 +151,44 @@ export class OpenaiResponsesStreamWriter {
   private numbered(data: JsonObject): SseMessage {
     const type = data['type'] as string;
     const seq = this.seq++;
-    const text = WHOLE_TEXT_EVENTS.has(type) ? this.serialised(data) : JSON.stringify(data);
     let head = this.heads.get(type);
     if (head === undefined) {
       head = `{"type":${JSON.stringify(type)}`;
       this.heads.set(type, head);
     }
-    if (!('sequence_number' in data) && text.startsWith(head)) {
-      return { event: type, data: `${head},"sequence_number":${seq}${text.slice(head.length)}` };
+    if (!('sequence_number' in data)) {
+      const text = WHOLE_TEXT_EVENTS.has(type) ? this.serialised(data, head, seq) : withNumber(JSON.stringify(data), head, seq);
+      if (text !== undefined) return { event: type, data: text };
     }
     return { event: type, data: JSON.stringify({ type, sequence_number: seq, ...data }) };
   }
 
   /**
-   * `JSON.stringify(data)` for an event that repeats whole texts (a part's
-   * `*.done` events, its `output_item.done`, the terminal response): a
-   * string of {@link LONG_STRING} characters or more is serialised once per
-   * stream and spliced in wherever it appears again, so the text of a long
-   * answer is not escaped four or five times over. The replacer sees the
-   * values in the order they are written, so the n-th mark in the output is
-   * the n-th long string; when the count does not agree (a value that is
-   * itself the mark), the event is serialised plainly.
+   * {@link withNumber} of `JSON.stringify(data)`, for an event that repeats
+   * whole texts (a part's `*.done` events, its `output_item.done`, the
+   * terminal response): a string of {@link LONG_STRING} characters or more
+   * is serialised once per stream and spliced in wherever it appears again,
+   * so the text of a long answer is not escaped four or five times over.
+   * The replacer sees the values in the order they are written, so the n-th
+   * mark in the output is the n-th long string; when the count does not
+   * agree (a value that is itself the mark), the event is serialised
+   * plainly. The number goes into the text before the first long string,
+   * so the joined text is not read (which would copy it whole) before the
+   * writer encodes it.
    */
-  private serialised(data: JsonObject): string {
+  private serialised(data: JsonObject, head: string, seq: number): string | undefined {
     const found: string[] = [];
     const text = JSON.stringify(data, (_key, value: unknown) => {
       if (typeof value !== 'string' || value.length < LONG_STRING) return value;
       found.push(this.longJson(value));
       return LONG_MARK;
     });
-    if (found.length === 0) return text;
+    if (found.length === 0) return withNumber(text, head, seq);
     const pieces = text.split(LONG_MARK_JSON);
-    if (pieces.length !== found.length + 1) return JSON.stringify(data);
-    let out = pieces[0]!;
+    if (pieces.length !== found.length + 1) return withNumber(JSON.stringify(data), head, seq);
+    // The head (`{"type":"…"`, a short string) is all in the first piece when the whole text starts with it.
+    let out = withNumber(pieces[0]!, head, seq);
+    if (out === undefined) return undefined;
     for (let index = 0; index < found.length; index++) out += found[index]! + pieces[index + 1]!;
     return out;
   }
@@ -351,6 +359,11 @@ export class OpenaiResponsesStreamWriter {
   }
 }
 
+
+/** `text` (an event's JSON, starting `head`: `{"type":…`) with `"sequence_number":seq` after its type; `undefined` when it does not start so. */
+function withNumber(text: string, head: string, seq: number): string | undefined {
+  return text.startsWith(head) ? `${head},"sequence_number":${seq}${text.slice(head.length)}` : undefined;
+}
 
 /** `output_text`: the SDK's concatenation of every output_text part. */
 function outputText(output: unknown[]): string {

@@ -12,7 +12,8 @@ import * as assert from 'uvu/assert';
 import { accumulate, responseToEvents } from '../src/core/accumulate.ts';
 import { convertResponse, decodeResponse } from '../src/core/convert.ts';
 import { convertStream } from '../src/core/stream.ts';
-import { utf8Chunks } from '../src/core/framing.ts';
+import { sseFraming, utf8Chunks } from '../src/core/framing.ts';
+import { DATA_PIECES, type EncodedOnce, type SseMessage } from '../src/core/stream-events.ts';
 import {
   chunked,
   collect,
@@ -97,6 +98,24 @@ chunking('UTF-8 text of a chunked stream is what one stream-mode TextDecoder giv
     }
     assert.is(out + text.end(), expected, `cuts ${cuts.join(',')}`);
   }
+});
+chunking('a message written from its pieces gives the bytes of its data', () => {
+  // Long texts with characters of 1 to 4 bytes and escapes, each repeated (its bytes made once and copied), next to plain messages.
+  const long: EncodedOnce = { text: JSON.stringify(`é€🙂 数据 "x"\n${'a'.repeat(2000)}`) };
+  const other: EncodedOnce = { text: JSON.stringify('plain '.repeat(300)) };
+  const pieced = (parts: (string | EncodedOnce)[]): SseMessage => ({
+    event: 'response.output_text.done',
+    data: parts.map((part) => (typeof part === 'string' ? part : part.text)).join(''),
+    [DATA_PIECES]: parts,
+  });
+  const messages: SseMessage[] = [
+    { event: 'response.output_text.delta', data: '{"delta":"é"}' },
+    pieced(['{"text":', long, ',"again":', long, ',"other":', other, '}']),
+    { data: '{"delta":"数"}' },
+    pieced([long, '']),
+  ];
+  const plain = messages.map((message) => (message.event === undefined ? { data: message.data } : { event: message.event, data: message.data }));
+  for (let round = 0; round < 2; round++) assert.equal([...sseFraming.write(messages)], [...sseFraming.write(plain)]);
 });
 chunking.run();
 

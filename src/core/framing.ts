@@ -7,9 +7,9 @@
  * same for every framing.
  */
 import { createParser, type EventSourceParser, type ParseError } from 'eventsource-parser';
-import { utf8Bytes } from './output-bytes.ts';
+import { utf8Bytes, utf8BytesOfPieces } from './output-bytes.ts';
 import { MAX_DEPTH, mayNestTooDeep, tooDeep } from './wire.ts';
-import type { SseMessage, WireEvent } from './stream-events.ts';
+import { DATA_PIECES, type EncodedOnce, type SseMessage, type WireEvent } from './stream-events.ts';
 
 /** Reads one stream's bytes into wire events, in order. */
 export interface FrameReader {
@@ -160,8 +160,21 @@ export const sseFraming: StreamFraming = {
   },
   write(messages) {
     let out = '';
-    for (const message of messages) out += `${message.event === undefined ? '' : `event: ${message.event}\n`}data: ${message.data}\n\n`;
-    return utf8Bytes(out);
+    // Messages whose data comes in pieces (see `DATA_PIECES`) are written from them.
+    let pieces: (string | EncodedOnce)[] | undefined;
+    for (const message of messages) {
+      const data = message[DATA_PIECES];
+      if (data === undefined) out += `${message.event === undefined ? '' : `event: ${message.event}\n`}data: ${message.data}\n\n`;
+      else {
+        (pieces ??= []).push(`${out}${message.event === undefined ? '' : `event: ${message.event}\n`}data: `, ...data);
+        out = '\n\n';
+      }
+    }
+    if (pieces === undefined) return utf8Bytes(out);
+    pieces.push(out);
+    let length = 0;
+    for (const piece of pieces) length += typeof piece === 'string' ? piece.length : piece.text.length;
+    return utf8BytesOfPieces(pieces, length);
   },
 };
 

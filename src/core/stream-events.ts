@@ -128,10 +128,25 @@ export interface WireEvent {
   invalid?: string;
 }
 
+/** A long text (a JSON string token) whose UTF-8 bytes a writer makes once, at its first use, and copies wherever it recurs. */
+export interface EncodedOnce {
+  readonly text: string;
+  bytes?: Uint8Array;
+}
+
+/**
+ * Optional on an {@link SseMessage}: its `data` in pieces, in order (their
+ * concatenation is `data`), some of them texts encoded once; a writer may
+ * write these instead of `data`. A symbol, so that comparing or serialising
+ * messages does not see it.
+ */
+export const DATA_PIECES: unique symbol = Symbol('interlingua.dataPieces');
+
 /** One SSE message to write: `event:` line (if any) and the `data:` text. */
 export interface SseMessage {
   event?: string;
   data: string;
+  [DATA_PIECES]?: readonly (string | EncodedOnce)[];
 }
 
 /** Turns one format's wire events into IR events. One instance per stream. */

@@ -16,7 +16,7 @@
 import type { CodecContext } from '../../core/codec.ts';
 import type { ApiError, Part, Response, StopReason, Usage } from '../../core/ir.ts';
 import type { LossCollector } from '../../core/losses.ts';
-import type { ReasoningDeltaEvent, SseMessage, StartEvent, StreamEncoder, StreamEvent, TextDeltaEvent, ToolCallDeltaEvent } from '../../core/stream-events.ts';
+import { DATA_PIECES, type EncodedOnce, type ReasoningDeltaEvent, type SseMessage, type StartEvent, type StreamEncoder, type StreamEvent, type TextDeltaEvent, type ToolCallDeltaEvent } from '../../core/stream-events.ts';
 import { isObject, pointer, type JsonObject } from '../../core/wire.ts';
 import { encodeOpenaiResponsesError } from './error.ts';
 import { encodeOpenaiResponsesResponse } from './response.ts';
@@ -81,7 +81,7 @@ export class OpenaiResponsesStreamWriter {
   private readonly heads = new Map<string, string>();
   /** The last long strings written and their JSON texts (see {@link serialised}). */
   private readonly longStrings: string[] = [];
-  private readonly longTexts: string[] = [];
+  private readonly longTexts: EncodedOnce[] = [];
 
   constructor(
     private readonly losses: LossCollector,
@@ -93,8 +93,11 @@ export class OpenaiResponsesStreamWriter {
   /** IR event → SSE messages, hints applied. */
   encode(event: StreamEvent): SseMessage[] {
     if (this.direct(event)) {
-      const fast = this.output.fastDelta(event);
-      if (fast !== undefined) return [{ event: fast.type, data: `{"type":"${fast.type}","sequence_number":${this.seq++}${fast.tail}` }];
+      const fast = this.output.fastDelta(event, this.seq);
+      if (fast !== undefined) {
+        this.seq++;
+        return [fast];
+      }
     }
     const canonical = this.expand(event);
     const raw = streamHint(event, WIRE);
@@ -148,41 +151,57 @@ export class OpenaiResponsesStreamWriter {
   private numbered(data: JsonObject): SseMessage {
     const type = data['type'] as string;
     const seq = this.seq++;
-    const text = WHOLE_TEXT_EVENTS.has(type) ? this.serialised(data) : JSON.stringify(data);
     let head = this.heads.get(type);
     if (head === undefined) {
       head = `{"type":${JSON.stringify(type)}`;
       this.heads.set(type, head);
     }
-    if (!('sequence_number' in data) && text.startsWith(head)) {
-      return { event: type, data: `${head},"sequence_number":${seq}${text.slice(head.length)}` };
+    if (!('sequence_number' in data)) {
+      if (WHOLE_TEXT_EVENTS.has(type)) {
+        const message = this.serialised(type, data, head, seq);
+        if (message !== undefined) return message;
+      } else {
+        const text = withNumber(JSON.stringify(data), head, seq);
+        if (text !== undefined) return { event: type, data: text };
+      }
     }
     return { event: type, data: JSON.stringify({ type, sequence_number: seq, ...data }) };
   }
 
   /**
-   * `JSON.stringify(data)` for an event that repeats whole texts (a part's
-   * `*.done` events, its `output_item.done`, the terminal response): a
-   * string of {@link LONG_STRING} characters or more is serialised once per
-   * stream and spliced in wherever it appears again, so the text of a long
-   * answer is not escaped four or five times over. The replacer sees the
-   * values in the order they are written, so the n-th mark in the output is
-   * the n-th long string; when the count does not agree (a value that is
-   * itself the mark), the event is serialised plainly.
+   * The message of an event that repeats whole texts (a part's `*.done`
+   * events, its `output_item.done`, the terminal response): {@link
+   * withNumber} of `JSON.stringify(data)`, where a string of {@link
+   * LONG_STRING} characters or more is serialised once per stream and
+   * spliced in wherever it appears again, so the text of a long answer is
+   * not escaped four or five times over. The replacer sees the values in
+   * the order they are written, so the n-th mark in the output is the n-th
+   * long string; when the count does not agree (a value that is itself the
+   * mark), the event is serialised plainly. The number goes into the text
+   * before the first long string, so the joined text is not read (which
+   * would copy it whole) before the writer writes it, and the message
+   * carries its pieces (`DATA_PIECES`), so the writer copies each long
+   * string's bytes, made once, instead of encoding it again.
    */
-  private serialised(data: JsonObject): string {
-    const found: string[] = [];
+  private serialised(type: string, data: JsonObject, head: string, seq: number): SseMessage | undefined {
+    const found: EncodedOnce[] = [];
     const text = JSON.stringify(data, (_key, value: unknown) => {
       if (typeof value !== 'string' || value.length < LONG_STRING) return value;
       found.push(this.longJson(value));
       return LONG_MARK;
     });
-    if (found.length === 0) return text;
+    if (found.length === 0) return message(type, withNumber(text, head, seq));
     const pieces = text.split(LONG_MARK_JSON);
-    if (pieces.length !== found.length + 1) return JSON.stringify(data);
-    let out = pieces[0]!;
-    for (let index = 0; index < found.length; index++) out += found[index]! + pieces[index + 1]!;
-    return out;
+    if (pieces.length !== found.length + 1) return message(type, withNumber(JSON.stringify(data), head, seq));
+    // The head (`{"type":"…"`, a short string) is all in the first piece when the whole text starts with it.
+    let out = withNumber(pieces[0]!, head, seq);
+    if (out === undefined) return undefined;
+    const parts: (string | EncodedOnce)[] = [out];
+    for (let index = 0; index < found.length; index++) {
+      out += found[index]!.text + pieces[index + 1]!;
+      parts.push(found[index]!, pieces[index + 1]!);
+    }
+    return { event: type, data: out, [DATA_PIECES]: parts };
   }
 
   /**
@@ -190,10 +209,10 @@ export class OpenaiResponsesStreamWriter {
    * with `===` (the events repeat the same string object, so that is one
    * pointer comparison; a `Map` would hash the whole text).
    */
-  private longJson(value: string): string {
+  private longJson(value: string): EncodedOnce {
     const strings = this.longStrings;
     for (let index = strings.length - 1; index >= 0; index--) if (strings[index] === value) return this.longTexts[index]!;
-    const json = JSON.stringify(value);
+    const json: EncodedOnce = { text: JSON.stringify(value) };
     if (strings.length === 8) {
       strings.shift();
       this.longTexts.shift();
@@ -351,6 +370,16 @@ export class OpenaiResponsesStreamWriter {
   }
 }
 
+
+/** An event's message, when its text is known. */
+function message(type: string, text: string | undefined): SseMessage | undefined {
+  return text === undefined ? undefined : { event: type, data: text };
+}
+
+/** `text` (an event's JSON, starting `head`: `{"type":…`) with `"sequence_number":seq` after its type; `undefined` when it does not start so. */
+function withNumber(text: string, head: string, seq: number): string | undefined {
+  return text.startsWith(head) ? `${head},"sequence_number":${seq}${text.slice(head.length)}` : undefined;
+}
 
 /** `output_text`: the SDK's concatenation of every output_text part. */
 function outputText(output: unknown[]): string {

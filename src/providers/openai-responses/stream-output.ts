@@ -15,7 +15,7 @@
  */
 import type { Part, ReasoningPart, ToolCallPart } from '../../core/ir.ts';
 import type { LossCollector } from '../../core/losses.ts';
-import { checkStreamIndex, type ReasoningDeltaEvent, type StreamEvent, type TextDeltaEvent, type ToolCallDeltaEvent } from '../../core/stream-events.ts';
+import { checkStreamIndex, type ReasoningDeltaEvent, type SseMessage, type StreamEvent, type TextDeltaEvent, type ToolCallDeltaEvent } from '../../core/stream-events.ts';
 import { argumentsAsText } from '../../core/tools.ts';
 import { isObject, pointer, type JsonObject } from '../../core/wire.ts';
 import { encodeOpenaiResponsesAnnotation } from './citations.ts';
@@ -66,8 +66,12 @@ interface PartSlot {
   owned?: boolean;
   /** True when the `summary` array of that copy is the writer's own too. */
   summaryOwned?: boolean;
-  /** `,"item_id":…,"output_index":…` serialised once, for {@link OutputWriter.fastDelta}. */
-  itemJson?: string;
+  /** The wire type and summary index of the last {@link OutputWriter.fastDelta} message, and its text before the sequence number, between it and the delta, and after the delta. */
+  fastType?: string;
+  fastSummary?: number;
+  fastHead?: string;
+  fastMiddle?: string;
+  fastEnd?: string;
 }
 
 function kindOf(part: Part): PartKind | undefined {
@@ -246,28 +250,45 @@ export class OutputWriter {
   }
 
   /**
-   * The wire event an IR delta without hints stands for, serialised from just
-   * after its sequence number (`,"item_id":…,"delta":…}`), with the state
-   * change the general methods below make; `undefined` when the event takes
-   * their path (a refusal, a summary index, a content part still to open).
-   * The event carries no hint of this format. The decoder's comparison takes
-   * it through {@link matchDelta}.
+   * The SSE message of the wire event an IR delta without hints stands for,
+   * numbered `seq`, with the state change the general methods below make;
+   * `undefined` when the event takes the general path (nothing changed).
+   * The text around the sequence number and the delta is kept on the slot
+   * for the next delta of the same kind. The decoder's shadow compares
+   * through {@link matchDelta}.
    */
-  fastDelta(event: TextDeltaEvent | ReasoningDeltaEvent | ToolCallDeltaEvent): { type: string; tail: string } | undefined {
+  fastDelta(event: TextDeltaEvent | ReasoningDeltaEvent | ToolCallDeltaEvent, seq: number): SseMessage | undefined {
     const slot = this.live(event.index);
     if (slot === undefined) return undefined;
     const type = this.fastType(slot, event);
     if (type === undefined) return undefined;
     this.grow(slot, event);
+    const summary = event.type === 'reasoning_delta' ? (event.summaryIndex ?? 0) : 0;
+    if (slot.fastType !== type || slot.fastSummary !== summary) this.fastText(slot, type, summary);
+    const delta = event.type === 'tool_call_delta' ? event.arguments : event.text;
+    return { event: type, data: `${slot.fastHead!}${seq}${slot.fastMiddle!}${JSON.stringify(delta)}${slot.fastEnd!}` };
+  }
+
+  /** The text of a {@link fastDelta} message of `type` around its sequence number and delta, for `slot`. */
+  private fastText(slot: PartSlot, type: string, summary: number): void {
+    slot.fastType = type;
+    slot.fastSummary = summary;
+    slot.fastHead = `{"type":"${type}","sequence_number":`;
+    const item = `,"item_id":${JSON.stringify(slot.item.itemId)},"output_index":${slot.item.outputIndex}`;
+    slot.fastEnd = '}';
     switch (type) {
       case 'response.output_text.delta':
-        return { type, tail: `${this.itemJson(slot)},"content_index":${slot.contentIndex},"delta":${JSON.stringify((event as TextDeltaEvent).text)},"logprobs":[]}` };
+        slot.fastMiddle = `${item},"content_index":${slot.contentIndex},"delta":`;
+        slot.fastEnd = ',"logprobs":[]}';
+        return;
       case 'response.reasoning_summary_text.delta':
-        return { type, tail: `${this.itemJson(slot)},"summary_index":${(event as ReasoningDeltaEvent).summaryIndex ?? 0},"delta":${JSON.stringify((event as ReasoningDeltaEvent).text)}}` };
+        slot.fastMiddle = `${item},"summary_index":${summary},"delta":`;
+        return;
       case 'response.reasoning_text.delta':
-        return { type, tail: `${this.itemJson(slot)},"content_index":0,"delta":${JSON.stringify((event as ReasoningDeltaEvent).text)}}` };
+        slot.fastMiddle = `${item},"content_index":0,"delta":`;
+        return;
       default:
-        return { type, tail: `${this.itemJson(slot)},"delta":${JSON.stringify((event as ToolCallDeltaEvent).arguments)}}` };
+        slot.fastMiddle = `${item},"delta":`;
     }
   }
 
@@ -322,11 +343,12 @@ export class OutputWriter {
   matchDelta(event: TextDeltaEvent | ReasoningDeltaEvent | ToolCallDeltaEvent, wire: JsonObject, seq: number): boolean | undefined {
     const slot = this.live(event.index);
     if (slot === undefined) return undefined;
-    const fast = this.fastDelta(event);
-    if (fast === undefined) return undefined;
-    if (wire['sequence_number'] !== seq || !sameAddress(slot, event, fast.type, wire['type'], wire['item_id'], wire['output_index'], wire['content_index'], wire['summary_index'])) return false;
+    const type = this.fastType(slot, event);
+    if (type === undefined) return undefined;
+    this.grow(slot, event);
+    if (wire['sequence_number'] !== seq || !sameAddress(slot, event, type, wire['type'], wire['item_id'], wire['output_index'], wire['content_index'], wire['summary_index'])) return false;
     let keys = 5;
-    switch (fast.type) {
+    switch (type) {
       case 'response.output_text.delta': {
         const logprobs = wire['logprobs'];
         if (!Array.isArray(logprobs) || logprobs.length !== 0 || wire['delta'] !== (event as TextDeltaEvent).text) return false;
@@ -379,10 +401,6 @@ export class OutputWriter {
       slot.summaryOwned = true;
     }
     return part.summary!;
-  }
-
-  private itemJson(slot: PartSlot): string {
-    return (slot.itemJson ??= `,"item_id":${JSON.stringify(slot.item.itemId)},"output_index":${slot.item.outputIndex}`);
   }
 
   /** Text for an open text or refusal part. */

@@ -10,9 +10,15 @@
  * process up (the first measured round used to be the highest).
  * `--against=DIR` adds another build of interlingua (a copy of `dist/` from
  * another commit, kept inside the checkout so it finds node_modules) to
- * every round, for an A/B of two builds.
+ * every round, for an A/B of two builds. `--first-byte=N` first takes the
+ * time to the first byte of a streamed answer (the benchmark's 40-event
+ * stream, sent whole at once) over N turns, each turn one sequential request
+ * straight to the upstream, one through the bare proxy and one through each
+ * build (the builds in alternating order), after 30 unmeasured turns; it
+ * prints the medians and, with `--against`, the median of the turns'
+ * differences between the two builds (`--rounds=0` skips the CPU rounds).
  *
- *   npx tsx scripts/bench/proxy-rounds.ts [--rounds=5] [--ingress=anthropic] [--seconds=4] [--against=.dist-base]
+ *   npx tsx scripts/bench/proxy-rounds.ts [--rounds=5] [--ingress=anthropic] [--seconds=4] [--against=.dist-base] [--first-byte=2000]
  *
  * The upstream is OpenAI Chat for Anthropic ingress and Anthropic otherwise.
  */
@@ -21,11 +27,11 @@ import { dirname, join, resolve } from 'node:path';
 import { tmpdir } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { interleavedCpu, median, start, stop } from './proxy.ts';
-import { smallChatBodies } from './workloads.ts';
+import { firstByte, interleavedCpu, median, start, stop } from './proxy.ts';
+import { smallChatBodies, streamWorkload } from './workloads.ts';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
-const { values } = parseArgs({ options: { rounds: { type: 'string' }, ingress: { type: 'string' }, seconds: { type: 'string' }, against: { type: 'string' } } });
+const { values } = parseArgs({ options: { rounds: { type: 'string' }, ingress: { type: 'string' }, seconds: { type: 'string' }, against: { type: 'string' }, 'first-byte': { type: 'string' } } });
 const rounds = Number(values.rounds ?? 5);
 const seconds = Number(values.seconds ?? 4);
 const ingress = values.ingress === 'openai-chat' ? 'openai-chat' : 'anthropic';
@@ -36,7 +42,7 @@ const body = bodies.requests[ingress];
 if (body === undefined) throw new Error(`no ${ingress} request body`);
 
 const file = join(tmpdir(), `interlingua-rounds-${process.pid}.json`);
-writeFileSync(file, JSON.stringify({ responses: bodies.responses }));
+writeFileSync(file, JSON.stringify({ responses: bodies.responses, streams: streamWorkload(40).texts }));
 const upstream = await start([join(ROOT, 'scripts/bench/upstream-child.mjs'), file], ROOT, /^\{"port":(\d+)\}$/);
 const origin = `http://127.0.0.1:${upstream.match[1]}`;
 const LISTENING = /proxy listening on http:\/\/127\.0\.0\.1:(\d+)/;
@@ -46,21 +52,50 @@ const proxies = [
   { name: 'interlingua serve', process: await start([join(ROOT, 'dist/cli/main.js'), ...serveArgs], ROOT, LISTENING) },
 ];
 if (values.against !== undefined) proxies.push({ name: `interlingua serve (${values.against})`, process: await start([join(resolve(ROOT, values.against), 'cli/main.js'), ...serveArgs], ROOT, LISTENING) });
-let samples: number[][];
+/** The streamed variant of a request body. */
+const streamed = (text: string) => JSON.stringify({ ...(JSON.parse(text) as Record<string, unknown>), stream: true });
+const turns = Number(values['first-byte'] ?? 0);
+let samples: number[][] = [];
 try {
-  samples = await interleavedCpu(
-    proxies.map((proxy) => ({ name: proxy.name, url: `http://127.0.0.1:${proxy.process.match[1]}${path}`, pid: proxy.process.child.pid! })),
-    body,
-    { root: ROOT, rate: 1000, connections: 10, rounds, seconds, progress: (line) => process.stdout.write(`${line.trim()}\n`) },
-  );
+  if (turns > 0) {
+    const upstreamBody = bodies.requests[target];
+    if (upstreamBody === undefined) throw new Error(`no ${target} request body`);
+    const direct = { name: `direct to the ${target} upstream`, url: `${origin}${target === 'openai-chat' ? '/v1/chat/completions' : '/v1/messages'}`, body: streamed(upstreamBody) };
+    const through = proxies.map((proxy) => ({ name: proxy.name, url: `http://127.0.0.1:${proxy.process.match[1]}${path}`, body: streamed(body) }));
+    const builds = through.slice(1);
+    const times: number[][] = [direct, ...through].map(() => []);
+    for (let turn = -30; turn < turns; turn++) {
+      const order = [0, 1, ...builds.map((_, index) => 2 + ((index + turn + 30) % builds.length))];
+      for (const index of order) {
+        const to = index === 0 ? direct : through[index - 1]!;
+        const time = await firstByte(to.url, to.body);
+        if (turn >= 0) times[index]!.push(time);
+      }
+    }
+    for (const [index, to] of [direct, ...through].entries()) {
+      const added = index === 0 ? '' : ` (+${(median(times[index]!) - median(times[0]!)).toFixed(3)} ms over direct)`;
+      process.stdout.write(`first byte, ${to.name}: median ${median(times[index]!).toFixed(3)} ms${added}\n`);
+    }
+    if (builds.length === 2) {
+      const differences = times[3]!.map((time, turn) => time - times[2]![turn]!);
+      process.stdout.write(`first byte, ${builds[1]!.name} − ${builds[0]!.name}, median of the turns' differences: ${median(differences).toFixed(3)} ms\n`);
+    }
+  }
+  if (rounds > 0) {
+    samples = await interleavedCpu(
+      proxies.map((proxy) => ({ name: proxy.name, url: `http://127.0.0.1:${proxy.process.match[1]}${path}`, pid: proxy.process.child.pid! })),
+      body,
+      { root: ROOT, rate: 1000, connections: 10, rounds, seconds, progress: (line) => process.stdout.write(`${line.trim()}\n`) },
+    );
+  }
 } finally {
   for (const proxy of proxies) await stop(proxy.process.child);
   await stop(upstream.child);
   rmSync(file, { force: true });
 }
-const floors = samples[0]!;
 for (const [index, values] of samples.entries()) {
   const name = proxies[index]!.name;
+  const floors = samples[0]!;
   const ratios = values.map((value, index) => value / floors[index]!);
   process.stdout.write(`${name}: median ${median(values).toFixed(0)} µs per request (${(median(values) / median(floors)).toFixed(2)}× the bare proxy's median; median of the rounds' ratios ${median(ratios).toFixed(2)}×)\n`);
 }

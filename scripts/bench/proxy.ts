@@ -246,7 +246,7 @@ function cpuSeconds(pid: number): number | undefined {
 const firstByteAgent = new Agent({ keepAlive: true, maxSockets: 1 });
 
 /** Time from sending a POST of `body` to the first byte of the answer, ms. */
-function firstByte(url: string, body: string): Promise<number> {
+export function firstByte(url: string, body: string): Promise<number> {
   return new Promise<number>((resolve, reject) => {
     const started = process.hrtime.bigint();
     let first: number | undefined;

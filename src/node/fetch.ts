@@ -151,13 +151,15 @@ function nodeUpstreamCall(http: HttpAgent, https: HttpsAgent): UpstreamCall {
         answered = true;
         watched.active = true;
         const status = incoming.statusCode ?? 502;
-        const header = (name: string) => headerOf(incoming, name);
-        if (STREAMED.test(firstRawHeader(incoming.rawHeaders, 'content-type') ?? '')) {
+        const contentType = firstRawHeader(incoming.rawHeaders, 'content-type');
+        if (STREAMED.test(contentType ?? '')) {
           const source = streamSource(incoming, outgoing, watched, release);
           failBody = source.fail;
-          resolve({ status, header, source, body: null });
+          // The content-type the proxy reads next comes from the raw list (Node keeps a repeated one's first value too), so a stream's answer builds no `headers` object.
+          resolve({ status, header: (name) => (name === 'content-type' ? (contentType ?? null) : headerOf(incoming, name)), source, body: null });
           return;
         }
+        const header = (name: string) => headerOf(incoming, name);
         const chunks: Buffer[] = [];
         let failed = false;
         const fail = (error: Error) => {

@@ -42,9 +42,9 @@ export interface ForwardOptions {
   redact: (text: string) => string;
 }
 
-/** The headers of a streamed answer in `format`'s framing. */
-function streamHeaders(format: FormatId): Record<string, string> {
-  return { 'content-type': framingFor(format).contentType, 'cache-control': 'no-cache' };
+/** A streamed answer in `format`'s framing, with the count of the request's losses. */
+function streamAnswer(format: FormatId, losses: string, body: ReadableStream<Uint8Array> | ByteSource): Answer {
+  return { status: 200, headers: { 'content-type': framingFor(format).contentType, 'cache-control': 'no-cache', 'x-interlingua-losses': losses }, body };
 }
 
 /** The media type of a content-type header value, lower-cased, without parameters. */
@@ -305,29 +305,29 @@ function generateShape(event: StreamEvent, route: Route): StreamEvent {
   return { ...event, extensions: { ...event.extensions, ollama: { ...event.extensions?.ollama, $generate: true } } };
 }
 
-/** Call the upstream with a time limit for its first byte and the caller's cancellation; rejects with an error carrying the `apiError` to answer. */
+/** The error an upstream call that failed (could not connect, timed out, was cancelled) is answered with. */
+function callFailure(error: unknown, options: ForwardOptions): ApiError {
+  const timedOut = error instanceof UpstreamTimeout;
+  const message = timedOut
+    ? `the upstream did not answer within ${options.timeoutMs} ms`
+    : options.signal.aborted
+      ? 'the client went away'
+      : `the upstream could not be reached (${error instanceof Error ? error.message : String(error)})`;
+  return { type: timedOut ? 'timeout' : 'server', status: timedOut ? 504 : 502, message };
+}
+
+/** Call the upstream with a time limit for its first byte and the caller's cancellation; rejects with what {@link callFailure} answers. */
 function callUpstream(options: ForwardOptions, prepared: Prepared, sent?: () => void): Promise<UpstreamReply> {
-  const failed = (error: unknown): never => {
-    const timedOut = error instanceof UpstreamTimeout;
-    const message = timedOut
-      ? `the upstream did not answer within ${options.timeoutMs} ms`
-      : options.signal.aborted
-        ? 'the client went away'
-        : `the upstream could not be reached (${error instanceof Error ? error.message : String(error)})`;
-    const type = timedOut ? 'timeout' : 'server';
-    throw Object.assign(new Error(message), { apiError: { type, status: timedOut ? 504 : 502, message } satisfies ApiError });
-  };
   try {
     const url = options.url(prepared.model, prepared.stream);
     const body = stringifyBody(prepared.body);
     const init: UpstreamInit = { headers: options.headers, body, timeoutMs: options.timeoutMs, signal: options.signal, stream: prepared.stream };
     if (sent !== undefined) init.sent = sent;
     const sign = options.sign;
-    // One promise for the usual unsigned call; a signed one waits for its signature first.
-    const reply = sign === undefined ? options.call(url, init) : sign(url, options.headers, body).then((headers) => options.call(url, { ...init, headers }));
-    return reply.then(undefined, failed);
+    // One promise for the usual unsigned call (awaited as it is: no extra hop between the upstream's answer and the caller's); a signed one waits for its signature first.
+    return sign === undefined ? options.call(url, init) : sign(url, options.headers, body).then((headers) => options.call(url, { ...init, headers }));
   } catch (error) {
-    return Promise.reject(error).then(undefined, failed);
+    return Promise.reject(error);
   }
 }
 
@@ -365,25 +365,25 @@ export async function forwardToUpstream(options: ForwardOptions): Promise<Answer
   try {
     response = await call;
   } catch (error) {
-    const apiError = (error as { apiError?: ApiError }).apiError;
-    if (apiError === undefined) throw error;
+    const apiError = callFailure(error, options);
     return errorAnswer(route.format, { ...apiError, message: options.redact(apiError.message) });
   }
   if (response.status < 200 || response.status > 299) return translateError(response, options);
-  const lossHeader = () => {
+  const lossCount = () => {
     options.entry.losses = options.losses.losses.length;
-    return { 'x-interlingua-losses': String(options.losses.losses.length) };
+    return String(options.losses.losses.length);
   };
+  const lossHeader = () => ({ 'x-interlingua-losses': lossCount() });
   const upstreamStreamed = response.text === undefined && mediaType(response.header('content-type') ?? '') === mediaType(framingFor(upstream).contentType);
   if (upstreamStreamed && response.source !== undefined) {
     // The Node upstream call: its data events go through a synchronous transcoder to the caller, no Web stream on the way.
-    if (route.format === upstream) return { status: 200, headers: { ...streamHeaders(route.format), ...lossHeader() }, body: response.source };
-    return { status: 200, headers: { ...streamHeaders(route.format), ...lossHeader() }, body: transcodedSource(response.source, transcoder ?? streamTranscoder(options, prepared)) };
+    if (route.format === upstream) return streamAnswer(route.format, lossCount(), response.source);
+    return streamAnswer(route.format, lossCount(), transcodedSource(response.source, transcoder ?? streamTranscoder(options, prepared)));
   }
   if (upstreamStreamed && response.body !== null) {
-    if (route.format === upstream) return { status: 200, headers: { ...streamHeaders(route.format), ...lossHeader() }, body: guarded(response.body, options, 'error') };
+    if (route.format === upstream) return streamAnswer(route.format, lossCount(), guarded(response.body, options, 'error'));
     const converted = transcodedStream(guarded(response.body, options, 'close'), transcoder ?? streamTranscoder(options, prepared));
-    return { status: 200, headers: { ...streamHeaders(route.format), ...lossHeader() }, body: converted };
+    return streamAnswer(route.format, lossCount(), converted);
   }
   let text: string;
   if (response.text !== undefined) text = response.text;
@@ -409,7 +409,7 @@ export async function forwardToUpstream(options: ForwardOptions): Promise<Answer
     // The upstream's reasoning state rides in the caller's own slot, so the caller's next turn brings it back.
     const ir = carryResponseStates(codecFor(upstream).decodeResponse(json, { ...context, target: route.format }), route.format);
     if (route.generate === true) hint(ir, 'ollama', '$generate', true);
-    if (wantsStream) return { status: 200, headers: { ...streamHeaders(route.format), ...lossHeader() }, body: syntheticStream(responseToEvents(ir), route.format, options) };
+    if (wantsStream) return streamAnswer(route.format, lossCount(), syntheticStream(responseToEvents(ir), route.format, options));
     const out = codecFor(route.format).encodeResponse(ir, context);
     return jsonAnswer(200, JSON.stringify(out), lossHeader());
   } catch (error) {

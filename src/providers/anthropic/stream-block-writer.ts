@@ -11,7 +11,7 @@ import type { Part } from '../../core/ir.ts';
 import type { LossCollector } from '../../core/losses.ts';
 import type { PartEndEvent, SseMessage, StreamEvent } from '../../core/stream-events.ts';
 import { argumentsAsObject } from '../../core/tools.ts';
-import { isObject, pointer, type JsonObject } from '../../core/wire.ts';
+import { isObject, jsonString, pointer, type JsonObject } from '../../core/wire.ts';
 import { encodeAnthropicCitation } from './citations.ts';
 import { ANTHROPIC, hasHint } from './shape.ts';
 import { blockKind, blockSkeleton, partPath, sse, TOOL_INPUT_TYPES, type BlockKind } from './stream-blocks.ts';
@@ -62,7 +62,7 @@ export function createBlockWriter(losses: LossCollector): BlockWriter {
 
   /** A text, thinking or input JSON delta, written as `delta` would write it, without building the objects. */
   function textualDelta(slot: Slot, type: 'text_delta' | 'thinking_delta' | 'input_json_delta', key: 'text' | 'thinking' | 'partial_json', value: string): SseMessage {
-    return { event: 'content_block_delta', data: `{"type":"content_block_delta","index":${slot.wire ?? 0},"delta":{"type":"${type}","${key}":${JSON.stringify(value)}}}` };
+    return { event: 'content_block_delta', data: `{"type":"content_block_delta","index":${slot.wire ?? 0},"delta":{"type":"${type}","${key}":${jsonString(value)}}}` };
   }
 
   function open(slot: Slot, out: SseMessage[]): void {

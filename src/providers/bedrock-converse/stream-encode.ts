@@ -13,7 +13,7 @@ import type { Extensible, Part, Usage } from '../../core/ir.ts';
 import type { LossCollector } from '../../core/losses.ts';
 import { argumentsAsText } from '../../core/tools.ts';
 import type { SseMessage, StreamEncoder, StreamEvent } from '../../core/stream-events.ts';
-import { isObject, type JsonObject } from '../../core/wire.ts';
+import { isObject, jsonString, type JsonObject } from '../../core/wire.ts';
 import { BEDROCK } from './shape.ts';
 import { encodeBedrockStopReason } from './stop-reason.ts';
 import { streamExceptionFor } from './stream-shared.ts';
@@ -162,7 +162,7 @@ class BedrockStreamEncoder implements StreamEncoder {
    */
   private textualDelta(index: number, outer: 'text' | 'reasoningContent' | 'toolUse', inner: 'text' | 'input' | undefined, value: string, event: Extensible): SseMessage {
     if (isObject(fieldsOf(event)?.['$extra'])) return this.delta(index, inner === undefined ? { [outer]: value } : { [outer]: { [inner]: value } }, event);
-    const body = inner === undefined ? `{"${outer}":${JSON.stringify(value)}}` : `{"${outer}":{"${inner}":${JSON.stringify(value)}}}`;
+    const body = inner === undefined ? `{"${outer}":${jsonString(value)}}` : `{"${outer}":{"${inner}":${jsonString(value)}}}`;
     return { event: 'contentBlockDelta', data: `{"contentBlockIndex":${this.wire(index)},"delta":${body}}` };
   }
 

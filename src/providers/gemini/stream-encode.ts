@@ -14,7 +14,7 @@ import type { Part, ReasoningPart, ReasoningState, StopReason, ToolCallPart, Usa
 import { unreachable } from '../../core/ir.ts';
 import type { SseMessage, StreamEncoder, StreamEvent } from '../../core/stream-events.ts';
 import { CallNames, parseArguments } from '../../core/tools.ts';
-import { isObject, pointer, type JsonObject } from '../../core/wire.ts';
+import { isObject, jsonString, pointer, type JsonObject } from '../../core/wire.ts';
 import { encodeGeminiError } from './error.ts';
 import { encodeGeminiFinishReason } from './stop-reason.ts';
 import { encodeGeminiUsage } from './usage.ts';
@@ -406,7 +406,7 @@ class GeminiStreamEncoder implements StreamEncoder {
       this.textTemplate = { model: this.model, id: this.id, createTime, thought, parts: template };
     }
     this.resetChunk();
-    return { data: template[0] + JSON.stringify(text) + template[1] };
+    return { data: template[0] + jsonString(text) + template[1] };
   }
 
   /** Emit what a foreign event added: its wire parts, one chunk. */

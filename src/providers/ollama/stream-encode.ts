@@ -13,7 +13,7 @@ import type { Part, StopReason, ToolCallPart, Usage } from '../../core/ir.ts';
 import { unreachable } from '../../core/ir.ts';
 import type { SseMessage, StreamEncoder, StreamEvent } from '../../core/stream-events.ts';
 import { parseArguments } from '../../core/tools.ts';
-import { extensionsOf, isObject, type JsonObject } from '../../core/wire.ts';
+import { extensionsOf, isObject, jsonString, type JsonObject } from '../../core/wire.ts';
 import { encodeOllamaError } from './error.ts';
 import { encodeOllamaToolCall } from './parts-encode.ts';
 import { createdAtText } from './response.ts';
@@ -195,8 +195,8 @@ class OllamaStreamEncoder implements StreamEncoder {
    * written as `flushLine` would serialise it, without building the objects.
    */
   private plainLine(line: Line): SseMessage {
-    const thinking = line.thinking === '' ? '' : `,"thinking":${JSON.stringify(line.thinking)}`;
-    return { data: `${this.lineStart(this.model, this.createdAt)},"content":${JSON.stringify(line.content)}${thinking}},"done":false}` };
+    const thinking = line.thinking === '' ? '' : `,"thinking":${jsonString(line.thinking)}`;
+    return { data: `${this.lineStart(this.model, this.createdAt)},"content":${jsonString(line.content)}${thinking}},"done":false}` };
   }
 
   /**
@@ -205,8 +205,8 @@ class OllamaStreamEncoder implements StreamEncoder {
    * without tool calls, written as `flushLine` would serialise it.
    */
   private sameLine(line: Line, shape: LineShape): SseMessage {
-    const content = shape.noContent !== true || line.content !== '' ? `,"content":${JSON.stringify(line.content)}` : '';
-    const thinking = line.thinking !== '' || shape.emptyThinking === true ? `,"thinking":${JSON.stringify(line.thinking)}` : '';
+    const content = shape.noContent !== true || line.content !== '' ? `,"content":${jsonString(line.content)}` : '';
+    const thinking = line.thinking !== '' || shape.emptyThinking === true ? `,"thinking":${jsonString(line.thinking)}` : '';
     return { data: `${this.lineStart(shape.model, shape.created_at)}${content}${thinking}},"done":false}` };
   }
 

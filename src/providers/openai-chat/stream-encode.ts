@@ -13,7 +13,7 @@ import type { ApiError, Part, Usage } from '../../core/ir.ts';
 import { unreachable } from '../../core/ir.ts';
 import type { SseMessage, StreamEncoder, StreamEvent } from '../../core/stream-events.ts';
 import { argumentsAsText } from '../../core/tools.ts';
-import { isObject, type JsonObject } from '../../core/wire.ts';
+import { isObject, jsonString, type JsonObject } from '../../core/wire.ts';
 import { encodeOpenaiChatError } from './error.ts';
 import { encodeOpenaiChatFinishReason } from './stop-reason.ts';
 import { encodeOpenaiChatUsage } from './usage.ts';
@@ -156,7 +156,7 @@ class OpenaiChatStreamEncoder implements StreamEncoder {
       template = [parts[0]!, parts[1]!];
       this.ownTemplates.set(sole.key, template);
     }
-    return { data: template[0] + JSON.stringify(text) + template[1] };
+    return { data: template[0] + jsonString(text) + template[1] };
   }
 
   private sendGroup(): SseMessage {
@@ -232,7 +232,7 @@ class OpenaiChatStreamEncoder implements StreamEncoder {
       this.templates.set(key, template);
     }
     this.sent = true;
-    return { data: template[0] + JSON.stringify(text) + template[1] };
+    return { data: template[0] + jsonString(text) + template[1] };
   }
 
   private encodeForeign(event: StreamEvent, out: SseMessage[]): void {

@@ -17,7 +17,7 @@ import type { Part, ReasoningPart, ToolCallPart } from '../../core/ir.ts';
 import type { LossCollector } from '../../core/losses.ts';
 import { checkStreamIndex, type ReasoningDeltaEvent, type SseMessage, type StreamEvent, type TextDeltaEvent, type ToolCallDeltaEvent } from '../../core/stream-events.ts';
 import { argumentsAsText } from '../../core/tools.ts';
-import { isObject, pointer, type JsonObject } from '../../core/wire.ts';
+import { isObject, jsonString, pointer, type JsonObject } from '../../core/wire.ts';
 import { encodeOpenaiResponsesAnnotation } from './citations.ts';
 import { FORMAT, ownHint } from './shared.ts';
 import { ANNOTATED, encodeItem, ITEM_OPEN, NO_LOGPROBS, NO_NAME, OBFUSCATION, SAME_ITEM, scratch, streamHint } from './stream-shared.ts';
@@ -266,7 +266,7 @@ export class OutputWriter {
     const summary = event.type === 'reasoning_delta' ? (event.summaryIndex ?? 0) : 0;
     if (slot.fastType !== type || slot.fastSummary !== summary) this.fastText(slot, type, summary);
     const delta = event.type === 'tool_call_delta' ? event.arguments : event.text;
-    return { event: type, data: `${slot.fastHead!}${seq}${slot.fastMiddle!}${JSON.stringify(delta)}${slot.fastEnd!}` };
+    return { event: type, data: `${slot.fastHead!}${seq}${slot.fastMiddle!}${jsonString(delta)}${slot.fastEnd!}` };
   }
 
   /** The text of a {@link fastDelta} message of `type` around its sequence number and delta, for `slot`. */

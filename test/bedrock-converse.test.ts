@@ -185,6 +185,8 @@ test('a frame with a broken CRC is a framing error, reported in the target\'s ow
 test('the event-stream writer and reader agree with @smithy/eventstream-codec (the AWS SDK\'s) on frames of every size', () => {
   const smithy = new EventStreamCodec((bytes) => new TextDecoder().decode(bytes), (text) => new TextEncoder().encode(text));
   const string = (value: string) => ({ type: 'string' as const, value });
+  // One reader for all frames too: a header block it has read before enters the checksum in one step.
+  const shared = eventStreamFraming.createReader();
   for (let n = 0; n < 200; n++) {
     const data = JSON.stringify({ text: `${'é🙂'.repeat(n % 7)}${'a'.repeat(n * 3)}`, n });
     const name = n % 5 === 0 ? 'throttlingException' : ['contentBlockDelta', 'messageStart', 'metadata'][n % 3]!;
@@ -194,6 +196,17 @@ test('the event-stream writer and reader agree with @smithy/eventstream-codec (t
     const theirs = smithy.encode({ headers, body: new TextEncoder().encode(data) });
     assert.ok(Buffer.from(eventStreamFraming.write([{ event: name, data }])).equals(Buffer.from(theirs)), `frame ${n} is written as the SDK writes it`);
     assert.equal(eventStreamFraming.createReader().push(theirs), [{ event: name, data: JSON.parse(data) }], `frame ${n} reads back`);
+    assert.equal(shared.push(theirs), [{ event: name, data: JSON.parse(data) }], `frame ${n} reads back after the others`);
+    if (n % 3 === 1) {
+      // A broken byte in the headers, the payload or the prelude's checksum of a frame whose header block is known.
+      for (const at of [20, theirs.length - 6, 9]) {
+        const broken = theirs.slice();
+        broken[at] = broken[at]! ^ 0x20;
+        const reader = eventStreamFraming.createReader();
+        reader.push(theirs);
+        assert.throws(() => reader.push(broken), /checksum/, `frame ${n} broken at ${at}`);
+      }
+    }
   }
   // Headers of other types (the SDK sends none today) are skipped, not misread.
   const typed = smithy.encode({ headers: { ':event-type': string('messageStop'), flag: { type: 'boolean', value: true }, count: { type: 'integer', value: 7 }, id: { type: 'uuid', value: '0123456789abcdef0123456789abcdef'.replace(/(.{8})(.{4})(.{4})(.{4})/, '$1-$2-$3-$4-') } }, body: new TextEncoder().encode('{"stopReason":"end_turn"}') });

@@ -5,7 +5,9 @@
  * `:content-type`), a JSON payload and CRC32 checks over prelude and
  * message. The reader checks both checksums and reads the string headers
  * straight from the bytes; the writer keeps each event name's header block
- * ready made and writes a whole chunk of frames into one buffer. A frame
+ * ready made and writes a whole chunk of frames into one buffer. A header
+ * block written or read before enters the message checksum in one step
+ * (`CrcBlock`), not four bytes at a time. A frame
  * becomes a wire event (`{ event: <type>, data: <payload> }`), an exception
  * frame one named by its `:exception-type` (`modelStreamErrorException`);
  * the writer turns such a name back into an exception frame. The reader also
@@ -47,14 +49,65 @@ const CRC_TABLE = (() => {
 
 /** The CRC-32 of `bytes[start, end)`, four bytes a step. */
 function crc32(bytes: Uint8Array, start: number, end: number): number {
-  let c = -1;
+  return (crcRegister(bytes, start, end, -1) ^ -1) >>> 0;
+}
+
+/** The CRC-32 register after `bytes[start, end)` from `register` (`-1` at the start of a checksum), four bytes a step. */
+function crcRegister(bytes: Uint8Array, start: number, end: number, register: number): number {
+  let c = register;
   let i = start;
   for (const last = end - 3; i < last; i += 4) {
     c ^= bytes[i]! | (bytes[i + 1]! << 8) | (bytes[i + 2]! << 16) | (bytes[i + 3]! << 24);
     c = CRC_TABLE[768 + (c & 0xff)]! ^ CRC_TABLE[512 + ((c >>> 8) & 0xff)]! ^ CRC_TABLE[256 + ((c >>> 16) & 0xff)]! ^ CRC_TABLE[c >>> 24]!;
   }
   for (; i < end; i++) c = CRC_TABLE[(c ^ bytes[i]!) & 0xff]! ^ (c >>> 8);
-  return (c ^ -1) >>> 0;
+  return c;
+}
+
+/**
+ * What a block of bytes a stream repeats (a frame's header block) does to
+ * the CRC-32 register, so that it is applied in one step instead of a step
+ * per four bytes. The register update is linear over GF(2) in the register
+ * and the bytes together, so the register after the block from `r` is
+ * `zeros(r) ^ constant`: `constant` the register after the block from 0,
+ * `zeros` the register advanced through as many zero bytes, linear in `r`
+ * and read from four tables of its bytes' images.
+ */
+interface CrcBlock {
+  constant: number;
+  /** `zeros` of each byte value at each of the register's four byte places: `zeros[k * 256 + b]` for `b << 8k`. */
+  zeros: Int32Array;
+}
+
+/** The zero-byte tables by block length (a stream's header blocks have a handful of lengths). */
+const zeroTables = new Map<number, Int32Array>();
+
+/** Blocks longer than this get no {@link CrcBlock} (its tables take 1,024 register updates per byte of the block to make). */
+const CRC_BLOCK_MAX = 256;
+
+/** The {@link CrcBlock} of `block`; `undefined` for a block longer than {@link CRC_BLOCK_MAX}. */
+function crcBlock(block: Uint8Array): CrcBlock | undefined {
+  const length = block.length;
+  if (length > CRC_BLOCK_MAX) return undefined;
+  let zeros = zeroTables.get(length);
+  if (zeros === undefined) {
+    zeros = new Int32Array(4 * 256);
+    for (let place = 0; place < 4; place++) {
+      for (let byte = 0; byte < 256; byte++) {
+        let c = byte << (8 * place);
+        for (let i = 0; i < length; i++) c = CRC_TABLE[c & 0xff]! ^ (c >>> 8);
+        zeros[place * 256 + byte] = c;
+      }
+    }
+    if (zeroTables.size < 64) zeroTables.set(length, zeros);
+  }
+  return { constant: crcRegister(block, 0, length, 0), zeros };
+}
+
+/** The CRC-32 register after the block of `step` from `register` (as {@link crcRegister} over the block's bytes). */
+function crcAfterBlock(step: CrcBlock, register: number): number {
+  const zeros = step.zeros;
+  return step.constant ^ zeros[register & 0xff]! ^ zeros[256 + ((register >>> 8) & 0xff)]! ^ zeros[512 + ((register >>> 16) & 0xff)]! ^ zeros[768 + (register >>> 24)]!;
 }
 
 function uint32(bytes: Uint8Array, at: number): number {
@@ -117,22 +170,37 @@ function readHeaders(bytes: Uint8Array, start: number, end: number): Record<stri
 
 /** Header blocks read before, with what they say: a stream repeats a handful of blocks (one per event type). */
 interface HeaderCache {
-  blocks: { bytes: Uint8Array; headers: FrameHeaders }[];
+  blocks: CachedHeaders[];
+}
+
+/** A header block read before: its bytes, what it says, and its step of the checksum. */
+interface CachedHeaders {
+  bytes: Uint8Array;
+  headers: FrameHeaders;
+  crc: CrcBlock | undefined;
 }
 
 const HEADER_CACHE_SIZE = 16;
 
-/** The headers in `bytes[start, end)`, from the cache when the same block was read before. */
-function cachedHeaders(cache: HeaderCache, bytes: Uint8Array, start: number, end: number): FrameHeaders {
+/** The cached block that `bytes[start, end)` is, if any. */
+function knownHeaders(cache: HeaderCache, bytes: Uint8Array, start: number, end: number): CachedHeaders | undefined {
   const length = end - start;
   search: for (const block of cache.blocks) {
     const known = block.bytes;
     if (known.length !== length) continue;
     for (let i = 0; i < length; i++) if (known[i] !== bytes[start + i]) continue search;
-    return block.headers;
+    return block;
   }
+  return undefined;
+}
+
+/** The headers in `bytes[start, end)` (a block not in the cache), read and cached. */
+function newHeaders(cache: HeaderCache, bytes: Uint8Array, start: number, end: number): FrameHeaders {
   const headers = readHeaders(bytes, start, end) as FrameHeaders;
-  if (cache.blocks.length < HEADER_CACHE_SIZE) cache.blocks.push({ bytes: bytes.slice(start, end), headers });
+  if (cache.blocks.length < HEADER_CACHE_SIZE) {
+    const block = bytes.slice(start, end);
+    cache.blocks.push({ bytes: block, headers, crc: crcBlock(block) });
+  }
   return headers;
 }
 
@@ -148,13 +216,18 @@ function dataEventOfFrame(bytes: Uint8Array, offset: number, total: number, cach
   const preludeActual = crc32(bytes, offset, offset + 8);
   if (preludeCrc !== preludeActual) throw new Error(`the prelude checksum in the frame (${preludeCrc}) does not match the calculated CRC32 checksum (${preludeActual})`);
   const messageCrc = uint32(bytes, offset + total - 4);
-  const messageActual = crc32(bytes, offset, offset + total - 4);
-  if (messageCrc !== messageActual) throw new Error(`the message checksum in the frame (${messageCrc}) does not match the calculated CRC32 checksum (${messageActual})`);
   const headersStart = offset + 12;
   const bodyStart = headersStart + headersLength;
   const bodyEnd = offset + total - 4;
+  // A header block read before (compared byte for byte) enters the checksum in one step.
+  const known = bodyStart <= bodyEnd ? knownHeaders(cache, bytes, headersStart, bodyStart) : undefined;
+  const messageActual =
+    known?.crc === undefined
+      ? crc32(bytes, offset, bodyEnd)
+      : (crcRegister(bytes, bodyStart, bodyEnd, crcAfterBlock(known.crc, crcRegister(bytes, offset, headersStart, -1))) ^ -1) >>> 0;
+  if (messageCrc !== messageActual) throw new Error(`the message checksum in the frame (${messageCrc}) does not match the calculated CRC32 checksum (${messageActual})`);
   if (bodyStart > bodyEnd) throw new Error(`an event-stream frame of ${total} bytes says its headers take ${headersLength}`);
-  const headers = cachedHeaders(cache, bytes, headersStart, bodyStart);
+  const headers = known === undefined ? newHeaders(cache, bytes, headersStart, bodyStart) : known.headers;
   const type = headers[':message-type'];
   if (type === 'error') {
     const code = headers[':error-code'] ?? 'InternalFailure';
@@ -176,18 +249,25 @@ function stringHeader(name: string, value: string): number[] {
   return [nameBytes.length, ...nameBytes, 7, valueBytes.length >>> 8, valueBytes.length & 0xff, ...valueBytes];
 }
 
+/** A header block the writer writes, with its step of the checksum. */
+interface WrittenHeaders {
+  bytes: Uint8Array;
+  crc: CrcBlock | undefined;
+}
+
 /** The header block of each event name written so far. */
-const headerBlocks = new Map<string, Uint8Array>();
+const headerBlocks = new Map<string, WrittenHeaders>();
 
 /** The header block of a frame named `name`, in Bedrock's own header order (so a same-format stream comes out byte for byte as it went in). */
-function headerBlock(name: string): Uint8Array {
+function headerBlock(name: string): WrittenHeaders {
   let block = headerBlocks.get(name);
   if (block === undefined) {
-    block = new Uint8Array(
+    const bytes = new Uint8Array(
       isExceptionEvent(name)
         ? [...stringHeader(':message-type', 'exception'), ...stringHeader(':exception-type', name), ...stringHeader(':content-type', 'application/json')]
         : [...stringHeader(':event-type', name), ...stringHeader(':content-type', 'application/json'), ...stringHeader(':message-type', 'event')],
     );
+    block = { bytes, crc: crcBlock(bytes) };
     if (headerBlocks.size < 256) headerBlocks.set(name, block);
   }
   return block;
@@ -196,11 +276,12 @@ function headerBlock(name: string): Uint8Array {
 /** `messages` as event-stream frames, in one buffer. */
 function writeFrames(messages: readonly SseMessage[]): Uint8Array {
   let bound = 0;
-  for (const message of messages) bound += MIN_FRAME + headerBlock(message.event ?? 'unknown').length + message.data.length * 3;
+  for (const message of messages) bound += MIN_FRAME + headerBlock(message.event ?? 'unknown').bytes.length + message.data.length * 3;
   const out = reserve(bound);
   let at = 0;
   for (const message of messages) {
-    const headers = headerBlock(message.event ?? 'unknown');
+    const block = headerBlock(message.event ?? 'unknown');
+    const headers = block.bytes;
     const start = at;
     out.set(headers, start + 12);
     const bodyStart = start + 12 + headers.length;
@@ -208,8 +289,13 @@ function writeFrames(messages: readonly SseMessage[]): Uint8Array {
     const total = 12 + headers.length + written + 4;
     putUint32(out, start, total);
     putUint32(out, start + 4, headers.length);
-    putUint32(out, start + 8, crc32(out, start, start + 8));
-    putUint32(out, start + total - 4, crc32(out, start, start + total - 4));
+    const prelude = crcRegister(out, start, start + 8, -1);
+    putUint32(out, start + 8, (prelude ^ -1) >>> 0);
+    // The message checksum runs on over the prelude's checksum, the header block (one step) and the payload.
+    const afterPrelude = crcRegister(out, start + 8, start + 12, prelude);
+    const afterHeaders = block.crc === undefined ? crcRegister(out, start + 12, bodyStart, afterPrelude) : crcAfterBlock(block.crc, afterPrelude);
+    const register = crcRegister(out, bodyStart, bodyStart + written, afterHeaders);
+    putUint32(out, start + total - 4, (register ^ -1) >>> 0);
     at += total;
   }
   return claim(out, at);

@@ -159,8 +159,9 @@ export function createDecoder(codec: Codec, context: CodecContext): StreamDecode
 function boundedDecoder(decoder: StreamDecoder): StreamDecoder {
   const check = (events: StreamEvent[]): StreamEvent[] => {
     for (const event of events) {
-      if ('candidate' in event && typeof event.candidate === 'number') checkStreamIndex(event.candidate, 'candidate');
-      if ('index' in event && typeof event.index === 'number') checkStreamIndex(event.index, 'part');
+      const { candidate, index } = event as { candidate?: unknown; index?: unknown };
+      if (typeof candidate === 'number') checkStreamIndex(candidate, 'candidate');
+      if (typeof index === 'number') checkStreamIndex(index, 'part');
     }
     return events;
   };

@@ -336,13 +336,14 @@ export function usualDelta(value: unknown): { shape: UsualDelta; delta: unknown;
 /** The event of a text or refusal delta to part `index`, with its obfuscation and (for text) how it spelled its log probabilities. */
 function textEvent(index: number, text: string, obfuscation: unknown, outputText: boolean, logprobs: unknown): StreamEvent {
   const event: StreamEvent = { type: 'text_delta', candidate: 0, index, text };
-  const hints: JsonObject = {};
-  if (obfuscation !== undefined) hints[OBFUSCATION] = obfuscation;
+  // Made only when there is a hint: most deltas have none.
+  let hints: JsonObject | undefined;
+  if (obfuscation !== undefined) (hints ??= {})[OBFUSCATION] = obfuscation;
   if (outputText) {
-    if (logprobs === undefined) hints[NO_LOGPROBS] = true;
-    else if (!Array.isArray(logprobs) || logprobs.length > 0) hints['logprobs'] = logprobs;
+    if (logprobs === undefined) (hints ??= {})[NO_LOGPROBS] = true;
+    else if (!Array.isArray(logprobs) || logprobs.length > 0) (hints ??= {})['logprobs'] = logprobs;
   }
-  if (Object.keys(hints).length > 0) event.extensions = fresh(hints);
+  if (hints !== undefined) event.extensions = fresh(hints);
   return event;
 }
 

@@ -7,7 +7,7 @@
  * straight from the bytes; the writer keeps each event name's header block
  * ready made and writes a whole chunk of frames into one buffer. A header
  * block written or read before enters the message checksum in one step
- * (`CrcBlock`), not four bytes at a time. A frame
+ * (`CrcBlock`), not eight bytes at a time. A frame
  * becomes a wire event (`{ event: <type>, data: <payload> }`), an exception
  * frame one named by its `:exception-type` (`modelStreamErrorException`);
  * the writer turns such a name back into an exception frame. The reader also
@@ -29,9 +29,9 @@ const MIN_FRAME = 16;
 /** Bedrock's frames carry one event each; a length past this is a broken or hostile stream, not an event. */
 const MAX_FRAME = 24 * 1024 * 1024;
 
-/** The CRC-32 (IEEE 802.3) tables for slicing by 4: `CRC_TABLE[k * 256 + b]` is byte `b`'s CRC followed by `k` zero bytes. */
+/** The CRC-32 (IEEE 802.3) tables for slicing by 8: `CRC_TABLE[k * 256 + b]` is byte `b`'s CRC followed by `k` zero bytes. */
 const CRC_TABLE = (() => {
-  const table = new Int32Array(4 * 256);
+  const table = new Int32Array(8 * 256);
   for (let n = 0; n < 256; n++) {
     let c = n;
     for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
@@ -39,7 +39,7 @@ const CRC_TABLE = (() => {
   }
   for (let n = 0; n < 256; n++) {
     let c = table[n]!;
-    for (let k = 1; k < 4; k++) {
+    for (let k = 1; k < 8; k++) {
       c = table[c & 0xff]! ^ (c >>> 8);
       table[k * 256 + n] = c;
     }
@@ -47,15 +47,21 @@ const CRC_TABLE = (() => {
   return table;
 })();
 
-/** The CRC-32 of `bytes[start, end)`, four bytes a step. */
+/** The CRC-32 of `bytes[start, end)`, eight bytes a step. */
 function crc32(bytes: Uint8Array, start: number, end: number): number {
   return (crcRegister(bytes, start, end, -1) ^ -1) >>> 0;
 }
 
-/** The CRC-32 register after `bytes[start, end)` from `register` (`-1` at the start of a checksum), four bytes a step. */
+/** The CRC-32 register after `bytes[start, end)` from `register` (`-1` at the start of a checksum), eight bytes a step (then four, then one). */
 function crcRegister(bytes: Uint8Array, start: number, end: number, register: number): number {
   let c = register;
   let i = start;
+  for (const last = end - 7; i < last; i += 8) {
+    c ^= bytes[i]! | (bytes[i + 1]! << 8) | (bytes[i + 2]! << 16) | (bytes[i + 3]! << 24);
+    const d = bytes[i + 4]! | (bytes[i + 5]! << 8) | (bytes[i + 6]! << 16) | (bytes[i + 7]! << 24);
+    c = CRC_TABLE[1792 + (c & 0xff)]! ^ CRC_TABLE[1536 + ((c >>> 8) & 0xff)]! ^ CRC_TABLE[1280 + ((c >>> 16) & 0xff)]! ^ CRC_TABLE[1024 + (c >>> 24)]!
+      ^ CRC_TABLE[768 + (d & 0xff)]! ^ CRC_TABLE[512 + ((d >>> 8) & 0xff)]! ^ CRC_TABLE[256 + ((d >>> 16) & 0xff)]! ^ CRC_TABLE[d >>> 24]!;
+  }
   for (const last = end - 3; i < last; i += 4) {
     c ^= bytes[i]! | (bytes[i + 1]! << 8) | (bytes[i + 2]! << 16) | (bytes[i + 3]! << 24);
     c = CRC_TABLE[768 + (c & 0xff)]! ^ CRC_TABLE[512 + ((c >>> 8) & 0xff)]! ^ CRC_TABLE[256 + ((c >>> 16) & 0xff)]! ^ CRC_TABLE[c >>> 24]!;
@@ -67,7 +73,7 @@ function crcRegister(bytes: Uint8Array, start: number, end: number, register: nu
 /**
  * What a block of bytes a stream repeats (a frame's header block) does to
  * the CRC-32 register, so that it is applied in one step instead of a step
- * per four bytes. The register update is linear over GF(2) in the register
+ * per eight bytes. The register update is linear over GF(2) in the register
  * and the bytes together, so the register after the block from `r` is
  * `zeros(r) ^ constant`: `constant` the register after the block from 0,
  * `zeros` the register advanced through as many zero bytes, linear in `r`

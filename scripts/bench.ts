@@ -18,7 +18,7 @@ import { runMemory } from './bench/memory.ts';
 import { runPackage } from './bench/package.ts';
 import { runProxy } from './bench/proxy.ts';
 import { consoleSummary, markdown, type BenchRun } from './bench/report.ts';
-import { runStreams } from './bench/streams.ts';
+import { runStreamsApart } from './bench/streams.ts';
 import { formatNs, sink } from './bench/timing.ts';
 import { bodyWorkloads, smallChatBodies, streamWorkload } from './bench/workloads.ts';
 
@@ -130,11 +130,8 @@ if (only.has('corpus')) {
 }
 
 if (stream !== undefined) {
-  log('streams…');
-  run.streams = await runStreams(stream, {
-    budgetMs: settings.budgetMs,
-    progress: (cell) => log(`  ${cell.from} → ${cell.to}: ${(cell.eventsPerSecond / 1000).toFixed(0)}k events/s`),
-  });
+  log('streams (a child process)…');
+  run.streams = await runStreamsApart(ROOT, settings.streamEvents, settings.budgetMs);
 }
 
 if (only.has('memory')) {

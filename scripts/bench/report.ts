@@ -109,18 +109,18 @@ export function targetRows(run: BenchRun): string[][] {
     const worst = run.streams.reduce((a, b) => (b.eventsPerSecond < a.eventsPerSecond ? b : a));
     const best = run.streams.reduce((a, b) => (b.eventsPerSecond > a.eventsPerSecond ? b : a));
     const within = run.streams.filter((cell) => cell.eventsPerSecond >= TARGETS.streamEventsPerSecond).length;
-    const withinWall = run.streams.filter((cell) => cell.wallEventsPerSecond >= TARGETS.streamEventsPerSecond).length;
+    const withinCpu = run.streams.filter((cell) => cell.cpuEventsPerSecond >= TARGETS.streamEventsPerSecond).length;
     rows.push([
       `stream ≥ ${rate(TARGETS.streamEventsPerSecond)} events per core (convertStream)`,
-      `${within}/${run.streams.length} pairs by CPU time; ${rate(worst.eventsPerSecond)} (${worst.from} → ${worst.to}) to ${rate(best.eventsPerSecond)} (${best.from} → ${best.to}); by wall time ${withinWall}/${run.streams.length}`,
+      `${within}/${run.streams.length} pairs; ${rate(worst.eventsPerSecond)} (${worst.from} → ${worst.to}) to ${rate(best.eventsPerSecond)} (${best.from} → ${best.to}); per second of CPU time of every thread: ${withinCpu}/${run.streams.length}`,
       mark(within === run.streams.length),
     ]);
     const slowest = run.streams.reduce((a, b) => (b.perEventEventsPerSecond < a.perEventEventsPerSecond ? b : a));
     const withinPerEvent = run.streams.filter((cell) => cell.perEventEventsPerSecond >= TARGETS.streamPerEventEventsPerSecond).length;
-    const withinPerEventWall = run.streams.filter((cell) => cell.perEventWallEventsPerSecond >= TARGETS.streamPerEventEventsPerSecond).length;
+    const withinPerEventCpu = run.streams.filter((cell) => cell.perEventCpuEventsPerSecond >= TARGETS.streamPerEventEventsPerSecond).length;
     rows.push([
       `stream ≥ ${rate(TARGETS.streamPerEventEventsPerSecond)} events per core, one event per chunk (convertStream)`,
-      `${withinPerEvent}/${run.streams.length} pairs by CPU time; slowest ${rate(slowest.perEventEventsPerSecond)} (${slowest.from} → ${slowest.to}); by wall time ${withinPerEventWall}/${run.streams.length}`,
+      `${withinPerEvent}/${run.streams.length} pairs; slowest ${rate(slowest.perEventEventsPerSecond)} (${slowest.from} → ${slowest.to}); per second of CPU time of every thread: ${withinPerEventCpu}/${run.streams.length}`,
       mark(withinPerEvent === run.streams.length),
     ]);
     const compared = run.streams.flatMap((cell) => cell.others.filter((other) => other.timing !== undefined).map((other) => ({ cell, other })));
@@ -241,7 +241,7 @@ ${table(['from → to', 'bodies', 'source', 'floor', 'interlingua', 'ratio', 'lo
 
 function streamSection(run: BenchRun): string {
   if (run.streams.length === 0) return 'No stream was measured.';
-  const head = ['from → to', 'events', 'floor', 'convertStream', 'events/s', 'wall', '1 event per chunk', 'wall', 'codecs alone', 'events/s', 'llm-bridge', 'events/s', 'losses'];
+  const head = ['from → to', 'events', 'floor', 'convertStream', 'events/s', 'CPU', '1 event per chunk', 'CPU', 'codecs alone', 'events/s', 'llm-bridge', 'events/s', 'losses'];
   const rows = run.streams.map((cell) => {
     const other = cell.others[0];
     return [
@@ -250,9 +250,9 @@ function streamSection(run: BenchRun): string {
       formatNs(cell.floor.ns),
       formatNs(cell.pipeline.ns),
       cell.eventsPerSecond >= TARGETS.streamEventsPerSecond ? rate(cell.eventsPerSecond) : `**${rate(cell.eventsPerSecond)}**`,
-      rate(cell.wallEventsPerSecond),
+      rate(cell.cpuEventsPerSecond),
       cell.perEventEventsPerSecond >= TARGETS.streamPerEventEventsPerSecond ? rate(cell.perEventEventsPerSecond) : `**${rate(cell.perEventEventsPerSecond)}**`,
-      rate(cell.perEventWallEventsPerSecond),
+      rate(cell.perEventCpuEventsPerSecond),
       formatNs(cell.codecs.ns),
       rate(cell.codecEventsPerSecond),
       other?.timing === undefined ? (other?.error === undefined ? '–' : 'threw') : formatNs(other.timing.ns),
@@ -357,7 +357,7 @@ ${settings}
 - **Floor**: \`JSON.stringify(JSON.parse(text))\` of the same source text, timed in the same run. A conversion is timed as text → \`convertRequest\`/\`convertResponse\` (which parses) → \`JSON.stringify\`, so it compares with the floor directly. llm-bridge is timed the same way: \`JSON.parse\` → \`translateBetweenProviders\` → \`JSON.stringify\`; llm-protocol as \`JSON.parse\` → the source adapter's \`parseRequest\`/\`parseResponse\` → the target adapter's \`renderRequest\`/\`renderResponse\` → \`JSON.stringify\`. interlingua's output is written with \`stringifyBody\` (\`JSON.stringify\`'s text; large data URLs spliced in apart). The library is the compiled build in \`dist/\` (\`npm run bench\` builds it first), as users run it.
 - **Interleaved rounds**: for each source, the floor and every conversion from it (interlingua's and llm-bridge's) are warmed up, then timed in rounds, each round running one batch (about 5 ms) of every function in turn, until each has had its time budget. The machine is shared (see the load average above): a slow phase hits every function of a round alike, so the **ratio** is the median over rounds of (conversion ÷ floor in the same round), and "faster than llm-bridge" compares those ratios. Times shown are medians per call. Same-format pairs (a round trip through the IR) are included.
 - Meaning checks: every output (interlingua's, llm-bridge's and llm-protocol's) is decoded by interlingua's decoder of the target format and reduced to facts (text, tool calls and ids, tool results, images, reasoning, system, tools, model, max tokens, …), compared with the source's. Tool call ids that differ in Gemini rows are ids synthesised because Gemini has none.
-- Streams: each format's stream in its own framing (SSE; NDJSON lines for Ollama; AWS event-stream frames for Bedrock) is fed in 16 KiB chunks through \`convertStream\` (bytes → bytes; the timed run only collects the output chunks), and again cut after every event as a live upstream sends them ("1 event per chunk"; the target verdict uses the 16 KiB column); "codecs alone" runs the same decoder and encoder synchronously over the parsed events and writes the output in the target's framing. The floor is \`JSON.parse\` + \`JSON.stringify\` of every event's data. Floor, codecs alone, \`convertStream\` and llm-bridge run in interleaved rounds as above. Events per second count the source's events per second of the process's CPU time (\`process.cpuUsage\`, user + system of every thread, the garbage collector's included) in the best round: events per second on one core, which moments when another process held the core do not lower; the "wall" columns give the same per second of wall time (best round), which they do. Times shown are medians of wall time.
+- Streams: each format's stream in its own framing (SSE; NDJSON lines for Ollama; AWS event-stream frames for Bedrock) is fed in 16 KiB chunks through \`convertStream\` (bytes → bytes; the timed run only collects the output chunks), and again cut after every event as a live upstream sends them ("1 event per chunk"; the target verdict uses the 16 KiB column); "codecs alone" runs the same decoder and encoder synchronously over the parsed events and writes the output in the target's framing. The floor is \`JSON.parse\` + \`JSON.stringify\` of every event's data. Floor, codecs alone, \`convertStream\` and llm-bridge run in interleaved rounds as above, in a child process of their own (scripts/bench/streams-child.ts), whose heap holds only the stream workload. Events per second count the source's events and use the best round (the closest to one uncontended core); the "CPU" columns give the same per second of the process's CPU time (\`process.cpuUsage\`, user + system of every thread), which counts the garbage collector's threads working beside the main one as well, so it reads lower where they do. Times shown are medians.
 - Memory: each operation on the 10 MB request runs in its own child process (\`--expose-gc\`, code warmed first); "added at peak" is the process's peak RSS after the operation minus the RSS just before it (body text loaded, after a GC). On Linux the peak is \`VmHWM\` of /proc/self/status, reset to the current RSS just before the operation (\`5\` written to /proc/self/clear_refs); \`process.resourceUsage().maxRSS\` would carry over the parent's size at the fork, which hid every operation behind the benchmark process's own RSS once it grew past the child's peak.
 - Proxy: a plain \`node:http\` upstream child on 127.0.0.1 answers every POST at once with a fixed small-chat body; \`node dist/cli/main.js serve\` (the compiled bin) runs as a child; the load generator (scripts/bench/load-child.mjs) is a child process of its own, open loop at a fixed rate over 10 keep-alive \`node:http\` connections, first directly against the upstream (the upstream's own format), then through each proxy (the other format). Latencies run from handing a request to the client to the end of its answer (hrtime, per request, no histogram); load generator, upstream and proxy share the machine's cores.
 

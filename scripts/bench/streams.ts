@@ -175,6 +175,23 @@ export interface StreamOptions {
   progress?: (cell: StreamCell) => void;
 }
 
+/** Run every pair's `convertStream` pipeline `times` times, in 16 KiB chunks and one event per chunk, unmeasured. */
+export async function warmStreams(workload: StreamWorkload, times: number): Promise<void> {
+  const formats = streamingFormats();
+  for (let time = 0; time < times; time++) {
+    for (const from of formats) {
+      const messages = workload.messages[from];
+      if (messages === undefined) continue;
+      const chunks = chunksOf(framedBytes(from, messages));
+      const eventChunks = eventChunksOf(from, messages);
+      for (const to of formats) {
+        await drain(convertStream(readableOf(chunks), { from, to, model: BENCH_MODEL }));
+        await drain(convertStream(readableOf(eventChunks), { from, to, model: BENCH_MODEL }));
+      }
+    }
+  }
+}
+
 /** Run every stream cell. */
 export async function runStreams(workload: StreamWorkload, options: StreamOptions): Promise<StreamCell[]> {
   const formats = streamingFormats();

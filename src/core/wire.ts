@@ -206,6 +206,18 @@ export function lookupTable<T>(entries: Record<string, T>): Readonly<Record<stri
   return Object.freeze(Object.assign(Object.create(null) as Record<string, T>, entries));
 }
 
+/**
+ * `list` with `item` appended; a new list of `item` when there is none yet
+ * (or it is empty). The first `push` into `[]` gives a list room for 17
+ * items, and most lists a codec builds (a message's parts or blocks, a
+ * result's content, a turn's tool calls) hold one or two.
+ */
+export function appended<T>(list: T[] | undefined, item: T): T[] {
+  if (list === undefined || list.length === 0) return [item];
+  list.push(item);
+  return list;
+}
+
 /** Strings longer than this go to `JSON.stringify` at once (its native scan is faster on long text). */
 const SHORT_STRING = 128;
 

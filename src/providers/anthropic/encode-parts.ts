@@ -16,7 +16,7 @@ import type { DocumentPart, ImagePart, Part, ReasoningPart, TextPart, ToolCallPa
 import { unreachable } from '../../core/ir.ts';
 import type { LossCollector } from '../../core/losses.ts';
 import { argumentsAsObject } from '../../core/tools.ts';
-import { pointer, spreadExtensions, type JsonObject } from '../../core/wire.ts';
+import { appended, pointer, spreadExtensions, type JsonObject } from '../../core/wire.ts';
 import { encodeAnthropicCitation } from './citations.ts';
 import { encodeAnthropicMediaSource, encodeDocumentFields, withSourceExtras } from './media-blocks.ts';
 import { ANTHROPIC, hasHint, onlyAnthropic, wasNull } from './shape.ts';
@@ -248,7 +248,6 @@ const MEDIA_PART_TYPES: ReadonlySet<string> = new Set(['image', 'audio', 'video'
 
 /** Encode IR parts as content blocks; `answer` for a response's content, where media cannot stand. */
 export function encodeAnthropicParts(parts: readonly Part[], path: string, losses: LossCollector, answer = false): JsonObject[] {
-  // Made with its first block: `[]` grown by `push` takes room for 17, and most messages hold one or two.
   let blocks: JsonObject[] | undefined;
   for (let index = 0; index < parts.length; index++) {
     const part = parts[index];
@@ -261,9 +260,7 @@ export function encodeAnthropicParts(parts: readonly Part[], path: string, losse
     // Most parts report nothing: their pointer is built only for those that may.
     const direct = part.extensions === undefined || onlyAnthropic(part.extensions) ? directBlock(part) : GENERAL;
     const block = direct === GENERAL ? encodeAnthropicPart(part, `${path}/${index}`, losses) : direct;
-    if (block === undefined) continue;
-    if (blocks === undefined) blocks = [block];
-    else blocks.push(block);
+    if (block !== undefined) blocks = appended(blocks, block);
   }
   return blocks ?? [];
 }

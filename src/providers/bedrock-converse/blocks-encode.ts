@@ -9,7 +9,7 @@ import type { Part, ReasoningPart, TextPart, ToolCallPart, ToolResultPart } from
 import { unreachable } from '../../core/ir.ts';
 import type { LossCollector } from '../../core/losses.ts';
 import { argumentsAsObject } from '../../core/tools.ts';
-import { extensionsOf, isObject, type JsonObject } from '../../core/wire.ts';
+import { appended, extensionsOf, isObject, type JsonObject } from '../../core/wire.ts';
 import { encodeBedrockCitation } from './citations.ts';
 import { encodeBedrockDocument, encodeBedrockMedia } from './media-encode.ts';
 import { BEDROCK, hasHint } from './shape.ts';
@@ -94,16 +94,13 @@ function encodeResultItem(item: Part, losses: LossCollector, resultPath: string,
 
 function encodeToolResult(part: ToolResultPart, losses: LossCollector, path: string): JsonObject {
   if (part.syntheticId === true) losses.addAt(part, 'synthesised_id', `${path}/callId`, `tool result had no call id; sent the synthesised toolUseId "${part.callId}"`, 'info');
-  // Made with its first block (`[]` grown by `push` takes room for 17; most results hold one).
   let content: JsonObject[] | undefined;
   const items = part.content;
   for (let index = 0; index < items.length; index++) {
     // Holes are skipped, as forEach skips them.
     if (!(index in items)) continue;
     const encoded = encodeResultItem(items[index] as Part, losses, path, index);
-    if (encoded === undefined) continue;
-    if (content === undefined) content = [encoded];
-    else content.push(encoded);
+    if (encoded !== undefined) content = appended(content, encoded);
   }
   const wire: JsonObject = { toolUseId: part.callId, content: content ?? [] };
   const status = extensionsOf(part, BEDROCK)?.['$status'];

@@ -9,7 +9,7 @@
 import type { Message, Part } from '../../core/ir.ts';
 import type { LossCollector } from '../../core/losses.ts';
 import { InterlinguaError } from '../../core/errors.ts';
-import { expectArray, expectObject, extend, extensionsOf, hint, isObject, pointer, required, spreadExtensions, type JsonObject } from '../../core/wire.ts';
+import { appended, expectArray, expectObject, extend, extensionsOf, hint, isObject, pointer, required, spreadExtensions, type JsonObject } from '../../core/wire.ts';
 import { decodeBedrockBlock, decodeBedrockBlocks, type BlockScope } from './blocks-decode.ts';
 import { encodeBedrockPart } from './blocks-encode.ts';
 import { BEDROCK, stringField } from './shape.ts';
@@ -138,15 +138,12 @@ export function encodeBedrockMessages(messages: readonly Message[], losses: Loss
     if (message.name !== undefined) losses.add('dropped_field', path, 'Converse messages have no participant name; dropped', 'info');
     const role = message.role === 'assistant' ? 'assistant' : 'user';
     const parts = message.role === 'system' ? foldedSystem(message, losses, path) : message.parts;
-    // Made with its first block: `[]` grown by `push` takes room for 17, and most messages hold one or two.
     let blocks: JsonObject[] | undefined;
     for (let partIndex = 0; partIndex < parts.length; partIndex++) {
       const part = parts[partIndex];
       if (part === undefined && !(partIndex in parts)) continue;
       const encoded = encodeBedrockPart(part as Part, losses, partPointer(path, index, partIndex));
-      if (encoded === undefined) continue;
-      if (blocks === undefined) blocks = [encoded];
-      else blocks.push(encoded);
+      if (encoded !== undefined) blocks = appended(blocks, encoded);
     }
     const content = blocks ?? [];
     const turn = turnOf(message);

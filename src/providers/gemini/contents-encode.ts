@@ -8,7 +8,7 @@
  */
 import type { LossCollector } from '../../core/losses.ts';
 import type { Message, Part } from '../../core/ir.ts';
-import { extensionsOf, spreadExtensions, type JsonObject } from '../../core/wire.ts';
+import { appended, extensionsOf, spreadExtensions, type JsonObject } from '../../core/wire.ts';
 import { encodeGeminiPart, type EncodePartScope } from './parts-encode.ts';
 import { messagePointer, partPointer } from '../../core/ir-pointers.ts';
 import { CallNames } from '../../core/tools.ts';
@@ -62,7 +62,6 @@ export function encodeGeminiContents(messages: readonly Message[], native: boole
 }
 
 function encodeMessageParts(message: Message, messageIndex: number, path: string, scope: EncodePartScope): JsonObject[] {
-  // Made with its first part: `[]` grown by `push` takes room for 17, and most messages hold one or two.
   let parts: JsonObject[] | undefined;
   const midSystem = message.role === 'system';
   if (midSystem) {
@@ -73,8 +72,7 @@ function encodeMessageParts(message: Message, messageIndex: number, path: string
     const wire = encodeGeminiPart(part, partPointer(path, messageIndex, index), scope);
     if (wire === undefined) continue;
     if (midSystem && typeof wire['text'] === 'string') wire['text'] = `System: ${wire['text']}`;
-    if (parts === undefined) parts = [wire];
-    else parts.push(wire);
+    parts = appended(parts, wire);
   }
   return parts ?? [];
 }

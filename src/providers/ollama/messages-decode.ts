@@ -7,7 +7,7 @@
 import { InterlinguaError } from '../../core/errors.ts';
 import type { Message, Part, Role, ToolResultPart } from '../../core/ir.ts';
 import type { LossCollector } from '../../core/losses.ts';
-import { expectArray, expectObject, expectString, extend, isObject, lookupTable, pointer, type JsonObject } from '../../core/wire.ts';
+import { appended, expectArray, expectObject, expectString, extend, isObject, lookupTable, pointer, type JsonObject } from '../../core/wire.ts';
 import { PendingCalls, syntheticCallId } from './ids.ts';
 import { decodeOllamaImages, decodeOllamaToolCalls, type CallScope } from './parts-decode.ts';
 import { FORMAT, keepUnknown, keys, ollamaHint } from './shape.ts';
@@ -107,10 +107,7 @@ export function decodeOllamaMessage(value: unknown, path: string, index: number,
   } else {
     decodeOllamaThinking(object, path, message, message.parts, hints);
     const text = decodeOllamaContent(object, path, message, hints);
-    if (text !== undefined) {
-      if (message.parts.length === 0) message.parts = [text];
-      else message.parts.push(text);
-    }
+    if (text !== undefined) message.parts = appended(message.parts, text);
     const images = object['images'];
     if (images !== undefined) decodeOllamaImages(images, `${path}/images`, message, message.parts, hints);
     const toolCalls = object['tool_calls'];

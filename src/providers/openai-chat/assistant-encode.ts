@@ -7,7 +7,7 @@
 import type { LossCollector } from '../../core/losses.ts';
 import type { AudioPart, Message, Part, TextPart } from '../../core/ir.ts';
 import { unreachable } from '../../core/ir.ts';
-import { extensionsOf, pointer, spreadExtensions, type JsonObject } from '../../core/wire.ts';
+import { appended, extensionsOf, pointer, spreadExtensions, type JsonObject } from '../../core/wire.ts';
 import { encodeOpenaiChatAnnotation } from './annotations.ts';
 import { hintedContentShape } from './content-shape.ts';
 import { encodeOpenaiChatTextPart, reportUnsupported } from './parts-encode.ts';
@@ -124,7 +124,6 @@ export function encodeOpenaiChatAssistant(message: Message, place: AssistantPlac
   let dialectData: DialectFields | undefined;
   let refusals: string[] | undefined;
   const content: Content = { parts: [], at: [], path };
-  // Made with its first call (`[]` grown by `push` takes room for 17).
   let toolCalls: JsonObject[] | undefined;
   let functionCall: JsonObject | undefined;
   let audio: JsonObject | undefined;
@@ -155,8 +154,7 @@ export function encodeOpenaiChatAssistant(message: Message, place: AssistantPlac
               ? plainOpenaiChatToolCall(part)
               : encodeOpenaiChatToolCall(part, losses, `${path}/parts/${index}`);
           if (dialectData !== undefined) signToolCall(call, part, dialectData);
-          if (toolCalls === undefined) toolCalls = [call];
-          else toolCalls.push(call);
+          toolCalls = appended(toolCalls, call);
         }
         continue;
       case 'reasoning':
@@ -176,8 +174,7 @@ export function encodeOpenaiChatAssistant(message: Message, place: AssistantPlac
         if (part.format !== FORMAT) break;
         if (shapeHint(part, '$toolCall') === true) {
           sawToolCall = true;
-          if (toolCalls === undefined) toolCalls = [part.value as JsonObject];
-          else toolCalls.push(part.value as JsonObject);
+          toolCalls = appended(toolCalls, part.value as JsonObject);
         } else {
           content.parts.push(part);
           content.at.push(index);

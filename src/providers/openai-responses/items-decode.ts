@@ -11,7 +11,7 @@
 import type { FormatId, Message, OpaquePart, Part } from '../../core/ir.ts';
 import type { LossCollector } from '../../core/losses.ts';
 import { InterlinguaError } from '../../core/errors.ts';
-import { expectArray, expectObject, expectString, extend, hint, isObject, required, type JsonObject } from '../../core/wire.ts';
+import { appended, expectArray, expectObject, expectString, extend, hint, isObject, required, type JsonObject } from '../../core/wire.ts';
 import { decodeOpenaiResponsesContent, type TextType } from './content-decode.ts';
 import { decodeOpenaiResponsesReasoning } from './reasoning.ts';
 import { FORMAT, itemPointer, MESSAGE_KEY_PREFIX } from './shared.ts';
@@ -118,10 +118,9 @@ interface PartList {
   parts: Part[];
 }
 
-/** Append `part` to `into.parts`, made with its first part: `[]` grown by `push` takes room for 17, and most assistant turns hold one or two. */
+/** Append `part` to `into.parts` (see {@link appended}). */
 function addPart(into: PartList, part: Part): void {
-  if (into.parts.length === 0) into.parts = [part];
-  else into.parts.push(part);
+  into.parts = appended(into.parts, part);
 }
 
 /** Decode an assistant message item into parts; its first part carries the item's hint and item-level fields. */

@@ -5,6 +5,7 @@
  */
 import { InterlinguaError } from './errors.ts';
 import type { Extensions, FormatId } from './ir.ts';
+import { pointerSegment } from './wire.ts';
 
 /** The closed set of loss codes. */
 export type LossCode =
@@ -292,7 +293,7 @@ export class LossCollector {
       if (!Object.hasOwn(table, key) || (node as Record<string, unknown>)[key] === undefined) continue;
       const candidates = table[key] as string | readonly string[];
       const wireKey = typeof candidates === 'string' ? (wire[candidates] === undefined ? undefined : candidates) : firstPresent(wire, candidates);
-      if (wireKey !== undefined) return `${fields[at + 2] as string}/${escapeKey(wireKey)}`;
+      if (wireKey !== undefined) return `${fields[at + 2] as string}/${pointerSegment(wireKey)}`;
     }
     return undefined;
   }
@@ -442,11 +443,6 @@ const NO_ORIGINS: ReadonlyMap<object, string> = new Map();
 function pairIndex(list: readonly unknown[], node: object, from: number, to: number): number {
   for (let at = from; at < to; at += 2) if (list[at] === node) return at;
   return -1;
-}
-
-/** `key` as a JSON pointer segment; wire keys of settings tables (`max_tokens`) mostly need no escape, and two `replaceAll` calls per lookup cost more than the look. */
-function escapeKey(key: string): string {
-  return key.indexOf('~') === -1 && key.indexOf('/') === -1 ? key : key.replaceAll('~', '~0').replaceAll('/', '~1');
 }
 
 /**

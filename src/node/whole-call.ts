@@ -291,14 +291,13 @@ class WholeCalls {
     const client = call.client;
     if (client === undefined) return;
     call.client = undefined;
-    const origin = call.origin;
-    for (let next = origin.waiting.shift(); next !== undefined; next = origin.waiting.shift()) {
-      if (next.settled) continue;
-      next.client = client;
-      client.dispatch(next.options, next);
+    const next = nextWaiting(call.origin);
+    if (next === undefined) {
+      call.origin.free.push(client);
       return;
     }
-    origin.free.push(client);
+    next.client = client;
+    client.dispatch(next.options, next);
   }
 
   /** The call ended early or failed: its connection (if it had one) is closed, and a waiting call may open another. */
@@ -313,12 +312,15 @@ class WholeCalls {
     call.client = undefined;
     origin.open--;
     client.destroy(noop);
-    for (let next = origin.waiting.shift(); next !== undefined; next = origin.waiting.shift()) {
-      if (next.settled) continue;
-      this.run(next);
-      return;
-    }
+    const next = nextWaiting(origin);
+    if (next !== undefined) this.run(next);
   }
+}
+
+/** The first call waiting for a connection to `origin` that has not ended meanwhile, taken off the queue (with the ended ones before it). */
+function nextWaiting(origin: Origin): WholeCall | undefined {
+  for (let next = origin.waiting.shift(); next !== undefined; next = origin.waiting.shift()) if (!next.settled) return next;
+  return undefined;
 }
 
 /** Can this call go over undici? Header lists with a name undici refuses go over node:http. */

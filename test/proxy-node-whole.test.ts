@@ -93,73 +93,74 @@ function post(base: string, body: string, leave?: () => Promise<void>): Promise<
   });
 }
 
-test('whole calls reuse one upstream connection', async () => {
-  const upstream = await listen((_, out) => {
-    out.writeHead(200, { 'content-type': 'application/json' });
-    out.end(CHAT_ANSWER);
-  });
-  const proxy = await serve(createProxy({ upstream: { format: 'openai-chat', baseUrl: upstream.url, apiKey: 'k' }, fetch: createNodeFetch() }), { port: 0 });
+/** The upstream's usual answer: a whole Chat completion at once. */
+function answerChat(_: IncomingMessage, out: ServerResponse): void {
+  out.writeHead(200, { 'content-type': 'application/json' });
+  out.end(CHAT_ANSWER);
+}
+
+/**
+ * Run `check` against `createProxy` on Node (Anthropic callers, an OpenAI
+ * Chat upstream answering with `handle`, the proxy's `timeoutMs` and
+ * upstream `headers` as given), and close both servers after.
+ */
+async function throughProxy(
+  handle: (message: IncomingMessage, out: ServerResponse) => void,
+  settings: { timeoutMs?: number; headers?: Record<string, string> },
+  check: (proxyUrl: string, upstream: Upstream) => Promise<void>,
+): Promise<void> {
+  const upstream = await listen(handle);
+  const target = { format: 'openai-chat' as const, baseUrl: upstream.url, apiKey: 'k', ...(settings.headers === undefined ? {} : { headers: settings.headers }) };
+  const proxy = await serve(createProxy({ upstream: target, ...(settings.timeoutMs === undefined ? {} : { timeoutMs: settings.timeoutMs }), fetch: createNodeFetch() }), { port: 0 });
   try {
-    for (let index = 0; index < 5; index++) {
-      const answer = await post(`http://127.0.0.1:${portOf(proxy)}`, MESSAGES_BODY);
-      assert.is(answer?.status, 200);
-      assert.match(answer?.text ?? '', /"text":"hello"/);
-    }
-    assert.is(upstream.accepted, 1, 'one connection for five calls');
+    await check(`http://127.0.0.1:${portOf(proxy)}`, upstream);
   } finally {
     await close(proxy);
     await close(upstream.server);
   }
-});
+}
 
-test('a caller that leaves during a whole call closes its upstream connection and opens no other', async () => {
+test('whole calls reuse one upstream connection', () =>
+  throughProxy(answerChat, {}, async (proxyUrl, upstream) => {
+    for (let index = 0; index < 5; index++) {
+      const answer = await post(proxyUrl, MESSAGES_BODY);
+      assert.is(answer?.status, 200);
+      assert.match(answer?.text ?? '', /"text":"hello"/);
+    }
+    assert.is(upstream.accepted, 1, 'one connection for five calls');
+  }),
+);
+
+test('a caller that leaves during a whole call closes its upstream connection and opens no other', () =>
   // Never answers: only the caller's leaving ends the call.
-  const upstream = await listen(() => {});
-  const proxy = await serve(createProxy({ upstream: { format: 'openai-chat', baseUrl: upstream.url, apiKey: 'k' }, timeoutMs: 60_000, fetch: createNodeFetch() }), { port: 0 });
-  try {
-    await post(`http://127.0.0.1:${portOf(proxy)}`, MESSAGES_BODY, () => until(() => upstream.requests.length === 1, 'the request reaches the upstream'));
+  throughProxy(() => {}, { timeoutMs: 60_000 }, async (proxyUrl, upstream) => {
+    await post(proxyUrl, MESSAGES_BODY, () => until(() => upstream.requests.length === 1, 'the request reaches the upstream'));
     await until(() => upstream.open.size === 0, 'the upstream connection closes');
     // Give a wrongly opened connection the time to show up.
     await new Promise((resolve) => setTimeout(resolve, 100));
     assert.is(upstream.accepted, 1, 'no connection opened to discard the request');
     assert.is(upstream.open.size, 0);
-  } finally {
-    await close(proxy);
-    await close(upstream.server);
-  }
-});
+  }),
+);
 
-test('a whole call past the first-byte limit answers 504, closes its connection and opens no other', async () => {
-  const upstream = await listen(() => {});
-  const proxy = await serve(createProxy({ upstream: { format: 'openai-chat', baseUrl: upstream.url, apiKey: 'k' }, timeoutMs: 100, fetch: createNodeFetch() }), { port: 0 });
-  try {
-    const answer = await post(`http://127.0.0.1:${portOf(proxy)}`, MESSAGES_BODY);
+test('a whole call past the first-byte limit answers 504, closes its connection and opens no other', () =>
+  throughProxy(() => {}, { timeoutMs: 100 }, async (proxyUrl, upstream) => {
+    const answer = await post(proxyUrl, MESSAGES_BODY);
     assert.is(answer?.status, 504);
     assert.match(answer?.text ?? '', /timeout_error|did not answer/);
     await until(() => upstream.open.size === 0, 'the upstream connection closes');
     await new Promise((resolve) => setTimeout(resolve, 100));
     assert.is(upstream.accepted, 1);
-  } finally {
-    await close(proxy);
-    await close(upstream.server);
-  }
-});
+  }),
+);
 
-test('a header undici refuses (keep-alive) still reaches the upstream, over node:http', async () => {
-  const upstream = await listen((_, out) => {
-    out.writeHead(200, { 'content-type': 'application/json' });
-    out.end(CHAT_ANSWER);
-  });
-  const proxy = await serve(createProxy({ upstream: { format: 'openai-chat', baseUrl: upstream.url, apiKey: 'k', headers: { 'keep-alive': 'timeout=5' } }, fetch: createNodeFetch() }), { port: 0 });
-  try {
-    const answer = await post(`http://127.0.0.1:${portOf(proxy)}`, MESSAGES_BODY);
+test('a header undici refuses (keep-alive) still reaches the upstream, over node:http', () =>
+  throughProxy(answerChat, { headers: { 'keep-alive': 'timeout=5' } }, async (proxyUrl, upstream) => {
+    const answer = await post(proxyUrl, MESSAGES_BODY);
     assert.is(answer?.status, 200);
     assert.is(upstream.requests[0]?.headers['keep-alive'], 'timeout=5');
-  } finally {
-    await close(proxy);
-    await close(upstream.server);
-  }
-});
+  }),
+);
 
 test('at most 256 connections per upstream: further whole calls wait for one and are answered', async () => {
   const upstream = await listen((_, out) => {

@@ -313,12 +313,14 @@ export class LossCollector {
    * next: for the few losses on a conversion's settings.
    */
   sourceOfOne(root: object, irPath: string): string {
-    if (this.#listed) this.#mapListed();
+    // A listing collector's origins are read from its list: the few nodes on one pointer's way cost less than a map of every listed node (unless a walk made that map already).
+    const listed = this.#listed && this.#mapped === 0 ? this.#items : undefined;
+    if (this.#listed && listed === undefined) this.#mapListed();
     // Without origins (most conversions: only settings losses), no Map lookups: each would give the node an identity hash.
     const origins = this.#origins;
     const fields = this.#fields;
     let node: unknown = root;
-    let best = origins?.get(root) ?? '';
+    let best = (listed === undefined ? undefined : lastPaired(listed, root)) ?? origins?.get(root) ?? '';
     const segments = segmentsOf(irPath);
     for (let index = 0; index < segments.length && typeof node === 'object' && node !== null; index++) {
       const segment = segments[index] as string;
@@ -329,7 +331,15 @@ export class LossCollector {
         if (fields !== undefined) best = this.#fieldOrigin(fields, node, segment) ?? best;
         node = Object.hasOwn(node, segment) ? (node as Record<string, unknown>)[segment] : undefined;
       }
-      if (origins !== undefined && typeof node === 'object' && node !== null) best = origins.get(node) ?? best;
+      if (typeof node !== 'object' || node === null) continue;
+      if (listed !== undefined) {
+        const found = lastPaired(listed, node);
+        if (found !== undefined) {
+          best = found;
+          continue;
+        }
+      }
+      if (origins !== undefined) best = origins.get(node) ?? best;
     }
     return best;
   }
@@ -440,6 +450,12 @@ export class LossCollector {
 const NO_ORIGINS: ReadonlyMap<object, string> = new Map();
 
 /** The index of `node` among the keys of `list` (node, value, node, value, …) from index `from` up to `to`; `-1` when it is not there. */
+/** The pointer paired with the last entry of `node` in a node, pointer, … list (the last origin of a node wins, as in a map). */
+function lastPaired(list: readonly unknown[], node: object): string | undefined {
+  for (let at = list.length - 2; at >= 0; at -= 2) if (list[at] === node) return list[at + 1] as string;
+  return undefined;
+}
+
 function pairIndex(list: readonly unknown[], node: object, from: number, to: number): number {
   for (let at = from; at < to; at += 2) if (list[at] === node) return at;
   return -1;

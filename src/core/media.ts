@@ -109,6 +109,18 @@ export function formatDataUrl(mediaType: string, data: string): string {
   return `data:${mediaType};base64,${data}`;
 }
 
+/**
+ * Is `url` the very text {@link formatDataUrl} writes for `parsed`, its
+ * parse by {@link parseDataUrl}? `parsed.data` is the URL's own tail, so
+ * only the header is compared: writing the URL again to compare it would
+ * copy and compare the whole base64.
+ */
+export function isFormattedDataUrl(url: string, parsed: DataUrl): boolean {
+  if (!parsed.base64) return false;
+  const header = `data:${parsed.mediaType};base64,`;
+  return url.length - parsed.data.length === header.length && url.startsWith(header);
+}
+
 const MEDIA_TYPE = /^[a-z0-9][a-z0-9!#$&^_.+-]*\/[a-z0-9][a-z0-9!#$&^_.+-]*$/i;
 
 /** The media type if it is well-formed (`type/subtype`), else an `invalid_value` error at `path`. */

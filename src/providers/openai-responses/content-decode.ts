@@ -8,7 +8,7 @@
 import type { AudioPart, DocumentPart, ImagePart, MediaSource, OpaquePart, Part, RefusalPart, TextPart } from '../../core/ir.ts';
 import { InterlinguaError } from '../../core/errors.ts';
 import type { LossCollector } from '../../core/losses.ts';
-import { formatDataUrl, parseDataUrl, sniffBase64 } from '../../core/media.ts';
+import { isFormattedDataUrl, parseDataUrl, sniffBase64 } from '../../core/media.ts';
 import { expectArray, expectObject, expectString, extend, hint, pointer, required, unknownKeys, lookupTable, type JsonObject } from '../../core/wire.ts';
 import { decodeOpenaiResponsesAnnotation } from './citations.ts';
 import { FORMAT, keepNulls } from './shared.ts';
@@ -99,7 +99,7 @@ function optionalString(part: JsonObject, key: string, path: string): string | u
 /** A base64 source from a canonical `data:` URL, or `undefined` when the URL is anything else. */
 function canonicalDataUrl(url: string): MediaSource | undefined {
   const parsed = parseDataUrl(url);
-  if (parsed === undefined || !parsed.base64 || formatDataUrl(parsed.mediaType, parsed.data) !== url) return undefined;
+  if (parsed === undefined || !isFormattedDataUrl(url, parsed)) return undefined;
   return { kind: 'base64', data: parsed.data, mediaType: parsed.mediaType };
 }
 
@@ -150,7 +150,7 @@ function fileDataSource(document: DocumentPart, data: string): MediaSource {
     hint(document, FORMAT, '$rawBase64', true);
     return { kind: 'base64', data, mediaType: sniffBase64(data) };
   }
-  if (formatDataUrl(parsed.mediaType, parsed.data) !== data) hint(document, FORMAT, '$dataUrlPrefix', data.slice(0, data.length - parsed.data.length));
+  if (!isFormattedDataUrl(data, parsed)) hint(document, FORMAT, '$dataUrlPrefix', data.slice(0, data.length - parsed.data.length));
   return { kind: 'base64', data: parsed.data, mediaType: parsed.mediaType };
 }
 

@@ -6,7 +6,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { convertRequest } from '../src/core/convert.ts';
-import { setDataUrl, stringifyBody } from '../src/core/serialize.ts';
+import { markPieces, piecesMark, setDataUrl, stringifyBody } from '../src/core/serialize.ts';
 import { proxyBodies } from './support/serialize-bodies.ts';
 
 test('a converted request with a large image: the same text as JSON.stringify, for Chat and Responses targets', () => {
@@ -23,10 +23,29 @@ test('a converted request with a large image: the same text as JSON.stringify, f
 test('data that JSON must escape is written the ordinary way', () => {
   const holder: Record<string, unknown> = {};
   const data = `${'A'.repeat(70_000)}"\\\u0001${'B'.repeat(10)}`;
+  const mark = piecesMark();
   setDataUrl(holder, 'url', 'data:image/png;base64,', data);
-  const body = { model: 'm', image: holder };
+  const body = markPieces({ model: 'm', image: holder }, mark);
   assert.is(stringifyBody(body), JSON.stringify(body));
   assert.equal(JSON.parse(stringifyBody(body)), body);
+});
+
+test('each character JSON escapes, alone at the end of large data, is written as JSON.stringify writes it', () => {
+  const specials = ['"', '\\', '\ud800', '\udfff', '\ud83d\ude00', '\u007f', '\u00e9'];
+  for (let code = 0; code < 32; code++) specials.push(String.fromCharCode(code));
+  for (const special of specials) {
+    const holder: Record<string, unknown> = {};
+    const mark = piecesMark();
+    setDataUrl(holder, 'url', 'data:image/png;base64,', `${'A'.repeat(70_000)}${special}`);
+    const body = markPieces({ image: holder }, mark);
+    assert.is(stringifyBody(body), JSON.stringify(body), `U+${special.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  }
+  // The spliced path itself: plain base64 data comes out the same too.
+  const holder: Record<string, unknown> = {};
+  const mark = piecesMark();
+  setDataUrl(holder, 'url', 'data:image/png;base64,', 'QUJD'.repeat(20_000));
+  const body = markPieces({ image: holder }, mark);
+  assert.is(stringifyBody(body), JSON.stringify(body));
 });
 
 test('a value changed after encoding is written as it now is', () => {

@@ -49,9 +49,25 @@ export function markPieces<T>(body: T, mark: number): T {
   return body;
 }
 
-/** Characters JSON text must escape: the data of a data URL is spliced in only without them. */
-const NEEDS_ESCAPE = /["\\\u0000-\u001f\ud800-\udfff]/;
+/** The characters below U+0020, which JSON text must escape: `\n` and `\r` (of line-wrapped base64) first. */
+const CONTROLS = ['\n', '\r'];
+for (let code = 0; code < 32; code++) if (code !== 10 && code !== 13) CONTROLS.push(String.fromCharCode(code));
+/** Surrogates: a base64 string never has one, and on a one-byte string this test returns at once. */
+const SURROGATE = /[\ud800-\udfff]/;
 const MARK = '\u0000interlingua-piece-';
+
+/**
+ * Can `data` stand between quotes in JSON text as it is: no quote,
+ * backslash, control character or surrogate (`JSON.stringify` escapes all
+ * but paired surrogates)? One `indexOf` per character, each a native scan
+ * many times faster than a regular expression's loop over megabytes of
+ * base64 (10 MiB: about 5 ms against 14–24 ms for one character class).
+ */
+function spliceable(data: string): boolean {
+  if (data.indexOf('"') !== -1 || data.indexOf('\\') !== -1) return false;
+  for (const control of CONTROLS) if (data.indexOf(control) !== -1) return false;
+  return !SURROGATE.test(data);
+}
 
 /** `JSON.stringify(body)`, with large data URLs set by {@link setDataUrl} spliced in without flattening them first. */
 export function stringifyBody(body: unknown): string {
@@ -60,7 +76,7 @@ export function stringifyBody(body: unknown): string {
   const text = JSON.stringify(body, function (this: object, key: string, value: unknown) {
     if (typeof value !== 'string' || value.length < LARGE) return value;
     const pieces = holders.get(this)?.[key];
-    if (pieces === undefined || pieces.full !== value || NEEDS_ESCAPE.test(pieces.data)) return value;
+    if (pieces === undefined || pieces.full !== value || !spliceable(pieces.data)) return value;
     found.push(pieces);
     return `${MARK}${found.length - 1}\u0000`;
   });

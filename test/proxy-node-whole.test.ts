@@ -13,6 +13,9 @@ import { createProxy } from '../src/proxy/index.ts';
 import { CallerCancel, UPSTREAM_CALL, type UpstreamCall } from '../src/proxy/exchange.ts';
 import { serve, portOf } from '../src/node/server.ts';
 import { createNodeFetch } from '../src/node/fetch.ts';
+import { convertRequest } from '../src/core/convert.ts';
+import { bodyText, stringifyBody } from '../src/core/serialize.ts';
+import { proxyBodies } from './support/serialize-bodies.ts';
 
 const test = suite('proxy on Node: whole answers over undici');
 
@@ -37,16 +40,25 @@ interface Upstream {
   /** The most connections open at once. */
   most: number;
   requests: IncomingMessage[];
+  /** The request bodies received, as text. */
+  bodies: string[];
+  /** Their `content-length` headers. */
+  lengths: (string | undefined)[];
 }
 
 /** A keep-alive upstream; `handle` answers (or not). */
 async function listen(handle: (message: IncomingMessage, out: ServerResponse) => void): Promise<Upstream> {
   const server = createServer((message, out) => {
     upstream.requests.push(message);
-    message.resume();
-    message.on('end', () => handle(message, out));
+    const chunks: Buffer[] = [];
+    message.on('data', (chunk: Buffer) => chunks.push(chunk));
+    message.on('end', () => {
+      upstream.bodies.push(Buffer.concat(chunks).toString('utf8'));
+      upstream.lengths.push(message.headers['content-length']);
+      handle(message, out);
+    });
   });
-  const upstream: Upstream = { server, url: '', accepted: 0, open: new Set(), most: 0, requests: [] };
+  const upstream: Upstream = { server, url: '', accepted: 0, open: new Set(), most: 0, requests: [], bodies: [], lengths: [] };
   server.on('connection', (socket) => {
     upstream.accepted++;
     upstream.open.add(socket);
@@ -128,6 +140,19 @@ test('whole calls reuse one upstream connection', () =>
       assert.match(answer?.text ?? '', /"text":"hello"/);
     }
     assert.is(upstream.accepted, 1, 'one connection for five calls');
+  }),
+);
+
+test('a body with large data URLs goes upstream piece by piece: the text of stringifyBody, byte for byte, with its content-length', () =>
+  throughProxy(answerChat, {}, async (proxyUrl, upstream) => {
+    for (const { name, text } of proxyBodies()) {
+      const expected = convertRequest(text, { from: 'anthropic', to: 'openai-chat' }).body;
+      assert.ok(Array.isArray(bodyText(expected)), `${name}: the body is written in pieces`);
+      const answer = await post(proxyUrl, text);
+      assert.is(answer?.status, 200, name);
+      assert.is(upstream.bodies.at(-1), stringifyBody(expected), name);
+      assert.is(upstream.lengths.at(-1), String(Buffer.byteLength(stringifyBody(expected))), name);
+    }
   }),
 );
 

@@ -6,7 +6,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { convertRequest } from '../src/core/convert.ts';
-import { markPieces, piecesMark, setDataUrl, stringifyBody } from '../src/core/serialize.ts';
+import { bodyText, markPieces, piecesMark, setDataUrl, stringifyBody } from '../src/core/serialize.ts';
 import { proxyBodies } from './support/serialize-bodies.ts';
 
 test('a converted request with a large image: the same text as JSON.stringify, for Chat and Responses targets', () => {
@@ -18,6 +18,19 @@ test('a converted request with a large image: the same text as JSON.stringify, f
       assert.ok(written.includes(';base64,'), `${name} → ${to}: the data URL is written`);
     }
   }
+});
+
+test('bodyText: the data of each large data URL stands alone between the rest of the text, and the pieces join to JSON.stringify', () => {
+  for (const { name, text } of proxyBodies()) {
+    const { body } = convertRequest(text, { from: 'anthropic', to: 'openai-chat' });
+    const pieces = bodyText(body);
+    assert.ok(Array.isArray(pieces), name);
+    assert.is((pieces as string[]).join(''), JSON.stringify(body), name);
+    const data = (JSON.parse(text) as { messages: { content: { source?: { data: string } }[] }[] }).messages[0]!.content.filter((block) => block.source !== undefined).map((block) => block.source!.data);
+    // Text, data, text, data, …, text.
+    assert.equal((pieces as string[]).filter((_, index) => index % 2 === 1), data, name);
+  }
+  assert.is(bodyText({ a: 'x'.repeat(100_000) }), JSON.stringify({ a: 'x'.repeat(100_000) }));
 });
 
 test('data that JSON must escape is written the ordinary way', () => {

@@ -117,7 +117,7 @@ function nodeUpstreamCall(http: HttpAgent, https: HttpsAgent): UpstreamCall {
         return;
       }
       const secure = target.secure;
-      const headers = headerList(target, init.headers).concat('content-length', String(Buffer.byteLength(init.body)));
+      const headers = headerList(target, init.headers).concat('content-length', String(init.pieces === undefined ? Buffer.byteLength(init.body) : piecesLength(init.pieces)));
       const send = secure ? httpsRequest : httpRequest;
       let answered = false;
       /** Ends the body with an error (set once the answer's headers are in). */
@@ -197,16 +197,31 @@ function nodeUpstreamCall(http: HttpAgent, https: HttpsAgent): UpstreamCall {
       }
       // A body that takes a while to go out is alive while the socket writes it; the first-byte limit runs from its end.
       watched.written = () => outgoing.socket?.bytesWritten ?? 0;
-      outgoing.end(init.body, () => {
+      const done = () => {
         watched.written = undefined;
         watched.active = true;
         if (sent !== undefined) sent();
-      });
+      };
+      const pieces = init.pieces;
+      if (pieces === undefined) {
+        outgoing.end(init.body, done);
+        return;
+      }
+      // Piece by piece: writing the joined body would flatten it into one more copy of the whole text first.
+      for (let index = 0; index < pieces.length - 1; index++) outgoing.write(pieces[index] as string);
+      outgoing.end(pieces[pieces.length - 1], done);
     });
   };
 }
 
 function noop(): void {}
+
+/** The UTF-8 length of the pieces of a body (see `UpstreamInit.pieces`): each counted apart, so the whole is never flattened. */
+function piecesLength(pieces: readonly string[]): number {
+  let length = 0;
+  for (const piece of pieces) length += Buffer.byteLength(piece);
+  return length;
+}
 
 /** A `fetch` that takes string bodies (what the proxy sends) and answers with a Web `Response`; the proxy uses its `UPSTREAM_CALL`. */
 export function createNodeFetch(): typeof fetch {

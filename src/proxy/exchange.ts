@@ -168,6 +168,12 @@ export class UpstreamTimeout extends Error {}
 export interface UpstreamInit {
   headers: Record<string, string>;
   body: string;
+  /**
+   * `body` in pieces, when it splices in large data URLs (`bodyText` in
+   * src/core/serialize.ts): a transport that writes strings one by one (the
+   * Node one) writes these and never flattens `body`.
+   */
+  pieces?: readonly string[];
   /** Time allowed for the upstream to start answering (then reject with {@link UpstreamTimeout}), and the longest silence within a whole body. */
   timeoutMs: number;
   /** The caller's cancellation. */

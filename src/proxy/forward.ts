@@ -10,7 +10,7 @@ import { responseToEvents } from '../core/accumulate.ts';
 import type { LossCollector } from '../core/losses.ts';
 import type { ApiError, FormatId } from '../core/ir.ts';
 import { hint, isObject, type JsonObject } from '../core/wire.ts';
-import { markPieces, piecesMark, stringifyBody } from '../core/serialize.ts';
+import { bodyText, joinedText, markPieces, piecesMark } from '../core/serialize.ts';
 import type { StreamEvent } from '../core/stream-events.ts';
 import { errorAnswer } from './errors.ts';
 import { jsonAnswer, UpstreamTimeout, type Answer, type ByteSource, type Cancel, type UpstreamCall, type UpstreamInit, type UpstreamReply } from './exchange.ts';
@@ -320,8 +320,10 @@ function callFailure(error: unknown, options: ForwardOptions): ApiError {
 function callUpstream(options: ForwardOptions, prepared: Prepared, sent?: () => void): Promise<UpstreamReply> {
   try {
     const url = options.url(prepared.model, prepared.stream);
-    const body = stringifyBody(prepared.body);
+    const text = bodyText(prepared.body);
+    const body = joinedText(text);
     const init: UpstreamInit = { headers: options.headers, body, timeoutMs: options.timeoutMs, signal: options.signal, stream: prepared.stream };
+    if (typeof text !== 'string') init.pieces = text;
     if (sent !== undefined) init.sent = sent;
     const sign = options.sign;
     // One promise for the usual unsigned call (awaited as it is: no extra hop between the upstream's answer and the caller's); a signed one waits for its signature first.

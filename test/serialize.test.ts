@@ -9,13 +9,17 @@ import { convertRequest } from '../src/core/convert.ts';
 import { bodyText, markPieces, piecesMark, setDataUrl, stringifyBody } from '../src/core/serialize.ts';
 import { proxyBodies } from './support/serialize-bodies.ts';
 
-test('a converted request with a large image: the same text as JSON.stringify, for Chat and Responses targets', () => {
+test('a converted request with a large image: the same text as JSON.stringify, to every format, with the base64 apart', () => {
   for (const { name, text } of proxyBodies()) {
-    for (const to of ['openai-chat', 'openai-responses'] as const) {
-      const { body } = convertRequest(text, { from: 'anthropic', to });
-      const written = stringifyBody(body);
-      assert.is(written, JSON.stringify(body), `${name} → ${to}`);
-      assert.ok(written.includes(';base64,'), `${name} → ${to}: the data URL is written`);
+    for (const from of ['anthropic', 'openai-chat'] as const) {
+      const source = from === 'anthropic' ? text : stringifyBody(convertRequest(text, { from: 'anthropic', to: from }).body);
+      for (const to of ['anthropic', 'openai-chat', 'openai-responses', 'gemini', 'ollama', 'bedrock-converse'] as const) {
+        const { body } = convertRequest(source, { from, to });
+        const written = stringifyBody(body);
+        assert.is(written, JSON.stringify(body), `${name}, ${from} → ${to}`);
+        assert.ok(Array.isArray(bodyText(body)), `${name}, ${from} → ${to}: the base64 is written apart`);
+        if (to === 'openai-chat' || to === 'openai-responses') assert.ok(written.includes(';base64,'), `${name} → ${to}: the data URL is written`);
+      }
     }
   }
 });

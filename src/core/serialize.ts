@@ -1,8 +1,10 @@
 /**
- * Bodies with large base64 `data:` URLs (an OpenAI image or file), written
- * without a third full copy of the base64. An encoder sets such a URL with
- * {@link setDataUrl}: the body holds `prefix + data` as usual (a string
- * that shares `data` with the IR), and the holder is remembered. `JSON.stringify`
+ * Bodies with large base64 `data:` URLs (an OpenAI image or file) or bare
+ * base64 (an image or document of the other formats), written without
+ * another full copy of the base64. An encoder sets such a URL with
+ * {@link setDataUrl} (bare base64 with {@link setData}): the body holds
+ * `prefix + data` as usual (a string that shares `data` with the IR), and
+ * the holder is remembered. `JSON.stringify`
  * would flatten that string into a new one of the data's size before
  * copying it again into its output; {@link stringifyBody} instead writes the
  * rest of the body with `JSON.stringify` and splices the prefix and the data
@@ -31,10 +33,23 @@ const pieced = new WeakSet<object>();
 export function setDataUrl(target: Record<string, unknown>, key: string, prefix: string, data: string): void {
   const full = prefix + data;
   target[key] = full;
-  if (data.length < LARGE) return;
+  if (data.length >= LARGE) remember(target, key, { full, prefix, data });
+}
+
+/**
+ * {@link setDataUrl} for a field that holds bare base64 (Anthropic's
+ * `data`, Gemini's `inlineData.data`, Bedrock's `bytes`, an Ollama image:
+ * `key` is then its index in the `images` list): the value is `data` itself.
+ */
+export function setData(target: object, key: string | number, data: string): void {
+  (target as Record<string | number, unknown>)[key] = data;
+  if (data.length >= LARGE) remember(target, String(key), { full: data, prefix: '', data });
+}
+
+function remember(target: object, key: string, pieces: Pieces): void {
   const entry = holders.get(target);
-  if (entry === undefined) holders.set(target, { [key]: { full, prefix, data } });
-  else entry[key] = { full, prefix, data };
+  if (entry === undefined) holders.set(target, { [key]: pieces });
+  else entry[key] = pieces;
   written++;
 }
 

@@ -8,6 +8,7 @@ import type { FileImageSource, URLImageSource } from '@anthropic-ai/sdk/resource
 import type { ContentSource, DocumentPart, ImagePart, MediaSource, Part, TextSource } from '../../core/ir.ts';
 import { InterlinguaError } from '../../core/errors.ts';
 import { expectMediaType, parseDataUrl } from '../../core/media.ts';
+import { setData } from '../../core/serialize.ts';
 import {
   expectArray,
   expectBoolean,
@@ -152,10 +153,10 @@ export function encodeAnthropicMediaSource(source: MediaSource): JsonObject | un
   switch (source.kind) {
     case 'base64':
       // Images and PDFs share this shape; the media type is whatever the part holds.
-      return { type: 'base64', media_type: source.mediaType, data: source.data };
+      return base64Source(source.mediaType, source.data);
     case 'url': {
       const data = parseDataUrl(source.url);
-      if (data?.base64) return { type: 'base64', media_type: data.mediaType, data: data.data };
+      if (data?.base64) return base64Source(data.mediaType, data.data);
       return { type: 'url', url: source.url } satisfies URLImageSource;
     }
     case 'file':
@@ -163,6 +164,13 @@ export function encodeAnthropicMediaSource(source: MediaSource): JsonObject | un
     default:
       return undefined;
   }
+}
+
+/** A `base64` source; large data is remembered for `stringifyBody` to write apart. */
+function base64Source(mediaType: string, data: string): JsonObject {
+  const wire: JsonObject = { type: 'base64', media_type: mediaType, data: '' };
+  setData(wire, 'data', data);
+  return wire;
 }
 
 /** Merge the extra source fields a decoder kept (`extensions.anthropic.source`) back into a wire source. */

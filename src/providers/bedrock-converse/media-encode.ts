@@ -9,6 +9,7 @@
 import type { AudioPart, DocumentPart, ImagePart, MediaSource, VideoPart } from '../../core/ir.ts';
 import type { LossCollector } from '../../core/losses.ts';
 import { parseDataUrl } from '../../core/media.ts';
+import { setData } from '../../core/serialize.ts';
 import { extensionsOf, isObject, spreadExtensions, type JsonObject } from '../../core/wire.ts';
 import { BEDROCK, formatOf, type MediaKind } from './shape.ts';
 
@@ -16,10 +17,10 @@ import { BEDROCK, formatOf, type MediaKind } from './shape.ts';
 function encodeSource(source: MediaSource, node: ImagePart | AudioPart | VideoPart | DocumentPart): { source: JsonObject; mediaType: string | undefined } | undefined {
   switch (source.kind) {
     case 'base64':
-      return { source: { bytes: source.data }, mediaType: source.mediaType };
+      return { source: bytesSource(source.data), mediaType: source.mediaType };
     case 'url': {
       const data = parseDataUrl(source.url);
-      if (data !== undefined) return { source: { bytes: data.data }, mediaType: data.mediaType };
+      if (data !== undefined) return { source: bytesSource(data.data), mediaType: data.mediaType };
       if (source.url.startsWith('s3://')) return { source: { s3Location: { uri: source.url } }, mediaType: source.mediaType };
       return undefined;
     }
@@ -29,6 +30,13 @@ function encodeSource(source: MediaSource, node: ImagePart | AudioPart | VideoPa
       return { source: { s3Location: { uri: source.id, ...(isObject(extra) ? extra : {}) } }, mediaType: source.mediaType };
     }
   }
+}
+
+/** A `bytes` source; large data is remembered for `stringifyBody` to write apart. */
+function bytesSource(data: string): JsonObject {
+  const source: JsonObject = { bytes: '' };
+  setData(source, 'bytes', data);
+  return source;
 }
 
 function whyNot(source: MediaSource): string {

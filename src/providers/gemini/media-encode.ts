@@ -5,6 +5,7 @@
  */
 import type { AudioPart, DocumentPart, ImagePart, VideoPart } from '../../core/ir.ts';
 import { parseDataUrl } from '../../core/media.ts';
+import { setData } from '../../core/serialize.ts';
 import { extensionsOf, lookupTable, type JsonObject } from '../../core/wire.ts';
 import type { LossCollector } from '../../core/losses.ts';
 import { isGeminiFileUri } from './parts-decode.ts';
@@ -19,14 +20,17 @@ export function encodeGeminiMedia(
   const gemini = extensionsOf(part, 'gemini');
   switch (source.kind) {
     case 'base64': {
-      const blob: JsonObject = { data: source.data };
+      const blob: JsonObject = { data: '' };
+      setData(blob, 'data', source.data);
       if (gemini?.['$noMimeType'] !== true) blob['mimeType'] = source.mediaType;
       return { inlineData: withRest(blob, gemini?.['inlineData']) };
     }
     case 'url': {
       const dataUrl = parseDataUrl(source.url);
       if (dataUrl !== undefined && dataUrl.base64) {
-        return { inlineData: { mimeType: source.mediaType ?? dataUrl.mediaType, data: dataUrl.data } };
+        const blob: JsonObject = { mimeType: source.mediaType ?? dataUrl.mediaType, data: '' };
+        setData(blob, 'data', dataUrl.data);
+        return { inlineData: blob };
       }
       const mediaType = source.mediaType ?? (gemini?.['$noMimeType'] === true ? undefined : mediaTypeOfUrl(source.url));
       return { fileData: withRest(fileData(source.url, mediaType), gemini?.['fileData']) };

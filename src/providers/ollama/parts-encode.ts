@@ -8,6 +8,7 @@ import type { LossCollector } from '../../core/losses.ts';
 import type { ImagePart, Part, ToolCallPart } from '../../core/ir.ts';
 import { unreachable } from '../../core/ir.ts';
 import { parseDataUrl } from '../../core/media.ts';
+import { setData } from '../../core/serialize.ts';
 import { argumentsAsObject } from '../../core/tools.ts';
 import { extensionsOf, isObject, type JsonObject } from '../../core/wire.ts';
 import { SYNTHETIC_ID_PREFIX } from './ids.ts';
@@ -82,7 +83,7 @@ export function encodeOllamaParts(parts: readonly Part[], losses: LossCollector,
         break;
       case 'image': {
         const data = encodeOllamaImage(part, losses, partPath);
-        if (data !== undefined) out.images.push(data);
+        if (data !== undefined) setData(out.images, out.images.length, data);
         break;
       }
       case 'reasoning':

@@ -12,7 +12,7 @@ import * as assert from 'uvu/assert';
 import { accumulate, responseToEvents } from '../src/core/accumulate.ts';
 import { convertResponse, decodeResponse } from '../src/core/convert.ts';
 import { convertStream } from '../src/core/stream.ts';
-import { sseFraming, utf8Chunks } from '../src/core/framing.ts';
+import { ndjsonFraming, sseFraming, utf8Chunks } from '../src/core/framing.ts';
 import { DATA_PIECES, type EncodedOnce, type SseMessage } from '../src/core/stream-events.ts';
 import {
   chunked,
@@ -97,6 +97,37 @@ chunking('UTF-8 text of a chunked stream is what one stream-mode TextDecoder giv
       start = cut;
     }
     assert.is(out + text.end(), expected, `cuts ${cuts.join(',')}`);
+  }
+});
+chunking('NDJSON lines cut anywhere, a line longer than many chunks among them, read as the whole text reads', () => {
+  const long = JSON.stringify({ message: { role: 'assistant', content: `é€🙂 ${'x'.repeat(100_000)}` }, done: false });
+  const text = `{"a":1}\n\n  {"b":"é"}\r\n${long}\n${long}\n{"c":[1,2]}\n \n{"d":"last, no newline"}`;
+  const bytes = new TextEncoder().encode(text);
+  const read = (chunks: Uint8Array[]): string[] => {
+    const reader = ndjsonFraming.createReader();
+    const out: string[] = [];
+    for (const chunk of chunks) for (const event of reader.pushData!(chunk)) out.push(event.data);
+    for (const event of reader.endData!()) out.push(event.data);
+    return out;
+  };
+  const expected = text.split('\n').map((line) => line.trim()).filter((line) => line !== '');
+  assert.is(expected.length, 6);
+  assert.equal(read([bytes]), expected);
+  for (const size of [1, 7, 1000, 16_384]) {
+    const chunks: Uint8Array[] = [];
+    for (let start = 0; start < bytes.length; start += size) chunks.push(bytes.subarray(start, start + size));
+    assert.equal(read(chunks), expected, `${size}-byte chunks`);
+  }
+  const next = random(11);
+  for (let round = 0; round < 50; round++) {
+    const cuts = [...new Set(Array.from({ length: Math.floor(next() * 12) }, () => Math.floor(next() * bytes.length)))].sort((a, b) => a - b);
+    const chunks: Uint8Array[] = [];
+    let start = 0;
+    for (const cut of [...cuts, bytes.length]) {
+      chunks.push(bytes.subarray(start, cut));
+      start = cut;
+    }
+    assert.equal(read(chunks), expected, `cuts ${cuts.join(',')}`);
   }
 });
 chunking('a message written from its pieces gives the bytes of its data', () => {

@@ -187,22 +187,32 @@ export const ndjsonFraming: StreamFraming = {
   contentType: 'application/x-ndjson',
   createReader(): FrameReader {
     const text = utf8Chunks();
-    let pending = '';
+    /** The text since the last newline, in the pieces it came in: a line longer than a chunk is joined once, at its newline, not rescanned with every chunk. */
+    let pending: string[] = [];
     // Each line as a wire event (parsed here) or, for `pushData`, as a data event.
     const lines = (input: string, final: boolean, raw: boolean): (WireEvent | DataEvent)[] => {
-      pending += input;
       const events: (WireEvent | DataEvent)[] = [];
-      let start = 0;
-      for (let newline = pending.indexOf('\n'); newline !== -1; newline = pending.indexOf('\n', start)) {
-        const line = pending.slice(start, newline).trim();
+      const emit = (text: string): void => {
+        const line = text.trim();
         if (line !== '') events.push(raw ? { data: line } : wireEventOf(line));
+      };
+      let start = 0;
+      let newline = input.indexOf('\n');
+      if (newline !== -1 && pending.length > 0) {
+        pending.push(input.slice(0, newline));
+        emit(pending.join(''));
+        pending = [];
+        start = newline + 1;
+        newline = input.indexOf('\n', start);
+      }
+      for (; newline !== -1; newline = input.indexOf('\n', start)) {
+        emit(input.slice(start, newline));
         start = newline + 1;
       }
-      pending = pending.slice(start);
-      if (final && pending.trim() !== '') {
-        const line = pending.trim();
-        events.push(raw ? { data: line } : wireEventOf(line));
-        pending = '';
+      if (start < input.length) pending.push(start === 0 ? input : input.slice(start));
+      if (final && pending.length > 0) {
+        emit(pending.join(''));
+        pending = [];
       }
       return events;
     };

@@ -85,7 +85,7 @@ const run: BenchRun = {
   quick,
   machine,
   settings: {
-    'time per cell': `${settings.budgetMs} ms measured (three times that for bodies over 1 MB; streams: ${settings.budgetMs} ms per pipeline), after a warm-up of a quarter of that`,
+    'time per cell': `${settings.budgetMs} ms measured (three times that for bodies over 1 MB; output floors half that; streams: ${settings.budgetMs} ms per pipeline), after a warm-up of a quarter of that`,
     'image workload': `${(settings.imageSize / 1024 / 1024).toFixed(2)} MiB of base64`,
     'proxy load': `${settings.rate} req/s for ${settings.duration} s (after ${settings.warmup} s of warm-up), 10 connections`,
   },
@@ -117,7 +117,7 @@ if (only.has('conversions')) {
   log('conversions…');
   run.conversions = await runConversions(workloads, {
     budgetMs: settings.budgetMs,
-    progress: (cell) => log(`  ${cell.workload} ${cell.from} → ${cell.to}: ${formatNs(cell.timing.min)} (${cell.ratio.toFixed(2)}× floor)`),
+    progress: (cell) => log(`  ${cell.workload} ${cell.from} → ${cell.to}: ${formatNs(cell.timing.min)} (${cell.ratio.toFixed(2)}× floor; output floor ${cell.outputFloorRatio.toFixed(2)}×)`),
   });
 }
 
@@ -125,7 +125,7 @@ if (only.has('corpus')) {
   log('corpus requests…');
   run.corpus = await runCorpus(ROOT, {
     budgetMs: settings.budgetMs,
-    progress: (cell) => log(`  corpus ${cell.from} → ${cell.to}: ${cell.ratio.toFixed(2)}× floor (${cell.bodies - cell.refused} bodies)`),
+    progress: (cell) => log(`  corpus ${cell.from} → ${cell.to}: ${cell.ratio.toFixed(2)}× floor; output floor ${cell.outputFloorRatio.toFixed(2)}× (${cell.bodies - cell.refused} bodies)`),
   });
 }
 

@@ -9,10 +9,16 @@ import * as assert from 'uvu/assert';
 import { translateBetweenProviders } from 'llm-bridge';
 import { convertRequest, convertResponse } from '../src/core/convert.ts';
 import { implementedFormats } from '../src/core/registry.ts';
-import { bridgeProvider } from '../scripts/bench/conversions.ts';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { bridgeProvider, runConversions } from '../scripts/bench/conversions.ts';
+import { runCorpus } from '../scripts/bench/corpus.ts';
+import { cellRatios, outputFloorOf } from '../scripts/bench/floors.ts';
 import { differences, wireFacts } from '../scripts/bench/meaning.ts';
 import { markdown, targetRows, type BenchRun } from '../scripts/bench/report.ts';
 import { framedBytes, splitSse, streamFacts, transcodeMessages } from '../scripts/bench/streams.ts';
+import type { RoundTiming, Timing } from '../scripts/bench/timing.ts';
 import {
   BENCH_MODEL,
   anthropicStreamMessages,
@@ -102,14 +108,17 @@ test('the report renders from a run', () => {
         sourceBytes: 100,
         outputBytes: 120,
         floor: timing,
+        outputFloor: timing,
         timing,
         ratio: 1,
+        outputFloorRatio: 1.1,
+        overOutputFloor: 0.9,
         losses: 0,
         differences: [],
         others: [{ name: 'llm-bridge', timing, ratio: 1.5, differences: ['system: "a" → ""'] }],
       },
     ],
-    corpus: [{ from: 'gemini', to: 'anthropic', bodies: 3, refused: 1, bytes: 300, floor: timing, timing, ratio: 1.7, losses: 2 }],
+    corpus: [{ from: 'gemini', to: 'anthropic', bodies: 3, refused: 1, bytes: 300, floor: timing, outputFloor: timing, timing, ratio: 1.7, outputFloorRatio: 1.3, overOutputFloor: 1.31, losses: 2 }],
     streams: [],
     memory: [{ operation: 'anthropic → gemini', bodyBytes: 100, outputBytes: 100, rssBefore: 1000, peak: 1200, added: 200 }],
     proxy: [],
@@ -123,6 +132,105 @@ test('the report renders from a run', () => {
   assert.ok(targetRows(run).some((row) => row[2] === 'met'));
   assert.ok(text.includes('| gemini → anthropic | 2 (1 refused) |'));
   assert.ok(targetRows(run).some((row) => row[0]?.endsWith('corpus requests') === true && row[2] === '**missed**'));
+});
+
+/** A timing of the given rounds (ns per operation), as `measureRounds` returns it. */
+function rounds(...values: number[]): RoundTiming {
+  return { ns: values[0]!, min: Math.min(...values), iterations: values.length, samples: values.length, rounds: values, cpuRounds: values, cpuMin: Math.min(...values) };
+}
+
+test('a cell\'s ratios pair the right timings, round by round', () => {
+  const floor = rounds(100, 200, 100);
+  const outputFloor = rounds(130, 260, 120);
+  const conversion = rounds(160, 300, 150);
+  assert.equal(cellRatios(floor, outputFloor, conversion), { ratio: 1.5, outputFloorRatio: 1.3, overOutputFloor: 160 / 130 });
+});
+
+test('the output floor parses the sources and stringifies the outputs', () => {
+  const sources = ['{"a":1}', '{"a":[1,2,3,4,5,6,7,8,9]}'];
+  const outputs = ['{"b": [1, 2]}', '{ "c" : "x" }'];
+  assert.is(outputFloorOf(sources, outputs)(), '{"b":[1,2]}'.length + '{"c":"x"}'.length);
+  assert.throws(() => outputFloorOf(['{'], ['{}'])(), SyntaxError);
+});
+
+/** The structure every timed cell must have: its own output floor, timed in the floor's rounds, and ratios from those three timings. */
+function checkCellTimings(cell: { floor: Timing; outputFloor: Timing; timing: Timing; ratio: number; outputFloorRatio: number; overOutputFloor: number }, name: string): void {
+  const floor = cell.floor as RoundTiming;
+  const outputFloor = cell.outputFloor as RoundTiming;
+  const timing = cell.timing as RoundTiming;
+  assert.ok(outputFloor !== floor && outputFloor !== timing, `${name}: the output floor is a timing of its own`);
+  assert.is(outputFloor.rounds.length, floor.rounds.length, `${name}: same rounds`);
+  assert.is(timing.rounds.length, floor.rounds.length, `${name}: same rounds`);
+  assert.equal({ ratio: cell.ratio, outputFloorRatio: cell.outputFloorRatio, overOutputFloor: cell.overOutputFloor }, cellRatios(floor, outputFloor, timing), name);
+}
+
+test('conversion cells carry an output floor per target from the same rounds (tiny budget, no time asserted)', async () => {
+  const cells = await runConversions([workloads[0]!], { budgetMs: 0.2, sampleMs: 0.02 });
+  assert.is(cells.length, implementedFormats().length ** 2);
+  for (const cell of cells) checkCellTimings(cell, `${cell.from} → ${cell.to}`);
+  for (const from of implementedFormats()) {
+    const own = cells.filter((cell) => cell.from === from);
+    assert.is(new Set(own.map((cell) => cell.floor)).size, 1, `${from}: one floor`);
+    assert.is(new Set(own.map((cell) => cell.outputFloor)).size, own.length, `${from}: an output floor per target`);
+  }
+});
+
+test('corpus cells carry an output floor per target over the bodies converted (tiny budget, no time asserted)', async () => {
+  const root = mkdtempSync(join(tmpdir(), 'bench-corpus-'));
+  try {
+    for (const format of ['openai-chat', 'gemini'] as const) {
+      const source = join('test/corpus', format, 'request');
+      const target = join(root, source);
+      mkdirSync(target, { recursive: true });
+      for (const file of readdirSync(source).filter((name) => name.endsWith('.json')).slice(0, 3)) writeFileSync(join(target, file), readFileSync(join(source, file)));
+    }
+    const cells = await runCorpus(root, { budgetMs: 0.2, sampleMs: 0.02 });
+    assert.is(cells.length, 2 * implementedFormats().length);
+    for (const cell of cells) checkCellTimings(cell, `corpus ${cell.from} → ${cell.to}`);
+    assert.is(new Set(cells.map((cell) => cell.outputFloor)).size, cells.length, 'an output floor per cell');
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
+});
+
+test('the report shows the output floor columns, and the output floors of the cells over in the Targets table', () => {
+  const timing = { ns: 2000, min: 1000, iterations: 10, samples: 3 };
+  const workload = workloads[0]!;
+  const base = { workload: workload.name, kind: 'request' as const, sourceBytes: 100, outputBytes: 120, floor: timing, outputFloor: timing, timing, losses: 0, differences: [], others: [] };
+  const run: BenchRun = {
+    quick: true,
+    machine: {},
+    settings: {},
+    workloads: [workload],
+    conversions: [
+      { ...base, from: 'gemini', to: 'openai-responses', ratio: 1.8, outputFloorRatio: 1.35, overOutputFloor: 1.33 },
+      { ...base, from: 'gemini', to: 'anthropic', ratio: 1.6, outputFloorRatio: 1.05, overOutputFloor: 1.52 },
+      { ...base, from: 'gemini', to: 'gemini', ratio: 1.2, outputFloorRatio: 1.4, overOutputFloor: 0.86 },
+    ],
+    corpus: [
+      { from: 'openai-chat', to: 'gemini', bodies: 3, refused: 0, bytes: 300, floor: timing, outputFloor: timing, timing, ratio: 1.4, outputFloorRatio: 1.12, overOutputFloor: 1.25, losses: 0 },
+      { from: 'openai-chat', to: 'ollama', bodies: 3, refused: 0, bytes: 300, floor: timing, outputFloor: timing, timing, ratio: 1.6, outputFloorRatio: 1.2, overOutputFloor: 1.33, losses: 0 },
+    ],
+    streams: [],
+    memory: [],
+    proxy: [],
+    otherProxies: [],
+    otherTranslators: [],
+    seconds: 1,
+  };
+  const text = markdown(run, '');
+  assert.ok(text.includes('| from → to | source | floor | interlingua | ratio | output floor | interlingua ÷ output floor | losses |'), 'conversion table head');
+  assert.ok(text.includes('| gemini → openai-responses | 100 B | 2.00 µs | 2.00 µs | **1.80×** | 1.35× | 1.33× | 0 |'), 'conversion row');
+  assert.ok(text.includes('| gemini → gemini | 100 B | 2.00 µs | 2.00 µs | 1.20× | 1.40× | 0.86× | 0 |'), 'same-format row');
+  assert.ok(text.includes('| from → to | bodies | source | floor | interlingua | ratio | output floor | interlingua ÷ output floor | losses |'), 'corpus table head');
+  assert.ok(text.includes('| openai-chat → gemini | 3 | 300 B | 2.00 µs | 2.00 µs | 1.40× | 1.12× | 1.25× | 0 |'), 'corpus row');
+  assert.ok(text.includes('**Output floor**'), 'Method explains the output floor');
+  const rows = targetRows(run);
+  const conversions = rows.find((row) => row[0]?.endsWith(`floor: ${workload.name}`) === true)!;
+  assert.is(conversions[1], '1/3 cells within; worst 1.80× (gemini → openai-responses); the 2 over have output floors of 1.05–1.35×');
+  assert.is(conversions[2], '**missed**', 'the verdict is still the ratio to the floor');
+  const corpus = rows.find((row) => row[0]?.endsWith('corpus requests') === true)!;
+  assert.is(corpus[1], '1/2 pairs within; worst 1.60× (openai-chat → ollama); the 1 over has an output floor of 1.20×');
 });
 
 test.run();

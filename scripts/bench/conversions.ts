@@ -1,6 +1,8 @@
 /**
  * Body conversions: for every workload and source format, the floor (parse +
- * stringify of the source text), then every target: interlingua's
+ * stringify of the source text), then every target: the output floor (parse
+ * of the source + stringify of interlingua's output, parsed beforehand),
+ * interlingua's
  * parse → convert → stringify, and llm-bridge's and llm-protocol's on the
  * conversions they support, with where each output's meaning differs from
  * the source.
@@ -9,6 +11,7 @@ import { translateBetweenProviders, type ProviderType } from 'llm-bridge';
 import type { ProtocolAdapter } from 'llm-protocol';
 import { convertRequest, convertResponse, implementedFormats, stringifyBody } from './lib.ts';
 import type { FormatId } from '../../src/core/ir.ts';
+import { cellRatios, OUTPUT_FLOOR_WEIGHT, outputFloorOf } from './floors.ts';
 import { differences, wireFacts, type Facts } from './meaning.ts';
 import { measureRounds, pairedRatio, type Timing } from './timing.ts';
 import { BENCH_MODEL, type BodyWorkload } from './workloads.ts';
@@ -49,8 +52,15 @@ export interface ConversionCell {
   sourceBytes: number;
   outputBytes: number;
   floor: Timing;
+  /** `JSON.parse` of the source + `JSON.stringify` of interlingua's output parsed beforehand (floors.ts), in the same rounds. */
+  outputFloor: Timing;
   timing: Timing;
+  /** interlingua ÷ floor, median over rounds: the verdict's ratio. */
   ratio: number;
+  /** Output floor ÷ floor, median over rounds. */
+  outputFloorRatio: number;
+  /** interlingua ÷ output floor, median over rounds. */
+  overOutputFloor: number;
   losses: number;
   /** Where interlingua's output's meaning differs from the source's (expected where a loss is reported). */
   differences: string[];
@@ -61,6 +71,8 @@ export interface ConversionCell {
 export interface ConversionOptions {
   /** Measured time per cell, ms. */
   budgetMs: number;
+  /** Target duration of one batch, ms (`measureRounds`'s default when absent). */
+  sampleMs?: number;
   /** Called after each cell. */
   progress?: (cell: ConversionCell) => void;
 }
@@ -133,13 +145,21 @@ export async function runConversions(workloads: readonly BodyWorkload[], options
       if (text === undefined) continue;
       const expected = wireFacts(workload.kind, from, JSON.parse(text));
       const fns: (() => unknown)[] = [() => JSON.stringify(JSON.parse(text))];
-      const pending: { cell: Omit<ConversionCell, 'floor' | 'ratio' | 'timing'>; own: number; others: { result: OtherResult; index: number }[] }[] = [];
+      const weights: number[] = [1];
+      const pending: {
+        cell: Omit<ConversionCell, 'floor' | 'outputFloor' | 'timing' | 'ratio' | 'outputFloorRatio' | 'overOutputFloor'>;
+        own: number;
+        outputFloor: number;
+        others: { result: OtherResult; index: number }[];
+      }[] = [];
       for (const to of formats) {
         const run = interlingua(workload, from, to);
         const once = run(text);
         const actual = factsOrError(workload.kind, to, once.text);
-        fns.push(() => run(text).text);
-        const own = fns.length - 1;
+        const outputFloor = fns.push(outputFloorOf([text], [once.text])) - 1;
+        weights.push(OUTPUT_FLOOR_WEIGHT);
+        const own = fns.push(() => run(text).text) - 1;
+        weights.push(1);
         const entry: (typeof pending)[number] = {
           cell: {
             workload: workload.name,
@@ -153,12 +173,14 @@ export async function runConversions(workloads: readonly BodyWorkload[], options
             others: [],
           },
           own,
+          outputFloor,
           others: [],
         };
         for (const other of othersFor(adapters, workload.kind, from, to)) {
           try {
             const facts = factsOrError(workload.kind, to, other.run(text));
             fns.push(() => other.run(text));
+            weights.push(1);
             entry.others.push({ result: { name: other.name, differences: typeof facts === 'string' ? [facts] : differences(expected, facts) }, index: fns.length - 1 });
           } catch (error) {
             entry.cell.others.push({ name: other.name, error: (error as Error).message.slice(0, 160), differences: [] });
@@ -166,7 +188,7 @@ export async function runConversions(workloads: readonly BodyWorkload[], options
         }
         pending.push(entry);
       }
-      const timings = await measureRounds(fns, { budgetMs: budgetFor(options, text.length) });
+      const timings = await measureRounds(fns, { budgetMs: budgetFor(options, text.length), weights, ...(options.sampleMs === undefined ? {} : { sampleMs: options.sampleMs }) });
       const floor = timings[0]!;
       for (const entry of pending) {
         const timing = timings[entry.own]!;
@@ -175,7 +197,8 @@ export async function runConversions(workloads: readonly BodyWorkload[], options
           const otherTiming = timings[other.index]!;
           others.push({ ...other.result, timing: otherTiming, ratio: pairedRatio(otherTiming, floor) });
         }
-        const cell: ConversionCell = { ...entry.cell, others, floor, timing, ratio: pairedRatio(timing, floor) };
+        const outputFloor = timings[entry.outputFloor]!;
+        const cell: ConversionCell = { ...entry.cell, others, floor, outputFloor, timing, ...cellRatios(floor, outputFloor, timing) };
         cells.push(cell);
         options.progress?.(cell);
       }

@@ -51,6 +51,15 @@ export const TARGETS = {
   pairBundleBytes: 60 * 1024,
 } as const;
 
+/** "; the N over have output floors of A–B×" for the cells over the conversion target (what the target's own text costs them; see Method), or nothing when none is over. */
+function outputFloorClause(cells: readonly { ratio: number; outputFloorRatio: number }[]): string {
+  const over = cells.filter((cell) => cell.ratio > TARGETS.conversionRatio).map((cell) => cell.outputFloorRatio);
+  if (over.length === 0) return '';
+  const low = ratioText(Math.min(...over));
+  const high = ratioText(Math.max(...over));
+  return over.length === 1 ? `; the 1 over has an output floor of ${low}` : `; the ${over.length} over have output floors of ${low === high ? low : `${low.slice(0, -1)}–${high}`}`;
+}
+
 /** The package section: CLI start-up beside Node's own, and bundle sizes. */
 function packageSection(run: BenchRun): string {
   const result = run.package;
@@ -86,7 +95,7 @@ export function targetRows(run: BenchRun): string[][] {
     const within = cells.filter((cell) => cell.ratio <= TARGETS.conversionRatio).length;
     rows.push([
       `conversion ≤ ${TARGETS.conversionRatio}× floor: ${workload.name}`,
-      `${within}/${cells.length} cells within; worst ${ratioText(worst.ratio)} (${worst.from} → ${worst.to})`,
+      `${within}/${cells.length} cells within; worst ${ratioText(worst.ratio)} (${worst.from} → ${worst.to})${outputFloorClause(cells)}`,
       mark(within === cells.length),
     ]);
     for (const name of otherNames(cells)) {
@@ -101,7 +110,7 @@ export function targetRows(run: BenchRun): string[][] {
     const within = run.corpus.filter((cell) => cell.ratio <= TARGETS.conversionRatio).length;
     rows.push([
       `conversion ≤ ${TARGETS.conversionRatio}× floor: corpus requests`,
-      `${within}/${run.corpus.length} pairs within; worst ${ratioText(worst.ratio)} (${worst.from} → ${worst.to})`,
+      `${within}/${run.corpus.length} pairs within; worst ${ratioText(worst.ratio)} (${worst.from} → ${worst.to})${outputFloorClause(run.corpus)}`,
       mark(within === run.corpus.length),
     ]);
   }
@@ -204,7 +213,7 @@ function differencesSection(run: BenchRun, workload: BodyWorkload): string {
 function workloadSection(run: BenchRun, workload: BodyWorkload): string {
   const cells = run.conversions.filter((cell) => cell.workload === workload.name);
   const names = otherNames(cells);
-  const head = ['from → to', 'source', 'floor', 'interlingua', 'ratio', ...names.flatMap((name) => [name, 'ratio']), 'losses'];
+  const head = ['from → to', 'source', 'floor', 'interlingua', 'ratio', 'output floor', 'interlingua ÷ output floor', ...names.flatMap((name) => [name, 'ratio']), 'losses'];
   const rows = cells.map((cell) => {
     return [
       `${cell.from} → ${cell.to}`,
@@ -212,6 +221,8 @@ function workloadSection(run: BenchRun, workload: BodyWorkload): string {
       formatNs(cell.floor.ns),
       formatNs(cell.timing.ns),
       cell.ratio <= TARGETS.conversionRatio ? ratioText(cell.ratio) : `**${ratioText(cell.ratio)}**`,
+      ratioText(cell.outputFloorRatio),
+      ratioText(cell.overOutputFloor),
       ...names.flatMap((name) => {
         const other = cell.others.find((item) => item.name === name);
         return [other?.timing === undefined ? (other?.error === undefined ? '–' : 'threw') : formatNs(other.timing.ns), ratioText(other?.ratio)];
@@ -232,11 +243,13 @@ function corpusSection(run: BenchRun): string {
     formatNs(cell.floor.ns),
     formatNs(cell.timing.ns),
     cell.ratio <= TARGETS.conversionRatio ? ratioText(cell.ratio) : `**${ratioText(cell.ratio)}**`,
+    ratioText(cell.outputFloorRatio),
+    ratioText(cell.overOutputFloor),
     String(cell.losses),
   ]);
-  return `Every request body of \`test/corpus/<format>/request\` (recorded from the vendors' APIs by other projects) converted to every format; one cell is the whole folder, the floor is \`JSON.stringify(JSON.parse(text))\` of the same bodies, timed in interleaved rounds as above (ratio = median over rounds; target ≤ ${TARGETS.conversionRatio}×). A body a target refuses with a typed error is counted and left out of both times.
+  return `Every request body of \`test/corpus/<format>/request\` (recorded from the vendors' APIs by other projects) converted to every format; one cell is the whole folder, the floor is \`JSON.stringify(JSON.parse(text))\` of the same bodies, timed in interleaved rounds as above (ratio = median over rounds; target ≤ ${TARGETS.conversionRatio}×), with the output floor over the same bodies and their outputs. A body a target refuses with a typed error is counted and left out of every time.
 
-${table(['from → to', 'bodies', 'source', 'floor', 'interlingua', 'ratio', 'losses'], rows)}`;
+${table(['from → to', 'bodies', 'source', 'floor', 'interlingua', 'ratio', 'output floor', 'interlingua ÷ output floor', 'losses'], rows)}`;
 }
 
 function streamSection(run: BenchRun): string {
@@ -355,6 +368,7 @@ ${machine}
 ${settings}
 - Workloads are generated deterministically (scripts/bench/workloads.ts): each body is built once as Anthropic wire JSON and converted once by interlingua into the other formats; the stream is built as Anthropic SSE and transcoded once into every format whose codec streams.
 - **Floor**: \`JSON.stringify(JSON.parse(text))\` of the same source text, timed in the same run. A conversion is timed as text → \`convertRequest\`/\`convertResponse\` (which parses) → \`JSON.stringify\`, so it compares with the floor directly. llm-bridge is timed the same way: \`JSON.parse\` → \`translateBetweenProviders\` → \`JSON.stringify\`; llm-protocol as \`JSON.parse\` → the source adapter's \`parseRequest\`/\`parseResponse\` → the target adapter's \`renderRequest\`/\`renderResponse\` → \`JSON.stringify\`. interlingua's output is written with \`stringifyBody\` (\`JSON.stringify\`'s text; large data URLs spliced in apart). The library is the compiled build in \`dist/\` (\`npm run bench\` builds it first), as users run it.
+- **Output floor** (a measure, not a goal): \`JSON.parse\` of the source text + \`JSON.stringify\` of interlingua's output, parsed once beforehand, timed in the same rounds as the floor (with half the warm-up, batch and budget of the others): the text work any translator that writes this same output must do. Where the target's body is bigger or more nested than the source's (ids, \`status\` and echoed settings in a Responses answer; \`role\` fields and part lists in Gemini), this alone costs more than the floor. "output floor" is its ratio to the floor, "interlingua ÷ output floor" what the conversion costs beyond the target's own text; the verdict stays interlingua ÷ floor.
 - **Interleaved rounds**: for each source, the floor and every conversion from it (interlingua's and llm-bridge's) are warmed up, then timed in rounds, each round running one batch (about 5 ms) of every function in turn, until each has had its time budget. The machine is shared (see the load average above): a slow phase hits every function of a round alike, so the **ratio** is the median over rounds of (conversion ÷ floor in the same round), and "faster than llm-bridge" compares those ratios. Times shown are medians per call. Same-format pairs (a round trip through the IR) are included.
 - Meaning checks: every output (interlingua's, llm-bridge's and llm-protocol's) is decoded by interlingua's decoder of the target format and reduced to facts (text, tool calls and ids, tool results, images, reasoning, system, tools, model, max tokens, …), compared with the source's. Tool call ids that differ in Gemini rows are ids synthesised because Gemini has none.
 - Streams: each format's stream in its own framing (SSE; NDJSON lines for Ollama; AWS event-stream frames for Bedrock) is fed in 16 KiB chunks through \`convertStream\` (bytes → bytes; the timed run only collects the output chunks), and again cut after every event as a live upstream sends them ("1 event per chunk"; the target verdict uses the 16 KiB column); "codecs alone" runs the same decoder and encoder synchronously over the parsed events and writes the output in the target's framing. The floor is \`JSON.parse\` + \`JSON.stringify\` of every event's data. Floor, codecs alone, \`convertStream\` and llm-bridge run in interleaved rounds as above, in a child process of their own (scripts/bench/streams-child.ts), whose heap holds only the stream workload. Events per second count the source's events and use the best round (the closest to one uncontended core); the "CPU" columns give the same per second of the process's CPU time (\`process.cpuUsage\`, user + system of every thread), which counts the garbage collector's threads working beside the main one as well, so it reads lower where they do. Times shown are medians.
@@ -371,7 +385,7 @@ ${packageSection(run)}
 
 ## Conversions
 
-Times are medians per call; ratio = median over rounds of time ÷ floor (target ≤ ${TARGETS.conversionRatio}×; bold where missed). llm-bridge translates requests only (it has no whole-response conversion), so response rows have no llm-bridge time; llm-protocol has Anthropic Messages and OpenAI Chat only (requests and responses), so the other rows have no llm-protocol time.
+Times are medians per call; ratio = median over rounds of time ÷ floor (target ≤ ${TARGETS.conversionRatio}×; bold where missed); "output floor" and "interlingua ÷ output floor" are medians over the same rounds (see Method). llm-bridge translates requests only (it has no whole-response conversion), so response rows have no llm-bridge time; llm-protocol has Anthropic Messages and OpenAI Chat only (requests and responses), so the other rows have no llm-protocol time.
 
 Other translators:
 
@@ -414,11 +428,11 @@ export function consoleSummary(run: BenchRun): string {
   }
   for (const workload of run.workloads) {
     lines.push(`\n${workload.title}`);
-    lines.push(`  ${'from → to'.padEnd(38)} ${'floor'.padStart(10)} ${'interlingua'.padStart(12)} ${'ratio'.padStart(7)} ${'llm-bridge'.padStart(11)} ${'ratio'.padStart(7)} losses`);
+    lines.push(`  ${'from → to'.padEnd(38)} ${'floor'.padStart(10)} ${'interlingua'.padStart(12)} ${'ratio'.padStart(7)} ${'out floor'.padStart(9)} ${'llm-bridge'.padStart(11)} ${'ratio'.padStart(7)} losses`);
     for (const cell of run.conversions.filter((item) => item.workload === workload.name)) {
       const other = cell.others[0];
       lines.push(
-        `  ${`${cell.from} → ${cell.to}`.padEnd(38)} ${formatNs(cell.floor.ns).padStart(10)} ${formatNs(cell.timing.ns).padStart(12)} ${ratioText(cell.ratio).padStart(7)} ${(other?.timing === undefined ? (other?.error === undefined ? '–' : 'threw') : formatNs(other.timing.ns)).padStart(11)} ${ratioText(other?.ratio).padStart(7)} ${cell.losses}`,
+        `  ${`${cell.from} → ${cell.to}`.padEnd(38)} ${formatNs(cell.floor.ns).padStart(10)} ${formatNs(cell.timing.ns).padStart(12)} ${ratioText(cell.ratio).padStart(7)} ${ratioText(cell.outputFloorRatio).padStart(9)} ${(other?.timing === undefined ? (other?.error === undefined ? '–' : 'threw') : formatNs(other.timing.ns)).padStart(11)} ${ratioText(other?.ratio).padStart(7)} ${cell.losses}`,
       );
     }
   }

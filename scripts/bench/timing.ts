@@ -64,6 +64,12 @@ export interface RoundOptions {
   sampleMs?: number;
   /** Fewest rounds (default 5). */
   minRounds?: number;
+  /**
+   * Each function's share of a full function's time (default 1 each): its
+   * warm-up, its batch and its part of the budget scale by it, so a function
+   * timed beside the others for a ratio only adds that share to the run.
+   */
+  weights?: readonly number[];
 }
 
 function isThenable(value: unknown): value is PromiseLike<unknown> {
@@ -92,21 +98,22 @@ async function batch(fn: () => unknown, count: number): Promise<[wall: number, c
 export async function measureRounds(fns: readonly (() => unknown)[], options: RoundOptions): Promise<RoundTiming[]> {
   const warmup = (options.warmupMs ?? options.budgetMs / 5) * 1e6;
   const sampleTarget = (options.sampleMs ?? 5) * 1e6;
+  const weight = (index: number): number => options.weights?.[index] ?? 1;
   const sizes: number[] = [];
-  for (const fn of fns) {
+  for (const [index, fn] of fns.entries()) {
     const started = now();
     let count = 0;
     let spent = 0;
     do {
       spent += (await batch(fn, 1))[0];
       count++;
-    } while (now() - started < warmup);
-    sizes.push(Math.max(1, Math.round(sampleTarget / Math.max(spent / count, 1))));
+    } while (now() - started < warmup * weight(index));
+    sizes.push(Math.max(1, Math.round((sampleTarget * weight(index)) / Math.max(spent / count, 1))));
   }
   const rounds: number[][] = fns.map(() => []);
   const cpuRounds: number[][] = fns.map(() => []);
   const iterations: number[] = fns.map(() => 0);
-  const budget = options.budgetMs * 1e6 * fns.length;
+  const budget = options.budgetMs * 1e6 * fns.reduce((sum: number, _fn, index) => sum + weight(index), 0);
   const started = now();
   for (let round = 0; now() - started < budget || round < (options.minRounds ?? 5); round++) {
     for (let index = 0; index < fns.length; index++) {
@@ -128,3 +135,4 @@ export async function measureRounds(fns: readonly (() => unknown)[], options: Ro
 export function pairedRatio(timing: RoundTiming, base: RoundTiming): number {
   return median(timing.rounds.map((value, index) => value / base.rounds[index]!));
 }
+

@@ -54,7 +54,7 @@ if (operation === 'floor') {
 } else {
   const [from, to] = operation.split(':');
   if (!isFormatId(from) || !isFormatId(to)) throw new Error(`bad operation ${operation}`);
-  // Written as the proxy writes a converted body (large data URLs spliced in apart).
+  // Written with stringifyBody (large base64 spliced in apart; the proxy writes the same pieces one by one, see bodyText).
   output = stringifyBody(convertRequest(text, { from, to, model: 'bench-model' }).body);
 }
 const after = peakRss();

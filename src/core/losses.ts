@@ -449,13 +449,13 @@ export class LossCollector {
 
 const NO_ORIGINS: ReadonlyMap<object, string> = new Map();
 
-/** The index of `node` among the keys of `list` (node, value, node, value, …) from index `from` up to `to`; `-1` when it is not there. */
 /** The pointer paired with the last entry of `node` in a node, pointer, … list (the last origin of a node wins, as in a map). */
 function lastPaired(list: readonly unknown[], node: object): string | undefined {
   for (let at = list.length - 2; at >= 0; at -= 2) if (list[at] === node) return list[at + 1] as string;
   return undefined;
 }
 
+/** The index of `node` among the keys of `list` (node, value, node, value, …) from index `from` up to `to`; `-1` when it is not there. */
 function pairIndex(list: readonly unknown[], node: object, from: number, to: number): number {
   for (let at = from; at < to; at += 2) if (list[at] === node) return at;
   return -1;

@@ -84,7 +84,7 @@ function spliceable(data: string): boolean {
   return !SURROGATE.test(data);
 }
 
-/** `JSON.stringify(body)`, with large data URLs set by {@link setDataUrl} spliced in without flattening them first. */
+/** `JSON.stringify(body)`, with the large base64 set by {@link setDataUrl} and {@link setData} spliced in without copying it (nor, for a data URL, flattening it) first. */
 export function stringifyBody(body: unknown): string {
   return joinedText(bodyText(body));
 }
@@ -98,8 +98,8 @@ export function joinedText(text: string | readonly string[]): string {
 }
 
 /**
- * The text of {@link stringifyBody}, in pieces where it splices large data
- * URLs in: the data of each stands alone, as the very string the IR holds,
+ * The text of {@link stringifyBody}, in pieces where it splices large
+ * base64 in: the data of each stands alone, as the very string the IR holds,
  * between the rest of the text. A writer that takes the pieces one by one
  * (the proxy's upstream call on Node) never makes the flat copy of the
  * whole text that writing the joined string takes (any string → bytes

@@ -13,7 +13,9 @@ import { ConverseCommand, ConverseStreamCommand } from '@aws-sdk/client-bedrock-
 import { createProxy, type ProxyConfig, type ProxyLogEntry } from '../src/proxy/index.ts';
 import { serve, portOf } from '../src/node/server.ts';
 import { createNodeFetch } from '../src/node/fetch.ts';
-import { decodeError, decodeRequest } from '../src/core/convert.ts';
+import { convertRequest, decodeError, decodeRequest } from '../src/core/convert.ts';
+import { bodyText, stringifyBody } from '../src/core/serialize.ts';
+import { proxyBodies } from './support/serialize-bodies.ts';
 import type { FormatId, ToolResultPart } from '../src/core/ir.ts';
 import { GOLDEN_DIR, readJson } from './support/fixtures.ts';
 import { startUpstream } from './support/upstream.ts';
@@ -173,6 +175,26 @@ upstreamSuite("a bad signature gets Bedrock's own 403, which reaches every calle
       }
     });
     assert.ok(bedrock.received.every((received) => !received.signed));
+  } finally {
+    await bedrock.close();
+  }
+});
+
+upstreamSuite('a request with large images goes to a signed Bedrock upstream piece by piece: the signature holds and the bytes arrive whole', async () => {
+  const bedrock = await startFakeBedrock(CREDENTIALS, REGION, answer('bedrock-converse'));
+  try {
+    const config: ProxyConfig = { upstream: { format: 'bedrock-converse', baseUrl: bedrock.url, region: REGION, aws: CREDENTIALS }, modelMap: { '*': MODEL_ID }, fetch: createNodeFetch() };
+    await withProxy(config, async (url) => {
+      for (const { name, text } of proxyBodies()) {
+        const expected = convertRequest(text, { from: 'anthropic', to: 'bedrock-converse', model: MODEL_ID }).body as Record<string, unknown>;
+        assert.ok(Array.isArray(bodyText(expected)), `${name}: the base64 is written apart`);
+        const response = await fetch(`${url}${PATHS['anthropic']}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: text });
+        assert.is(response.status, 200, `${name}: ${await response.text()}`);
+        const received = bedrock.received.at(-1);
+        assert.ok(received?.signed, `${name}: the signature holds`);
+        assert.equal(received?.body, JSON.parse(stringifyBody(expected)), `${name}: the body arrives as converted`);
+      }
+    });
   } finally {
     await bedrock.close();
   }

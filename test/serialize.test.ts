@@ -24,6 +24,15 @@ test('a converted request with a large image: the same text as JSON.stringify, t
   }
 });
 
+test('an Ollama generate body keeps its large images apart too, and its text is JSON.stringify\'s', () => {
+  const data = Buffer.alloc(96 * 1024, 5).toString('base64');
+  const text = JSON.stringify({ model: 'm', prompt: 'what?', images: [data, data], stream: false });
+  const { body } = convertRequest(text, { from: 'ollama', to: 'ollama' });
+  assert.ok(Array.isArray(bodyText(body)));
+  assert.is(stringifyBody(body), JSON.stringify(body));
+  assert.is(stringifyBody(body), text);
+});
+
 test('bodyText: the data of each large data URL stands alone between the rest of the text, and the pieces join to JSON.stringify', () => {
   for (const { name, text } of proxyBodies()) {
     const { body } = convertRequest(text, { from: 'anthropic', to: 'openai-chat' });

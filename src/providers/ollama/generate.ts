@@ -8,6 +8,7 @@
  */
 import type { LossCollector } from '../../core/losses.ts';
 import type { Message } from '../../core/ir.ts';
+import { setData } from '../../core/serialize.ts';
 import { expectString, extensionsOf, hint, pointer, type JsonObject } from '../../core/wire.ts';
 import { decodeOllamaImages } from './parts-decode.ts';
 import { encodeOllamaParts, joinTexts } from './parts-encode.ts';
@@ -52,7 +53,8 @@ export function encodeOllamaGeneratePrompt(messages: readonly Message[], losses:
       losses.add('unsupported_part', path, 'a generate prompt holds only text and images; tool calls, results and reasoning were dropped');
     }
     (message.role === 'system' ? system : prompt).push(...pieces.texts);
-    images.push(...pieces.images);
+    // Each image set again where it now stands, so that large base64 is still written apart (see setData).
+    for (const data of pieces.images) setData(images, images.length, data);
   });
   const wire: JsonObject = {};
   if (system.length > 0) wire['system'] = joinTexts(system, 'system text', losses, '/messages', '\n\n');

@@ -7,7 +7,7 @@
 import type { LossCollector } from '../../core/losses.ts';
 import type { AudioPart, DocumentPart, ImagePart, OpaquePart, Part, RefusalPart, TextPart } from '../../core/ir.ts';
 import { InterlinguaError } from '../../core/errors.ts';
-import { expectMediaType, parseDataUrl, sniffBase64 } from '../../core/media.ts';
+import { expectMediaType, isFormattedDataUrl, parseDataUrl, sniffBase64 } from '../../core/media.ts';
 import { expectObject, expectString, isObject, pointer, required, type JsonObject } from '../../core/wire.ts';
 import { FORMAT, chatHint, keepNestedUnknown, keepNestedUnknownOf, keepUnknown, keepUnknownOf, keys } from './shape.ts';
 import { audioFormat, audioMediaType } from './media-types.ts';
@@ -72,8 +72,7 @@ function decodeImage(part: JsonObject, path: string): ImagePart {
       : { type: 'image', source: { kind: 'url', url } };
   if (dataUrl?.base64 === true) {
     // Keep the exact header when it is not the canonical `data:<type>;base64,`.
-    const header = url.slice(0, url.length - dataUrl.data.length);
-    if (header !== `data:${dataUrl.mediaType};base64,`) chatHint(image, '$dataUrlHeader', header);
+    if (!isFormattedDataUrl(url, dataUrl)) chatHint(image, '$dataUrlHeader', url.slice(0, url.length - dataUrl.data.length));
   }
   const detail = imageUrl['detail'];
   if (typeof detail === 'string') image.detail = detail;
@@ -118,8 +117,7 @@ function decodeFile(part: JsonObject, path: string): DocumentPart {
     if (dataUrl?.base64 === true) {
       const mediaType = checkedMediaType(dataUrl.mediaType, pointer(filePath, 'file_data'));
       document = { type: 'document', source: { kind: 'base64', data: dataUrl.data, mediaType } };
-      const header = fileData.slice(0, fileData.length - dataUrl.data.length);
-      if (header !== `data:${mediaType};base64,`) chatHint(document, '$dataUrlHeader', header);
+      if (!isFormattedDataUrl(fileData, dataUrl)) chatHint(document, '$dataUrlHeader', fileData.slice(0, fileData.length - dataUrl.data.length));
     } else {
       // Bare base64 without the data-URL prefix: the API rejects it, but keep it exact.
       document = { type: 'document', source: { kind: 'base64', data: fileData, mediaType: sniffBase64(fileData) } };

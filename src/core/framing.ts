@@ -178,6 +178,12 @@ export const sseFraming: StreamFraming = {
   },
 };
 
+/** Add an NDJSON line to `events` (blank lines are skipped): a wire event, or for `raw` a data event. */
+function addLine(events: (WireEvent | DataEvent)[], text: string, raw: boolean): void {
+  const line = text.trim();
+  if (line !== '') events.push(raw ? { data: line } : wireEventOf(line));
+}
+
 /**
  * Newline-delimited JSON: one JSON value per line (Ollama). Blank lines are
  * skipped; a last line without its newline still counts. An encoder's
@@ -192,26 +198,22 @@ export const ndjsonFraming: StreamFraming = {
     // Each line as a wire event (parsed here) or, for `pushData`, as a data event.
     const lines = (input: string, final: boolean, raw: boolean): (WireEvent | DataEvent)[] => {
       const events: (WireEvent | DataEvent)[] = [];
-      const emit = (text: string): void => {
-        const line = text.trim();
-        if (line !== '') events.push(raw ? { data: line } : wireEventOf(line));
-      };
       let start = 0;
       let newline = input.indexOf('\n');
       if (newline !== -1 && pending.length > 0) {
         pending.push(input.slice(0, newline));
-        emit(pending.join(''));
+        addLine(events, pending.join(''), raw);
         pending = [];
         start = newline + 1;
         newline = input.indexOf('\n', start);
       }
       for (; newline !== -1; newline = input.indexOf('\n', start)) {
-        emit(input.slice(start, newline));
+        addLine(events, input.slice(start, newline), raw);
         start = newline + 1;
       }
       if (start < input.length) pending.push(start === 0 ? input : input.slice(start));
       if (final && pending.length > 0) {
-        emit(pending.join(''));
+        addLine(events, pending.join(''), raw);
         pending = [];
       }
       return events;

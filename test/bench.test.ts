@@ -134,6 +134,26 @@ test('the report renders from a run', () => {
   assert.ok(targetRows(run).some((row) => row[0]?.endsWith('corpus requests') === true && row[2] === '**missed**'));
 });
 
+test('the verdict on another translator counts every pair, and names the pairs it won with an output that means something else', () => {
+  const timing = { ns: 2000, min: 1000, iterations: 10, samples: 3 };
+  const workload = workloads[0]!;
+  const base = { workload: workload.name, kind: 'request' as const, sourceBytes: 100, outputBytes: 120, floor: timing, outputFloor: timing, timing, outputFloorRatio: 1, overOutputFloor: 1, losses: 0 };
+  const cells = [
+    // Faster than llm-bridge.
+    { ...base, from: 'anthropic' as const, to: 'openai-chat' as const, ratio: 1.2, differences: [], others: [{ name: 'llm-bridge', timing, ratio: 1.5, differences: [] }] },
+    // Slower, and llm-bridge dropped the tool calls (a difference interlingua does not have).
+    { ...base, from: 'anthropic' as const, to: 'openai-responses' as const, ratio: 1.4, differences: [], others: [{ name: 'llm-bridge', timing, ratio: 1.0, differences: ['tool calls: 2 → none'] }] },
+    // Slower; llm-bridge's only difference is one interlingua shares (a synthesised id).
+    { ...base, from: 'anthropic' as const, to: 'gemini' as const, ratio: 1.4, differences: ['tool call ids: 2 → 2'], others: [{ name: 'llm-bridge', timing, ratio: 1.3, differences: ['tool call ids: 2 → 2'] }] },
+  ];
+  const run: BenchRun = { quick: true, machine: {}, settings: {}, workloads: [workload], conversions: cells, corpus: [], streams: [], memory: [], proxy: [], otherProxies: [], otherTranslators: [], seconds: 1 };
+  const row = targetRows(run).find((item) => item[0] === `faster than llm-bridge: ${workload.name}`)!;
+  assert.is(row[1], "1/3 pairs faster; in 1 of the 2 others llm-bridge's output means something other than the source (anthropic → openai-responses; see the list under the table)");
+  assert.is(row[2], '**missed**', 'the verdict counts every pair');
+  const kept = targetRows({ ...run, conversions: [cells[0]!, cells[2]!] }).find((item) => item[0] === `faster than llm-bridge: ${workload.name}`)!;
+  assert.is(kept[1], "1/2 pairs faster; llm-bridge's output keeps the meaning in the 1 other");
+});
+
 /** A timing of the given rounds (ns per operation), as `measureRounds` returns it. */
 function rounds(...values: number[]): RoundTiming {
   return { ns: values[0]!, min: Math.min(...values), iterations: values.length, samples: values.length, rounds: values, cpuRounds: values, cpuMin: Math.min(...values) };

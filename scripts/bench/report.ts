@@ -3,7 +3,7 @@
  * machine, the targets met or missed, a table per workload, the differences
  * between translators, streams, memory and the proxy, and the profile notes.
  */
-import type { ConversionCell } from './conversions.ts';
+import type { ConversionCell, OtherResult } from './conversions.ts';
 import type { CorpusCell } from './corpus.ts';
 import type { MemoryResult } from './memory.ts';
 import type { PackageRun } from './package.ts';
@@ -102,7 +102,8 @@ export function targetRows(run: BenchRun): string[][] {
       const compared = cells.flatMap((cell) => cell.others.filter((other) => other.name === name && other.timing !== undefined).map((other) => ({ cell, other })));
       if (compared.length === 0) continue;
       const faster = compared.filter(({ cell, other }) => cell.ratio < (other.ratio ?? Infinity)).length;
-      rows.push([`faster than ${name}: ${workload.name}`, `${faster}/${compared.length} pairs faster`, mark(faster === compared.length)]);
+      const slower = compared.filter(({ cell, other }) => !(cell.ratio < (other.ratio ?? Infinity)));
+      rows.push([`faster than ${name}: ${workload.name}`, `${faster}/${compared.length} pairs faster${meaningClause(name, slower)}`, mark(faster === compared.length)]);
     }
   }
   if (run.corpus.length > 0) {
@@ -184,6 +185,25 @@ export function targetRows(run: BenchRun): string[][] {
   return rows;
 }
 
+/** Where another translator's output means something other than the source, beyond interlingua's own differences (listed under the table). */
+function extraDifferences(cell: ConversionCell, other: OtherResult): string[] {
+  return other.differences.filter((difference) => !cell.differences.includes(difference));
+}
+
+/**
+ * Of the pairs where `name` was as fast or faster, those whose output means
+ * something other than the source (tool calls dropped, a body the target
+ * rejects): the verdict counts them as they are, and the reader sees which
+ * of them are not the same job.
+ */
+function meaningClause(name: string, slower: readonly { cell: ConversionCell; other: OtherResult }[]): string {
+  if (slower.length === 0) return '';
+  const otherwise = slower.filter(({ cell, other }) => extraDifferences(cell, other).length > 0).map(({ cell }) => `${cell.from} → ${cell.to}`);
+  if (otherwise.length === 0) return `; ${name}'s output keeps the meaning in ${slower.length === 1 ? 'the 1 other' : `all ${slower.length} others`}`;
+  const pairs = slower.length === 1 ? 'the other pair' : `${otherwise.length} of the ${slower.length} others`;
+  return `; in ${pairs} ${name}'s output means something other than the source (${otherwise.join(', ')}; see the list under the table)`;
+}
+
 /** The other translators that appear in `cells`, in order of first appearance. */
 function otherNames(cells: readonly ConversionCell[]): string[] {
   const names: string[] = [];
@@ -194,10 +214,9 @@ function otherNames(cells: readonly ConversionCell[]): string[] {
 function differencesSection(run: BenchRun, workload: BodyWorkload): string {
   const lines: string[] = [];
   for (const cell of run.conversions.filter((item) => item.workload === workload.name)) {
-    const own = cell.differences;
     for (const other of cell.others) {
       if (other.error !== undefined) lines.push(`- ${cell.from} → ${cell.to}: ${other.name} threw: ${escape(other.error)}`);
-      const extra = other.differences.filter((difference) => !own.includes(difference));
+      const extra = extraDifferences(cell, other);
       if (extra.length > 0) lines.push(`- ${cell.from} → ${cell.to}, ${other.name}: ${extra.map(escape).join('; ')}`);
     }
   }

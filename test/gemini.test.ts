@@ -276,6 +276,23 @@ test('a Gemini thought signature is reported when encoding to another format', (
   assert.equal(lossKeys(losses.losses), [{ code: 'reasoning_state_dropped', path: '/messages/1/parts/0', severity: 'warning' }]);
 });
 
+test('inline media is written as Gemini writes it: mimeType, then data, whatever the source', () => {
+  const data = 'iVBORw0KGgo=';
+  const sources = [
+    { kind: 'base64', mediaType: 'image/png', data },
+    { kind: 'url', url: `data:image/png;base64,${data}` },
+  ] as const;
+  for (const source of sources) {
+    const request: Request = { messages: [{ role: 'user', parts: [{ type: 'image', source }] }] };
+    const body = geminiCodec.encodeRequest(request, context()) as { contents: { parts: { inlineData: object }[] }[] };
+    assert.equal(JSON.stringify(body.contents[0]!.parts[0]!.inlineData), `{"mimeType":"image/png","data":"${data}"}`, source.kind);
+  }
+  // A Gemini request goes back with its keys in their order.
+  const wire = { contents: [{ role: 'user', parts: [{ inlineData: { mimeType: 'image/jpeg', data } }] }] };
+  const again = geminiCodec.encodeRequest(geminiCodec.decodeRequest(wire, context()), context());
+  assert.is(JSON.stringify(again), JSON.stringify(wire));
+});
+
 test('tool messages and a following user message merge into one user turn; system leads', () => {
   const request: Request = {
     messages: [

@@ -20,9 +20,9 @@ export function encodeGeminiMedia(
   const gemini = extensionsOf(part, 'gemini');
   switch (source.kind) {
     case 'base64': {
-      const blob: JsonObject = { data: '' };
+      // Keys in the order Gemini writes them (`mimeType`, then `data`), as the data-URL case below.
+      const blob: JsonObject = gemini?.['$noMimeType'] === true ? {} : { mimeType: source.mediaType };
       setData(blob, 'data', source.data);
-      if (gemini?.['$noMimeType'] !== true) blob['mimeType'] = source.mediaType;
       return { inlineData: withRest(blob, gemini?.['inlineData']) };
     }
     case 'url': {

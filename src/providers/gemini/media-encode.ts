@@ -19,18 +19,12 @@ export function encodeGeminiMedia(
   const source = part.source;
   const gemini = extensionsOf(part, 'gemini');
   switch (source.kind) {
-    case 'base64': {
-      // Keys in the order Gemini writes them (`mimeType`, then `data`), as the data-URL case below.
-      const blob: JsonObject = gemini?.['$noMimeType'] === true ? {} : { mimeType: source.mediaType };
-      setData(blob, 'data', source.data);
-      return { inlineData: withRest(blob, gemini?.['inlineData']) };
-    }
+    case 'base64':
+      return { inlineData: withRest(inlineBlob(gemini?.['$noMimeType'] === true ? undefined : source.mediaType, source.data), gemini?.['inlineData']) };
     case 'url': {
       const dataUrl = parseDataUrl(source.url);
       if (dataUrl !== undefined && dataUrl.base64) {
-        const blob: JsonObject = { mimeType: source.mediaType ?? dataUrl.mediaType, data: '' };
-        setData(blob, 'data', dataUrl.data);
-        return { inlineData: blob };
+        return { inlineData: inlineBlob(source.mediaType ?? dataUrl.mediaType, dataUrl.data) };
       }
       const mediaType = source.mediaType ?? (gemini?.['$noMimeType'] === true ? undefined : mediaTypeOfUrl(source.url));
       return { fileData: withRest(fileData(source.url, mediaType), gemini?.['fileData']) };
@@ -55,6 +49,13 @@ export function encodeGeminiMedia(
       return { text: texts.join('\n\n') };
     }
   }
+}
+
+/** An `inlineData` blob, its keys in the order Gemini writes them (`mimeType`, then `data`); large data is remembered for `stringifyBody` to write apart. */
+function inlineBlob(mediaType: string | undefined, data: string): JsonObject {
+  const blob: JsonObject = mediaType === undefined ? {} : { mimeType: mediaType };
+  setData(blob, 'data', data);
+  return blob;
 }
 
 /** Media types by file extension, for URLs from formats that send none (Gemini wants a `mimeType` with `fileUri`). */

@@ -101,8 +101,8 @@ export function targetRows(run: BenchRun): string[][] {
     for (const name of otherNames(cells)) {
       const compared = cells.flatMap((cell) => cell.others.filter((other) => other.name === name && other.timing !== undefined).map((other) => ({ cell, other })));
       if (compared.length === 0) continue;
-      const faster = compared.filter(({ cell, other }) => cell.ratio < (other.ratio ?? Infinity)).length;
       const slower = compared.filter(({ cell, other }) => !(cell.ratio < (other.ratio ?? Infinity)));
+      const faster = compared.length - slower.length;
       rows.push([`faster than ${name}: ${workload.name}`, `${faster}/${compared.length} pairs faster${meaningClause(name, slower)}`, mark(faster === compared.length)]);
     }
   }

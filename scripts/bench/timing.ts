@@ -135,4 +135,3 @@ export async function measureRounds(fns: readonly (() => unknown)[], options: Ro
 export function pairedRatio(timing: RoundTiming, base: RoundTiming): number {
   return median(timing.rounds.map((value, index) => value / base.rounds[index]!));
 }
-

@@ -1,5 +1,6 @@
 /** `interlingua serve`: run the proxy on a Node HTTP server. */
 import { parseArgs } from 'node:util';
+import { setFlagsFromString } from 'node:v8';
 import { createProxy, type ProxyLogEntry } from '../proxy/index.ts';
 import { parseModelRule, type ModelRule } from '../proxy/model-map.ts';
 import { isFormatId } from '../core/registry.ts';
@@ -42,6 +43,23 @@ Options:
   --max-body BYTES         largest request body (default 33554432)
   -h, --help               show this help
 `;
+
+/**
+ * The V8 flag the server runs with. V8 allocates the objects of a literal
+ * that were mostly alive at its last minor collections straight in the old
+ * generation (allocation-site pretenuring). A proxy's objects live for one
+ * request or one stream, but a few of its literals are judged long-lived
+ * early on (a stream's state objects), and from then on each is old garbage
+ * the moment its request ends, keeping every young object it points to
+ * alive through each minor collection until the next full one. Measured
+ * with a 40-event stream per request at 1,000 req/s (Anthropic caller,
+ * OpenAI Chat upstream): 1.6 against 0.75–1.2 MB promoted per minor
+ * collection, and in interleaved rounds 600 against 540 µs of CPU per
+ * streamed request (Chat caller: 817 against 630); whole answers the same
+ * within the rounds' spread. Set before the proxy runs its first request,
+ * so no literal of the request path has a site judged yet.
+ */
+const NO_PRETENURING = '--no-allocation-site-pretenuring';
 
 /** ISO 8601 times in milliseconds, the date and second formatted once per second rather than once per line. */
 function isoTimes(): (milliseconds: number) => string {
@@ -152,6 +170,7 @@ export async function runServe(args: string[]): Promise<void> {
   const inboundToken = tokenEnv === undefined ? undefined : process.env[tokenEnv];
   if (tokenEnv !== undefined && inboundToken === undefined) throw new UsageError(`the environment variable ${tokenEnv} is not set`);
   const log = batchedLog((text) => process.stderr.write(text));
+  setFlagsFromString(NO_PRETENURING);
   const handler = createProxy({
     upstream: {
       format,

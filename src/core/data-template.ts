@@ -208,17 +208,16 @@ export class DataTemplates<Shape> {
 /**
  * `text` as a string of its own. V8 keeps a slice of a string of 13
  * characters or more as a view into the whole (a sliced string), and an
- * event's text and name are slices of the network chunk they came in, so a
- * template cut from them would keep that chunk (kilobytes, and every chunk
- * its slices reach) alive as long as itself. A template lives longer than
- * V8 expects of a young object: V8 allocates the objects of a literal whose
- * objects usually outlive a minor collection straight in the old generation
- * (pretenuring), where they keep whatever young objects they point to alive
- * through every minor collection until the next full one, long after the
- * stream. A stream proxy learning a few templates per 5 KiB stream then
- * carried every stream's chunks into the old generation: 1.9 MB promoted
- * per minor collection instead of under 0.2 MB. Prefixing a character makes
- * V8 copy the text flat when it is sliced back out.
+ * event's text and name are slices of the network chunk they came in: a
+ * template cut from them would keep that chunk (kilobytes) alive as long as
+ * itself. And V8 may allocate a template straight in the old generation
+ * (pretenuring: a literal whose objects it saw outlive minor collections),
+ * where it keeps the young objects it points to alive through every minor
+ * collection until the next full one, long after its stream. Short streams
+ * converted one after another (40 events in 5 KiB, a few templates each)
+ * carried every stream's chunk into the old generation that way: 1.9 MB
+ * promoted per minor collection, 0.5–1.0 MB with the copy. Prefixing a
+ * character makes V8 copy the text flat when it is sliced back out.
  */
 function ownText(text: string): string {
   return ` ${text}`.slice(1);

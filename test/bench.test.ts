@@ -134,6 +134,51 @@ test('the report renders from a run', () => {
   assert.ok(targetRows(run).some((row) => row[0]?.endsWith('corpus requests') === true && row[2] === '**missed**'));
 });
 
+test('the proxy report takes the CPU verdict from the whole-answer rounds and shows the streamed rounds as a measure', () => {
+  const load = { label: 'x', url: 'http://127.0.0.1', rps: 1000, requests: 10000, non2xx: 0, errors: 0, timeouts: 0, p50: 0.3, p90: 0.5, p99: 1, max: 2 };
+  const rounds = (floor: number[], ours: number[], floorP99: number[], oursP99: number[]) => ({
+    floorUs: floor,
+    interlinguaUs: ours,
+    floorP50: floor.map(() => 0.5),
+    floorP99,
+    interlinguaP50: ours.map(() => 0.9),
+    interlinguaP99: oursP99,
+    seconds: 3,
+  });
+  const run: BenchRun = {
+    quick: true,
+    machine: {},
+    settings: {},
+    workloads: [],
+    conversions: [],
+    corpus: [],
+    streams: [],
+    memory: [],
+    proxy: [
+      {
+        title: 'anthropic ingress → openai-chat upstream',
+        ingress: 'anthropic',
+        upstream: 'openai-chat',
+        direct: load,
+        runs: [
+          { name: 'bare Node proxy (floor)', kind: 'floor', how: 'bare', load, cpuPerRequestUs: 200 },
+          { name: 'interlingua serve', kind: 'interlingua', how: 'serve', load, cpuPerRequestUs: 220 },
+        ],
+        rounds: rounds([200, 210, 190], [220, 231, 209], [1, 1, 1], [1, 1, 1]),
+        streamRounds: rounds([250, 260, 240], [500, 650, 600], [2, 3, 4], [5, 7, 6]),
+      },
+    ],
+    otherProxies: [],
+    otherTranslators: [],
+    seconds: 1,
+  };
+  const text = markdown(run, '');
+  // Whole answers: every round 1.10×, so the verdict is 1.10× and met; the streamed rounds (2.0–2.5×) do not enter it.
+  assert.ok(targetRows(run).some((row) => row[0]?.startsWith('proxy CPU per request') === true && row[1]?.startsWith('1.10×') === true && row[2] === 'met'));
+  assert.ok(text.includes('bare proxy 250, 260, 240 µs; interlingua 500, 650, 600 µs; median of the rounds\' ratios 2.50×'));
+  assert.ok(text.includes('bare proxy p50 0.500 ms, p99 3.000 ms; interlingua p50 0.900 ms, p99 6.000 ms'));
+});
+
 test('the verdict on another translator counts every pair, and names the pairs it won with an output that means something else', () => {
   const timing = { ns: 2000, min: 1000, iterations: 10, samples: 3 };
   const workload = workloads[0]!;

@@ -17,8 +17,10 @@
  * build (the builds in alternating order), after 30 unmeasured turns; it
  * prints the medians and, with `--against`, the median of the turns'
  * differences between the two builds (`--rounds=0` skips the CPU rounds).
+ * `--streamed` loads the CPU rounds with streamed requests (the same
+ * 40-event stream), which the bare proxy pipes unconverted.
  *
- *   npx tsx scripts/bench/proxy-rounds.ts [--rounds=5] [--ingress=anthropic] [--seconds=4] [--against=.dist-base] [--first-byte=2000]
+ *   npx tsx scripts/bench/proxy-rounds.ts [--rounds=5] [--ingress=anthropic] [--seconds=4] [--against=.dist-base] [--first-byte=2000] [--streamed]
  *
  * The upstream is OpenAI Chat for Anthropic ingress and Anthropic otherwise.
  */
@@ -27,11 +29,11 @@ import { dirname, join, resolve } from 'node:path';
 import { tmpdir } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { firstByte, interleavedCpu, median, start, stop } from './proxy.ts';
+import { firstByte, interleavedCpu, median, start, stop, type RoundSample } from './proxy.ts';
 import { smallChatBodies, streamWorkload } from './workloads.ts';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
-const { values } = parseArgs({ options: { rounds: { type: 'string' }, ingress: { type: 'string' }, seconds: { type: 'string' }, against: { type: 'string' }, 'first-byte': { type: 'string' } } });
+const { values } = parseArgs({ options: { rounds: { type: 'string' }, ingress: { type: 'string' }, seconds: { type: 'string' }, against: { type: 'string' }, 'first-byte': { type: 'string' }, streamed: { type: 'boolean' } } });
 const rounds = Number(values.rounds ?? 5);
 const seconds = Number(values.seconds ?? 4);
 const ingress = values.ingress === 'openai-chat' ? 'openai-chat' : 'anthropic';
@@ -56,6 +58,7 @@ if (values.against !== undefined) proxies.push({ name: `interlingua serve (${val
 const streamed = (text: string) => JSON.stringify({ ...(JSON.parse(text) as Record<string, unknown>), stream: true });
 const turns = Number(values['first-byte'] ?? 0);
 let samples: number[][] = [];
+let latencies: RoundSample[][] = [];
 try {
   if (turns > 0) {
     const upstreamBody = bodies.requests[target];
@@ -82,11 +85,13 @@ try {
     }
   }
   if (rounds > 0) {
-    samples = await interleavedCpu(
+    const measured = await interleavedCpu(
       proxies.map((proxy) => ({ name: proxy.name, url: `http://127.0.0.1:${proxy.process.match[1]}${path}`, pid: proxy.process.child.pid! })),
-      body,
+      values.streamed === true ? streamed(body) : body,
       { root: ROOT, rate: 1000, connections: 10, rounds, seconds, progress: (line) => process.stdout.write(`${line.trim()}\n`) },
     );
+    samples = measured.map((proxy) => proxy.map((sample) => sample.cpuUs));
+    latencies = measured;
   }
 } finally {
   for (const proxy of proxies) await stop(proxy.process.child);
@@ -97,5 +102,8 @@ for (const [index, values] of samples.entries()) {
   const name = proxies[index]!.name;
   const floors = samples[0]!;
   const ratios = values.map((value, index) => value / floors[index]!);
-  process.stdout.write(`${name}: median ${median(values).toFixed(0)} µs per request (${(median(values) / median(floors)).toFixed(2)}× the bare proxy's median; median of the rounds' ratios ${median(ratios).toFixed(2)}×)\n`);
+  const latency = latencies[index]!;
+  process.stdout.write(
+    `${name}: median ${median(values).toFixed(0)} µs per request (${(median(values) / median(floors)).toFixed(2)}× the bare proxy's median; median of the rounds' ratios ${median(ratios).toFixed(2)}×); p50 ${median(latency.map((sample) => sample.p50)).toFixed(3)} ms, p99 ${median(latency.map((sample) => sample.p99)).toFixed(3)} ms (medians of the rounds)\n`,
+  );
 }

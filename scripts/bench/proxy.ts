@@ -64,14 +64,29 @@ export interface ProxyScenario {
   runs: ProxyRun[];
   /** CPU per request of the bare proxy and interlingua in interleaved rounds (see {@link cpuRounds}). */
   rounds?: CpuRounds;
+  /** The same for streamed answers (the 40-event stream): the bare proxy pipes it unconverted, interlingua converts it. */
+  streamRounds?: CpuRounds;
 }
 
-/** CPU per request, µs, of the bare proxy and `interlingua serve` loaded in turn, round after round. */
+/** CPU per request, µs, of the bare proxy and `interlingua serve` loaded in turn, round after round, with each round's latency percentiles (ms). */
 export interface CpuRounds {
   floorUs: number[];
   interlinguaUs: number[];
+  floorP50: number[];
+  floorP99: number[];
+  interlinguaP50: number[];
+  interlinguaP99: number[];
   /** Measured seconds per proxy and round (after a second of warm-up). */
   seconds: number;
+}
+
+/** One proxy's measurement in one round of {@link interleavedCpu}. */
+export interface RoundSample {
+  /** CPU per completed request, µs. */
+  cpuUs: number;
+  /** Latency percentiles, ms. */
+  p50: number;
+  p99: number;
 }
 
 /** The median of some numbers. */
@@ -107,6 +122,8 @@ export interface ProxyOptions {
   rounds?: number;
   /** Measured seconds per proxy and round; default 3. */
   roundSeconds?: number;
+  /** Interleaved CPU rounds of streamed answers per scenario (with `streams`); 0 for none. Default 3. */
+  streamRounds?: number;
   progress?: (line: string) => void;
 }
 
@@ -290,7 +307,7 @@ export interface LoadedProxy {
  * Proxies loaded in turn at `rate`, round after round (one unmeasured round
  * first), each round's CPU per request of each read from /proc: the
  * microseconds per request of every measured round, per proxy in the order
- * given. They see the same moments of a shared machine, so a round's ratio
+ * given, with the latency percentiles of the same runs. They see the same moments of a shared machine, so a round's ratio
  * cancels most of what other work does to all of them (every other round
  * runs them in the reverse order, so that none always runs right after the
  * same one); a single run of each, one after the other, moves by ±30% on a
@@ -300,8 +317,8 @@ export async function interleavedCpu(
   proxies: readonly LoadedProxy[],
   body: string,
   options: { root: string; rate: number; connections: number; rounds: number; seconds: number; progress?: (line: string) => void },
-): Promise<number[][]> {
-  const samples: number[][] = proxies.map(() => []);
+): Promise<RoundSample[][]> {
+  const samples: RoundSample[][] = proxies.map(() => []);
   const order = proxies.map((_, index) => index);
   for (let round = -1; round < options.rounds; round++) {
     const line: string[] = [];
@@ -310,7 +327,7 @@ export async function interleavedCpu(
       const measured = await load(proxy.name, proxy.url, body, { root: options.root, rate: options.rate, connections: options.connections, warmup: 1, duration: options.seconds, watch: proxy.pid });
       const completed = measured.requests - measured.non2xx - measured.errors;
       const cpu = measured.watched.cpu === undefined || completed === 0 ? Number.NaN : (measured.watched.cpu / completed) * 1e6;
-      if (round >= 0) samples[index]!.push(cpu);
+      if (round >= 0) samples[index]!.push({ cpuUs: cpu, p50: measured.p50, p99: measured.p99 });
       line.push(`${proxy.name} ${cpu.toFixed(0)} µs (p50 ${measured.p50.toFixed(3)} ms)`);
     }
     options.progress?.(`  ${round < 0 ? 'warm-up round' : `round ${round + 1}`}: ${line.join(', ')}`);
@@ -324,15 +341,23 @@ export async function cpuRounds(
   body: string,
   options: { root: string; rate: number; connections: number; rounds: number; seconds: number; progress?: (line: string) => void },
 ): Promise<CpuRounds> {
-  const [floorUs, interlinguaUs] = await interleavedCpu(
+  const [floor, ours] = (await interleavedCpu(
     [
       { name: 'bare proxy', ...proxies.floor },
       { name: 'interlingua', ...proxies.interlingua },
     ],
     body,
     options,
-  );
-  return { floorUs: floorUs!, interlinguaUs: interlinguaUs!, seconds: options.seconds };
+  )) as [RoundSample[], RoundSample[]];
+  return {
+    floorUs: floor.map((sample) => sample.cpuUs),
+    interlinguaUs: ours.map((sample) => sample.cpuUs),
+    floorP50: floor.map((sample) => sample.p50),
+    floorP99: floor.map((sample) => sample.p99),
+    interlinguaP50: ours.map((sample) => sample.p50),
+    interlinguaP99: ours.map((sample) => sample.p99),
+    seconds: options.seconds,
+  };
 }
 
 /** The streamed variant of a request body: `"stream": true` (Gemini says it in the path instead). */
@@ -547,6 +572,7 @@ export async function runProxy(options: ProxyOptions): Promise<ProxyScenario[]> 
  */
 async function interleaved(scenario: ProxyScenario, options: ProxyOptions, upstreamPort: number, directUrl: string, directBody: string, ingressBody: string, title: string): Promise<void> {
   const rounds = options.rounds ?? 5;
+  const streamRounds = options.streams === undefined ? 0 : (options.streamRounds ?? 3);
   if (options.streams === undefined && rounds === 0) return;
   const specs = (await specsFor(options.root, scenario.ingress, scenario.upstream, upstreamPort, false)).filter((spec) => spec.args !== undefined && spec.ready !== undefined && spec.url !== undefined);
   const started: { spec: ProxySpec; child: ChildProcess; url: string }[] = [];
@@ -558,9 +584,11 @@ async function interleaved(scenario: ProxyScenario, options: ProxyOptions, upstr
     const floor = started.find((item) => item.spec.kind === 'floor');
     const ours = started.find((item) => item.spec.kind === 'interlingua');
     if (floor === undefined || ours === undefined) return;
+    const streamed = streamedBody(scenario.ingress, ingressBody);
+    const roundOptions = { root: options.root, rate: options.rate, connections: options.connections, seconds: options.roundSeconds ?? 3, ...(options.progress === undefined ? {} : { progress: options.progress }) };
+    const loaded = { floor: { url: floor.url, pid: floor.child.pid! }, interlingua: { url: ours.url, pid: ours.child.pid! } };
     if (options.streams !== undefined) {
       options.progress?.(`${title}: time to the first byte, direct, bare proxy and interlingua in turn`);
-      const streamed = streamedBody(scenario.ingress, ingressBody);
       const [direct, bare, interlingua] = await firstBytes(
         [
           { url: directUrl, body: streamedBody(scenario.upstream, directBody) },
@@ -578,11 +606,11 @@ async function interleaved(scenario: ProxyScenario, options: ProxyOptions, upstr
     }
     if (rounds > 0) {
       options.progress?.(`${title}: CPU per request in ${rounds} interleaved rounds`);
-      scenario.rounds = await cpuRounds(
-        { floor: { url: floor.url, pid: floor.child.pid! }, interlingua: { url: ours.url, pid: ours.child.pid! } },
-        ingressBody,
-        { root: options.root, rate: options.rate, connections: options.connections, rounds, seconds: options.roundSeconds ?? 3, ...(options.progress === undefined ? {} : { progress: options.progress }) },
-      );
+      scenario.rounds = await cpuRounds(loaded, ingressBody, { ...roundOptions, rounds });
+    }
+    if (streamRounds > 0) {
+      options.progress?.(`${title}: CPU per streamed request in ${streamRounds} interleaved rounds`);
+      scenario.streamRounds = await cpuRounds(loaded, streamed, { ...roundOptions, rounds: streamRounds });
     }
   } finally {
     for (const item of started) await stop(item.child);

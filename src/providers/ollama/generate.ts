@@ -48,12 +48,12 @@ export function encodeOllamaGeneratePrompt(messages: readonly Message[], losses:
       imagesHint = extensionsOf(message, 'ollama')?.['$images'];
     }
     const path = pointer('/messages', index);
-    const pieces = encodeOllamaParts(message.role === 'tool' ? [] : message.parts, losses, pointer(path, 'parts'));
+    const pieces = encodeOllamaParts(message.role === 'tool' ? [] : message.parts, losses, pointer(path, 'parts'), true);
     if (message.role === 'tool' || pieces.toolCalls.length > 0 || pieces.thinking.length > 0) {
       losses.add('unsupported_part', path, 'a generate prompt holds only text and images; tool calls, results and reasoning were dropped');
     }
     (message.role === 'system' ? system : prompt).push(...pieces.texts);
-    // Each image set again where it now stands, so that large base64 is still written apart (see setData).
+    // Each image set where it now stands (and only there), so that large base64 is still written apart (see setData).
     for (const data of pieces.images) setData(images, images.length, data);
   });
   const wire: JsonObject = {};

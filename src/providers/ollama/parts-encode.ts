@@ -60,8 +60,13 @@ function reportForeign(part: Part, losses: LossCollector, path: string): void {
   losses.foreignExtensions(part.extensions, FORMAT, path);
 }
 
-/** Sort the parts of a user, system or assistant message into the pieces of an Ollama message. */
-export function encodeOllamaParts(parts: readonly Part[], losses: LossCollector, path: string): EncodedParts {
+/**
+ * Sort the parts of a user, system or assistant message into the pieces of
+ * an Ollama message. Large image data is set on `images` with `setData` (to
+ * be written apart) unless `listOnly`: a caller that moves the images into
+ * a list of its own (a generate body's `images`) sets them there instead.
+ */
+export function encodeOllamaParts(parts: readonly Part[], losses: LossCollector, path: string, listOnly = false): EncodedParts {
   const out: EncodedParts = { texts: [], thinking: [], images: [], toolCalls: [] };
   for (let index = 0; index < parts.length; index++) {
     const part = parts[index] as Part;
@@ -83,7 +88,9 @@ export function encodeOllamaParts(parts: readonly Part[], losses: LossCollector,
         break;
       case 'image': {
         const data = encodeOllamaImage(part, losses, partPath);
-        if (data !== undefined) setData(out.images, out.images.length, data);
+        if (data === undefined) break;
+        if (listOnly) out.images.push(data);
+        else setData(out.images, out.images.length, data);
         break;
       }
       case 'reasoning':

@@ -307,7 +307,8 @@ export interface LoadedProxy {
  * Proxies loaded in turn at `rate`, round after round (one unmeasured round
  * first), each round's CPU per request of each read from /proc: the
  * microseconds per request of every measured round, per proxy in the order
- * given, with the latency percentiles of the same runs. They see the same moments of a shared machine, so a round's ratio
+ * given, with the latency percentiles of the same runs. They see the same
+ * moments of a shared machine, so a round's ratio
  * cancels most of what other work does to all of them (every other round
  * runs them in the reverse order, so that none always runs right after the
  * same one); a single run of each, one after the other, moves by ±30% on a

@@ -187,9 +187,10 @@ export interface UpstreamInit {
   stream?: boolean;
   /**
    * Called once the request has been handed to the network, where the call
-   * can tell (the Node one does): the proxy prepares a stream's converter
-   * then, while the upstream works, rather than before sending. It must not
-   * throw.
+   * can tell (the Node one: in the tick after its client writes a small
+   * body, once a large one has gone out): the proxy prepares a stream's
+   * converter then, while the upstream works, rather than before sending.
+   * It must not throw.
    */
   sent?: () => void;
 }

@@ -1,10 +1,11 @@
 /**
  * What the package costs a user before it converts anything: the CLI's
  * start-up (`node dist/cli/main.js --help`, the installed bin) beside Node's
- * own start-up, and the size of esbuild browser bundles of the compiled
- * build (`dist/`) for one pair of formats and for the whole main entry.
+ * own start-up, the proxy's (`serve`, from the spawn to its listening
+ * line), and the size of esbuild browser bundles of the compiled build
+ * (`dist/`) for one pair of formats and for the whole main entry.
  */
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -24,6 +25,8 @@ export interface StartupTimes {
   runs: number;
   cliHelpMs: number;
   nodeMs: number;
+  /** `serve` with an OpenAI Chat upstream, from the spawn to the line saying it listens. */
+  serveMs: number;
 }
 
 export interface PackageRun {
@@ -78,7 +81,25 @@ function timeMs(command: string, args: string[]): number {
   return Number(process.hrtime.bigint() - start) / 1e6;
 }
 
-/** Measure start-up (alternating CLI and bare Node runs) and bundle sizes of the compiled build in `root/dist`. */
+/** Milliseconds from spawning `node CLI serve` (an OpenAI Chat upstream; nothing is called) to its listening line; the process is then killed. */
+function serveStartMs(cli: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const start = process.hrtime.bigint();
+    const child = spawn(process.execPath, [cli, 'serve', '--upstream', 'openai-chat', '--upstream-url', 'http://127.0.0.1:9/v1', '--port', '0'], { stdio: ['ignore', 'ignore', 'pipe'] });
+    let text = '';
+    child.stderr!.on('data', (chunk: Buffer) => {
+      text += chunk.toString('utf8');
+      if (!text.includes('listening')) return;
+      resolve(Number(process.hrtime.bigint() - start) / 1e6);
+      child.kill();
+    });
+    child.once('exit', (code) => {
+      if (!text.includes('listening')) reject(new Error(`serve exited with ${code} before listening: ${text.slice(0, 300)}`));
+    });
+  });
+}
+
+/** Measure start-up (alternating CLI and bare Node runs, then serve) and bundle sizes of the compiled build in `root/dist`. */
 export async function runPackage(root: string, runs = 15): Promise<PackageRun> {
   const dist = join(root, 'dist');
   const cli = join(dist, 'cli/main.js');
@@ -89,11 +110,14 @@ export async function runPackage(root: string, runs = 15): Promise<PackageRun> {
     cliTimes.push(timeMs(process.execPath, [cli, '--help']));
     nodeTimes.push(timeMs(process.execPath, ['-e', '0']));
   }
+  const serveTimes: number[] = [];
+  await serveStartMs(cli);
+  for (let index = 0; index < runs; index++) serveTimes.push(await serveStartMs(cli));
   const directory = mkdtempSync(join(tmpdir(), 'interlingua-bundle-'));
   try {
     const bundles: BundleSize[] = [];
     for (const { name, source } of bundleSources(dist)) bundles.push(await bundleSize(directory, name, source));
-    return { startup: { runs, cliHelpMs: median(cliTimes), nodeMs: median(nodeTimes) }, bundles };
+    return { startup: { runs, cliHelpMs: median(cliTimes), nodeMs: median(nodeTimes), serveMs: median(serveTimes) }, bundles };
   } finally {
     rmSync(directory, { recursive: true, force: true });
   }

@@ -5,12 +5,13 @@
  * line), and the size of esbuild browser bundles of the compiled build
  * (`dist/`) for one pair of formats and for the whole main entry.
  */
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { build } from 'esbuild';
+import { start, stop } from './proxy.ts';
 
 /** One bundle: what it imports, its minified and gzipped size. */
 export interface BundleSize {
@@ -81,22 +82,13 @@ function timeMs(command: string, args: string[]): number {
   return Number(process.hrtime.bigint() - start) / 1e6;
 }
 
-/** Milliseconds from spawning `node CLI serve` (an OpenAI Chat upstream; nothing is called) to its listening line; the process is then killed. */
-function serveStartMs(cli: string): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const start = process.hrtime.bigint();
-    const child = spawn(process.execPath, [cli, 'serve', '--upstream', 'openai-chat', '--upstream-url', 'http://127.0.0.1:9/v1', '--port', '0'], { stdio: ['ignore', 'ignore', 'pipe'] });
-    let text = '';
-    child.stderr!.on('data', (chunk: Buffer) => {
-      text += chunk.toString('utf8');
-      if (!text.includes('listening')) return;
-      resolve(Number(process.hrtime.bigint() - start) / 1e6);
-      child.kill();
-    });
-    child.once('exit', (code) => {
-      if (!text.includes('listening')) reject(new Error(`serve exited with ${code} before listening: ${text.slice(0, 300)}`));
-    });
-  });
+/** Milliseconds from spawning `node CLI serve` (an OpenAI Chat upstream; nothing is called) to its listening line; the process is then stopped. */
+async function serveStartMs(cli: string, cwd: string): Promise<number> {
+  const began = process.hrtime.bigint();
+  const { child } = await start([cli, 'serve', '--upstream', 'openai-chat', '--upstream-url', 'http://127.0.0.1:9/v1', '--port', '0'], cwd, /proxy listening on/);
+  const elapsed = Number(process.hrtime.bigint() - began) / 1e6;
+  await stop(child);
+  return elapsed;
 }
 
 /** Measure start-up (alternating CLI and bare Node runs, then serve) and bundle sizes of the compiled build in `root/dist`. */
@@ -111,8 +103,8 @@ export async function runPackage(root: string, runs = 15): Promise<PackageRun> {
     nodeTimes.push(timeMs(process.execPath, ['-e', '0']));
   }
   const serveTimes: number[] = [];
-  await serveStartMs(cli);
-  for (let index = 0; index < runs; index++) serveTimes.push(await serveStartMs(cli));
+  await serveStartMs(cli, root);
+  for (let index = 0; index < runs; index++) serveTimes.push(await serveStartMs(cli, root));
   const directory = mkdtempSync(join(tmpdir(), 'interlingua-bundle-'));
   try {
     const bundles: BundleSize[] = [];

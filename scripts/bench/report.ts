@@ -7,7 +7,7 @@ import type { ConversionCell, OtherResult } from './conversions.ts';
 import type { CorpusCell } from './corpus.ts';
 import type { MemoryResult } from './memory.ts';
 import type { PackageRun } from './package.ts';
-import { median, roundsRatio, type ProxyScenario } from './proxy.ts';
+import { median, roundsRatio, type CpuRounds, type ProxyScenario } from './proxy.ts';
 import type { StreamCell } from './streams.ts';
 import { formatNs } from './timing.ts';
 import type { BodyWorkload, StreamWorkload } from './workloads.ts';
@@ -326,6 +326,12 @@ function signed(value: number): string {
   return `${value < 0 ? '−' : '+'}${Math.abs(value).toFixed(3)}`;
 }
 
+/** Each round's CPU per request of the bare proxy and of interlingua, and the median of the rounds' ratios. */
+function roundsFigures(rounds: CpuRounds): string {
+  const list = (values: readonly number[]) => values.map((value) => value.toFixed(0)).join(', ');
+  return `bare proxy ${list(rounds.floorUs)} µs; interlingua ${list(rounds.interlinguaUs)} µs; median of the rounds' ratios ${roundsRatio(rounds).toFixed(2)}×`;
+}
+
 function proxySection(run: BenchRun): string {
   if (run.proxy.length === 0) return run.proxyError === undefined ? 'Not measured in this run.' : `Not measured: ${run.proxyError}`;
   const parts: string[] = [];
@@ -361,12 +367,12 @@ function proxySection(run: BenchRun): string {
     const roundsText =
       rounds === undefined || rounds.floorUs.length === 0
         ? ''
-        : `\n\nCPU per request in ${rounds.floorUs.length} interleaved rounds (the bare proxy and interlingua loaded in turn at the same rate, ${rounds.seconds} s each after 1 s of warm-up, one unmeasured round first): bare proxy ${rounds.floorUs.map((value) => value.toFixed(0)).join(', ')} µs; interlingua ${rounds.interlinguaUs.map((value) => value.toFixed(0)).join(', ')} µs; median of the rounds' ratios ${roundsRatio(rounds).toFixed(2)}× (the target's verdict uses this; the table's single runs are one after the other).`;
+        : `\n\nCPU per request in ${rounds.floorUs.length} interleaved rounds (the bare proxy and interlingua loaded in turn at the same rate, ${rounds.seconds} s each after 1 s of warm-up, one unmeasured round first): ${roundsFigures(rounds)} (the target's verdict uses this; the table's single runs are one after the other).`;
     const streamed = scenario.streamRounds;
     const streamedText =
       streamed === undefined || streamed.floorUs.length === 0
         ? ''
-        : `\n\nStreamed answers (a measure, not a goal: the bare proxy pipes the upstream's stream in the caller's format without reading it, interlingua converts each of its 40 events), CPU per request in ${streamed.floorUs.length} interleaved rounds as above with the request asking for a stream: bare proxy ${streamed.floorUs.map((value) => value.toFixed(0)).join(', ')} µs; interlingua ${streamed.interlinguaUs.map((value) => value.toFixed(0)).join(', ')} µs; median of the rounds' ratios ${roundsRatio(streamed).toFixed(2)}×. Latency to the end of the stream, medians of the rounds: bare proxy p50 ${ms(median(streamed.floorP50))}, p99 ${ms(median(streamed.floorP99))}; interlingua p50 ${ms(median(streamed.interlinguaP50))}, p99 ${ms(median(streamed.interlinguaP99))}.`;
+        : `\n\nStreamed answers (a measure, not a goal: the bare proxy pipes the upstream's stream in the caller's format without reading it, interlingua converts each of its 40 events), CPU per request in ${streamed.floorUs.length} interleaved rounds as above with the request asking for a stream: ${roundsFigures(streamed)}. Latency to the end of the stream, medians of the rounds: bare proxy p50 ${ms(median(streamed.floorP50))}, p99 ${ms(median(streamed.floorP99))}; interlingua p50 ${ms(median(streamed.interlinguaP50))}, p99 ${ms(median(streamed.interlinguaP99))}.`;
     parts.push(
       `### ${scenario.title}\n\n${table(['proxy', 'req/s', 'p50', 'p99', 'added p50 / p99', 'CPU per request', '÷ floor', 'peak RSS', 'failed'], rows)}${firstByte}${roundsText}${streamedText}\n\n${how}`,
     );

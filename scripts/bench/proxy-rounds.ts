@@ -57,8 +57,7 @@ if (values.against !== undefined) proxies.push({ name: `interlingua serve (${val
 /** The streamed variant of a request body. */
 const streamed = (text: string) => JSON.stringify({ ...(JSON.parse(text) as Record<string, unknown>), stream: true });
 const turns = Number(values['first-byte'] ?? 0);
-let samples: number[][] = [];
-let latencies: RoundSample[][] = [];
+let measured: RoundSample[][] = [];
 try {
   if (turns > 0) {
     const upstreamBody = bodies.requests[target];
@@ -85,25 +84,24 @@ try {
     }
   }
   if (rounds > 0) {
-    const measured = await interleavedCpu(
+    measured = await interleavedCpu(
       proxies.map((proxy) => ({ name: proxy.name, url: `http://127.0.0.1:${proxy.process.match[1]}${path}`, pid: proxy.process.child.pid! })),
       values.streamed === true ? streamed(body) : body,
       { root: ROOT, rate: 1000, connections: 10, rounds, seconds, progress: (line) => process.stdout.write(`${line.trim()}\n`) },
     );
-    samples = measured.map((proxy) => proxy.map((sample) => sample.cpuUs));
-    latencies = measured;
   }
 } finally {
   for (const proxy of proxies) await stop(proxy.process.child);
   await stop(upstream.child);
   rmSync(file, { force: true });
 }
-for (const [index, values] of samples.entries()) {
+const cpuOf = (rounds: RoundSample[]) => rounds.map((sample) => sample.cpuUs);
+for (const [index, rounds] of measured.entries()) {
   const name = proxies[index]!.name;
-  const floors = samples[0]!;
+  const values = cpuOf(rounds);
+  const floors = cpuOf(measured[0]!);
   const ratios = values.map((value, index) => value / floors[index]!);
-  const latency = latencies[index]!;
   process.stdout.write(
-    `${name}: median ${median(values).toFixed(0)} µs per request (${(median(values) / median(floors)).toFixed(2)}× the bare proxy's median; median of the rounds' ratios ${median(ratios).toFixed(2)}×); p50 ${median(latency.map((sample) => sample.p50)).toFixed(3)} ms, p99 ${median(latency.map((sample) => sample.p99)).toFixed(3)} ms (medians of the rounds)\n`,
+    `${name}: median ${median(values).toFixed(0)} µs per request (${(median(values) / median(floors)).toFixed(2)}× the bare proxy's median; median of the rounds' ratios ${median(ratios).toFixed(2)}×); p50 ${median(rounds.map((sample) => sample.p50)).toFixed(3)} ms, p99 ${median(rounds.map((sample) => sample.p99)).toFixed(3)} ms (medians of the rounds)\n`,
   );
 }

@@ -62,6 +62,39 @@ test('Gemini: numeric block reasons and MODEL_ARMOR are content filters, whole a
   }
 });
 
+test('Gemini: the finish reasons of @google/genai 3 keep their meaning, whole and streamed', () => {
+  const cases: [string, string, string][] = [
+    ['MISSING_THOUGHT_SIGNATURE', 'error', 'end_turn'],
+    ['MALFORMED_RESPONSE', 'error', 'end_turn'],
+    ['ESCALATION', 'content_filter', 'refusal'],
+    ['PUP_LIMITED_DISABLED', 'content_filter', 'refusal'],
+  ];
+  for (const [finishReason, unified, anthropic] of cases) {
+    const body = { candidates: [{ content: { role: 'model', parts: [{ text: 'x' }] }, finishReason, index: 0 }] };
+    assert.equal(decodeResponse('gemini', body).ir.candidates[0]?.stopReason, { unified, raw: finishReason, format: 'gemini' }, finishReason);
+    const streamed = accumulate(decodeEvents('gemini', [{ data: body }]).events).response;
+    assert.is(streamed.candidates[0]?.stopReason?.unified, unified, `streamed ${finishReason}`);
+    const converted = convertResponse(body, { from: 'gemini', to: 'anthropic', model: 'gemini-3-pro' }).body as { stop_reason: string };
+    assert.is(converted.stop_reason, anthropic, `${finishReason} to Anthropic`);
+    assert.equal(convertResponse(body, { from: 'gemini', to: 'gemini' }).body, body, `${finishReason} back to Gemini`);
+  }
+});
+
+test('Gemini thinking levels: xhigh is XHIGH, max the nearest (XHIGH) with a loss', () => {
+  const request = (effort: string) => ({ model: 'gpt-5', input: 'Prove it.', reasoning: { effort } });
+  const levelOf = (body: unknown) => (body as { generationConfig?: { thinkingConfig?: { thinkingLevel?: string } } }).generationConfig?.thinkingConfig?.thinkingLevel;
+  const xhigh = convertRequest(request('xhigh'), { from: 'openai-responses', to: 'gemini' });
+  assert.is(levelOf(xhigh.body), 'XHIGH');
+  assert.equal(xhigh.losses.filter((loss) => loss.path.startsWith('/reasoning')), []);
+  assert.is(decodeRequest('gemini', xhigh.body).ir.reasoning?.effort, 'xhigh');
+  const max = convertRequest(request('max'), { from: 'openai-responses', to: 'gemini' });
+  assert.is(levelOf(max.body), 'XHIGH');
+  assert.equal(
+    max.losses.map((loss) => [loss.code, loss.path, loss.message]),
+    [['approximated', '/reasoning', 'Gemini has no thinking level "max"; sent as XHIGH']],
+  );
+});
+
 test('Gemini stream with numeric finishReason round-trips as the number', () => {
   const chunk = { candidates: [{ content: { role: 'model', parts: [{ text: 'Hi' }] }, finishReason: 1, index: 0 }], modelVersion: 'gemini-2.0-flash' };
   const decoded = decodeEvents('gemini', [{ data: chunk }]);

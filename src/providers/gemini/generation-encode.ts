@@ -10,7 +10,8 @@ import { jsonEqual } from './json.ts';
 import { canonicalMimeType } from './generation-decode.ts';
 import { geminiSchemaToJsonSchema, jsonSchemaToGeminiSchema } from './schema.ts';
 
-const LEVELS: ReadonlySet<string> = new Set(['minimal', 'low', 'medium', 'high']);
+/** `thinkingLevel` values (`XHIGH` since @google/genai 3.x), lower-cased as the IR spells efforts. */
+const LEVELS: ReadonlySet<string> = new Set(['minimal', 'low', 'medium', 'high', 'xhigh']);
 
 function isEmpty(object: JsonObject): boolean {
   for (const _ in object) return false;
@@ -114,8 +115,10 @@ function encodeForeignThinking(reasoning: ReasoningConfig, config: JsonObject, l
   if (reasoning.effort !== undefined) {
     if (LEVELS.has(reasoning.effort)) config['thinkingLevel'] = reasoning.effort.toUpperCase();
     else {
-      config['thinkingLevel'] = 'HIGH';
-      losses.add('approximated', '/reasoning/effort', `Gemini has no thinking level "${reasoning.effort}"; sent as HIGH`);
+      // `max` (Anthropic, OpenAI) is above Gemini's highest level; anything else unknown is sent as the usual high level.
+      const level = reasoning.effort === 'max' ? 'XHIGH' : 'HIGH';
+      config['thinkingLevel'] = level;
+      losses.add('approximated', '/reasoning/effort', `Gemini has no thinking level "${reasoning.effort}"; sent as ${level}`);
     }
     return;
   }

@@ -11,9 +11,26 @@ import type { FinishReason } from '@google/genai';
 import { BLOCK_REASON_NAMES, FINISH_REASON_NAMES, readGeminiEnum, writeGeminiEnum } from './enums.ts';
 import { lookupTable } from '../../core/wire.ts';
 
+/**
+ * Finish reasons of newer SDKs (@google/genai 3.x) than the one this
+ * project builds with: a spread, so the check below neither refuses them as
+ * unknown keys with the older enum nor misses them with the newer one.
+ */
+const NEWER_FINISH_REASONS = {
+  // The request lacked the thought signature of an earlier function call: the caller's fault, as a malformed call is the model's.
+  MISSING_THOUGHT_SIGNATURE: 'error',
+  MALFORMED_RESPONSE: 'error',
+  // Filtered by an escalation rule; the account limited or disabled for breaking the Prohibited Use Policy.
+  ESCALATION: 'content_filter',
+  PUP_LIMITED_DISABLED: 'content_filter',
+  // Blocked by Model Armor (Vertex AI).
+  MODEL_ARMOR: 'content_filter',
+} as const satisfies Record<string, UnifiedStopReason>;
+
 /** Gemini finish reasons (every value of the SDK's enum) and their neutral meaning. */
 const FROM_GEMINI: Readonly<Record<string, UnifiedStopReason>> = lookupTable({
   ...({
+  ...NEWER_FINISH_REASONS,
   CONTINUATION: 'pause',
   STOP: 'end_turn',
   MAX_TOKENS: 'max_tokens',
@@ -35,7 +52,6 @@ const FROM_GEMINI: Readonly<Record<string, UnifiedStopReason>> = lookupTable({
   FINISH_REASON_UNSPECIFIED: 'other',
   } satisfies Record<`${FinishReason}`, UnifiedStopReason>),
   // Vertex AI only (not in the SDK's enum yet).
-  MODEL_ARMOR: 'content_filter',
   JAILBREAK: 'content_filter',
 });
 

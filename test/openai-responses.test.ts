@@ -152,6 +152,32 @@ unknown('built-in tool items are opaque without a loss; consecutive assistant it
   assert.equal(encodeRequest(ir).body, body);
 });
 
+unknown('openai 7 items: configuration updates, compaction triggers and tool outputs of no call are opaque without a loss', () => {
+  const body = request([
+    { role: 'user', content: 'run it' },
+    { type: 'configuration_update', id: 'cu_1', reasoning: { effort: 'high' } },
+    { type: 'compaction_trigger', id: null },
+    { type: 'function_call_output', output: 'ok', name: 'lookup', caller: { type: 'program', caller_id: 'prog_1' } },
+    { type: 'function_call_output', call_id: null, output: '42' },
+  ]);
+  const { ir, losses } = decodeRequest(body);
+  assert.equal(losses, []);
+  assert.equal(ir.messages.map((message) => message.parts.map((part) => (part.type === 'opaque' ? part.blockType : part.type))), [
+    ['text'],
+    ['configuration_update', 'compaction_trigger', 'function_call_output', 'function_call_output'],
+  ]);
+  assert.equal(encodeRequest(ir).body, body);
+  // A tool output that names its call is still that call's result, and a call id of the wrong type still an error.
+  const answered = decodeRequest(request([{ type: 'function_call_output', call_id: 'call_1', output: 'ok', name: 'lookup' }])).ir;
+  assert.equal(answered.messages[0]?.parts.map((part) => part.type), ['tool_result']);
+  expectError(() => decodeRequest(request([{ type: 'function_call_output', call_id: 7, output: 'ok' }])), 'invalid_type', '/input/0/call_id');
+  // A tool output in a response's output (the server ran the tool) is kept the same way.
+  const item = { type: 'function_call_output', id: 'fco_1', call_id: 'call_1', output: 'ok', status: 'completed' };
+  const answer = decodeResponse(response([item]));
+  assert.equal(answer.losses, []);
+  assert.equal((encodeResponse(answer.ir).body['output'] as unknown[])[0], item);
+});
+
 unknown('a reasoning summary entry of an unknown kind keeps the item opaque', () => {
   const item = { type: 'reasoning', id: 'rs_1', summary: [{ type: 'summary_image', url: 'x' }] };
   const { ir, losses } = decodeRequest(request([item]));

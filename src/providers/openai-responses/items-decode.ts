@@ -14,7 +14,7 @@ import { InterlinguaError } from '../../core/errors.ts';
 import { appended, expectArray, expectObject, expectString, extend, hint, isObject, required, type JsonObject } from '../../core/wire.ts';
 import { decodeOpenaiResponsesContent, type TextType } from './content-decode.ts';
 import { decodeOpenaiResponsesReasoning } from './reasoning.ts';
-import { FORMAT, itemPointer, MESSAGE_KEY_PREFIX } from './shared.ts';
+import { FORMAT, itemPointer, MESSAGE_KEY_PREFIX, present } from './shared.ts';
 import { decodeOpenaiResponsesToolCall, decodeOpenaiResponsesToolOutput } from './tool-items.ts';
 
 /** The keys of a message item this file does not read, or `undefined` (a switch: cheaper than a set lookup per key). */
@@ -37,13 +37,16 @@ function messageExtras(item: JsonObject): JsonObject | undefined {
 /**
  * Item types of built-in tools and state that have no neutral meaning: kept
  * whole as opaque parts without a loss (they are known, only not portable).
+ * A tool output is one when it answers no call of the conversation: in a
+ * response's output (the server ran the tool), or in the input without a
+ * `call_id` (optional since openai 7: an output of a `program` caller).
  */
 const BUILT_IN_ITEMS: ReadonlySet<string> = new Set([
   'web_search_call', 'file_search_call', 'computer_call', 'computer_call_output', 'code_interpreter_call',
   'image_generation_call', 'local_shell_call', 'local_shell_call_output', 'shell_call', 'shell_call_output',
   'apply_patch_call', 'apply_patch_call_output', 'mcp_list_tools', 'mcp_approval_request', 'mcp_approval_response',
-  'mcp_call', 'tool_search_call', 'tool_search_output', 'compaction', 'item_reference', 'program', 'program_output',
-  'additional_tools',
+  'mcp_call', 'tool_search_call', 'tool_search_output', 'compaction', 'compaction_trigger', 'item_reference',
+  'program', 'program_output', 'additional_tools', 'configuration_update', 'function_call_output', 'custom_tool_call_output',
 ]);
 
 /** How a message item was spelled, kept as the `$item` hint. */
@@ -244,7 +247,7 @@ export function decodeOpenaiResponsesInput(items: unknown[], path: string, losse
         continue;
       }
     }
-    if (type === 'function_call_output' || type === 'custom_tool_call_output') {
+    if ((type === 'function_call_output' || type === 'custom_tool_call_output') && present(item['call_id'])) {
       if (tool === undefined) messages.push((tool = losses.origin<Message>({ role: 'tool', parts: [] }, itemPath)));
       addPart(tool, losses.origin(decodeOpenaiResponsesToolOutput(item, type === 'custom_tool_call_output', itemPath, losses, lean), itemPath));
       assistant = undefined;

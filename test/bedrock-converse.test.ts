@@ -98,6 +98,20 @@ test('another vendor\'s reasoning state never reaches Bedrock; unsigned reasonin
   ]);
 });
 
+test('a foreign message whose every part is dropped is left out, not sent with empty content', () => {
+  const body = {
+    model: 'gpt-5.1',
+    input: [
+      { role: 'user', content: 'Search the news.' },
+      { type: 'web_search_call', id: 'ws_1', status: 'completed', action: { type: 'search', query: 'news' } },
+      { role: 'user', content: 'Anything?' },
+    ],
+  };
+  const { body: out, losses } = convertRequest(body, { from: 'openai-responses', to: 'bedrock-converse' });
+  assert.equal((out as { messages: unknown }).messages, [{ role: 'user', content: [{ text: 'Search the news.' }, { text: 'Anything?' }] }]);
+  assert.equal(lossKeys(losses), [{ code: 'unsupported_part', path: '/input/1', irPath: '/messages/1/parts/0', severity: 'warning' }]);
+});
+
 test('foreign requests: system, tools, choice, thinking budget, JSON schema as text', () => {
   const body = {
     model: 'gpt-test',

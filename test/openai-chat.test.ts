@@ -251,6 +251,23 @@ function conversation(...messages: Message[]): Request {
   return { model: 'gpt-4.1', messages };
 }
 
+cross('a foreign assistant turn whose every part is dropped is left out, not sent empty', () => {
+  const { body, losses } = encodeRequest(
+    conversation(
+      { role: 'user', parts: [{ type: 'text', text: 'Search the news.' }] },
+      { role: 'assistant', parts: [{ type: 'opaque', format: 'openai-responses', blockType: 'web_search_call', value: { type: 'web_search_call', id: 'ws_1' } }] },
+      { role: 'assistant', parts: [{ type: 'text', text: 'Nothing new.' }] },
+      { role: 'user', parts: [{ type: 'text', text: 'Thanks.' }] },
+    ),
+  );
+  assert.equal(body['messages'], [
+    { role: 'user', content: 'Search the news.' },
+    { role: 'assistant', content: 'Nothing new.' },
+    { role: 'user', content: 'Thanks.' },
+  ]);
+  assert.equal(lossKeys(losses.losses), [{ code: 'unsupported_part', path: '/messages/1/parts/0', severity: 'warning' }]);
+});
+
 cross('each tool result is its own tool message; media moves to a user message after them', () => {
   const { body, losses } = encodeRequest(
     conversation(

@@ -145,6 +145,8 @@ export function encodeBedrockMessages(messages: readonly Message[], losses: Loss
       const encoded = encodeBedrockPart(part as Part, losses, partPointer(path, index, partIndex));
       if (encoded !== undefined) blocks = appended(blocks, encoded);
     }
+    // Another format's message whose every part was dropped (each with its loss): Converse refuses a message with empty content.
+    if (blocks === undefined && parts.length > 0 && extensionsOf(message, BEDROCK) === undefined) continue;
     const content = blocks ?? [];
     const turn = turnOf(message);
     if (last !== undefined && last.role === role && last.turn === turn) {

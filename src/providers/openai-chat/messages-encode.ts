@@ -153,6 +153,15 @@ function encodeTextualMessage(message: Message, path: string, losses: LossCollec
   return spreadExtensions(wire, message, FORMAT);
 }
 
+/** An assistant message with nothing in it: a role and a `null` or absent content. */
+function isEmptyAssistant(wire: JsonObject): boolean {
+  for (const key in wire) {
+    if (key === 'role' || (key === 'content' && wire[key] === null)) continue;
+    return false;
+  }
+  return true;
+}
+
 /** Encode the IR messages of a request. */
 export function encodeOpenaiChatMessages(messages: readonly Message[], losses: LossCollector, dialect: OpenaiChatDialect = 'openai'): JsonObject[] {
   const out: JsonObject[] = [];
@@ -166,9 +175,14 @@ export function encodeOpenaiChatMessages(messages: readonly Message[], losses: L
       case 'user':
         out.push(encodeTextualMessage(message, path, losses));
         break;
-      case 'assistant':
-        out.push(encodeOpenaiChatAssistant(message, 'request', losses, path, dialect));
+      case 'assistant': {
+        const wire = encodeOpenaiChatAssistant(message, 'request', losses, path, dialect);
+        // Another format's turn whose every part was dropped (each with its loss, such as a Responses turn of built-in items only):
+        // OpenAI refuses an assistant message with neither content nor tool calls, and there is nothing else in it to keep.
+        if (message.parts.length > 0 && message.extensions?.[FORMAT] === undefined && isEmptyAssistant(wire)) break;
+        out.push(wire);
         break;
+      }
       case 'tool':
         encodeToolMessage(message, path, out, moved, losses);
         break;

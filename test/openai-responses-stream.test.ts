@@ -82,7 +82,7 @@ encoder('interleaved parallel tool calls: sequence numbers from 0, one item each
     ['function_call', 'call_a', '{"city":"Oslo"}'],
     ['function_call', 'call_b', '{"zone":"CET"}'],
   ]);
-  assert.equal(last['response']['usage'], { input_tokens: 10, output_tokens: 5, input_tokens_details: { cached_tokens: 0 }, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: 15 });
+  assert.equal(last['response']['usage'], { input_tokens: 10, output_tokens: 5, input_tokens_details: { cached_tokens: 0, cache_write_tokens: 0 }, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: 15 });
   assert.is(last['response']['id'], 'chatcmpl-1');
 });
 

@@ -331,7 +331,7 @@ cross('usage arithmetic and stop reasons of other formats', () => {
     candidates: [{ index: 0, message: assistant({ type: 'text', text: 'cut' }), stopReason: { unified: 'max_tokens', raw: 'max_tokens', format: 'anthropic' } }],
     usage: { inputTokens: 100, cacheReadTokens: 40, outputTokens: 50, reasoningTokens: 20 },
   });
-  assert.equal(body['usage'], { input_tokens: 100, input_tokens_details: { cached_tokens: 40 }, output_tokens: 50, output_tokens_details: { reasoning_tokens: 20 }, total_tokens: 150 });
+  assert.equal(body['usage'], { input_tokens: 100, input_tokens_details: { cached_tokens: 40, cache_write_tokens: 0 }, output_tokens: 50, output_tokens_details: { reasoning_tokens: 20 }, total_tokens: 150 });
   assert.is(body['status'], 'incomplete');
   assert.equal(body['incomplete_details'], { reason: 'max_output_tokens' });
   assert.is((body['output'] as Body[])[0]?.['status'], 'incomplete');

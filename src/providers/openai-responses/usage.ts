@@ -56,6 +56,7 @@ export function decodeOpenaiResponsesUsage(value: unknown, path: string): Usage 
     const written = count(inputDetails, 'cache_write_tokens', detailsPath);
     if (cached !== undefined) usage.cacheReadTokens = cached;
     if (written !== undefined) usage.cacheWriteTokens = written;
+    else hint(usage, FORMAT, '$noCacheWrite', true);
     const rest = unknownKeys(inputDetails, INPUT_DETAIL_KEYS);
     if (rest !== undefined) extend(usage, FORMAT, { input_tokens_details: rest });
   } else if (inputDetails === undefined) hint(usage, FORMAT, '$noInputDetails', true);
@@ -85,7 +86,9 @@ export function encodeOpenaiResponsesUsage(usage: Usage, losses: LossCollector, 
   if (ownHint(usage, '$noInputDetails') !== true) {
     const details = nested(usage, 'input_tokens_details');
     details['cached_tokens'] = usage.cacheReadTokens ?? 0;
+    // Both counts are required (the OpenAPI spec, openai 7's types); recorded answers from before `cache_write_tokens` lack it and keep lacking it.
     if (usage.cacheWriteTokens !== undefined) details['cache_write_tokens'] = usage.cacheWriteTokens;
+    else if (ownHint(usage, '$noCacheWrite') !== true) details['cache_write_tokens'] = 0;
     wire['input_tokens_details'] = details;
   }
   if (ownHint(usage, '$noOutputDetails') !== true) {

@@ -75,6 +75,7 @@ detect('uses the URL path first', () => {
   assert.is(formatFromPath('/v1/chat/completions'), 'openai-chat');
   assert.is(formatFromPath('/v1/responses'), 'openai-responses');
   assert.is(formatFromPath('/v1beta/models/gemini-2.5-pro:streamGenerateContent?alt=sse'), 'gemini');
+  assert.is(formatFromPath('/v1/models/gemini-3-pro:generateContent'), 'gemini');
   assert.is(formatFromPath('/v1/embeddings'), undefined);
   assert.equal(detectFormat({ model: 'x', messages: [] }, { path: '/v1/messages' }), { format: 'anthropic', kind: 'request', certain: true });
 });

@@ -9,7 +9,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Server } from 'node:http';
 import { join } from 'node:path';
-import { createProxy, type ProxyConfig } from '../src/proxy/index.ts';
+import { createProxy, routeFor, type ProxyConfig } from '../src/proxy/index.ts';
 import { serve, portOf } from '../src/node/server.ts';
 import { createNodeFetch } from '../src/node/fetch.ts';
 import { decodeRequest } from '../src/core/convert.ts';
@@ -86,6 +86,18 @@ for (const ingress of formats) {
   }
 }
 endToEnd.run();
+
+const routes = suite('proxy: routes');
+
+routes('Gemini callers are routed by the model path under any API version (@google/genai 3 calls /v1, 2 called /v1beta)', () => {
+  for (const version of ['v1beta', 'v1', 'v1alpha']) {
+    assert.equal(routeFor(`/${version}/models/gemini-3-pro:generateContent`), { format: 'gemini', model: 'gemini-3-pro', streamByPath: false }, version);
+    assert.equal(routeFor(`/${version}/models/gemini-3-pro:streamGenerateContent`), { format: 'gemini', model: 'gemini-3-pro', streamByPath: true }, version);
+  }
+  assert.is(routeFor('/v1/models/gemini-3-pro:countTokens'), undefined);
+});
+
+routes.run();
 
 const failures = suite('proxy: failures reach the caller in its own format');
 const other = (format: FormatId): FormatId => formats.find((candidate) => candidate !== format) ?? format;

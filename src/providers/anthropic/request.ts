@@ -26,6 +26,7 @@ import { encodeAnthropicGeneration } from './generation.ts';
 import { decodeAnthropicContentParts, decodeAnthropicMessagesInto } from './messages.ts';
 import { keepsHints, type BlockScope } from './parts.ts';
 import { ANTHROPIC, anthropicHint, hasHint } from './shape.ts';
+import { mapValue, valueTable } from '../../core/mapped-values.ts';
 import { decodeAnthropicToolChoice, decodeAnthropicTools, encodeAnthropicToolChoice, encodeAnthropicTools } from './tools.ts';
 
 /** The keys of the body without a neutral slot, which travel as extensions (a switch: cheaper than a set lookup per key). */
@@ -176,10 +177,11 @@ function isSet(value: unknown): boolean {
   return value !== undefined && value !== false;
 }
 
+/** Service tiers Anthropic takes; no other format's tier means either. */
+const SERVICE_TIERS = valueTable({ auto: ['auto', true], standard_only: ['standard_only', true] });
+
 function encodeServiceTier(tier: string, exact: boolean, losses: LossCollector): string | undefined {
-  if (exact || tier === 'auto' || tier === 'standard_only') return tier;
-  losses.add('dropped_field', '/serviceTier', `Anthropic has no "${tier}" service tier (only auto and standard_only); dropped`);
-  return undefined;
+  return exact ? tier : mapValue(tier, SERVICE_TIERS, losses, '/serviceTier', 'service tier', 'Anthropic');
 }
 
 /**

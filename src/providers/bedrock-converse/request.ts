@@ -12,6 +12,7 @@ import { decodeBedrockMessages, decodeBedrockSystem, encodeBedrockMessages } fro
 import { decodeBedrockToolConfig, encodeBedrockToolConfig } from './tools.ts';
 import { decodeBedrockAdditionalFields, decodeBedrockOutputConfig, encodeBedrockAdditionalFields, encodeBedrockOutputConfig } from './request-config.ts';
 import { BEDROCK } from './shape.ts';
+import { mapValue, valueTable } from '../../core/mapped-values.ts';
 
 /** The keys of a request body this file does not read, or `undefined` (a switch: cheaper than a set lookup per key). */
 function requestExtras(object: JsonObject): JsonObject | undefined {
@@ -82,10 +83,24 @@ function decodeMetadata(value: unknown, request: Request): void {
   request.metadata = metadata;
 }
 
+/** Service tiers Converse takes, and the nearest for other formats' (OpenAI `auto` and `scale`, which have none, are dropped). */
+const SERVICE_TIERS = valueTable({
+  default: ['default', true],
+  flex: ['flex', true],
+  priority: ['priority', true],
+  reserved: ['reserved', true],
+  standard: ['default', true],
+  standard_only: ['default', false],
+});
+
 function decodeServiceTier(value: unknown, request: Request): void {
   const wire = expectObject(value, '/serviceTier', BEDROCK);
-  if (typeof wire['type'] === 'string' && Object.keys(wire).length === 1) request.serviceTier = wire['type'];
-  else extend(request, BEDROCK, { serviceTier: wire });
+  const type = wire['type'];
+  if (typeof type === 'string' && Object.keys(wire).length === 1) {
+    request.serviceTier = type;
+    // A tier this codec does not list goes back to Converse as it came, and nowhere else.
+    if (SERVICE_TIERS[type]?.[0] !== type) hint(request, BEDROCK, '$ownTier', true);
+  } else extend(request, BEDROCK, { serviceTier: wire });
 }
 
 /** Where the decoded settings were on the wire, for loss paths into the source. */
@@ -165,8 +180,10 @@ export function encodeBedrockRequest(request: Request, context: CodecContext): J
   if (request.metadata !== undefined) body['requestMetadata'] = request.metadata;
   const fields = extensionsOf(request, BEDROCK);
   const tier = fields?.['serviceTier'];
-  if (request.serviceTier !== undefined) body['serviceTier'] = { type: request.serviceTier };
-  else if (isObject(tier)) body['serviceTier'] = tier;
+  if (request.serviceTier !== undefined) {
+    const type = fields?.['$ownTier'] === true ? request.serviceTier : mapValue(request.serviceTier, SERVICE_TIERS, losses, '/serviceTier', 'service tier', 'Converse');
+    if (type !== undefined) body['serviceTier'] = { type };
+  } else if (isObject(tier)) body['serviceTier'] = tier;
   if (request.user !== undefined) losses.add('dropped_field', '/user', 'Converse has no end-user id; dropped (requestMetadata is for logs only)', 'info');
   if (fields !== undefined) {
     for (const key in fields) if (key.charCodeAt(0) !== 36 && !NESTED_KEYS.has(key) && !(key in body)) body[key] = fields[key];

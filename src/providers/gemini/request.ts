@@ -8,8 +8,8 @@
 import type { CodecContext } from '../../core/codec.ts';
 import { InterlinguaError } from '../../core/errors.ts';
 import type { Request } from '../../core/ir.ts';
-import { expectObject, expectString, extend, extensionsOf, hint, lookupTable, pointer, type JsonObject } from '../../core/wire.ts';
-import type { LossCollector } from '../../core/losses.ts';
+import { expectObject, expectString, extend, extensionsOf, hint, pointer, type JsonObject } from '../../core/wire.ts';
+import { mapValue, valueTable } from '../../core/mapped-values.ts';
 import { respell, snakeCase, Spelling } from './spelling.ts';
 import { decodeGeminiContents, decodeGeminiSystemInstruction } from './contents-decode.ts';
 import { encodeGeminiContents } from './contents-encode.ts';
@@ -144,7 +144,7 @@ export function encodeGeminiRequest(request: Request, context: CodecContext): Js
     else losses.add('dropped_field', '/metadata', 'Gemini has no request metadata (Vertex AI labels are not accepted by the Gemini API); dropped');
   }
   if (request.serviceTier !== undefined) {
-    const tier = native ? request.serviceTier : geminiServiceTier(request.serviceTier, losses);
+    const tier = native ? request.serviceTier : mapValue(request.serviceTier, SERVICE_TIERS, losses, '/serviceTier', 'service tier', 'Gemini');
     if (tier !== undefined) body['serviceTier'] = tier;
   }
   if (request.user !== undefined) losses.add('dropped_field', '/user', 'Gemini has no end-user id field; dropped');
@@ -153,23 +153,14 @@ export function encodeGeminiRequest(request: Request, context: CodecContext): Js
 }
 
 /** Other vendors' service tiers → Gemini's (`flex`, `standard`, `priority`), and whether the match is exact. */
-const SERVICE_TIERS: Readonly<Record<string, readonly [string, boolean]>> = lookupTable({
+/** Service tiers of every format (OpenAI `default`, Anthropic `standard_only`) in Gemini's spelling. */
+const SERVICE_TIERS = valueTable({
   flex: ['flex', true],
-  priority: ['priority', true],
   standard: ['standard', true],
+  priority: ['priority', true],
   default: ['standard', true],
   standard_only: ['standard', false],
 });
-
-function geminiServiceTier(tier: string, losses: LossCollector): string | undefined {
-  const mapped = SERVICE_TIERS[tier];
-  if (mapped === undefined) {
-    losses.add('dropped_field', '/serviceTier', `service tier "${tier}" has no Gemini equivalent (flex, standard, priority); dropped`);
-    return undefined;
-  }
-  if (!mapped[1]) losses.add('approximated', '/serviceTier', `service tier "${tier}" sent as Gemini "${mapped[0]}"`);
-  return mapped[0];
-}
 
 /** Extension keys that belong inside nested objects, not at the top level. */
 const NESTED: ReadonlySet<string> = new Set(['generationConfig', 'thinkingConfig', 'toolConfig', 'functionCallingConfig', 'responseSchema']);

@@ -32,6 +32,7 @@ import {
 } from './tools.ts';
 import { FORMAT, chatHint, keepUnknown, keepsHints, keys, parsesArguments, shapeHint } from './shape.ts';
 import { activeDialect, noteDialect, type OpenaiChatDialect } from './dialects.ts';
+import { mapValue, valueTable } from '../../core/mapped-values.ts';
 import { decodeOpenrouterReasoning, encodeOpenrouterReasoning } from './dialect-request.ts';
 
 /** Wire keys with a neutral slot; every other key travels as an extension. */
@@ -263,6 +264,19 @@ function decodeMetadata(value: unknown, request: Request): void {
   request.metadata = strings;
 }
 
+/** Service tiers Chat Completions takes (`fast` since openai 7), and the nearest for other formats' (Gemini `standard`, Anthropic `standard_only`, Responses `ultrafast`). */
+const SERVICE_TIERS = valueTable({
+  auto: ['auto', true],
+  default: ['default', true],
+  flex: ['flex', true],
+  scale: ['scale', true],
+  priority: ['priority', true],
+  fast: ['fast', true],
+  standard: ['default', true],
+  standard_only: ['default', false],
+  ultrafast: ['fast', false],
+});
+
 /** Decode a Chat Completions request body. */
 export function decodeOpenaiChatRequest(body: unknown, context: CodecContext): Request {
   const object = expectObject(body, '', FORMAT);
@@ -326,7 +340,12 @@ export function decodeOpenaiChatRequest(body: unknown, context: CodecContext): R
   if (generation !== undefined) request.generation = generation;
   if (present(fields, BIT.user) || present(fields, BIT.safety_identifier)) decodeUser(object, request);
   if (present(fields, BIT.metadata)) decodeMetadata(object['metadata'], request);
-  if (present(fields, BIT.service_tier)) request.serviceTier = expectString(object['service_tier'], '/service_tier', FORMAT);
+  if (present(fields, BIT.service_tier)) {
+    const tier = expectString(object['service_tier'], '/service_tier', FORMAT);
+    request.serviceTier = tier;
+    // A tier this codec does not list goes back to Chat as it came, and nowhere else.
+    if (SERVICE_TIERS[tier]?.[0] !== tier) chatHint(request, '$ownTier', true);
+  }
   if (present(fields, BIT.stream)) request.stream = expectBoolean(object['stream'], '/stream', FORMAT);
   decodeOpenrouterReasoning(request);
   context.losses.originFields(request, object, '', REQUEST_ORIGINS);
@@ -387,7 +406,10 @@ export function encodeOpenaiChatRequest(request: Request, context: CodecContext)
   if (request.generation !== undefined) encodeGeneration(request.generation, request, wire, context);
   if (request.user !== undefined) wire[shapeHint(request, '$userField') === 'user' ? 'user' : 'safety_identifier'] = request.user;
   if (request.metadata !== undefined) wire['metadata'] = request.metadata;
-  if (request.serviceTier !== undefined) wire['service_tier'] = request.serviceTier;
+  if (request.serviceTier !== undefined) {
+    const tier = shapeHint(request, '$ownTier') === true ? request.serviceTier : mapValue(request.serviceTier, SERVICE_TIERS, losses, '/serviceTier', 'service tier', 'Chat Completions');
+    if (tier !== undefined) wire['service_tier'] = tier;
+  }
   if (request.stream !== undefined) wire['stream'] = request.stream;
   return spreadExtensions(wire, request, FORMAT);
 }

@@ -24,6 +24,7 @@ import {
   decodeOpenaiResponsesReasoningConfig, decodeOpenaiResponsesText, encodeOpenaiResponsesReasoningConfig, encodeOpenaiResponsesText,
 } from './request-fields.ts';
 import { FORMAT, keepNulls, own, ownHint, present, restoreNulls } from './shared.ts';
+import { mapValue, valueTable } from '../../core/mapped-values.ts';
 import { messagePointer } from '../../core/ir-pointers.ts';
 import { decodeOpenaiResponsesTool, decodeOpenaiResponsesToolChoice, encodeOpenaiResponsesTool, encodeOpenaiResponsesToolChoice } from './tools.ts';
 
@@ -146,6 +147,19 @@ function decodeMessages(wire: JsonObject, request: Request, losses: LossCollecto
   }
 }
 
+/** Service tiers Responses takes (`fast`, `ultrafast` since openai 7), and the nearest for other formats' (Gemini `standard`, Anthropic `standard_only`). */
+const SERVICE_TIERS = valueTable({
+  auto: ['auto', true],
+  default: ['default', true],
+  flex: ['flex', true],
+  scale: ['scale', true],
+  priority: ['priority', true],
+  fast: ['fast', true],
+  ultrafast: ['ultrafast', true],
+  standard: ['default', true],
+  standard_only: ['default', false],
+});
+
 /** Decode a Responses request body into an IR request. */
 export function decodeOpenaiResponsesRequest(body: unknown, context: CodecContext): Request {
   const wire = expectObject(body, '', FORMAT);
@@ -182,7 +196,11 @@ export function decodeOpenaiResponsesRequest(body: unknown, context: CodecContex
   if (present(wire['metadata'])) decodeMetadata(wire['metadata'], request);
   decodeUser(wire, request);
   const tier = wire['service_tier'];
-  if (present(tier)) request.serviceTier = expectString(tier, '/service_tier', FORMAT);
+  if (present(tier)) {
+    request.serviceTier = expectString(tier, '/service_tier', FORMAT);
+    // A tier this codec does not list goes back to Responses as it came, and nowhere else.
+    if (SERVICE_TIERS[tier as string]?.[0] !== tier) hint(request, FORMAT, '$ownTier', true);
+  }
   if (!lean) keepNulls(request, wire, KNOWN_KEYS);
   extend(request, FORMAT, requestExtras(wire));
   context.losses.originFields(request, wire, '', REQUEST_ORIGINS);
@@ -300,6 +318,9 @@ export function encodeOpenaiResponsesRequest(request: Request, context: CodecCon
   if (request.stream !== undefined) body['stream'] = request.stream;
   if (request.metadata !== undefined) body['metadata'] = request.metadata;
   if (request.user !== undefined) body[ownHint(request, '$userField') === 'user' ? 'user' : 'safety_identifier'] = request.user;
-  if (request.serviceTier !== undefined) body['service_tier'] = request.serviceTier;
+  if (request.serviceTier !== undefined) {
+    const tier = ownHint(request, '$ownTier') === true ? request.serviceTier : mapValue(request.serviceTier, SERVICE_TIERS, losses, '/serviceTier', 'service tier', 'OpenAI Responses');
+    if (tier !== undefined) body['service_tier'] = tier;
+  }
   return restoreNulls(spreadExtensions(body, request, FORMAT), request);
 }

@@ -155,6 +155,9 @@ function encodeTextualMessage(message: Message, path: string, losses: LossCollec
 
 /** An assistant message with nothing in it: a role and a `null` or absent content. */
 function isEmptyAssistant(wire: JsonObject): boolean {
+  // Most have content: known without walking the keys.
+  const content = wire['content'];
+  if (content !== null && content !== undefined) return false;
   for (const key in wire) {
     if (key === 'role' || (key === 'content' && wire[key] === null)) continue;
     return false;

@@ -152,7 +152,6 @@ export function encodeGeminiRequest(request: Request, context: CodecContext): Js
   return respell(body, gemini?.['$native']);
 }
 
-/** Other vendors' service tiers → Gemini's (`flex`, `standard`, `priority`), and whether the match is exact. */
 /** Service tiers of every format (OpenAI `default`, Anthropic `standard_only`) in Gemini's spelling. */
 const SERVICE_TIERS = valueTable({
   flex: ['flex', true],

@@ -197,9 +197,10 @@ export function decodeOpenaiResponsesRequest(body: unknown, context: CodecContex
   decodeUser(wire, request);
   const tier = wire['service_tier'];
   if (present(tier)) {
-    request.serviceTier = expectString(tier, '/service_tier', FORMAT);
+    const value = expectString(tier, '/service_tier', FORMAT);
+    request.serviceTier = value;
     // A tier this codec does not list goes back to Responses as it came, and nowhere else.
-    if (SERVICE_TIERS[tier as string]?.[0] !== tier) hint(request, FORMAT, '$ownTier', true);
+    if (SERVICE_TIERS[value]?.[0] !== value) hint(request, FORMAT, '$ownTier', true);
   }
   if (!lean) keepNulls(request, wire, KNOWN_KEYS);
   extend(request, FORMAT, requestExtras(wire));

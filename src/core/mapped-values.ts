@@ -16,6 +16,15 @@ export function valueTable(entries: Record<string, readonly [string, boolean]>):
 }
 
 /**
+ * Whether `table` lists `value` as its format's own (sent as it is). A
+ * decoder marks a value of its own format that it does not list, so its
+ * encoder sends it back unchanged instead of dropping it.
+ */
+export function listsAsOwn(table: ValueTable, value: string): boolean {
+  return table[value]?.[0] === value;
+}
+
+/**
  * `value` in the target's spelling, or `undefined` (dropped, with a loss)
  * when the table has no entry for it. `what` names the setting in the
  * messages (`service tier`), `target` the format (`Gemini`).

@@ -12,7 +12,7 @@ import { decodeBedrockMessages, decodeBedrockSystem, encodeBedrockMessages } fro
 import { decodeBedrockToolConfig, encodeBedrockToolConfig } from './tools.ts';
 import { decodeBedrockAdditionalFields, decodeBedrockOutputConfig, encodeBedrockAdditionalFields, encodeBedrockOutputConfig } from './request-config.ts';
 import { BEDROCK } from './shape.ts';
-import { mapValue, valueTable } from '../../core/mapped-values.ts';
+import { listsAsOwn, mapValue, valueTable } from '../../core/mapped-values.ts';
 
 /** The keys of a request body this file does not read, or `undefined` (a switch: cheaper than a set lookup per key). */
 function requestExtras(object: JsonObject): JsonObject | undefined {
@@ -99,7 +99,7 @@ function decodeServiceTier(value: unknown, request: Request): void {
   if (typeof type === 'string' && Object.keys(wire).length === 1) {
     request.serviceTier = type;
     // A tier this codec does not list goes back to Converse as it came, and nowhere else.
-    if (SERVICE_TIERS[type]?.[0] !== type) hint(request, BEDROCK, '$ownTier', true);
+    if (!listsAsOwn(SERVICE_TIERS, type)) hint(request, BEDROCK, '$ownTier', true);
   } else extend(request, BEDROCK, { serviceTier: wire });
 }
 

@@ -32,7 +32,7 @@ import {
 } from './tools.ts';
 import { FORMAT, chatHint, keepUnknown, keepsHints, keys, parsesArguments, shapeHint } from './shape.ts';
 import { activeDialect, noteDialect, type OpenaiChatDialect } from './dialects.ts';
-import { mapValue, valueTable } from '../../core/mapped-values.ts';
+import { listsAsOwn, mapValue, valueTable } from '../../core/mapped-values.ts';
 import { decodeOpenrouterReasoning, encodeOpenrouterReasoning } from './dialect-request.ts';
 
 /** Wire keys with a neutral slot; every other key travels as an extension. */
@@ -344,7 +344,7 @@ export function decodeOpenaiChatRequest(body: unknown, context: CodecContext): R
     const tier = expectString(object['service_tier'], '/service_tier', FORMAT);
     request.serviceTier = tier;
     // A tier this codec does not list goes back to Chat as it came, and nowhere else.
-    if (SERVICE_TIERS[tier]?.[0] !== tier) chatHint(request, '$ownTier', true);
+    if (!listsAsOwn(SERVICE_TIERS, tier)) chatHint(request, '$ownTier', true);
   }
   if (present(fields, BIT.stream)) request.stream = expectBoolean(object['stream'], '/stream', FORMAT);
   decodeOpenrouterReasoning(request);

@@ -24,7 +24,7 @@ import {
   decodeOpenaiResponsesReasoningConfig, decodeOpenaiResponsesText, encodeOpenaiResponsesReasoningConfig, encodeOpenaiResponsesText,
 } from './request-fields.ts';
 import { FORMAT, keepNulls, own, ownHint, present, restoreNulls } from './shared.ts';
-import { mapValue, valueTable } from '../../core/mapped-values.ts';
+import { listsAsOwn, mapValue, valueTable } from '../../core/mapped-values.ts';
 import { messagePointer } from '../../core/ir-pointers.ts';
 import { decodeOpenaiResponsesTool, decodeOpenaiResponsesToolChoice, encodeOpenaiResponsesTool, encodeOpenaiResponsesToolChoice } from './tools.ts';
 
@@ -200,7 +200,7 @@ export function decodeOpenaiResponsesRequest(body: unknown, context: CodecContex
     const value = expectString(tier, '/service_tier', FORMAT);
     request.serviceTier = value;
     // A tier this codec does not list goes back to Responses as it came, and nowhere else.
-    if (SERVICE_TIERS[value]?.[0] !== value) hint(request, FORMAT, '$ownTier', true);
+    if (!listsAsOwn(SERVICE_TIERS, value)) hint(request, FORMAT, '$ownTier', true);
   }
   if (!lean) keepNulls(request, wire, KNOWN_KEYS);
   extend(request, FORMAT, requestExtras(wire));

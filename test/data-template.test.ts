@@ -60,7 +60,7 @@ function converted(messages: SseMessage[], from: FormatId | Codec, to: FormatId,
 }
 
 /** The converted bytes and losses of a source given as chunks of bytes. */
-function convertedChunks(chunks: Uint8Array[], from: FormatId | Codec, to: FormatId): { bytes: string; losses: Loss[] } {
+function convertedChunks(chunks: Uint8Array[], from: FormatId | Codec, to: FormatId | Codec): { bytes: string; losses: Loss[] } {
   const transcoder = createTranscoder({ from, to, model: 'm' });
   const text = new TextDecoder();
   let bytes = '';
@@ -397,6 +397,36 @@ const ollama: SseMessage[] = [
   ollamaLine('"content":"after the end"'),
 ];
 
+// The same format as OpenAI writes it: compact, keys in the writer's order, an `obfuscation` on every delta. A plain delta
+// of a template learned from such text is written as it came (`StreamEncoder.encodeText`); one with an escape or a blank,
+// or in another key order, is written by the encoder; either way the bytes are those of the codecs run on every parsed event.
+sequence = 0;
+const obfuscation = (index: number) => `"obfuscation":"o${'x'.repeat(index % 5)}${index}"`;
+const responsesWire: SseMessage[] = [
+  responsesEvent('response.created', seq(), responseBody('in_progress', '')),
+  responsesEvent('response.in_progress', seq(), responseBody('in_progress', '')),
+  responsesEvent('response.output_item.added', seq(), '"output_index":0,"item":{"id":"rs_1","type":"reasoning","summary":[]}'),
+  responsesEvent('response.reasoning_summary_part.added', seq(), '"item_id":"rs_1","output_index":0,"summary_index":0,"part":{"type":"summary_text","text":""}'),
+  ...['think', 'ing', ...tricky, 'more', 'and more'].map((text, index) => summaryDelta(seq(), text, `,${obfuscation(index)}`)),
+  responsesEvent('response.output_item.done', seq(), `"output_index":0,"item":${reasoningItem}`),
+  responsesEvent('response.output_item.added', seq(), '"output_index":1,"item":{"id":"msg_1","type":"message","status":"in_progress","role":"assistant","content":[]}'),
+  responsesEvent('response.content_part.added', seq(), '"item_id":"msg_1","output_index":1,"content_index":0,"part":{"type":"output_text","text":"","annotations":[]}'),
+  ...['Hello', ' there', ...tricky, '!', ' é', ''].map((text, index) => textDelta(seq(), text, `,"logprobs":[],${obfuscation(index)}`)),
+  // A blank, another key order, no obfuscation, a plain one again.
+  responsesEvent('response.output_text.delta', seq(), `"item_id":"msg_1","output_index":1,"content_index":0,"delta": "blank","logprobs":[],${obfuscation(1)}`),
+  responsesEvent('response.output_text.delta', seq(), `"item_id":"msg_1","output_index":1,"content_index":0,"logprobs":[],"delta":"reordered",${obfuscation(2)}`),
+  textDelta(seq(), 'no obfuscation'),
+  textDelta(seq(), 'plain again', `,"logprobs":[],${obfuscation(3)}`),
+  responsesEvent('response.output_text.done', seq(), '"item_id":"msg_1","output_index":1,"content_index":0,"text":"t","logprobs":[]'),
+  responsesEvent('response.content_part.done', seq(), '"item_id":"msg_1","output_index":1,"content_index":0,"part":{"type":"output_text","text":"t","annotations":[]}'),
+  responsesEvent('response.output_item.done', seq(), `"output_index":1,"item":${messageItem}`),
+  responsesEvent('response.output_item.added', seq(), '"output_index":2,"item":{"id":"fc_1","type":"function_call","status":"in_progress","arguments":"","call_id":"call_1","name":"f"}'),
+  ...['{\\"a\\"', ':', '1', ',\\"b\\":', '2', '}'].map((text, index) => argumentsDelta(seq(), text, `,${obfuscation(index)}`)),
+  responsesEvent('response.function_call_arguments.done', seq(), '"item_id":"fc_1","output_index":2,"arguments":"{}"'),
+  responsesEvent('response.output_item.done', seq(), `"output_index":2,"item":${callItem}`),
+  responsesEvent('response.completed', seq(), responseBody('completed', `${reasoningItem},${messageItem},${callItem}`)),
+];
+
 /** An Ollama `/api/generate` line. */
 const generateLine = (fields: string, createdAt = 't1'): SseMessage => ({ data: `{"model":"m","created_at":"${createdAt}",${fields},"done":false}` });
 const ollamaGenerate: SseMessage[] = [
@@ -422,6 +452,7 @@ const sources: [FormatId, SseMessage[]][] = [
   ['bedrock-converse', bedrockFailing],
   ['openai-responses', responses],
   ['openai-responses', responsesSame],
+  ['openai-responses', responsesWire],
   ['ollama', ollama],
   ['ollama', ollamaGenerate],
 ];
@@ -468,6 +499,51 @@ for (const [number, [from, messages]] of sources.entries()) {
     });
   }
 }
+
+/** The Responses codec, counting the events its stream encoder writes as their text came (in `counter.count`). */
+function keepingCount(counter: { count: number }): Codec {
+  const codec = codecFor('openai-responses');
+  return {
+    ...codec,
+    createStreamEncoder(context) {
+      const encoder = codec.createStreamEncoder!(context);
+      return {
+        encode: (event) => encoder.encode(event),
+        flush: () => encoder.flush(),
+        encodeText(event, data, check) {
+          const message = encoder.encodeText!(event, data, check);
+          if (message !== undefined) {
+            assert.is(message.data, data);
+            counter.count++;
+          }
+          return message;
+        },
+      };
+    },
+  };
+}
+
+test('a trip back to Responses writes the plain deltas it recognised as they came, and only then', () => {
+  const framing = framingFor('openai-responses');
+  const chunks = [framing.write(responsesWire)];
+  const counter = { count: 0 };
+  const codec = keepingCount(counter);
+  const kept = convertedChunks(chunks, codec, codec);
+  assert.equal(kept, converted(responsesWire, parsingOnly('openai-responses'), 'openai-responses', true));
+  // Of 31 deltas, 17: not the first of each kind (parsed, learned), the 7 with an escape and the blank (encoded), the other
+  // key order and the one without obfuscation (parsed: other templates), the empty reasoning delta (parsed: no usual event).
+  assert.is(counter.count, 17);
+  // Not when the events are rewritten on the way (nor for a dialect): the encoder writes them.
+  counter.count = 0;
+  const transcoder = createTranscoder({ from: codec, to: codec, mapEvent: (event) => (event.type === 'text_delta' ? { ...event, text: event.text.toUpperCase() } : event) });
+  const text = new TextDecoder().decode(transcoder.push(chunks[0]!));
+  assert.is(counter.count, 0);
+  assert.ok(text.includes('"delta":" THERE"'));
+  // Nor for the other format's encoder.
+  const other = createTranscoder({ from: codec, to: 'openai-responses' });
+  other.push(chunks[0]!);
+  assert.is(counter.count, 0);
+});
 
 // Bedrock frames that are not events: an `error` frame (its message in headers), an exception frame with no payload, a broken frame, a cut one.
 const smithy = new EventStreamCodec((bytes) => new TextDecoder().decode(bytes), (text) => new TextEncoder().encode(text));

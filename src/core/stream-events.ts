@@ -164,10 +164,26 @@ export interface StreamDecoder {
   decodeText?(data: string, event: string | undefined): StreamEvent[] | undefined;
   /** Optional: `wire`, parsed from `data`, has just been decoded; the decoder may learn the shape of its text. */
   learn?(data: string, wire: WireEvent): void;
+  /**
+   * Optional, for a trip back to the same format: after {@link decodeText}
+   * gave one event, what the decoder checked of its text against what this
+   * format's encoder writes (for {@link StreamEncoder.encodeText}); `undefined`
+   * when it checked nothing. Read at once: the next call changes it.
+   */
+  textCheck?(): unknown;
 }
 
 /** Turns IR events into one format's SSE messages. One instance per stream. */
 export interface StreamEncoder {
   encode(event: StreamEvent): SseMessage[];
   flush(): SseMessage[];
+  /**
+   * Optional, for a trip back to the same format: the message of `event`
+   * with `data` as its text, when `data` is the text this encoder would
+   * write for it (`check`, from this format's `StreamDecoder.textCheck`,
+   * says what of it the decoder checked); the event is applied as `encode`
+   * applies it. `undefined` when it cannot say so: nothing is applied, and
+   * the event is encoded as usual.
+   */
+  encodeText?(event: StreamEvent, data: string, check: unknown): SseMessage | undefined;
 }

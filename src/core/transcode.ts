@@ -174,6 +174,7 @@ function boundedDecoder(decoder: StreamDecoder): StreamDecoder {
       return events === undefined ? undefined : check(events);
     };
     bounded.learn = learn;
+    if (decoder.textCheck !== undefined) bounded.textCheck = decoder.textCheck.bind(decoder);
   }
   return bounded;
 }
@@ -266,6 +267,8 @@ export function createTranscoder(options: CodecStreamOptions): Transcoder {
     framingOf(options.to),
     { from: options.from.format, to: options.to.format, losses: collector },
     options.mapEvent,
+    // Back to the same format as it came (no dialect, no rewriting): a recognised event may keep its text.
+    options.from === options.to && dialect === undefined && options.mapEvent === undefined,
   );
 }
 
@@ -336,6 +339,8 @@ class FusedTranscoder implements Transcoder {
   readonly #origins = new StreamOrigins();
   /** The reader gives each event's text and the decoder may recognise it (see {@link #takeText}). */
   readonly #byText: boolean;
+  /** A trip back to the same format whose encoder may write a recognised event's text as it came (see {@link #takeText}). */
+  readonly #encodeText: ((event: StreamEvent, data: string, check: unknown) => SseMessage | undefined) | undefined;
   readonly #translate = (irPath: string) => this.#origins.sourceOf(irPath);
   #out: SseMessage[] = [];
   #failed = false;
@@ -347,6 +352,7 @@ class FusedTranscoder implements Transcoder {
     framing: StreamFraming,
     side: { from: FormatId; to: FormatId; losses: LossCollector },
     mapEvent?: (event: StreamEvent) => StreamEvent,
+    sameFormat = false,
   ) {
     this.#reader = reader;
     this.#decoder = decoder;
@@ -356,6 +362,7 @@ class FusedTranscoder implements Transcoder {
     this.#mapEvent = mapEvent;
     this.#what = `the ${side.from} stream`;
     this.#byText = reader.pushData !== undefined && reader.endData !== undefined && decoder.decodeText !== undefined && decoder.learn !== undefined;
+    this.#encodeText = sameFormat && this.#byText && decoder.textCheck !== undefined ? target.encodeText?.bind(target) : undefined;
   }
 
   get losses(): Loss[] {
@@ -455,6 +462,7 @@ class FusedTranscoder implements Transcoder {
       } catch (error) {
         irEvents = this.#decodeFault(error);
       }
+      if (this.#encodeText !== undefined && irEvents?.length === 1 && this.#textKept(irEvents[0]!, event.data)) continue;
       if (irEvents === undefined) {
         const wire = wireEventOf(event.data, event.event);
         if (wire.invalid !== undefined) {
@@ -466,6 +474,22 @@ class FusedTranscoder implements Transcoder {
       }
       this.#encode(irEvents);
     }
+  }
+
+  /**
+   * A trip back to the same format: the one event the decoder recognised
+   * by its text written as that text, when the decoder checked it and the
+   * encoder, in its own state, would write the same (a usual delta: no
+   * serialising it again); false when it is to be encoded as usual.
+   */
+  #textKept(irEvent: StreamEvent, data: string): boolean {
+    const check = this.#decoder.textCheck!();
+    if (check === undefined) return false;
+    const message = this.#encodeText!(irEvent, data, check);
+    if (message === undefined) return false;
+    this.#origins.see(irEvent);
+    this.#out.push(message);
+    return true;
   }
 
   /**

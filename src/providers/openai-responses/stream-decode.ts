@@ -26,7 +26,7 @@ import { decodeOpenaiResponsesResponse } from './response.ts';
 import { FORMAT } from './shared.ts';
 import { fresh, ItemDecoder, numberField, stringField, usualDelta, type UsualDelta } from './stream-decode-items.ts';
 import { OpenaiResponsesStreamWriter } from './stream-encode.ts';
-import type { KnownDelta } from './stream-output.ts';
+import type { KnownDelta, TextCheck } from './stream-output.ts';
 import {
   BEFORE, FAILED, FLAT_ERROR, jsonEqual, NO_CREATED, NO_IN_PROGRESS, OUTPUT, QUIET, REMOVED, responseFields, scratch, setStreamHint, TERMINAL,
   TRUNCATED, WIRE,
@@ -70,10 +70,16 @@ class ResponsesStreamDecoder implements StreamDecoder {
   private count = -1;
   /** The wire hints (`$wire`, `$before`, `$quiet`) are built only when the IR may go back to Responses. */
   private readonly hints: boolean;
-  /** The event texts of the stream's usual deltas (see `data-template.ts`); for the same format, with what the shadow compared of them. */
-  private readonly templates = new DataTemplates<UsualDelta & { known?: KnownDelta }>();
+  /**
+   * The event texts of the stream's usual deltas (see `data-template.ts`); for the same format, with what the shadow
+   * compared of them, and, for a template learned from text the writer writes itself, the length of its literal text.
+   */
+  private readonly templates = new DataTemplates<UsualDelta & { known?: KnownDelta; obfuscated?: boolean; literal?: number | undefined }>();
   /** Same format: the last event decoded, when it was a plain delta the shadow's direct path writes exactly (see {@link seal}). */
   private direct: unknown;
+  /** Same format: what {@link sameDelta} checked of the last text it read, until {@link textCheck} gives it (one object, reused). */
+  private readonly check: TextCheck = { known: { type: undefined, itemId: undefined, outputIndex: undefined, content: undefined, summary: undefined }, seq: 0 };
+  private checked = false;
 
   readonly decodeText: (data: string, event: string | undefined) => StreamEvent[] | undefined;
   readonly learn: (data: string, wire: WireEvent) => void;
@@ -144,36 +150,63 @@ class ResponsesStreamDecoder implements StreamDecoder {
    * any state changes.
    */
   private sameDelta(data: string, event: string | undefined): StreamEvent[] | undefined {
+    this.checked = false;
     if (this.phase !== 'open' || this.group.length !== 0) return undefined;
     const strings = this.templates.read(data, event);
     if (strings === undefined) return undefined;
     const shadow = this.shadow;
+    const shape = this.templates.shape;
+    const delta = strings[0]!;
+    const obfuscation = shape.obfuscated === true ? strings[1] : undefined;
+    const number = strings[obfuscation === undefined ? 1 : 2]!;
     // The read number's text is a plain integer: `Number` reads it as `JSON.parse` does.
-    if (Number(strings[1]) !== shadow.seq) return undefined;
-    const events = this.output.usual(this.templates.shape, strings[0]!, undefined);
+    if (Number(number) !== shadow.seq) return undefined;
+    const events = this.output.usual(shape, delta, obfuscation);
     const first = events[0];
-    if (first === undefined || !shadow.matchKnown(first, this.templates.shape.known!)) return undefined;
+    const known = shape.known!;
+    if (first === undefined || !shadow.matchKnown(first, known)) return undefined;
+    // A template of text the writer writes itself, and no blank or escape in this one (each would make it longer than
+    // its literal text and its strings between quotes): the writer's own text, which may be kept.
+    if (shape.literal !== undefined && data.length === shape.literal + delta.length + 2 + (obfuscation === undefined ? 0 : obfuscation.length + 2) + number.length) {
+      this.check.known = known;
+      this.check.seq = shadow.seq;
+      this.checked = true;
+    }
     shadow.seq++;
     this.count++;
     this.output.count = this.count;
     return events;
   }
 
-  /** Same format: learn the text of a usual delta without `obfuscation` that the shadow's direct path wrote exactly. */
+  /** `StreamDecoder.textCheck`: what {@link sameDelta} checked of the text it just read (`undefined` after any other call). */
+  textCheck(): TextCheck | undefined {
+    if (!this.checked) return undefined;
+    this.checked = false;
+    return this.check;
+  }
+
+  /** Same format: learn the text of a usual delta that the shadow wrote exactly (with its `obfuscation`, if it has one). */
   private learnSame(data: string, wire: WireEvent): void {
     if (this.phase !== 'open' || this.direct !== wire.data || !this.templates.learning) return;
     const found = usualDelta(wire.data);
     const sequence = (wire.data as JsonObject)['sequence_number'];
-    if (found === undefined || typeof found.delta !== 'string' || found.obfuscation !== undefined || typeof sequence !== 'number') return;
-    const slots: Slot[] = [{ kind: 'read', value: found.delta }, { kind: 'read-number', value: sequence }];
+    if (found === undefined || typeof found.delta !== 'string' || typeof sequence !== 'number') return;
+    const obfuscated = typeof found.obfuscation === 'string';
+    const slots: Slot[] = [{ kind: 'read', value: found.delta }];
+    if (obfuscated) slots.push({ kind: 'read', value: found.obfuscation as string });
+    slots.push({ kind: 'read-number', value: sequence });
+    // The length of the text but its tokens, when they are spelled as `JSON.stringify` spells them.
+    let tokens = JSON.stringify(found.delta).length + String(sequence).length;
+    if (obfuscated) tokens += JSON.stringify(found.obfuscation).length;
     this.templates.learn(data, wire.event, slots, (value, probes) => {
       const usual = usualDelta(value);
       const object = value as JsonObject;
-      if (usual === undefined || usual.delta !== probes[0] || usual.obfuscation !== undefined || object['sequence_number'] !== probes[1]) return undefined;
+      if (usual === undefined || usual.delta !== probes[0] || usual.obfuscation !== (obfuscated ? probes[1] : undefined)) return undefined;
+      if (object['sequence_number'] !== probes[slots.length - 1]) return undefined;
       const known: KnownDelta = {
         type: object['type'], itemId: object['item_id'], outputIndex: object['output_index'], content: object['content_index'], summary: object['summary_index'],
       };
-      return { ...usual.shape, known };
+      return { ...usual.shape, known, obfuscated, literal: writtenAsIs(data, wire.data as JsonObject) ? data.length - tokens : undefined };
     });
   }
 
@@ -256,6 +289,8 @@ class ResponsesStreamDecoder implements StreamDecoder {
     }
     if (exact) {
       if (extra > 0) setStreamHint(first, BEFORE, group.slice(0, extra));
+      // One event written exactly as it came (a delta with its `obfuscation`, say): its text may be learned.
+      else if (group.length === 1 && events.length === 1) this.direct = group[0];
       this.shadow.seq = seq + canonical.length;
       return events;
     }
@@ -453,6 +488,21 @@ class ResponsesStreamDecoder implements StreamDecoder {
 /** A fresh OpenAI Responses stream decoder. */
 export function createOpenaiResponsesStreamDecoder(context: CodecContext): StreamDecoder {
   return new ResponsesStreamDecoder(context);
+}
+
+/** The keys of a usual delta in the order the writer writes them (`OutputWriter.fastDelta`, and `textDelta` and its kin with `numbered`). */
+const DELTA_KEYS: readonly string[] = ['type', 'sequence_number', 'item_id', 'output_index', 'content_index', 'summary_index', 'delta', 'logprobs', 'obfuscation'];
+
+/** `data`, the text of the usual delta `wire`, is the text the writer writes for it: its keys in the writer's order, compact, each value as `JSON.stringify` spells it. */
+function writtenAsIs(data: string, wire: JsonObject): boolean {
+  const ordered: JsonObject = {};
+  let count = 0;
+  for (const key of DELTA_KEYS) {
+    if (!(key in wire)) continue;
+    ordered[key] = wire[key];
+    count++;
+  }
+  return count === Object.keys(wire).length && JSON.stringify(ordered) === data;
 }
 
 /** True when `wire` is `{ ...data, sequence_number: seq }` (as {@link jsonEqual} compares), without making that object. */

@@ -22,9 +22,10 @@ import { encodeOpenaiResponsesError } from './error.ts';
 import { encodeOpenaiResponsesResponse } from './response.ts';
 import { encodeOpenaiResponsesStopReason } from './stop-reason.ts';
 import { FORMAT, ownHint } from './shared.ts';
-import { OutputWriter, type KnownDelta } from './stream-output.ts';
+import { OutputWriter, type KnownDelta, type TextCheck } from './stream-output.ts';
 import {
-  BEFORE, FAILED, FLAT_ERROR, NO_CREATED, NO_IN_PROGRESS, OUTPUT, QUIET, REMOVED, responseFields, scratch, streamHint, TERMINAL, TRUNCATED, WIRE,
+  BEFORE, FAILED, FLAT_ERROR, NO_CREATED, NO_IN_PROGRESS, NO_LOGPROBS, OBFUSCATION, OUTPUT, QUIET, REMOVED, responseFields, scratch, streamHint, TERMINAL, TRUNCATED,
+  WIRE,
 } from './stream-shared.ts';
 
 /** Strings this long or longer are serialised once per stream (see `OpenaiResponsesStreamWriter.serialised`). */
@@ -120,13 +121,37 @@ export class OpenaiResponsesStreamWriter {
   }
 
   /**
-   * {@link matchDirect} for the decoder's text path (see
-   * `OutputWriter.matchKnown`): whether a wire event with the fields
-   * `known` and the delta of `event` matches `event` (the caller has
-   * checked its sequence number); the delta is applied only when it does.
+   * For the decoder's text path (see `OutputWriter.matchKnown`): whether a
+   * wire event with the fields `known` and the delta of `event` is what
+   * this writer writes for `event` (the caller has checked its sequence
+   * number and, through the template the text matched, the rest of its
+   * text); the delta is applied only when it is. `event` is a delta of
+   * candidate 0 whose only hints are those of the text itself (its
+   * `obfuscation`, an absent `logprobs`), which the wire text carries.
    */
   matchKnown(event: StreamEvent, known: KnownDelta): boolean {
-    return this.direct(event) && this.output.matchKnown(event, known);
+    return this.textual(event) && this.output.matchKnown(event, known);
+  }
+
+  /** A delta of candidate 0, once the response has started, with no Responses hint but those a usual delta's text says itself. */
+  private textual(event: StreamEvent): event is TextDeltaEvent | ReasoningDeltaEvent | ToolCallDeltaEvent {
+    if (!this.started || (event.type !== 'text_delta' && event.type !== 'reasoning_delta' && event.type !== 'tool_call_delta') || event.candidate !== 0) return false;
+    const hints = event.extensions?.[FORMAT];
+    if (hints !== undefined) for (const key in hints) if (key !== OBFUSCATION && key !== NO_LOGPROBS) return false;
+    return true;
+  }
+
+  /**
+   * `StreamEncoder.encodeText`: a usual delta that the decoder read by its
+   * text and checked (`check`) written as that text, when this writer, in
+   * its own state, would write it so (the same check the decoder's shadow
+   * made); the delta is applied then, and only then.
+   */
+  encodeText(event: StreamEvent, data: string, check: TextCheck): SseMessage | undefined {
+    const type = check.known.type;
+    if (check.seq !== this.seq || typeof type !== 'string' || !this.matchKnown(event, check.known)) return undefined;
+    this.seq++;
+    return { event: type, data };
   }
 
   /** `event` may take the direct path: a delta of candidate 0 without a Responses hint, once the response has started. */
@@ -398,5 +423,6 @@ export function createOpenaiResponsesStreamEncoder(context: CodecContext): Strea
   return {
     encode: (event) => writer.encode(event),
     flush: () => [],
+    encodeText: (event, data, check) => writer.encodeText(event, data, check as TextCheck),
   };
 }

@@ -35,6 +35,12 @@ export interface KnownDelta {
   summary: unknown;
 }
 
+/** What the decoder checked of a usual delta it read by its text, for a trip back to Responses: its {@link KnownDelta} fields and its sequence number. */
+export interface TextCheck {
+  known: KnownDelta;
+  seq: number;
+}
+
 /** How a part travels: inside a message item's content, or as an output item of its own. */
 type PartKind = 'text' | 'refusal' | 'content' | 'reasoning' | 'tool_call' | 'opaque';
 

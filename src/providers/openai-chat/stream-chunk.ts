@@ -118,6 +118,8 @@ interface CandidateTools {
 export class ChunkBuilder {
   /** Top-level fields of the last committed chunk, without `choices` and without a usage object. */
   private top: JsonObject = { object: CHUNK_OBJECT };
+  /** Replaced with {@link top} by `begin` and `commit`, not by {@link commitObfuscation}: while it is the same object, so are the top-level fields but `obfuscation`. */
+  private base: object = this.top;
   private readonly candidates = new Map<number, CandidateTools>();
   /** Refusal parts (`candidate:index`), whose text deltas go to `delta.refusal`. */
   private readonly refusals = new Set<string>();
@@ -134,9 +136,15 @@ export class ChunkBuilder {
     return this.top;
   }
 
+  /** The same object while the top-level fields but `obfuscation` stay as they are (see {@link commitObfuscation}). */
+  get fieldsButObfuscation(): object {
+    return this.base;
+  }
+
   /** Set the top-level fields from a `start` event. */
   begin(start: StartEvent): void {
     this.top = baselineTop(start, this.model);
+    this.base = this.top;
   }
 
   private tools(candidate: number): CandidateTools {
@@ -307,7 +315,28 @@ export class ChunkBuilder {
       top[key] = chunk[key];
     }
     this.top = top;
+    this.base = top;
   }
+
+  /**
+   * Remember a chunk whose patch set only `obfuscation` (OpenAI pads every
+   * chunk with its own): what {@link commit} of it would remember, the
+   * other top-level fields kept as they are.
+   */
+  commitObfuscation(value: string): void {
+    this.top = { ...this.top, obfuscation: value };
+  }
+}
+
+/** `patch` sets only `obfuscation`, to a string: its value; else `undefined`. */
+export function obfuscationOnly(patch: ChunkPatch | undefined): string | undefined {
+  if (patch === undefined || patch.drop !== undefined || patch.into !== undefined || patch.set === undefined) return undefined;
+  let value: unknown;
+  for (const key in patch.set) {
+    if (key !== 'obfuscation') return undefined;
+    value = patch.set[key];
+  }
+  return typeof value === 'string' ? value : undefined;
 }
 
 /** Deep equality of two JSON values (objects with the same keys, arrays of the same length). */

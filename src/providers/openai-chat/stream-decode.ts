@@ -16,7 +16,7 @@ import { expectArray, expectObject, isObject, jsonType, pointer, type JsonObject
 import { decodeOpenaiChatError } from './error.ts';
 import { decodeOpenaiChatFinishReason } from './stop-reason.ts';
 import { decodeOpenaiChatUsage } from './usage.ts';
-import { ChunkBuilder, diffChunk, type ChunkHint } from './stream-chunk.ts';
+import { ChunkBuilder, diffChunk, obfuscationOnly, type ChunkHint } from './stream-chunk.ts';
 import { FORMAT } from './shape.ts';
 import type { OpenaiChatDialect } from './dialects.ts';
 
@@ -71,11 +71,17 @@ interface UsualDelta {
  * builder's key for that delta's shape, and its top-level fields then. A
  * chunk that differs from it only in its delta string, decoded to a delta
  * of the same key while the builder has the same top-level fields, is one
- * too, so its same-format hint is empty.
+ * too, so its same-format hint is empty. With `obfuscation`, a chunk that
+ * was that chunk but for its `obfuscation` (OpenAI pads every chunk with its
+ * own): one that differs from it only in its delta and `obfuscation`
+ * strings while the builder has the same top-level fields but
+ * `obfuscation` (`base`) is one too, whose hint sets just that.
  */
 interface SoleChunk {
   key: string;
   top: JsonObject;
+  base: object;
+  obfuscation?: true;
 }
 
 /**
@@ -176,12 +182,14 @@ class OpenaiChatStreamDecoder implements StreamDecoder {
    */
   private textChunk(data: string, event: string | undefined): StreamEvent[] | undefined {
     if (!this.started) return undefined;
-    const slot = this.templates.read(data, event)?.[0];
+    const strings = this.templates.read(data, event);
+    const slot = strings?.[0];
     if (slot === undefined) return undefined;
     const shape = this.templates.shape;
-    if (this.hints && shape.sole?.top !== this.builder.fields) return undefined;
+    const sole = shape.sole;
+    if (this.hints && (sole?.obfuscation === true ? sole.base !== this.builder.fieldsButObfuscation : sole?.top !== this.builder.fields)) return undefined;
     const delta = shape.tool === undefined ? { [shape.field]: slot } : { tool_calls: [{ index: shape.tool, function: { arguments: slot } }] };
-    return this.chunk({ choices: [{ index: shape.index, delta }] }, event, data);
+    return this.chunk({ choices: [{ index: shape.index, delta }] }, event, data, sole?.obfuscation === true ? strings![1] : undefined);
   }
 
   private learnChunk(data: string, wire: WireEvent): void {
@@ -192,9 +200,10 @@ class OpenaiChatStreamDecoder implements StreamDecoder {
     if (found === undefined || typeof found.slot !== 'string') return;
     // OpenAI pads each chunk with a random `obfuscation` string, which only the first chunk and the same-format hints read:
     // for another format it is a slot whose string is ignored; for the same format, part of the template.
+    // For the same format it is read as well when the chunk was the builder's but for its `obfuscation`.
     const obfuscation = (wire.data as JsonObject)['obfuscation'];
     const slots: Slot[] = [{ kind: 'read', value: found.slot }];
-    if (!this.hints && typeof obfuscation === 'string') slots.push({ kind: 'string', value: obfuscation });
+    if (typeof obfuscation === 'string' && (!this.hints || sole?.obfuscation === true)) slots.push({ kind: this.hints ? 'read' : 'string', value: obfuscation });
     this.templates.learn(data, wire.event, slots, (value, [probe, otherProbe]) => {
       const usual = usualDelta(value);
       if (usual === undefined || usual.slot !== probe || (otherProbe !== undefined && (value as JsonObject)['obfuscation'] !== otherProbe)) return undefined;
@@ -232,7 +241,7 @@ class OpenaiChatStreamDecoder implements StreamDecoder {
    * choice of `text`, the chunk's text; the whole chunk is parsed only if a
    * same-format hint turns out to need it.
    */
-  private chunk(data: JsonObject, eventName: string | undefined, text?: string): StreamEvent[] {
+  private chunk(data: JsonObject, eventName: string | undefined, text?: string, obfuscation?: string): StreamEvent[] {
     this.lastSole = undefined;
     const events: StreamEvent[] = [];
     const choices = data['choices'] === undefined ? [] : expectArray(data['choices'], '/choices', FORMAT);
@@ -257,16 +266,25 @@ class OpenaiChatStreamDecoder implements StreamDecoder {
     let sole: SoleChunk | undefined;
     if (text !== undefined) {
       const learned = this.templates.shape.sole!;
-      if (this.soleKey(events) === learned.key) sole = learned;
-      else data = JSON.parse(text) as JsonObject;
+      if (this.soleKey(events) === learned.key) {
+        sole = learned;
+        // What the patch of the parsed chunk would be: its `obfuscation` set, unless the last chunk had the same.
+        if (obfuscation !== undefined && obfuscation !== this.builder.fields['obfuscation']) {
+          hint.patch = { set: { obfuscation } };
+          this.builder.commitObfuscation(obfuscation);
+        }
+      } else data = JSON.parse(text) as JsonObject;
     }
     sole ??= this.soleChunk(events, data);
-    this.lastSole = sole;
     if (sole === undefined) {
       const patch = diffChunk(this.builder.build(events), data);
       if (patch !== undefined) hint.patch = patch;
       this.builder.commit(data);
+      // The builder's chunk but for its `obfuscation`: a sole chunk of that kind.
+      const key = obfuscationOnly(patch) === undefined ? undefined : this.soleKey(events);
+      if (key !== undefined) sole = { key, top: this.builder.fields, base: this.builder.fieldsButObfuscation, obfuscation: true };
     }
+    this.lastSole = sole;
     if (eventName !== undefined) hint.event = eventName;
     ((first.extensions ??= {})[FORMAT] ??= {})['$chunk'] = hint;
     this.withPending(first);
@@ -276,7 +294,7 @@ class OpenaiChatStreamDecoder implements StreamDecoder {
   /** The chunk is one delta, exactly as the builder would make it: no patch, and the builder's state stays as it is. */
   private soleChunk(events: StreamEvent[], data: JsonObject): SoleChunk | undefined {
     const sole = this.soleDelta(events);
-    return sole !== undefined && this.builder.isSoleChunk(data, sole.choice) ? { key: sole.key, top: this.builder.fields } : undefined;
+    return sole !== undefined && this.builder.isSoleChunk(data, sole.choice) ? { key: sole.key, top: this.builder.fields, base: this.builder.fieldsButObfuscation } : undefined;
   }
 
   /** The builder's key for the shape of `events` when they are one delta. */

@@ -17,7 +17,7 @@ import { isObject, jsonString, type JsonObject } from '../../core/wire.ts';
 import { encodeOpenaiChatError } from './error.ts';
 import { encodeOpenaiChatFinishReason } from './stop-reason.ts';
 import { encodeOpenaiChatUsage } from './usage.ts';
-import { applyChunkPatch, ChunkBuilder, type ChunkHint } from './stream-chunk.ts';
+import { applyChunkPatch, ChunkBuilder, obfuscationOnly, type ChunkHint } from './stream-chunk.ts';
 import { dialectOwns, isOpenaiChatDialect, reasoningField, type OpenaiChatDialect } from './dialects.ts';
 import { FORMAT } from './shape.ts';
 
@@ -27,6 +27,9 @@ const DONE = '[DONE]';
 /** A text no wire value holds, whose JSON marks where a delta's text goes in a chunk template. */
 const TEMPLATE_MARK = '\u0000interlingua-delta\u0000';
 const TEMPLATE_MARK_JSON = JSON.stringify(TEMPLATE_MARK);
+/** The same for the chunk's `obfuscation`. */
+const OBFUSCATION_MARK = '\u0000interlingua-obfuscation\u0000';
+const OBFUSCATION_MARK_JSON = JSON.stringify(OBFUSCATION_MARK);
 
 /** How a foreign part travels: as text, as a refusal, as a tool call, or not at all. */
 type PartSlot =
@@ -72,8 +75,10 @@ class OpenaiChatStreamEncoder implements StreamEncoder {
   private sent = false;
   /** Foreign mode: the JSON text of a one-text-delta chunk before and after its text, per candidate and key; reset by `start`. */
   private readonly templates = new Map<string, readonly [string, string]>();
-  /** Own mode: the same, for chunks that are one unpatched delta; cleared by every chunk built the general way. */
+  /** Own mode: the same, for chunks that are one unpatched delta; cleared by every chunk built the general way and every new `obfuscation`. */
   private readonly ownTemplates = new Map<string, readonly [string, string]>();
+  /** Own mode: the same around the delta and the `obfuscation`, for chunks that are one delta patched with just that; cleared by every chunk built the general way. */
+  private readonly obfuscatedTemplates = new Map<string, readonly [string, string, string]>();
 
   /** The dialect written for events from other formats (`context.dialect`, else plain OpenAI). */
   private readonly dialect: OpenaiChatDialect;
@@ -142,13 +147,18 @@ class OpenaiChatStreamEncoder implements StreamEncoder {
    * `build` makes): the envelope around the text is serialised once and kept
    * until a chunk takes the general path (which may change the top-level
    * fields every chunk repeats); the text is what `sendGroup` would write.
+   * Likewise a chunk that is one delta patched with just its `obfuscation`
+   * (see {@link obfuscatedDelta}).
    */
   private soleDelta(event: StreamEvent, hint: ChunkHint): SseMessage | undefined {
-    if (hint.n !== undefined || hint.patch !== undefined || hint.event !== undefined) return undefined;
+    if (hint.n !== undefined || hint.event !== undefined) return undefined;
+    const obfuscation = obfuscationOnly(hint.patch);
+    if (hint.patch !== undefined && obfuscation === undefined) return undefined;
     const text = event.type === 'text_delta' || event.type === 'reasoning_delta' ? event.text : event.type === 'tool_call_delta' ? event.arguments : undefined;
     if (text === undefined) return undefined;
     const sole = this.builder.soleDelta(event, TEMPLATE_MARK);
     if (sole === undefined) return undefined;
+    if (obfuscation !== undefined) return this.obfuscatedDelta(sole, text, obfuscation);
     let template = this.ownTemplates.get(sole.key);
     if (template === undefined) {
       const parts = JSON.stringify(this.builder.assemble([sole.choice])).split(TEMPLATE_MARK_JSON);
@@ -157,6 +167,29 @@ class OpenaiChatStreamEncoder implements StreamEncoder {
       this.ownTemplates.set(sole.key, template);
     }
     return { data: template[0] + jsonString(text) + template[1] };
+  }
+
+  /**
+   * One delta whose patch sets only `obfuscation` (OpenAI pads every chunk
+   * with its own): the chunk `sendGroup` writes (the patch sets the key where
+   * `assemble` puts it, or adds it last) from an envelope serialised once,
+   * and what its commit would remember.
+   */
+  private obfuscatedDelta(sole: { key: string; choice: JsonObject }, text: string, obfuscation: string): SseMessage | undefined {
+    let template = this.obfuscatedTemplates.get(sole.key);
+    if (template === undefined) {
+      const chunk = this.builder.assemble([sole.choice]);
+      chunk['obfuscation'] = OBFUSCATION_MARK;
+      const [before, rest, ...others] = JSON.stringify(chunk).split(TEMPLATE_MARK_JSON);
+      const parts = rest?.split(OBFUSCATION_MARK_JSON);
+      if (others.length !== 0 || parts?.length !== 2) return undefined;
+      template = [before!, parts[0]!, parts[1]!];
+      this.obfuscatedTemplates.set(sole.key, template);
+    }
+    this.builder.commitObfuscation(obfuscation);
+    // The unpatched templates hold the last chunk's `obfuscation`.
+    this.ownTemplates.clear();
+    return { data: template[0] + jsonString(text) + template[1] + jsonString(obfuscation) + template[2] };
   }
 
   private sendGroup(): SseMessage {
@@ -168,6 +201,7 @@ class OpenaiChatStreamEncoder implements StreamEncoder {
       return sole;
     }
     this.ownTemplates.clear();
+    this.obfuscatedTemplates.clear();
     const chunk = this.builder.build(this.group);
     const hint = this.hint;
     if (hint?.patch !== undefined) applyChunkPatch(chunk, hint.patch);

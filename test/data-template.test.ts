@@ -158,6 +158,29 @@ const chatWire: SseMessage[] = [
   { data: '[DONE]' },
 ];
 
+// As OpenAI-compatible servers (SGLang, here through Azure for DeepSeek) write them: every other delta key and
+// `matched_stop` null, `usage` null, and `created` the second each chunk was made. For another format a chunk is taken by
+// its text whatever its second; for the same format the nulls need a patch, and the chunk is parsed.
+const sglangChunk = (created: number, delta: string, finish = 'null') =>
+  ({ data: `{"id":"d1","object":"chat.completion.chunk","created":${created},"model":"deepseek","choices":[{"index":0,"delta":${delta},"logprobs":null,"finish_reason":${finish},"matched_stop":null}],"usage":null}` });
+const nullsAround = (field: string, text: string) =>
+  `{"role":null,"content":${field === 'content' ? `"${text}"` : 'null'},"reasoning_content":${field === 'reasoning_content' ? `"${text}"` : 'null'},"tool_calls":null}`;
+const chatNulls: SseMessage[] = [
+  sglangChunk(100, '{"role":"assistant","content":"","reasoning_content":null,"tool_calls":null}'),
+  ...['We', ' need', ...tricky, ' to'].map((text, index) => sglangChunk(100 + (index >> 2), nullsAround('reasoning_content', text))),
+  ...['The', ' answer', ...tricky, ' 101'].map((text, index) => sglangChunk(103 + (index >> 1), nullsAround('content', text))),
+  // A null turned into a value, an empty content beside the text, a key not null in the choice.
+  sglangChunk(110, '{"role":"assistant","content":"a","reasoning_content":null,"tool_calls":null}'),
+  sglangChunk(110, '{"role":null,"content":"","reasoning_content":"b","tool_calls":null}'),
+  { data: '{"id":"d1","object":"chat.completion.chunk","created":110,"model":"deepseek","choices":[{"index":0,"delta":{"role":null,"content":"c","reasoning_content":null,"tool_calls":null},"logprobs":null,"finish_reason":null,"matched_stop":7}],"usage":null}' },
+  // Log probabilities (not null) twice: the second chunk is not taken by the text of the first.
+  ...['d', 'e'].map((text) => ({ data: `{"id":"d1","object":"chat.completion.chunk","created":110,"model":"deepseek","choices":[{"index":0,"delta":${nullsAround('content', text)},"logprobs":{"content":[{"token":"t","logprob":-1}]},"finish_reason":null,"matched_stop":null}],"usage":null}` })),
+  sglangChunk(111, '{"role":null,"content":null,"reasoning_content":null,"tool_calls":[{"index":0,"id":"call_1","type":"function","function":{"name":"f","arguments":""}}]}'),
+  ...['{\\"a\\"', ':1', '}'].map((text) => sglangChunk(111, `{"role":null,"content":null,"reasoning_content":null,"tool_calls":[{"index":0,"function":{"arguments":"${text}"}}]}`)),
+  sglangChunk(112, '{"role":null,"content":null,"reasoning_content":null,"tool_calls":null}', '"tool_calls"'),
+  { data: '[DONE]' },
+];
+
 // For the same format, a template holds while the chunks' top-level fields stay the builder's: here they change and change back.
 const chunkAt = (created: number, choice: string) => ({ data: `{"id":"c1","object":"chat.completion.chunk","created":${created},"model":"m","choices":[{"index":0,${choice}}]}` });
 const chatChanging: SseMessage[] = [
@@ -468,6 +491,7 @@ const sources: [FormatId, SseMessage[]][] = [
   ['openai-chat', chatObfuscated],
   ['openai-chat', chatChanging],
   ['openai-chat', chatWire],
+  ['openai-chat', chatNulls],
   ['gemini', gemini],
   ['gemini', geminiUsage],
   ['bedrock-converse', bedrock],
@@ -512,11 +536,12 @@ for (const [number, [from, messages]] of sources.entries()) {
       const parsed = decoded(messages, from, to, false);
       assert.equal(byText, parsed);
       assert.is(JSON.stringify(byText), JSON.stringify(parsed));
-      // The text path is taken.
+      // The text path is taken (but for a trip back to Chat of chunks that differ from the builder's in their nulls).
       const counter = { count: 0 };
       converted(messages, counting(from, counter), to, false);
       if (process.env['COUNTS'] !== undefined) console.log(`\n${from} (${number}) → ${to}: ${counter.count}`);
-      assert.ok(counter.count >= 3, `${counter.count} events recognised`);
+      if (messages === chatNulls && to === from) assert.is(counter.count, 0);
+      else assert.ok(counter.count >= 3, `${counter.count} events recognised`);
     });
   }
 }

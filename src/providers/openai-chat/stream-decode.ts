@@ -84,14 +84,20 @@ interface SoleChunk {
   obfuscation?: true;
 }
 
+/** The delta fields whose one string a usual chunk carries. */
+const USUAL_FIELDS: ReadonlySet<string> = new Set(['content', 'reasoning_content', 'reasoning', 'refusal']);
+
 /**
  * A chunk of one choice whose delta is one string: `content`, a reasoning
  * field, `refusal`, or one tool call fragment's `function.arguments` (no
  * `id`, no name); `finish_reason` and `logprobs` absent or null, `usage`
- * absent or null, any other top-level fields. What `usual` found, with the
- * string; else `undefined`.
+ * absent or null, any other top-level fields. Where `nulls` (for another
+ * format: the decoder reads nothing of a null), the delta and the choice may
+ * have other keys that are null, as OpenAI-compatible servers write them
+ * (`"role":null,"content":null,"tool_calls":null`, `"matched_stop":null`).
+ * What `usual` found, with the string; else `undefined`.
  */
-function usualDelta(value: unknown): (UsualDelta & { slot: unknown }) | undefined {
+function usualDelta(value: unknown, nulls: boolean): (UsualDelta & { slot: unknown }) | undefined {
   if (!isObject(value) || (value['usage'] !== undefined && value['usage'] !== null) || value['error'] !== undefined) return undefined;
   const choices = value['choices'];
   if (!Array.isArray(choices) || choices.length !== 1) return undefined;
@@ -99,22 +105,26 @@ function usualDelta(value: unknown): (UsualDelta & { slot: unknown }) | undefine
   if (!isObject(choice) || typeof choice['index'] !== 'number') return undefined;
   for (const key in choice) {
     if (key === 'index' || key === 'delta') continue;
-    if ((key !== 'finish_reason' && key !== 'logprobs') || choice[key] !== null) return undefined;
+    if ((!nulls && key !== 'finish_reason' && key !== 'logprobs') || choice[key] !== null) return undefined;
   }
   const delta = choice['delta'];
   if (!isObject(delta)) return undefined;
   const index = choice['index'];
-  if (hasExactKeys(delta, 'tool_calls')) {
+  // The one key that is not null (with `nulls`; else the only key).
+  let field: string | undefined;
+  for (const key in delta) {
+    if (nulls && delta[key] === null) continue;
+    if (field !== undefined) return undefined;
+    field = key;
+  }
+  if (field === 'tool_calls') {
     const calls = delta['tool_calls'];
     if (!Array.isArray(calls) || calls.length !== 1) return undefined;
     const call: unknown = calls[0];
     if (!hasExactKeys(call, 'index', 'function') || typeof call['index'] !== 'number' || !hasExactKeys(call['function'], 'arguments')) return undefined;
     return { index, field: 'tool_calls', tool: call['index'], slot: call['function']['arguments'] };
   }
-  for (const field of ['content', 'reasoning_content', 'reasoning', 'refusal']) {
-    if (hasExactKeys(delta, field)) return { index, field, slot: delta[field] };
-  }
-  return undefined;
+  return field !== undefined && USUAL_FIELDS.has(field) ? { index, field, slot: delta[field] } : undefined;
 }
 
 /** A fresh Chat Completions stream decoder. */
@@ -138,6 +148,8 @@ class OpenaiChatStreamDecoder implements StreamDecoder {
 
   /** The last chunk decoded, when it was a {@link SoleChunk} (kept for the same-format hints only). */
   private lastSole: SoleChunk | undefined;
+  /** The first chunk's `created`: a stream whose chunks say another learns it as a slot. */
+  private created: unknown;
 
   readonly decodeText: (data: string, event: string | undefined) => StreamEvent[] | undefined;
   readonly learn: (data: string, wire: WireEvent) => void;
@@ -196,17 +208,29 @@ class OpenaiChatStreamDecoder implements StreamDecoder {
     if (!this.started || !this.templates.learning) return;
     const sole = this.lastSole;
     if (this.hints && sole === undefined) return;
-    const found = usualDelta(wire.data);
+    const nulls = !this.hints;
+    const found = usualDelta(wire.data, nulls);
     if (found === undefined || typeof found.slot !== 'string') return;
     // OpenAI pads each chunk with a random `obfuscation` string, which only the first chunk and the same-format hints read:
     // for another format it is a slot whose string is ignored; for the same format, part of the template.
     // For the same format it is read as well when the chunk was the builder's but for its `obfuscation`.
-    const obfuscation = (wire.data as JsonObject)['obfuscation'];
+    const chunk = wire.data as JsonObject;
+    const obfuscation = chunk['obfuscation'];
     const slots: Slot[] = [{ kind: 'read', value: found.slot }];
-    if (typeof obfuscation === 'string' && (!this.hints || sole?.obfuscation === true)) slots.push({ kind: this.hints ? 'read' : 'string', value: obfuscation });
-    this.templates.learn(data, wire.event, slots, (value, [probe, otherProbe]) => {
-      const usual = usualDelta(value);
-      if (usual === undefined || usual.slot !== probe || (otherProbe !== undefined && (value as JsonObject)['obfuscation'] !== otherProbe)) return undefined;
+    const obfuscated = typeof obfuscation === 'string' && (!this.hints || sole?.obfuscation === true);
+    if (obfuscated) slots.push({ kind: this.hints ? 'read' : 'string', value: obfuscation });
+    // Some servers (SGLang) stamp each chunk with the second it was made: for another format, read by the first chunk only.
+    // Learned as a slot once a chunk says another second than the first (OpenAI's never do; a slot costs every match).
+    const created = chunk['created'];
+    const stamped = nulls && typeof created === 'number' && created !== this.created;
+    if (stamped) slots.push({ kind: 'number', value: created, optional: true });
+    this.templates.learn(data, wire.event, slots, (value, probes) => {
+      const usual = usualDelta(value, nulls);
+      if (usual === undefined || usual.slot !== probes[0]) return undefined;
+      const object = value as JsonObject;
+      if (obfuscated && object['obfuscation'] !== probes[1]) return undefined;
+      // An optional number slot that stayed literal has no probe: the number is then the one learned.
+      if (stamped && object['created'] !== (probes[slots.length - 1] ?? created)) return undefined;
       const shape: UsualDelta = { index: usual.index, field: usual.field };
       if (usual.tool !== undefined) shape.tool = usual.tool;
       if (this.hints && sole !== undefined) shape.sole = sole;
@@ -312,6 +336,7 @@ class OpenaiChatStreamDecoder implements StreamDecoder {
   private start(data: JsonObject): StartEvent {
     const start: StartEvent = { type: 'start' };
     const { id, model, created } = data;
+    this.created = created;
     if (typeof id === 'string') start.id = id;
     if (typeof model === 'string') start.model = model;
     else if (this.context.model !== undefined) start.model = this.context.model;

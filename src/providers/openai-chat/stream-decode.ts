@@ -68,19 +68,19 @@ interface UsualDelta {
 
 /**
  * A chunk that was exactly the chunk the builder makes of its one delta: the
- * builder's key for that delta's shape, and its top-level fields then. A
- * chunk that differs from it only in its delta string, decoded to a delta
- * of the same key while the builder has the same top-level fields, is one
- * too, so its same-format hint is empty. With `obfuscation`, a chunk that
- * was that chunk but for its `obfuscation` (OpenAI pads every chunk with its
- * own): one that differs from it only in its delta and `obfuscation`
- * strings while the builder has the same top-level fields but
- * `obfuscation` (`base`) is one too, whose hint sets just that.
+ * builder's key for that delta's shape, and its top-level fields then
+ * (`fields`, the builder's `fields`). A chunk that differs from it only in
+ * its delta string, decoded to a delta of the same key while the builder has
+ * the same top-level fields, is one too, so its same-format hint is empty.
+ * With `obfuscation`, a chunk that was that chunk but for its `obfuscation`
+ * (OpenAI pads every chunk with its own), and `fields` the builder's
+ * `fieldsButObfuscation`: one that differs from it only in its delta and
+ * `obfuscation` strings while the builder has the same top-level fields but
+ * `obfuscation` is one too, whose hint sets just that.
  */
 interface SoleChunk {
   key: string;
-  top: JsonObject;
-  base: object;
+  fields: object;
   obfuscation?: true;
 }
 
@@ -199,7 +199,7 @@ class OpenaiChatStreamDecoder implements StreamDecoder {
     if (slot === undefined) return undefined;
     const shape = this.templates.shape;
     const sole = shape.sole;
-    if (this.hints && (sole?.obfuscation === true ? sole.base !== this.builder.fieldsButObfuscation : sole?.top !== this.builder.fields)) return undefined;
+    if (this.hints && sole?.fields !== (sole?.obfuscation === true ? this.builder.fieldsButObfuscation : this.builder.fields)) return undefined;
     const delta = shape.tool === undefined ? { [shape.field]: slot } : { tool_calls: [{ index: shape.tool, function: { arguments: slot } }] };
     return this.chunk({ choices: [{ index: shape.index, delta }] }, event, data, sole?.obfuscation === true ? strings![1] : undefined);
   }
@@ -306,7 +306,7 @@ class OpenaiChatStreamDecoder implements StreamDecoder {
       this.builder.commit(data);
       // The builder's chunk but for its `obfuscation`: a sole chunk of that kind.
       const key = obfuscationOnly(patch) === undefined ? undefined : this.soleKey(events);
-      if (key !== undefined) sole = { key, top: this.builder.fields, base: this.builder.fieldsButObfuscation, obfuscation: true };
+      if (key !== undefined) sole = { key, fields: this.builder.fieldsButObfuscation, obfuscation: true };
     }
     this.lastSole = sole;
     if (eventName !== undefined) hint.event = eventName;
@@ -318,7 +318,7 @@ class OpenaiChatStreamDecoder implements StreamDecoder {
   /** The chunk is one delta, exactly as the builder would make it: no patch, and the builder's state stays as it is. */
   private soleChunk(events: StreamEvent[], data: JsonObject): SoleChunk | undefined {
     const sole = this.soleDelta(events);
-    return sole !== undefined && this.builder.isSoleChunk(data, sole.choice) ? { key: sole.key, top: this.builder.fields, base: this.builder.fieldsButObfuscation } : undefined;
+    return sole !== undefined && this.builder.isSoleChunk(data, sole.choice) ? { key: sole.key, fields: this.builder.fields } : undefined;
   }
 
   /** The builder's key for the shape of `events` when they are one delta. */

@@ -124,10 +124,10 @@ test('Anthropic system and split tool-result turns: paths name the wire blocks, 
   };
   const { losses } = convertRequest(body, { from: 'anthropic', to: 'openai-chat' });
   const paths = losses.filter((loss) => loss.irPath !== undefined).map((loss) => [loss.irPath, loss.path]);
-  // IR message 0 is the system prompt; the third wire turn is IR messages 3 (tool) and 4 (user).
+  // IR message 0 is the system prompt; the third wire turn is IR messages 3 (tool) and 4 (user). Each dropped breakpoint points at its `cache_control`.
   assert.equal(paths, [
-    ['/messages/0/parts/0', '/system/0'],
-    ['/messages/4/parts/0', '/messages/2/content/1'],
+    ['/messages/0/parts/0/cache', '/system/0/cache_control'],
+    ['/messages/4/parts/0/cache', '/messages/2/content/1/cache_control'],
   ]);
 });
 

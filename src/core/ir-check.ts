@@ -116,6 +116,7 @@ function part(value: unknown, path: string): void {
   const node = object(value, path);
   const type = oneOf(node, 'type', PART_TYPES, path);
   extensible(node, path);
+  cacheBreakpoint(node, path);
   switch (type) {
     case 'text':
     case 'refusal':
@@ -193,6 +194,12 @@ function message(value: unknown, path: string): void {
   parts(node, 'parts', path);
 }
 
+/** A part's or tool's `cache`, when set: an object with an optional string `ttl`. */
+function cacheBreakpoint(node: Node, path: string): void {
+  if (node['cache'] === undefined) return;
+  optional(object(node['cache'], pointer(path, 'cache')), 'ttl', 'string', pointer(path, 'cache'));
+}
+
 function tool(value: unknown, path: string): void {
   const node = object(value, path);
   const type = oneOf(node, 'type', TOOL_TYPES, path);
@@ -205,6 +212,7 @@ function tool(value: unknown, path: string): void {
   string(node, 'name', path);
   optional(node, 'description', 'string', path);
   optional(node, 'strict', 'boolean', path);
+  cacheBreakpoint(node, path);
   if (node['parameters'] !== undefined) object(node['parameters'], pointer(path, 'parameters'));
 }
 

@@ -92,22 +92,38 @@ export interface Citation extends Extensible {
   end?: number;
 }
 
+/**
+ * A prompt-cache breakpoint: the prompt up to and including the node that
+ * carries it may be cached and read back by later requests (Anthropic
+ * `cache_control` on a block or tool, a Bedrock `cachePoint` block after
+ * one). `ttl` is the entry's lifetime as the vendors spell it (`5m`, `1h`);
+ * absent, the vendor's default.
+ */
+export interface CacheBreakpoint {
+  ttl?: string;
+}
+
+/** What every part has: extensions, and an optional prompt-cache breakpoint after it. */
+export interface PartBase extends Extensible {
+  cache?: CacheBreakpoint;
+}
+
 /** Plain text. */
-export interface TextPart extends Extensible {
+export interface TextPart extends PartBase {
   type: 'text';
   text: string;
   citations?: Citation[];
 }
 
 /** An image. `detail` is OpenAI's resolution hint. */
-export interface ImagePart extends Extensible {
+export interface ImagePart extends PartBase {
   type: 'image';
   source: MediaSource;
   detail?: string;
 }
 
 /** Audio input or output. */
-export interface AudioPart extends Extensible {
+export interface AudioPart extends PartBase {
   type: 'audio';
   source: MediaSource;
   /** Transcript, where the vendor gives one (OpenAI audio output). */
@@ -115,13 +131,13 @@ export interface AudioPart extends Extensible {
 }
 
 /** Video. */
-export interface VideoPart extends Extensible {
+export interface VideoPart extends PartBase {
   type: 'video';
   source: MediaSource;
 }
 
 /** A document: a PDF, plain text, a file, or a set of parts. */
-export interface DocumentPart extends Extensible {
+export interface DocumentPart extends PartBase {
   type: 'document';
   source: MediaSource | TextSource | ContentSource;
   title?: string;
@@ -150,7 +166,7 @@ export interface ReasoningState {
 }
 
 /** Model reasoning: visible text and/or summary, plus the opaque state a vendor needs back. */
-export interface ReasoningPart extends Extensible {
+export interface ReasoningPart extends PartBase {
   type: 'reasoning';
   /** Visible reasoning text (may be empty, such as with redacted or omitted thinking). */
   text: string;
@@ -165,7 +181,7 @@ export interface ReasoningPart extends Extensible {
 }
 
 /** A model's request to call a client function. */
-export interface ToolCallPart extends Extensible {
+export interface ToolCallPart extends PartBase {
   type: 'tool_call';
   /** The call id. Always set: synthesised deterministically when the wire had none (see `syntheticId`). */
   id: string;
@@ -181,7 +197,7 @@ export interface ToolCallPart extends Extensible {
 }
 
 /** The client's answer to a tool call. */
-export interface ToolResultPart extends Extensible {
+export interface ToolResultPart extends PartBase {
   type: 'tool_result';
   /** The id of the call this answers. */
   callId: string;
@@ -195,13 +211,13 @@ export interface ToolResultPart extends Extensible {
 }
 
 /** A refusal by the model. */
-export interface RefusalPart extends Extensible {
+export interface RefusalPart extends PartBase {
   type: 'refusal';
   text: string;
 }
 
 /** A vendor block with no neutral meaning (server-tool calls and results, built-in tool items), kept whole for a same-format trip. */
-export interface OpaquePart extends Extensible {
+export interface OpaquePart extends PartBase {
   type: 'opaque';
   format: FormatId;
   /** The wire block's type, for messages and loss reports. */
@@ -253,6 +269,8 @@ export interface FunctionTool extends Extensible {
   parameters?: JsonSchema;
   /** Strict schema adherence (OpenAI `strict`, Anthropic `strict`). */
   strict?: boolean;
+  /** A prompt-cache breakpoint after this tool (the tools come first in the cached prefix). */
+  cache?: CacheBreakpoint;
 }
 
 /** A vendor built-in or server tool (web search, code execution, …), kept whole for its own format. */

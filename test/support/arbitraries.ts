@@ -22,6 +22,7 @@ import { decodeRequest, decodeResponse, encodeRequest, encodeResponse } from '..
 import { isInterlinguaError } from '../../src/core/errors.ts';
 import type {
   Base64Source,
+  CacheBreakpoint,
   Candidate,
   FormatId,
   Generation,
@@ -741,10 +742,13 @@ interface Capability {
   noResponseId?: boolean;
   /** A request without `stream` streams (Ollama): the generator always says which. */
   streamDefault?: boolean;
+  /** Request parts carry prompt-cache breakpoints (Anthropic `cache_control`, Bedrock `cachePoint`). */
+  cacheBreakpoints?: boolean;
 }
 
 const CAPABILITIES: Record<FormatId, Capability> = {
   anthropic: {
+    cacheBreakpoints: true,
     userMedia: ['image', 'document'],
     reasoning: 'signature',
     refusal: false,
@@ -825,6 +829,7 @@ const CAPABILITIES: Record<FormatId, Capability> = {
     refusalStops: false,
   },
   'bedrock-converse': {
+    cacheBreakpoints: true,
     userMedia: ['image'],
     reasoning: 'signature',
     refusal: false,
@@ -946,7 +951,11 @@ interface Draft {
 }
 
 function textPart(draft: Draft): fc.Arbitrary<Part> {
-  return textArbitrary({ empty: draft.capability.emptyText, huge: true }).map((text): Part => ({ type: 'text', text }));
+  const text = textArbitrary({ empty: draft.capability.emptyText, huge: true });
+  if (draft.capability.cacheBreakpoints !== true || draft.request !== true) return text.map((value): Part => ({ type: 'text', text: value }));
+  // Now and then a prompt-cache breakpoint after the text, with or without a lifetime.
+  const cache = fc.option(fc.constantFrom<CacheBreakpoint>({}, { ttl: '5m' }, { ttl: '1h' }), { nil: undefined, freq: 3 });
+  return fc.tuple(text, cache).map(([value, breakpoint]): Part => (breakpoint === undefined ? { type: 'text', text: value } : { type: 'text', text: value, cache: breakpoint }));
 }
 
 function userMessage(draft: Draft): fc.Arbitrary<Message> {
@@ -985,7 +994,7 @@ function opaquePart(draft: Draft): fc.Arbitrary<Part> | undefined {
         fc.constantFrom(opaque('executableCode', { executableCode: { language: 'PYTHON', code } }), opaque('codeExecutionResult', { codeExecutionResult: { outcome: 'OUTCOME_OK', output } })),
       );
     case 'bedrock-converse':
-      return fc.constantFrom(opaque('cachePoint', { cachePoint: { type: 'default' } }));
+      return text.map((value) => opaque('guardContent', { guardContent: { text: { text: value } } }));
     case 'openai-chat':
     case 'ollama':
       return undefined;

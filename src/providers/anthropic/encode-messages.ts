@@ -62,14 +62,14 @@ function interleave(results: JsonObject[], others: JsonObject[], layout: unknown
 
 /**
  * The text of a message whose one part is a plain text part (no extensions,
- * no citations): encoding that part reports nothing and gives at most one
+ * no citations, no cache breakpoint): encoding that part reports nothing and gives at most one
  * bare text block, so a string `content` needs no blocks built. `undefined` otherwise.
  */
 function plainText(message: Message): string | undefined {
   const parts = message.parts;
   if (parts.length !== 1) return undefined;
   const part = parts[0] as Message['parts'][number];
-  return part.type === 'text' && part.extensions === undefined && part.citations === undefined ? part.text : undefined;
+  return part.type === 'text' && part.extensions === undefined && part.citations === undefined && part.cache === undefined ? part.text : undefined;
 }
 
 /** The blocks `encodeAnthropicParts` gives for a plain text part (see {@link plainText}): none for `""`, else one bare text block. */

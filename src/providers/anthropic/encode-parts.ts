@@ -12,13 +12,14 @@ import type {
   ToolResultBlockParam,
   ToolUseBlockParam,
 } from '@anthropic-ai/sdk/resources/messages/messages';
-import type { DocumentPart, ImagePart, Part, ReasoningPart, TextPart, ToolCallPart, ToolResultPart } from '../../core/ir.ts';
+import type { CacheBreakpoint, DocumentPart, ImagePart, Part, ReasoningPart, TextPart, ToolCallPart, ToolResultPart } from '../../core/ir.ts';
 import { unreachable } from '../../core/ir.ts';
 import type { LossCollector } from '../../core/losses.ts';
 import { argumentsAsObject } from '../../core/tools.ts';
 import { appended, pointer, spreadExtensions, type JsonObject } from '../../core/wire.ts';
 import { encodeAnthropicCitation } from './citations.ts';
 import { encodeAnthropicMediaSource, encodeDocumentFields, withSourceExtras } from './media-blocks.ts';
+import { cacheControlOf } from './cache-control.ts';
 import { ANTHROPIC, hasHint, onlyAnthropic, wasNull } from './shape.ts';
 import { anthropicToolId, isAnthropicToolId } from './tool-ids.ts';
 
@@ -143,7 +144,7 @@ function plainResultContent(part: ToolResultPart): unknown {
   if (hints !== undefined && isSet(hints['$contentAbsent'])) return undefined;
   const content = part.content;
   const single = content.length === 1 ? (content[0] as Part) : undefined;
-  if (hints === undefined && single !== undefined && single.type === 'text' && single.extensions === undefined && single.citations === undefined) {
+  if (hints === undefined && single !== undefined && single.type === 'text' && single.extensions === undefined && single.citations === undefined && single.cache === undefined) {
     // One plain text (the common result from another format): the bare block it would encode to is written as its string.
     return single.text === '' ? undefined : single.text;
   }
@@ -243,6 +244,25 @@ export function encodeAnthropicPart(part: Part, path: string, losses: LossCollec
   }
 }
 
+/**
+ * `block` with the `cache_control` of `part`'s breakpoint. A thinking block
+ * takes none (Anthropic refuses it), nor does an answer's content: each
+ * reported. An opaque block, which is the source's own object, is copied.
+ */
+function withCacheControl(block: JsonObject, part: Part, path: string, losses: LossCollector, answer: boolean): JsonObject {
+  const cache = part.cache as CacheBreakpoint;
+  const type = block['type'];
+  if (answer || type === 'thinking' || type === 'redacted_thinking') {
+    const where = answer ? 'the content of an answer' : 'a thinking block';
+    losses.addAt(cache, 'dropped_field', `${path}/cache`, `Anthropic takes no prompt-cache breakpoint (cache_control) on ${where}; dropped`);
+    return block;
+  }
+  const control = cacheControlOf(cache, path, losses);
+  if (part.type === 'opaque') return { ...block, cache_control: control };
+  block['cache_control'] = control;
+  return block;
+}
+
 /** Media part types, which an Anthropic answer cannot hold. */
 const MEDIA_PART_TYPES: ReadonlySet<string> = new Set(['image', 'audio', 'video', 'document']);
 
@@ -259,7 +279,8 @@ export function encodeAnthropicParts(parts: readonly Part[], path: string, losse
     }
     // Most parts report nothing: their pointer is built only for those that may.
     const direct = part.extensions === undefined || onlyAnthropic(part.extensions) ? directBlock(part) : GENERAL;
-    const block = direct === GENERAL ? encodeAnthropicPart(part, `${path}/${index}`, losses) : direct;
+    let block = direct === GENERAL ? encodeAnthropicPart(part, `${path}/${index}`, losses) : direct;
+    if (block !== undefined && part.cache !== undefined) block = withCacheControl(block, part, `${path}/${index}`, losses, answer);
     if (block !== undefined) blocks = appended(blocks, block);
   }
   return blocks ?? [];

@@ -22,6 +22,7 @@ import {
   unknownKeys,
   type JsonObject,
 } from '../../core/wire.ts';
+import { liftCacheControl } from './cache-control.ts';
 import { ANTHROPIC, anthropicHint, hasHint, hintNull, optionalString, wasNull } from './shape.ts';
 
 const IMAGE_KEYS: ReadonlySet<string> = new Set(['type', 'source']);
@@ -82,7 +83,7 @@ export function decodeAnthropicImage(object: JsonObject, path: string): ImagePar
   }
   const part: ImagePart = { type: 'image', source: media };
   sourceExtras(part, source, MEDIA_SOURCE_KEYS[type] ?? IMAGE_KEYS);
-  extend(part, ANTHROPIC, unknownKeys(object, IMAGE_KEYS));
+  extend(part, ANTHROPIC, liftCacheControl(part, unknownKeys(object, IMAGE_KEYS)));
   return part;
 }
 
@@ -128,7 +129,7 @@ export function decodeAnthropicDocument(object: JsonObject, path: string, nested
   const context = optionalString(object, 'context', path, part);
   if (context !== undefined) part.context = context;
   decodeCitationsFlag(object, path, part);
-  extend(part, ANTHROPIC, unknownKeys(object, DOCUMENT_KEYS));
+  extend(part, ANTHROPIC, liftCacheControl(part, unknownKeys(object, DOCUMENT_KEYS)));
   return part;
 }
 
@@ -144,7 +145,7 @@ export function decodeAnthropicSearchResult(object: JsonObject, path: string, ne
   anthropicHint(part, '$block', 'search_result');
   extend(part, ANTHROPIC, { source: url });
   decodeCitationsFlag(object, path, part);
-  extend(part, ANTHROPIC, unknownKeys(object, SEARCH_RESULT_KEYS));
+  extend(part, ANTHROPIC, liftCacheControl(part, unknownKeys(object, SEARCH_RESULT_KEYS)));
   return part;
 }
 

@@ -22,6 +22,7 @@ import {
 import { CALL_BLOCK_TYPES, OPAQUE_BLOCK_TYPES } from './block-types.ts';
 import { decodeAnthropicCitation } from './citations.ts';
 import { decodeAnthropicDocument, decodeAnthropicImage, decodeAnthropicSearchResult } from './media-blocks.ts';
+import { liftCacheControl } from './cache-control.ts';
 import { ANTHROPIC, anthropicHint, hintNull } from './shape.ts';
 
 /** State shared while decoding one body: losses and the tool calls seen so far (id → name). */
@@ -88,7 +89,7 @@ function decodeText(object: JsonObject, base: string, index: number, hints: bool
     const list = expectArray(citations, `${path}/citations`, ANTHROPIC);
     part.citations = list.map((citation, at) => decodeAnthropicCitation(citation, `${path}/citations/${at}`));
   }
-  extend(part, ANTHROPIC, extras(object, 'type', 'text', 'citations'));
+  extend(part, ANTHROPIC, liftCacheControl(part, extras(object, 'type', 'text', 'citations')));
   return part;
 }
 
@@ -120,7 +121,7 @@ function decodeToolUse(object: JsonObject, base: string, index: number, scope: B
   const input = isObject(value) ? value : expectObject(required(object, 'input', blockPath(base, index), ANTHROPIC), `${blockPath(base, index)}/input`, ANTHROPIC);
   (scope.calls ??= new Map()).set(id, name);
   const part: ToolCallPart = { type: 'tool_call', id, name, arguments: input };
-  extend(part, ANTHROPIC, extras(object, 'type', 'id', 'name', 'input'));
+  extend(part, ANTHROPIC, liftCacheControl(part, extras(object, 'type', 'id', 'name', 'input')));
   return part;
 }
 
@@ -155,7 +156,7 @@ function decodeToolResult(object: JsonObject, base: string, index: number, scope
   if (isError === null) {
     if (hints) anthropicHint(part, '$isErrorNull', true);
   } else if (isError !== undefined) part.isError = typeof isError === 'boolean' ? isError : expectBoolean(isError, `${blockPath(base, index)}/is_error`, ANTHROPIC);
-  extend(part, ANTHROPIC, extras(object, 'type', 'tool_use_id', 'content', 'is_error'));
+  extend(part, ANTHROPIC, liftCacheControl(part, extras(object, 'type', 'tool_use_id', 'content', 'is_error')));
   return part;
 }
 
@@ -177,6 +178,8 @@ export function decodeAnthropicBlock(value: unknown, path: string, scope: BlockS
 /** {@link decodeAnthropicBlock} for the block at `index` of the list at `base` (see {@link blockPath}). */
 export function decodeAnthropicBlockAt(value: unknown, base: string, index: number, scope: BlockScope): Part {
   const part = decodeBlock(value, base, index, scope);
+  // A breakpoint's losses (every other target drops it) point at its `cache_control`, found at once.
+  if (part.cache !== undefined) scope.losses.anchorItem(part.cache, `${blockPath(base, index)}/cache_control`);
   return scope.losses.recording ? scope.losses.origin(part, blockPath(base, index)) : part;
 }
 

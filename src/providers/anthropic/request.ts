@@ -138,7 +138,7 @@ export function decodeAnthropicRequest(body: unknown, context: CodecContext): Re
   else if (system === null && hints) anthropicHint(request, '$systemNull', true);
   decodeAnthropicMessagesInto(required(object, 'messages', '', ANTHROPIC), '/messages', scope, request.messages);
   if (object['tools'] !== undefined) {
-    request.tools = decodeAnthropicTools(object['tools'], '/tools');
+    request.tools = decodeAnthropicTools(object['tools'], '/tools', scope.losses);
     if (losses.recording) request.tools.forEach((tool, index) => losses.origin(tool, pointer('/tools', index)));
   }
   if (object['tool_choice'] !== undefined) decodeAnthropicToolChoice(object['tool_choice'], '/tool_choice', request);

@@ -21,11 +21,12 @@ import {
   unknownKeys,
   type JsonObject,
 } from '../../core/wire.ts';
+import { cacheControlOf, liftCacheControl } from './cache-control.ts';
 import { ANTHROPIC, anthropicHint, hasHint } from './shape.ts';
 
 const CUSTOM_TOOL_KEYS: ReadonlySet<string> = new Set(['type', 'name', 'description', 'input_schema', 'strict']);
 
-function decodeTool(value: unknown, path: string): Tool {
+function decodeTool(value: unknown, path: string, losses: LossCollector): Tool {
   const object = expectObject(value, path, ANTHROPIC);
   const type = object['type'];
   if (type !== undefined && type !== null && type !== 'custom') {
@@ -38,13 +39,14 @@ function decodeTool(value: unknown, path: string): Tool {
   if (object['description'] !== undefined) tool.description = expectString(object['description'], pointer(path, 'description'), ANTHROPIC);
   tool.parameters = expectObject(required(object, 'input_schema', path, ANTHROPIC), pointer(path, 'input_schema'), ANTHROPIC);
   if (object['strict'] !== undefined) tool.strict = expectBoolean(object['strict'], pointer(path, 'strict'), ANTHROPIC);
-  extend(tool, ANTHROPIC, unknownKeys(object, CUSTOM_TOOL_KEYS));
+  extend(tool, ANTHROPIC, liftCacheControl(tool, unknownKeys(object, CUSTOM_TOOL_KEYS)));
+  if (tool.cache !== undefined) losses.anchorItem(tool.cache, `${path}/cache_control`);
   return tool;
 }
 
 /** Decode the wire `tools` array. */
-export function decodeAnthropicTools(value: unknown, path: string): Tool[] {
-  return expectArray(value, path, ANTHROPIC).map((tool, index) => decodeTool(tool, pointer(path, index)));
+export function decodeAnthropicTools(value: unknown, path: string, losses: LossCollector): Tool[] {
+  return expectArray(value, path, ANTHROPIC).map((tool, index) => decodeTool(tool, pointer(path, index), losses));
 }
 
 function encodeTool(tool: Tool, path: string, losses: LossCollector): JsonObject | undefined {
@@ -61,6 +63,7 @@ function encodeTool(tool: Tool, path: string, losses: LossCollector): JsonObject
   if (tool.description !== undefined) wire['description'] = tool.description;
   wire['input_schema'] = tool.parameters ?? { type: 'object', properties: {} };
   if (tool.strict !== undefined) wire['strict'] = tool.strict;
+  if (tool.cache !== undefined) wire['cache_control'] = cacheControlOf(tool.cache, path, losses);
   return spreadExtensions(wire, tool, ANTHROPIC);
 }
 

@@ -9,6 +9,7 @@
 import type { OpaquePart, Part, ReasoningPart, TextPart, ToolCallPart, ToolResultPart } from '../../core/ir.ts';
 import type { LossCollector } from '../../core/losses.ts';
 import { expectArray, expectObject, expectString, extend, hint, isObject, pointer, required, unknownKeys, type JsonObject } from '../../core/wire.ts';
+import { cachePointOf } from './cache-point.ts';
 import { decodeBedrockCitation } from './citations.ts';
 import { decodeBedrockDocument, decodeBedrockMedia } from './media-decode.ts';
 import { BEDROCK, stringField } from './shape.ts';
@@ -186,7 +187,7 @@ function decodeToolResult(value: unknown, path: string, scope: BlockScope): Tool
   const content = wire['content'] === undefined ? [] : expectArray(wire['content'], `${path}/content`, BEDROCK);
   const id = wire['toolUseId'];
   const callId = typeof id === 'string' ? id : stringField(wire, 'toolUseId', path);
-  const part: ToolResultPart = { type: 'tool_result', callId, content: decodeList(content, `${path}/content`, scope, decodeResultItem) };
+  const part: ToolResultPart = { type: 'tool_result', callId, content: decodeList(content, `${path}/content`, scope, decodeResultItem, false) };
   const status = wire['status'];
   if (status !== undefined) {
     const text = typeof status === 'string' ? status : expectString(status, `${path}/status`, BEDROCK);
@@ -260,23 +261,42 @@ export function decodeBedrockBlock(value: unknown, path: string, scope: BlockSco
 }
 
 /**
- * Decode `list` (at `path`) with `decode`; each part remembers its block's pointer when origins are recorded.
- * Holes stay holes, as `Array.prototype.map` keeps them.
+ * Make `value` (the block at `path`) the breakpoint of `previous` when it
+ * is a cache point and `previous` a part without one; false otherwise.
  */
-function decodeList(list: unknown[], path: string, scope: BlockScope, decode: (value: unknown, path: string, scope: BlockScope) => Part): Part[] {
+export function attachCachePoint(previous: Part | undefined, value: unknown, path: string, losses: LossCollector): boolean {
+  if (previous === undefined || previous.cache !== undefined) return false;
+  const cache = cachePointOf(value);
+  if (cache === undefined) return false;
+  previous.cache = losses.anchorItem(cache, path);
+  return true;
+}
+
+/**
+ * Decode `list` (at `path`) with `decode`; each part remembers its block's pointer when origins are recorded.
+ * Holes stay holes, as `Array.prototype.map` keeps them. With `cachePoints`, a cache point becomes the
+ * breakpoint of the part before it ({@link attachCachePoint}).
+ */
+function decodeList(list: unknown[], path: string, scope: BlockScope, decode: (value: unknown, path: string, scope: BlockScope) => Part, cachePoints: boolean): Part[] {
   const parts: Part[] = new Array(list.length);
   const losses = scope.losses;
+  let count = 0;
   for (let index = 0; index < list.length; index++) {
     const value = list[index];
-    if (value === undefined && !(index in list)) continue;
+    if (value === undefined && !(index in list)) {
+      count++;
+      continue;
+    }
     const blockPath = `${path}/${index}`;
+    if (cachePoints && count > 0 && attachCachePoint(parts[count - 1], value, blockPath, losses)) continue;
     const part = decode(value, blockPath, scope);
-    parts[index] = losses.recording ? losses.origin(part, blockPath) : part;
+    parts[count++] = losses.recording ? losses.origin(part, blockPath) : part;
   }
+  if (count < parts.length) parts.length = count;
   return parts;
 }
 
 /** Decode a list of content blocks; each part remembers its block's pointer (for loss paths into the source). */
 export function decodeBedrockBlocks(value: unknown, path: string, scope: BlockScope): Part[] {
-  return decodeList(Array.isArray(value) ? value : expectArray(value, path, BEDROCK), path, scope, decodeBedrockBlock);
+  return decodeList(Array.isArray(value) ? value : expectArray(value, path, BEDROCK), path, scope, decodeBedrockBlock, true);
 }

@@ -12,6 +12,7 @@ import { argumentsAsObject } from '../../core/tools.ts';
 import { appended, extensionsOf, isObject, type JsonObject } from '../../core/wire.ts';
 import { encodeBedrockCitation } from './citations.ts';
 import { encodeBedrockDocument, encodeBedrockMedia } from './media-encode.ts';
+import { cachePointBlock } from './cache-point.ts';
 import { BEDROCK, hasHint } from './shape.ts';
 
 /** Member-level extension fields: everything but the block-level `blockFields`. */
@@ -78,6 +79,9 @@ function encodeToolCall(part: ToolCallPart, losses: LossCollector, path: string)
 
 /** Encode item `index` of the tool result at `resultPath` (its pointer is made only where it is used). */
 function encodeResultItem(item: Part, losses: LossCollector, resultPath: string, index: number): JsonObject | undefined {
+  if (item.cache !== undefined) {
+    losses.addAt(item.cache, 'dropped_field', `${resultPath}/content/${index}/cache`, 'a Converse tool result holds no cache point; the breakpoint inside it was dropped (one after the tool result would be kept)');
+  }
   if (item.type === 'text') {
     if (item.extensions === undefined) return { text: item.text };
     const json = extensionsOf(item, BEDROCK)?.['$json'];
@@ -144,7 +148,9 @@ export function encodeBedrockParts(parts: readonly Part[], losses: LossCollector
   const out: JsonObject[] = [];
   parts.forEach((part, index) => {
     const encoded = encodeBedrockPart(part, losses, `${path}/${index}`, target);
-    if (encoded !== undefined) out.push(encoded);
+    if (encoded === undefined) return;
+    out.push(encoded);
+    if (part.cache !== undefined) out.push(cachePointBlock(part.cache, `${path}/${index}`, losses));
   });
   return out;
 }

@@ -10,8 +10,9 @@ import type { Message, Part } from '../../core/ir.ts';
 import type { LossCollector } from '../../core/losses.ts';
 import { InterlinguaError } from '../../core/errors.ts';
 import { appended, expectArray, expectObject, extend, extensionsOf, hint, isObject, pointer, required, spreadExtensions, type JsonObject } from '../../core/wire.ts';
-import { decodeBedrockBlock, decodeBedrockBlocks, type BlockScope } from './blocks-decode.ts';
+import { attachCachePoint, decodeBedrockBlock, decodeBedrockBlocks, type BlockScope } from './blocks-decode.ts';
 import { encodeBedrockPart } from './blocks-encode.ts';
+import { cachePointBlock } from './cache-point.ts';
 import { BEDROCK, stringField } from './shape.ts';
 import { messagePointer, partPointer } from '../../core/ir-pointers.ts';
 
@@ -44,6 +45,7 @@ function decodeUserTurn(wire: JsonObject, content: unknown[], path: string, turn
     const item = content[index];
     if (item === undefined && !(index in content)) continue;
     const blockPath = `${path}/content/${index}`;
+    if (current !== undefined && attachCachePoint(current.parts[current.parts.length - 1], item, blockPath, losses)) continue;
     const part = decodeBedrockBlock(item, blockPath, scope);
     if (losses.recording) losses.origin(part, blockPath);
     const role = part.type === 'tool_result' ? 'tool' : 'user';
@@ -108,7 +110,7 @@ function foldedSystem(message: Message, losses: LossCollector, path: string): Pa
   losses.add('moved_content', path, 'Converse has system blocks only before the conversation; this system message was sent as user text prefixed "System: "', 'warning');
   const parts: Part[] = [];
   message.parts.forEach((part, index) => {
-    if (part.type === 'text') parts.push({ type: 'text', text: `System: ${part.text}` });
+    if (part.type === 'text') parts.push(part.cache === undefined ? { type: 'text', text: `System: ${part.text}` } : { type: 'text', text: `System: ${part.text}`, cache: part.cache });
     else losses.add('unsupported_part', pointer(path, 'parts', index), `a ${part.type} part in a mid-conversation system message has no place in Converse; dropped`);
   });
   return parts;
@@ -127,7 +129,9 @@ export function encodeBedrockMessages(messages: readonly Message[], losses: Loss
       const part = message.parts[partIndex];
       if (part === undefined && !(partIndex in message.parts)) continue;
       const encoded = encodeBedrockPart(part as Part, losses, partPointer(path, index, partIndex));
-      if (encoded !== undefined) system.push(encoded);
+      if (encoded === undefined) continue;
+      system.push(encoded);
+      if (part?.cache !== undefined) system.push(cachePointBlock(part.cache, partPointer(path, index, partIndex), losses));
     }
   }
   let last: { wire: JsonObject; turn: unknown; role: string; results: number } | undefined;
@@ -143,7 +147,9 @@ export function encodeBedrockMessages(messages: readonly Message[], losses: Loss
       const part = parts[partIndex];
       if (part === undefined && !(partIndex in parts)) continue;
       const encoded = encodeBedrockPart(part as Part, losses, partPointer(path, index, partIndex));
-      if (encoded !== undefined) blocks = appended(blocks, encoded);
+      if (encoded === undefined) continue;
+      blocks = appended(blocks, encoded);
+      if (part?.cache !== undefined) blocks.push(cachePointBlock(part.cache, partPointer(path, index, partIndex), losses));
     }
     // Another format's message whose every part was dropped (each with its loss): Converse refuses a message with empty content.
     if (blocks === undefined && parts.length > 0 && extensionsOf(message, BEDROCK) === undefined) continue;

@@ -7,6 +7,7 @@
 import type { FunctionTool, Request, Tool, ToolChoice } from '../../core/ir.ts';
 import type { LossCollector } from '../../core/losses.ts';
 import { expectArray, expectBoolean, expectObject, expectString, extend, hint, isObject, pointer, required, spreadExtensions, unknownKeys, type JsonObject } from '../../core/wire.ts';
+import { cachePointBlock, cachePointOf } from './cache-point.ts';
 import { BEDROCK, hasHint, stringField } from './shape.ts';
 
 const SPEC_KEYS: ReadonlySet<string> = new Set(['name', 'description', 'inputSchema', 'strict']);
@@ -44,14 +45,28 @@ function decodeToolChoice(value: unknown, path: string, request: Request): void 
 const TOOL_CONFIG_KEYS: ReadonlySet<string> = new Set(['tools', 'toolChoice']);
 
 /** Decode `toolConfig` into `request.tools` and `request.toolChoice`. */
-export function decodeBedrockToolConfig(value: unknown, request: Request, losses?: LossCollector): void {
+export function decodeBedrockToolConfig(value: unknown, request: Request, losses: LossCollector): void {
   const wire = expectObject(value, '/toolConfig', BEDROCK);
-  const tools = expectArray(required(wire, 'tools', '/toolConfig', BEDROCK), '/toolConfig/tools', BEDROCK);
-  request.tools = tools.map((tool, index) => decodeTool(tool, pointer('/toolConfig/tools', index)));
-  if (losses?.recording === true) request.tools.forEach((tool, index) => losses.origin(tool, pointer('/toolConfig/tools', index)));
+  const list = expectArray(required(wire, 'tools', '/toolConfig', BEDROCK), '/toolConfig/tools', BEDROCK);
+  const tools: Tool[] = [];
+  for (let index = 0; index < list.length; index++) {
+    const path = pointer('/toolConfig/tools', index);
+    // A cache point right after a function tool is that tool's breakpoint.
+    const previous = tools[tools.length - 1];
+    if (previous?.type === 'function' && previous.cache === undefined) {
+      const cache = cachePointOf(list[index]);
+      if (cache !== undefined) {
+        previous.cache = losses.anchorItem(cache, path);
+        continue;
+      }
+    }
+    const tool = decodeTool(list[index], path);
+    tools.push(losses.recording ? losses.origin(tool, path) : tool);
+  }
+  request.tools = tools;
   if (wire['toolChoice'] !== undefined) {
     decodeToolChoice(wire['toolChoice'], '/toolConfig/toolChoice', request);
-    if (request.toolChoice !== undefined) losses?.originField(request, 'toolChoice', '/toolConfig/toolChoice');
+    if (request.toolChoice !== undefined) losses.originField(request, 'toolChoice', '/toolConfig/toolChoice');
   }
   const rest = unknownKeys(wire, TOOL_CONFIG_KEYS);
   if (rest !== undefined) extend(request, BEDROCK, { toolConfig: rest });
@@ -108,7 +123,9 @@ export function encodeBedrockToolConfig(request: Request, losses: LossCollector)
   const tools: JsonObject[] = [];
   request.tools.forEach((tool, index) => {
     const encoded = encodeTool(tool, losses, `/tools/${index}`);
-    if (encoded !== undefined) tools.push(encoded);
+    if (encoded === undefined) return;
+    tools.push(encoded);
+    if (tool.type === 'function' && tool.cache !== undefined) tools.push(cachePointBlock(tool.cache, `/tools/${index}`, losses));
   });
   const config: JsonObject = { ...(isObject(rest) ? rest : {}), tools };
   const choice = encodeToolChoice(request, losses);

@@ -17,6 +17,7 @@ import { decodeGeminiTools, encodeGeminiTools } from './tools.ts';
 import { decodeGeminiToolConfig, encodeGeminiToolConfig } from './tool-config.ts';
 import { decodeGeminiGenerationConfig, NUMBER_FIELDS } from './generation-decode.ts';
 import { encodeGeminiGenerationConfig } from './generation-encode.ts';
+import { dropRequestCacheBreakpoints } from '../../core/cache-points.ts';
 
 /** The keys of a request body this file does not read, in either spelling, or `undefined` (a switch: cheaper than a set lookup per key). */
 function requestExtras(object: JsonObject): JsonObject | undefined {
@@ -128,6 +129,7 @@ export function encodeGeminiRequest(request: Request, context: CodecContext): Js
   const gemini = extensionsOf(request, 'gemini');
   const native = gemini?.['$native'] !== undefined;
   losses.foreignExtensions(request.extensions, 'gemini', '');
+  dropRequestCacheBreakpoints(request, losses, 'gemini');
   const conversation = encodeGeminiContents(request.messages, native, losses);
   const body: JsonObject = {};
   if (gemini?.['$model'] === true && request.model !== undefined) body['model'] = request.model;

@@ -13,6 +13,7 @@ import { decodeGeminiUsage, encodeGeminiUsage } from './usage.ts';
 import { decodeGeminiBlockReason, decodeGeminiFinishReason, encodeGeminiFinishReason } from './stop-reason.ts';
 import { decodeGeminiCandidateContent, encodeGeminiCandidateContent } from './candidate-content.ts';
 import { idScope } from './ids.ts';
+import { dropResponseCacheBreakpoints } from '../../core/cache-points.ts';
 
 /** The keys of a response this file does not read, or `undefined` (a switch: cheaper than a set lookup per key). */
 function responseExtras(object: JsonObject): JsonObject | undefined {
@@ -114,6 +115,7 @@ export function encodeGeminiResponse(response: Response, context: CodecContext):
   const losses = context.losses;
   const gemini = extensionsOf(response, 'gemini');
   losses.foreignExtensions(response.extensions, 'gemini', '');
+  dropResponseCacheBreakpoints(response, losses, 'gemini');
   const candidates: JsonObject[] = [];
   for (let index = 0; index < response.candidates.length; index++) {
     const candidate = response.candidates[index] as Candidate;

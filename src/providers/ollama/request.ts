@@ -18,6 +18,7 @@ import { decodeOllamaThink, encodeOllamaThink } from './think.ts';
 import { decodeOllamaTools, encodeOllamaTools, reportOllamaToolChoice } from './tools.ts';
 import { decodeOllamaGeneratePrompt, encodeOllamaGeneratePrompt } from './generate.ts';
 import { FORMAT, keepsHints, keys, ollamaHint } from './shape.ts';
+import { dropRequestCacheBreakpoints } from '../../core/cache-points.ts';
 
 const GENERATE_KNOWN = keys('model', 'prompt', 'system', 'images', 'format', 'options', 'stream', 'think', 'logprobs', 'top_logprobs');
 
@@ -122,6 +123,7 @@ export function decodeOllamaRequest(body: unknown, context: CodecContext): Reque
 export function encodeOllamaRequest(request: Request, context: CodecContext): JsonObject {
   const { losses } = context;
   losses.foreignExtensions(request.extensions, FORMAT, '');
+  dropRequestCacheBreakpoints(request, losses, FORMAT);
   const ollama = extensionsOf(request, FORMAT);
   const wire: JsonObject = {};
   if (request.model !== undefined) wire['model'] = request.model;

@@ -15,6 +15,7 @@ import { encodeOllamaParts, joinTexts } from './parts-encode.ts';
 import { decodeOllamaDoneReason, encodeOllamaDoneReason } from './stop-reason.ts';
 import { decodeOllamaUsage, encodeOllamaUsage, USAGE_KEYS } from './usage.ts';
 import { FORMAT, keepUnknown, keepsHints, keys, ollamaHint, shapeHint } from './shape.ts';
+import { dropResponseCacheBreakpoints } from '../../core/cache-points.ts';
 
 const KNOWN = keys('model', 'created_at', 'message', 'done', 'done_reason', ...USAGE_KEYS);
 const GENERATE_KNOWN = keys('model', 'created_at', 'response', 'thinking', 'done', 'done_reason', ...USAGE_KEYS);
@@ -99,6 +100,7 @@ export function encodeOllamaAssistant(message: Message, losses: LossCollector, p
 export function encodeOllamaResponse(response: Response, context: CodecContext): JsonObject {
   const { losses } = context;
   losses.foreignExtensions(response.extensions, FORMAT, '');
+  dropResponseCacheBreakpoints(response, losses, FORMAT);
   const wire: JsonObject = {};
   if (response.model !== undefined && shapeHint(response, '$noModel') !== true) wire['model'] = response.model;
   const createdAt = createdAtText(response);

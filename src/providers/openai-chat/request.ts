@@ -34,6 +34,7 @@ import { FORMAT, chatHint, keepUnknown, keepsHints, keys, parsesArguments, shape
 import { activeDialect, noteDialect, type OpenaiChatDialect } from './dialects.ts';
 import { listsAsOwn, mapValue, valueTable } from '../../core/mapped-values.ts';
 import { decodeOpenrouterReasoning, encodeOpenrouterReasoning } from './dialect-request.ts';
+import { dropRequestCacheBreakpoints } from '../../core/cache-points.ts';
 
 /** Wire keys with a neutral slot; every other key travels as an extension. */
 const KNOWN_KEYS = [
@@ -379,6 +380,7 @@ function encodeGeneration(generation: Generation, request: Request, wire: JsonOb
 export function encodeOpenaiChatRequest(request: Request, context: CodecContext): JsonObject {
   const { losses } = context;
   if (request.extensions !== undefined) losses.foreignExtensions(request.extensions, FORMAT, '');
+  dropRequestCacheBreakpoints(request, losses, FORMAT);
   const wire: JsonObject = {};
   // `options.model` names the model when the source body had none (a Gemini body, whose model is in the URL; a Bedrock body).
   const model = request.model ?? context.model;

@@ -22,6 +22,7 @@ import { decodeOpenaiChatFinishReason, encodeOpenaiChatFinishReason } from './st
 import { decodeOpenaiChatUsage, encodeOpenaiChatUsage } from './usage.ts';
 import { FORMAT, chatHint, keepUnknown, keepsHints, keys, parsesArguments, shapeHint } from './shape.ts';
 import { activeDialect, noteDialect, type OpenaiChatDialect } from './dialects.ts';
+import { dropResponseCacheBreakpoints } from '../../core/cache-points.ts';
 
 
 const NONE: ReadonlySet<string> = keys();
@@ -163,6 +164,7 @@ function encodeChoice(candidate: Candidate, path: string, losses: LossCollector,
 export function encodeOpenaiChatResponse(response: Response, context: CodecContext): JsonObject {
   const { losses } = context;
   losses.foreignExtensions(response.extensions, FORMAT, '');
+  dropResponseCacheBreakpoints(response, losses, FORMAT);
   const wire: JsonObject = {};
   // The spec requires id, created and model: filled when another format had none (a Chat body that lacked them stays as it was).
   const absentHint = shapeHint(response, '$absent');

@@ -27,6 +27,7 @@ import { FORMAT, keepNulls, own, ownHint, present, restoreNulls } from './shared
 import { listsAsOwn, mapValue, valueTable } from '../../core/mapped-values.ts';
 import { messagePointer } from '../../core/ir-pointers.ts';
 import { decodeOpenaiResponsesTool, decodeOpenaiResponsesToolChoice, encodeOpenaiResponsesTool, encodeOpenaiResponsesToolChoice } from './tools.ts';
+import { dropRequestCacheBreakpoints } from '../../core/cache-points.ts';
 
 const KNOWN_KEYS: readonly string[] = [
   'model', 'input', 'instructions', 'tools', 'tool_choice', 'parallel_tool_calls', 'text', 'reasoning', 'max_output_tokens',
@@ -296,6 +297,7 @@ function encodeInput(request: Request, body: JsonObject, start: number, losses: 
 export function encodeOpenaiResponsesRequest(request: Request, context: CodecContext): JsonObject {
   const losses = context.losses;
   losses.foreignExtensions(request.extensions, FORMAT, '');
+  dropRequestCacheBreakpoints(request, losses, FORMAT);
   const body: JsonObject = {};
   // `options.model` names the model when the source body had none (a Gemini body, whose model is in the URL; a Bedrock body).
   const model = request.model ?? context.model;

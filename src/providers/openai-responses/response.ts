@@ -20,6 +20,7 @@ import { encodeOpenaiResponsesOutput } from './items-encode.ts';
 import { FORMAT, keepNulls, present, restoreNulls } from './shared.ts';
 import { decodeOpenaiResponsesStopReason, encodeOpenaiResponsesStopReason, isIncompleteReason, openaiResponsesStatusOf } from './stop-reason.ts';
 import { decodeOpenaiResponsesUsage, encodeOpenaiResponsesUsage } from './usage.ts';
+import { dropResponseCacheBreakpoints } from '../../core/cache-points.ts';
 
 
 /** Request settings that a response echoes. */
@@ -148,6 +149,7 @@ export function decodeOpenaiResponsesResponse(body: unknown, context: CodecConte
 export function encodeOpenaiResponsesResponse(response: Response, context: CodecContext): JsonObject {
   const losses = context.losses;
   losses.foreignExtensions(response.extensions, FORMAT, '');
+  dropResponseCacheBreakpoints(response, losses, FORMAT);
   const candidate = response.candidates[0];
   for (let index = 1; index < response.candidates.length; index++) {
     losses.add('dropped_field', pointer('/candidates', index), 'OpenAI Responses returns one candidate; extra candidates dropped');

@@ -1,0 +1,62 @@
+/**
+ * Prompt-cache breakpoints (`cache` on parts and tools, see
+ * `CacheBreakpoint`) for the encoders that do not write them (OpenAI Chat
+ * and Responses, Gemini, Ollama): each breakpoint is reported where it is,
+ * as a `dropped_field` loss, so a caller learns that the prompt it sends
+ * there is cached, if at all, only by the vendor's own rules. One walk that
+ * reads one field per part and tool; a decoder anchors each breakpoint it
+ * makes, so the loss points at its `cache_control` or `cachePoint` at once.
+ */
+import type { LossCollector } from './losses.ts';
+import type { Message, Part, Response, Request } from './ir.ts';
+
+function dropped(target: string): string {
+  return `a prompt-cache breakpoint (Anthropic cache_control, Bedrock cachePoint) is not carried to ${target}; dropped`;
+}
+
+/** Does any of `parts` (or the parts nested in a tool result or document) carry a breakpoint? Paths are built only once one is found. */
+function anyInParts(parts: readonly Part[]): boolean {
+  for (let index = 0; index < parts.length; index++) {
+    const part = parts[index] as Part;
+    if (part.cache !== undefined) return true;
+    if (part.type === 'tool_result' ? anyInParts(part.content) : part.type === 'document' && part.source.kind === 'content' && anyInParts(part.source.parts)) return true;
+  }
+  return false;
+}
+
+function dropInParts(parts: readonly Part[], path: string, losses: LossCollector, target: string): void {
+  for (let index = 0; index < parts.length; index++) {
+    const part = parts[index] as Part;
+    if (part.cache !== undefined) losses.addAt(part.cache, 'dropped_field', `${path}/${index}/cache`, dropped(target));
+    if (part.type === 'tool_result') dropInParts(part.content, `${path}/${index}/content`, losses, target);
+    else if (part.type === 'document' && part.source.kind === 'content') dropInParts(part.source.parts, `${path}/${index}/source/parts`, losses, target);
+  }
+}
+
+function dropInMessage(message: Message, path: string, losses: LossCollector, target: string): void {
+  if (anyInParts(message.parts)) dropInParts(message.parts, `${path}/parts`, losses, target);
+}
+
+/** Report every breakpoint of `request` as dropped by `target`. */
+export function dropRequestCacheBreakpoints(request: Request, losses: LossCollector, target: string): void {
+  const messages = request.messages;
+  for (let index = 0; index < messages.length; index++) {
+    const message = messages[index] as Message;
+    if (anyInParts(message.parts)) dropInMessage(message, `/messages/${index}`, losses, target);
+  }
+  const tools = request.tools;
+  if (tools === undefined) return;
+  for (let index = 0; index < tools.length; index++) {
+    const tool = tools[index];
+    if (tool?.type === 'function' && tool.cache !== undefined) losses.addAt(tool.cache, 'dropped_field', `/tools/${index}/cache`, dropped(target));
+  }
+}
+
+/** Report every breakpoint in the messages of `response` as dropped by `target` (an answer never has one from a decoder; IR built by hand may). */
+export function dropResponseCacheBreakpoints(response: Response, losses: LossCollector, target: string): void {
+  const candidates = response.candidates;
+  for (let index = 0; index < candidates.length; index++) {
+    const message = (candidates[index] as Response['candidates'][number]).message;
+    if (anyInParts(message.parts)) dropInMessage(message, `/candidates/${index}/message`, losses, target);
+  }
+}

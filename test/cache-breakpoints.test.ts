@@ -1,0 +1,249 @@
+/**
+ * Prompt-cache breakpoints: Anthropic `cache_control` and Bedrock
+ * `cachePoint` are one IR breakpoint (`cache` on a part or tool), carried
+ * between the two on real recorded requests and through the proxy with the
+ * official SDKs on both sides; every other target reports each one it drops,
+ * pointing at the breakpoint in the body the caller passed in.
+ */
+import type { Server } from 'node:http';
+import { join } from 'node:path';
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import Anthropic from '@anthropic-ai/sdk';
+import { ConverseCommand } from '@aws-sdk/client-bedrock-runtime';
+import { convertRequest, decodeRequest, encodeRequest } from '../src/core/convert.ts';
+import type { FormatId, Part, Request } from '../src/core/ir.ts';
+import { createProxy, type ProxyConfig } from '../src/proxy/index.ts';
+import { serve, portOf } from '../src/node/server.ts';
+import { createNodeFetch } from '../src/node/fetch.ts';
+import { corpusFixtures, fixtureBody, GOLDEN_DIR, readJson } from './support/fixtures.ts';
+import { startUpstream } from './support/upstream.ts';
+import { startFakeBedrock } from './support/fake-bedrock.ts';
+import { bedrockClient } from './support/clients.ts';
+
+type Json = Record<string, unknown>;
+
+/** Where each breakpoint of a decoded request sits: `system`, `message <n> part <k>`, `tool <n>`, with its lifetime. */
+function breakpoints(request: Request): string[] {
+  const found: string[] = [];
+  const inParts = (parts: readonly Part[], where: string): void => {
+    parts.forEach((part, index) => {
+      if (part.cache !== undefined) found.push(`${where} ${part.type} ${index} ${part.cache.ttl ?? 'default'}`);
+      if (part.type === 'tool_result') inParts(part.content, `${where} result ${index}`);
+    });
+  };
+  request.messages.forEach((message, index) => inParts(message.parts, `${message.role} ${index}`));
+  request.tools?.forEach((tool, index) => {
+    if (tool.type === 'function' && tool.cache !== undefined) found.push(`tool ${index} ${tool.cache.ttl ?? 'default'}`);
+  });
+  return found;
+}
+
+/** The `cachePoint` blocks of a Converse body, by where they are. */
+function cachePoints(body: Json): string[] {
+  const found: string[] = [];
+  const scan = (list: unknown, where: string): void => {
+    if (!Array.isArray(list)) return;
+    list.forEach((block: Json, index) => {
+      if (block['cachePoint'] !== undefined) found.push(`${where}/${index} ${JSON.stringify(block['cachePoint'])}`);
+    });
+  };
+  scan(body['system'], '/system');
+  (body['messages'] as Json[] | undefined)?.forEach((message, index) => scan(message['content'], `/messages/${index}/content`));
+  scan((body['toolConfig'] as Json | undefined)?.['tools'], '/toolConfig/tools');
+  return found;
+}
+
+const TARGETS_WITHOUT: FormatId[] = ['openai-chat', 'openai-responses', 'gemini', 'ollama'];
+
+const convert = suite('cache breakpoints: Anthropic ⇄ Bedrock');
+
+convert('golden Anthropic request → Bedrock: a cache point after each marked block, lifetimes kept, nothing lost but the request-wide setting', () => {
+  const body = readJson(join(GOLDEN_DIR, 'anthropic', 'system-blocks-cache-control', 'request.json')) as Json;
+  const { body: converse, losses } = convertRequest(body, { from: 'anthropic', to: 'bedrock-converse' });
+  assert.equal(cachePoints(converse as Json), ['/system/2 {"type":"default","ttl":"1h"}', '/messages/0/content/1 {"type":"default"}']);
+  // The request-wide `cache_control` (automatic caching) has no Converse equivalent: the one loss.
+  assert.equal(losses.map((loss) => [loss.code, loss.path]), [['dropped_field', '']]);
+  assert.match(losses[0]?.message ?? '', 'cache_control');
+});
+
+convert('golden Bedrock request → Anthropic: cache_control on the system text, the user text and the tool; back to Bedrock unchanged', () => {
+  const body = readJson(join(GOLDEN_DIR, 'bedrock-converse', 'cache-points', 'request.json')) as Json;
+  const { body: anthropic, losses } = convertRequest(body, { from: 'bedrock-converse', to: 'anthropic', model: 'claude-test' });
+  const wire = anthropic as Json;
+  assert.equal((wire['system'] as Json[])[0]?.['cache_control'], { type: 'ephemeral' });
+  assert.equal(((wire['messages'] as Json[])[0]?.['content'] as Json[])[0]?.['cache_control'], { type: 'ephemeral' });
+  assert.equal((wire['tools'] as Json[])[0]?.['cache_control'], { type: 'ephemeral' });
+  assert.not.ok(losses.some((loss) => loss.message.includes('cache')), 'no breakpoint is lost');
+  const back = convertRequest(anthropic, { from: 'anthropic', to: 'bedrock-converse' }).body as Json;
+  assert.equal(cachePoints(back), cachePoints(body));
+});
+
+convert('every corpus Bedrock request with cache points: the same breakpoints reach Anthropic, and Anthropic → Bedrock puts the cache points back where they were', () => {
+  let checked = 0;
+  for (const fixture of corpusFixtures()) {
+    if (fixture.format !== 'bedrock-converse' || fixture.kind !== 'request') continue;
+    const { body } = fixtureBody(fixture);
+    const points = cachePoints(body as Json);
+    if (points.length === 0) continue;
+    const source = decodeRequest('bedrock-converse', body, { model: 'claude-test' }).ir;
+    assert.is(breakpoints(source).length, points.length, `${fixture.name}: every cache point is a breakpoint`);
+    const anthropic = convertRequest(body, { from: 'bedrock-converse', to: 'anthropic', model: 'claude-test' });
+    assert.not.ok(anthropic.losses.some((loss) => loss.message.includes('cache')), `${fixture.name}: no breakpoint lost`);
+    assert.equal(breakpoints(decodeRequest('anthropic', anthropic.body).ir), breakpoints(source), fixture.name);
+    const back = convertRequest(anthropic.body, { from: 'anthropic', to: 'bedrock-converse' }).body as Json;
+    assert.equal(cachePoints(back), points, fixture.name);
+    checked++;
+  }
+  assert.ok(checked >= 15, `corpus Bedrock requests with cache points checked: ${checked}`);
+});
+
+convert('every corpus Anthropic request with cache_control: its breakpoints reach Bedrock as cache points (thinking blocks, which take none, excepted)', () => {
+  let checked = 0;
+  for (const fixture of corpusFixtures()) {
+    if (fixture.format !== 'anthropic' || fixture.kind !== 'request') continue;
+    const { body } = fixtureBody(fixture);
+    const source = decodeRequest('anthropic', body).ir;
+    const marks = breakpoints(source);
+    if (marks.length === 0) continue;
+    const converse = convertRequest(body, { from: 'anthropic', to: 'bedrock-converse' });
+    const carried = breakpoints(decodeRequest('bedrock-converse', converse.body, { model: 'claude-test' }).ir);
+    assert.is(cachePoints(converse.body as Json).length, carried.length, fixture.name);
+    // A breakpoint is lost only with its part (a part Converse cannot carry, reported on its own).
+    assert.ok(carried.length <= marks.length, fixture.name);
+    if (carried.length < marks.length) assert.ok(converse.losses.some((loss) => loss.code === 'unsupported_part' || loss.code === 'reasoning_state_dropped'), fixture.name);
+    checked++;
+  }
+  assert.ok(checked >= 5, `corpus Anthropic requests with breakpoints checked: ${checked}`);
+});
+
+convert('a cache point with nothing before it, or of another shape, stays an opaque Converse block', () => {
+  const body = {
+    messages: [{ role: 'user', content: [{ cachePoint: { type: 'default' } }, { text: 'hi' }, { cachePoint: { type: 'default', extra: 1 } }] }],
+  };
+  const { ir } = decodeRequest('bedrock-converse', body, { model: 'm' });
+  assert.equal(ir.messages[0]?.parts.map((part) => part.type), ['opaque', 'text', 'opaque']);
+  assert.is(ir.messages[0]?.parts[1]?.cache, undefined);
+  assert.equal(convertRequest(body, { from: 'bedrock-converse', to: 'bedrock-converse', model: 'm' }).body, body);
+});
+
+convert('an Anthropic cache_control that is not the ephemeral breakpoint stays the block\'s own field, for Anthropic only', () => {
+  const body = { model: 'm', max_tokens: 10, messages: [{ role: 'user', content: [{ type: 'text', text: 'hi', cache_control: { type: 'ephemeral', ttl: '2h' } }] }] };
+  const { ir } = decodeRequest('anthropic', body);
+  assert.is(ir.messages[0]?.parts[0]?.cache, undefined);
+  assert.equal(ir.messages[0]?.parts[0]?.extensions?.anthropic, { cache_control: { type: 'ephemeral', ttl: '2h' } });
+  assert.equal(convertRequest(body, { from: 'anthropic', to: 'anthropic' }).body, body);
+  const converse = convertRequest(body, { from: 'anthropic', to: 'bedrock-converse' });
+  assert.equal(cachePoints(converse.body as Json), []);
+  assert.equal(converse.losses.map((loss) => loss.path), ['/messages/0/content/0']);
+});
+
+convert('IR breakpoints a vendor does not take: a thinking block, a lifetime of neither 5m nor 1h, a cache point inside a Converse tool result', () => {
+  const request: Request = {
+    model: 'm',
+    generation: { maxTokens: 10 },
+    messages: [
+      { role: 'user', parts: [{ type: 'text', text: 'q', cache: { ttl: '30m' } }] },
+      { role: 'assistant', parts: [{ type: 'reasoning', text: 't', state: { format: 'anthropic', kind: 'signature', value: 'sig' }, cache: {} }, { type: 'tool_call', id: 'toolu_1', name: 'f', arguments: {} }] },
+      { role: 'tool', parts: [{ type: 'tool_result', callId: 'toolu_1', name: 'f', content: [{ type: 'text', text: 'r', cache: {} }] }] },
+    ],
+  };
+  const anthropic = encodeRequest('anthropic', request);
+  const messages = (anthropic.body as Json)['messages'] as Json[];
+  assert.equal((messages[0]?.['content'] as Json[])[0]?.['cache_control'], { type: 'ephemeral' });
+  assert.is((messages[1]?.['content'] as Json[])[0]?.['cache_control'], undefined);
+  assert.equal(((messages[2]?.['content'] as Json[])[0]?.['content'] as Json[])[0]?.['cache_control'], { type: 'ephemeral' });
+  assert.equal(anthropic.losses.map((loss) => [loss.code, loss.path]), [
+    ['approximated', '/messages/0/parts/0/cache/ttl'],
+    ['dropped_field', '/messages/1/parts/0/cache'],
+  ]);
+  const converse = encodeRequest('bedrock-converse', request);
+  assert.equal(converse.losses.map((loss) => [loss.code, loss.path]).filter(([, path]) => path?.includes('cache')), [
+    ['approximated', '/messages/0/parts/0/cache/ttl'],
+    ['dropped_field', '/messages/2/parts/0/content/0/cache'],
+  ]);
+  // The Anthropic-signed reasoning goes nowhere on Converse (its own loss), and its breakpoint with it.
+  assert.equal(cachePoints(converse.body as Json), ['/messages/0/content/1 {"type":"default"}']);
+  assert.ok(converse.losses.some((loss) => loss.code === 'reasoning_state_dropped' && loss.path === '/messages/1/parts/0'));
+});
+
+convert.run();
+
+const others = suite('cache breakpoints: targets without them report each one');
+
+for (const target of TARGETS_WITHOUT) {
+  others(`Anthropic and Bedrock → ${target}: one dropped_field per breakpoint, at its cache_control or cachePoint`, () => {
+    const anthropic = readJson(join(GOLDEN_DIR, 'anthropic', 'system-blocks-cache-control', 'request.json')) as Json;
+    const fromAnthropic = convertRequest(anthropic, { from: 'anthropic', to: target }).losses.filter((loss) => loss.message.includes('prompt-cache breakpoint'));
+    assert.equal(fromAnthropic.map((loss) => [loss.code, loss.path]), [
+      ['dropped_field', '/system/1/cache_control'],
+      ['dropped_field', '/messages/0/content/0/cache_control'],
+    ]);
+    const converse = readJson(join(GOLDEN_DIR, 'bedrock-converse', 'cache-points', 'request.json')) as Json;
+    const fromConverse = convertRequest(converse, { from: 'bedrock-converse', to: target, model: 'm' }).losses.filter((loss) => loss.message.includes('prompt-cache breakpoint'));
+    assert.equal(fromConverse.map((loss) => loss.path), ['/system/1', '/messages/0/content/1', '/toolConfig/tools/1']);
+  });
+}
+
+others.run();
+
+const proxy = suite('cache breakpoints through the proxy, official SDKs on both sides');
+
+async function withProxy<T>(config: ProxyConfig, run: (url: string) => Promise<T>): Promise<T> {
+  const server: Server = await serve(createProxy(config), { port: 0 });
+  try {
+    return await run(`http://127.0.0.1:${portOf(server)}`);
+  } finally {
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
+}
+
+const CREDENTIALS = { accessKeyId: 'AKIDEXAMPLE', secretAccessKey: 'wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY' };
+const MODEL_ID = 'us.anthropic.claude-test-v1:0';
+
+proxy('the Anthropic SDK in front of Bedrock: cache_control arrives as cache points', async () => {
+  const bedrock = await startFakeBedrock(CREDENTIALS, 'us-east-1', readJson(join(GOLDEN_DIR, 'cross', 'plain-chat', 'bedrock-converse.response.json')));
+  try {
+    const env = { AWS_ACCESS_KEY_ID: CREDENTIALS.accessKeyId, AWS_SECRET_ACCESS_KEY: CREDENTIALS.secretAccessKey, AWS_REGION: 'us-east-1' };
+    const config: ProxyConfig = { upstream: { format: 'bedrock-converse', baseUrl: bedrock.url }, env, modelMap: { '*': MODEL_ID }, fetch: createNodeFetch() };
+    await withProxy(config, async (url) => {
+      const client = new Anthropic({ apiKey: 'caller-key', baseURL: url, maxRetries: 0 });
+      await client.messages.create({
+        model: 'claude-test',
+        max_tokens: 64,
+        system: [{ type: 'text', text: 'A long, stable policy text.', cache_control: { type: 'ephemeral', ttl: '1h' } }],
+        tools: [{ name: 'lookup', description: 'Look up a section.', input_schema: { type: 'object' }, cache_control: { type: 'ephemeral' } }],
+        messages: [{ role: 'user', content: [{ type: 'text', text: 'Which section covers leave?', cache_control: { type: 'ephemeral' } }] }],
+      });
+    });
+    const received = bedrock.received.at(-1)?.body ?? {};
+    assert.equal(cachePoints(received), ['/system/1 {"type":"default","ttl":"1h"}', '/messages/0/content/1 {"type":"default"}', '/toolConfig/tools/1 {"type":"default"}']);
+  } finally {
+    await bedrock.close();
+  }
+});
+
+proxy('the AWS SDK in front of Anthropic: cache points arrive as cache_control', async () => {
+  const upstream = await startUpstream('anthropic');
+  try {
+    upstream.behaviour = { kind: 'answer', body: readJson(join(GOLDEN_DIR, 'cross', 'plain-chat', 'anthropic.response.json')) };
+    const config: ProxyConfig = { upstream: { format: 'anthropic', baseUrl: upstream.url, apiKey: 'upstream-secret' }, modelMap: { '*': 'claude-test' }, fetch: createNodeFetch() };
+    await withProxy(config, async (url) => {
+      await bedrockClient(url).send(
+        new ConverseCommand({
+          modelId: MODEL_ID,
+          system: [{ text: 'A long, stable policy text.' }, { cachePoint: { type: 'default' } }],
+          messages: [{ role: 'user', content: [{ text: 'Which section covers leave?' }, { cachePoint: { type: 'default', ttl: '5m' } }] }],
+        }),
+      );
+    });
+    const received = upstream.received.at(-1)?.body as Json;
+    assert.equal((received['system'] as Json[])[0]?.['cache_control'], { type: 'ephemeral' });
+    assert.equal(((received['messages'] as Json[])[0]?.['content'] as Json[])[0]?.['cache_control'], { type: 'ephemeral', ttl: '5m' });
+  } finally {
+    await upstream.close();
+  }
+});
+
+proxy.run();

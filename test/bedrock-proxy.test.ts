@@ -5,14 +5,13 @@
  * that verifies the SigV4 signature. A bad signature gets Bedrock's own
  * 403, which reaches every caller in its own format.
  */
-import type { Server } from 'node:http';
 import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { ConverseCommand, ConverseStreamCommand } from '@aws-sdk/client-bedrock-runtime';
 import { createProxy, type ProxyConfig, type ProxyLogEntry } from '../src/proxy/index.ts';
-import { serve, portOf } from '../src/node/server.ts';
 import { createNodeFetch } from '../src/node/fetch.ts';
+import { withProxy } from './support/proxy-server.ts';
 import { convertRequest, decodeError, decodeRequest } from '../src/core/convert.ts';
 import { bodyText, stringifyBody } from '../src/core/serialize.ts';
 import { proxyBodies } from './support/serialize-bodies.ts';
@@ -27,16 +26,6 @@ const answer = (format: FormatId) => readJson(join(GOLDEN_DIR, 'cross', 'tool-er
 const CREDENTIALS = { accessKeyId: 'AKIDEXAMPLE', secretAccessKey: 'wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY', sessionToken: 'session-token-1234' };
 const REGION = 'eu-west-3';
 const MODEL_ID = 'us.anthropic.claude-test-v1:0';
-
-async function withProxy<T>(config: ProxyConfig, run: (url: string) => Promise<T>): Promise<T> {
-  const server: Server = await serve(createProxy(config), { port: 0 });
-  try {
-    return await run(`http://127.0.0.1:${portOf(server)}`);
-  } finally {
-    server.closeAllConnections();
-    await new Promise<void>((resolve) => server.close(() => resolve()));
-  }
-}
 
 function lastToolResult(body: Record<string, unknown>, format: FormatId, model: string): { result: ToolResultPart; callIds: string[] } | undefined {
   const { ir } = decodeRequest(format, body, { model });

@@ -5,7 +5,6 @@
  * official SDKs on both sides; every other target reports each one it drops,
  * pointing at the breakpoint in the body the caller passed in.
  */
-import type { Server } from 'node:http';
 import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -13,8 +12,8 @@ import Anthropic from '@anthropic-ai/sdk';
 import { ConverseCommand } from '@aws-sdk/client-bedrock-runtime';
 import { convertRequest, decodeRequest, encodeRequest } from '../src/core/convert.ts';
 import type { FormatId, Part, Request } from '../src/core/ir.ts';
-import { createProxy, type ProxyConfig } from '../src/proxy/index.ts';
-import { serve, portOf } from '../src/node/server.ts';
+import type { ProxyConfig } from '../src/proxy/index.ts';
+import { withProxy } from './support/proxy-server.ts';
 import { createNodeFetch } from '../src/node/fetch.ts';
 import { corpusFixtures, fixtureBody, GOLDEN_DIR, readJson } from './support/fixtures.ts';
 import { startUpstream } from './support/upstream.ts';
@@ -188,16 +187,6 @@ for (const target of TARGETS_WITHOUT) {
 others.run();
 
 const proxy = suite('cache breakpoints through the proxy, official SDKs on both sides');
-
-async function withProxy<T>(config: ProxyConfig, run: (url: string) => Promise<T>): Promise<T> {
-  const server: Server = await serve(createProxy(config), { port: 0 });
-  try {
-    return await run(`http://127.0.0.1:${portOf(server)}`);
-  } finally {
-    server.closeAllConnections();
-    await new Promise<void>((resolve) => server.close(() => resolve()));
-  }
-}
 
 const CREDENTIALS = { accessKeyId: 'AKIDEXAMPLE', secretAccessKey: 'wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY' };
 const MODEL_ID = 'us.anthropic.claude-test-v1:0';

@@ -8,7 +8,38 @@
  * makes, so the loss points at its `cache_control` or `cachePoint` at once.
  */
 import type { LossCollector } from './losses.ts';
-import type { Message, Part, Response, Request } from './ir.ts';
+import type { CacheBreakpoint, Message, Part, Response, Request } from './ir.ts';
+import { isObject } from './wire.ts';
+
+/**
+ * The breakpoint a vendor's marker means (Anthropic's `cache_control`,
+ * the inside of a Bedrock `cachePoint`): `{ <key>: <kind> }`, with at most a
+ * `ttl` among `lifetimes` beside it; `undefined` for any other value, which
+ * the decoder keeps as the vendor's own.
+ */
+export function markerBreakpoint(value: unknown, key: string, kind: string, lifetimes: readonly string[]): CacheBreakpoint | undefined {
+  if (!isObject(value) || value[key] !== kind) return undefined;
+  let ttl: unknown;
+  for (const field in value) {
+    if (field === key) continue;
+    if (field !== 'ttl') return undefined;
+    ttl = value[field];
+  }
+  if (ttl === undefined) return {};
+  return typeof ttl === 'string' && lifetimes.includes(ttl) ? { ttl } : undefined;
+}
+
+/**
+ * The lifetime of a breakpoint (of the part or tool at IR pointer `path`)
+ * as `vendor` writes it: its own when among `lifetimes`, else none (the
+ * vendor's default), reported as `approximated`.
+ */
+export function markerTtl(cache: CacheBreakpoint, lifetimes: readonly string[], path: string, losses: LossCollector, vendor: string): string | undefined {
+  const ttl = cache.ttl;
+  if (ttl === undefined || lifetimes.includes(ttl)) return ttl;
+  losses.addAt(cache, 'approximated', `${path}/cache/ttl`, `${vendor} takes a cache lifetime of ${lifetimes.join(' or ')}, not "${ttl}"; the breakpoint was sent with the default lifetime`);
+  return undefined;
+}
 
 function dropped(target: string): string {
   return `a prompt-cache breakpoint (Anthropic cache_control, Bedrock cachePoint) is not carried to ${target}; dropped`;

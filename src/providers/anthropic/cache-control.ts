@@ -10,25 +10,10 @@
 import type { CacheBreakpoint } from '../../core/ir.ts';
 import type { LossCollector } from '../../core/losses.ts';
 import type { JsonObject } from '../../core/wire.ts';
-import { isObject } from '../../core/wire.ts';
+import { markerBreakpoint, markerTtl } from '../../core/cache-points.ts';
 
-/** The lifetimes Anthropic takes (the same two as Bedrock's `cachePoint`). */
-function isAnthropicTtl(ttl: unknown): ttl is string {
-  return ttl === '5m' || ttl === '1h';
-}
-
-/** The breakpoint a `cache_control` value means, or `undefined` when it is not the neutral one. */
-function breakpointOf(value: unknown): CacheBreakpoint | undefined {
-  if (!isObject(value) || value['type'] !== 'ephemeral') return undefined;
-  let ttl: unknown;
-  for (const key in value) {
-    if (key === 'type') continue;
-    if (key !== 'ttl') return undefined;
-    ttl = value[key];
-  }
-  if (ttl === undefined) return {};
-  return isAnthropicTtl(ttl) ? { ttl } : undefined;
-}
+/** The lifetimes Anthropic takes. */
+const LIFETIMES: readonly string[] = ['5m', '1h'];
 
 /**
  * `rest` (the keys of a block or tool its decoder did not read) without a
@@ -37,7 +22,7 @@ function breakpointOf(value: unknown): CacheBreakpoint | undefined {
  */
 export function liftCacheControl(node: { cache?: CacheBreakpoint }, rest: JsonObject | undefined): JsonObject | undefined {
   if (rest === undefined || rest['cache_control'] === undefined) return rest;
-  const cache = breakpointOf(rest['cache_control']);
+  const cache = markerBreakpoint(rest['cache_control'], 'type', 'ephemeral', LIFETIMES);
   if (cache === undefined) return rest;
   node.cache = cache;
   let others: JsonObject | undefined;
@@ -45,14 +30,8 @@ export function liftCacheControl(node: { cache?: CacheBreakpoint }, rest: JsonOb
   return others;
 }
 
-/**
- * The `cache_control` value of a breakpoint (of the part or tool at IR
- * pointer `path`). A lifetime Anthropic does not take is left to its
- * default, reported.
- */
+/** The `cache_control` value of a breakpoint (of the part or tool at IR pointer `path`). */
 export function cacheControlOf(cache: CacheBreakpoint, path: string, losses: LossCollector): JsonObject {
-  if (cache.ttl === undefined) return { type: 'ephemeral' };
-  if (isAnthropicTtl(cache.ttl)) return { type: 'ephemeral', ttl: cache.ttl };
-  losses.addAt(cache, 'approximated', `${path}/cache/ttl`, `Anthropic takes a cache lifetime of 5m or 1h, not "${cache.ttl}"; the breakpoint was sent with the default lifetime`);
-  return { type: 'ephemeral' };
+  const ttl = markerTtl(cache, LIFETIMES, path, losses, 'Anthropic');
+  return ttl === undefined ? { type: 'ephemeral' } : { type: 'ephemeral', ttl };
 }

@@ -11,35 +11,20 @@
 import type { CacheBreakpoint } from '../../core/ir.ts';
 import type { LossCollector } from '../../core/losses.ts';
 import { isObject, type JsonObject } from '../../core/wire.ts';
+import { markerBreakpoint, markerTtl } from '../../core/cache-points.ts';
 
-function isBedrockTtl(ttl: unknown): ttl is string {
-  return ttl === '5m' || ttl === '1h';
-}
+/** The lifetimes Converse takes (`CacheTTL`). */
+const LIFETIMES: readonly string[] = ['5m', '1h'];
 
 /** The breakpoint `value` (a content block, a system block or a tool) is, or `undefined` when it is something else. */
 export function cachePointOf(value: unknown): CacheBreakpoint | undefined {
-  if (!isObject(value)) return undefined;
-  const point = value['cachePoint'];
-  if (point === undefined || !isObject(point) || point['type'] !== 'default') return undefined;
+  if (!isObject(value) || value['cachePoint'] === undefined) return undefined;
   for (const key in value) if (key !== 'cachePoint') return undefined;
-  let ttl: unknown;
-  for (const key in point) {
-    if (key === 'type') continue;
-    if (key !== 'ttl') return undefined;
-    ttl = point[key];
-  }
-  if (ttl === undefined) return {};
-  return isBedrockTtl(ttl) ? { ttl } : undefined;
+  return markerBreakpoint(value['cachePoint'], 'type', 'default', LIFETIMES);
 }
 
-/**
- * The `cachePoint` block of the breakpoint of the part or tool at IR
- * pointer `path`. A lifetime Converse does not take is left to its
- * default, reported.
- */
+/** The `cachePoint` block of the breakpoint of the part or tool at IR pointer `path`. */
 export function cachePointBlock(cache: CacheBreakpoint, path: string, losses: LossCollector): JsonObject {
-  if (cache.ttl === undefined) return { cachePoint: { type: 'default' } };
-  if (isBedrockTtl(cache.ttl)) return { cachePoint: { type: 'default', ttl: cache.ttl } };
-  losses.addAt(cache, 'approximated', `${path}/cache/ttl`, `Converse takes a cache lifetime of 5m or 1h, not "${cache.ttl}"; the cache point was sent with the default lifetime`);
-  return { cachePoint: { type: 'default' } };
+  const ttl = markerTtl(cache, LIFETIMES, path, losses, 'Converse');
+  return { cachePoint: ttl === undefined ? { type: 'default' } : { type: 'default', ttl } };
 }

@@ -1,9 +1,10 @@
 /**
- * Prompt-cache breakpoints: Anthropic `cache_control` and Bedrock
- * `cachePoint` are one IR breakpoint (`cache` on a part or tool), carried
- * between the two on real recorded requests and through the proxy with the
- * official SDKs on both sides; every other target reports each one it drops,
- * pointing at the breakpoint in the body the caller passed in.
+ * Prompt-cache breakpoints: Anthropic `cache_control`, Bedrock `cachePoint`
+ * and OpenAI Chat `prompt_cache_breakpoint` are one IR breakpoint (`cache`
+ * on a part or tool), carried between them on real recorded requests and
+ * through the proxy with the official SDKs on both sides; every other
+ * target (and Chat, for what it has no place for) reports each one it
+ * drops, pointing at the breakpoint in the body the caller passed in.
  */
 import { join } from 'node:path';
 import { suite } from 'uvu';
@@ -19,6 +20,8 @@ import { corpusFixtures, fixtureBody, GOLDEN_DIR, readJson } from './support/fix
 import { startUpstream } from './support/upstream.ts';
 import { startFakeBedrock } from './support/fake-bedrock.ts';
 import { bedrockClient } from './support/clients.ts';
+import OpenAI from 'openai';
+import { SpecValidators, describeErrors } from './support/spec-schemas.ts';
 
 type Json = Record<string, unknown>;
 
@@ -53,7 +56,22 @@ function cachePoints(body: Json): string[] {
   return found;
 }
 
-const TARGETS_WITHOUT: FormatId[] = ['openai-chat', 'openai-responses', 'gemini', 'ollama'];
+const TARGETS_WITHOUT: FormatId[] = ['openai-responses', 'gemini', 'ollama'];
+
+/** The `prompt_cache_breakpoint`s of a Chat body, by where they are (`/messages/<n>/content/<k>`). */
+function chatBreakpoints(body: Json): string[] {
+  const found: string[] = [];
+  (body['messages'] as Json[] | undefined)?.forEach((message, index) => {
+    const content = message['content'];
+    if (!Array.isArray(content)) return;
+    content.forEach((part: Json, at) => {
+      if (part['prompt_cache_breakpoint'] !== undefined) found.push(`/messages/${index}/content/${at} ${JSON.stringify(part['prompt_cache_breakpoint'])}`);
+    });
+  });
+  return found;
+}
+
+const validators = new SpecValidators();
 
 const convert = suite('cache breakpoints: Anthropic ⇄ Bedrock');
 
@@ -184,7 +202,72 @@ for (const target of TARGETS_WITHOUT) {
   });
 }
 
+others('Anthropic → openai-chat in the DeepSeek dialect: one dropped_field per breakpoint (only plain OpenAI has them)', () => {
+  const anthropic = readJson(join(GOLDEN_DIR, 'anthropic', 'system-blocks-cache-control', 'request.json')) as Json;
+  const result = convertRequest(anthropic, { from: 'anthropic', to: 'openai-chat', dialect: 'deepseek' });
+  assert.equal(chatBreakpoints(result.body as Json), []);
+  assert.equal(result.losses.filter((loss) => loss.message.includes('prompt-cache breakpoint')).map((loss) => loss.path), ['/system/1/cache_control', '/messages/0/content/0/cache_control']);
+});
+
 others.run();
+
+const chat = suite('cache breakpoints: OpenAI Chat prompt_cache_breakpoint');
+
+chat('golden Anthropic request → Chat: a breakpoint on the cached system text and user text, valid by the OpenAI spec; the lifetime OpenAI does not name is reported', () => {
+  const body = readJson(join(GOLDEN_DIR, 'anthropic', 'system-blocks-cache-control', 'request.json')) as Json;
+  const result = convertRequest(body, { from: 'anthropic', to: 'openai-chat' });
+  const wire = result.body as Json;
+  assert.equal(chatBreakpoints(wire), ['/messages/0/content/1 {"mode":"explicit"}', '/messages/1/content/0 {"mode":"explicit"}']);
+  const errors = validators.validate('openai-chat', 'request', wire);
+  assert.is(errors, undefined, errors === undefined ? '' : describeErrors(errors));
+  assert.equal(result.losses.filter((loss) => loss.message.includes('lifetime')).map((loss) => [loss.code, loss.path]), [['approximated', '/system/1/cache_control']]);
+  assert.not.ok(result.losses.some((loss) => loss.message.includes('prompt-cache breakpoint')), 'no breakpoint dropped');
+});
+
+chat('golden Bedrock request → Chat: system and user breakpoints carried, the tool\'s reported (Chat tools take none)', () => {
+  const body = readJson(join(GOLDEN_DIR, 'bedrock-converse', 'cache-points', 'request.json')) as Json;
+  const result = convertRequest(body, { from: 'bedrock-converse', to: 'openai-chat', model: 'gpt-test' });
+  assert.equal(chatBreakpoints(result.body as Json), ['/messages/0/content/0 {"mode":"explicit"}', '/messages/1/content/0 {"mode":"explicit"}']);
+  assert.equal(result.losses.filter((loss) => loss.message.includes('prompt-cache breakpoint')).map((loss) => loss.path), ['/toolConfig/tools/1']);
+});
+
+chat('an Anthropic tool_result with cache_control: the Chat tool message ends with the breakpoint; a cached tool_use is reported', () => {
+  const body = {
+    model: 'claude-test',
+    max_tokens: 100,
+    messages: [
+      { role: 'user', content: 'weather?' },
+      { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_1', name: 'weather', input: {}, cache_control: { type: 'ephemeral' } }] },
+      { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: 'sunny', cache_control: { type: 'ephemeral' } }] },
+    ],
+  };
+  const result = convertRequest(body, { from: 'anthropic', to: 'openai-chat' });
+  const messages = (result.body as Json)['messages'] as Json[];
+  assert.equal(messages[2], { role: 'tool', tool_call_id: 'toolu_1', content: [{ type: 'text', text: 'sunny', prompt_cache_breakpoint: { mode: 'explicit' } }] });
+  assert.equal(result.losses.filter((loss) => loss.message.includes('prompt-cache breakpoint')).map((loss) => loss.path), ['/messages/1/content/0/cache_control']);
+});
+
+chat('every corpus Chat request with prompt_cache_breakpoint: the breakpoints reach Anthropic and Bedrock, and come back to Chat where they were', () => {
+  let checked = 0;
+  for (const fixture of corpusFixtures()) {
+    if (fixture.format !== 'openai-chat' || fixture.kind !== 'request') continue;
+    const { body } = fixtureBody(fixture);
+    const points = chatBreakpoints(body as Json);
+    if (points.length === 0) continue;
+    const source = decodeRequest('openai-chat', body).ir;
+    assert.is(breakpoints(source).length, points.length, fixture.name);
+    for (const via of ['anthropic', 'bedrock-converse'] as const) {
+      const there = convertRequest(body, { from: 'openai-chat', to: via, model: 'm' });
+      assert.equal(breakpoints(decodeRequest(via, there.body, { model: 'm' }).ir).length, points.length, `${fixture.name} → ${via}`);
+      const back = convertRequest(there.body, { from: via, to: 'openai-chat', model: 'm' }).body as Json;
+      assert.equal(chatBreakpoints(back), points, `${fixture.name} → ${via} → openai-chat`);
+    }
+    checked++;
+  }
+  assert.ok(checked >= 4, `corpus Chat requests with breakpoints checked: ${checked}`);
+});
+
+chat.run();
 
 const proxy = suite('cache breakpoints through the proxy, official SDKs on both sides');
 
@@ -213,26 +296,53 @@ proxy('the Anthropic SDK in front of Bedrock: cache_control arrives as cache poi
   }
 });
 
-proxy('the AWS SDK in front of Anthropic: cache points arrive as cache_control', async () => {
-  const upstream = await startUpstream('anthropic');
+/** The body `upstream` (a fake vendor answering with the plain-chat golden answer) received when `call` went through the proxy in front of it. */
+async function receivedThrough(upstreamFormat: 'anthropic' | 'openai-chat', model: string, call: (url: string) => Promise<unknown>): Promise<Json> {
+  const upstream = await startUpstream(upstreamFormat);
   try {
-    upstream.behaviour = { kind: 'answer', body: readJson(join(GOLDEN_DIR, 'cross', 'plain-chat', 'anthropic.response.json')) };
-    const config: ProxyConfig = { upstream: { format: 'anthropic', baseUrl: upstream.url, apiKey: 'upstream-secret' }, modelMap: { '*': 'claude-test' }, fetch: createNodeFetch() };
-    await withProxy(config, async (url) => {
-      await bedrockClient(url).send(
-        new ConverseCommand({
-          modelId: MODEL_ID,
-          system: [{ text: 'A long, stable policy text.' }, { cachePoint: { type: 'default' } }],
-          messages: [{ role: 'user', content: [{ text: 'Which section covers leave?' }, { cachePoint: { type: 'default', ttl: '5m' } }] }],
-        }),
-      );
-    });
-    const received = upstream.received.at(-1)?.body as Json;
-    assert.equal((received['system'] as Json[])[0]?.['cache_control'], { type: 'ephemeral' });
-    assert.equal(((received['messages'] as Json[])[0]?.['content'] as Json[])[0]?.['cache_control'], { type: 'ephemeral', ttl: '5m' });
+    upstream.behaviour = { kind: 'answer', body: readJson(join(GOLDEN_DIR, 'cross', 'plain-chat', `${upstreamFormat}.response.json`)) };
+    const config: ProxyConfig = { upstream: { format: upstreamFormat, baseUrl: upstream.url, apiKey: 'upstream-secret' }, modelMap: { '*': model }, fetch: createNodeFetch() };
+    await withProxy(config, call);
+    return upstream.received.at(-1)?.body as Json;
   } finally {
     await upstream.close();
   }
+}
+
+proxy('the AWS SDK in front of Anthropic: cache points arrive as cache_control', async () => {
+  const received = await receivedThrough('anthropic', 'claude-test', (url) =>
+    bedrockClient(url).send(
+      new ConverseCommand({
+        modelId: MODEL_ID,
+        system: [{ text: 'A long, stable policy text.' }, { cachePoint: { type: 'default' } }],
+        messages: [{ role: 'user', content: [{ text: 'Which section covers leave?' }, { cachePoint: { type: 'default', ttl: '5m' } }] }],
+      }),
+    ),
+  );
+  assert.equal((received['system'] as Json[])[0]?.['cache_control'], { type: 'ephemeral' });
+  assert.equal(((received['messages'] as Json[])[0]?.['content'] as Json[])[0]?.['cache_control'], { type: 'ephemeral', ttl: '5m' });
+});
+
+proxy('the OpenAI SDK in front of Anthropic: prompt_cache_breakpoint arrives as cache_control', async () => {
+  const received = await receivedThrough('anthropic', 'claude-test', (url) => {
+    const client = new OpenAI({ apiKey: 'caller-key', baseURL: `${url}/v1`, maxRetries: 0 });
+    // openai 6's types have no prompt_cache_breakpoint yet (openai 7's do); the wire field is what counts.
+    const cached = { type: 'text', text: 'A long, stable policy text.', prompt_cache_breakpoint: { mode: 'explicit' } } as OpenAI.Chat.ChatCompletionContentPartText;
+    return client.chat.completions.create({ model: 'gpt-test', messages: [{ role: 'system', content: [cached] }, { role: 'user', content: 'Which section covers leave?' }] });
+  });
+  assert.equal(received['system'], [{ type: 'text', text: 'A long, stable policy text.', cache_control: { type: 'ephemeral' } }]);
+});
+
+proxy('the Anthropic SDK in front of OpenAI Chat: cache_control arrives as prompt_cache_breakpoint', async () => {
+  const received = await receivedThrough('openai-chat', 'gpt-test', (url) =>
+    new Anthropic({ apiKey: 'caller-key', baseURL: url, maxRetries: 0 }).messages.create({
+      model: 'claude-test',
+      max_tokens: 64,
+      system: [{ type: 'text', text: 'A long, stable policy text.', cache_control: { type: 'ephemeral' } }],
+      messages: [{ role: 'user', content: 'Which section covers leave?' }],
+    }),
+  );
+  assert.equal(chatBreakpoints(received), ['/messages/0/content/0 {"mode":"explicit"}']);
 });
 
 proxy.run();

@@ -122,7 +122,8 @@ test('Anthropic system and split tool-result turns: paths name the wire blocks, 
       },
     ],
   };
-  const { losses } = convertRequest(body, { from: 'anthropic', to: 'openai-chat' });
+  // DeepSeek's dialect of Chat takes no prompt-cache breakpoint (plain OpenAI does).
+  const { losses } = convertRequest(body, { from: 'anthropic', to: 'openai-chat', dialect: 'deepseek' });
   const paths = losses.filter((loss) => loss.irPath !== undefined).map((loss) => [loss.irPath, loss.path]);
   // IR message 0 is the system prompt; the third wire turn is IR messages 3 (tool) and 4 (user). Each dropped breakpoint points at its `cache_control`.
   assert.equal(paths, [

@@ -1,11 +1,12 @@
 /**
  * Prompt-cache breakpoints (`cache` on parts and tools, see
- * `CacheBreakpoint`) for the encoders that do not write them (OpenAI Chat
- * and Responses, Gemini, Ollama): each breakpoint is reported where it is,
- * as a `dropped_field` loss, so a caller learns that the prompt it sends
- * there is cached, if at all, only by the vendor's own rules. One walk that
- * reads one field per part and tool; a decoder anchors each breakpoint it
- * makes, so the loss points at its `cache_control` or `cachePoint` at once.
+ * `CacheBreakpoint`) for the encoders that do not write them (OpenAI
+ * Responses, Gemini, Ollama, and OpenAI Chat for what it has no place for):
+ * each breakpoint is reported where it is, as a `dropped_field` loss, so a
+ * caller learns that the prompt it sends there is cached, if at all, only
+ * by the vendor's own rules. One walk that reads one field per part and
+ * tool; a decoder anchors each breakpoint it makes, so the loss points at
+ * its `cache_control`, `cachePoint` or `prompt_cache_breakpoint` at once.
  */
 import type { LossCollector } from './losses.ts';
 import type { CacheBreakpoint, Message, Part, Response, Request } from './ir.ts';
@@ -42,8 +43,11 @@ export function markerTtl(cache: CacheBreakpoint, lifetimes: readonly string[], 
 }
 
 function dropped(target: string): string {
-  return `a prompt-cache breakpoint (Anthropic cache_control, Bedrock cachePoint) is not carried to ${target}; dropped`;
+  return `a prompt-cache breakpoint (Anthropic cache_control, Bedrock cachePoint, OpenAI prompt_cache_breakpoint) is not carried to ${target}; dropped`;
 }
+
+/** Which breakpoints an encoder writes after all: by the part and the role of its message (a nested part: of the message of the part it is in). */
+export type CarriedBreakpoint = (part: Part, role: Message['role']) => boolean;
 
 /** Does any of `parts` (or the parts nested in a tool result or document) carry a breakpoint? Paths are built only once one is found. */
 function anyInParts(parts: readonly Part[]): boolean {
@@ -55,25 +59,25 @@ function anyInParts(parts: readonly Part[]): boolean {
   return false;
 }
 
-function dropInParts(parts: readonly Part[], path: string, losses: LossCollector, target: string): void {
+function dropInParts(parts: readonly Part[], path: string, role: Message['role'], losses: LossCollector, target: string, carried: CarriedBreakpoint | undefined): void {
   for (let index = 0; index < parts.length; index++) {
     const part = parts[index] as Part;
-    if (part.cache !== undefined) losses.addAt(part.cache, 'dropped_field', `${path}/${index}/cache`, dropped(target));
-    if (part.type === 'tool_result') dropInParts(part.content, `${path}/${index}/content`, losses, target);
-    else if (part.type === 'document' && part.source.kind === 'content') dropInParts(part.source.parts, `${path}/${index}/source/parts`, losses, target);
+    if (part.cache !== undefined && carried?.(part, role) !== true) losses.addAt(part.cache, 'dropped_field', `${path}/${index}/cache`, dropped(target));
+    if (part.type === 'tool_result') dropInParts(part.content, `${path}/${index}/content`, role, losses, target, carried);
+    else if (part.type === 'document' && part.source.kind === 'content') dropInParts(part.source.parts, `${path}/${index}/source/parts`, role, losses, target, carried);
   }
 }
 
-function dropInMessage(message: Message, path: string, losses: LossCollector, target: string): void {
-  if (anyInParts(message.parts)) dropInParts(message.parts, `${path}/parts`, losses, target);
+function dropInMessage(message: Message, path: string, losses: LossCollector, target: string, carried?: CarriedBreakpoint): void {
+  if (anyInParts(message.parts)) dropInParts(message.parts, `${path}/parts`, message.role, losses, target, carried);
 }
 
-/** Report every breakpoint of `request` as dropped by `target`. */
-export function dropRequestCacheBreakpoints(request: Request, losses: LossCollector, target: string): void {
+/** Report every breakpoint of `request` as dropped by `target`, but those `carried` says it writes (never a tool's). */
+export function dropRequestCacheBreakpoints(request: Request, losses: LossCollector, target: string, carried?: CarriedBreakpoint): void {
   const messages = request.messages;
   for (let index = 0; index < messages.length; index++) {
     const message = messages[index] as Message;
-    if (anyInParts(message.parts)) dropInMessage(message, `/messages/${index}`, losses, target);
+    if (anyInParts(message.parts)) dropInMessage(message, `/messages/${index}`, losses, target, carried);
   }
   const tools = request.tools;
   if (tools === undefined) return;

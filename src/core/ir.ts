@@ -96,8 +96,9 @@ export interface Citation extends Extensible {
  * A prompt-cache breakpoint: the prompt up to and including the node that
  * carries it may be cached and read back by later requests (Anthropic
  * `cache_control` on a block or tool, a Bedrock `cachePoint` block after
- * one). `ttl` is the entry's lifetime as the vendors spell it (`5m`, `1h`);
- * absent, the vendor's default.
+ * one, OpenAI Chat `prompt_cache_breakpoint` on a content part). `ttl` is
+ * the entry's lifetime as the vendor spelled it (Anthropic and Bedrock `5m`,
+ * `1h`; OpenAI `30m`, `12h`); absent, the vendor's default.
  */
 export interface CacheBreakpoint {
   ttl?: string;

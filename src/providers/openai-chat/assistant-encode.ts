@@ -59,14 +59,16 @@ function encodeAudio(item: Located<AudioPart>, place: AssistantPlace, losses: Lo
   return undefined;
 }
 
-/** The `content` value of an assistant message, or `undefined` when it is left out; `hinted` is the message's `$content` hint. */
-function encodeContent(content: Content, hinted: unknown, place: AssistantPlace, losses: LossCollector): unknown {
+/** The `content` value of an assistant message, or `undefined` when it is left out; `hinted` is the message's `$content` hint; `breakpoints` for a request to plain OpenAI. */
+function encodeContent(content: Content, hinted: unknown, place: AssistantPlace, losses: LossCollector, breakpoints: boolean): unknown {
   const parts = content.parts;
   let shape = hintedContentShape(hinted, parts, 'null');
   // A response message's content is a string: texts from other formats are joined.
   if (place === 'response' && shape === 'array' && hinted === undefined && parts.every((part) => part.type === 'text')) {
     shape = 'string';
   }
+  // A string has no place for a text's prompt-cache breakpoint.
+  if (shape === 'string' && breakpoints && parts.some((part) => part.cache !== undefined)) shape = 'array';
   switch (shape) {
     case 'absent':
       return undefined;
@@ -77,7 +79,7 @@ function encodeContent(content: Content, hinted: unknown, place: AssistantPlace,
     case 'array':
       return parts.map((part, index) =>
         part.type === 'text'
-          ? encodeOpenaiChatTextPart(part, losses, partPath(content, index))
+          ? encodeOpenaiChatTextPart(part, losses, partPath(content, index), breakpoints)
           : part.type === 'refusal'
             ? spreadExtensions({ type: 'refusal', refusal: part.text }, part, FORMAT)
             : (part as { value: unknown }).value,
@@ -194,7 +196,7 @@ export function encodeOpenaiChatAssistant(message: Message, place: AssistantPlac
     losses.add('approximated', path, 'Chat Completions puts content before tool calls; text that followed a tool call was moved before it');
   }
   const wire: JsonObject = own !== undefined && own['$noRole'] === true ? {} : { role: 'assistant' };
-  const encoded = encodeContent(content, own?.['$content'], place, losses);
+  const encoded = encodeContent(content, own?.['$content'], place, losses, place === 'request' && dialect === 'openai');
   if (encoded !== undefined) wire['content'] = encoded;
   if (message.name !== undefined) wire['name'] = message.name;
   const refusalHint = own?.['$refusal'];

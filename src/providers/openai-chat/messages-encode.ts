@@ -13,6 +13,7 @@ import type { OpenaiChatDialect } from './dialects.ts';
 import { contentShape, type ContentShape } from './content-shape.ts';
 import { encodeOpenaiChatTextPart, encodeOpenaiChatUserPart, reportUnsupported } from './parts-encode.ts';
 import { FORMAT, shapeHint } from './shape.ts';
+import { BREAKPOINT_KEY, withChatBreakpoint } from './cache-breakpoint.ts';
 
 /** Text for a tool message whose result had only media (moved to the next user message). */
 export const MOVED_MEDIA_TEXT = '(the tool returned media, attached in the next user message)';
@@ -40,11 +41,18 @@ function spell(shape: ContentShape, encoded: Encoded): unknown {
 
 /** A text part with nothing but its text: its content part needs no path, since nothing can be lost. */
 function plainText(part: Part): boolean {
-  return part.type === 'text' && part.extensions === undefined && (part.citations === undefined || part.citations.length === 0);
+  return part.type === 'text' && part.extensions === undefined && part.cache === undefined && (part.citations === undefined || part.citations.length === 0);
+}
+
+/** The spelling of content `shape` gave, but an array when one of its parts carries a breakpoint (a string has no place for it). */
+function withBreakpoints(shape: ContentShape, encoded: Encoded, breakpoints: boolean): ContentShape {
+  if (shape !== 'string' || !breakpoints) return shape;
+  for (const part of encoded.parts) if (part[BREAKPOINT_KEY] !== undefined) return 'array';
+  return shape;
 }
 
 /** Encode `content` of a system or user message. System messages carry text only. */
-function encodeTextual(message: Message, path: string, losses: LossCollector): unknown {
+function encodeTextual(message: Message, path: string, losses: LossCollector, breakpoints: boolean): unknown {
   const parts = message.parts;
   // The common case, one plain text: a string unless the source spelled it as an array.
   const only = parts.length === 1 ? (parts[0] as Part) : undefined;
@@ -59,20 +67,21 @@ function encodeTextual(message: Message, path: string, losses: LossCollector): u
     } else if (message.role === 'system' && part.type !== 'text' && !(part.type === 'opaque' && part.format === FORMAT)) {
       reportUnsupported(part, 'a system message', losses, `${path}/parts/${index}`);
     } else {
-      wire = encodeOpenaiChatUserPart(part, losses, `${path}/parts/${index}`);
+      wire = encodeOpenaiChatUserPart(part, losses, `${path}/parts/${index}`, breakpoints);
     }
     if (wire === undefined) continue;
     kept.push(part.type === 'text' || wire['type'] !== 'text' ? part : { type: 'text', text: String(wire['text']) });
     encoded.parts.push(wire);
   }
-  return spell(contentShape(message, kept, 'string'), encoded);
+  return spell(withBreakpoints(contentShape(message, kept, 'string'), encoded, breakpoints), encoded);
 }
 
 /** Encode the tool result at `parts/<index>` of the tool message at `messagePath` as a `tool` (or deprecated `function`) message; media goes to `moved`. */
-function encodeToolResult(result: ToolResultPart, messagePath: string, index: number, moved: JsonObject[], losses: LossCollector): JsonObject {
+function encodeToolResult(result: ToolResultPart, messagePath: string, index: number, moved: JsonObject[], losses: LossCollector, breakpoints: boolean): JsonObject {
   const content = result.content;
   const only = content.length === 1 ? (content[0] as Part) : undefined;
-  if (result.extensions === undefined && only !== undefined && only.type === 'text' && only.extensions === undefined && result.isError !== true) {
+  const cached = breakpoints && (result.cache !== undefined || only?.cache !== undefined);
+  if (result.extensions === undefined && only !== undefined && only.type === 'text' && only.extensions === undefined && result.isError !== true && !cached) {
     // One plain text and no extensions (the common result from another format): its string, with nothing built to be spelled, and a pointer only for a loss.
     if (result.syntheticId === true) {
       losses.addAt(result, 'synthesised_id', `${messagePath}/parts/${index}`, `tool result had no call id; sent the synthesised id "${result.callId}"`, 'info');
@@ -90,16 +99,16 @@ function encodeToolResult(result: ToolResultPart, messagePath: string, index: nu
       texts.push(part);
       encoded.parts.push(
         part.type === 'text'
-          ? part.extensions === undefined
+          ? part.extensions === undefined && part.cache === undefined
             ? { type: 'text', text: part.text }
-            : encodeOpenaiChatTextPart(part, losses, `${path}/content/${index}`)
+            : encodeOpenaiChatTextPart(part, losses, `${path}/content/${index}`, breakpoints)
           : (part.value as JsonObject),
       );
       continue;
     }
     const partPath = `${path}/content/${index}`;
     if (part.type === 'image' || part.type === 'document' || part.type === 'audio' || part.type === 'video') {
-      const wire = encodeOpenaiChatUserPart(part, losses, partPath);
+      const wire = encodeOpenaiChatUserPart(part, losses, partPath, breakpoints);
       if (wire === undefined) continue;
       moved.push(wire);
       losses.add('moved_content', partPath, `Chat tool messages are text-only; the ${part.type} moved to a user message after the tool messages`);
@@ -119,7 +128,14 @@ function encodeToolResult(result: ToolResultPart, messagePath: string, index: nu
     if (texts.length === 0) texts.push({ type: 'text', text });
     losses.add('approximated', path, `Chat tool messages have no error flag; the result text was prefixed with "${TOOL_ERROR_PREFIX}"`);
   }
-  const spelled = spell(contentShape(result, texts, 'string'), encoded);
+  // The result's own breakpoint ends its message: on the last content part.
+  if (breakpoints && result.cache !== undefined) {
+    const last = encoded.parts.length - 1;
+    const lastPart = encoded.parts[last];
+    if (lastPart === undefined) losses.addAt(result.cache, 'dropped_field', `${path}/cache`, 'an empty Chat tool message has no content part to carry the prompt-cache breakpoint; dropped');
+    else if (lastPart[BREAKPOINT_KEY] === undefined) encoded.parts[last] = withChatBreakpoint({ ...lastPart }, result.cache, path, losses);
+  }
+  const spelled = spell(withBreakpoints(contentShape(result, texts, 'string'), encoded, breakpoints), encoded);
   if (shapeHint(result, '$functionRole') === true) {
     const wire: JsonObject = { role: 'function', name: result.name ?? '' };
     if (spelled !== undefined) wire['content'] = spelled;
@@ -133,21 +149,21 @@ function encodeToolResult(result: ToolResultPart, messagePath: string, index: nu
   return spreadExtensions(wire, result, FORMAT);
 }
 
-function encodeToolMessage(message: Message, path: string, out: JsonObject[], moved: JsonObject[], losses: LossCollector): void {
+function encodeToolMessage(message: Message, path: string, out: JsonObject[], moved: JsonObject[], losses: LossCollector, breakpoints: boolean): void {
   if (message.extensions !== undefined) losses.foreignExtensions(message.extensions, FORMAT, path);
   const parts = message.parts;
   for (let index = 0; index < parts.length; index++) {
     const part = parts[index] as Part;
-    if (part.type === 'tool_result') out.push(encodeToolResult(part, path, index, moved, losses));
+    if (part.type === 'tool_result') out.push(encodeToolResult(part, path, index, moved, losses, breakpoints));
     else reportUnsupported(part, 'a tool message', losses, `${path}/parts/${index}`);
   }
 }
 
-function encodeTextualMessage(message: Message, path: string, losses: LossCollector): JsonObject {
+function encodeTextualMessage(message: Message, path: string, losses: LossCollector, breakpoints: boolean): JsonObject {
   if (message.extensions !== undefined) losses.foreignExtensions(message.extensions, FORMAT, path);
   const role = message.role === 'system' ? (message.developer === true ? 'developer' : 'system') : 'user';
   const wire: JsonObject = { role };
-  const content = encodeTextual(message, path, losses);
+  const content = encodeTextual(message, path, losses, breakpoints);
   if (content !== undefined) wire['content'] = content;
   if (message.name !== undefined) wire['name'] = message.name;
   return spreadExtensions(wire, message, FORMAT);
@@ -167,6 +183,8 @@ function isEmptyAssistant(wire: JsonObject): boolean {
 
 /** Encode the IR messages of a request. */
 export function encodeOpenaiChatMessages(messages: readonly Message[], losses: LossCollector, dialect: OpenaiChatDialect = 'openai'): JsonObject[] {
+  // Prompt-cache breakpoints are plain OpenAI's (the request encoder reports them for the other dialects).
+  const breakpoints = dialect === 'openai';
   const out: JsonObject[] = [];
   let moved: JsonObject[] = [];
   for (let index = 0; index < messages.length; index++) {
@@ -176,7 +194,7 @@ export function encodeOpenaiChatMessages(messages: readonly Message[], losses: L
     switch (message.role) {
       case 'system':
       case 'user':
-        out.push(encodeTextualMessage(message, path, losses));
+        out.push(encodeTextualMessage(message, path, losses, breakpoints));
         break;
       case 'assistant': {
         const wire = encodeOpenaiChatAssistant(message, 'request', losses, path, dialect);
@@ -187,7 +205,7 @@ export function encodeOpenaiChatMessages(messages: readonly Message[], losses: L
         break;
       }
       case 'tool':
-        encodeToolMessage(message, path, out, moved, losses);
+        encodeToolMessage(message, path, out, moved, losses, breakpoints);
         break;
       default:
         unreachable(message.role);

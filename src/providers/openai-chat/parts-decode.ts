@@ -11,10 +11,13 @@ import { expectMediaType, isFormattedDataUrl, parseDataUrl, sniffBase64 } from '
 import { expectObject, expectString, isObject, pointer, required, type JsonObject } from '../../core/wire.ts';
 import { FORMAT, chatHint, keepNestedUnknown, keepNestedUnknownOf, keepUnknown, keepUnknownOf, keys } from './shape.ts';
 import { audioFormat, audioMediaType } from './media-types.ts';
+import { BREAKPOINT_KEY, liftChatBreakpoint } from './cache-breakpoint.ts';
 
 const AUDIO_KNOWN = keys('type', 'input_audio');
+const AUDIO_KNOWN_CACHED = keys('type', 'input_audio', BREAKPOINT_KEY);
 const INPUT_AUDIO_KNOWN = keys('data', 'format');
 const FILE_KNOWN = keys('type', 'file');
+const FILE_KNOWN_CACHED = keys('type', 'file', BREAKPOINT_KEY);
 const FILE_FIELDS_KNOWN = keys('file_data', 'file_id', 'filename');
 const REFUSAL_KNOWN = keys('type', 'refusal');
 
@@ -47,7 +50,7 @@ function requiredObject(object: JsonObject, key: string, path: string): JsonObje
 function decodeText(part: JsonObject, base: string, index: number): TextPart {
   const value = part['text'];
   const text: TextPart = { type: 'text', text: typeof value === 'string' ? value : requiredString(part, 'text', `${base}/${index}`) };
-  keepUnknownOf(text, part, undefined, 'type', 'text');
+  keepUnknownOf(text, part, undefined, 'type', 'text', liftChatBreakpoint(text, part) ? BREAKPOINT_KEY : 'type');
   return text;
 }
 
@@ -78,7 +81,7 @@ function decodeImage(part: JsonObject, path: string): ImagePart {
   if (typeof detail === 'string') image.detail = detail;
   else if (detail !== undefined) chatHint(image, '$detail', detail);
   keepNestedUnknownOf(image, 'image_url', imageUrl, 'url', 'detail');
-  keepUnknownOf(image, part, undefined, 'type', 'image_url');
+  keepUnknownOf(image, part, undefined, 'type', 'image_url', liftChatBreakpoint(image, part) ? BREAKPOINT_KEY : 'type');
   return image;
 }
 
@@ -93,7 +96,7 @@ function decodeAudio(part: JsonObject, path: string): AudioPart {
     chatHint(audio, '$format', format);
   }
   keepNestedUnknown(audio, 'input_audio', inputAudio, INPUT_AUDIO_KNOWN);
-  keepUnknown(audio, part, AUDIO_KNOWN);
+  keepUnknown(audio, part, liftChatBreakpoint(audio, part) ? AUDIO_KNOWN_CACHED : AUDIO_KNOWN);
   return audio;
 }
 
@@ -142,7 +145,7 @@ function decodeFile(part: JsonObject, path: string): DocumentPart {
     (rest ??= {})[key] = file[key];
   }
   if (rest !== undefined) keepNestedUnknown(document, 'file', rest, keys());
-  keepUnknown(document, part, FILE_KNOWN);
+  keepUnknown(document, part, liftChatBreakpoint(document, part) ? FILE_KNOWN_CACHED : FILE_KNOWN);
   return document;
 }
 
@@ -157,6 +160,13 @@ function decodeUnknown(part: JsonObject, type: string, path: string, losses: Los
  * for an error.
  */
 export function decodeOpenaiChatContentPart(value: unknown, base: string, index: number, losses: LossCollector): Part {
+  const decoded = decodeContentPart(value, base, index, losses);
+  // A breakpoint's losses (the targets that drop it) point at its `prompt_cache_breakpoint`, found at once.
+  if (decoded.cache !== undefined) losses.anchorItem(decoded.cache, `${base}/${index}/${BREAKPOINT_KEY}`);
+  return decoded;
+}
+
+function decodeContentPart(value: unknown, base: string, index: number, losses: LossCollector): Part {
   const part = isObject(value) ? value : expectObject(value, `${base}/${index}`, FORMAT);
   const wireType = part['type'];
   const type = typeof wireType === 'string' ? wireType : requiredString(part, 'type', `${base}/${index}`);

@@ -15,6 +15,7 @@ import { setDataUrl } from '../../core/serialize.ts';
 import { pointer, spreadExtensions, type JsonObject } from '../../core/wire.ts';
 import { FORMAT, nestedExtras, shapeHint } from './shape.ts';
 import { audioFormat } from './media-types.ts';
+import { withChatBreakpoint } from './cache-breakpoint.ts';
 
 /** Report a part Chat Completions cannot carry. */
 export function reportUnsupported(part: Part, where: string, losses: LossCollector, path: string): void {
@@ -36,11 +37,11 @@ function reportReasoning(part: ReasoningPart, losses: LossCollector, path: strin
   }
 }
 
-/** Encode a text part. Citations only travel on assistant content (see annotations). */
-export function encodeOpenaiChatTextPart(part: TextPart, losses: LossCollector, path: string): JsonObject {
+/** Encode a text part (with its prompt-cache breakpoint when `breakpoints`: a request to plain OpenAI). Citations only travel on assistant content (see annotations). */
+export function encodeOpenaiChatTextPart(part: TextPart, losses: LossCollector, path: string, breakpoints = false): JsonObject {
   losses.foreignExtensions(part.extensions, FORMAT, path);
-  const text = { type: 'text', text: part.text } satisfies ChatCompletionContentPartText;
-  return spreadExtensions(text, part, FORMAT);
+  const text = spreadExtensions({ type: 'text', text: part.text } satisfies ChatCompletionContentPartText, part, FORMAT);
+  return breakpoints && part.cache !== undefined ? withChatBreakpoint(text, part.cache, path, losses) : text;
 }
 
 function encodeImage(part: ImagePart, losses: LossCollector, path: string): JsonObject | undefined {
@@ -141,9 +142,17 @@ function encodeDocument(part: DocumentPart, losses: LossCollector, path: string)
 
 /**
  * Encode one part of a user message as a content part; `undefined` (after a
- * loss) when Chat cannot carry it.
+ * loss) when Chat cannot carry it. With `breakpoints` (a request to plain
+ * OpenAI), the part's prompt-cache breakpoint goes with it.
  */
-export function encodeOpenaiChatUserPart(part: Part, losses: LossCollector, path: string): JsonObject | undefined {
+export function encodeOpenaiChatUserPart(part: Part, losses: LossCollector, path: string, breakpoints = false): JsonObject | undefined {
+  const wire = userPart(part, losses, path);
+  // An opaque part's value is the source's own object: it is written as it came.
+  if (!breakpoints || part.cache === undefined || wire === undefined || part.type === 'opaque') return wire;
+  return withChatBreakpoint(wire, part.cache, path, losses);
+}
+
+function userPart(part: Part, losses: LossCollector, path: string): JsonObject | undefined {
   switch (part.type) {
     case 'text':
       if (part.citations !== undefined && part.citations.length > 0) {

@@ -35,6 +35,7 @@ import { activeDialect, noteDialect, type OpenaiChatDialect } from './dialects.t
 import { listsAsOwn, mapValue, valueTable } from '../../core/mapped-values.ts';
 import { decodeOpenrouterReasoning, encodeOpenrouterReasoning } from './dialect-request.ts';
 import { dropRequestCacheBreakpoints } from '../../core/cache-points.ts';
+import { chatCarries } from './cache-breakpoint.ts';
 
 /** Wire keys with a neutral slot; every other key travels as an extension. */
 const KNOWN_KEYS = [
@@ -380,12 +381,14 @@ function encodeGeneration(generation: Generation, request: Request, wire: JsonOb
 export function encodeOpenaiChatRequest(request: Request, context: CodecContext): JsonObject {
   const { losses } = context;
   if (request.extensions !== undefined) losses.foreignExtensions(request.extensions, FORMAT, '');
-  dropRequestCacheBreakpoints(request, losses, FORMAT);
   const wire: JsonObject = {};
   // `options.model` names the model when the source body had none (a Gemini body, whose model is in the URL; a Bedrock body).
   const model = request.model ?? context.model;
   if (model !== undefined) wire['model'] = model;
   const dialect = activeDialect(request, context.dialect);
+  // Plain OpenAI writes the breakpoints of content parts and tool results (see cache-breakpoint.ts); the other dialects none.
+  if (dialect === 'openai') dropRequestCacheBreakpoints(request, losses, FORMAT, chatCarries);
+  else dropRequestCacheBreakpoints(request, losses, `${FORMAT} (${dialect})`);
   wire['messages'] = encodeOpenaiChatMessages(request.messages, losses, dialect);
   if (request.tools !== undefined) {
     const { tools, functions } = encodeOpenaiChatTools(request.tools, losses);

@@ -1,0 +1,58 @@
+/**
+ * OpenAI's prompt-cache breakpoint on Chat content parts ⇄ the IR's
+ * `cache`. `prompt_cache_breakpoint: {"mode": "explicit"}` on a text, image,
+ * audio or file part (openai 7's types add a `ttl` of `30m` or `12h`) is
+ * that part's breakpoint; any other value stays the part's own field. Only
+ * plain OpenAI writes it, in requests: the other dialects, and answers,
+ * report each breakpoint as dropped.
+ *
+ * @see https://platform.openai.com/docs/guides/prompt-caching
+ */
+import type { CacheBreakpoint, Message, Part } from '../../core/ir.ts';
+import type { LossCollector } from '../../core/losses.ts';
+import type { JsonObject } from '../../core/wire.ts';
+import { markerBreakpoint, markerTtl } from '../../core/cache-points.ts';
+
+/** The wire key. */
+export const BREAKPOINT_KEY = 'prompt_cache_breakpoint';
+
+/** The lifetimes a breakpoint may name (openai 7.57's `PromptCacheBreakpoint.ttl`). */
+const LIFETIMES: readonly string[] = ['30m', '12h'];
+
+/** Set `node.cache` from the content part `wire`'s neutral breakpoint; true when it had one (its key is then read, not kept). */
+export function liftChatBreakpoint(node: { cache?: CacheBreakpoint }, wire: JsonObject): boolean {
+  const value = wire[BREAKPOINT_KEY];
+  if (value === undefined) return false;
+  const cache = markerBreakpoint(value, 'mode', 'explicit', LIFETIMES);
+  if (cache === undefined) return false;
+  node.cache = cache;
+  return true;
+}
+
+/** `wire` (a fresh content part) with the breakpoint of the part at IR pointer `path`. A lifetime OpenAI does not name is left to the request's own (`prompt_cache_options.ttl`), reported. */
+export function withChatBreakpoint(wire: JsonObject, cache: CacheBreakpoint, path: string, losses: LossCollector): JsonObject {
+  const ttl = markerTtl(cache, LIFETIMES, path, losses, 'OpenAI');
+  wire[BREAKPOINT_KEY] = ttl === undefined ? { mode: 'explicit' } : { mode: 'explicit', ttl };
+  return wire;
+}
+
+/**
+ * The breakpoints a plain OpenAI request carries: on text parts, on the
+ * media of a user message (or moved there from a tool result), and on a
+ * tool result (on its tool message's last content part). None on tool
+ * calls, reasoning, refusals, opaque parts or tools.
+ */
+export function chatCarries(part: Part, role: Message['role']): boolean {
+  switch (part.type) {
+    case 'text':
+      return true;
+    case 'image':
+    case 'audio':
+    case 'document':
+      return role === 'user' || role === 'tool';
+    case 'tool_result':
+      return role === 'tool';
+    default:
+      return false;
+  }
+}

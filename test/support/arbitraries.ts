@@ -742,13 +742,13 @@ interface Capability {
   noResponseId?: boolean;
   /** A request without `stream` streams (Ollama): the generator always says which. */
   streamDefault?: boolean;
-  /** Request parts carry prompt-cache breakpoints (Anthropic `cache_control`, Bedrock `cachePoint`). */
-  cacheBreakpoints?: boolean;
+  /** Request parts carry prompt-cache breakpoints (Anthropic `cache_control`, Bedrock `cachePoint`, Chat `prompt_cache_breakpoint`), with these lifetimes. */
+  cacheLifetimes?: readonly string[];
 }
 
 const CAPABILITIES: Record<FormatId, Capability> = {
   anthropic: {
-    cacheBreakpoints: true,
+    cacheLifetimes: ['5m', '1h'],
     userMedia: ['image', 'document'],
     reasoning: 'signature',
     refusal: false,
@@ -769,6 +769,7 @@ const CAPABILITIES: Record<FormatId, Capability> = {
     refusalStops: false,
   },
   'openai-chat': {
+    cacheLifetimes: ['30m', '12h'],
     userMedia: ['image', 'audio', 'document'],
     reasoning: undefined,
     refusal: true,
@@ -829,7 +830,7 @@ const CAPABILITIES: Record<FormatId, Capability> = {
     refusalStops: false,
   },
   'bedrock-converse': {
-    cacheBreakpoints: true,
+    cacheLifetimes: ['5m', '1h'],
     userMedia: ['image'],
     reasoning: 'signature',
     refusal: false,
@@ -952,9 +953,10 @@ interface Draft {
 
 function textPart(draft: Draft): fc.Arbitrary<Part> {
   const text = textArbitrary({ empty: draft.capability.emptyText, huge: true });
-  if (draft.capability.cacheBreakpoints !== true || draft.request !== true) return text.map((value): Part => ({ type: 'text', text: value }));
+  const lifetimes = draft.capability.cacheLifetimes;
+  if (lifetimes === undefined || draft.request !== true) return text.map((value): Part => ({ type: 'text', text: value }));
   // Now and then a prompt-cache breakpoint after the text, with or without a lifetime.
-  const cache = fc.option(fc.constantFrom<CacheBreakpoint>({}, { ttl: '5m' }, { ttl: '1h' }), { nil: undefined, freq: 3 });
+  const cache = fc.option(fc.constantFrom<CacheBreakpoint>({}, ...lifetimes.map((ttl) => ({ ttl }))), { nil: undefined, freq: 3 });
   return fc.tuple(text, cache).map(([value, breakpoint]): Part => (breakpoint === undefined ? { type: 'text', text: value } : { type: 'text', text: value, cache: breakpoint }));
 }
 

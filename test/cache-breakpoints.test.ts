@@ -56,7 +56,7 @@ function cachePoints(body: Json): string[] {
   return found;
 }
 
-const TARGETS_WITHOUT: FormatId[] = ['openai-responses', 'gemini', 'ollama'];
+const TARGETS_WITHOUT: FormatId[] = ['gemini', 'ollama'];
 
 /** The `prompt_cache_breakpoint`s of a Chat body, by where they are (`/messages/<n>/content/<k>`). */
 function chatBreakpoints(body: Json): string[] {
@@ -268,6 +268,58 @@ chat('every corpus Chat request with prompt_cache_breakpoint: the breakpoints re
 });
 
 chat.run();
+
+const responses = suite('cache breakpoints: OpenAI Responses prompt_cache_breakpoint');
+
+/** The `prompt_cache_breakpoint`s of a Responses request's input items and tool outputs, by where they are. */
+function responsesBreakpoints(body: Json): string[] {
+  const found: string[] = [];
+  (body['input'] as Json[] | undefined)?.forEach((item, index) => {
+    const list = item['content'] ?? item['output'];
+    if (!Array.isArray(list)) return;
+    list.forEach((part: Json, at) => {
+      if (part['prompt_cache_breakpoint'] !== undefined) found.push(`/input/${index}/${item['content'] === undefined ? 'output' : 'content'}/${at} ${JSON.stringify(part['prompt_cache_breakpoint'])}`);
+    });
+  });
+  return found;
+}
+
+responses('golden Anthropic request → Responses: the user text carries its breakpoint, valid by the OpenAI spec; the system text\'s goes into instructions and is reported', () => {
+  const body = readJson(join(GOLDEN_DIR, 'anthropic', 'system-blocks-cache-control', 'request.json')) as Json;
+  const result = convertRequest(body, { from: 'anthropic', to: 'openai-responses' });
+  const wire = result.body as Json;
+  assert.equal(responsesBreakpoints(wire), ['/input/0/content/0 {"mode":"explicit"}']);
+  const errors = validators.validate('openai-responses', 'request', wire);
+  assert.is(errors, undefined, errors === undefined ? '' : describeErrors(errors));
+  assert.equal(result.losses.filter((loss) => loss.message.includes('prompt-cache breakpoint')).map((loss) => loss.path), ['/system/1/cache_control']);
+});
+
+responses('golden Bedrock request → Responses: the user breakpoint carried; the system one (instructions) and the tool\'s reported', () => {
+  const body = readJson(join(GOLDEN_DIR, 'bedrock-converse', 'cache-points', 'request.json')) as Json;
+  const result = convertRequest(body, { from: 'bedrock-converse', to: 'openai-responses', model: 'gpt-test' });
+  assert.equal(responsesBreakpoints(result.body as Json), ['/input/0/content/0 {"mode":"explicit"}']);
+  assert.equal(result.losses.filter((loss) => loss.message.includes('prompt-cache breakpoint')).map((loss) => loss.path).sort(), ['/system/1', '/toolConfig/tools/1']);
+});
+
+responses('an Anthropic tool_result with cache_control: the function_call_output ends with the breakpoint, which comes back to Anthropic on the result\'s last block (the same end of the prefix)', () => {
+  const body = {
+    model: 'claude-test',
+    max_tokens: 100,
+    messages: [
+      { role: 'user', content: 'weather?' },
+      { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_1', name: 'weather', input: {} }] },
+      { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: 'sunny', cache_control: { type: 'ephemeral' } }] },
+    ],
+  };
+  const result = convertRequest(body, { from: 'anthropic', to: 'openai-responses' });
+  assert.equal(responsesBreakpoints(result.body as Json), ['/input/2/output/0 {"mode":"explicit"}']);
+  assert.not.ok(result.losses.some((loss) => loss.message.includes('prompt-cache breakpoint')));
+  const back = convertRequest(result.body, { from: 'openai-responses', to: 'anthropic', model: 'claude-test' }).body as Json;
+  assert.equal(breakpoints(decodeRequest('anthropic', body).ir), ['tool 2 tool_result 0 default']);
+  assert.equal(breakpoints(decodeRequest('anthropic', back).ir), ['tool 2 result 0 text 0 default']);
+});
+
+responses.run();
 
 const proxy = suite('cache breakpoints through the proxy, official SDKs on both sides');
 

@@ -1,7 +1,7 @@
 /**
  * Prompt-cache breakpoints (`cache` on parts and tools, see
- * `CacheBreakpoint`) for the encoders that do not write them (OpenAI
- * Responses, Gemini, Ollama, and OpenAI Chat for what it has no place for):
+ * `CacheBreakpoint`) for the encoders that do not write them (Gemini,
+ * Ollama, and OpenAI Chat and Responses for what they have no place for):
  * each breakpoint is reported where it is, as a `dropped_field` loss, so a
  * caller learns that the prompt it sends there is cached, if at all, only
  * by the vendor's own rules. One walk that reads one field per part and
@@ -40,6 +40,32 @@ export function markerTtl(cache: CacheBreakpoint, lifetimes: readonly string[], 
   if (ttl === undefined || lifetimes.includes(ttl)) return ttl;
   losses.addAt(cache, 'approximated', `${path}/cache/ttl`, `${vendor} takes a cache lifetime of ${lifetimes.join(' or ')}, not "${ttl}"; the breakpoint was sent with the default lifetime`);
   return undefined;
+}
+
+/** How a format spells a breakpoint that sits on a content part as a field of its own (OpenAI's `prompt_cache_breakpoint: {"mode": "explicit"}`). */
+export interface PartMarker {
+  key: string;
+  kindKey: string;
+  kind: string;
+  lifetimes: readonly string[];
+  vendor: string;
+}
+
+/** Set `node.cache` from the content part `wire`'s neutral marker; true when it had one (its key is then read, not kept). */
+export function liftPartMarker(node: { cache?: CacheBreakpoint }, wire: Readonly<Record<string, unknown>>, marker: PartMarker): boolean {
+  const value = wire[marker.key];
+  if (value === undefined) return false;
+  const cache = markerBreakpoint(value, marker.kindKey, marker.kind, marker.lifetimes);
+  if (cache === undefined) return false;
+  node.cache = cache;
+  return true;
+}
+
+/** `wire` (a fresh content part) with the marker of the breakpoint of the part at IR pointer `path`. */
+export function withPartMarker(wire: Record<string, unknown>, cache: CacheBreakpoint, path: string, losses: LossCollector, marker: PartMarker): Record<string, unknown> {
+  const ttl = markerTtl(cache, marker.lifetimes, path, losses, marker.vendor);
+  wire[marker.key] = ttl === undefined ? { [marker.kindKey]: marker.kind } : { [marker.kindKey]: marker.kind, ttl };
+  return wire;
 }
 
 function dropped(target: string): string {

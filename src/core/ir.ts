@@ -96,7 +96,7 @@ export interface Citation extends Extensible {
  * A prompt-cache breakpoint: the prompt up to and including the node that
  * carries it may be cached and read back by later requests (Anthropic
  * `cache_control` on a block or tool, a Bedrock `cachePoint` block after
- * one, OpenAI Chat `prompt_cache_breakpoint` on a content part). `ttl` is
+ * one, OpenAI `prompt_cache_breakpoint` on an input content part). `ttl` is
  * the entry's lifetime as the vendor spelled it (Anthropic and Bedrock `5m`,
  * `1h`; OpenAI `30m`, `12h`); absent, the vendor's default.
  */

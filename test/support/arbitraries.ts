@@ -790,6 +790,7 @@ const CAPABILITIES: Record<FormatId, Capability> = {
     refusalStops: true,
   },
   'openai-responses': {
+    cacheLifetimes: ['30m', '12h'],
     userMedia: ['image', 'document'],
     reasoning: 'encrypted',
     refusal: true,

@@ -11,29 +11,22 @@
 import type { CacheBreakpoint, Message, Part } from '../../core/ir.ts';
 import type { LossCollector } from '../../core/losses.ts';
 import type { JsonObject } from '../../core/wire.ts';
-import { markerBreakpoint, markerTtl } from '../../core/cache-points.ts';
+import { liftPartMarker, withPartMarker, type PartMarker } from '../../core/cache-points.ts';
 
 /** The wire key. */
 export const BREAKPOINT_KEY = 'prompt_cache_breakpoint';
 
-/** The lifetimes a breakpoint may name (openai 7.57's `PromptCacheBreakpoint.ttl`). */
-const LIFETIMES: readonly string[] = ['30m', '12h'];
+/** The marker, with the lifetimes a breakpoint may name (openai 7.57's `PromptCacheBreakpoint.ttl`). */
+const MARKER: PartMarker = { key: BREAKPOINT_KEY, kindKey: 'mode', kind: 'explicit', lifetimes: ['30m', '12h'], vendor: 'OpenAI' };
 
 /** Set `node.cache` from the content part `wire`'s neutral breakpoint; true when it had one (its key is then read, not kept). */
 export function liftChatBreakpoint(node: { cache?: CacheBreakpoint }, wire: JsonObject): boolean {
-  const value = wire[BREAKPOINT_KEY];
-  if (value === undefined) return false;
-  const cache = markerBreakpoint(value, 'mode', 'explicit', LIFETIMES);
-  if (cache === undefined) return false;
-  node.cache = cache;
-  return true;
+  return liftPartMarker(node, wire, MARKER);
 }
 
 /** `wire` (a fresh content part) with the breakpoint of the part at IR pointer `path`. A lifetime OpenAI does not name is left to the request's own (`prompt_cache_options.ttl`), reported. */
 export function withChatBreakpoint(wire: JsonObject, cache: CacheBreakpoint, path: string, losses: LossCollector): JsonObject {
-  const ttl = markerTtl(cache, LIFETIMES, path, losses, 'OpenAI');
-  wire[BREAKPOINT_KEY] = ttl === undefined ? { mode: 'explicit' } : { mode: 'explicit', ttl };
-  return wire;
+  return withPartMarker(wire, cache, path, losses, MARKER);
 }
 
 /**

@@ -12,6 +12,7 @@ import { isFormattedDataUrl, parseDataUrl, sniffBase64 } from '../../core/media.
 import { expectArray, expectObject, expectString, extend, hint, pointer, required, unknownKeys, lookupTable, type JsonObject } from '../../core/wire.ts';
 import { decodeOpenaiResponsesAnnotation } from './citations.ts';
 import { FORMAT, keepNulls } from './shared.ts';
+import { BREAKPOINT_KEY, liftResponsesBreakpoint } from './cache-breakpoint.ts';
 
 /** The text part type a context expects: `output_text` in assistant items, `input_text` elsewhere. */
 export type TextType = 'input_text' | 'output_text';
@@ -19,6 +20,15 @@ export type TextType = 'input_text' | 'output_text';
 const REFUSAL_KEYS: ReadonlySet<string> = new Set(['type', 'refusal']);
 const IMAGE_KEYS: ReadonlySet<string> = new Set(['type', 'image_url', 'file_id', 'detail']);
 const FILE_KEYS: ReadonlySet<string> = new Set(['type', 'file_data', 'file_id', 'file_url', 'filename']);
+const IMAGE_KEYS_CACHED: ReadonlySet<string> = new Set([...IMAGE_KEYS, BREAKPOINT_KEY]);
+const FILE_KEYS_CACHED: ReadonlySet<string> = new Set([...FILE_KEYS, BREAKPOINT_KEY]);
+
+/** `rest` without the breakpoint's key (read as the part's `cache`), or `undefined` when nothing else is left. */
+function withoutBreakpoint(rest: JsonObject): JsonObject | undefined {
+  let others: JsonObject | undefined;
+  for (const key in rest) if (key !== BREAKPOINT_KEY) (others ??= {})[key] = rest[key];
+  return others;
+}
 const AUDIO_KEYS: ReadonlySet<string> = new Set(['type', 'input_audio']);
 const AUDIO_DATA_KEYS: ReadonlySet<string> = new Set(['data', 'format']);
 
@@ -27,6 +37,13 @@ const AUDIO_MEDIA_TYPES: Readonly<Record<string, string>> = lookupTable({ mp3: '
 
 /** Decode one content part of a message or a tool output. */
 export function decodeOpenaiResponsesContent(value: unknown, path: string, textType: TextType, losses: LossCollector): Part {
+  const decoded = decodeContent(value, path, textType, losses);
+  // A breakpoint's losses (the targets that drop it) point at its `prompt_cache_breakpoint`, found at once.
+  if (decoded.cache !== undefined) losses.anchorItem(decoded.cache, `${path}/${BREAKPOINT_KEY}`);
+  return decoded;
+}
+
+function decodeContent(value: unknown, path: string, textType: TextType, losses: LossCollector): Part {
   const part = expectObject(value, path, FORMAT);
   const typeValue = part['type'];
   // Pointers only to throw.
@@ -75,7 +92,8 @@ function decodeText(part: JsonObject, type: TextType, textType: TextType, path: 
     if (type === 'input_text') hint(text, FORMAT, '$annotations', true);
     if (list.length > 0) text.citations = list.map((annotation, index) => decodeOpenaiResponsesAnnotation(annotation, pointer(path, 'annotations', index)));
   }
-  const rest = textExtras(part);
+  let rest = textExtras(part);
+  if (type === 'input_text' && rest?.[BREAKPOINT_KEY] !== undefined && liftResponsesBreakpoint(text, part)) rest = withoutBreakpoint(rest);
   const logprobs = rest?.['logprobs'];
   if (rest !== undefined && Array.isArray(logprobs) && logprobs.length === 0) {
     delete rest['logprobs'];
@@ -116,7 +134,7 @@ function decodeImage(part: JsonObject, path: string): ImagePart {
   else if (part['detail'] === undefined) hint(image, FORMAT, '$noDetail', true);
   keepNulls(image, part, ['image_url', 'file_id', 'detail']);
   if (url !== undefined && fileId !== undefined) extend(image, FORMAT, { file_id: fileId });
-  extend(image, FORMAT, unknownKeys(part, IMAGE_KEYS));
+  extend(image, FORMAT, unknownKeys(part, liftResponsesBreakpoint(image, part) ? IMAGE_KEYS_CACHED : IMAGE_KEYS));
   return image;
 }
 
@@ -140,7 +158,7 @@ function decodeFile(part: JsonObject, path: string): DocumentPart {
   }
   if (filename !== undefined) document.filename = filename;
   keepNulls(document, part, ['file_data', 'file_id', 'file_url', 'filename']);
-  extend(document, FORMAT, unknownKeys(part, FILE_KEYS));
+  extend(document, FORMAT, unknownKeys(part, liftResponsesBreakpoint(document, part) ? FILE_KEYS_CACHED : FILE_KEYS));
   return document;
 }
 

@@ -12,6 +12,7 @@ import { pointer, type JsonObject } from '../../core/wire.ts';
 import { encodeOpenaiResponsesAnnotation } from './citations.ts';
 import type { TextType } from './content-decode.ts';
 import { FORMAT, MESSAGE_KEY_PREFIX, own, ownHint, restoreNulls, wasNull } from './shared.ts';
+import { takesBreakpoint, withResponsesBreakpoint } from './cache-breakpoint.ts';
 
 /** Finish an encoded part: report foreign extensions, spread our own (not the item-level ones), restore `null`s. */
 function finish(target: JsonObject, part: Part, losses: LossCollector, path: string): JsonObject {
@@ -26,8 +27,19 @@ function finish(target: JsonObject, part: Part, losses: LossCollector, path: str
   return restoreNulls(target, part);
 }
 
-/** Encode one IR part as a content part; `undefined` (with a loss) when it cannot be one. */
-export function encodeOpenaiResponsesContent(part: Part, textType: TextType, losses: LossCollector, path: string): JsonObject | undefined {
+/**
+ * Encode one IR part as a content part; `undefined` (with a loss) when it
+ * cannot be one. With `breakpoints` (a request), an input part takes the
+ * part's prompt-cache breakpoint.
+ */
+export function encodeOpenaiResponsesContent(part: Part, textType: TextType, losses: LossCollector, path: string, breakpoints = false): JsonObject | undefined {
+  const wire = encodeContent(part, textType, losses, path);
+  // An opaque part's value is the source's own object: it is written as it came.
+  if (!breakpoints || part.cache === undefined || wire === undefined || part.type === 'opaque' || !takesBreakpoint(wire['type'])) return wire;
+  return withResponsesBreakpoint(wire, part.cache, path, losses);
+}
+
+function encodeContent(part: Part, textType: TextType, losses: LossCollector, path: string): JsonObject | undefined {
   switch (part.type) {
     case 'text':
       return encodeText(part, textType, losses, path);

@@ -36,7 +36,8 @@ function encodeInputMessage(message: Message, path: string, context: ItemEncodeC
   const bare = hint === undefined || hint.string === true;
   const only = message.parts.length === 1 ? message.parts[0] : undefined;
   let content: JsonObject[] | string;
-  if (bare && only?.type === 'text' && own(only) === undefined && only.citations === undefined) {
+  const breakpoints = context.target === 'request';
+  if (bare && only?.type === 'text' && own(only) === undefined && only.citations === undefined && (only.cache === undefined || !breakpoints)) {
     // One plain text part: the bare string that encoding it and `singleText` would give.
     if (only.extensions !== undefined) context.losses.foreignExtensions(only.extensions, FORMAT, `${path}/parts/0`);
     content = only.text;
@@ -45,7 +46,7 @@ function encodeInputMessage(message: Message, path: string, context: ItemEncodeC
     for (let index = 0; index < message.parts.length; index++) {
       const part = message.parts[index];
       if (part === undefined) continue;
-      const encoded = encodeOpenaiResponsesContent(part, 'input_text', context.losses, `${path}/parts/${index}`);
+      const encoded = encodeOpenaiResponsesContent(part, 'input_text', context.losses, `${path}/parts/${index}`, breakpoints);
       if (encoded !== undefined) list.push(encoded);
     }
     content = (bare ? singleText(list, 'input_text') : undefined) ?? list;

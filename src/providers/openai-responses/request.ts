@@ -28,6 +28,7 @@ import { listsAsOwn, mapValue, valueTable } from '../../core/mapped-values.ts';
 import { messagePointer } from '../../core/ir-pointers.ts';
 import { decodeOpenaiResponsesTool, decodeOpenaiResponsesToolChoice, encodeOpenaiResponsesTool, encodeOpenaiResponsesToolChoice } from './tools.ts';
 import { dropRequestCacheBreakpoints } from '../../core/cache-points.ts';
+import { responsesCarries } from './cache-breakpoint.ts';
 
 const KNOWN_KEYS: readonly string[] = [
   'model', 'input', 'instructions', 'tools', 'tool_choice', 'parallel_tool_calls', 'text', 'reasoning', 'max_output_tokens',
@@ -217,6 +218,9 @@ function textOf(message: Message, path: string, losses: LossCollector): string {
     const part = message.parts[index];
     if (part === undefined) continue;
     if (part.extensions !== undefined) losses.foreignExtensions(part.extensions, FORMAT, `${path}/parts/${index}`);
+    if (part.cache !== undefined) {
+      losses.addAt(part.cache, 'dropped_field', `${path}/parts/${index}/cache`, 'OpenAI Responses instructions are one string, with no place for a prompt-cache breakpoint; dropped');
+    }
     if (part.type === 'text') text = texts++ === 0 ? part.text : `${text}\n${part.text}`;
     else losses.add('unsupported_part', `${path}/parts/${index}`, `a ${part.type} part cannot go into OpenAI Responses instructions; dropped`);
   }
@@ -297,7 +301,7 @@ function encodeInput(request: Request, body: JsonObject, start: number, losses: 
 export function encodeOpenaiResponsesRequest(request: Request, context: CodecContext): JsonObject {
   const losses = context.losses;
   losses.foreignExtensions(request.extensions, FORMAT, '');
-  dropRequestCacheBreakpoints(request, losses, FORMAT);
+  dropRequestCacheBreakpoints(request, losses, FORMAT, responsesCarries);
   const body: JsonObject = {};
   // `options.model` names the model when the source body had none (a Gemini body, whose model is in the URL; a Bedrock body).
   const model = request.model ?? context.model;

@@ -14,6 +14,7 @@ import { expectArray, expectString, extend, hint, required, spreadExtensions, ty
 import { decodeOpenaiResponsesContent } from './content-decode.ts';
 import { encodeOpenaiResponsesContent } from './content-encode.ts';
 import { FORMAT, keepNulls, own, ownHint, restoreNulls, type ItemTarget } from './shared.ts';
+import { BREAKPOINT_KEY, takesBreakpoint, withResponsesBreakpoint } from './cache-breakpoint.ts';
 
 /** The keys of a tool call item this file does not read, or `undefined` (a switch: cheaper than a set lookup per key). */
 function callExtras(item: JsonObject): JsonObject | undefined {
@@ -157,15 +158,15 @@ export function encodeOpenaiResponsesToolOutput(part: ToolResultPart, context: I
   const losses = context.losses;
   if (part.syntheticId === true) losses.addAt(part, 'synthesised_id', `${path}/callId`, `call id "${part.callId}" was made up by interlingua`, 'info');
   const custom = ownHint(part, '$custom') === true || context.customCalls?.has(part.callId) === true;
-  const item: JsonObject = { type: custom ? 'custom_tool_call_output' : 'function_call_output', call_id: part.callId, output: encodeOutput(part, losses, path) };
+  const item: JsonObject = { type: custom ? 'custom_tool_call_output' : 'function_call_output', call_id: part.callId, output: encodeOutput(part, losses, path, context.target === 'request') };
   return finishItem(item, part, context, path);
 }
 
 /** Prefix that marks a failed tool result, since Responses outputs have no error flag (as the Chat codec does). */
 export const TOOL_ERROR_PREFIX = 'Error: ';
 
-function encodeOutput(part: ToolResultPart, losses: LossCollector, path: string): string | JsonObject[] {
-  const output = encodeOutputValue(part, losses, path);
+function encodeOutput(part: ToolResultPart, losses: LossCollector, path: string, breakpoints: boolean): string | JsonObject[] {
+  const output = encodeOutputValue(part, losses, path, breakpoints);
   if (part.isError !== true) return output;
   losses.add('approximated', path, `OpenAI Responses tool outputs have no error flag; the output was prefixed with "${TOOL_ERROR_PREFIX}"`);
   if (typeof output === 'string') return TOOL_ERROR_PREFIX + output;
@@ -175,9 +176,10 @@ function encodeOutput(part: ToolResultPart, losses: LossCollector, path: string)
   return output;
 }
 
-function encodeOutputValue(part: ToolResultPart, losses: LossCollector, path: string): string | JsonObject[] {
+function encodeOutputValue(part: ToolResultPart, losses: LossCollector, path: string, breakpoints: boolean): string | JsonObject[] {
   const first = part.content[0];
-  if (ownHint(part, '$outputList') !== true) {
+  const cached = breakpoints && (part.cache !== undefined || first?.cache !== undefined);
+  if (ownHint(part, '$outputList') !== true && !cached) {
     if (first === undefined) return '';
     if (part.content.length === 1 && first.type === 'text' && own(first) === undefined && first.citations === undefined) {
       if (first.extensions !== undefined) losses.foreignExtensions(first.extensions, FORMAT, `${path}/content/0`);
@@ -186,8 +188,14 @@ function encodeOutputValue(part: ToolResultPart, losses: LossCollector, path: st
   }
   const list: JsonObject[] = [];
   part.content.forEach((inner, index) => {
-    const encoded = encodeOpenaiResponsesContent(inner, 'input_text', losses, `${path}/content/${index}`);
+    const encoded = encodeOpenaiResponsesContent(inner, 'input_text', losses, `${path}/content/${index}`, breakpoints);
     if (encoded !== undefined) list.push(encoded);
   });
+  // The output's own breakpoint ends it: on its last part.
+  if (breakpoints && part.cache !== undefined) {
+    const last = list[list.length - 1];
+    if (last === undefined || !takesBreakpoint(last['type'])) losses.addAt(part.cache, 'dropped_field', `${path}/cache`, 'this OpenAI Responses tool output has no input part to carry the prompt-cache breakpoint; dropped');
+    else if (last[BREAKPOINT_KEY] === undefined) list[list.length - 1] = withResponsesBreakpoint({ ...last }, part.cache, path, losses);
+  }
   return list;
 }

@@ -385,6 +385,16 @@ proxy('the OpenAI SDK in front of Anthropic: prompt_cache_breakpoint arrives as 
   assert.equal(received['system'], [{ type: 'text', text: 'A long, stable policy text.', cache_control: { type: 'ephemeral' } }]);
 });
 
+proxy('the OpenAI SDK\'s Responses in front of Anthropic: prompt_cache_breakpoint arrives as cache_control', async () => {
+  const received = await receivedThrough('anthropic', 'claude-test', (url) => {
+    const client = new OpenAI({ apiKey: 'caller-key', baseURL: `${url}/v1`, maxRetries: 0 });
+    // openai 6's types have no prompt_cache_breakpoint yet (openai 7's do); the wire field is what counts.
+    const cached = { type: 'input_text', text: 'A long, stable policy text.', prompt_cache_breakpoint: { mode: 'explicit' } } as OpenAI.Responses.ResponseInputText;
+    return client.responses.create({ model: 'gpt-test', input: [{ role: 'user', content: [cached, { type: 'input_text', text: 'Which section covers leave?' }] }] });
+  });
+  assert.equal(((received['messages'] as Json[])[0]?.['content'] as Json[])[0], { type: 'text', text: 'A long, stable policy text.', cache_control: { type: 'ephemeral' } });
+});
+
 proxy('the Anthropic SDK in front of OpenAI Chat: cache_control arrives as prompt_cache_breakpoint', async () => {
   const received = await receivedThrough('openai-chat', 'gpt-test', (url) =>
     new Anthropic({ apiKey: 'caller-key', baseURL: url, maxRetries: 0 }).messages.create({

@@ -44,7 +44,7 @@ function decodeFails(body: unknown, code: string, path: string): void {
 }
 
 test('loss paths point into the Converse body a conversion came from', () => {
-  const body = { messages: [{ role: 'user', content: [{ text: 'hi' }, { cachePoint: { type: 'default' } }] }], inferenceConfig: { maxTokens: 10, stopSequences: ['x'] } };
+  const body = { messages: [{ role: 'user', content: [{ text: 'hi' }, { guardContent: { text: { text: 'guarded' } } }] }], inferenceConfig: { maxTokens: 10, stopSequences: ['x'] } };
   const result = convertRequest(body, { from: 'bedrock-converse', to: 'openai-responses', model: 'gpt-test' });
   const paths = result.losses.map((loss) => loss.path);
   assert.ok(paths.includes('/messages/0/content/1'), JSON.stringify(result.losses));

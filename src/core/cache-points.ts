@@ -94,16 +94,12 @@ function dropInParts(parts: readonly Part[], path: string, role: Message['role']
   }
 }
 
-function dropInMessage(message: Message, path: string, losses: LossCollector, target: string, carried?: CarriedBreakpoint): void {
-  if (anyInParts(message.parts)) dropInParts(message.parts, `${path}/parts`, message.role, losses, target, carried);
-}
-
 /** Report every breakpoint of `request` as dropped by `target`, but those `carried` says it writes (never a tool's). */
 export function dropRequestCacheBreakpoints(request: Request, losses: LossCollector, target: string, carried?: CarriedBreakpoint): void {
   const messages = request.messages;
   for (let index = 0; index < messages.length; index++) {
     const message = messages[index] as Message;
-    if (anyInParts(message.parts)) dropInMessage(message, `/messages/${index}`, losses, target, carried);
+    if (anyInParts(message.parts)) dropInParts(message.parts, `/messages/${index}/parts`, message.role, losses, target, carried);
   }
   const tools = request.tools;
   if (tools === undefined) return;
@@ -118,6 +114,6 @@ export function dropResponseCacheBreakpoints(response: Response, losses: LossCol
   const candidates = response.candidates;
   for (let index = 0; index < candidates.length; index++) {
     const message = (candidates[index] as Response['candidates'][number]).message;
-    if (anyInParts(message.parts)) dropInMessage(message, `/candidates/${index}/message`, losses, target);
+    if (anyInParts(message.parts)) dropInParts(message.parts, `/candidates/${index}/message/parts`, message.role, losses, target, undefined);
   }
 }

@@ -9,11 +9,14 @@
  */
 import type { CacheBreakpoint } from '../../core/ir.ts';
 import type { LossCollector } from '../../core/losses.ts';
-import type { JsonObject } from '../../core/wire.ts';
+import { unknownKeys, type JsonObject } from '../../core/wire.ts';
 import { markerBreakpoint, markerTtl } from '../../core/cache-points.ts';
 
 /** The lifetimes Anthropic takes. */
 const LIFETIMES: readonly string[] = ['5m', '1h'];
+
+/** The key a lifted breakpoint leaves behind. */
+const CACHE_CONTROL: ReadonlySet<string> = new Set(['cache_control']);
 
 /**
  * `rest` (the keys of a block or tool its decoder did not read) without a
@@ -25,9 +28,7 @@ export function liftCacheControl(node: { cache?: CacheBreakpoint }, rest: JsonOb
   const cache = markerBreakpoint(rest['cache_control'], 'type', 'ephemeral', LIFETIMES);
   if (cache === undefined) return rest;
   node.cache = cache;
-  let others: JsonObject | undefined;
-  for (const key in rest) if (key !== 'cache_control') (others ??= {})[key] = rest[key];
-  return others;
+  return unknownKeys(rest, CACHE_CONTROL);
 }
 
 /** The `cache_control` value of a breakpoint (of the part or tool at IR pointer `path`). */

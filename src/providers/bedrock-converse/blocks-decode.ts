@@ -9,7 +9,7 @@
 import type { OpaquePart, Part, ReasoningPart, TextPart, ToolCallPart, ToolResultPart } from '../../core/ir.ts';
 import type { LossCollector } from '../../core/losses.ts';
 import { expectArray, expectObject, expectString, extend, hint, isObject, pointer, required, unknownKeys, type JsonObject } from '../../core/wire.ts';
-import { cachePointOf } from './cache-point.ts';
+import { attachCachePoint } from './cache-point.ts';
 import { decodeBedrockCitation } from './citations.ts';
 import { decodeBedrockDocument, decodeBedrockMedia } from './media-decode.ts';
 import { BEDROCK, stringField } from './shape.ts';
@@ -258,18 +258,6 @@ export function decodeBedrockBlock(value: unknown, path: string, scope: BlockSco
   if (part === undefined || member === undefined) return unknownBlock(block, member, path, scope);
   if (keys > 1) outerFields(part, block, member);
   return part;
-}
-
-/**
- * Make `value` (the block at `path`) the breakpoint of `previous` when it
- * is a cache point and `previous` a part without one; false otherwise.
- */
-export function attachCachePoint(previous: Part | undefined, value: unknown, path: string, losses: LossCollector): boolean {
-  if (previous === undefined || previous.cache !== undefined) return false;
-  const cache = cachePointOf(value);
-  if (cache === undefined) return false;
-  previous.cache = losses.anchorItem(cache, path);
-  return true;
 }
 
 /**

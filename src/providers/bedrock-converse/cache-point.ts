@@ -17,10 +17,23 @@ import { markerBreakpoint, markerTtl } from '../../core/cache-points.ts';
 const LIFETIMES: readonly string[] = ['5m', '1h'];
 
 /** The breakpoint `value` (a content block, a system block or a tool) is, or `undefined` when it is something else. */
-export function cachePointOf(value: unknown): CacheBreakpoint | undefined {
+function cachePointOf(value: unknown): CacheBreakpoint | undefined {
   if (!isObject(value) || value['cachePoint'] === undefined) return undefined;
   for (const key in value) if (key !== 'cachePoint') return undefined;
   return markerBreakpoint(value['cachePoint'], 'type', 'default', LIFETIMES);
+}
+
+/**
+ * Make `value` (the block or tool at `path`) the breakpoint of `previous`
+ * (the part or function tool before it) when it is a cache point and
+ * `previous` has none; false otherwise.
+ */
+export function attachCachePoint(previous: { cache?: CacheBreakpoint } | undefined, value: unknown, path: string, losses: LossCollector): boolean {
+  if (previous === undefined || previous.cache !== undefined) return false;
+  const cache = cachePointOf(value);
+  if (cache === undefined) return false;
+  previous.cache = losses.anchorItem(cache, path);
+  return true;
 }
 
 /** The `cachePoint` block of the breakpoint of the part or tool at IR pointer `path`. */

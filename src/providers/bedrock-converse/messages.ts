@@ -10,9 +10,9 @@ import type { Message, Part } from '../../core/ir.ts';
 import type { LossCollector } from '../../core/losses.ts';
 import { InterlinguaError } from '../../core/errors.ts';
 import { appended, expectArray, expectObject, extend, extensionsOf, hint, isObject, pointer, required, spreadExtensions, type JsonObject } from '../../core/wire.ts';
-import { attachCachePoint, decodeBedrockBlock, decodeBedrockBlocks, type BlockScope } from './blocks-decode.ts';
+import { decodeBedrockBlock, decodeBedrockBlocks, type BlockScope } from './blocks-decode.ts';
 import { encodeBedrockPart } from './blocks-encode.ts';
-import { cachePointBlock } from './cache-point.ts';
+import { attachCachePoint, cachePointBlock } from './cache-point.ts';
 import { BEDROCK, stringField } from './shape.ts';
 import { messagePointer, partPointer } from '../../core/ir-pointers.ts';
 

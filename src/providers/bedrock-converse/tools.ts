@@ -7,7 +7,7 @@
 import type { FunctionTool, Request, Tool, ToolChoice } from '../../core/ir.ts';
 import type { LossCollector } from '../../core/losses.ts';
 import { expectArray, expectBoolean, expectObject, expectString, extend, hint, isObject, pointer, required, spreadExtensions, unknownKeys, type JsonObject } from '../../core/wire.ts';
-import { cachePointBlock, cachePointOf } from './cache-point.ts';
+import { attachCachePoint, cachePointBlock } from './cache-point.ts';
 import { BEDROCK, hasHint, stringField } from './shape.ts';
 
 const SPEC_KEYS: ReadonlySet<string> = new Set(['name', 'description', 'inputSchema', 'strict']);
@@ -53,13 +53,7 @@ export function decodeBedrockToolConfig(value: unknown, request: Request, losses
     const path = pointer('/toolConfig/tools', index);
     // A cache point right after a function tool is that tool's breakpoint.
     const previous = tools[tools.length - 1];
-    if (previous?.type === 'function' && previous.cache === undefined) {
-      const cache = cachePointOf(list[index]);
-      if (cache !== undefined) {
-        previous.cache = losses.anchorItem(cache, path);
-        continue;
-      }
-    }
+    if (attachCachePoint(previous?.type === 'function' ? previous : undefined, list[index], path, losses)) continue;
     const tool = decodeTool(list[index], path);
     tools.push(losses.recording ? losses.origin(tool, path) : tool);
   }

@@ -8,26 +8,19 @@
  *
  * @see https://platform.openai.com/docs/guides/prompt-caching
  */
-import type { CacheBreakpoint, Message, Part } from '../../core/ir.ts';
-import type { LossCollector } from '../../core/losses.ts';
-import type { JsonObject } from '../../core/wire.ts';
-import { liftPartMarker, withPartMarker, type PartMarker } from '../../core/cache-points.ts';
+import type { Message, Part } from '../../core/ir.ts';
+import type { PartMarker } from '../../core/cache-points.ts';
 
 /** The wire key. */
 export const BREAKPOINT_KEY = 'prompt_cache_breakpoint';
 
-/** The marker, with the lifetimes a breakpoint may name (openai 7.57's `PromptCacheBreakpoint.ttl`). */
-const MARKER: PartMarker = { key: BREAKPOINT_KEY, kindKey: 'mode', kind: 'explicit', lifetimes: ['30m', '12h'], vendor: 'OpenAI' };
-
-/** Set `node.cache` from the content part `wire`'s neutral breakpoint; true when it had one (its key is then read, not kept). */
-export function liftChatBreakpoint(node: { cache?: CacheBreakpoint }, wire: JsonObject): boolean {
-  return liftPartMarker(node, wire, MARKER);
-}
-
-/** `wire` (a fresh content part) with the breakpoint of the part at IR pointer `path`. A lifetime OpenAI does not name is left to the request's own (`prompt_cache_options.ttl`), reported. */
-export function withChatBreakpoint(wire: JsonObject, cache: CacheBreakpoint, path: string, losses: LossCollector): JsonObject {
-  return withPartMarker(wire, cache, path, losses, MARKER);
-}
+/**
+ * The marker, for core's `liftPartMarker` and `withPartMarker`, with the
+ * lifetimes a breakpoint may name (openai 7.57's `PromptCacheBreakpoint.ttl`);
+ * a lifetime OpenAI does not name is left to the request's own
+ * (`prompt_cache_options.ttl`), reported.
+ */
+export const CHAT_BREAKPOINT: PartMarker = { key: BREAKPOINT_KEY, kindKey: 'mode', kind: 'explicit', lifetimes: ['30m', '12h'], vendor: 'OpenAI' };
 
 /**
  * The breakpoints a plain OpenAI request carries: on text parts, on the

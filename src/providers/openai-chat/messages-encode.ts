@@ -13,7 +13,8 @@ import type { OpenaiChatDialect } from './dialects.ts';
 import { contentShape, type ContentShape } from './content-shape.ts';
 import { encodeOpenaiChatTextPart, encodeOpenaiChatUserPart, reportUnsupported } from './parts-encode.ts';
 import { FORMAT, shapeHint } from './shape.ts';
-import { BREAKPOINT_KEY, withChatBreakpoint } from './cache-breakpoint.ts';
+import { withPartMarker } from '../../core/cache-points.ts';
+import { BREAKPOINT_KEY, CHAT_BREAKPOINT } from './cache-breakpoint.ts';
 
 /** Text for a tool message whose result had only media (moved to the next user message). */
 export const MOVED_MEDIA_TEXT = '(the tool returned media, attached in the next user message)';
@@ -133,7 +134,7 @@ function encodeToolResult(result: ToolResultPart, messagePath: string, index: nu
     const last = encoded.parts.length - 1;
     const lastPart = encoded.parts[last];
     if (lastPart === undefined) losses.addAt(result.cache, 'dropped_field', `${path}/cache`, 'an empty Chat tool message has no content part to carry the prompt-cache breakpoint; dropped');
-    else if (lastPart[BREAKPOINT_KEY] === undefined) encoded.parts[last] = withChatBreakpoint({ ...lastPart }, result.cache, path, losses);
+    else if (lastPart[BREAKPOINT_KEY] === undefined) encoded.parts[last] = withPartMarker({ ...lastPart }, result.cache, path, losses, CHAT_BREAKPOINT);
   }
   const spelled = spell(withBreakpoints(contentShape(result, texts, 'string'), encoded, breakpoints), encoded);
   if (shapeHint(result, '$functionRole') === true) {

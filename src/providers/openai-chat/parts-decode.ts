@@ -11,7 +11,8 @@ import { expectMediaType, isFormattedDataUrl, parseDataUrl, sniffBase64 } from '
 import { expectObject, expectString, isObject, pointer, required, type JsonObject } from '../../core/wire.ts';
 import { FORMAT, chatHint, keepNestedUnknown, keepNestedUnknownOf, keepUnknown, keepUnknownOf, keys } from './shape.ts';
 import { audioFormat, audioMediaType } from './media-types.ts';
-import { BREAKPOINT_KEY, liftChatBreakpoint } from './cache-breakpoint.ts';
+import { liftPartMarker } from '../../core/cache-points.ts';
+import { BREAKPOINT_KEY, CHAT_BREAKPOINT } from './cache-breakpoint.ts';
 
 const AUDIO_KNOWN = keys('type', 'input_audio');
 const AUDIO_KNOWN_CACHED = keys('type', 'input_audio', BREAKPOINT_KEY);
@@ -50,7 +51,7 @@ function requiredObject(object: JsonObject, key: string, path: string): JsonObje
 function decodeText(part: JsonObject, base: string, index: number): TextPart {
   const value = part['text'];
   const text: TextPart = { type: 'text', text: typeof value === 'string' ? value : requiredString(part, 'text', `${base}/${index}`) };
-  keepUnknownOf(text, part, undefined, 'type', 'text', liftChatBreakpoint(text, part) ? BREAKPOINT_KEY : 'type');
+  keepUnknownOf(text, part, undefined, 'type', 'text', liftPartMarker(text, part, CHAT_BREAKPOINT) ? BREAKPOINT_KEY : 'type');
   return text;
 }
 
@@ -81,7 +82,7 @@ function decodeImage(part: JsonObject, path: string): ImagePart {
   if (typeof detail === 'string') image.detail = detail;
   else if (detail !== undefined) chatHint(image, '$detail', detail);
   keepNestedUnknownOf(image, 'image_url', imageUrl, 'url', 'detail');
-  keepUnknownOf(image, part, undefined, 'type', 'image_url', liftChatBreakpoint(image, part) ? BREAKPOINT_KEY : 'type');
+  keepUnknownOf(image, part, undefined, 'type', 'image_url', liftPartMarker(image, part, CHAT_BREAKPOINT) ? BREAKPOINT_KEY : 'type');
   return image;
 }
 
@@ -96,7 +97,7 @@ function decodeAudio(part: JsonObject, path: string): AudioPart {
     chatHint(audio, '$format', format);
   }
   keepNestedUnknown(audio, 'input_audio', inputAudio, INPUT_AUDIO_KNOWN);
-  keepUnknown(audio, part, liftChatBreakpoint(audio, part) ? AUDIO_KNOWN_CACHED : AUDIO_KNOWN);
+  keepUnknown(audio, part, liftPartMarker(audio, part, CHAT_BREAKPOINT) ? AUDIO_KNOWN_CACHED : AUDIO_KNOWN);
   return audio;
 }
 
@@ -145,7 +146,7 @@ function decodeFile(part: JsonObject, path: string): DocumentPart {
     (rest ??= {})[key] = file[key];
   }
   if (rest !== undefined) keepNestedUnknown(document, 'file', rest, keys());
-  keepUnknown(document, part, liftChatBreakpoint(document, part) ? FILE_KNOWN_CACHED : FILE_KNOWN);
+  keepUnknown(document, part, liftPartMarker(document, part, CHAT_BREAKPOINT) ? FILE_KNOWN_CACHED : FILE_KNOWN);
   return document;
 }
 

@@ -15,7 +15,8 @@ import { setDataUrl } from '../../core/serialize.ts';
 import { pointer, spreadExtensions, type JsonObject } from '../../core/wire.ts';
 import { FORMAT, nestedExtras, shapeHint } from './shape.ts';
 import { audioFormat } from './media-types.ts';
-import { withChatBreakpoint } from './cache-breakpoint.ts';
+import { withPartMarker } from '../../core/cache-points.ts';
+import { CHAT_BREAKPOINT } from './cache-breakpoint.ts';
 
 /** Report a part Chat Completions cannot carry. */
 export function reportUnsupported(part: Part, where: string, losses: LossCollector, path: string): void {
@@ -41,7 +42,7 @@ function reportReasoning(part: ReasoningPart, losses: LossCollector, path: strin
 export function encodeOpenaiChatTextPart(part: TextPart, losses: LossCollector, path: string, breakpoints = false): JsonObject {
   losses.foreignExtensions(part.extensions, FORMAT, path);
   const text = spreadExtensions({ type: 'text', text: part.text } satisfies ChatCompletionContentPartText, part, FORMAT);
-  return breakpoints && part.cache !== undefined ? withChatBreakpoint(text, part.cache, path, losses) : text;
+  return breakpoints && part.cache !== undefined ? withPartMarker(text, part.cache, path, losses, CHAT_BREAKPOINT) : text;
 }
 
 function encodeImage(part: ImagePart, losses: LossCollector, path: string): JsonObject | undefined {
@@ -149,7 +150,7 @@ export function encodeOpenaiChatUserPart(part: Part, losses: LossCollector, path
   const wire = userPart(part, losses, path);
   // An opaque part's value is the source's own object: it is written as it came.
   if (!breakpoints || part.cache === undefined || wire === undefined || part.type === 'opaque') return wire;
-  return withChatBreakpoint(wire, part.cache, path, losses);
+  return withPartMarker(wire, part.cache, path, losses, CHAT_BREAKPOINT);
 }
 
 function userPart(part: Part, losses: LossCollector, path: string): JsonObject | undefined {

@@ -9,25 +9,14 @@
  *
  * @see https://platform.openai.com/docs/guides/prompt-caching
  */
-import type { CacheBreakpoint, Message, Part } from '../../core/ir.ts';
-import type { LossCollector } from '../../core/losses.ts';
-import type { JsonObject } from '../../core/wire.ts';
-import { liftPartMarker, withPartMarker, type PartMarker } from '../../core/cache-points.ts';
+import type { Message, Part } from '../../core/ir.ts';
+import type { PartMarker } from '../../core/cache-points.ts';
 
 /** The wire key. */
 export const BREAKPOINT_KEY = 'prompt_cache_breakpoint';
 
-const MARKER: PartMarker = { key: BREAKPOINT_KEY, kindKey: 'mode', kind: 'explicit', lifetimes: ['30m', '12h'], vendor: 'OpenAI' };
-
-/** Set `node.cache` from the input part `wire`'s neutral breakpoint; true when it had one (its key is then read, not kept). */
-export function liftResponsesBreakpoint(node: { cache?: CacheBreakpoint }, wire: JsonObject): boolean {
-  return liftPartMarker(node, wire, MARKER);
-}
-
-/** `wire` (a fresh input part) with the breakpoint of the part at IR pointer `path`. */
-export function withResponsesBreakpoint(wire: JsonObject, cache: CacheBreakpoint, path: string, losses: LossCollector): JsonObject {
-  return withPartMarker(wire, cache, path, losses, MARKER);
-}
+/** The marker, for core's `liftPartMarker` and `withPartMarker`, with the lifetimes a breakpoint may name (openai 7.57's `ttl`). */
+export const RESPONSES_BREAKPOINT: PartMarker = { key: BREAKPOINT_KEY, kindKey: 'mode', kind: 'explicit', lifetimes: ['30m', '12h'], vendor: 'OpenAI' };
 
 /** The input part types that take a breakpoint. */
 export function takesBreakpoint(type: unknown): boolean {

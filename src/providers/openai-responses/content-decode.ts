@@ -12,7 +12,8 @@ import { isFormattedDataUrl, parseDataUrl, sniffBase64 } from '../../core/media.
 import { expectArray, expectObject, expectString, extend, hint, pointer, required, unknownKeys, lookupTable, type JsonObject } from '../../core/wire.ts';
 import { decodeOpenaiResponsesAnnotation } from './citations.ts';
 import { FORMAT, keepNulls } from './shared.ts';
-import { BREAKPOINT_KEY, liftResponsesBreakpoint } from './cache-breakpoint.ts';
+import { liftPartMarker } from '../../core/cache-points.ts';
+import { BREAKPOINT_KEY, RESPONSES_BREAKPOINT } from './cache-breakpoint.ts';
 
 /** The text part type a context expects: `output_text` in assistant items, `input_text` elsewhere. */
 export type TextType = 'input_text' | 'output_text';
@@ -22,13 +23,7 @@ const IMAGE_KEYS: ReadonlySet<string> = new Set(['type', 'image_url', 'file_id',
 const FILE_KEYS: ReadonlySet<string> = new Set(['type', 'file_data', 'file_id', 'file_url', 'filename']);
 const IMAGE_KEYS_CACHED: ReadonlySet<string> = new Set([...IMAGE_KEYS, BREAKPOINT_KEY]);
 const FILE_KEYS_CACHED: ReadonlySet<string> = new Set([...FILE_KEYS, BREAKPOINT_KEY]);
-
-/** `rest` without the breakpoint's key (read as the part's `cache`), or `undefined` when nothing else is left. */
-function withoutBreakpoint(rest: JsonObject): JsonObject | undefined {
-  let others: JsonObject | undefined;
-  for (const key in rest) if (key !== BREAKPOINT_KEY) (others ??= {})[key] = rest[key];
-  return others;
-}
+const BREAKPOINT_ONLY: ReadonlySet<string> = new Set([BREAKPOINT_KEY]);
 const AUDIO_KEYS: ReadonlySet<string> = new Set(['type', 'input_audio']);
 const AUDIO_DATA_KEYS: ReadonlySet<string> = new Set(['data', 'format']);
 
@@ -93,7 +88,7 @@ function decodeText(part: JsonObject, type: TextType, textType: TextType, path: 
     if (list.length > 0) text.citations = list.map((annotation, index) => decodeOpenaiResponsesAnnotation(annotation, pointer(path, 'annotations', index)));
   }
   let rest = textExtras(part);
-  if (type === 'input_text' && rest?.[BREAKPOINT_KEY] !== undefined && liftResponsesBreakpoint(text, part)) rest = withoutBreakpoint(rest);
+  if (type === 'input_text' && rest?.[BREAKPOINT_KEY] !== undefined && liftPartMarker(text, part, RESPONSES_BREAKPOINT)) rest = unknownKeys(rest, BREAKPOINT_ONLY);
   const logprobs = rest?.['logprobs'];
   if (rest !== undefined && Array.isArray(logprobs) && logprobs.length === 0) {
     delete rest['logprobs'];
@@ -134,7 +129,7 @@ function decodeImage(part: JsonObject, path: string): ImagePart {
   else if (part['detail'] === undefined) hint(image, FORMAT, '$noDetail', true);
   keepNulls(image, part, ['image_url', 'file_id', 'detail']);
   if (url !== undefined && fileId !== undefined) extend(image, FORMAT, { file_id: fileId });
-  extend(image, FORMAT, unknownKeys(part, liftResponsesBreakpoint(image, part) ? IMAGE_KEYS_CACHED : IMAGE_KEYS));
+  extend(image, FORMAT, unknownKeys(part, liftPartMarker(image, part, RESPONSES_BREAKPOINT) ? IMAGE_KEYS_CACHED : IMAGE_KEYS));
   return image;
 }
 
@@ -158,7 +153,7 @@ function decodeFile(part: JsonObject, path: string): DocumentPart {
   }
   if (filename !== undefined) document.filename = filename;
   keepNulls(document, part, ['file_data', 'file_id', 'file_url', 'filename']);
-  extend(document, FORMAT, unknownKeys(part, liftResponsesBreakpoint(document, part) ? FILE_KEYS_CACHED : FILE_KEYS));
+  extend(document, FORMAT, unknownKeys(part, liftPartMarker(document, part, RESPONSES_BREAKPOINT) ? FILE_KEYS_CACHED : FILE_KEYS));
   return document;
 }
 

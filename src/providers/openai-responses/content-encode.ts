@@ -12,7 +12,8 @@ import { pointer, type JsonObject } from '../../core/wire.ts';
 import { encodeOpenaiResponsesAnnotation } from './citations.ts';
 import type { TextType } from './content-decode.ts';
 import { FORMAT, MESSAGE_KEY_PREFIX, own, ownHint, restoreNulls, wasNull } from './shared.ts';
-import { takesBreakpoint, withResponsesBreakpoint } from './cache-breakpoint.ts';
+import { withPartMarker } from '../../core/cache-points.ts';
+import { RESPONSES_BREAKPOINT, takesBreakpoint } from './cache-breakpoint.ts';
 
 /** Finish an encoded part: report foreign extensions, spread our own (not the item-level ones), restore `null`s. */
 function finish(target: JsonObject, part: Part, losses: LossCollector, path: string): JsonObject {
@@ -36,7 +37,7 @@ export function encodeOpenaiResponsesContent(part: Part, textType: TextType, los
   const wire = encodeContent(part, textType, losses, path);
   // An opaque part's value is the source's own object: it is written as it came.
   if (!breakpoints || part.cache === undefined || wire === undefined || part.type === 'opaque' || !takesBreakpoint(wire['type'])) return wire;
-  return withResponsesBreakpoint(wire, part.cache, path, losses);
+  return withPartMarker(wire, part.cache, path, losses, RESPONSES_BREAKPOINT);
 }
 
 function encodeContent(part: Part, textType: TextType, losses: LossCollector, path: string): JsonObject | undefined {

@@ -14,7 +14,8 @@ import { expectArray, expectString, extend, hint, required, spreadExtensions, ty
 import { decodeOpenaiResponsesContent } from './content-decode.ts';
 import { encodeOpenaiResponsesContent } from './content-encode.ts';
 import { FORMAT, keepNulls, own, ownHint, restoreNulls, type ItemTarget } from './shared.ts';
-import { BREAKPOINT_KEY, takesBreakpoint, withResponsesBreakpoint } from './cache-breakpoint.ts';
+import { withPartMarker } from '../../core/cache-points.ts';
+import { BREAKPOINT_KEY, RESPONSES_BREAKPOINT, takesBreakpoint } from './cache-breakpoint.ts';
 
 /** The keys of a tool call item this file does not read, or `undefined` (a switch: cheaper than a set lookup per key). */
 function callExtras(item: JsonObject): JsonObject | undefined {
@@ -195,7 +196,7 @@ function encodeOutputValue(part: ToolResultPart, losses: LossCollector, path: st
   if (breakpoints && part.cache !== undefined) {
     const last = list[list.length - 1];
     if (last === undefined || !takesBreakpoint(last['type'])) losses.addAt(part.cache, 'dropped_field', `${path}/cache`, 'this OpenAI Responses tool output has no input part to carry the prompt-cache breakpoint; dropped');
-    else if (last[BREAKPOINT_KEY] === undefined) list[list.length - 1] = withResponsesBreakpoint({ ...last }, part.cache, path, losses);
+    else if (last[BREAKPOINT_KEY] === undefined) list[list.length - 1] = withPartMarker({ ...last }, part.cache, path, losses, RESPONSES_BREAKPOINT);
   }
   return list;
 }

@@ -1,7 +1,7 @@
 /**
- * Prompt-cache breakpoints: Anthropic `cache_control`, Bedrock `cachePoint`
- * and OpenAI Chat `prompt_cache_breakpoint` are one IR breakpoint (`cache`
- * on a part or tool), carried between them on real recorded requests and
+ * Prompt-cache breakpoints: Anthropic `cache_control`, Bedrock `cachePoint`,
+ * OpenAI `prompt_cache_breakpoint` and the `cache_control` OpenRouter and
+ * LiteLLM take on Chat parts are one IR breakpoint (`cache` on a part or tool), carried between them on real recorded requests and
  * through the proxy with the official SDKs on both sides; every other
  * target (and Chat, for what it has no place for) reports each one it
  * drops, pointing at the breakpoint in the body the caller passed in.
@@ -58,14 +58,14 @@ function cachePoints(body: Json): string[] {
 
 const TARGETS_WITHOUT: FormatId[] = ['gemini', 'ollama'];
 
-/** The `prompt_cache_breakpoint`s of a Chat body, by where they are (`/messages/<n>/content/<k>`). */
-function chatBreakpoints(body: Json): string[] {
+/** The `prompt_cache_breakpoint`s (or the `key`s) of a Chat body, by where they are (`/messages/<n>/content/<k>`). */
+function chatBreakpoints(body: Json, key = 'prompt_cache_breakpoint'): string[] {
   const found: string[] = [];
   (body['messages'] as Json[] | undefined)?.forEach((message, index) => {
     const content = message['content'];
     if (!Array.isArray(content)) return;
     content.forEach((part: Json, at) => {
-      if (part['prompt_cache_breakpoint'] !== undefined) found.push(`/messages/${index}/content/${at} ${JSON.stringify(part['prompt_cache_breakpoint'])}`);
+      if (part[key] !== undefined) found.push(`/messages/${index}/content/${at} ${JSON.stringify(part[key])}`);
     });
   });
   return found;
@@ -269,6 +269,127 @@ chat('every corpus Chat request with prompt_cache_breakpoint: the breakpoints re
 
 chat.run();
 
+const control = suite('cache breakpoints: Chat cache_control (OpenRouter, LiteLLM)');
+
+/** A Chat request as OpenRouter and LiteLLM callers write it: Anthropic's cache_control on content parts. */
+function controlledChat(): Json {
+  return {
+    model: 'anthropic/claude-sonnet-4.5',
+    messages: [
+      { role: 'system', content: [{ type: 'text', text: 'A long, stable policy text.', cache_control: { type: 'ephemeral', ttl: '1h' } }] },
+      {
+        role: 'user',
+        content: [
+          { type: 'image_url', image_url: { url: 'data:image/png;base64,iVBORw0KGgo=' }, cache_control: { type: 'ephemeral' } },
+          { type: 'text', text: 'Which section covers leave?', cache_control: { type: 'ephemeral' } },
+        ],
+      },
+    ],
+  };
+}
+
+control('decoded as the part\'s breakpoint with its lifetime: Anthropic gets cache_control, Bedrock cache points, Chat the body it came as', () => {
+  const body = controlledChat();
+  assert.equal(breakpoints(decodeRequest('openai-chat', body).ir), ['system 0 text 0 1h', 'user 1 image 0 default', 'user 1 text 1 default']);
+  const anthropic = convertRequest(body, { from: 'openai-chat', to: 'anthropic' });
+  const wire = anthropic.body as Json;
+  assert.equal(wire['system'], [{ type: 'text', text: 'A long, stable policy text.', cache_control: { type: 'ephemeral', ttl: '1h' } }]);
+  assert.equal(((wire['messages'] as Json[])[0]?.['content'] as Json[]).map((block) => block['cache_control']), [{ type: 'ephemeral' }, { type: 'ephemeral' }]);
+  assert.not.ok(anthropic.losses.some((loss) => loss.message.includes('cache_control')), JSON.stringify(anthropic.losses));
+  const errors = validators.validate('anthropic', 'request', wire);
+  assert.is(errors, undefined, errors === undefined ? '' : describeErrors(errors));
+  const converse = convertRequest(body, { from: 'openai-chat', to: 'bedrock-converse' }).body as Json;
+  assert.equal(cachePoints(converse), ['/system/1 {"type":"default","ttl":"1h"}', '/messages/0/content/1 {"type":"default"}', '/messages/0/content/3 {"type":"default"}']);
+  const again = convertRequest(body, { from: 'openai-chat', to: 'openai-chat' });
+  assert.equal(again.body, body);
+  assert.equal(again.losses, []);
+});
+
+control('targets without breakpoints report each one at its cache_control; plain OpenAI gets prompt_cache_breakpoint only for a request from another format', () => {
+  for (const target of TARGETS_WITHOUT) {
+    const losses = convertRequest(controlledChat(), { from: 'openai-chat', to: target, model: 'm' }).losses.filter((loss) => loss.message.includes('prompt-cache breakpoint'));
+    assert.equal(losses.map((loss) => loss.path), ['/messages/0/content/0/cache_control', '/messages/1/content/0/cache_control', '/messages/1/content/1/cache_control'], target);
+  }
+  const deepseek = convertRequest(controlledChat(), { from: 'openai-chat', to: 'openai-chat', dialect: 'deepseek' });
+  assert.equal(chatBreakpoints(deepseek.body as Json, 'cache_control'), chatBreakpoints(controlledChat(), 'cache_control'), 'the caller\'s own spelling goes back to any dialect');
+  const viaAnthropic = convertRequest(convertRequest(controlledChat(), { from: 'openai-chat', to: 'anthropic' }).body, { from: 'anthropic', to: 'openai-chat' }).body as Json;
+  assert.equal(chatBreakpoints(viaAnthropic), ['/messages/0/content/0 {"mode":"explicit"}', '/messages/1/content/0 {"mode":"explicit"}', '/messages/1/content/1 {"mode":"explicit"}']);
+  assert.equal(chatBreakpoints(viaAnthropic, 'cache_control'), []);
+});
+
+control('a cache_control that is not the ephemeral breakpoint, or beside a prompt_cache_breakpoint of another lifetime, stays the part\'s own field', () => {
+  const body = {
+    model: 'm',
+    messages: [
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'a', cache_control: { type: 'persistent' } },
+          { type: 'text', text: 'b', prompt_cache_breakpoint: { mode: 'explicit', ttl: '30m' }, cache_control: { type: 'ephemeral', ttl: '1h' } },
+        ],
+      },
+    ],
+  };
+  assert.equal(breakpoints(decodeRequest('openai-chat', body).ir), ['user 0 text 1 30m']);
+  assert.equal(convertRequest(body, { from: 'openai-chat', to: 'openai-chat' }).body, body);
+  const anthropic = convertRequest(body, { from: 'openai-chat', to: 'anthropic' });
+  assert.equal(
+    anthropic.losses.filter((loss) => loss.message.includes('cache')).map((loss) => [loss.code, loss.path]),
+    [
+      ['dropped_field', '/messages/0/content/0'],
+      ['dropped_field', '/messages/0/content/1'],
+      ['approximated', '/messages/0/content/1/prompt_cache_breakpoint'],
+    ],
+  );
+});
+
+control('Anthropic → Chat for OpenRouter: cache_control on the cached texts and tool results with their lifetimes; media and tools reported; back to Anthropic unchanged', () => {
+  const body = readJson(join(GOLDEN_DIR, 'anthropic', 'system-blocks-cache-control', 'request.json')) as Json;
+  const result = convertRequest(body, { from: 'anthropic', to: 'openai-chat', dialect: 'openrouter' });
+  const wire = result.body as Json;
+  assert.equal(chatBreakpoints(wire, 'cache_control'), ['/messages/0/content/1 {"type":"ephemeral","ttl":"1h"}', '/messages/1/content/0 {"type":"ephemeral"}']);
+  assert.equal(chatBreakpoints(wire), []);
+  assert.not.ok(result.losses.some((loss) => loss.message.includes('lifetime') || loss.message.includes('prompt-cache breakpoint')), JSON.stringify(result.losses));
+  const back = convertRequest(wire, { from: 'openai-chat', to: 'anthropic' }).body as Json;
+  assert.equal(back['system'], body['system']);
+  assert.equal(back['messages'], body['messages']);
+
+  const tools = {
+    model: 'claude-test',
+    max_tokens: 100,
+    tools: [{ name: 'weather', input_schema: { type: 'object' }, cache_control: { type: 'ephemeral' } }],
+    messages: [
+      { role: 'user', content: [{ type: 'image', source: { type: 'url', url: 'https://example.com/a.png' }, cache_control: { type: 'ephemeral' } }, { type: 'text', text: 'weather?' }] },
+      { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_1', name: 'weather', input: {} }] },
+      { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: 'sunny', cache_control: { type: 'ephemeral', ttl: '1h' } }] },
+    ],
+  };
+  const routed = convertRequest(tools, { from: 'anthropic', to: 'openai-chat', dialect: 'openrouter' });
+  assert.equal(((routed.body as Json)['messages'] as Json[])[2], { role: 'tool', tool_call_id: 'toolu_1', content: [{ type: 'text', text: 'sunny', cache_control: { type: 'ephemeral', ttl: '1h' } }] });
+  assert.equal(
+    routed.losses.filter((loss) => loss.message.includes('prompt-cache breakpoint')).map((loss) => [loss.path, loss.message.includes('openai-chat (openrouter)')]),
+    [['/messages/0/content/0/cache_control', true], ['/tools/0/cache_control', true]],
+  );
+});
+
+control('every corpus Chat request with cache_control: the breakpoints reach Anthropic with no cache_control reported, and the body comes back to Chat as it was', () => {
+  let checked = 0;
+  for (const fixture of corpusFixtures()) {
+    if (fixture.format !== 'openai-chat' || fixture.kind !== 'request') continue;
+    const { body } = fixtureBody(fixture);
+    const marked = chatBreakpoints(body as Json, 'cache_control');
+    if (marked.length === 0) continue;
+    const anthropic = convertRequest(body, { from: 'openai-chat', to: 'anthropic' });
+    assert.not.ok(anthropic.losses.some((loss) => loss.message.includes('cache_control')), `${fixture.name}: ${JSON.stringify(anthropic.losses)}`);
+    assert.is(breakpoints(decodeRequest('anthropic', anthropic.body).ir).length, marked.length, fixture.name);
+    assert.equal(convertRequest(body, { from: 'openai-chat', to: 'openai-chat' }).body, body, fixture.name);
+    checked++;
+  }
+  assert.ok(checked >= 4, `corpus Chat requests with cache_control checked: ${checked}`);
+});
+
+control.run();
+
 const responses = suite('cache breakpoints: OpenAI Responses prompt_cache_breakpoint');
 
 /** The `prompt_cache_breakpoint`s of a Responses request's input items and tool outputs, by where they are. */
@@ -348,12 +469,12 @@ proxy('the Anthropic SDK in front of Bedrock: cache_control arrives as cache poi
   }
 });
 
-/** The body `upstream` (a fake vendor answering with the plain-chat golden answer) received when `call` went through the proxy in front of it. */
-async function receivedThrough(upstreamFormat: 'anthropic' | 'openai-chat', model: string, call: (url: string) => Promise<unknown>): Promise<Json> {
+/** The body `upstream` (a fake vendor answering with the plain-chat golden answer, in `dialect` if given) received when `call` went through the proxy in front of it. */
+async function receivedThrough(upstreamFormat: 'anthropic' | 'openai-chat', model: string, call: (url: string) => Promise<unknown>, dialect?: string): Promise<Json> {
   const upstream = await startUpstream(upstreamFormat);
   try {
     upstream.behaviour = { kind: 'answer', body: readJson(join(GOLDEN_DIR, 'cross', 'plain-chat', `${upstreamFormat}.response.json`)) };
-    const config: ProxyConfig = { upstream: { format: upstreamFormat, baseUrl: upstream.url, apiKey: 'upstream-secret' }, modelMap: { '*': model }, fetch: createNodeFetch() };
+    const config: ProxyConfig = { upstream: { format: upstreamFormat, baseUrl: upstream.url, apiKey: 'upstream-secret', ...(dialect === undefined ? {} : { dialect }) }, modelMap: { '*': model }, fetch: createNodeFetch() };
     await withProxy(config, call);
     return upstream.received.at(-1)?.body as Json;
   } finally {
@@ -405,6 +526,33 @@ proxy('the Anthropic SDK in front of OpenAI Chat: cache_control arrives as promp
     }),
   );
   assert.equal(chatBreakpoints(received), ['/messages/0/content/0 {"mode":"explicit"}']);
+});
+
+proxy('the OpenAI SDK with cache_control (as LiteLLM and OpenRouter take it) in front of Anthropic: it arrives as cache_control', async () => {
+  const received = await receivedThrough('anthropic', 'claude-test', (url) => {
+    const client = new OpenAI({ apiKey: 'caller-key', baseURL: `${url}/v1`, maxRetries: 0 });
+    // Not in OpenAI's types: a field the caller's gateway reads, sent as is by the SDK.
+    const cached = { type: 'text', text: 'A long, stable policy text.', cache_control: { type: 'ephemeral', ttl: '1h' } } as OpenAI.Chat.ChatCompletionContentPartText;
+    return client.chat.completions.create({ model: 'gpt-test', messages: [{ role: 'system', content: [cached] }, { role: 'user', content: 'Which section covers leave?' }] });
+  });
+  assert.equal(received['system'], [{ type: 'text', text: 'A long, stable policy text.', cache_control: { type: 'ephemeral', ttl: '1h' } }]);
+});
+
+proxy('the Anthropic SDK in front of OpenRouter: cache_control arrives on the Chat text parts, lifetime kept', async () => {
+  const received = await receivedThrough(
+    'openai-chat',
+    'anthropic/claude-sonnet-4.5',
+    (url) =>
+      new Anthropic({ apiKey: 'caller-key', baseURL: url, maxRetries: 0 }).messages.create({
+        model: 'claude-test',
+        max_tokens: 64,
+        system: [{ type: 'text', text: 'A long, stable policy text.', cache_control: { type: 'ephemeral', ttl: '1h' } }],
+        messages: [{ role: 'user', content: [{ type: 'text', text: 'Which section covers leave?', cache_control: { type: 'ephemeral' } }] }],
+      }),
+    'openrouter',
+  );
+  assert.equal(chatBreakpoints(received, 'cache_control'), ['/messages/0/content/0 {"type":"ephemeral","ttl":"1h"}', '/messages/1/content/0 {"type":"ephemeral"}']);
+  assert.equal(chatBreakpoints(received), []);
 });
 
 proxy.run();

@@ -158,7 +158,7 @@ core('losses on anchored nodes point where a recording decode would', () => {
   const body = {
     model: 'm',
     messages: [
-      { role: 'user', content: [{ type: 'text', text: 'a' }, { type: 'text', text: 'b', cache_control: { type: 'ephemeral' } }] },
+      { role: 'user', content: [{ type: 'text', text: 'a' }, { type: 'text', text: 'b', x_label: 'kept' }] },
       { role: 'assistant', content: 'c', reasoning_content: 'thinking' },
       { role: 'user', content: 'd' },
     ],

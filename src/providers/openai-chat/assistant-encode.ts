@@ -11,6 +11,7 @@ import { appended, extensionsOf, pointer, spreadExtensions, type JsonObject } fr
 import { encodeOpenaiChatAnnotation } from './annotations.ts';
 import { hintedContentShape } from './content-shape.ts';
 import { encodeOpenaiChatTextPart, reportUnsupported } from './parts-encode.ts';
+import { requestMode, spellingOf, type BreakpointMode } from './cache-breakpoint.ts';
 import { encodeOpenaiChatFunctionCall, encodeOpenaiChatToolCall, isFunctionCall, plainOpenaiChatToolCall } from './tool-calls.ts';
 import { dialectFields, signToolCall, takeDialectReasoning, writeDialectFields, type DialectFields } from './dialect-encode.ts';
 import type { OpenaiChatDialect } from './dialects.ts';
@@ -59,8 +60,8 @@ function encodeAudio(item: Located<AudioPart>, place: AssistantPlace, losses: Lo
   return undefined;
 }
 
-/** The `content` value of an assistant message, or `undefined` when it is left out; `hinted` is the message's `$content` hint; `breakpoints` for a request to plain OpenAI. */
-function encodeContent(content: Content, hinted: unknown, place: AssistantPlace, losses: LossCollector, breakpoints: boolean): unknown {
+/** The `content` value of an assistant message, or `undefined` when it is left out; `hinted` is the message's `$content` hint; `mode`, which prompt-cache breakpoints it carries. */
+function encodeContent(content: Content, hinted: unknown, place: AssistantPlace, losses: LossCollector, mode: BreakpointMode): unknown {
   const parts = content.parts;
   let shape = hintedContentShape(hinted, parts, 'null');
   // A response message's content is a string: texts from other formats are joined.
@@ -68,7 +69,7 @@ function encodeContent(content: Content, hinted: unknown, place: AssistantPlace,
     shape = 'string';
   }
   // A string has no place for a text's prompt-cache breakpoint.
-  if (shape === 'string' && breakpoints && parts.some((part) => part.cache !== undefined)) shape = 'array';
+  if (shape === 'string' && mode !== 'none' && parts.some((part) => spellingOf(part, 'assistant', mode) !== 0)) shape = 'array';
   switch (shape) {
     case 'absent':
       return undefined;
@@ -79,7 +80,7 @@ function encodeContent(content: Content, hinted: unknown, place: AssistantPlace,
     case 'array':
       return parts.map((part, index) =>
         part.type === 'text'
-          ? encodeOpenaiChatTextPart(part, losses, partPath(content, index), breakpoints)
+          ? encodeOpenaiChatTextPart(part, losses, partPath(content, index), spellingOf(part, 'assistant', mode))
           : part.type === 'refusal'
             ? spreadExtensions({ type: 'refusal', refusal: part.text }, part, FORMAT)
             : (part as { value: unknown }).value,
@@ -196,7 +197,7 @@ export function encodeOpenaiChatAssistant(message: Message, place: AssistantPlac
     losses.add('approximated', path, 'Chat Completions puts content before tool calls; text that followed a tool call was moved before it');
   }
   const wire: JsonObject = own !== undefined && own['$noRole'] === true ? {} : { role: 'assistant' };
-  const encoded = encodeContent(content, own?.['$content'], place, losses, place === 'request' && dialect === 'openai');
+  const encoded = encodeContent(content, own?.['$content'], place, losses, place === 'request' ? requestMode(dialect) : 'none');
   if (encoded !== undefined) wire['content'] = encoded;
   if (message.name !== undefined) wire['name'] = message.name;
   const refusalHint = own?.['$refusal'];

@@ -13,8 +13,7 @@ import type { OpenaiChatDialect } from './dialects.ts';
 import { contentShape, type ContentShape } from './content-shape.ts';
 import { encodeOpenaiChatTextPart, encodeOpenaiChatUserPart, reportUnsupported } from './parts-encode.ts';
 import { FORMAT, shapeHint } from './shape.ts';
-import { withPartMarker } from '../../core/cache-points.ts';
-import { BREAKPOINT_KEY, CHAT_BREAKPOINT } from './cache-breakpoint.ts';
+import { hasMarker, requestMode, spellingOf, withChatMarkers, type BreakpointMode } from './cache-breakpoint.ts';
 
 /** Text for a tool message whose result had only media (moved to the next user message). */
 export const MOVED_MEDIA_TEXT = '(the tool returned media, attached in the next user message)';
@@ -46,14 +45,14 @@ function plainText(part: Part): boolean {
 }
 
 /** The spelling of content `shape` gave, but an array when one of its parts carries a breakpoint (a string has no place for it). */
-function withBreakpoints(shape: ContentShape, encoded: Encoded, breakpoints: boolean): ContentShape {
-  if (shape !== 'string' || !breakpoints) return shape;
-  for (const part of encoded.parts) if (part[BREAKPOINT_KEY] !== undefined) return 'array';
+function withBreakpoints(shape: ContentShape, encoded: Encoded, mode: BreakpointMode): ContentShape {
+  if (shape !== 'string' || mode === 'none') return shape;
+  for (const part of encoded.parts) if (hasMarker(part)) return 'array';
   return shape;
 }
 
 /** Encode `content` of a system or user message. System messages carry text only. */
-function encodeTextual(message: Message, path: string, losses: LossCollector, breakpoints: boolean): unknown {
+function encodeTextual(message: Message, path: string, losses: LossCollector, mode: BreakpointMode): unknown {
   const parts = message.parts;
   // The common case, one plain text: a string unless the source spelled it as an array.
   const only = parts.length === 1 ? (parts[0] as Part) : undefined;
@@ -68,20 +67,20 @@ function encodeTextual(message: Message, path: string, losses: LossCollector, br
     } else if (message.role === 'system' && part.type !== 'text' && !(part.type === 'opaque' && part.format === FORMAT)) {
       reportUnsupported(part, 'a system message', losses, `${path}/parts/${index}`);
     } else {
-      wire = encodeOpenaiChatUserPart(part, losses, `${path}/parts/${index}`, breakpoints);
+      wire = encodeOpenaiChatUserPart(part, losses, `${path}/parts/${index}`, spellingOf(part, message.role, mode));
     }
     if (wire === undefined) continue;
     kept.push(part.type === 'text' || wire['type'] !== 'text' ? part : { type: 'text', text: String(wire['text']) });
     encoded.parts.push(wire);
   }
-  return spell(withBreakpoints(contentShape(message, kept, 'string'), encoded, breakpoints), encoded);
+  return spell(withBreakpoints(contentShape(message, kept, 'string'), encoded, mode), encoded);
 }
 
 /** Encode the tool result at `parts/<index>` of the tool message at `messagePath` as a `tool` (or deprecated `function`) message; media goes to `moved`. */
-function encodeToolResult(result: ToolResultPart, messagePath: string, index: number, moved: JsonObject[], losses: LossCollector, breakpoints: boolean): JsonObject {
+function encodeToolResult(result: ToolResultPart, messagePath: string, index: number, moved: JsonObject[], losses: LossCollector, mode: BreakpointMode): JsonObject {
   const content = result.content;
   const only = content.length === 1 ? (content[0] as Part) : undefined;
-  const cached = breakpoints && (result.cache !== undefined || only?.cache !== undefined);
+  const cached = mode !== 'none' && (result.cache !== undefined || only?.cache !== undefined);
   if (result.extensions === undefined && only !== undefined && only.type === 'text' && only.extensions === undefined && result.isError !== true && !cached) {
     // One plain text and no extensions (the common result from another format): its string, with nothing built to be spelled, and a pointer only for a loss.
     if (result.syntheticId === true) {
@@ -102,14 +101,14 @@ function encodeToolResult(result: ToolResultPart, messagePath: string, index: nu
         part.type === 'text'
           ? part.extensions === undefined && part.cache === undefined
             ? { type: 'text', text: part.text }
-            : encodeOpenaiChatTextPart(part, losses, `${path}/content/${index}`, breakpoints)
+            : encodeOpenaiChatTextPart(part, losses, `${path}/content/${index}`, spellingOf(part, 'tool', mode))
           : (part.value as JsonObject),
       );
       continue;
     }
     const partPath = `${path}/content/${index}`;
     if (part.type === 'image' || part.type === 'document' || part.type === 'audio' || part.type === 'video') {
-      const wire = encodeOpenaiChatUserPart(part, losses, partPath, breakpoints);
+      const wire = encodeOpenaiChatUserPart(part, losses, partPath, spellingOf(part, 'tool', mode));
       if (wire === undefined) continue;
       moved.push(wire);
       losses.add('moved_content', partPath, `Chat tool messages are text-only; the ${part.type} moved to a user message after the tool messages`);
@@ -130,13 +129,15 @@ function encodeToolResult(result: ToolResultPart, messagePath: string, index: nu
     losses.add('approximated', path, `Chat tool messages have no error flag; the result text was prefixed with "${TOOL_ERROR_PREFIX}"`);
   }
   // The result's own breakpoint ends its message: on the last content part.
-  if (breakpoints && result.cache !== undefined) {
+  const cache = result.cache;
+  const spelling = cache === undefined ? 0 : spellingOf(result, 'tool', mode);
+  if (cache !== undefined && spelling !== 0) {
     const last = encoded.parts.length - 1;
     const lastPart = encoded.parts[last];
-    if (lastPart === undefined) losses.addAt(result.cache, 'dropped_field', `${path}/cache`, 'an empty Chat tool message has no content part to carry the prompt-cache breakpoint; dropped');
-    else if (lastPart[BREAKPOINT_KEY] === undefined) encoded.parts[last] = withPartMarker({ ...lastPart }, result.cache, path, losses, CHAT_BREAKPOINT);
+    if (lastPart === undefined) losses.addAt(cache, 'dropped_field', `${path}/cache`, 'an empty Chat tool message has no content part to carry the prompt-cache breakpoint; dropped');
+    else if (!hasMarker(lastPart)) encoded.parts[last] = withChatMarkers({ ...lastPart }, cache, spelling, path, losses);
   }
-  const spelled = spell(withBreakpoints(contentShape(result, texts, 'string'), encoded, breakpoints), encoded);
+  const spelled = spell(withBreakpoints(contentShape(result, texts, 'string'), encoded, mode), encoded);
   if (shapeHint(result, '$functionRole') === true) {
     const wire: JsonObject = { role: 'function', name: result.name ?? '' };
     if (spelled !== undefined) wire['content'] = spelled;
@@ -150,21 +151,21 @@ function encodeToolResult(result: ToolResultPart, messagePath: string, index: nu
   return spreadExtensions(wire, result, FORMAT);
 }
 
-function encodeToolMessage(message: Message, path: string, out: JsonObject[], moved: JsonObject[], losses: LossCollector, breakpoints: boolean): void {
+function encodeToolMessage(message: Message, path: string, out: JsonObject[], moved: JsonObject[], losses: LossCollector, mode: BreakpointMode): void {
   if (message.extensions !== undefined) losses.foreignExtensions(message.extensions, FORMAT, path);
   const parts = message.parts;
   for (let index = 0; index < parts.length; index++) {
     const part = parts[index] as Part;
-    if (part.type === 'tool_result') out.push(encodeToolResult(part, path, index, moved, losses, breakpoints));
+    if (part.type === 'tool_result') out.push(encodeToolResult(part, path, index, moved, losses, mode));
     else reportUnsupported(part, 'a tool message', losses, `${path}/parts/${index}`);
   }
 }
 
-function encodeTextualMessage(message: Message, path: string, losses: LossCollector, breakpoints: boolean): JsonObject {
+function encodeTextualMessage(message: Message, path: string, losses: LossCollector, mode: BreakpointMode): JsonObject {
   if (message.extensions !== undefined) losses.foreignExtensions(message.extensions, FORMAT, path);
   const role = message.role === 'system' ? (message.developer === true ? 'developer' : 'system') : 'user';
   const wire: JsonObject = { role };
-  const content = encodeTextual(message, path, losses, breakpoints);
+  const content = encodeTextual(message, path, losses, mode);
   if (content !== undefined) wire['content'] = content;
   if (message.name !== undefined) wire['name'] = message.name;
   return spreadExtensions(wire, message, FORMAT);
@@ -184,8 +185,8 @@ function isEmptyAssistant(wire: JsonObject): boolean {
 
 /** Encode the IR messages of a request. */
 export function encodeOpenaiChatMessages(messages: readonly Message[], losses: LossCollector, dialect: OpenaiChatDialect = 'openai'): JsonObject[] {
-  // Prompt-cache breakpoints are plain OpenAI's (the request encoder reports them for the other dialects).
-  const breakpoints = dialect === 'openai';
+  // The prompt-cache breakpoints the dialect carries (the request encoder reports the others).
+  const mode = requestMode(dialect);
   const out: JsonObject[] = [];
   let moved: JsonObject[] = [];
   for (let index = 0; index < messages.length; index++) {
@@ -195,7 +196,7 @@ export function encodeOpenaiChatMessages(messages: readonly Message[], losses: L
     switch (message.role) {
       case 'system':
       case 'user':
-        out.push(encodeTextualMessage(message, path, losses, breakpoints));
+        out.push(encodeTextualMessage(message, path, losses, mode));
         break;
       case 'assistant': {
         const wire = encodeOpenaiChatAssistant(message, 'request', losses, path, dialect);
@@ -206,7 +207,7 @@ export function encodeOpenaiChatMessages(messages: readonly Message[], losses: L
         break;
       }
       case 'tool':
-        encodeToolMessage(message, path, out, moved, losses, breakpoints);
+        encodeToolMessage(message, path, out, moved, losses, mode);
         break;
       default:
         unreachable(message.role);

@@ -11,14 +11,24 @@ import { expectMediaType, isFormattedDataUrl, parseDataUrl, sniffBase64 } from '
 import { expectObject, expectString, isObject, pointer, required, type JsonObject } from '../../core/wire.ts';
 import { FORMAT, chatHint, keepNestedUnknown, keepNestedUnknownOf, keepUnknown, keepUnknownOf, keys } from './shape.ts';
 import { audioFormat, audioMediaType } from './media-types.ts';
-import { liftPartMarker } from '../../core/cache-points.ts';
-import { BREAKPOINT_KEY, CHAT_BREAKPOINT } from './cache-breakpoint.ts';
+import { BREAKPOINT_KEY, CACHE_CONTROL_KEY, liftChatBreakpoint, liftedKey, type ChatSpelling } from './cache-breakpoint.ts';
 
-const AUDIO_KNOWN = keys('type', 'input_audio');
-const AUDIO_KNOWN_CACHED = keys('type', 'input_audio', BREAKPOINT_KEY);
+/** The known keys of a part with the field `field`, indexed by the `ChatSpelling` of the breakpoint keys lifted from it. */
+function knownBySpelling(field: string): readonly ReadonlySet<string>[] {
+  return [keys('type', field), keys('type', field, BREAKPOINT_KEY), keys('type', field, CACHE_CONTROL_KEY), keys('type', field, BREAKPOINT_KEY, CACHE_CONTROL_KEY)];
+}
+
+/** The breakpoint keys of `spelling`, as `keepUnknownOf`'s third and fourth known keys (`type` again where none). */
+function thirdKey(spelling: ChatSpelling): string {
+  return (spelling & 1) !== 0 ? BREAKPOINT_KEY : 'type';
+}
+function fourthKey(spelling: ChatSpelling): string {
+  return (spelling & 2) !== 0 ? CACHE_CONTROL_KEY : 'type';
+}
+
+const AUDIO_KNOWN = knownBySpelling('input_audio');
 const INPUT_AUDIO_KNOWN = keys('data', 'format');
-const FILE_KNOWN = keys('type', 'file');
-const FILE_KNOWN_CACHED = keys('type', 'file', BREAKPOINT_KEY);
+const FILE_KNOWN = knownBySpelling('file');
 const FILE_FIELDS_KNOWN = keys('file_data', 'file_id', 'filename');
 const REFUSAL_KNOWN = keys('type', 'refusal');
 
@@ -51,7 +61,8 @@ function requiredObject(object: JsonObject, key: string, path: string): JsonObje
 function decodeText(part: JsonObject, base: string, index: number): TextPart {
   const value = part['text'];
   const text: TextPart = { type: 'text', text: typeof value === 'string' ? value : requiredString(part, 'text', `${base}/${index}`) };
-  keepUnknownOf(text, part, undefined, 'type', 'text', liftPartMarker(text, part, CHAT_BREAKPOINT) ? BREAKPOINT_KEY : 'type');
+  const spelling = liftChatBreakpoint(text, part);
+  keepUnknownOf(text, part, undefined, 'type', 'text', thirdKey(spelling), fourthKey(spelling));
   return text;
 }
 
@@ -82,7 +93,8 @@ function decodeImage(part: JsonObject, path: string): ImagePart {
   if (typeof detail === 'string') image.detail = detail;
   else if (detail !== undefined) chatHint(image, '$detail', detail);
   keepNestedUnknownOf(image, 'image_url', imageUrl, 'url', 'detail');
-  keepUnknownOf(image, part, undefined, 'type', 'image_url', liftPartMarker(image, part, CHAT_BREAKPOINT) ? BREAKPOINT_KEY : 'type');
+  const spelling = liftChatBreakpoint(image, part);
+  keepUnknownOf(image, part, undefined, 'type', 'image_url', thirdKey(spelling), fourthKey(spelling));
   return image;
 }
 
@@ -97,7 +109,7 @@ function decodeAudio(part: JsonObject, path: string): AudioPart {
     chatHint(audio, '$format', format);
   }
   keepNestedUnknown(audio, 'input_audio', inputAudio, INPUT_AUDIO_KNOWN);
-  keepUnknown(audio, part, liftPartMarker(audio, part, CHAT_BREAKPOINT) ? AUDIO_KNOWN_CACHED : AUDIO_KNOWN);
+  keepUnknown(audio, part, AUDIO_KNOWN[liftChatBreakpoint(audio, part)] as ReadonlySet<string>);
   return audio;
 }
 
@@ -146,7 +158,7 @@ function decodeFile(part: JsonObject, path: string): DocumentPart {
     (rest ??= {})[key] = file[key];
   }
   if (rest !== undefined) keepNestedUnknown(document, 'file', rest, keys());
-  keepUnknown(document, part, liftPartMarker(document, part, CHAT_BREAKPOINT) ? FILE_KNOWN_CACHED : FILE_KNOWN);
+  keepUnknown(document, part, FILE_KNOWN[liftChatBreakpoint(document, part)] as ReadonlySet<string>);
   return document;
 }
 
@@ -162,8 +174,8 @@ function decodeUnknown(part: JsonObject, type: string, path: string, losses: Los
  */
 export function decodeOpenaiChatContentPart(value: unknown, base: string, index: number, losses: LossCollector): Part {
   const decoded = decodeContentPart(value, base, index, losses);
-  // A breakpoint's losses (the targets that drop it) point at its `prompt_cache_breakpoint`, found at once.
-  if (decoded.cache !== undefined) losses.anchorItem(decoded.cache, `${base}/${index}/${BREAKPOINT_KEY}`);
+  // A breakpoint's losses (the targets that drop it) point at its `prompt_cache_breakpoint` or `cache_control`, found at once.
+  if (decoded.cache !== undefined) losses.anchorItem(decoded.cache, `${base}/${index}/${liftedKey(decoded)}`);
   return decoded;
 }
 

@@ -15,8 +15,7 @@ import { setDataUrl } from '../../core/serialize.ts';
 import { pointer, spreadExtensions, type JsonObject } from '../../core/wire.ts';
 import { FORMAT, nestedExtras, shapeHint } from './shape.ts';
 import { audioFormat } from './media-types.ts';
-import { withPartMarker } from '../../core/cache-points.ts';
-import { CHAT_BREAKPOINT } from './cache-breakpoint.ts';
+import { withChatMarkers, type ChatSpelling } from './cache-breakpoint.ts';
 
 /** Report a part Chat Completions cannot carry. */
 export function reportUnsupported(part: Part, where: string, losses: LossCollector, path: string): void {
@@ -38,11 +37,11 @@ function reportReasoning(part: ReasoningPart, losses: LossCollector, path: strin
   }
 }
 
-/** Encode a text part (with its prompt-cache breakpoint when `breakpoints`: a request to plain OpenAI). Citations only travel on assistant content (see annotations). */
-export function encodeOpenaiChatTextPart(part: TextPart, losses: LossCollector, path: string, breakpoints = false): JsonObject {
+/** Encode a text part, with its prompt-cache breakpoint under the keys of `spelling` (cache-breakpoint.ts). Citations only travel on assistant content (see annotations). */
+export function encodeOpenaiChatTextPart(part: TextPart, losses: LossCollector, path: string, spelling: ChatSpelling = 0): JsonObject {
   losses.foreignExtensions(part.extensions, FORMAT, path);
   const text = spreadExtensions({ type: 'text', text: part.text } satisfies ChatCompletionContentPartText, part, FORMAT);
-  return breakpoints && part.cache !== undefined ? withPartMarker(text, part.cache, path, losses, CHAT_BREAKPOINT) : text;
+  return spelling !== 0 && part.cache !== undefined ? withChatMarkers(text, part.cache, spelling, path, losses) : text;
 }
 
 function encodeImage(part: ImagePart, losses: LossCollector, path: string): JsonObject | undefined {
@@ -143,14 +142,14 @@ function encodeDocument(part: DocumentPart, losses: LossCollector, path: string)
 
 /**
  * Encode one part of a user message as a content part; `undefined` (after a
- * loss) when Chat cannot carry it. With `breakpoints` (a request to plain
- * OpenAI), the part's prompt-cache breakpoint goes with it.
+ * loss) when Chat cannot carry it. The part's prompt-cache breakpoint goes
+ * with it under the keys of `spelling` (cache-breakpoint.ts).
  */
-export function encodeOpenaiChatUserPart(part: Part, losses: LossCollector, path: string, breakpoints = false): JsonObject | undefined {
+export function encodeOpenaiChatUserPart(part: Part, losses: LossCollector, path: string, spelling: ChatSpelling = 0): JsonObject | undefined {
   const wire = userPart(part, losses, path);
   // An opaque part's value is the source's own object: it is written as it came.
-  if (!breakpoints || part.cache === undefined || wire === undefined || part.type === 'opaque') return wire;
-  return withPartMarker(wire, part.cache, path, losses, CHAT_BREAKPOINT);
+  if (spelling === 0 || part.cache === undefined || wire === undefined || part.type === 'opaque') return wire;
+  return withChatMarkers(wire, part.cache, spelling, path, losses);
 }
 
 function userPart(part: Part, losses: LossCollector, path: string): JsonObject | undefined {

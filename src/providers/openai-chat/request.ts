@@ -35,7 +35,7 @@ import { activeDialect, noteDialect, type OpenaiChatDialect } from './dialects.t
 import { listsAsOwn, mapValue, valueTable } from '../../core/mapped-values.ts';
 import { decodeOpenrouterReasoning, encodeOpenrouterReasoning } from './dialect-request.ts';
 import { dropRequestCacheBreakpoints } from '../../core/cache-points.ts';
-import { chatCarries } from './cache-breakpoint.ts';
+import { CARRIED, requestMode } from './cache-breakpoint.ts';
 
 /** Wire keys with a neutral slot; every other key travels as an extension. */
 const KNOWN_KEYS = [
@@ -386,9 +386,8 @@ export function encodeOpenaiChatRequest(request: Request, context: CodecContext)
   const model = request.model ?? context.model;
   if (model !== undefined) wire['model'] = model;
   const dialect = activeDialect(request, context.dialect);
-  // Plain OpenAI writes the breakpoints of content parts and tool results (see cache-breakpoint.ts); the other dialects none.
-  if (dialect === 'openai') dropRequestCacheBreakpoints(request, losses, FORMAT, chatCarries);
-  else dropRequestCacheBreakpoints(request, losses, `${FORMAT} (${dialect})`);
+  // Plain OpenAI and OpenRouter write the breakpoints of content parts and tool results in their spelling, the other dialects those spelled in Chat (see cache-breakpoint.ts).
+  dropRequestCacheBreakpoints(request, losses, dialect === 'openai' ? FORMAT : `${FORMAT} (${dialect})`, CARRIED[requestMode(dialect)]);
   wire['messages'] = encodeOpenaiChatMessages(request.messages, losses, dialect);
   if (request.tools !== undefined) {
     const { tools, functions } = encodeOpenaiChatTools(request.tools, losses);

@@ -1,7 +1,8 @@
 /**
  * Prompt-cache breakpoints: Anthropic `cache_control`, Bedrock `cachePoint`,
  * OpenAI `prompt_cache_breakpoint` and the `cache_control` OpenRouter and
- * LiteLLM take on Chat parts are one IR breakpoint (`cache` on a part or tool), carried between them on real recorded requests and
+ * LiteLLM take on Chat parts are one IR breakpoint (`cache` on a part or tool),
+ * and a top-level `cache_control` (automatic caching) the request's own, carried between them on real recorded requests and
  * through the proxy with the official SDKs on both sides; every other
  * target (and Chat, for what it has no place for) reports each one it
  * drops, pointing at the breakpoint in the body the caller passed in.
@@ -75,13 +76,12 @@ const validators = new SpecValidators();
 
 const convert = suite('cache breakpoints: Anthropic ⇄ Bedrock');
 
-convert('golden Anthropic request → Bedrock: a cache point after each marked block, lifetimes kept, nothing lost but the request-wide setting', () => {
+convert('golden Anthropic request → Bedrock: a cache point after each marked block, lifetimes kept, nothing lost', () => {
   const body = readJson(join(GOLDEN_DIR, 'anthropic', 'system-blocks-cache-control', 'request.json')) as Json;
   const { body: converse, losses } = convertRequest(body, { from: 'anthropic', to: 'bedrock-converse' });
+  // The request-wide `cache_control` (automatic caching) marks the last cacheable block, the user text: marked already.
   assert.equal(cachePoints(converse as Json), ['/system/2 {"type":"default","ttl":"1h"}', '/messages/0/content/1 {"type":"default"}']);
-  // The request-wide `cache_control` (automatic caching) has no Converse equivalent: the one loss.
-  assert.equal(losses.map((loss) => [loss.code, loss.path]), [['dropped_field', '']]);
-  assert.match(losses[0]?.message ?? '', 'cache_control');
+  assert.equal(losses, []);
 });
 
 convert('golden Bedrock request → Anthropic: cache_control on the system text, the user text and the tool; back to Bedrock unchanged', () => {
@@ -442,6 +442,97 @@ responses('an Anthropic tool_result with cache_control: the function_call_output
 
 responses.run();
 
+const automatic = suite('automatic prompt caching: a top-level cache_control');
+
+/** An Anthropic tool loop with automatic caching (a one-hour lifetime), its last block a tool result. */
+function automaticLoop(): Json {
+  return {
+    model: 'claude-test',
+    max_tokens: 256,
+    cache_control: { type: 'ephemeral', ttl: '1h' },
+    system: 'Answer from the weather tool.',
+    tools: [{ name: 'weather', input_schema: { type: 'object', properties: { city: { type: 'string' } } } }],
+    messages: [
+      { role: 'user', content: 'Weather in Oslo?' },
+      { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_1', name: 'weather', input: { city: 'Oslo' } }] },
+      { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: 'rain, 4°C' }] },
+    ],
+  };
+}
+
+automatic('Anthropic\'s is the request\'s automatic breakpoint, back to Anthropic as it came; any other value stays Anthropic\'s own field', () => {
+  const body = automaticLoop();
+  const ir = decodeRequest('anthropic', body).ir;
+  assert.equal(ir.cache, { ttl: '1h' });
+  assert.equal(breakpoints(ir), [], 'no part gets it in the IR');
+  const again = convertRequest(body, { from: 'anthropic', to: 'anthropic' });
+  assert.equal(again.body, body);
+  assert.equal(again.losses, []);
+  const other = { ...automaticLoop(), cache_control: { type: 'persistent' } };
+  assert.is(decodeRequest('anthropic', other).ir.cache, undefined);
+  assert.equal(convertRequest(other, { from: 'anthropic', to: 'anthropic' }).body, other);
+  assert.equal(convertRequest(other, { from: 'anthropic', to: 'bedrock-converse' }).losses.map((loss) => [loss.code, loss.path, loss.message.includes('"cache_control"')]), [['dropped_field', '', true]]);
+});
+
+automatic('to Bedrock: a cache point after the last block, with its lifetime, as Anthropic places the marker; the caller\'s IR is left as it was', () => {
+  const ir = decodeRequest('anthropic', automaticLoop()).ir;
+  const { body, losses } = encodeRequest('bedrock-converse', ir);
+  assert.equal(cachePoints(body as Json), ['/messages/2/content/1 {"type":"default","ttl":"1h"}']);
+  assert.equal(losses, []);
+  assert.equal(breakpoints(ir), [], 'the IR passed in has no part breakpoint after the encode');
+  assert.equal(ir.cache, { ttl: '1h' });
+  // Marked already: nothing added.
+  const marked = automaticLoop();
+  ((marked['messages'] as Json[])[2]?.['content'] as Json[])[0]!['cache_control'] = { type: 'ephemeral' };
+  assert.equal(cachePoints(convertRequest(marked, { from: 'anthropic', to: 'bedrock-converse' }).body as Json), ['/messages/2/content/1 {"type":"default"}']);
+});
+
+automatic('to OpenAI: a breakpoint on the last part that takes one (Chat\'s tool message, Responses\' function output), valid by the spec; the lifetime OpenAI does not name is reported at the cache_control', () => {
+  const chat = convertRequest(automaticLoop(), { from: 'anthropic', to: 'openai-chat' });
+  const messages = (chat.body as Json)['messages'] as Json[];
+  assert.equal(messages.at(-1), { role: 'tool', tool_call_id: 'toolu_1', content: [{ type: 'text', text: 'rain, 4°C', prompt_cache_breakpoint: { mode: 'explicit' } }] });
+  assert.equal(chat.losses.map((loss) => [loss.code, loss.path]), [['approximated', '/cache_control']]);
+  for (const [format, wire] of [['openai-chat', chat.body], ['openai-responses', convertRequest(automaticLoop(), { from: 'anthropic', to: 'openai-responses' }).body]] as const) {
+    const errors = validators.validate(format, 'request', wire);
+    assert.is(errors, undefined, errors === undefined ? '' : describeErrors(errors));
+  }
+  const responses = convertRequest(automaticLoop(), { from: 'anthropic', to: 'openai-responses' });
+  assert.equal(responsesBreakpoints(responses.body as Json), ['/input/2/output/0 {"mode":"explicit"}']);
+  assert.equal(responses.losses.map((loss) => [loss.code, loss.path]), [['approximated', '/cache_control']]);
+});
+
+automatic('to OpenRouter: the same top-level cache_control, lifetime kept; the other Chat dialects, Gemini and Ollama report it at the cache_control', () => {
+  const routed = convertRequest(automaticLoop(), { from: 'anthropic', to: 'openai-chat', dialect: 'openrouter' });
+  assert.equal((routed.body as Json)['cache_control'], { type: 'ephemeral', ttl: '1h' });
+  assert.equal(chatBreakpoints(routed.body as Json, 'cache_control'), []);
+  assert.equal(routed.losses, []);
+  for (const [to, dialect] of [['openai-chat', 'deepseek'], ['gemini', undefined], ['ollama', undefined]] as const) {
+    const losses = convertRequest(automaticLoop(), { from: 'anthropic', to, ...(dialect === undefined ? {} : { dialect }) }).losses.filter((loss) => loss.message.includes('automatic prompt caching'));
+    assert.equal(losses.map((loss) => [loss.code, loss.path]), [['dropped_field', '/cache_control']], `${to} ${dialect ?? ''}`);
+  }
+});
+
+automatic('a Chat request\'s top-level cache_control (OpenRouter\'s) reaches Anthropic as it is, Bedrock as a trailing cache point, and comes back to Chat in any dialect', () => {
+  const body = { model: 'anthropic/claude-sonnet-4.5', cache_control: { type: 'ephemeral' }, messages: [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: 'Hello' }] };
+  assert.equal(decodeRequest('openai-chat', body).ir.cache, {});
+  const anthropic = convertRequest(body, { from: 'openai-chat', to: 'anthropic' }).body as Json;
+  assert.equal(anthropic['cache_control'], { type: 'ephemeral' });
+  assert.equal(cachePoints(convertRequest(body, { from: 'openai-chat', to: 'bedrock-converse' }).body as Json), ['/messages/0/content/1 {"type":"default"}']);
+  for (const dialect of ['openai', 'deepseek'] as const) assert.equal(convertRequest(body, { from: 'openai-chat', to: 'openai-chat', dialect }).body, body, dialect);
+});
+
+automatic('an IR request whose cache is not an object is refused with its path', () => {
+  const ir = { ...decodeRequest('anthropic', automaticLoop()).ir, cache: 'yes' } as unknown as Request;
+  try {
+    encodeRequest('bedrock-converse', ir);
+    assert.unreachable('encoded');
+  } catch (error) {
+    assert.match(String((error as { path?: string }).path), '/cache');
+  }
+});
+
+automatic.run();
+
 const proxy = suite('cache breakpoints through the proxy, official SDKs on both sides');
 
 const CREDENTIALS = { accessKeyId: 'AKIDEXAMPLE', secretAccessKey: 'wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY' };
@@ -481,6 +572,32 @@ async function receivedThrough(upstreamFormat: 'anthropic' | 'openai-chat', mode
     await upstream.close();
   }
 }
+
+proxy('the Anthropic SDK with automatic caching in front of Bedrock: a cache point after the last block', async () => {
+  const bedrock = await startFakeBedrock(CREDENTIALS, 'us-east-1', readJson(join(GOLDEN_DIR, 'cross', 'plain-chat', 'bedrock-converse.response.json')));
+  try {
+    const env = { AWS_ACCESS_KEY_ID: CREDENTIALS.accessKeyId, AWS_SECRET_ACCESS_KEY: CREDENTIALS.secretAccessKey, AWS_REGION: 'us-east-1' };
+    const config: ProxyConfig = { upstream: { format: 'bedrock-converse', baseUrl: bedrock.url }, env, modelMap: { '*': MODEL_ID }, fetch: createNodeFetch() };
+    await withProxy(config, async (url) => {
+      const client = new Anthropic({ apiKey: 'caller-key', baseURL: url, maxRetries: 0 });
+      await client.messages.create({
+        model: 'claude-test',
+        max_tokens: 64,
+        cache_control: { type: 'ephemeral' },
+        system: 'A long, stable policy text.',
+        messages: [
+          { role: 'user', content: 'Which section covers leave?' },
+          { role: 'assistant', content: 'Section 7.' },
+          { role: 'user', content: 'And sick days?' },
+        ],
+      });
+    });
+    const received = bedrock.received.at(-1)?.body ?? {};
+    assert.equal(cachePoints(received), ['/messages/2/content/1 {"type":"default"}']);
+  } finally {
+    await bedrock.close();
+  }
+});
 
 proxy('the AWS SDK in front of Anthropic: cache points arrive as cache_control', async () => {
   const received = await receivedThrough('anthropic', 'claude-test', (url) =>

@@ -94,8 +94,51 @@ function dropInParts(parts: readonly Part[], path: string, role: Message['role']
   }
 }
 
-/** Report every breakpoint of `request` as dropped by `target`, but those `carried` says it writes (never a tool's). */
-export function dropRequestCacheBreakpoints(request: Request, losses: LossCollector, target: string, carried?: CarriedBreakpoint): void {
+function automaticDropped(target: string): string {
+  return `automatic prompt caching (a breakpoint on the last cacheable block: Anthropic's or OpenRouter's top-level cache_control) is not carried to ${target}; dropped`;
+}
+
+/**
+ * `request` with its automatic breakpoint (`request.cache`: "a marker on the
+ * last cacheable block") on the last part of its messages that `carried`
+ * says the encoder writes one on, for a format with no such setting (what
+ * the vendor would do with it), and without `cache`. The request itself when
+ * it has none; without `cache` but otherwise itself when that part has a
+ * breakpoint already, or when no part can take one (reported as dropped by
+ * `target`). Only the message and part that change are copied.
+ */
+export function placeAutomaticBreakpoint(request: Request, carried: CarriedBreakpoint, losses: LossCollector, target: string): Request {
+  const cache = request.cache;
+  if (cache === undefined) return request;
+  const { cache: _automatic, ...placed } = request;
+  const messages = request.messages;
+  for (let index = messages.length - 1; index >= 0; index--) {
+    const message = messages[index] as Message;
+    const parts = message.parts;
+    for (let at = parts.length - 1; at >= 0; at--) {
+      const part = parts[at] as Part;
+      if (!carried(part, message.role)) continue;
+      if (part.cache !== undefined) return placed;
+      const marked = parts.slice();
+      marked[at] = { ...part, cache };
+      placed.messages = messages.slice();
+      placed.messages[index] = { ...message, parts: marked };
+      return placed;
+    }
+  }
+  losses.addAt(cache, 'dropped_field', '/cache', automaticDropped(target));
+  return placed;
+}
+
+/**
+ * Report every breakpoint of `request` as dropped by `target`, but those
+ * `carried` says it writes (never a tool's), and its automatic one
+ * (`request.cache`) unless `automatic`: the encoder writes that one itself.
+ */
+export function dropRequestCacheBreakpoints(request: Request, losses: LossCollector, target: string, carried?: CarriedBreakpoint, automatic = false): void {
+  if (request.cache !== undefined && !automatic) {
+    losses.addAt(request.cache, 'dropped_field', '/cache', automaticDropped(target));
+  }
   const messages = request.messages;
   for (let index = 0; index < messages.length; index++) {
     const message = messages[index] as Message;

@@ -194,7 +194,7 @@ function message(value: unknown, path: string): void {
   parts(node, 'parts', path);
 }
 
-/** A part's or tool's `cache`, when set: an object with an optional string `ttl`. */
+/** A part's, tool's or request's `cache`, when set: an object with an optional string `ttl`. */
 function cacheBreakpoint(node: Node, path: string): void {
   if (node['cache'] === undefined) return;
   optional(object(node['cache'], pointer(path, 'cache')), 'ttl', 'string', pointer(path, 'cache'));
@@ -261,6 +261,7 @@ export function checkIrRequest(request: Request): void {
   extensible(node, '');
   for (const key of ['model', 'user', 'serviceTier']) optional(node, key, 'string', '');
   for (const key of ['parallelToolCalls', 'stream']) optional(node, key, 'boolean', '');
+  cacheBreakpoint(node, '');
   array(required(node, 'messages', ''), '/messages').forEach((item, index) => message(item, pointer('/messages', index)));
   if (node['tools'] !== undefined) array(node['tools'], '/tools').forEach((item, index) => tool(item, pointer('/tools', index)));
   settings(node);

@@ -346,6 +346,13 @@ export interface Request extends Extensible {
   /** String key-value metadata (OpenAI `metadata`, Gemini `labels`). */
   metadata?: Record<string, string>;
   serviceTier?: string;
+  /**
+   * Automatic prompt caching: a breakpoint the vendor puts on the last
+   * cacheable block of the request (Anthropic's and OpenRouter's top-level
+   * `cache_control`). Formats without the setting get it on that part
+   * themselves (Bedrock, OpenAI); the others report it.
+   */
+  cache?: CacheBreakpoint;
 }
 
 // ---------------------------------------------------------------------------

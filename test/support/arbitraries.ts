@@ -744,11 +744,14 @@ interface Capability {
   streamDefault?: boolean;
   /** Request parts carry prompt-cache breakpoints (Anthropic `cache_control`, Bedrock `cachePoint`, Chat `prompt_cache_breakpoint`), with these lifetimes. */
   cacheLifetimes?: readonly string[];
+  /** Requests carry an automatic breakpoint of their own (Anthropic's top-level `cache_control`); the others put it on a part. */
+  automaticCache?: boolean;
 }
 
 const CAPABILITIES: Record<FormatId, Capability> = {
   anthropic: {
     cacheLifetimes: ['5m', '1h'],
+    automaticCache: true,
     userMedia: ['image', 'document'],
     reasoning: 'signature',
     refusal: false,
@@ -1101,9 +1104,14 @@ export function irRequestArbitrary(format: FormatId): fc.Arbitrary<IrRequest> {
       temperature: fc.option(fc.constantFrom(0, 0.5, 1), { nil: undefined }),
       topP: fc.option(fc.constantFrom(0.1, 0.9, 1), { nil: undefined }),
       stream: draft.capability.streamDefault === true ? fc.boolean() : draft.capability.streamField ? fc.option(fc.boolean(), { nil: undefined }) : fc.constant(undefined),
+      cache:
+        draft.capability.automaticCache === true
+          ? fc.option(fc.constantFrom<CacheBreakpoint>({}, ...(draft.capability.cacheLifetimes ?? []).map((ttl) => ({ ttl }))), { nil: undefined, freq: 3 })
+          : fc.constant(undefined),
     })
-    .map(({ model, messages, maxTokens, temperature, topP, stream }) => {
+    .map(({ model, messages, maxTokens, temperature, topP, stream, cache }) => {
       const request: IrRequest = { model, messages };
+      if (cache !== undefined) request.cache = cache;
       const tools = toolsFor(messages, draft.capability);
       if (tools !== undefined) request.tools = tools;
       const generation: Generation = { maxTokens };

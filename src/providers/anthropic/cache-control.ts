@@ -25,10 +25,15 @@ const CACHE_CONTROL: ReadonlySet<string> = new Set(['cache_control']);
  */
 export function liftCacheControl(node: { cache?: CacheBreakpoint }, rest: JsonObject | undefined): JsonObject | undefined {
   if (rest === undefined || rest['cache_control'] === undefined) return rest;
-  const cache = markerBreakpoint(rest['cache_control'], 'type', 'ephemeral', LIFETIMES);
+  const cache = cacheControlBreakpoint(rest['cache_control']);
   if (cache === undefined) return rest;
   node.cache = cache;
   return unknownKeys(rest, CACHE_CONTROL);
+}
+
+/** The breakpoint a `cache_control` value is (on a block, a tool, or the request: automatic caching), or `undefined` for any other value. */
+export function cacheControlBreakpoint(value: unknown): CacheBreakpoint | undefined {
+  return markerBreakpoint(value, 'type', 'ephemeral', LIFETIMES);
 }
 
 /** The `cache_control` value of a breakpoint (of the part or tool at IR pointer `path`). */

@@ -26,6 +26,7 @@ import { encodeAnthropicGeneration } from './generation.ts';
 import { decodeAnthropicContentParts, decodeAnthropicMessagesInto } from './messages.ts';
 import { keepsHints, type BlockScope } from './parts.ts';
 import { ANTHROPIC, anthropicHint, hasHint } from './shape.ts';
+import { cacheControlBreakpoint, cacheControlOf } from './cache-control.ts';
 import { mapValue, valueTable } from '../../core/mapped-values.ts';
 import { decodeAnthropicToolChoice, decodeAnthropicTools, encodeAnthropicToolChoice, encodeAnthropicTools } from './tools.ts';
 
@@ -51,6 +52,9 @@ function requestExtras(object: JsonObject): JsonObject | undefined {
       case 'metadata':
       case 'service_tier':
         continue;
+      case 'cache_control':
+        // Read as the automatic breakpoint, unless it is not the ephemeral marker.
+        if (cacheControlBreakpoint(object[key]) !== undefined) continue;
     }
     (rest ??= {})[key] = object[key];
   }
@@ -150,6 +154,10 @@ export function decodeAnthropicRequest(body: unknown, context: CodecContext): Re
   if (object['metadata'] !== undefined) decodeMetadata(object['metadata'], request, hints);
   if (object['stream'] !== undefined) request.stream = expectBoolean(object['stream'], '/stream', ANTHROPIC);
   if (object['service_tier'] !== undefined) request.serviceTier = expectString(object['service_tier'], '/service_tier', ANTHROPIC);
+  if (object['cache_control'] !== undefined) {
+    const cache = cacheControlBreakpoint(object['cache_control']);
+    if (cache !== undefined) request.cache = losses.anchorItem(cache, '/cache_control');
+  }
   extend(request, ANTHROPIC, requestExtras(object));
   losses.originFields(request, object, '', REQUEST_ORIGINS);
   losses.originFields(request.generation, object, '', GENERATION_ORIGINS);
@@ -214,5 +222,6 @@ export function encodeAnthropicRequest(request: Request, context: CodecContext):
     const tier = encodeServiceTier(request.serviceTier, exact, losses);
     if (tier !== undefined) body['service_tier'] = tier;
   }
+  if (request.cache !== undefined) body['cache_control'] = cacheControlOf(request.cache, '', losses);
   return spreadExtensions(body, request, ANTHROPIC);
 }

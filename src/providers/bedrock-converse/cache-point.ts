@@ -8,7 +8,7 @@
  *
  * @see https://docs.aws.amazon.com/bedrock/latest/APIReference/API_runtime_CachePointBlock.html
  */
-import type { CacheBreakpoint } from '../../core/ir.ts';
+import type { CacheBreakpoint, Part } from '../../core/ir.ts';
 import type { LossCollector } from '../../core/losses.ts';
 import { isObject, type JsonObject } from '../../core/wire.ts';
 import { markerBreakpoint, markerTtl } from '../../core/cache-points.ts';
@@ -40,4 +40,9 @@ export function attachCachePoint(previous: { cache?: CacheBreakpoint } | undefin
 export function cachePointBlock(cache: CacheBreakpoint, path: string, losses: LossCollector): JsonObject {
   const ttl = markerTtl(cache, LIFETIMES, path, losses, 'Converse');
   return { cachePoint: ttl === undefined ? { type: 'default' } : { type: 'default', ttl } };
+}
+
+/** The parts a cache point may follow, for the request's automatic breakpoint: content, tool calls and results, not reasoning or another format's block. */
+export function takesCachePoint(part: Part): boolean {
+  return part.type !== 'reasoning' && part.type !== 'opaque';
 }

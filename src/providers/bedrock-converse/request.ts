@@ -12,6 +12,8 @@ import { decodeBedrockMessages, decodeBedrockSystem, encodeBedrockMessages } fro
 import { decodeBedrockToolConfig, encodeBedrockToolConfig } from './tools.ts';
 import { decodeBedrockAdditionalFields, decodeBedrockOutputConfig, encodeBedrockAdditionalFields, encodeBedrockOutputConfig } from './request-config.ts';
 import { BEDROCK } from './shape.ts';
+import { placeAutomaticBreakpoint } from '../../core/cache-points.ts';
+import { takesCachePoint } from './cache-point.ts';
 import { listsAsOwn, mapValue, valueTable } from '../../core/mapped-values.ts';
 
 /** The keys of a request body this file does not read, or `undefined` (a switch: cheaper than a set lookup per key). */
@@ -166,7 +168,8 @@ export function encodeBedrockRequest(request: Request, context: CodecContext): J
   const losses = context.losses;
   losses.foreignExtensions(request.extensions, BEDROCK, '');
   const body: JsonObject = {};
-  const conversation = encodeBedrockMessages(request.messages, losses);
+  // Converse has no automatic caching: its breakpoint goes after the last block that takes a cache point, as Anthropic places it.
+  const conversation = encodeBedrockMessages(placeAutomaticBreakpoint(request, takesCachePoint, losses, BEDROCK).messages, losses);
   body['messages'] = conversation.messages;
   if (conversation.system !== undefined) body['system'] = conversation.system;
   const inference = encodeInferenceConfig(request, context);

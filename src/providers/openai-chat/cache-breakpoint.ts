@@ -21,10 +21,10 @@
  * @see https://platform.openai.com/docs/guides/prompt-caching
  * @see https://openrouter.ai/docs/features/prompt-caching
  */
-import type { CacheBreakpoint, Message, Part } from '../../core/ir.ts';
+import type { CacheBreakpoint, Message, Part, Request } from '../../core/ir.ts';
 import type { LossCollector } from '../../core/losses.ts';
-import type { JsonObject } from '../../core/wire.ts';
-import { liftPartMarker, markerBreakpoint, withPartMarker, type CarriedBreakpoint, type PartMarker } from '../../core/cache-points.ts';
+import { unknownKeys, type JsonObject } from '../../core/wire.ts';
+import { liftPartMarker, markerBreakpoint, markerTtl, withPartMarker, type CarriedBreakpoint, type PartMarker } from '../../core/cache-points.ts';
 import type { OpenaiChatDialect } from './dialects.ts';
 import { chatHint, shapeHint } from './shape.ts';
 
@@ -92,7 +92,12 @@ export function requestMode(dialect: OpenaiChatDialect): BreakpointMode {
  * reasoning, refusals, opaque parts or tools.
  */
 export function spellingOf(part: Part, role: Message['role'], mode: BreakpointMode): ChatSpelling {
-  if (mode === 'none' || part.cache === undefined || part.type === 'opaque') return 0;
+  return part.cache === undefined ? 0 : takenSpelling(part, role, mode);
+}
+
+/** {@link spellingOf} for a breakpoint `part` has or may be given (the request's automatic one). */
+function takenSpelling(part: Part, role: Message['role'], mode: BreakpointMode): ChatSpelling {
+  if (mode === 'none' || part.type === 'opaque') return 0;
   const own = shapeHint(part, '$cacheKeys');
   if (own === 'cache_control') return 2;
   if (own === 'both') return 3;
@@ -110,12 +115,12 @@ export function spellingOf(part: Part, role: Message['role'], mode: BreakpointMo
   }
 }
 
-/** `dropRequestCacheBreakpoints`'s predicate per mode, made once. */
+/** Per mode, made once: which parts take a breakpoint (`dropRequestCacheBreakpoints`, `placeAutomaticBreakpoint`). */
 export const CARRIED: Readonly<Record<BreakpointMode, CarriedBreakpoint>> = {
   none: () => false,
-  source: (part, role) => spellingOf(part, role, 'source') !== 0,
-  openai: (part, role) => spellingOf(part, role, 'openai') !== 0,
-  openrouter: (part, role) => spellingOf(part, role, 'openrouter') !== 0,
+  source: (part, role) => takenSpelling(part, role, 'source') !== 0,
+  openai: (part, role) => takenSpelling(part, role, 'openai') !== 0,
+  openrouter: (part, role) => takenSpelling(part, role, 'openrouter') !== 0,
 };
 
 /** `wire` (a fresh content part) with the breakpoint `cache` of the part at IR pointer `path`, under the keys of `spelling`. */
@@ -128,4 +133,31 @@ export function withChatMarkers(wire: JsonObject, cache: CacheBreakpoint, spelli
 /** True when the content part `wire` already carries a breakpoint. */
 export function hasMarker(wire: JsonObject): boolean {
   return wire[BREAKPOINT_KEY] !== undefined || wire[CACHE_CONTROL_KEY] !== undefined;
+}
+
+const AUTOMATIC_KEY: ReadonlySet<string> = new Set([CACHE_CONTROL_KEY]);
+
+/**
+ * A request's top-level `cache_control` (OpenRouter's automatic caching, as
+ * Anthropic's: a breakpoint on the last cacheable block) as its automatic
+ * breakpoint, noted so Chat writes it back there; `rest` (the keys the
+ * decoder did not read) without it, or `rest` itself for any other value.
+ */
+export function liftAutomaticBreakpoint(request: Request, rest: JsonObject, losses: LossCollector): JsonObject | undefined {
+  const cache = markerBreakpoint(rest[CACHE_CONTROL_KEY], CHAT_CACHE_CONTROL.kindKey, CHAT_CACHE_CONTROL.kind, CHAT_CACHE_CONTROL.lifetimes);
+  if (cache === undefined) return rest;
+  request.cache = losses.anchorItem(cache, `/${CACHE_CONTROL_KEY}`);
+  chatHint(request, '$cacheControl', true);
+  return unknownKeys(rest, AUTOMATIC_KEY);
+}
+
+/** True when a request in `mode` writes its automatic breakpoint as a top-level `cache_control`: to OpenRouter, or back to whatever dialect it came from in Chat. */
+export function writesAutomatic(request: Request, mode: BreakpointMode): boolean {
+  return request.cache !== undefined && (mode === 'openrouter' || shapeHint(request, '$cacheControl') === true);
+}
+
+/** The top-level `cache_control` of the automatic breakpoint `cache`. */
+export function automaticCacheControl(cache: CacheBreakpoint, losses: LossCollector): JsonObject {
+  const ttl = markerTtl(cache, CHAT_CACHE_CONTROL.lifetimes, '', losses, CHAT_CACHE_CONTROL.vendor);
+  return ttl === undefined ? { type: 'ephemeral' } : { type: 'ephemeral', ttl };
 }

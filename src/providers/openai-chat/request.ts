@@ -34,8 +34,8 @@ import { FORMAT, chatHint, keepUnknown, keepsHints, keys, parsesArguments, shape
 import { activeDialect, noteDialect, type OpenaiChatDialect } from './dialects.ts';
 import { listsAsOwn, mapValue, valueTable } from '../../core/mapped-values.ts';
 import { decodeOpenrouterReasoning, encodeOpenrouterReasoning } from './dialect-request.ts';
-import { dropRequestCacheBreakpoints } from '../../core/cache-points.ts';
-import { CARRIED, requestMode } from './cache-breakpoint.ts';
+import { dropRequestCacheBreakpoints, placeAutomaticBreakpoint } from '../../core/cache-points.ts';
+import { automaticCacheControl, CACHE_CONTROL_KEY, CARRIED, liftAutomaticBreakpoint, requestMode, writesAutomatic } from './cache-breakpoint.ts';
 
 /** Wire keys with a neutral slot; every other key travels as an extension. */
 const KNOWN_KEYS = [
@@ -290,7 +290,7 @@ export function decodeOpenaiChatRequest(body: unknown, context: CodecContext): R
     if (extensions !== undefined) noteDialect(request, extensions[FORMAT]?.['$dialect'] as OpenaiChatDialect | undefined);
   }
   const { present: fields, rest } = scanBody(object);
-  extend(request, FORMAT, rest);
+  extend(request, FORMAT, rest?.[CACHE_CONTROL_KEY] === undefined ? rest : liftAutomaticBreakpoint(request, rest, context.losses));
   if (present(fields, BIT.model)) request.model = expectString(object['model'], '/model', FORMAT);
   else if (context.model !== undefined) request.model = context.model;
   if (present(fields, BIT.tools)) {
@@ -387,8 +387,12 @@ export function encodeOpenaiChatRequest(request: Request, context: CodecContext)
   if (model !== undefined) wire['model'] = model;
   const dialect = activeDialect(request, context.dialect);
   // Plain OpenAI and OpenRouter write the breakpoints of content parts and tool results in their spelling, the other dialects those spelled in Chat (see cache-breakpoint.ts).
-  dropRequestCacheBreakpoints(request, losses, dialect === 'openai' ? FORMAT : `${FORMAT} (${dialect})`, CARRIED[requestMode(dialect)]);
-  wire['messages'] = encodeOpenaiChatMessages(request.messages, losses, dialect);
+  const mode = requestMode(dialect);
+  const automatic = writesAutomatic(request, mode);
+  // Automatic caching: a top-level cache_control for OpenRouter (or back to the dialect it came from), else plain OpenAI's breakpoint on the last part that takes one, as Anthropic places it.
+  const placed = mode === 'openai' && !automatic ? placeAutomaticBreakpoint(request, CARRIED.openai, losses, FORMAT) : request;
+  dropRequestCacheBreakpoints(placed, losses, dialect === 'openai' ? FORMAT : `${FORMAT} (${dialect})`, CARRIED[mode], automatic);
+  wire['messages'] = encodeOpenaiChatMessages(placed.messages, losses, dialect);
   if (request.tools !== undefined) {
     const { tools, functions } = encodeOpenaiChatTools(request.tools, losses);
     if (tools.length > 0 || functions.length === 0) wire['tools'] = tools;
@@ -415,5 +419,6 @@ export function encodeOpenaiChatRequest(request: Request, context: CodecContext)
     if (tier !== undefined) wire['service_tier'] = tier;
   }
   if (request.stream !== undefined) wire['stream'] = request.stream;
+  if (automatic && request.cache !== undefined) wire[CACHE_CONTROL_KEY] = automaticCacheControl(request.cache, losses);
   return spreadExtensions(wire, request, FORMAT);
 }

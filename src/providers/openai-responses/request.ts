@@ -27,7 +27,7 @@ import { FORMAT, keepNulls, own, ownHint, present, restoreNulls } from './shared
 import { listsAsOwn, mapValue, valueTable } from '../../core/mapped-values.ts';
 import { messagePointer } from '../../core/ir-pointers.ts';
 import { decodeOpenaiResponsesTool, decodeOpenaiResponsesToolChoice, encodeOpenaiResponsesTool, encodeOpenaiResponsesToolChoice } from './tools.ts';
-import { dropRequestCacheBreakpoints } from '../../core/cache-points.ts';
+import { dropRequestCacheBreakpoints, placeAutomaticBreakpoint } from '../../core/cache-points.ts';
 import { responsesCarries } from './cache-breakpoint.ts';
 
 const KNOWN_KEYS: readonly string[] = [
@@ -301,12 +301,14 @@ function encodeInput(request: Request, body: JsonObject, start: number, losses: 
 export function encodeOpenaiResponsesRequest(request: Request, context: CodecContext): JsonObject {
   const losses = context.losses;
   losses.foreignExtensions(request.extensions, FORMAT, '');
-  dropRequestCacheBreakpoints(request, losses, FORMAT, responsesCarries);
+  // Responses has no automatic caching: its breakpoint goes on the last part that takes one, as Anthropic places it.
+  const placed = placeAutomaticBreakpoint(request, responsesCarries, losses, FORMAT);
+  dropRequestCacheBreakpoints(placed, losses, FORMAT, responsesCarries);
   const body: JsonObject = {};
   // `options.model` names the model when the source body had none (a Gemini body, whose model is in the URL; a Bedrock body).
   const model = request.model ?? context.model;
   if (model !== undefined) body['model'] = model;
-  encodeInput(request, body, encodeInstructions(request, body, losses), losses);
+  encodeInput(placed, body, encodeInstructions(placed, body, losses), losses);
   if (request.tools !== undefined) {
     const tools: JsonObject[] = [];
     request.tools.forEach((tool, index) => {

@@ -155,14 +155,14 @@ convert('an Anthropic cache_control that is not the ephemeral breakpoint stays t
   assert.equal(converse.losses.map((loss) => loss.path), ['/messages/0/content/0']);
 });
 
-convert('IR breakpoints a vendor does not take: a thinking block, a lifetime of neither 5m nor 1h, a cache point inside a Converse tool result', () => {
+convert('IR breakpoints a vendor does not take: a thinking block, a lifetime of neither 5m nor 1h, a cache point inside a Converse tool result but after its last item', () => {
   const request: Request = {
     model: 'm',
     generation: { maxTokens: 10 },
     messages: [
       { role: 'user', parts: [{ type: 'text', text: 'q', cache: { ttl: '30m' } }] },
       { role: 'assistant', parts: [{ type: 'reasoning', text: 't', state: { format: 'anthropic', kind: 'signature', value: 'sig' }, cache: {} }, { type: 'tool_call', id: 'toolu_1', name: 'f', arguments: {} }] },
-      { role: 'tool', parts: [{ type: 'tool_result', callId: 'toolu_1', name: 'f', content: [{ type: 'text', text: 'r', cache: {} }] }] },
+      { role: 'tool', parts: [{ type: 'tool_result', callId: 'toolu_1', name: 'f', content: [{ type: 'text', text: 'r', cache: {} }, { type: 'text', text: 's', cache: { ttl: '1h' } }] }] },
     ],
   };
   const anthropic = encodeRequest('anthropic', request);
@@ -179,8 +179,8 @@ convert('IR breakpoints a vendor does not take: a thinking block, a lifetime of 
     ['approximated', '/messages/0/parts/0/cache/ttl'],
     ['dropped_field', '/messages/2/parts/0/content/0/cache'],
   ]);
-  // The Anthropic-signed reasoning goes nowhere on Converse (its own loss), and its breakpoint with it.
-  assert.equal(cachePoints(converse.body as Json), ['/messages/0/content/1 {"type":"default"}']);
+  // The Anthropic-signed reasoning goes nowhere on Converse (its own loss), and its breakpoint with it; the result's last item's goes after the result.
+  assert.equal(cachePoints(converse.body as Json), ['/messages/0/content/1 {"type":"default"}', '/messages/2/content/1 {"type":"default","ttl":"1h"}']);
   assert.ok(converse.losses.some((loss) => loss.code === 'reasoning_state_dropped' && loss.path === '/messages/1/parts/0'));
 });
 

@@ -12,7 +12,7 @@ import { argumentsAsObject } from '../../core/tools.ts';
 import { appended, extensionsOf, isObject, type JsonObject } from '../../core/wire.ts';
 import { encodeBedrockCitation } from './citations.ts';
 import { encodeBedrockDocument, encodeBedrockMedia } from './media-encode.ts';
-import { cachePointBlock } from './cache-point.ts';
+import { cachePointBlock, trailingBreakpoint } from './cache-point.ts';
 import { BEDROCK, hasHint } from './shape.ts';
 
 /** Member-level extension fields: everything but the block-level `blockFields`. */
@@ -78,9 +78,10 @@ function encodeToolCall(part: ToolCallPart, losses: LossCollector, path: string)
 }
 
 /** Encode item `index` of the tool result at `resultPath` (its pointer is made only where it is used). */
-function encodeResultItem(item: Part, losses: LossCollector, resultPath: string, index: number): JsonObject | undefined {
-  if (item.cache !== undefined) {
-    losses.addAt(item.cache, 'dropped_field', `${resultPath}/content/${index}/cache`, 'a Converse tool result holds no cache point; the breakpoint inside it was dropped (one after the tool result would be kept)');
+function encodeResultItem(item: Part, losses: LossCollector, resultPath: string, index: number, trailing: boolean): JsonObject | undefined {
+  // The last item's breakpoint, in a result without one of its own, goes after the tool result (`trailingBreakpoint`).
+  if (item.cache !== undefined && !trailing) {
+    losses.addAt(item.cache, 'dropped_field', `${resultPath}/content/${index}/cache`, 'a Converse tool result holds no cache point, and only its last item\'s breakpoint moves after it; dropped');
   }
   if (item.type === 'text') {
     if (item.extensions === undefined) return { text: item.text };
@@ -103,7 +104,7 @@ function encodeToolResult(part: ToolResultPart, losses: LossCollector, path: str
   for (let index = 0; index < items.length; index++) {
     // Holes are skipped, as forEach skips them.
     if (!(index in items)) continue;
-    const encoded = encodeResultItem(items[index] as Part, losses, path, index);
+    const encoded = encodeResultItem(items[index] as Part, losses, path, index, part.cache === undefined && index === items.length - 1);
     if (encoded !== undefined) content = appended(content, encoded);
   }
   const wire: JsonObject = { toolUseId: part.callId, content: content ?? [] };
@@ -150,7 +151,8 @@ export function encodeBedrockParts(parts: readonly Part[], losses: LossCollector
     const encoded = encodeBedrockPart(part, losses, `${path}/${index}`, target);
     if (encoded === undefined) return;
     out.push(encoded);
-    if (part.cache !== undefined) out.push(cachePointBlock(part.cache, `${path}/${index}`, losses));
+    const cache = trailingBreakpoint(part);
+    if (cache !== undefined) out.push(cachePointBlock(cache, `${path}/${index}`, losses));
   });
   return out;
 }

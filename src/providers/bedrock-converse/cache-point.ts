@@ -46,3 +46,13 @@ export function cachePointBlock(cache: CacheBreakpoint, path: string, losses: Lo
 export function takesCachePoint(part: Part): boolean {
   return part.type !== 'reasoning' && part.type !== 'opaque';
 }
+
+/**
+ * The breakpoint of the cache point written after `part`: its own, or for a
+ * tool result without one, that of its last item. Converse holds no cache
+ * point inside a tool result, and one right after it caches the same prefix.
+ */
+export function trailingBreakpoint(part: Part): CacheBreakpoint | undefined {
+  if (part.cache !== undefined || part.type !== 'tool_result') return part.cache;
+  return part.content[part.content.length - 1]?.cache;
+}

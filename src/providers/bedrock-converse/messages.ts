@@ -12,7 +12,7 @@ import { InterlinguaError } from '../../core/errors.ts';
 import { appended, expectArray, expectObject, extend, extensionsOf, hint, isObject, pointer, required, spreadExtensions, type JsonObject } from '../../core/wire.ts';
 import { decodeBedrockBlock, decodeBedrockBlocks, type BlockScope } from './blocks-decode.ts';
 import { encodeBedrockPart } from './blocks-encode.ts';
-import { attachCachePoint, cachePointBlock } from './cache-point.ts';
+import { attachCachePoint, cachePointBlock, trailingBreakpoint } from './cache-point.ts';
 import { BEDROCK, stringField } from './shape.ts';
 import { messagePointer, partPointer } from '../../core/ir-pointers.ts';
 
@@ -149,7 +149,8 @@ export function encodeBedrockMessages(messages: readonly Message[], losses: Loss
       const encoded = encodeBedrockPart(part as Part, losses, partPointer(path, index, partIndex));
       if (encoded === undefined) continue;
       blocks = appended(blocks, encoded);
-      if (part?.cache !== undefined) blocks.push(cachePointBlock(part.cache, partPointer(path, index, partIndex), losses));
+      const cache = trailingBreakpoint(part as Part);
+      if (cache !== undefined) blocks.push(cachePointBlock(cache, partPointer(path, index, partIndex), losses));
     }
     // Another format's message whose every part was dropped (each with its loss): Converse refuses a message with empty content.
     if (blocks === undefined && parts.length > 0 && extensionsOf(message, BEDROCK) === undefined) continue;

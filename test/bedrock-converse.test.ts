@@ -143,6 +143,26 @@ test('usage: Bedrock input excludes cache, the IR counts it', () => {
   assert.is(anthropic.usage['cache_creation_input_tokens'], 5422);
 });
 
+test('usage: the repeated *TokenCount counts and an empty serverToolUsage are carried (no loss), back to Converse as they came; a differing one is its own', () => {
+  let checked = 0;
+  const dir = join(CORPUS_DIR, 'bedrock-converse', 'response');
+  for (const file of readdirSync(dir).filter((name) => name.endsWith('.json'))) {
+    const text = readFileSync(join(dir, file), 'utf8');
+    if (!text.includes('InputTokenCount')) continue;
+    const body = JSON.parse(text) as Record<string, unknown>;
+    for (const to of ['anthropic', 'openai-chat'] as const) {
+      const losses = convertResponse(body, { from: 'bedrock-converse', to, model: 'm' }).losses.filter((loss) => /TokenCount|serverToolUsage/.test(loss.message));
+      assert.equal(losses, [], `${file} → ${to}`);
+    }
+    assert.equal((convertResponse(body, { from: 'bedrock-converse', to: 'bedrock-converse', model: 'm' }).body as Record<string, unknown>)['usage'], body['usage'], file);
+    checked++;
+  }
+  assert.ok(checked >= 100, `corpus answers with the repeated counts: ${checked}`);
+  const differing = { output: { message: { role: 'assistant', content: [{ text: 'ok' }] } }, stopReason: 'end_turn', usage: { inputTokens: 3, outputTokens: 4, totalTokens: 7, cacheReadInputTokens: 0, cacheReadInputTokenCount: 2, serverToolUsage: { webSearch: 1 } } };
+  const reported = convertResponse(differing, { from: 'bedrock-converse', to: 'anthropic', model: 'm' }).losses.filter((loss) => loss.path.startsWith('/usage'));
+  assert.equal(reported.map((loss) => loss.message.match(/"(\w+)"/)?.[1]), ['cacheReadInputTokenCount', 'serverToolUsage']);
+});
+
 test('errors: the exception name travels in x-amzn-ErrorType, with the SDK\'s statuses', () => {
   const headers = new Headers({ 'x-amzn-ErrorType': 'ThrottlingException:http://internal.amazon.com/coral/com.amazon.bedrock/' });
   const error = bedrockErrorFromHeaders(bedrockConverseCodec.decodeError({ message: 'slow down' }, context()), headers, 429);

@@ -5,11 +5,18 @@
  * @see https://docs.aws.amazon.com/bedrock/latest/APIReference/API_runtime_TokenUsage.html
  */
 import type { Usage } from '../../core/ir.ts';
-import { expectNumber, expectObject, extend, pointer, type JsonObject } from '../../core/wire.ts';
+import { expectNumber, expectObject, extend, hint, isObject, pointer, type JsonObject } from '../../core/wire.ts';
 import { BEDROCK } from './shape.ts';
 
-/** The keys of `usage` this file does not read, or `undefined` (a switch: cheaper than a set lookup per key). */
-function usageExtras(wire: JsonObject): JsonObject | undefined {
+/**
+ * Keys some Bedrock answers repeat under a second name (recorded through
+ * boto3): the same count, so carried by the one it repeats, and kept for
+ * Converse as a shape hint (which no other format reports as dropped).
+ */
+const ALIASES = { cacheReadInputTokenCount: 'cacheReadInputTokens', cacheWriteInputTokenCount: 'cacheWriteInputTokens' } as const;
+
+/** The keys of `usage` this file does not read, or `undefined` (a switch: cheaper than a set lookup per key); aliases and an empty `serverToolUsage` go to `hints`. */
+function usageExtras(wire: JsonObject, usage: Usage): JsonObject | undefined {
   let rest: JsonObject | undefined;
   for (const key in wire) {
     switch (key) {
@@ -19,6 +26,22 @@ function usageExtras(wire: JsonObject): JsonObject | undefined {
       case 'cacheReadInputTokens':
       case 'cacheWriteInputTokens':
         continue;
+      case 'cacheReadInputTokenCount':
+      case 'cacheWriteInputTokenCount':
+        if (wire[key] === wire[ALIASES[key]]) {
+          hint(usage, BEDROCK, `$${key}`, true);
+          continue;
+        }
+        break;
+      case 'serverToolUsage': {
+        // No server tool was used: nothing to carry.
+        const counts = wire[key];
+        if (isObject(counts) && Object.keys(counts).length === 0) {
+          hint(usage, BEDROCK, '$serverToolUsage', true);
+          continue;
+        }
+        break;
+      }
     }
     (rest ??= {})[key] = wire[key];
   }
@@ -41,7 +64,7 @@ export function decodeBedrockUsage(value: unknown, path: string): Usage {
   if (write !== undefined) usage.cacheWriteTokens = write;
   if (total !== undefined) usage.totalTokens = total;
   usage.raw = { format: BEDROCK, value: wire };
-  extend(usage, BEDROCK, usageExtras(wire));
+  extend(usage, BEDROCK, usageExtras(wire, usage));
   return usage;
 }
 
@@ -55,6 +78,11 @@ export function encodeBedrockUsage(usage: Usage | undefined): JsonObject {
   if (read !== undefined) wire['cacheReadInputTokens'] = read;
   if (write !== undefined) wire['cacheWriteInputTokens'] = write;
   const fields = usage?.extensions?.['bedrock-converse'];
+  if (fields !== undefined) {
+    if (fields['$cacheReadInputTokenCount'] === true && read !== undefined) wire['cacheReadInputTokenCount'] = read;
+    if (fields['$cacheWriteInputTokenCount'] === true && write !== undefined) wire['cacheWriteInputTokenCount'] = write;
+    if (fields['$serverToolUsage'] === true) wire['serverToolUsage'] = {};
+  }
   if (fields !== undefined) for (const key in fields) if (key.charCodeAt(0) !== 36 && !(key in wire)) wire[key] = fields[key];
   return wire;
 }

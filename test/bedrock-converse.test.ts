@@ -163,6 +163,33 @@ test('usage: the repeated *TokenCount counts and an empty serverToolUsage are ca
   assert.equal(reported.map((loss) => loss.message.match(/"(\w+)"/)?.[1]), ['cacheReadInputTokenCount', 'serverToolUsage']);
 });
 
+test('usage: cache writes by lifetime, Converse cacheDetails ⇄ Anthropic cache_creation; formats without a breakdown report one with writes in it', () => {
+  const body = { output: { message: { role: 'assistant', content: [{ text: 'ok' }] } }, stopReason: 'end_turn', usage: { inputTokens: 3, outputTokens: 4, totalTokens: 9429, cacheReadInputTokens: 0, cacheWriteInputTokens: 9422, cacheDetails: [{ inputTokens: 5422, ttl: '5m' }, { inputTokens: 4000, ttl: '1h' }] } };
+  assert.equal(bedrockConverseCodec.decodeResponse(body, context()).usage?.cacheWriteByTtl, { '5m': 5422, '1h': 4000 });
+  const anthropic = convertResponse(body, { from: 'bedrock-converse', to: 'anthropic', model: 'claude' });
+  const usage = (anthropic.body as { usage: Record<string, unknown> }).usage;
+  assert.equal(usage['cache_creation'], { ephemeral_5m_input_tokens: 5422, ephemeral_1h_input_tokens: 4000 });
+  assert.equal(anthropic.losses.filter((loss) => loss.path.startsWith('/usage')), []);
+  const back = convertResponse(anthropic.body, { from: 'anthropic', to: 'bedrock-converse', model: 'claude' }).body as { usage: Record<string, unknown> };
+  assert.equal(back.usage['cacheDetails'], body.usage.cacheDetails);
+  const chat = convertResponse(body, { from: 'bedrock-converse', to: 'openai-chat', model: 'm' }).losses.filter((loss) => loss.path.startsWith('/usage'));
+  assert.equal(chat.map((loss) => [loss.code, loss.severity, loss.message]), [['dropped_field', 'info', 'Chat Completions usage has no cache writes by lifetime (5m: 5422, 1h: 4000 tokens); dropped']]);
+  // Anthropic answers always carry a breakdown, mostly of zeros: that says nothing, and nothing is reported.
+  const dir = join(CORPUS_DIR, 'anthropic', 'response');
+  let zeros = 0;
+  for (const file of readdirSync(dir).filter((name) => name.endsWith('.json'))) {
+    const answer = JSON.parse(readFileSync(join(dir, file), 'utf8')) as { usage?: { cache_creation?: Record<string, number> } };
+    const creation = answer.usage?.cache_creation;
+    if (creation === undefined || creation === null || Object.values(creation).some((tokens) => tokens !== 0)) continue;
+    for (const to of ['openai-chat', 'openai-responses', 'gemini', 'bedrock-converse'] as const) {
+      const losses = convertResponse(answer, { from: 'anthropic', to, model: 'm' }).losses;
+      assert.not.ok(losses.some((loss) => /cache_creation|by lifetime/.test(loss.message)), `${file} → ${to}`);
+    }
+    zeros++;
+  }
+  assert.ok(zeros >= 100, `corpus Anthropic answers with a breakdown of zeros: ${zeros}`);
+});
+
 test('errors: the exception name travels in x-amzn-ErrorType, with the SDK\'s statuses', () => {
   const headers = new Headers({ 'x-amzn-ErrorType': 'ThrottlingException:http://internal.amazon.com/coral/com.amazon.bedrock/' });
   const error = bedrockErrorFromHeaders(bedrockConverseCodec.decodeError({ message: 'slow down' }, context()), headers, 429);

@@ -292,6 +292,10 @@ export function checkIrResponse(response: Response): void {
     const usage = object(node['usage'], '/usage');
     extensible(usage, '/usage');
     for (const key of USAGE_NUMBERS) optional(usage, key, 'number', '/usage');
+    if (usage['cacheWriteByTtl'] !== undefined) {
+      const byTtl = object(usage['cacheWriteByTtl'], '/usage/cacheWriteByTtl');
+      for (const ttl in byTtl) optional(byTtl, ttl, 'number', '/usage/cacheWriteByTtl');
+    }
     if (usage['raw'] !== undefined) string(object(usage['raw'], '/usage/raw'), 'format', '/usage/raw');
   }
 }

@@ -393,6 +393,12 @@ export interface Usage extends Extensible {
   cacheReadTokens?: number;
   /** Input tokens written to the prompt cache (part of `inputTokens`). */
   cacheWriteTokens?: number;
+  /**
+   * `cacheWriteTokens` by the lifetime of the entries written, as the vendor
+   * spells it (`5m`, `1h`): Anthropic's `cache_creation`, Bedrock's
+   * `cacheDetails`. The other formats report a breakdown with writes in it.
+   */
+  cacheWriteByTtl?: Record<string, number>;
   /** Reasoning tokens (part of `outputTokens`). */
   reasoningTokens?: number;
   totalTokens?: number;

@@ -16,7 +16,39 @@ const USAGE_KEYS: ReadonlySet<string> = new Set([
   'cache_creation_input_tokens',
   'cache_read_input_tokens',
   'output_tokens_details',
+  'cache_creation',
 ]);
+
+/** `cache_creation`'s counts by the lifetime of the entries written. */
+const CREATION_KEYS = { ephemeral_5m_input_tokens: '5m', ephemeral_1h_input_tokens: '1h' } as const;
+const CREATION_KNOWN: ReadonlySet<string> = new Set(Object.keys(CREATION_KEYS));
+
+/** `cache_creation` (cache writes by lifetime) as `usage.cacheWriteByTtl`; other keys in it stay Anthropic's. */
+function decodeCreation(value: unknown, path: string, usage: Usage): void {
+  if (value === null) {
+    hintNull(usage, 'cache_creation');
+    return;
+  }
+  const creation = expectObject(value, path, ANTHROPIC);
+  const byTtl: Record<string, number> = {};
+  for (const key in CREATION_KEYS) {
+    if (creation[key] !== undefined) byTtl[CREATION_KEYS[key as keyof typeof CREATION_KEYS]] = expectNumber(creation[key], pointer(path, key), ANTHROPIC);
+  }
+  usage.cacheWriteByTtl = byTtl;
+  const rest = unknownKeys(creation, CREATION_KNOWN);
+  if (rest !== undefined) anthropicHint(usage, '$creationFields', rest);
+}
+
+/** The `cache_creation` of `byTtl`: both lifetimes Anthropic counts (the API always writes both); a lifetime it has not, reported. */
+function encodeCreation(byTtl: Record<string, number>, usage: Usage, path: string, losses: LossCollector): JsonObject {
+  const kept = usage.extensions?.anthropic?.['$creationFields'];
+  const creation: JsonObject = { ephemeral_5m_input_tokens: byTtl['5m'] ?? 0, ephemeral_1h_input_tokens: byTtl['1h'] ?? 0 };
+  if (isObject(kept)) Object.assign(creation, kept);
+  for (const ttl in byTtl) {
+    if (ttl !== '5m' && ttl !== '1h') losses.add('dropped_field', `${path}/cacheWriteByTtl/${ttl}`, `Anthropic counts cache writes of 5m and 1h entries only; the ${byTtl[ttl]} tokens written for ${ttl} were dropped from the breakdown`, 'info');
+  }
+  return creation;
+}
 const CACHE_KEYS = ['cache_creation_input_tokens', 'cache_read_input_tokens'] as const;
 
 function optionalCount(object: JsonObject, key: string, path: string, usage: Usage): number | undefined {
@@ -52,6 +84,7 @@ export function decodeAnthropicUsage(value: unknown, path: string): Usage {
   if (write !== undefined) usage.cacheWriteTokens = write;
   if (read !== undefined) usage.cacheReadTokens = read;
   if (object['output_tokens_details'] !== undefined) decodeDetails(object['output_tokens_details'], pointer(path, 'output_tokens_details'), usage);
+  if (object['cache_creation'] !== undefined) decodeCreation(object['cache_creation'], pointer(path, 'cache_creation'), usage);
   extend(usage, ANTHROPIC, unknownKeys(object, USAGE_KEYS));
   usage.raw = { format: ANTHROPIC, value };
   return usage;
@@ -70,6 +103,8 @@ export function encodeAnthropicUsage(usage: Usage, path: string, losses: LossCol
     if (count !== undefined) wire[key] = count;
     else if (wasNull(usage, key)) wire[key] = null;
   }
+  if (usage.cacheWriteByTtl !== undefined) wire['cache_creation'] = encodeCreation(usage.cacheWriteByTtl, usage, path, losses);
+  else if (wasNull(usage, 'cache_creation')) wire['cache_creation'] = null;
   const detailsFields = hints?.['$detailsFields'];
   if (usage.reasoningTokens !== undefined || isObject(detailsFields)) {
     const details: JsonObject = isObject(detailsFields) ? { ...detailsFields } : {};

@@ -26,6 +26,9 @@ function usageExtras(wire: JsonObject, usage: Usage): JsonObject | undefined {
       case 'cacheReadInputTokens':
       case 'cacheWriteInputTokens':
         continue;
+      case 'cacheDetails':
+        if (usage.cacheWriteByTtl !== undefined) continue;
+        break;
       case 'cacheReadInputTokenCount':
       case 'cacheWriteInputTokenCount':
         if (wire[key] === wire[ALIASES[key]]) {
@@ -48,6 +51,24 @@ function usageExtras(wire: JsonObject, usage: Usage): JsonObject | undefined {
   return rest;
 }
 
+/**
+ * `cacheDetails` (`[{ "ttl": "5m", "inputTokens": 5422 }]`, the cache writes by
+ * lifetime) as a breakdown by lifetime; `undefined` for any other shape (a
+ * repeated lifetime, a key of another kind), which stays Converse's own.
+ */
+function cacheDetailsOf(value: unknown): Record<string, number> | undefined {
+  if (!Array.isArray(value)) return undefined;
+  const byTtl: Record<string, number> = {};
+  for (const entry of value) {
+    if (!isObject(entry)) return undefined;
+    const ttl = entry['ttl'];
+    const tokens = entry['inputTokens'];
+    if (typeof ttl !== 'string' || typeof tokens !== 'number' || ttl in byTtl || Object.keys(entry).length !== 2) return undefined;
+    byTtl[ttl] = tokens;
+  }
+  return byTtl;
+}
+
 /** Decode a `usage` object. */
 export function decodeBedrockUsage(value: unknown, path: string): Usage {
   const wire = expectObject(value, path, BEDROCK);
@@ -63,6 +84,16 @@ export function decodeBedrockUsage(value: unknown, path: string): Usage {
   if (read !== undefined) usage.cacheReadTokens = read;
   if (write !== undefined) usage.cacheWriteTokens = write;
   if (total !== undefined) usage.totalTokens = total;
+  const details = wire['cacheDetails'];
+  if (details !== undefined) {
+    const byTtl = cacheDetailsOf(details);
+    if (byTtl !== undefined) {
+      usage.cacheWriteByTtl = byTtl;
+      // Zero counts (or none), which the encoder leaves out of another format's breakdown, come back as they were.
+      const written = Object.values(byTtl);
+      if (written.length === 0 || written.some((tokens) => tokens <= 0)) hint(usage, BEDROCK, '$cacheDetails', true);
+    }
+  }
   usage.raw = { format: BEDROCK, value: wire };
   extend(usage, BEDROCK, usageExtras(wire, usage));
   return usage;
@@ -77,6 +108,14 @@ export function encodeBedrockUsage(usage: Usage | undefined): JsonObject {
   const wire: JsonObject = { inputTokens: input, outputTokens: output, totalTokens: usage?.totalTokens ?? input + output + (read ?? 0) + (write ?? 0) };
   if (read !== undefined) wire['cacheReadInputTokens'] = read;
   if (write !== undefined) wire['cacheWriteInputTokens'] = write;
+  const byTtl = usage?.cacheWriteByTtl;
+  if (byTtl !== undefined) {
+    // Converse lists the lifetimes written to; another format's zero counts are left out.
+    const every = usage?.extensions?.[BEDROCK]?.['$cacheDetails'] === true;
+    const details: JsonObject[] = [];
+    for (const ttl in byTtl) if (every || (byTtl[ttl] ?? 0) > 0) details.push({ inputTokens: byTtl[ttl] ?? 0, ttl });
+    if (every || details.length > 0) wire['cacheDetails'] = details;
+  }
   const fields = usage?.extensions?.['bedrock-converse'];
   if (fields !== undefined) {
     if (fields['$cacheReadInputTokenCount'] === true && read !== undefined) wire['cacheReadInputTokenCount'] = read;

@@ -8,6 +8,7 @@ import type { LossCollector } from '../../core/losses.ts';
 import type { GenerateContentResponseUsageMetadata } from '@google/genai';
 import type { Usage } from '../../core/ir.ts';
 import { expectNumber, expectObject, extend, extensionsOf, hint, spreadExtensions, type JsonObject } from '../../core/wire.ts';
+import { reportCacheWriteBreakdown } from '../../core/usage.ts';
 
 type UsageKey = keyof GenerateContentResponseUsageMetadata;
 
@@ -73,6 +74,7 @@ export function encodeGeminiUsage(usage: Usage, losses: LossCollector, path: str
   if (usage.cacheWriteTokens !== undefined && usage.cacheWriteTokens > 0) {
     losses.add('dropped_field', path, 'Gemini usage has no cache-write count; dropped', 'info');
   }
+  reportCacheWriteBreakdown(usage, losses, path, 'Gemini');
   losses.foreignExtensions(usage.extensions, 'gemini', path);
   return spreadExtensions(wire, usage, 'gemini');
 }

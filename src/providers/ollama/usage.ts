@@ -10,6 +10,7 @@ import type { LossCollector } from '../../core/losses.ts';
 import type { Usage } from '../../core/ir.ts';
 import { expectNumber, extend, extensionsOf, type JsonObject } from '../../core/wire.ts';
 import { FORMAT } from './shape.ts';
+import { reportCacheWriteBreakdown } from '../../core/usage.ts';
 
 /** The timing fields, in the order Ollama writes them. */
 export const DURATIONS = ['total_duration', 'load_duration', 'prompt_eval_duration', 'eval_duration'] as const;
@@ -44,6 +45,7 @@ function hasUsageKey(wire: JsonObject): boolean {
 /** Write the counts and timings of `usage` onto a response body or final stream line. */
 export function encodeOllamaUsage(usage: Usage, wire: JsonObject, losses: LossCollector, path: string): void {
   losses.foreignExtensions(usage.extensions, FORMAT, path);
+  reportCacheWriteBreakdown(usage, losses, path, 'Ollama');
   const ollama = extensionsOf(usage, FORMAT);
   if (!hasUsageKey(wire)) {
     // Written straight in Ollama's order (the loop below moves keys by deleting them, which turns the object into a slow dictionary).

@@ -9,6 +9,7 @@ import type { LossCollector } from '../../core/losses.ts';
 import type { Usage } from '../../core/ir.ts';
 import { expectNumber, expectObject, extend, spreadExtensions, type JsonObject } from '../../core/wire.ts';
 import { FORMAT, chatHint, nestedExtras, shapeHint } from './shape.ts';
+import { reportCacheWriteBreakdown } from '../../core/usage.ts';
 
 /** The keys of a usage object without a neutral slot, and its known keys set to `null` (a switch: cheaper than a set lookup per key). */
 function usageExtras(object: JsonObject): JsonObject | undefined {
@@ -95,6 +96,7 @@ function hasKeys(object: object): boolean {
 /** Encode IR usage as a Chat Completions `usage` object. */
 export function encodeOpenaiChatUsage(usage: Usage, losses: LossCollector, path: string): JsonObject {
   losses.foreignExtensions(usage.extensions, FORMAT, path);
+  reportCacheWriteBreakdown(usage, losses, path, 'Chat Completions');
   const absent = shapeHint(usage, '$absent');
   const skip: readonly unknown[] = Array.isArray(absent) ? absent : [];
   const prompt = usage.inputTokens ?? 0;

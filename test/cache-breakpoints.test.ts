@@ -405,21 +405,28 @@ function responsesBreakpoints(body: Json): string[] {
   return found;
 }
 
-responses('golden Anthropic request → Responses: the user text carries its breakpoint, valid by the OpenAI spec; the system text\'s goes into instructions and is reported', () => {
+responses('golden Anthropic request → Responses: the system prompt with a breakpoint stays a system input message (instructions is a string), so both breakpoints are carried, valid by the OpenAI spec; and back', () => {
   const body = readJson(join(GOLDEN_DIR, 'anthropic', 'system-blocks-cache-control', 'request.json')) as Json;
   const result = convertRequest(body, { from: 'anthropic', to: 'openai-responses' });
   const wire = result.body as Json;
-  assert.equal(responsesBreakpoints(wire), ['/input/0/content/0 {"mode":"explicit"}']);
+  assert.is(wire['instructions'], undefined);
+  assert.is((wire['input'] as Json[])[0]?.['role'], 'system');
+  assert.equal(responsesBreakpoints(wire), ['/input/0/content/1 {"mode":"explicit"}', '/input/1/content/0 {"mode":"explicit"}']);
   const errors = validators.validate('openai-responses', 'request', wire);
   assert.is(errors, undefined, errors === undefined ? '' : describeErrors(errors));
-  assert.equal(result.losses.filter((loss) => loss.message.includes('prompt-cache breakpoint')).map((loss) => loss.path), ['/system/1/cache_control']);
+  assert.equal(result.losses.filter((loss) => loss.message.includes('prompt-cache breakpoint')), []);
+  const back = convertRequest(wire, { from: 'openai-responses', to: 'anthropic' }).body as Json;
+  assert.equal((back['system'] as Json[]).map((block) => block['cache_control']), [undefined, { type: 'ephemeral' }]);
+  // Without a breakpoint, the system prompt goes into instructions as before.
+  const plain = convertRequest({ ...body, system: 'Be brief.' }, { from: 'anthropic', to: 'openai-responses' }).body as Json;
+  assert.is(plain['instructions'], 'Be brief.');
 });
 
-responses('golden Bedrock request → Responses: the user breakpoint carried; the system one (instructions) and the tool\'s reported', () => {
+responses('golden Bedrock request → Responses: the system and user breakpoints carried; the tool\'s reported', () => {
   const body = readJson(join(GOLDEN_DIR, 'bedrock-converse', 'cache-points', 'request.json')) as Json;
   const result = convertRequest(body, { from: 'bedrock-converse', to: 'openai-responses', model: 'gpt-test' });
-  assert.equal(responsesBreakpoints(result.body as Json), ['/input/0/content/0 {"mode":"explicit"}']);
-  assert.equal(result.losses.filter((loss) => loss.message.includes('prompt-cache breakpoint')).map((loss) => loss.path).sort(), ['/system/1', '/toolConfig/tools/1']);
+  assert.equal(responsesBreakpoints(result.body as Json), ['/input/0/content/0 {"mode":"explicit"}', '/input/1/content/0 {"mode":"explicit"}']);
+  assert.equal(result.losses.filter((loss) => loss.message.includes('prompt-cache breakpoint')).map((loss) => loss.path), ['/toolConfig/tools/1']);
 });
 
 responses('an Anthropic tool_result with cache_control: the function_call_output ends with the breakpoint, which comes back to Anthropic on the result\'s last block (the same end of the prefix)', () => {

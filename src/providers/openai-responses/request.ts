@@ -227,11 +227,26 @@ function textOf(message: Message, path: string, losses: LossCollector): string {
   return text;
 }
 
-/** Put leading system messages into `instructions`; returns the index of the first message left for `input`. */
+/** True when a leading system message has a part with a prompt-cache breakpoint. */
+function cachedSystem(messages: readonly Message[]): boolean {
+  for (let index = 0; index < messages.length && messages[index]?.role === 'system'; index++) {
+    for (const part of (messages[index] as Message).parts) if (part.cache !== undefined) return true;
+  }
+  return false;
+}
+
+/**
+ * Put leading system messages into `instructions`; returns the index of the
+ * first message left for `input`. A system prompt with a prompt-cache
+ * breakpoint stays in `input` instead, as system messages whose
+ * `input_text` carries it: `instructions` is one string with no place for
+ * one, and is itself a system message put first in the model's context.
+ */
 function encodeInstructions(request: Request, body: JsonObject, losses: LossCollector): number {
   const messages = request.messages;
   const first = messages[0];
   if (ownHint(request, '$noInstructions') === true || first === undefined || first.role !== 'system') return 0;
+  if (ownHint(first, '$instructions') !== true && cachedSystem(messages)) return 0;
   if (ownHint(first, '$instructions') === true) {
     body['instructions'] = textOf(first, '/messages/0', losses);
     return 1;

@@ -196,6 +196,22 @@ decode('a user turn with tool results and text splits into a tool message and a 
   assert.equal(encodeRequest(ir).body, body);
 });
 
+decode('usage cache_creation: the cache writes by lifetime; an object with fewer counts, other keys, or null goes back as it came', () => {
+  const answer = (creation: unknown): Body => ({
+    id: 'msg_1', type: 'message', role: 'assistant', model: 'claude-sonnet-4-5', content: [{ type: 'text', text: 'ok' }], stop_reason: 'end_turn', stop_sequence: null,
+    usage: { input_tokens: 5, output_tokens: 2, cache_creation_input_tokens: 30, cache_read_input_tokens: 0, cache_creation: creation },
+  });
+  const full = anthropicCodec.decodeResponse(answer({ ephemeral_5m_input_tokens: 10, ephemeral_1h_input_tokens: 20 }), context());
+  assert.equal(full.usage?.cacheWriteByTtl, { '5m': 10, '1h': 20 });
+  for (const creation of [{ ephemeral_5m_input_tokens: 10, ephemeral_1h_input_tokens: 20 }, { ephemeral_1h_input_tokens: 30 }, {}, { ephemeral_5m_input_tokens: 30, ephemeral_1h_input_tokens: 0, ephemeral_24h_input_tokens: 0 }, null]) {
+    const body = answer(creation);
+    const { body: again, losses } = encodeResponse(anthropicCodec.decodeResponse(body, context()));
+    assert.equal(again, body, JSON.stringify(creation));
+    assert.equal(losses, []);
+  }
+  expectError(() => anthropicCodec.decodeResponse(answer({ ephemeral_5m_input_tokens: 'ten' }), context()), 'invalid_type', '/usage/cache_creation/ephemeral_5m_input_tokens');
+});
+
 decode('request settings land in neutral fields', () => {
   const { ir } = decodeRequest(
     request([user('hi')], {

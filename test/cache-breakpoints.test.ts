@@ -545,26 +545,28 @@ const proxy = suite('cache breakpoints through the proxy, official SDKs on both 
 const CREDENTIALS = { accessKeyId: 'AKIDEXAMPLE', secretAccessKey: 'wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY' };
 const MODEL_ID = 'us.anthropic.claude-test-v1:0';
 
-proxy('the Anthropic SDK in front of Bedrock: cache_control arrives as cache points', async () => {
+/** The body a fake Bedrock (signing checked, answering with the plain-chat golden answer) received when the Anthropic SDK sent `params` through the proxy in front of it. */
+async function receivedByBedrock(params: Anthropic.MessageCreateParamsNonStreaming): Promise<Json> {
   const bedrock = await startFakeBedrock(CREDENTIALS, 'us-east-1', readJson(join(GOLDEN_DIR, 'cross', 'plain-chat', 'bedrock-converse.response.json')));
   try {
     const env = { AWS_ACCESS_KEY_ID: CREDENTIALS.accessKeyId, AWS_SECRET_ACCESS_KEY: CREDENTIALS.secretAccessKey, AWS_REGION: 'us-east-1' };
     const config: ProxyConfig = { upstream: { format: 'bedrock-converse', baseUrl: bedrock.url }, env, modelMap: { '*': MODEL_ID }, fetch: createNodeFetch() };
-    await withProxy(config, async (url) => {
-      const client = new Anthropic({ apiKey: 'caller-key', baseURL: url, maxRetries: 0 });
-      await client.messages.create({
-        model: 'claude-test',
-        max_tokens: 64,
-        system: [{ type: 'text', text: 'A long, stable policy text.', cache_control: { type: 'ephemeral', ttl: '1h' } }],
-        tools: [{ name: 'lookup', description: 'Look up a section.', input_schema: { type: 'object' }, cache_control: { type: 'ephemeral' } }],
-        messages: [{ role: 'user', content: [{ type: 'text', text: 'Which section covers leave?', cache_control: { type: 'ephemeral' } }] }],
-      });
-    });
-    const received = bedrock.received.at(-1)?.body ?? {};
-    assert.equal(cachePoints(received), ['/system/1 {"type":"default","ttl":"1h"}', '/messages/0/content/1 {"type":"default"}', '/toolConfig/tools/1 {"type":"default"}']);
+    await withProxy(config, (url) => new Anthropic({ apiKey: 'caller-key', baseURL: url, maxRetries: 0 }).messages.create(params));
+    return bedrock.received.at(-1)?.body ?? {};
   } finally {
     await bedrock.close();
   }
+}
+
+proxy('the Anthropic SDK in front of Bedrock: cache_control arrives as cache points', async () => {
+  const received = await receivedByBedrock({
+    model: 'claude-test',
+    max_tokens: 64,
+    system: [{ type: 'text', text: 'A long, stable policy text.', cache_control: { type: 'ephemeral', ttl: '1h' } }],
+    tools: [{ name: 'lookup', description: 'Look up a section.', input_schema: { type: 'object' }, cache_control: { type: 'ephemeral' } }],
+    messages: [{ role: 'user', content: [{ type: 'text', text: 'Which section covers leave?', cache_control: { type: 'ephemeral' } }] }],
+  });
+  assert.equal(cachePoints(received), ['/system/1 {"type":"default","ttl":"1h"}', '/messages/0/content/1 {"type":"default"}', '/toolConfig/tools/1 {"type":"default"}']);
 });
 
 /** The body `upstream` (a fake vendor answering with the plain-chat golden answer, in `dialect` if given) received when `call` went through the proxy in front of it. */
@@ -581,29 +583,18 @@ async function receivedThrough(upstreamFormat: 'anthropic' | 'openai-chat', mode
 }
 
 proxy('the Anthropic SDK with automatic caching in front of Bedrock: a cache point after the last block', async () => {
-  const bedrock = await startFakeBedrock(CREDENTIALS, 'us-east-1', readJson(join(GOLDEN_DIR, 'cross', 'plain-chat', 'bedrock-converse.response.json')));
-  try {
-    const env = { AWS_ACCESS_KEY_ID: CREDENTIALS.accessKeyId, AWS_SECRET_ACCESS_KEY: CREDENTIALS.secretAccessKey, AWS_REGION: 'us-east-1' };
-    const config: ProxyConfig = { upstream: { format: 'bedrock-converse', baseUrl: bedrock.url }, env, modelMap: { '*': MODEL_ID }, fetch: createNodeFetch() };
-    await withProxy(config, async (url) => {
-      const client = new Anthropic({ apiKey: 'caller-key', baseURL: url, maxRetries: 0 });
-      await client.messages.create({
-        model: 'claude-test',
-        max_tokens: 64,
-        cache_control: { type: 'ephemeral' },
-        system: 'A long, stable policy text.',
-        messages: [
-          { role: 'user', content: 'Which section covers leave?' },
-          { role: 'assistant', content: 'Section 7.' },
-          { role: 'user', content: 'And sick days?' },
-        ],
-      });
-    });
-    const received = bedrock.received.at(-1)?.body ?? {};
-    assert.equal(cachePoints(received), ['/messages/2/content/1 {"type":"default"}']);
-  } finally {
-    await bedrock.close();
-  }
+  const received = await receivedByBedrock({
+    model: 'claude-test',
+    max_tokens: 64,
+    cache_control: { type: 'ephemeral' },
+    system: 'A long, stable policy text.',
+    messages: [
+      { role: 'user', content: 'Which section covers leave?' },
+      { role: 'assistant', content: 'Section 7.' },
+      { role: 'user', content: 'And sick days?' },
+    ],
+  });
+  assert.equal(cachePoints(received), ['/messages/2/content/1 {"type":"default"}']);
 });
 
 proxy('the AWS SDK in front of Anthropic: cache points arrive as cache_control', async () => {

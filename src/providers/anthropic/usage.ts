@@ -31,24 +31,36 @@ function decodeCreation(value: unknown, path: string, usage: Usage): void {
   }
   const creation = expectObject(value, path, ANTHROPIC);
   const byTtl: Record<string, number> = {};
+  let counted = 0;
   for (const key in CREATION_KEYS) {
-    if (creation[key] !== undefined) byTtl[CREATION_KEYS[key as keyof typeof CREATION_KEYS]] = expectNumber(creation[key], pointer(path, key), ANTHROPIC);
+    if (creation[key] === undefined) continue;
+    byTtl[CREATION_KEYS[key as keyof typeof CREATION_KEYS]] = expectNumber(creation[key], pointer(path, key), ANTHROPIC);
+    counted++;
   }
   usage.cacheWriteByTtl = byTtl;
+  // The API writes both counts; a body with fewer gets back only those it had.
+  if (counted < CREATION_KNOWN.size) anthropicHint(usage, '$creationPartial', true);
   const rest = unknownKeys(creation, CREATION_KNOWN);
   if (rest !== undefined) anthropicHint(usage, '$creationFields', rest);
 }
 
 /** The `cache_creation` of `byTtl`: both lifetimes Anthropic counts (the API always writes both); a lifetime it has not, reported. */
 function encodeCreation(byTtl: Record<string, number>, usage: Usage, path: string, losses: LossCollector): JsonObject {
-  const kept = usage.extensions?.anthropic?.['$creationFields'];
-  const creation: JsonObject = { ephemeral_5m_input_tokens: byTtl['5m'] ?? 0, ephemeral_1h_input_tokens: byTtl['1h'] ?? 0 };
+  const hints = usage.extensions?.anthropic;
+  const kept = hints?.['$creationFields'];
+  const partial = hints?.['$creationPartial'] === true;
+  const creation: JsonObject = {};
+  for (const key in CREATION_KEYS) {
+    const tokens = byTtl[CREATION_KEYS[key as keyof typeof CREATION_KEYS]];
+    if (tokens !== undefined || !partial) creation[key] = tokens ?? 0;
+  }
   if (isObject(kept)) Object.assign(creation, kept);
   for (const ttl in byTtl) {
     if (ttl !== '5m' && ttl !== '1h') losses.add('dropped_field', `${path}/cacheWriteByTtl/${ttl}`, `Anthropic counts cache writes of 5m and 1h entries only; the ${byTtl[ttl]} tokens written for ${ttl} were dropped from the breakdown`, 'info');
   }
   return creation;
 }
+
 const CACHE_KEYS = ['cache_creation_input_tokens', 'cache_read_input_tokens'] as const;
 
 function optionalCount(object: JsonObject, key: string, path: string, usage: Usage): number | undefined {

@@ -292,6 +292,7 @@ export function checkIrResponse(response: Response): void {
     const usage = object(node['usage'], '/usage');
     extensible(usage, '/usage');
     for (const key of USAGE_NUMBERS) optional(usage, key, 'number', '/usage');
+    optional(usage, 'serviceTier', 'string', '/usage');
     if (usage['cacheWriteByTtl'] !== undefined) {
       const byTtl = object(usage['cacheWriteByTtl'], '/usage/cacheWriteByTtl');
       for (const ttl in byTtl) optional(byTtl, ttl, 'number', '/usage/cacheWriteByTtl');

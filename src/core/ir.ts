@@ -402,6 +402,13 @@ export interface Usage extends Extensible {
   /** Reasoning tokens (part of `outputTokens`). */
   reasoningTokens?: number;
   totalTokens?: number;
+  /**
+   * The service tier that served the answer, as the vendor named it
+   * (Anthropic `usage.service_tier`, OpenAI's `service_tier`, Gemini
+   * `usageMetadata.serviceTier`, Converse `serviceTier.type`): it sets the
+   * price of these tokens. Encoders map it to their own tiers.
+   */
+  serviceTier?: string;
   /** The source's usage object, verbatim, for analysis. Encoders do not read it. */
   raw?: { format: FormatId; value: unknown };
 }

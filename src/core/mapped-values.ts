@@ -4,8 +4,9 @@
  * knows to its own, and reports what it cannot send as it came. A value the
  * target would refuse is never passed through.
  */
+import type { Extensible, FormatId, Usage } from './ir.ts';
 import type { LossCollector } from './losses.ts';
-import { lookupTable } from './wire.ts';
+import { hint, lookupTable } from './wire.ts';
 
 /** Per known spelling: the target's own value, and whether it means the same (`false`: the nearest, reported as `approximated`). */
 export type ValueTable = Readonly<Record<string, readonly [string, boolean]>>;
@@ -47,4 +48,31 @@ function ownValues(table: ValueTable): string {
     if (!values.includes(value)) values.push(value);
   }
   return values.join(', ');
+}
+
+/**
+ * Read `value` of `format`'s own setting (a tier its answer names) onto
+ * `node`: noted as the format's own (`$ownTier`) when `table` does not list
+ * it, so that {@link ownOrMapped} sends it back to the format unchanged.
+ */
+export function noteOwnTier(node: Extensible, format: FormatId, table: ValueTable, value: string): void {
+  if (!listsAsOwn(table, value)) hint(node, format, '$ownTier', true);
+}
+
+/** `value` for `format`: as it is when {@link noteOwnTier} noted it as the format's own, else mapped by {@link mapValue}. */
+export function ownOrMapped(node: Extensible, format: FormatId, value: string, table: ValueTable, losses: LossCollector, path: string, what: string, target: string): string | undefined {
+  return node.extensions?.[format]?.['$ownTier'] === true ? value : mapValue(value, table, losses, path, what, target);
+}
+
+/** Set the tier an answer of `format` names (`Usage.serviceTier`, the one that served it) on its usage, noted as the format's own when `table` does not list it. */
+export function readAnswerTier(usage: Usage, format: FormatId, table: ValueTable, tier: string): void {
+  usage.serviceTier = tier;
+  noteOwnTier(usage, format, table, tier);
+}
+
+/** The tier of `usage` as `format` (`target` in messages) names it in an answer, or `undefined` (reported) when it has none such; loss at `/usage/serviceTier`. */
+export function answerTierFor(usage: Usage | undefined, format: FormatId, table: ValueTable, losses: LossCollector, target: string): string | undefined {
+  const tier = usage?.serviceTier;
+  if (usage === undefined || tier === undefined) return undefined;
+  return ownOrMapped(usage, format, tier, table, losses, '/usage/serviceTier', 'service tier', target);
 }

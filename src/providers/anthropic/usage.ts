@@ -7,8 +7,9 @@
  */
 import type { Usage } from '../../core/ir.ts';
 import type { LossCollector } from '../../core/losses.ts';
-import { expectNumber, expectObject, extend, isObject, pointer, required, spreadExtensions, unknownKeys, type JsonObject } from '../../core/wire.ts';
+import { expectNumber, expectObject, expectString, extend, isObject, pointer, required, spreadExtensions, unknownKeys, type JsonObject } from '../../core/wire.ts';
 import { ANTHROPIC, anthropicHint, hintNull, wasNull } from './shape.ts';
+import { answerTierFor, readAnswerTier, valueTable } from '../../core/mapped-values.ts';
 
 const USAGE_KEYS: ReadonlySet<string> = new Set([
   'input_tokens',
@@ -17,7 +18,11 @@ const USAGE_KEYS: ReadonlySet<string> = new Set([
   'cache_read_input_tokens',
   'output_tokens_details',
   'cache_creation',
+  'service_tier',
 ]);
+
+/** The tiers an Anthropic answer names (`standard`, `priority`, `batch`), and the others' that mean one of them. */
+const ANSWER_TIERS = valueTable({ standard: ['standard', true], priority: ['priority', true], batch: ['batch', true], default: ['standard', true] });
 
 /** `cache_creation`'s counts by the lifetime of the entries written. */
 const CREATION_KEYS = { ephemeral_5m_input_tokens: '5m', ephemeral_1h_input_tokens: '1h' } as const;
@@ -97,6 +102,9 @@ export function decodeAnthropicUsage(value: unknown, path: string): Usage {
   if (read !== undefined) usage.cacheReadTokens = read;
   if (object['output_tokens_details'] !== undefined) decodeDetails(object['output_tokens_details'], pointer(path, 'output_tokens_details'), usage);
   if (object['cache_creation'] !== undefined) decodeCreation(object['cache_creation'], pointer(path, 'cache_creation'), usage);
+  const tier = object['service_tier'];
+  if (tier === null) hintNull(usage, 'service_tier');
+  else if (tier !== undefined) readAnswerTier(usage, ANTHROPIC, ANSWER_TIERS, expectString(tier, pointer(path, 'service_tier'), ANTHROPIC));
   extend(usage, ANTHROPIC, unknownKeys(object, USAGE_KEYS));
   usage.raw = { format: ANTHROPIC, value };
   return usage;
@@ -117,6 +125,9 @@ export function encodeAnthropicUsage(usage: Usage, path: string, losses: LossCol
   }
   if (usage.cacheWriteByTtl !== undefined) wire['cache_creation'] = encodeCreation(usage.cacheWriteByTtl, usage, path, losses);
   else if (wasNull(usage, 'cache_creation')) wire['cache_creation'] = null;
+  const tier = answerTierFor(usage, ANTHROPIC, ANSWER_TIERS, losses, 'Anthropic');
+  if (tier !== undefined) wire['service_tier'] = tier;
+  else if (usage.serviceTier === undefined && wasNull(usage, 'service_tier')) wire['service_tier'] = null;
   const detailsFields = hints?.['$detailsFields'];
   if (usage.reasoningTokens !== undefined || isObject(detailsFields)) {
     const details: JsonObject = isObject(detailsFields) ? { ...detailsFields } : {};

@@ -14,7 +14,7 @@ import { decodeBedrockAdditionalFields, decodeBedrockOutputConfig, encodeBedrock
 import { BEDROCK } from './shape.ts';
 import { placeAutomaticBreakpoint } from '../../core/cache-points.ts';
 import { takesCachePoint } from './cache-point.ts';
-import { listsAsOwn, mapValue, valueTable } from '../../core/mapped-values.ts';
+import { noteOwnTier, ownOrMapped, valueTable } from '../../core/mapped-values.ts';
 
 /** The keys of a request body this file does not read, or `undefined` (a switch: cheaper than a set lookup per key). */
 function requestExtras(object: JsonObject): JsonObject | undefined {
@@ -101,7 +101,7 @@ function decodeServiceTier(value: unknown, request: Request): void {
   if (typeof type === 'string' && Object.keys(wire).length === 1) {
     request.serviceTier = type;
     // A tier this codec does not list goes back to Converse as it came, and nowhere else.
-    if (!listsAsOwn(SERVICE_TIERS, type)) hint(request, BEDROCK, '$ownTier', true);
+    noteOwnTier(request, BEDROCK, SERVICE_TIERS, type);
   } else extend(request, BEDROCK, { serviceTier: wire });
 }
 
@@ -184,7 +184,7 @@ export function encodeBedrockRequest(request: Request, context: CodecContext): J
   const fields = extensionsOf(request, BEDROCK);
   const tier = fields?.['serviceTier'];
   if (request.serviceTier !== undefined) {
-    const type = fields?.['$ownTier'] === true ? request.serviceTier : mapValue(request.serviceTier, SERVICE_TIERS, losses, '/serviceTier', 'service tier', 'Converse');
+    const type = ownOrMapped(request, BEDROCK, request.serviceTier, SERVICE_TIERS, losses, '/serviceTier', 'service tier', 'Converse');
     if (type !== undefined) body['serviceTier'] = { type };
   } else if (isObject(tier)) body['serviceTier'] = tier;
   if (request.user !== undefined) losses.add('dropped_field', '/user', 'Converse has no end-user id; dropped (requestMetadata is for logs only)', 'info');

@@ -12,10 +12,10 @@ import { encodeBedrockParts } from './blocks-encode.ts';
 import { messageExtras } from './messages.ts';
 import { BEDROCK } from './shape.ts';
 import { decodeBedrockStopReason, encodeBedrockStopReason } from './stop-reason.ts';
-import { decodeBedrockUsage, encodeBedrockUsage } from './usage.ts';
+import { bedrockTier, decodeBedrockUsage, encodeBedrockUsage, readBedrockTier } from './usage.ts';
 
 /** The keys of a response body this file does not read, or `undefined` (a switch: cheaper than a set lookup per key). */
-function responseExtras(object: JsonObject): JsonObject | undefined {
+function responseExtras(object: JsonObject, tierRead: boolean): JsonObject | undefined {
   let rest: JsonObject | undefined;
   for (const key in object) {
     switch (key) {
@@ -24,6 +24,8 @@ function responseExtras(object: JsonObject): JsonObject | undefined {
       case 'usage':
       case 'metrics':
         continue;
+      case 'serviceTier':
+        if (tierRead) continue;
     }
     (rest ??= {})[key] = object[key];
   }
@@ -52,10 +54,12 @@ export function decodeBedrockResponse(body: unknown, context: CodecContext): Res
   if (context.model !== undefined) response.model = context.model;
   if (object['usage'] !== undefined) response.usage = context.losses.anchor(decodeBedrockUsage(object['usage'], '/usage'), '/usage');
   else hint(response, BEDROCK, '$noUsage', true);
+  // The tier that served the answer is the usage's (it prices the tokens); without usage it stays the body's own.
+  const tierRead = response.usage !== undefined && object['serviceTier'] !== undefined && readBedrockTier(response.usage, object['serviceTier']);
   hint(response, BEDROCK, '$source', true);
   // Latency says how long Bedrock took, nothing about the answer: a hint, not a field other formats lose.
   if (object['metrics'] !== undefined) hint(response, BEDROCK, '$metrics', object['metrics']);
-  extend(response, BEDROCK, responseExtras(object));
+  extend(response, BEDROCK, responseExtras(object, tierRead));
   return response;
 }
 
@@ -84,6 +88,8 @@ export function encodeBedrockResponse(response: Response, context: CodecContext)
     if (response.usage !== undefined) losses.foreignExtensions(response.usage.extensions, BEDROCK, '/usage');
     else losses.add('defaulted', '/usage', 'Converse responses carry usage; the source had none, so zero tokens were sent', 'info');
     body['usage'] = encodeBedrockUsage(response.usage);
+    const tier = bedrockTier(response.usage, losses);
+    if (tier !== undefined) body['serviceTier'] = tier;
   }
   if (fields !== undefined) for (const key in fields) if (key.charCodeAt(0) !== 36 && !(key in body)) body[key] = fields[key];
   const sequence = candidate?.stopReason?.sequence;

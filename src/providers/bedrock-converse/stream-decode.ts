@@ -19,7 +19,7 @@ import { bedrockException } from './error.ts';
 import { BEDROCK } from './shape.ts';
 import { decodeBedrockStopReason } from './stop-reason.ts';
 import { EVENT_KEYS, exceptionName } from './stream-shared.ts';
-import { decodeBedrockUsage } from './usage.ts';
+import { decodeBedrockUsage, readBedrockTier } from './usage.ts';
 
 type OpenKind = 'text' | 'reasoning' | 'tool_call' | 'opaque';
 
@@ -223,8 +223,10 @@ class BedrockStreamDecoder implements StreamDecoder {
    */
   private metadata(data: JsonObject, extra: JsonObject): StreamEvent[] {
     const metadata: JsonObject = { ...(extra['$extra'] as JsonObject | undefined) };
-    for (const key of ['metrics', 'trace', 'performanceConfig', 'serviceTier']) if (data[key] !== undefined) metadata[key] = data[key];
     const usage = data['usage'] === undefined ? {} : decodeBedrockUsage(data['usage'], '/usage');
+    // The tier that served the answer is the usage's, as in a whole answer; any other shape rides with the metadata.
+    const tierRead = data['usage'] !== undefined && data['serviceTier'] !== undefined && readBedrockTier(usage, data['serviceTier']);
+    for (const key of ['metrics', 'trace', 'performanceConfig', 'serviceTier']) if (data[key] !== undefined && !(tierRead && key === 'serviceTier')) metadata[key] = data[key];
     const fields: JsonObject = { $metadata: metadata };
     if (data['usage'] === undefined) fields['$noUsage'] = true;
     this.metadataSeen = true;

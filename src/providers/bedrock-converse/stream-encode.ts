@@ -17,7 +17,7 @@ import { isObject, jsonString, type JsonObject } from '../../core/wire.ts';
 import { BEDROCK } from './shape.ts';
 import { encodeBedrockStopReason } from './stop-reason.ts';
 import { streamExceptionFor } from './stream-shared.ts';
-import { encodeBedrockUsage } from './usage.ts';
+import { bedrockTier, encodeBedrockUsage } from './usage.ts';
 
 function fieldsOf(node: Extensible): JsonObject | undefined {
   return node.extensions?.[BEDROCK];
@@ -254,6 +254,8 @@ class BedrockStreamEncoder implements StreamEncoder {
       const usage = encodeBedrockUsage(this.usage);
       for (const key of ['metrics', 'trace', 'performanceConfig', 'serviceTier']) delete usage[key];
       payload['usage'] = usage;
+      const tier = bedrockTier(this.usage, this.losses);
+      if (tier !== undefined) payload['serviceTier'] = tier;
     }
     return this.message('metadata', { ...payload, ...fields });
   }

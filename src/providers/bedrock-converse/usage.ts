@@ -7,6 +7,8 @@
 import type { Usage } from '../../core/ir.ts';
 import { expectNumber, expectObject, extend, hint, isObject, pointer, type JsonObject } from '../../core/wire.ts';
 import { BEDROCK } from './shape.ts';
+import type { LossCollector } from '../../core/losses.ts';
+import { answerTierFor, readAnswerTier, valueTable } from '../../core/mapped-values.ts';
 
 /**
  * Keys some Bedrock answers repeat under a second name (recorded through
@@ -124,4 +126,20 @@ export function encodeBedrockUsage(usage: Usage | undefined): JsonObject {
   }
   if (fields !== undefined) for (const key in fields) if (key.charCodeAt(0) !== 36 && !(key in wire)) wire[key] = fields[key];
   return wire;
+}
+
+/** The tiers a Converse answer names (`serviceTier.type`), and the others' that mean one of them (OpenAI's Scale Tier is reserved capacity too). */
+const ANSWER_TIERS = valueTable({ default: ['default', true], flex: ['flex', true], priority: ['priority', true], reserved: ['reserved', true], standard: ['default', true], scale: ['reserved', false] });
+
+/** Read the answer's `serviceTier` (`{"type": …}`) onto its usage; false for any other shape, which stays the body's own. */
+export function readBedrockTier(usage: Usage, value: unknown): boolean {
+  if (!isObject(value) || typeof value['type'] !== 'string' || Object.keys(value).length !== 1) return false;
+  readAnswerTier(usage, BEDROCK, ANSWER_TIERS, value['type']);
+  return true;
+}
+
+/** The answer's `serviceTier` for `usage`, if it names a tier Converse has. */
+export function bedrockTier(usage: Usage | undefined, losses: LossCollector): JsonObject | undefined {
+  const type = answerTierFor(usage, BEDROCK, ANSWER_TIERS, losses, 'Converse');
+  return type === undefined ? undefined : { type };
 }

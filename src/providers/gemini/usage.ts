@@ -9,6 +9,7 @@ import type { GenerateContentResponseUsageMetadata } from '@google/genai';
 import type { Usage } from '../../core/ir.ts';
 import { expectNumber, expectObject, extend, extensionsOf, hint, spreadExtensions, type JsonObject } from '../../core/wire.ts';
 import { reportCacheWriteBreakdown } from '../../core/usage.ts';
+import { answerTierFor, readAnswerTier, valueTable } from '../../core/mapped-values.ts';
 
 type UsageKey = keyof GenerateContentResponseUsageMetadata;
 
@@ -23,6 +24,8 @@ function usageExtras(wire: JsonObject): JsonObject | undefined {
       case 'cachedContentTokenCount':
       case 'totalTokenCount':
         continue;
+      case 'serviceTier':
+        if (typeof wire[key] === 'string') continue;
     }
     (rest ??= {})[key] = wire[key];
   }
@@ -52,9 +55,14 @@ export function decodeGeminiUsage(value: unknown, path: string, lean = false): U
   if (thoughts !== undefined) usage.reasoningTokens = thoughts;
   if (cached !== undefined) usage.cacheReadTokens = cached;
   if (total !== undefined) usage.totalTokens = total;
+  const tier = wire['serviceTier'];
+  if (typeof tier === 'string') readAnswerTier(usage, 'gemini', ANSWER_TIERS, tier);
   extend(usage, 'gemini', usageExtras(wire));
   return usage;
 }
+
+/** The tiers a Gemini answer names (`usageMetadata.serviceTier`, as recorded answers carry it), and the others' that mean one of them. */
+const ANSWER_TIERS = valueTable({ standard: ['standard', true], flex: ['flex', true], priority: ['priority', true], default: ['standard', true] });
 
 /** Encode IR usage as `usageMetadata`. */
 export function encodeGeminiUsage(usage: Usage, losses: LossCollector, path: string): JsonObject {
@@ -74,6 +82,8 @@ export function encodeGeminiUsage(usage: Usage, losses: LossCollector, path: str
   if (usage.cacheWriteTokens !== undefined && usage.cacheWriteTokens > 0) {
     losses.add('dropped_field', path, 'Gemini usage has no cache-write count; dropped', 'info');
   }
+  const tier = answerTierFor(usage, 'gemini', ANSWER_TIERS, losses, 'Gemini');
+  if (tier !== undefined) wire['serviceTier'] = tier;
   reportCacheWriteBreakdown(usage, losses, path, 'Gemini');
   losses.foreignExtensions(usage.extensions, 'gemini', path);
   return spreadExtensions(wire, usage, 'gemini');

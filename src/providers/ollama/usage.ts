@@ -46,6 +46,7 @@ function hasUsageKey(wire: JsonObject): boolean {
 export function encodeOllamaUsage(usage: Usage, wire: JsonObject, losses: LossCollector, path: string): void {
   losses.foreignExtensions(usage.extensions, FORMAT, path);
   reportCacheWriteBreakdown(usage, losses, path, 'Ollama');
+  if (usage.serviceTier !== undefined) losses.add('dropped_field', `${path}/serviceTier`, `Ollama answers name no service tier; "${usage.serviceTier}" dropped`);
   const ollama = extensionsOf(usage, FORMAT);
   if (!hasUsageKey(wire)) {
     // Written straight in Ollama's order (the loop below moves keys by deleting them, which turns the object into a slow dictionary).

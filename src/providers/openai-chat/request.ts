@@ -32,7 +32,7 @@ import {
 } from './tools.ts';
 import { FORMAT, chatHint, keepUnknown, keepsHints, keys, parsesArguments, shapeHint } from './shape.ts';
 import { activeDialect, noteDialect, type OpenaiChatDialect } from './dialects.ts';
-import { listsAsOwn, mapValue, valueTable } from '../../core/mapped-values.ts';
+import { noteOwnTier, ownOrMapped, valueTable } from '../../core/mapped-values.ts';
 import { decodeOpenrouterReasoning, encodeOpenrouterReasoning } from './dialect-request.ts';
 import { dropRequestCacheBreakpoints, placeAutomaticBreakpoint } from '../../core/cache-points.ts';
 import { automaticCacheControl, CACHE_CONTROL_KEY, CARRIED, liftAutomaticBreakpoint, requestMode, writesAutomatic } from './cache-breakpoint.ts';
@@ -346,7 +346,7 @@ export function decodeOpenaiChatRequest(body: unknown, context: CodecContext): R
     const tier = expectString(object['service_tier'], '/service_tier', FORMAT);
     request.serviceTier = tier;
     // A tier this codec does not list goes back to Chat as it came, and nowhere else.
-    if (!listsAsOwn(SERVICE_TIERS, tier)) chatHint(request, '$ownTier', true);
+    noteOwnTier(request, FORMAT, SERVICE_TIERS, tier);
   }
   if (present(fields, BIT.stream)) request.stream = expectBoolean(object['stream'], '/stream', FORMAT);
   decodeOpenrouterReasoning(request);
@@ -415,7 +415,7 @@ export function encodeOpenaiChatRequest(request: Request, context: CodecContext)
   if (request.user !== undefined) wire[shapeHint(request, '$userField') === 'user' ? 'user' : 'safety_identifier'] = request.user;
   if (request.metadata !== undefined) wire['metadata'] = request.metadata;
   if (request.serviceTier !== undefined) {
-    const tier = shapeHint(request, '$ownTier') === true ? request.serviceTier : mapValue(request.serviceTier, SERVICE_TIERS, losses, '/serviceTier', 'service tier', 'Chat Completions');
+    const tier = ownOrMapped(request, FORMAT, request.serviceTier, SERVICE_TIERS, losses, '/serviceTier', 'service tier', 'Chat Completions');
     if (tier !== undefined) wire['service_tier'] = tier;
   }
   if (request.stream !== undefined) wire['stream'] = request.stream;

@@ -4,7 +4,7 @@
  * @see https://platform.openai.com/docs/api-reference/chat/object
  */
 import type { CodecContext } from '../../core/codec.ts';
-import type { Candidate, Part, Response } from '../../core/ir.ts';
+import type { Candidate, Part, Response, Usage } from '../../core/ir.ts';
 import {
   expectArray,
   expectNumber,
@@ -19,7 +19,7 @@ import type { LossCollector } from '../../core/losses.ts';
 import { decodeOpenaiChatAssistant } from './assistant.ts';
 import { encodeOpenaiChatAssistant } from './assistant-encode.ts';
 import { decodeOpenaiChatFinishReason, encodeOpenaiChatFinishReason } from './stop-reason.ts';
-import { decodeOpenaiChatUsage, encodeOpenaiChatUsage } from './usage.ts';
+import { answerTier, decodeOpenaiChatUsage, encodeOpenaiChatUsage, readAnswerTier } from './usage.ts';
 import { FORMAT, chatHint, keepUnknown, keepsHints, keys, parsesArguments, shapeHint } from './shape.ts';
 import { activeDialect, noteDialect, type OpenaiChatDialect } from './dialects.ts';
 import { dropResponseCacheBreakpoints } from '../../core/cache-points.ts';
@@ -31,13 +31,16 @@ const NONE: ReadonlySet<string> = keys();
  * The keys of a response body that travel as extensions: unknown keys, and known keys set to `null`
  * (but `system_fingerprint`, whose `null` is a hint). A switch: cheaper than set lookups per key.
  */
-function responseExtras(object: JsonObject): JsonObject | undefined {
+function responseExtras(object: JsonObject, tierRead: boolean): JsonObject | undefined {
   let rest: JsonObject | undefined;
   for (const key in object) {
     const value = object[key];
     switch (key) {
       case 'system_fingerprint':
         continue;
+      case 'service_tier':
+        if (tierRead) continue;
+        break;
       case 'id':
       case 'object':
       case 'created':
@@ -127,7 +130,11 @@ export function decodeOpenaiChatResponse(body: unknown, context: CodecContext): 
   } else if (fingerprint !== undefined) keepUnknown(response, { system_fingerprint: fingerprint }, NONE);
   const usage = object['usage'];
   if (usage !== undefined && usage !== null) response.usage = decodeOpenaiChatUsage(usage, '/usage', hints);
-  extend(response, FORMAT, responseExtras(object));
+  // The tier that served the answer is the usage's (it prices the tokens); without usage it stays the body's own.
+  const tier = object['service_tier'];
+  const tierRead = response.usage !== undefined && typeof tier === 'string';
+  if (tierRead) readAnswerTier(response.usage as Usage, tier as string);
+  extend(response, FORMAT, responseExtras(object, tierRead));
   return response;
 }
 
@@ -193,7 +200,11 @@ export function encodeOpenaiChatResponse(response: Response, context: CodecConte
   const choices: JsonObject[] = [];
   for (let index = 0; index < candidates.length; index++) choices.push(encodeChoice(candidates[index] as Candidate, `/candidates/${index}`, losses, dialect));
   wire['choices'] = choices;
-  if (response.usage !== undefined) wire['usage'] = encodeOpenaiChatUsage(response.usage, losses, '/usage');
+  if (response.usage !== undefined) {
+    wire['usage'] = encodeOpenaiChatUsage(response.usage, losses, '/usage');
+    const tier = answerTier(response.usage, losses);
+    if (tier !== undefined) wire['service_tier'] = tier;
+  }
   if (shapeHint(response, '$systemFingerprint') === 'null') wire['system_fingerprint'] = null;
   return spreadExtensions(wire, response, FORMAT);
 }

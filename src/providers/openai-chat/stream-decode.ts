@@ -10,12 +10,12 @@ import type { CodecContext } from '../../core/codec.ts';
 import { DataTemplates, hasExactKeys, type Slot } from '../../core/data-template.ts';
 import { InterlinguaError } from '../../core/errors.ts';
 import { LossCollector } from '../../core/losses.ts';
-import type { ToolCallPart } from '../../core/ir.ts';
+import type { ToolCallPart, Usage } from '../../core/ir.ts';
 import type { StartEvent, StreamDecoder, StreamEvent, WireEvent } from '../../core/stream-events.ts';
 import { expectArray, expectObject, isObject, jsonType, pointer, type JsonObject } from '../../core/wire.ts';
 import { decodeOpenaiChatError } from './error.ts';
 import { decodeOpenaiChatFinishReason } from './stop-reason.ts';
-import { decodeOpenaiChatUsage } from './usage.ts';
+import { decodeOpenaiChatUsage, readAnswerTier } from './usage.ts';
 import { ChunkBuilder, diffChunk, obfuscationOnly, type ChunkHint } from './stream-chunk.ts';
 import { FORMAT } from './shape.ts';
 import type { OpenaiChatDialect } from './dialects.ts';
@@ -145,6 +145,9 @@ class OpenaiChatStreamDecoder implements StreamDecoder {
   private started = false;
   private ended = false;
   private failed = false;
+  /** For another target: the `service_tier` every chunk names, for the usage it prices (`Usage.serviceTier`), and whether a usage chunk took it. */
+  private tier: string | undefined;
+  private usageSeen = false;
 
   /** The last chunk decoded, when it was a {@link SoleChunk} (kept for the same-format hints only). */
   private lastSole: SoleChunk | undefined;
@@ -165,6 +168,9 @@ class OpenaiChatStreamDecoder implements StreamDecoder {
     const data = event.data;
     if (data === DONE) {
       this.ended = true;
+      if (this.tier !== undefined && !this.usageSeen) {
+        this.context.losses.add('dropped_field', '/service_tier', `service tier "${this.tier}" rides with the usage, and the stream had no usage chunk (stream_options.include_usage); dropped`);
+      }
       return [this.withPending({ type: 'end' })];
     }
     if (!isObject(data)) {
@@ -275,7 +281,7 @@ class OpenaiChatStreamDecoder implements StreamDecoder {
       events.push(this.start(data));
     }
     for (let position = 0; position < choices.length; position++) this.choice(choices[position], position, events);
-    if (isObject(usage)) events.push({ type: 'usage', usage: decodeOpenaiChatUsage(usage, '/usage') });
+    if (isObject(usage)) events.push({ type: 'usage', usage: this.usage(usage, data['service_tier']) });
     const first = events[0];
     const extras = this.extras;
     this.extras = undefined;
@@ -333,6 +339,15 @@ class OpenaiChatStreamDecoder implements StreamDecoder {
     return text === undefined ? undefined : this.builder.soleDelta(event, text);
   }
 
+  /** The usage chunk's usage, with the tier that served the answer (the chunk's, else the first chunk's). */
+  private usage(wire: JsonObject, tier: unknown): Usage {
+    const usage = decodeOpenaiChatUsage(wire, '/usage');
+    const named = typeof tier === 'string' ? tier : this.tier;
+    if (named !== undefined) readAnswerTier(usage, named);
+    this.usageSeen = true;
+    return usage;
+  }
+
   private start(data: JsonObject): StartEvent {
     const start: StartEvent = { type: 'start' };
     const { id, model, created } = data;
@@ -344,6 +359,11 @@ class OpenaiChatStreamDecoder implements StreamDecoder {
     let fields: JsonObject | undefined;
     for (const key in data) {
       if (START_KNOWN.has(key) || data[key] === null) continue;
+      // For another format the tier goes with the usage; Chat's own chunks keep it where it was.
+      if (key === 'service_tier' && !this.hints && typeof data[key] === 'string') {
+        this.tier = data[key];
+        continue;
+      }
       (fields ??= {})[key] = data[key];
     }
     if (fields !== undefined) start.extensions = { [FORMAT]: fields };

@@ -16,7 +16,7 @@ import { argumentsAsText } from '../../core/tools.ts';
 import { isObject, jsonString, type JsonObject } from '../../core/wire.ts';
 import { encodeOpenaiChatError } from './error.ts';
 import { encodeOpenaiChatFinishReason } from './stop-reason.ts';
-import { encodeOpenaiChatUsage } from './usage.ts';
+import { answerTier, encodeOpenaiChatUsage } from './usage.ts';
 import { applyChunkPatch, ChunkBuilder, obfuscationOnly, type ChunkHint } from './stream-chunk.ts';
 import { dialectOwns, isOpenaiChatDialect, reasoningField, type OpenaiChatDialect } from './dialects.ts';
 import { FORMAT } from './shape.ts';
@@ -335,7 +335,11 @@ class OpenaiChatStreamEncoder implements StreamEncoder {
         if (!this.sent) out.push(this.chunk(0, {}));
         if (this.usage !== undefined) {
           const usage = encodeOpenaiChatUsage(this.usage, losses, '/usage');
-          out.push({ data: JSON.stringify(this.builder.assemble([], usage)) });
+          const chunk = this.builder.assemble([], usage);
+          // The tier that served the answer rides with its usage (the usage chunk is the one chunk that has it).
+          const tier = answerTier(this.usage, losses);
+          if (tier !== undefined) chunk['service_tier'] = tier;
+          out.push({ data: JSON.stringify(chunk) });
         }
         out.push({ data: DONE });
         return;

@@ -10,6 +10,7 @@ import type { Usage } from '../../core/ir.ts';
 import { expectNumber, expectObject, extend, spreadExtensions, type JsonObject } from '../../core/wire.ts';
 import { FORMAT, chatHint, nestedExtras, shapeHint } from './shape.ts';
 import { reportCacheWriteBreakdown } from '../../core/usage.ts';
+import { answerTierFor, readAnswerTier as readTier, valueTable } from '../../core/mapped-values.ts';
 
 /** The keys of a usage object without a neutral slot, and its known keys set to `null` (a switch: cheaper than a set lookup per key). */
 function usageExtras(object: JsonObject): JsonObject | undefined {
@@ -121,4 +122,17 @@ export function encodeOpenaiChatUsage(usage: Usage, losses: LossCollector, path:
     wire['completion_tokens_details'] = completionDetails;
   }
   return spreadExtensions(wire, usage, FORMAT);
+}
+
+/** The tiers a Chat answer names (`service_tier`), and the others' that mean one of them (Converse `reserved` capacity is nearest Scale Tier). */
+const ANSWER_TIERS = valueTable({ auto: ['auto', true], default: ['default', true], flex: ['flex', true], scale: ['scale', true], priority: ['priority', true], standard: ['default', true], reserved: ['scale', false] });
+
+/** Read the answer's `service_tier` onto its usage. */
+export function readAnswerTier(usage: Usage, tier: string): void {
+  readTier(usage, FORMAT, ANSWER_TIERS, tier);
+}
+
+/** The answer's `service_tier` for its usage, if it names one Chat has. */
+export function answerTier(usage: Usage, losses: LossCollector): string | undefined {
+  return answerTierFor(usage, FORMAT, ANSWER_TIERS, losses, 'Chat Completions');
 }

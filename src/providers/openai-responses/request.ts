@@ -24,7 +24,7 @@ import {
   decodeOpenaiResponsesReasoningConfig, decodeOpenaiResponsesText, encodeOpenaiResponsesReasoningConfig, encodeOpenaiResponsesText,
 } from './request-fields.ts';
 import { FORMAT, keepNulls, own, ownHint, present, restoreNulls } from './shared.ts';
-import { listsAsOwn, mapValue, valueTable } from '../../core/mapped-values.ts';
+import { noteOwnTier, ownOrMapped, valueTable } from '../../core/mapped-values.ts';
 import { messagePointer } from '../../core/ir-pointers.ts';
 import { decodeOpenaiResponsesTool, decodeOpenaiResponsesToolChoice, encodeOpenaiResponsesTool, encodeOpenaiResponsesToolChoice } from './tools.ts';
 import { dropRequestCacheBreakpoints, placeAutomaticBreakpoint } from '../../core/cache-points.ts';
@@ -202,7 +202,7 @@ export function decodeOpenaiResponsesRequest(body: unknown, context: CodecContex
     const value = expectString(tier, '/service_tier', FORMAT);
     request.serviceTier = value;
     // A tier this codec does not list goes back to Responses as it came, and nowhere else.
-    if (!listsAsOwn(SERVICE_TIERS, value)) hint(request, FORMAT, '$ownTier', true);
+    noteOwnTier(request, FORMAT, SERVICE_TIERS, value);
   }
   if (!lean) keepNulls(request, wire, KNOWN_KEYS);
   extend(request, FORMAT, requestExtras(wire));
@@ -343,7 +343,7 @@ export function encodeOpenaiResponsesRequest(request: Request, context: CodecCon
   if (request.metadata !== undefined) body['metadata'] = request.metadata;
   if (request.user !== undefined) body[ownHint(request, '$userField') === 'user' ? 'user' : 'safety_identifier'] = request.user;
   if (request.serviceTier !== undefined) {
-    const tier = ownHint(request, '$ownTier') === true ? request.serviceTier : mapValue(request.serviceTier, SERVICE_TIERS, losses, '/serviceTier', 'service tier', 'OpenAI Responses');
+    const tier = ownOrMapped(request, FORMAT, request.serviceTier, SERVICE_TIERS, losses, '/serviceTier', 'service tier', 'OpenAI Responses');
     if (tier !== undefined) body['service_tier'] = tier;
   }
   return restoreNulls(spreadExtensions(body, request, FORMAT), request);

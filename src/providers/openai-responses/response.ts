@@ -11,7 +11,7 @@
  */
 import type { LossCollector } from '../../core/losses.ts';
 import type { CodecContext } from '../../core/codec.ts';
-import type { Message, Part, Response } from '../../core/ir.ts';
+import type { Message, Part, Response, Usage } from '../../core/ir.ts';
 import {
   expectArray, expectNumber, expectObject, expectString, extend, hint, isObject, pointer, required, spreadExtensions, type JsonObject,
 } from '../../core/wire.ts';
@@ -19,7 +19,7 @@ import { decodeOpenaiResponsesOutput } from './items-decode.ts';
 import { encodeOpenaiResponsesOutput } from './items-encode.ts';
 import { FORMAT, keepNulls, present, restoreNulls } from './shared.ts';
 import { decodeOpenaiResponsesStopReason, encodeOpenaiResponsesStopReason, isIncompleteReason, openaiResponsesStatusOf } from './stop-reason.ts';
-import { decodeOpenaiResponsesUsage, encodeOpenaiResponsesUsage } from './usage.ts';
+import { answerTier, decodeOpenaiResponsesUsage, encodeOpenaiResponsesUsage, readAnswerTier } from './usage.ts';
 import { dropResponseCacheBreakpoints } from '../../core/cache-points.ts';
 
 
@@ -86,12 +86,12 @@ function isKnown(key: string): boolean {
   }
 }
 
-function splitFields(wire: JsonObject, response: Response): void {
+function splitFields(wire: JsonObject, response: Response, tierRead: boolean): void {
   // Always set, even empty: it also marks the response as decoded from this format.
   const echo: JsonObject = {};
   let rest: JsonObject | undefined;
   for (const key in wire) {
-    if (isKnown(key)) continue;
+    if (isKnown(key) || (tierRead && key === 'service_tier')) continue;
     if (ECHO.has(key)) echo[key] = wire[key];
     else (rest ??= {})[key] = wire[key];
   }
@@ -136,12 +136,16 @@ export function decodeOpenaiResponsesResponse(body: unknown, context: CodecConte
   if (present(wire['model'])) response.model = expectString(wire['model'], '/model', FORMAT);
   if (present(wire['created_at'])) response.created = expectNumber(wire['created_at'], '/created_at', FORMAT);
   if (present(wire['usage'])) response.usage = context.losses.anchor(decodeOpenaiResponsesUsage(wire['usage'], '/usage'), '/usage');
+  // The tier that served the answer is the usage's (it prices the tokens); without usage it stays the body's own.
+  const tier = wire['service_tier'];
+  const tierRead = response.usage !== undefined && typeof tier === 'string';
+  if (tierRead) readAnswerTier(response.usage as Usage, tier as string);
   response.candidates.push(decodeStatusFields(wire, response, parts, context.losses));
   const text = wire['output_text'];
   if (text !== undefined) hint(response, FORMAT, '$outputText', text === outputText(output) ? true : text);
   // keepNulls looks up each key; mostly none is null.
   if (wire['id'] === null || wire['model'] === null || wire['created_at'] === null || wire['usage'] === null) keepNulls(response, wire, ['id', 'model', 'created_at', 'usage']);
-  splitFields(wire, response);
+  splitFields(wire, response, tierRead);
   return response;
 }
 
@@ -191,7 +195,11 @@ export function encodeOpenaiResponsesResponse(response: Response, context: Codec
     body['status'] = status.status;
     if (status.reason !== undefined) body['incomplete_details'] = { reason: status.reason };
   }
-  if (response.usage !== undefined) body['usage'] = encodeOpenaiResponsesUsage(response.usage, losses, '/usage');
+  if (response.usage !== undefined) {
+    body['usage'] = encodeOpenaiResponsesUsage(response.usage, losses, '/usage');
+    const tier = answerTier(response.usage, losses);
+    if (tier !== undefined) body['service_tier'] = tier;
+  }
   if (isObject(echo)) Object.assign(body, echo);
   else if (!native) writeDefaultEcho(body);
   if (own !== undefined) {

@@ -10,6 +10,7 @@ import type { LossCollector } from '../../core/losses.ts';
 import { expectNumber, expectObject, extend, hint, isObject, pointer, unknownKeys, type JsonObject } from '../../core/wire.ts';
 import { FORMAT, keepNulls, own, ownHint, present, restoreNulls } from './shared.ts';
 import { reportCacheWriteBreakdown } from '../../core/usage.ts';
+import { answerTierFor, readAnswerTier as readTier, valueTable } from '../../core/mapped-values.ts';
 
 const USAGE_KEYS: readonly string[] = ['input_tokens', 'input_tokens_details', 'output_tokens', 'output_tokens_details', 'total_tokens'];
 
@@ -105,4 +106,17 @@ export function encodeOpenaiResponsesUsage(usage: Usage, losses: LossCollector, 
     for (const key in fields) if (key.charCodeAt(0) !== 36 && !(key in wire)) wire[key] = fields[key];
   }
   return restoreNulls(wire, usage);
+}
+
+/** The tiers a Responses answer names (`service_tier`, `fast` and `ultrafast` since openai 7), and the others' that mean one of them (Converse `reserved` capacity is nearest Scale Tier). */
+const ANSWER_TIERS = valueTable({ auto: ['auto', true], default: ['default', true], flex: ['flex', true], scale: ['scale', true], priority: ['priority', true], fast: ['fast', true], ultrafast: ['ultrafast', true], standard: ['default', true], reserved: ['scale', false] });
+
+/** Read the answer's `service_tier` onto its usage. */
+export function readAnswerTier(usage: Usage, tier: string): void {
+  readTier(usage, FORMAT, ANSWER_TIERS, tier);
+}
+
+/** The answer's `service_tier` for its usage, if it names one Responses has. */
+export function answerTier(usage: Usage, losses: LossCollector): string | undefined {
+  return answerTierFor(usage, FORMAT, ANSWER_TIERS, losses, 'OpenAI Responses');
 }

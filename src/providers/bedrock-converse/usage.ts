@@ -17,7 +17,7 @@ import { answerTierFor, readAnswerTier, valueTable } from '../../core/mapped-val
  */
 const ALIASES = { cacheReadInputTokenCount: 'cacheReadInputTokens', cacheWriteInputTokenCount: 'cacheWriteInputTokens' } as const;
 
-/** The keys of `usage` this file does not read, or `undefined` (a switch: cheaper than a set lookup per key); aliases and an empty `serverToolUsage` go to `hints`. */
+/** The keys of `usage` this file does not read, or `undefined` (a switch: cheaper than a set lookup per key); repeated counts and an empty `serverToolUsage` become hints on `usage`. */
 function usageExtras(wire: JsonObject, usage: Usage): JsonObject | undefined {
   let rest: JsonObject | undefined;
   for (const key in wire) {
@@ -123,8 +123,8 @@ export function encodeBedrockUsage(usage: Usage | undefined): JsonObject {
     if (fields['$cacheReadInputTokenCount'] === true && read !== undefined) wire['cacheReadInputTokenCount'] = read;
     if (fields['$cacheWriteInputTokenCount'] === true && write !== undefined) wire['cacheWriteInputTokenCount'] = write;
     if (fields['$serverToolUsage'] === true) wire['serverToolUsage'] = {};
+    for (const key in fields) if (key.charCodeAt(0) !== 36 && !(key in wire)) wire[key] = fields[key];
   }
-  if (fields !== undefined) for (const key in fields) if (key.charCodeAt(0) !== 36 && !(key in wire)) wire[key] = fields[key];
   return wire;
 }
 

@@ -49,8 +49,8 @@ export type ChatSpelling = 0 | 1 | 2 | 3;
 
 /**
  * Set `node.cache` from the breakpoint keys of the content part `wire`, and
- * note a `cache_control` spelling on it; the keys read (the caller keeps
- * the others as the part's own).
+ * note a `cache_control` spelling on it. Returns the keys it read, which the
+ * caller leaves out of the part's own fields.
  */
 export function liftChatBreakpoint(node: Part, wire: JsonObject): ChatSpelling {
   const lifted: ChatSpelling = wire[BREAKPOINT_KEY] !== undefined && liftPartMarker(node, wire, CHAT_BREAKPOINT) ? 1 : 0;

@@ -5,6 +5,8 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { anthropicCodec } from '../src/providers/anthropic/index.ts';
+import { convertResponse } from '../src/core/convert.ts';
+import { convertStream } from '../src/core/stream.ts';
 import { InterlinguaError } from '../src/core/errors.ts';
 import { LossCollector } from '../src/core/losses.ts';
 import type { Message, Request, Response } from '../src/core/ir.ts';
@@ -210,6 +212,28 @@ decode('usage cache_creation: the cache writes by lifetime; an object with fewer
     assert.equal(losses, []);
   }
   expectError(() => anthropicCodec.decodeResponse(answer({ ephemeral_5m_input_tokens: 'ten' }), context()), 'invalid_type', '/usage/cache_creation/ephemeral_5m_input_tokens');
+});
+
+decode('a null stop_details (any stop but a refusal\'s) is no loss for another format, whole or streamed, and comes back as null; a refusal\'s is reported', async () => {
+  const whole = { id: 'msg_1', type: 'message', role: 'assistant', model: 'claude-sonnet-4-5', content: [{ type: 'text', text: 'ok' }], stop_reason: 'end_turn', stop_sequence: null, stop_details: null, usage: { input_tokens: 3, output_tokens: 1 } };
+  assert.equal(convertResponse(whole, { from: 'anthropic', to: 'openai-chat' }).losses.filter((loss) => loss.message.includes('stop_details')), []);
+  assert.equal(convertResponse(whole, { from: 'anthropic', to: 'anthropic' }).body, whole);
+  const refusal = { ...whole, stop_reason: 'refusal', stop_details: { type: 'refusal', category: 'cyber', explanation: 'blocked' } };
+  assert.equal(convertResponse(refusal, { from: 'anthropic', to: 'openai-chat' }).losses.filter((loss) => loss.message.includes('stop_details')).map((loss) => loss.code), ['dropped_field']);
+  const events = [
+    { type: 'message_start', message: { ...whole, content: [], stop_reason: null } },
+    { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } },
+    { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'ok' } },
+    { type: 'content_block_stop', index: 0 },
+    { type: 'message_delta', delta: { stop_reason: 'end_turn', stop_sequence: null, stop_details: null }, usage: { output_tokens: 1 } },
+    { type: 'message_stop' },
+  ];
+  const sse = events.map((event) => `event: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`).join('');
+  const chat = convertStream(new Response(sse).body as ReadableStream<Uint8Array>, { from: 'anthropic', to: 'openai-chat' });
+  await new Response(chat).text();
+  assert.equal((await chat.losses).filter((loss) => loss.message.includes('stop_details')), []);
+  const same = convertStream(new Response(sse).body as ReadableStream<Uint8Array>, { from: 'anthropic', to: 'anthropic' });
+  assert.is(await new Response(same).text(), sse);
 });
 
 decode('request settings land in neutral fields', () => {

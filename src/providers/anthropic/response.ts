@@ -13,6 +13,7 @@ import { decodeAnthropicStopReason, encodeAnthropicStopReason } from './stop-rea
 import { decodeAnthropicUsage, encodeAnthropicUsage } from './usage.ts';
 
 const RESPONSE_KEYS: ReadonlySet<string> = new Set(['id', 'type', 'role', 'model', 'content', 'stop_reason', 'stop_sequence', 'usage']);
+const RESPONSE_KEYS_NULL_DETAILS: ReadonlySet<string> = new Set([...RESPONSE_KEYS, 'stop_details']);
 
 function decodeStop(object: JsonObject, candidate: Candidate, hints: boolean): void {
   const raw = object['stop_reason'];
@@ -58,7 +59,11 @@ export function decodeAnthropicResponse(body: unknown, context: CodecContext): R
   if (hints && (object['id'] === undefined || object['model'] === undefined || object['usage'] === undefined)) {
     anthropicHint(response, '$absent', (['id', 'model', 'usage'] as const).filter((key) => object[key] === undefined));
   }
-  extend(response, ANTHROPIC, unknownKeys(object, RESPONSE_KEYS));
+  // `stop_details` says why a refusal stopped; `null` (any other stop) says nothing, so it is a shape hint, not a field other formats lose.
+  if (object['stop_details'] === null) {
+    if (hints) anthropicHint(response, '$stopDetailsNull', true);
+    extend(response, ANTHROPIC, unknownKeys(object, RESPONSE_KEYS_NULL_DETAILS));
+  } else extend(response, ANTHROPIC, unknownKeys(object, RESPONSE_KEYS));
   return response;
 }
 
@@ -110,6 +115,7 @@ export function encodeAnthropicResponse(response: Response, context: CodecContex
   }
   wire['content'] = candidate === undefined ? [] : encodeAnthropicParts(candidate.message.parts, '/candidates/0/message/parts', losses, true);
   encodeStop(candidate, wire, context);
+  if (hasHint(response, '$stopDetailsNull')) wire['stop_details'] = null;
   if (response.usage !== undefined) wire['usage'] = encodeAnthropicUsage(response.usage, '/usage', losses);
   else if (!absent.includes('usage') && !native) {
     wire['usage'] = { input_tokens: 0, output_tokens: 0 };

@@ -161,6 +161,7 @@ export function finishDelta(finish: FinishEvent, losses: LossCollector): JsonObj
   losses.foreignExtensions(finish.extensions, ANTHROPIC, '/candidates/0/stopReason');
   const delta: JsonObject = { stop_reason: encodeAnthropicStopReason(reason, '/candidates/0/stopReason', losses) };
   if (!hasHint(finish, '$stopSequenceAbsent')) delta['stop_sequence'] = reason.sequence ?? null;
+  if (hasHint(finish, '$stopDetailsNull')) delta['stop_details'] = null;
   return spreadExtensions(delta, finish, ANTHROPIC);
 }
 

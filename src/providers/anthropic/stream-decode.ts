@@ -48,6 +48,7 @@ interface OpenBlock {
 }
 
 const DELTA_KEYS: ReadonlySet<string> = new Set(['stop_reason', 'stop_sequence']);
+const DELTA_KEYS_NULL_DETAILS: ReadonlySet<string> = new Set([...DELTA_KEYS, 'stop_details']);
 const START_KEYS: ReadonlySet<string> = new Set(['type', 'message']);
 const BLOCK_START_KEYS: ReadonlySet<string> = new Set(['type', 'index', 'content_block']);
 const BLOCK_DELTA_KEYS: ReadonlySet<string> = new Set(['type', 'index', 'delta']);
@@ -299,7 +300,10 @@ export function createAnthropicStreamDecoder(context: CodecContext): StreamDecod
     if (typeof sequence === 'string') stopReason.sequence = sequence;
     else if (sequence !== null && sequence !== undefined) expectString(sequence, pointer(path, 'stop_sequence'), ANTHROPIC);
     const event: StreamEvent = { type: 'finish', candidate: 0, stopReason };
-    const fields: JsonObject = { ...unknownKeys(delta, DELTA_KEYS) };
+    // A `null` stop_details (any stop but a refusal's) says nothing: a shape hint, as in a whole answer.
+    const details = delta['stop_details'] === null;
+    const fields: JsonObject = { ...unknownKeys(delta, details ? DELTA_KEYS_NULL_DETAILS : DELTA_KEYS) };
+    if (details) fields['$stopDetailsNull'] = true;
     if (sequence === undefined) fields['$stopSequenceAbsent'] = true;
     if (Object.keys(fields).length > 0) event.extensions = { anthropic: fields };
     return event;

@@ -50,6 +50,16 @@ for (const file of corpusDirectory('ollama', 'generate', 'stream')) {
   });
 }
 
+test('format "" (no format, as langchaingo sends it) is no loss for other formats, and goes back to Ollama as ""', () => {
+  for (const body of [{ model: 'llama3', prompt: 'hi', format: '', stream: false }, { model: 'llama3', messages: [{ role: 'user', content: 'hi' }], format: '', stream: false }]) {
+    assert.equal(convertRequest(body, { from: 'ollama', to: 'anthropic' }).losses.filter((loss) => loss.message.includes('format')), []);
+    assert.equal(convertRequest(body, { from: 'ollama', to: 'ollama' }).body, body);
+  }
+  // Any other value than "", "json" or a schema stays Ollama's own, reported elsewhere.
+  const odd = { model: 'llama3', messages: [{ role: 'user', content: 'hi' }], format: 'yaml', stream: false };
+  assert.equal(convertRequest(odd, { from: 'ollama', to: 'anthropic' }).losses.filter((loss) => loss.message.includes('"format"')).map((loss) => loss.code), ['dropped_field']);
+});
+
 test('a generate request is a system and a user message for other formats', () => {
   const body = readJson(join(GENERATE, 'request', 'ollama-docs--generate--request_with_images.json'));
   const { ir } = decodeRequest('ollama', body);

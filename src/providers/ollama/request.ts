@@ -9,7 +9,7 @@
  */
 import type { CodecContext } from '../../core/codec.ts';
 import type { Message, OutputFormat, Request } from '../../core/ir.ts';
-import { expectBoolean, expectNumber, expectString, expectObject, extend, extensionsOf, isObject, pointer, spreadExtensions, unknownKeys, type JsonObject } from '../../core/wire.ts';
+import { expectBoolean, expectNumber, expectString, expectObject, extend, extensionsOf, hint, isObject, pointer, spreadExtensions, unknownKeys, type JsonObject } from '../../core/wire.ts';
 import type { LossCollector } from '../../core/losses.ts';
 import { decodeOllamaMessages } from './messages-decode.ts';
 import { encodeOllamaMessages } from './messages-encode.ts';
@@ -46,7 +46,9 @@ function chatExtras(object: JsonObject): JsonObject | undefined {
 function decodeFormat(value: unknown, request: Request): void {
   if (value === 'json') request.output = { type: 'json' };
   else if (isObject(value)) request.output = { type: 'json_schema', schema: value };
-  // "" (no format, as some clients send) and anything else travel as they are.
+  // "" is no format (as langchaingo sends it): nothing another format lacks, so a shape hint.
+  else if (value === '') hint(request, FORMAT, '$formatEmpty', true);
+  // Anything else travels as it is.
   else extend(request, FORMAT, { format: value });
 }
 
@@ -134,7 +136,7 @@ export function encodeOllamaRequest(request: Request, context: CodecContext): Js
   if (request.output !== undefined) {
     const format = encodeFormat(request.output, losses);
     if (format !== undefined) wire['format'] = format;
-  }
+  } else if (ollama?.['$formatEmpty'] === true) wire['format'] = '';
   const options = encodeOllamaOptions(request, losses);
   if (options !== undefined) wire['options'] = options;
   if (request.reasoning !== undefined) {

@@ -134,6 +134,43 @@ test('foreign requests: system, tools, choice, thinking budget, JSON schema as t
   assert.equal(out['outputConfig'], { textFormat: { type: 'json_schema', structure: { jsonSchema: { schema: '{"type":"object"}', name: 'out' } } } });
 });
 
+test('reasoning and top-k in every spelling models take on Bedrock: Anthropic thinking (with display), Claude 3.7 reasoning_config, Nova reasoningConfig and inferenceConfig.topK', () => {
+  const request = (fields: Record<string, unknown>) => ({ messages: [{ role: 'user', content: [{ text: 'hi' }] }], additionalModelRequestFields: fields });
+  const cases: [Record<string, unknown>, unknown, unknown][] = [
+    [{ thinking: { type: 'adaptive', display: 'summarized' } }, { mode: 'adaptive', includeThoughts: true }, undefined],
+    [{ reasoning_config: { type: 'enabled', budget_tokens: 1024 } }, { mode: 'enabled', budgetTokens: 1024 }, undefined],
+    [{ reasoningConfig: { type: 'enabled', maxReasoningEffort: 'low' } }, { mode: 'enabled', effort: 'low' }, undefined],
+    [{ inferenceConfig: { topK: 5 } }, undefined, 5],
+  ];
+  for (const [fields, reasoning, topK] of cases) {
+    const body = request(fields);
+    const ir = bedrockConverseCodec.decodeRequest(body, context());
+    assert.equal(ir.reasoning, reasoning, JSON.stringify(fields));
+    assert.is(ir.generation?.topK, topK);
+    assert.equal(convertRequest(body, { from: 'bedrock-converse', to: 'bedrock-converse', model: 'm' }).body, body, 'back as it came');
+    const losses = convertRequest(body, { from: 'bedrock-converse', to: 'anthropic', model: 'claude' }).losses;
+    assert.not.ok(losses.some((loss) => loss.message.includes('additionalModelRequestFields')), JSON.stringify(losses));
+  }
+  // Every corpus request in these spellings reads the same way: nothing reported as the model's own fields.
+  const dir = join(CORPUS_DIR, 'bedrock-converse', 'request');
+  let read = 0;
+  for (const file of readdirSync(dir).filter((name) => name.endsWith('.json'))) {
+    const body = JSON.parse(readFileSync(join(dir, file), 'utf8')) as Record<string, unknown>;
+    if (body['additionalModelRequestFields'] === undefined) continue;
+    const losses = convertRequest(body, { from: 'bedrock-converse', to: 'openai-responses', model: 'm' }).losses;
+    assert.not.ok(losses.some((loss) => loss.message.includes('additionalModelRequestFields')), `${file}: ${JSON.stringify(losses)}`);
+    read++;
+  }
+  assert.ok(read >= 9, `corpus requests with additionalModelRequestFields: ${read}`);
+  // To a Nova model from another format: Nova's spelling, the budget as the nearest effort (reported).
+  const anthropic = { model: 'claude', max_tokens: 100, top_k: 20, thinking: { type: 'enabled', budget_tokens: 2000 }, messages: [{ role: 'user', content: 'hi' }] };
+  const nova = convertRequest(anthropic, { from: 'anthropic', to: 'bedrock-converse', model: 'us.amazon.nova-2-lite-v1:0' });
+  assert.equal((nova.body as Record<string, unknown>)['additionalModelRequestFields'], { reasoningConfig: { type: 'enabled', maxReasoningEffort: 'low' }, inferenceConfig: { topK: 20 } });
+  assert.ok(nova.losses.some((loss) => loss.code === 'approximated' && loss.message.includes('Amazon Nova')), JSON.stringify(nova.losses));
+  const claude = convertRequest(anthropic, { from: 'anthropic', to: 'bedrock-converse', model: 'us.anthropic.claude-sonnet-4-5-v1:0' }).body as Record<string, unknown>;
+  assert.equal(claude['additionalModelRequestFields'], { thinking: { type: 'enabled', budget_tokens: 2000 }, top_k: 20 });
+});
+
 test('usage: Bedrock input excludes cache, the IR counts it', () => {
   const body = { output: { message: { role: 'assistant', content: [{ text: 'ok' }] } }, stopReason: 'end_turn', usage: { inputTokens: 3, outputTokens: 4, totalTokens: 5429, cacheReadInputTokens: 0, cacheWriteInputTokens: 5422 }, metrics: { latencyMs: 9 } };
   const ir = bedrockConverseCodec.decodeResponse(body, context());

@@ -1,8 +1,9 @@
 /**
  * Converse request settings that need more than a rename:
  * `additionalModelRequestFields` (the model's own fields; Anthropic's
- * `thinking` and `top_k` are read into the IR, the rest travels whole) and
- * `outputConfig` (a JSON Schema sent as a string).
+ * `thinking` and `top_k`, Claude 3.7's `reasoning_config`, Amazon Nova's
+ * `reasoningConfig` and `inferenceConfig.topK` are read into the IR, the
+ * rest travels whole) and `outputConfig` (a JSON Schema sent as a string).
  *
  * @see https://docs.aws.amazon.com/bedrock/latest/APIReference/API_runtime_Converse.html
  * @see https://docs.aws.amazon.com/bedrock/latest/userguide/claude-messages-extended-thinking.html
@@ -15,60 +16,150 @@ import { BEDROCK } from './shape.ts';
 
 const THINKING_TYPES: ReadonlySet<string> = new Set(['enabled', 'disabled', 'adaptive']);
 
-/** Read Anthropic-on-Bedrock `thinking` and `top_k`; everything else stays as it is. */
+/** Anthropic's `thinking` (or Claude 3.7's `reasoning_config` on Bedrock) as IR reasoning, or `undefined` for a shape that stays the model's own. */
+function anthropicThinking(value: unknown): Request['reasoning'] {
+  if (!isObject(value) || typeof value['type'] !== 'string' || !THINKING_TYPES.has(value['type'])) return undefined;
+  const budget = value['budget_tokens'];
+  const display = value['display'];
+  for (const key in value) {
+    if (key === 'type' || (key === 'budget_tokens' && typeof budget === 'number') || (key === 'display' && (display === 'summarized' || display === 'omitted'))) continue;
+    return undefined;
+  }
+  const reasoning: NonNullable<Request['reasoning']> = { mode: value['type'] as 'enabled' | 'disabled' | 'adaptive' };
+  if (typeof budget === 'number') reasoning.budgetTokens = budget;
+  if (display !== undefined) reasoning.includeThoughts = display === 'summarized';
+  return reasoning;
+}
+
+/** The effort levels Amazon Nova takes (`reasoningConfig.maxReasoningEffort`). */
+const NOVA_EFFORTS: ReadonlySet<string> = new Set(['low', 'medium', 'high']);
+
+/** Amazon Nova's `reasoningConfig` (`type`, `maxReasoningEffort`) as IR reasoning, or `undefined` for any other shape. */
+function novaReasoning(value: unknown): Request['reasoning'] {
+  if (!isObject(value) || (value['type'] !== 'enabled' && value['type'] !== 'disabled')) return undefined;
+  const effort = value['maxReasoningEffort'];
+  for (const key in value) if (key !== 'type' && !(key === 'maxReasoningEffort' && typeof effort === 'string' && NOVA_EFFORTS.has(effort))) return undefined;
+  const reasoning: NonNullable<Request['reasoning']> = { mode: value['type'] };
+  if (typeof effort === 'string') reasoning.effort = effort;
+  return reasoning;
+}
+
+/**
+ * Read the model's own reasoning and top-k settings into the IR: Anthropic's
+ * `thinking` (with `display`), Claude 3.7's `reasoning_config` and `top_k`;
+ * Amazon Nova's `reasoningConfig` and `inferenceConfig.topK`. Everything
+ * else stays as it is; a spelling other than Anthropic's is noted so it goes
+ * back to Converse as it came.
+ *
+ * @see https://docs.aws.amazon.com/nova/latest/userguide/extended-thinking.html
+ */
 export function decodeBedrockAdditionalFields(value: unknown, request: Request): void {
   const wire = expectObject(value, '/additionalModelRequestFields', BEDROCK);
   const rest: JsonObject = { ...wire };
-  const thinking = wire['thinking'];
-  if (isObject(thinking) && typeof thinking['type'] === 'string' && THINKING_TYPES.has(thinking['type'])) {
-    const keys = Object.keys(thinking);
-    const budget = thinking['budget_tokens'];
-    const simple = keys.every((key) => key === 'type' || (key === 'budget_tokens' && typeof budget === 'number'));
-    if (simple) {
-      request.reasoning = { mode: thinking['type'] as 'enabled' | 'disabled' | 'adaptive' };
-      if (typeof budget === 'number') request.reasoning.budgetTokens = budget;
-      delete rest['thinking'];
-    }
+  for (const [key, read, spelling] of REASONING_SPELLINGS) {
+    if (request.reasoning !== undefined || wire[key] === undefined) continue;
+    const reasoning = read(wire[key]);
+    if (reasoning === undefined) continue;
+    request.reasoning = reasoning;
+    delete rest[key];
+    if (spelling !== undefined) hint(request, BEDROCK, '$reasoningKey', spelling);
   }
   if (typeof wire['top_k'] === 'number') {
     (request.generation ??= {}).topK = wire['top_k'];
     delete rest['top_k'];
+  } else {
+    const inference = wire['inferenceConfig'];
+    if (isObject(inference) && typeof inference['topK'] === 'number' && Object.keys(inference).length === 1) {
+      (request.generation ??= {}).topK = inference['topK'];
+      delete rest['inferenceConfig'];
+      hint(request, BEDROCK, '$novaTopK', true);
+    }
   }
   if (Object.keys(rest).length > 0 || Object.keys(wire).length === 0) extend(request, BEDROCK, { additionalModelRequestFields: rest });
   else hint(request, BEDROCK, '$additionalFields', true);
 }
 
+/** The keys that spell reasoning settings, read in this order; a spelling other than `thinking` is noted (`$reasoningKey`). */
+const REASONING_SPELLINGS: readonly (readonly [string, (value: unknown) => Request['reasoning'], string | undefined])[] = [
+  ['thinking', anthropicThinking, undefined],
+  ['reasoning_config', anthropicThinking, 'reasoning_config'],
+  ['reasoningConfig', novaReasoning, 'reasoningConfig'],
+];
+
 const BUDGET_BY_EFFORT: Readonly<Record<string, number>> = Object.freeze(
   Object.assign(Object.create(null) as Record<string, number>, { minimal: 1024, low: 2048, medium: 8192, high: 16384, xhigh: 32768, max: 32768 }),
 );
 
-/** The `additionalModelRequestFields` to send, or `undefined`. */
-export function encodeBedrockAdditionalFields(request: Request, losses: LossCollector): JsonObject | undefined {
-  const raw = extensionsOf(request, BEDROCK)?.['additionalModelRequestFields'];
+/** True for an Amazon Nova model id (`amazon.nova-…`, `us.amazon.nova-…`, an ARN naming one). */
+function isNovaModel(model: string | undefined): boolean {
+  return model !== undefined && model.includes('amazon.nova');
+}
+
+/** The Nova `reasoningConfig` of IR reasoning: its effort where Nova has it, the nearest where not (reported). */
+function novaReasoningConfig(reasoning: NonNullable<Request['reasoning']>, losses: LossCollector): JsonObject {
+  if (reasoning.mode === 'disabled' || reasoning.effort === 'none') return { type: 'disabled' };
+  const config: JsonObject = { type: 'enabled' };
+  const effort = reasoning.effort;
+  if (effort !== undefined && NOVA_EFFORTS.has(effort)) config['maxReasoningEffort'] = effort;
+  else if (effort !== undefined || reasoning.budgetTokens !== undefined) {
+    const budget = reasoning.budgetTokens ?? BUDGET_BY_EFFORT[effort as string] ?? 8192;
+    const nearest = budget <= 2048 ? 'low' : budget <= 8192 ? 'medium' : 'high';
+    config['maxReasoningEffort'] = nearest;
+    losses.add('approximated', '/reasoning', `Amazon Nova takes a reasoning effort of low, medium or high; ${effort !== undefined ? `effort "${effort}"` : `a budget of ${budget} tokens`} sent as "${nearest}"`, 'info');
+  }
+  if (reasoning.includeThoughts !== undefined) losses.add('dropped_field', '/reasoning/includeThoughts', 'Amazon Nova has no switch for returning its reasoning; dropped', 'info');
+  return config;
+}
+
+/** Anthropic's `thinking` (on Bedrock) of IR reasoning, or `undefined` when it says nothing Anthropic has. */
+function anthropicThinkingOf(reasoning: NonNullable<Request['reasoning']>, losses: LossCollector): JsonObject | undefined {
+  const thinking: JsonObject = {};
+  if (reasoning.mode === 'disabled' || reasoning.effort === 'none') thinking['type'] = 'disabled';
+  else if (reasoning.mode === 'adaptive') thinking['type'] = 'adaptive';
+  else if (reasoning.budgetTokens !== undefined || reasoning.mode === 'enabled' || reasoning.effort !== undefined) {
+    thinking['type'] = 'enabled';
+    let budget = reasoning.budgetTokens ?? BUDGET_BY_EFFORT[reasoning.effort ?? 'medium'] ?? 8192;
+    if (reasoning.budgetTokens === undefined) {
+      losses.add('approximated', '/reasoning', `Anthropic models on Bedrock take a thinking budget; effort "${reasoning.effort ?? 'unset'}" sent as ${budget} tokens`, 'info');
+    }
+    if (budget < 1024) {
+      losses.add('approximated', '/reasoning/budgetTokens', `thinking budgets start at 1024 tokens; ${budget} raised to 1024`, 'info');
+      budget = 1024;
+    }
+    thinking['budget_tokens'] = budget;
+  }
+  if (thinking['type'] === undefined) return undefined;
+  if (reasoning.includeThoughts !== undefined && thinking['type'] !== 'disabled') thinking['display'] = reasoning.includeThoughts ? 'summarized' : 'omitted';
+  return thinking;
+}
+
+/**
+ * The `additionalModelRequestFields` to send, or `undefined`: reasoning and
+ * top-k in the spelling the source had, else Amazon Nova's for a Nova
+ * `model`, else Anthropic's.
+ */
+export function encodeBedrockAdditionalFields(request: Request, losses: LossCollector, model: string | undefined): JsonObject | undefined {
+  const own = extensionsOf(request, BEDROCK);
+  const raw = own?.['additionalModelRequestFields'];
   const reasoning = request.reasoning;
   if (reasoning === undefined && request.generation?.topK === undefined && !isObject(raw)) return undefined;
   const fields: JsonObject = isObject(raw) ? { ...raw } : {};
-  if (reasoning !== undefined && fields['thinking'] === undefined) {
-    const thinking: JsonObject = {};
-    if (reasoning.mode === 'disabled' || reasoning.effort === 'none') thinking['type'] = 'disabled';
-    else if (reasoning.mode === 'adaptive') thinking['type'] = 'adaptive';
-    else if (reasoning.budgetTokens !== undefined || reasoning.mode === 'enabled' || reasoning.effort !== undefined) {
-      thinking['type'] = 'enabled';
-      let budget = reasoning.budgetTokens ?? BUDGET_BY_EFFORT[reasoning.effort ?? 'medium'] ?? 8192;
-      if (reasoning.budgetTokens === undefined) {
-        losses.add('approximated', '/reasoning', `Anthropic models on Bedrock take a thinking budget; effort "${reasoning.effort ?? 'unset'}" sent as ${budget} tokens`, 'info');
-      }
-      if (budget < 1024) {
-        losses.add('approximated', '/reasoning/budgetTokens', `thinking budgets start at 1024 tokens; ${budget} raised to 1024`, 'info');
-        budget = 1024;
-      }
-      thinking['budget_tokens'] = budget;
+  const spelling = own?.['$reasoningKey'];
+  // Nova's spelling when the source had it, or for a Nova model when the source had neither.
+  const nova = spelling === 'reasoningConfig' || own?.['$novaTopK'] === true || (spelling === undefined && isNovaModel(model));
+  if (reasoning !== undefined && fields['thinking'] === undefined && fields['reasoning_config'] === undefined && fields['reasoningConfig'] === undefined) {
+    if (nova && spelling !== 'reasoning_config') fields['reasoningConfig'] = novaReasoningConfig(reasoning, losses);
+    else {
+      const thinking = anthropicThinkingOf(reasoning, losses);
+      if (thinking !== undefined) fields[spelling === 'reasoning_config' ? 'reasoning_config' : 'thinking'] = thinking;
     }
-    if (thinking['type'] !== undefined) fields['thinking'] = thinking;
     if (reasoning.summary !== undefined) losses.add('dropped_field', '/reasoning/summary', 'Converse has no reasoning summary setting; dropped', 'info');
   }
   const topK = request.generation?.topK;
-  if (topK !== undefined && fields['top_k'] === undefined) fields['top_k'] = topK;
+  if (topK !== undefined && fields['top_k'] === undefined && fields['inferenceConfig'] === undefined) {
+    if (nova) fields['inferenceConfig'] = { topK };
+    else fields['top_k'] = topK;
+  }
   if (Object.keys(fields).length === 0 && !isObject(raw)) return undefined;
   return fields;
 }

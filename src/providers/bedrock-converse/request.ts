@@ -72,6 +72,8 @@ function decodeInferenceConfig(value: unknown, request: Request): void {
   request.generation = generation;
   const rest = inferenceExtras(wire);
   if (rest !== undefined) extend(request, BEDROCK, { inferenceConfig: rest });
+  // An empty one comes back even when a top-k (which Converse sends elsewhere) is all the settings there are.
+  else if (Object.keys(wire).length === 0) hint(request, BEDROCK, '$emptyInference', true);
 }
 
 function inferenceNumber(value: unknown, key: string): number {
@@ -111,8 +113,12 @@ function recordOrigins(request: Request, object: JsonObject, context: CodecConte
   if (isObject(object['inferenceConfig'])) {
     losses.originFields(request.generation, object['inferenceConfig'], '/inferenceConfig', { maxTokens: 'maxTokens', temperature: 'temperature', topP: 'topP', stop: 'stopSequences' });
   }
-  if (request.generation?.topK !== undefined) losses.originField(request.generation, 'topK', '/additionalModelRequestFields/top_k');
-  if (request.reasoning !== undefined) losses.originField(request, 'reasoning', '/additionalModelRequestFields/thinking');
+  const fields = extensionsOf(request, BEDROCK);
+  if (request.generation?.topK !== undefined) losses.originField(request.generation, 'topK', fields?.['$novaTopK'] === true ? '/additionalModelRequestFields/inferenceConfig/topK' : '/additionalModelRequestFields/top_k');
+  if (request.reasoning !== undefined) {
+    const key = fields?.['$reasoningKey'];
+    losses.originField(request, 'reasoning', `/additionalModelRequestFields/${typeof key === 'string' ? key : 'thinking'}`);
+  }
   if (request.output !== undefined) losses.originField(request, 'output', '/outputConfig');
   if (request.metadata !== undefined) losses.originField(request, 'metadata', '/requestMetadata');
   if (request.serviceTier !== undefined) losses.originField(request, 'serviceTier', '/serviceTier');
@@ -144,6 +150,12 @@ export function decodeBedrockRequest(body: unknown, context: CodecContext): Requ
 /** Generation settings Converse has no field for. */
 const UNSUPPORTED_GENERATION = ['seed', 'presencePenalty', 'frequencyPenalty', 'candidateCount', 'logprobs', 'topLogprobs'] as const;
 
+/** True when the only generation setting is a top-k. */
+function onlyTopK(generation: Generation): boolean {
+  for (const key in generation) if (key !== 'topK' && generation[key as keyof Generation] !== undefined) return false;
+  return generation.topK !== undefined;
+}
+
 function encodeInferenceConfig(request: Request, context: CodecContext): JsonObject | undefined {
   const rest = extensionsOf(request, BEDROCK)?.['inferenceConfig'];
   const generation = request.generation;
@@ -160,6 +172,8 @@ function encodeInferenceConfig(request: Request, context: CodecContext): JsonObj
       if (generation[key] !== undefined) context.losses.add('dropped_field', `/generation/${key}`, `Converse has no ${key}; dropped`);
     }
   }
+  // A top-k alone goes to the model's own fields and leaves no inferenceConfig behind (an empty one from the source stays).
+  if (rest === undefined && Object.keys(config).length === 0 && generation !== undefined && onlyTopK(generation) && extensionsOf(request, BEDROCK)?.['$emptyInference'] !== true) return undefined;
   return config;
 }
 
@@ -176,7 +190,8 @@ export function encodeBedrockRequest(request: Request, context: CodecContext): J
   if (inference !== undefined) body['inferenceConfig'] = inference;
   const toolConfig = encodeBedrockToolConfig(request, losses);
   if (toolConfig !== undefined) body['toolConfig'] = toolConfig;
-  const additional = encodeBedrockAdditionalFields(request, losses);
+  // The body names no model: the one it goes to is the caller's (`options.model`, the proxy's mapped id), else the source's.
+  const additional = encodeBedrockAdditionalFields(request, losses, context.model ?? request.model);
   if (additional !== undefined) body['additionalModelRequestFields'] = additional;
   const output = encodeBedrockOutputConfig(request, losses);
   if (output !== undefined) body['outputConfig'] = output;

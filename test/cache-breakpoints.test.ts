@@ -152,7 +152,7 @@ convert('an Anthropic cache_control that is not the ephemeral breakpoint stays t
   assert.equal(convertRequest(body, { from: 'anthropic', to: 'anthropic' }).body, body);
   const converse = convertRequest(body, { from: 'anthropic', to: 'bedrock-converse' });
   assert.equal(cachePoints(converse.body as Json), []);
-  assert.equal(converse.losses.map((loss) => loss.path), ['/messages/0/content/0']);
+  assert.equal(converse.losses.map((loss) => loss.path), ['/messages/0/content/0/cache_control']);
 });
 
 convert('IR breakpoints a vendor does not take: a thinking block, a lifetime of neither 5m nor 1h, a cache point inside a Converse tool result but after its last item', () => {
@@ -336,8 +336,8 @@ control('a cache_control that is not the ephemeral breakpoint, or beside a promp
   assert.equal(
     anthropic.losses.filter((loss) => loss.message.includes('cache')).map((loss) => [loss.code, loss.path]),
     [
-      ['dropped_field', '/messages/0/content/0'],
-      ['dropped_field', '/messages/0/content/1'],
+      ['dropped_field', '/messages/0/content/0/cache_control'],
+      ['dropped_field', '/messages/0/content/1/cache_control'],
       ['approximated', '/messages/0/content/1/prompt_cache_breakpoint'],
     ],
   );
@@ -478,7 +478,7 @@ automatic('Anthropic\'s is the request\'s automatic breakpoint, back to Anthropi
   const other = { ...automaticLoop(), cache_control: { type: 'persistent' } };
   assert.is(decodeRequest('anthropic', other).ir.cache, undefined);
   assert.equal(convertRequest(other, { from: 'anthropic', to: 'anthropic' }).body, other);
-  assert.equal(convertRequest(other, { from: 'anthropic', to: 'bedrock-converse' }).losses.map((loss) => [loss.code, loss.path, loss.message.includes('"cache_control"')]), [['dropped_field', '', true]]);
+  assert.equal(convertRequest(other, { from: 'anthropic', to: 'bedrock-converse' }).losses.map((loss) => [loss.code, loss.path, loss.message.includes('"cache_control"')]), [['dropped_field', '/cache_control', true]]);
 });
 
 automatic('to Bedrock: a cache point after the last block, with its lifetime, as Anthropic places the marker; the caller\'s IR is left as it was', () => {

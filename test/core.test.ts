@@ -170,7 +170,9 @@ core('losses on anchored nodes point where a recording decode would', () => {
     const ir = codecFor('openai-chat').decodeRequest(body, { losses: decoder, target: to });
     const encoder = new LossCollector();
     codecFor(to).encodeRequest(ir, { losses: encoder, model: 'm' });
-    return encoder.losses.map((loss) => ({ ...loss, path: decoder.sourceOf(ir, loss.path) }));
+    encoder.losses.forEach((loss, index) => (encoder.losses[index] = { ...loss, path: decoder.sourceOf(ir, loss.path) }));
+    encoder.pointAtFields(body);
+    return encoder.losses;
   };
   for (const to of ['gemini', 'anthropic'] as const) {
     const placed = convertRequest(body, { from: 'openai-chat', to, model: 'm' }).losses;
@@ -180,7 +182,7 @@ core('losses on anchored nodes point where a recording decode would', () => {
       expected.map(({ code, path, message }) => ({ code, path, message })),
       to,
     );
-    assert.ok(placed.some((loss) => loss.path === '/messages/0/content/1' && loss.irPath === '/messages/0/parts/1'), JSON.stringify(placed));
+    assert.ok(placed.some((loss) => loss.path === '/messages/0/content/1/x_label' && loss.irPath === '/messages/0/parts/1'), JSON.stringify(placed));
     assert.ok(placed.some((loss) => loss.code === 'reasoning_state_dropped' && loss.path === '/messages/1'), JSON.stringify(placed));
   }
 });

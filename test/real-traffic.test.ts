@@ -127,8 +127,8 @@ test('Gemini part metadata (videoMetadata, mediaResolution, partMetadata) stays 
   assert.equal(parts[0]?.extensions, { gemini: { videoMetadata: { startOffset: '40s', endOffset: '80s', fps: 0.5 } } });
   assert.equal(parts[1]?.extensions, { gemini: { mediaResolution: { level: 'MEDIA_RESOLUTION_HIGH' } } });
   const losses = convertRequest(request, { from: 'gemini', to: 'anthropic', model: 'claude-sonnet-4-5' }).losses;
-  // The loss points at the wire part in the request (and keeps the IR pointer).
-  assert.ok(losses.some((loss) => loss.path === '/contents/0/parts/1' && loss.irPath === '/messages/0/parts/1' && loss.message.includes('mediaResolution')), 'other formats report the metadata');
+  // The loss points at the field of the wire part in the request (and keeps the part's IR pointer).
+  assert.ok(losses.some((loss) => loss.path === '/contents/0/parts/1/mediaResolution' && loss.irPath === '/messages/0/parts/1' && loss.message.includes('mediaResolution')), 'other formats report the metadata');
 });
 
 test.run();

@@ -186,6 +186,7 @@ export function convertBetween(kind: Kind, body: unknown, from: AnyCodec, to: An
     }
   }
   if (!listing && (needs !== undefined || needed)) noteNeed(decode, encode, needs, needed);
+  losses.pointAtFields(wire);
   throwIfStrict(losses.losses, options.strict);
   return { body: out, losses: losses.losses };
 }

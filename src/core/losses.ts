@@ -5,7 +5,7 @@
  */
 import { InterlinguaError } from './errors.ts';
 import type { Extensions, FormatId } from './ir.ts';
-import { pointerSegment } from './wire.ts';
+import { isObject, pointerSegment, valueAt } from './wire.ts';
 
 /** The closed set of loss codes. */
 export type LossCode =
@@ -442,7 +442,31 @@ export class LossCollector {
           : `${format} field "${key}" has no equivalent in ${target}`;
         if (origin === undefined) this.add(code, path, message);
         else this.losses.push({ code, path: origin, irPath: path, message, severity: 'warning' });
+        (this.#fieldKeys ??= []).push(this.losses.length - 1, key);
       }
+    }
+  }
+
+  /** The losses {@link foreignExtensions} reported, by index into {@link losses}, each with the key it named: index, key, … */
+  #fieldKeys: (number | string)[] | undefined;
+
+  /**
+   * Once the losses point into the source `body`: point each that
+   * {@link foreignExtensions} reported at the field it names (`/store`
+   * rather than the whole request) where the object it points at has that
+   * key. A key the decoder named itself (a nested object's rest) leaves the
+   * loss at the object.
+   */
+  pointAtFields(body: unknown): void {
+    const keys = this.#fieldKeys;
+    if (keys === undefined) return;
+    for (let at = 0; at < keys.length; at += 2) {
+      const index = keys[at] as number;
+      const key = keys[at + 1] as string;
+      const loss = this.losses[index];
+      if (loss === undefined) continue;
+      const node = valueAt(body, loss.path);
+      if (isObject(node) && Object.hasOwn(node, key)) this.losses[index] = { ...loss, path: `${loss.path}/${pointerSegment(key)}` };
     }
   }
 }

@@ -25,6 +25,22 @@ export function pointer(base: string, first: string | number, ...rest: (string |
   return result;
 }
 
+/** The value at JSON pointer `path` (RFC 6901) in `root`, or `undefined` where there is none. */
+export function valueAt(root: unknown, path: string): unknown {
+  let node = root;
+  let start = 1;
+  while (start <= path.length) {
+    if (typeof node !== 'object' || node === null) return undefined;
+    let end = path.indexOf('/', start);
+    if (end === -1) end = path.length;
+    let segment = path.slice(start, end);
+    if (segment.includes('~')) segment = segment.replaceAll('~1', '/').replaceAll('~0', '~');
+    node = Object.hasOwn(node, segment) ? (node as Record<string, unknown>)[segment] : undefined;
+    start = end + 1;
+  }
+  return node;
+}
+
 /** A short description of a JSON value's type, for messages. */
 export function jsonType(value: unknown): string {
   if (value === null) return 'null';

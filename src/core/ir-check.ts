@@ -259,8 +259,8 @@ export function checkIrRequest(request: Request): void {
   checkDepth(request);
   const node = object(request, '');
   extensible(node, '');
-  for (const key of ['model', 'user', 'serviceTier']) optional(node, key, 'string', '');
-  for (const key of ['parallelToolCalls', 'stream']) optional(node, key, 'boolean', '');
+  for (const key of ['model', 'user', 'serviceTier', 'promptCacheKey', 'promptCacheRetention', 'verbosity']) optional(node, key, 'string', '');
+  for (const key of ['parallelToolCalls', 'stream', 'store', 'streamUsage', 'streamObfuscation']) optional(node, key, 'boolean', '');
   cacheBreakpoint(node, '');
   array(required(node, 'messages', ''), '/messages').forEach((item, index) => message(item, pointer('/messages', index)));
   if (node['tools'] !== undefined) array(node['tools'], '/tools').forEach((item, index) => tool(item, pointer('/tools', index)));

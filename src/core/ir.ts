@@ -346,6 +346,18 @@ export interface Request extends Extensible {
   /** String key-value metadata (OpenAI `metadata`, Gemini `labels`). */
   metadata?: Record<string, string>;
   serviceTier?: string;
+  /** Whether the vendor keeps the request and its answer for later retrieval (OpenAI Chat and Responses `store`). */
+  store?: boolean;
+  /** A key that routes requests sharing a long prefix to the same prompt cache (OpenAI `prompt_cache_key`). */
+  promptCacheKey?: string;
+  /** How long the vendor keeps the request's prompt cache, as it spells it (OpenAI `prompt_cache_retention`: `in-memory`, `24h`). */
+  promptCacheRetention?: string;
+  /** How long and detailed the answer should be: `low`, `medium`, `high` (OpenAI Chat `verbosity`, Responses `text.verbosity`). */
+  verbosity?: string;
+  /** Report token usage at the end of a stream (Chat `stream_options.include_usage`); every other format always does. */
+  streamUsage?: boolean;
+  /** Pad each stream event with random characters against length side channels (OpenAI `stream_options.include_obfuscation`). */
+  streamObfuscation?: boolean;
   /**
    * Automatic prompt caching: a breakpoint the vendor puts on the last
    * cacheable block of the request (Anthropic's and OpenRouter's top-level

@@ -87,16 +87,19 @@ function prepare(options: ForwardOptions, body: JsonObject): Prepared {
     options.entry.upstreamModel = mapped;
   }
   const upstreamStreams = wantsStream && streamable(upstream, route.format);
-  if (upstreamStreams) ir.stream = true;
-  else delete ir.stream;
+  // A Chat upstream reports a stream's usage only when asked, which the caller's answer needs (every other format always reports it).
+  if (upstreamStreams) {
+    ir.stream = true;
+    if (upstream === 'openai-chat') ir.streamUsage = true;
+  } else {
+    delete ir.stream;
+    delete ir.streamUsage;
+  }
   const encodeContext: CodecContext = mapped === undefined ? { losses: options.losses } : { losses: options.losses, model: mapped };
   if (options.dialect !== undefined) encodeContext.dialect = options.dialect;
   const mark = piecesMark();
   const encoded = codecFor(upstream).encodeRequest(ir, encodeContext);
   const out = isObject(encoded) ? markPieces(encoded, mark) : {};
-  if (upstream === 'openai-chat' && upstreamStreams) {
-    out['stream_options'] = { ...(isObject(out['stream_options']) ? out['stream_options'] : {}), include_usage: true };
-  }
   return { body: out, model: mapped, stream: upstreamStreams };
 }
 

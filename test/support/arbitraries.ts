@@ -746,6 +746,8 @@ interface Capability {
   cacheLifetimes?: readonly string[];
   /** Requests carry an automatic breakpoint of their own (Anthropic's top-level `cache_control`); the others put it on a part. */
   automaticCache?: boolean;
+  /** Requests carry OpenAI's `store`, prompt-cache key and retention, verbosity and stream obfuscation; `streamUsage` too (Chat's `include_usage`). */
+  openaiSettings?: 'chat' | 'responses';
 }
 
 const CAPABILITIES: Record<FormatId, Capability> = {
@@ -772,6 +774,7 @@ const CAPABILITIES: Record<FormatId, Capability> = {
     refusalStops: false,
   },
   'openai-chat': {
+    openaiSettings: 'chat',
     cacheLifetimes: ['30m', '12h'],
     userMedia: ['image', 'audio', 'document'],
     reasoning: undefined,
@@ -793,6 +796,7 @@ const CAPABILITIES: Record<FormatId, Capability> = {
     refusalStops: true,
   },
   'openai-responses': {
+    openaiSettings: 'responses',
     cacheLifetimes: ['30m', '12h'],
     userMedia: ['image', 'document'],
     reasoning: 'encrypted',
@@ -1108,10 +1112,12 @@ export function irRequestArbitrary(format: FormatId): fc.Arbitrary<IrRequest> {
         draft.capability.automaticCache === true
           ? fc.option(fc.constantFrom<CacheBreakpoint>({}, ...(draft.capability.cacheLifetimes ?? []).map((ttl) => ({ ttl }))), { nil: undefined, freq: 3 })
           : fc.constant(undefined),
+      settings: draft.capability.openaiSettings === undefined ? fc.constant(undefined) : fc.option(openaiSettings(draft.capability.openaiSettings), { nil: undefined }),
     })
-    .map(({ model, messages, maxTokens, temperature, topP, stream, cache }) => {
+    .map(({ model, messages, maxTokens, temperature, topP, stream, cache, settings }) => {
       const request: IrRequest = { model, messages };
       if (cache !== undefined) request.cache = cache;
+      if (settings !== undefined) Object.assign(request, settings);
       const tools = toolsFor(messages, draft.capability);
       if (tools !== undefined) request.tools = tools;
       const generation: Generation = { maxTokens };
@@ -1121,6 +1127,21 @@ export function irRequestArbitrary(format: FormatId): fc.Arbitrary<IrRequest> {
       if (stream !== undefined) request.stream = stream;
       return request;
     });
+}
+
+/** Some of the settings OpenAI Chat and Responses share (`streamUsage`, Chat's `include_usage`, for Chat only). */
+function openaiSettings(api: 'chat' | 'responses'): fc.Arbitrary<Partial<IrRequest>> {
+  return fc.record(
+    {
+      store: fc.boolean(),
+      promptCacheKey: fc.constantFrom('policy-v1', 'user-42'),
+      promptCacheRetention: fc.constantFrom('in-memory', '24h'),
+      verbosity: fc.constantFrom('low', 'medium', 'high'),
+      streamObfuscation: fc.boolean(),
+      ...(api === 'chat' ? { streamUsage: fc.boolean() } : {}),
+    },
+    { requiredKeys: [] },
+  );
 }
 
 /** A random IR response that `format` can carry whole. */
@@ -1173,6 +1194,8 @@ export function normaliseIr(value: unknown, format?: FormatId): unknown {
   const record = normalised as Record<string, unknown>;
   if (Array.isArray(record['messages'])) record['messages'] = mergeToolMessages(record['messages'] as Message[]);
   if (format !== undefined && !CAPABILITIES[format].callIds) renameCallIds(record);
+  // Chat asks a stream's usage for a request that does not say (every other format's stream reports it unasked).
+  if (format === 'openai-chat' && record['stream'] === true && record['streamUsage'] === true) delete record['streamUsage'];
   return record;
 }
 

@@ -29,6 +29,7 @@ import { ANTHROPIC, anthropicHint, hasHint } from './shape.ts';
 import { cacheControlBreakpoint, cacheControlOf } from './cache-control.ts';
 import { mapValue, valueTable } from '../../core/mapped-values.ts';
 import { decodeAnthropicToolChoice, decodeAnthropicTools, encodeAnthropicToolChoice, encodeAnthropicTools } from './tools.ts';
+import { reportUncarriedSettings } from '../../core/request-settings.ts';
 
 /** The keys of the body without a neutral slot, which travel as extensions (a switch: cheaper than a set lookup per key). */
 function requestExtras(object: JsonObject): JsonObject | undefined {
@@ -223,5 +224,6 @@ export function encodeAnthropicRequest(request: Request, context: CodecContext):
     if (tier !== undefined) body['service_tier'] = tier;
   }
   if (request.cache !== undefined) body['cache_control'] = cacheControlOf(request.cache, '', losses);
+  reportUncarriedSettings(request, losses, 'Anthropic');
   return spreadExtensions(body, request, ANTHROPIC);
 }

@@ -18,6 +18,7 @@ import { decodeGeminiToolConfig, encodeGeminiToolConfig } from './tool-config.ts
 import { decodeGeminiGenerationConfig, NUMBER_FIELDS } from './generation-decode.ts';
 import { encodeGeminiGenerationConfig } from './generation-encode.ts';
 import { dropRequestCacheBreakpoints } from '../../core/cache-points.ts';
+import { reportUncarriedSettings } from '../../core/request-settings.ts';
 
 /** The keys of a request body this file does not read, in either spelling, or `undefined` (a switch: cheaper than a set lookup per key). */
 function requestExtras(object: JsonObject): JsonObject | undefined {
@@ -150,6 +151,7 @@ export function encodeGeminiRequest(request: Request, context: CodecContext): Js
     if (tier !== undefined) body['serviceTier'] = tier;
   }
   if (request.user !== undefined) losses.add('dropped_field', '/user', 'Gemini has no end-user id field; dropped');
+  reportUncarriedSettings(request, losses, 'Gemini');
   spreadRequestExtensions(body, request);
   return respell(body, gemini?.['$native']);
 }

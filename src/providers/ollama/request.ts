@@ -19,6 +19,7 @@ import { decodeOllamaTools, encodeOllamaTools, reportOllamaToolChoice } from './
 import { decodeOllamaGeneratePrompt, encodeOllamaGeneratePrompt } from './generate.ts';
 import { FORMAT, keepsHints, keys, ollamaHint } from './shape.ts';
 import { dropRequestCacheBreakpoints } from '../../core/cache-points.ts';
+import { reportUncarriedSettings } from '../../core/request-settings.ts';
 
 const GENERATE_KNOWN = keys('model', 'prompt', 'system', 'images', 'format', 'options', 'stream', 'think', 'logprobs', 'top_logprobs');
 
@@ -150,5 +151,6 @@ export function encodeOllamaRequest(request: Request, context: CodecContext): Js
   if (request.user !== undefined) losses.add('dropped_field', '/user', 'Ollama has no end-user id; dropped');
   if (request.metadata !== undefined) losses.add('dropped_field', '/metadata', 'Ollama has no request metadata; dropped');
   if (request.serviceTier !== undefined) losses.add('dropped_field', '/serviceTier', 'Ollama has no service tier; dropped');
+  reportUncarriedSettings(request, losses, 'Ollama');
   return spreadExtensions(wire, request, FORMAT);
 }

@@ -5,6 +5,7 @@
 import type { ChatCompletionCreateParamsBase } from 'openai/resources/chat/completions/completions';
 import type { CodecContext } from '../../core/codec.ts';
 import type { Generation, Message, Request, Tool } from '../../core/ir.ts';
+import type { LossCollector } from '../../core/losses.ts';
 import {
   expectArray,
   expectBoolean,
@@ -12,6 +13,8 @@ import {
   expectObject,
   expectString,
   extend,
+  extensionsOf,
+  isObject,
   pointer,
   required,
   spreadExtensions,
@@ -42,7 +45,8 @@ const KNOWN_KEYS = [
   'model', 'messages', 'tools', 'tool_choice', 'parallel_tool_calls', 'response_format', 'reasoning_effort',
   'max_tokens', 'max_completion_tokens', 'n', 'seed', 'stop', 'logprobs', 'top_logprobs', 'presence_penalty',
   'frequency_penalty', 'user', 'safety_identifier', 'metadata', 'service_tier', 'stream', 'temperature', 'top_p',
-  'functions', 'function_call',
+  'functions', 'function_call', 'store', 'prompt_cache_key', 'prompt_cache_retention', 'verbosity',
+  'stream_options',
 ] as const;
 type KnownKey = (typeof KNOWN_KEYS)[number];
 
@@ -74,6 +78,11 @@ const BIT = {
   top_p: 1 << 22,
   functions: 1 << 23,
   function_call: 1 << 24,
+  store: 1 << 25,
+  prompt_cache_key: 1 << 26,
+  prompt_cache_retention: 1 << 27,
+  verbosity: 1 << 28,
+  stream_options: 1 << 29,
 } as const satisfies Record<KnownKey, number>;
 /** The keys `decodeGeneration` reads. */
 const GENERATION_BITS = (['temperature', 'top_p', 'seed', 'presence_penalty', 'frequency_penalty', 'n', 'top_logprobs', 'max_tokens', 'max_completion_tokens', 'stop', 'logprobs'] as const).reduce(
@@ -140,6 +149,16 @@ function bitOf(key: string): number {
       return BIT.functions;
     case 'function_call':
       return BIT.function_call;
+    case 'store':
+      return BIT.store;
+    case 'prompt_cache_key':
+      return BIT.prompt_cache_key;
+    case 'prompt_cache_retention':
+      return BIT.prompt_cache_retention;
+    case 'verbosity':
+      return BIT.verbosity;
+    case 'stream_options':
+      return BIT.stream_options;
     default:
       return 0;
   }
@@ -190,6 +209,10 @@ const REQUEST_ORIGINS = {
   serviceTier: 'service_tier',
   model: 'model',
   stream: 'stream',
+  store: 'store',
+  promptCacheKey: 'prompt_cache_key',
+  promptCacheRetention: 'prompt_cache_retention',
+  verbosity: 'verbosity',
 } as const;
 const GENERATION_ORIGINS = {
   ...Object.fromEntries(NUMBERS.map(([wire, slot]) => [slot, wire])),
@@ -216,7 +239,11 @@ function decodeGeneration(body: JsonObject, request: Request, fields: number): G
     if (present(fields, BIT.presence_penalty)) generation.presencePenalty = numberField(body['presence_penalty'], 'presence_penalty');
     if (present(fields, BIT.frequency_penalty)) generation.frequencyPenalty = numberField(body['frequency_penalty'], 'frequency_penalty');
     if (present(fields, BIT.n)) generation.candidateCount = numberField(body['n'], 'n');
-    if (present(fields, BIT.top_logprobs)) generation.topLogprobs = numberField(body['top_logprobs'], 'top_logprobs');
+    if (present(fields, BIT.top_logprobs)) {
+      generation.topLogprobs = numberField(body['top_logprobs'], 'top_logprobs');
+      // The API wants logprobs beside it, which the encoder adds for other formats' requests; a body without it goes back as it came.
+      if (!present(fields, BIT.logprobs)) chatHint(request, '$noLogprobs', true);
+    }
   }
   // Read only when the scan saw them (a read of a key the body lacks costs as much as one it has).
   if (present(fields, BIT.max_completion_tokens)) {
@@ -243,6 +270,53 @@ function decodeGeneration(body: JsonObject, request: Request, fields: number): G
     any = true;
   }
   return any ? generation : undefined;
+}
+
+/** The {@link BIT}s of the settings Chat shares with Responses only (see {@link decodeOpenaiSettings}). */
+const OPENAI_SETTINGS_BITS = BIT.store | BIT.prompt_cache_key | BIT.prompt_cache_retention | BIT.verbosity | BIT.stream_options;
+
+/** `store`, the prompt-cache key and retention, `verbosity` and `stream_options`: settings OpenAI Responses has too (`text.verbosity`, its own `stream_options`). */
+function decodeOpenaiSettings(body: JsonObject, request: Request, fields: number, losses: LossCollector): void {
+  if (present(fields, BIT.store)) request.store = expectBoolean(body['store'], '/store', FORMAT);
+  if (present(fields, BIT.prompt_cache_key)) request.promptCacheKey = expectString(body['prompt_cache_key'], '/prompt_cache_key', FORMAT);
+  if (present(fields, BIT.prompt_cache_retention)) request.promptCacheRetention = expectString(body['prompt_cache_retention'], '/prompt_cache_retention', FORMAT);
+  if (present(fields, BIT.verbosity)) request.verbosity = expectString(body['verbosity'], '/verbosity', FORMAT);
+  if (present(fields, BIT.stream_options)) decodeStreamOptions(body['stream_options'], request, losses);
+}
+
+/** `stream_options`: `include_usage` and `include_obfuscation` into the IR; other keys (or an empty object) stay the body's own. */
+function decodeStreamOptions(value: unknown, request: Request, losses: LossCollector): void {
+  const options = expectObject(value, '/stream_options', FORMAT);
+  let rest: JsonObject | undefined;
+  let read = false;
+  for (const key in options) {
+    const entry = options[key];
+    if (key === 'include_usage' && typeof entry === 'boolean') request.streamUsage = entry;
+    else if (key === 'include_obfuscation' && typeof entry === 'boolean') {
+      request.streamObfuscation = entry;
+      losses.originField(request, 'streamObfuscation', '/stream_options/include_obfuscation');
+    } else {
+      (rest ??= {})[key] = entry;
+      continue;
+    }
+    read = true;
+  }
+  if (rest !== undefined || !read) extend(request, FORMAT, { stream_options: rest ?? {} });
+}
+
+/**
+ * `stream_options` from the IR's stream settings and the body's own keys;
+ * `undefined` when there are none. A stream from another format asks for
+ * its usage, which every other format's stream reports unasked.
+ */
+function encodeStreamOptions(request: Request): JsonObject | undefined {
+  const usage = request.streamUsage ?? (request.stream === true && shapeHint(request, '$noStreamUsage') !== true ? true : undefined);
+  if (usage === undefined && request.streamObfuscation === undefined) return undefined;
+  const kept = extensionsOf(request, FORMAT)?.['stream_options'];
+  const options: JsonObject = isObject(kept) ? { ...kept } : {};
+  if (usage !== undefined) options['include_usage'] = usage;
+  if (request.streamObfuscation !== undefined) options['include_obfuscation'] = request.streamObfuscation;
+  return options;
 }
 
 function decodeUser(body: JsonObject, request: Request): void {
@@ -348,7 +422,12 @@ export function decodeOpenaiChatRequest(body: unknown, context: CodecContext): R
     // A tier this codec does not list goes back to Chat as it came, and nowhere else.
     noteOwnTier(request, FORMAT, SERVICE_TIERS, tier);
   }
-  if (present(fields, BIT.stream)) request.stream = expectBoolean(object['stream'], '/stream', FORMAT);
+  if ((fields & OPENAI_SETTINGS_BITS) !== 0) decodeOpenaiSettings(object, request, fields, context.losses);
+  if (present(fields, BIT.stream)) {
+    request.stream = expectBoolean(object['stream'], '/stream', FORMAT);
+    // A stream that did not ask for its usage goes back to Chat without asking (other formats' streams get it asked for).
+    if (request.stream && request.streamUsage === undefined && keepsHints(target)) chatHint(request, '$noStreamUsage', true);
+  }
   decodeOpenrouterReasoning(request);
   context.losses.originFields(request, object, '', REQUEST_ORIGINS);
   context.losses.originFields(request.generation, object, '', GENERATION_ORIGINS);
@@ -363,7 +442,11 @@ function encodeGeneration(generation: Generation, request: Request, wire: JsonOb
   if (generation.presencePenalty !== undefined) wire['presence_penalty'] = generation.presencePenalty;
   if (generation.frequencyPenalty !== undefined) wire['frequency_penalty'] = generation.frequencyPenalty;
   if (generation.candidateCount !== undefined) wire['n'] = generation.candidateCount;
-  if (generation.topLogprobs !== undefined) wire['top_logprobs'] = generation.topLogprobs;
+  if (generation.topLogprobs !== undefined) {
+    wire['top_logprobs'] = generation.topLogprobs;
+    // Chat refuses top_logprobs without logprobs: true, which the other formats' requests imply (a Responses `top_logprobs`, Gemini's `logprobs`).
+    if (generation.logprobs === undefined && shapeHint(request, '$noLogprobs') !== true) wire['logprobs'] = true;
+  }
   if (generation.maxTokens !== undefined) {
     wire[shapeHint(request, '$maxTokensField') === 'max_tokens' ? 'max_tokens' : 'max_completion_tokens'] = generation.maxTokens;
   }
@@ -419,6 +502,12 @@ export function encodeOpenaiChatRequest(request: Request, context: CodecContext)
     if (tier !== undefined) wire['service_tier'] = tier;
   }
   if (request.stream !== undefined) wire['stream'] = request.stream;
+  if (request.store !== undefined) wire['store'] = request.store;
+  if (request.promptCacheKey !== undefined) wire['prompt_cache_key'] = request.promptCacheKey;
+  if (request.promptCacheRetention !== undefined) wire['prompt_cache_retention'] = request.promptCacheRetention;
+  if (request.verbosity !== undefined) wire['verbosity'] = request.verbosity;
+  const streamOptions = encodeStreamOptions(request);
+  if (streamOptions !== undefined) wire['stream_options'] = streamOptions;
   if (automatic && request.cache !== undefined) wire[CACHE_CONTROL_KEY] = automaticCacheControl(request.cache, losses);
   return spreadExtensions(wire, request, FORMAT);
 }

@@ -38,17 +38,22 @@ function decodeFormat(format: JsonObject, rest: JsonObject): OutputFormat | unde
   }
 }
 
-/** Decode `text` into `request.output`, keeping the rest (verbosity, …) as the `text` extension. */
+/** Decode `text` into `request.output` and `request.verbosity`, keeping the rest as the `text` extension. */
 export function decodeOpenaiResponsesText(value: unknown, request: Request, path: string): void {
   const text = expectObject(value, path, FORMAT);
   const rest: JsonObject = {};
-  for (const key in text) if (key !== 'format') rest[key] = text[key];
+  for (const key in text) {
+    if (key === 'format') continue;
+    const entry = text[key];
+    if (key === 'verbosity' && typeof entry === 'string') request.verbosity = entry;
+    else rest[key] = entry;
+  }
   const format = text['format'];
   const output = isObject(format) ? decodeFormat(format, rest) : undefined;
   if (output !== undefined) request.output = output;
   else if (format !== undefined) rest['format'] = format;
   if (Object.keys(rest).length > 0) extend(request, FORMAT, { text: rest });
-  else if (output === undefined) hint(request, FORMAT, '$emptyText', true);
+  else if (output === undefined && request.verbosity === undefined) hint(request, FORMAT, '$emptyText', true);
 }
 
 function encodeFormat(output: OutputFormat, extra: JsonObject | undefined, losses: LossCollector, foreign: boolean): JsonObject {
@@ -71,14 +76,18 @@ function encodeFormat(output: OutputFormat, extra: JsonObject | undefined, losse
   }
 }
 
-/** Encode `text` from `request.output` and the `text` extension; `undefined` when there is none. */
+/** Encode `text` from `request.output`, `request.verbosity` and the `text` extension; `undefined` when there is none. */
 export function encodeOpenaiResponsesText(request: Request, losses: LossCollector): JsonObject | undefined {
   const extension = own(request)?.['text'];
   const rest = isObject(extension) ? extension : undefined;
-  if (request.output === undefined) return rest ?? (ownHint(request, '$emptyText') === true ? {} : undefined);
+  const verbosity = request.verbosity;
+  if (request.output === undefined && verbosity === undefined) return rest ?? (ownHint(request, '$emptyText') === true ? {} : undefined);
   const text: JsonObject = { ...rest };
-  const extra = rest?.['format'];
-  text['format'] = encodeFormat(request.output, isObject(extra) ? extra : undefined, losses, own(request) === undefined);
+  if (request.output !== undefined) {
+    const extra = rest?.['format'];
+    text['format'] = encodeFormat(request.output, isObject(extra) ? extra : undefined, losses, own(request) === undefined);
+  }
+  if (verbosity !== undefined) text['verbosity'] = verbosity;
   return text;
 }
 

@@ -32,7 +32,8 @@ import { responsesCarries } from './cache-breakpoint.ts';
 
 const KNOWN_KEYS: readonly string[] = [
   'model', 'input', 'instructions', 'tools', 'tool_choice', 'parallel_tool_calls', 'text', 'reasoning', 'max_output_tokens',
-  'temperature', 'top_p', 'top_logprobs', 'stream', 'metadata', 'user', 'safety_identifier', 'service_tier',
+  'temperature', 'top_p', 'top_logprobs', 'stream', 'metadata', 'user', 'safety_identifier', 'service_tier', 'store',
+  'prompt_cache_key', 'prompt_cache_retention', 'include', 'stream_options',
 ];
 
 /** The keys of a request body this file does not read (those of `KNOWN_KEYS`), or `undefined` (a switch: cheaper than a set lookup per key). */
@@ -57,6 +58,11 @@ function requestExtras(wire: JsonObject): JsonObject | undefined {
       case 'user':
       case 'safety_identifier':
       case 'service_tier':
+      case 'store':
+      case 'prompt_cache_key':
+      case 'prompt_cache_retention':
+      case 'include':
+      case 'stream_options':
         continue;
     }
     (rest ??= {})[key] = wire[key];
@@ -82,6 +88,9 @@ const REQUEST_ORIGINS = {
   serviceTier: 'service_tier',
   model: 'model',
   stream: 'stream',
+  store: 'store',
+  promptCacheKey: 'prompt_cache_key',
+  promptCacheRetention: 'prompt_cache_retention',
 } as const;
 const GENERATION_ORIGINS = Object.fromEntries(GENERATION_FIELDS.map(([key, field]) => [field, key]));
 
@@ -113,6 +122,77 @@ function decodeMetadata(value: unknown, request: Request): void {
     }
   }
   request.metadata = metadata as Record<string, string>;
+}
+
+/** The `include` entry that asks for the output text's log probabilities: the IR's `generation.logprobs`. */
+const LOGPROBS_INCLUDE = 'message.output_text.logprobs';
+
+/**
+ * Read `include`: its logprobs entry is `generation.logprobs` (Chat's
+ * `logprobs: true`), the other entries stay the body's own, with the
+ * entry's place noted for a trip back.
+ */
+function decodeInclude(value: unknown, request: Request, losses: LossCollector, lean: boolean): void {
+  const list = expectArray(value, '/include', FORMAT);
+  const at = list.indexOf(LOGPROBS_INCLUDE);
+  if (at === -1) {
+    extend(request, FORMAT, { include: list });
+    return;
+  }
+  (request.generation ??= {}).logprobs = true;
+  losses.originField(request.generation, 'logprobs', `/include/${at}`);
+  if (list.length === 1) return;
+  extend(request, FORMAT, { include: list.filter((_, index) => index !== at) });
+  if (!lean && at !== list.length - 1) hint(request, FORMAT, '$logprobsAt', at);
+}
+
+/** `include` from `generation.logprobs` and the body's own entries: the logprobs entry back at its place. */
+function encodeInclude(request: Request, body: JsonObject): void {
+  if (request.generation?.logprobs !== true) return;
+  const kept = own(request)?.['include'];
+  if (!Array.isArray(kept)) {
+    body['include'] = [LOGPROBS_INCLUDE];
+    return;
+  }
+  if (kept.includes(LOGPROBS_INCLUDE)) return;
+  const at = ownHint(request, '$logprobsAt');
+  const list = kept.slice();
+  list.splice(typeof at === 'number' ? at : list.length, 0, LOGPROBS_INCLUDE);
+  body['include'] = list;
+}
+
+/** `store` and the prompt-cache key and retention: settings OpenAI Chat has too. */
+function decodeOpenaiSettings(wire: JsonObject, request: Request): void {
+  const store = wire['store'];
+  if (present(store)) request.store = expectBoolean(store, '/store', FORMAT);
+  const key = wire['prompt_cache_key'];
+  if (present(key)) request.promptCacheKey = expectString(key, '/prompt_cache_key', FORMAT);
+  const retention = wire['prompt_cache_retention'];
+  if (present(retention)) request.promptCacheRetention = expectString(retention, '/prompt_cache_retention', FORMAT);
+  const options = wire['stream_options'];
+  if (present(options)) decodeStreamOptions(options, request);
+}
+
+/** `stream_options`: `include_obfuscation` into the IR; other keys (or an empty object) stay the body's own. */
+function decodeStreamOptions(value: unknown, request: Request): void {
+  const options = expectObject(value, '/stream_options', FORMAT);
+  let rest: JsonObject | undefined;
+  let read = false;
+  for (const key in options) {
+    const entry = options[key];
+    if (key === 'include_obfuscation' && typeof entry === 'boolean') {
+      request.streamObfuscation = entry;
+      read = true;
+    } else (rest ??= {})[key] = entry;
+  }
+  if (rest !== undefined || !read) extend(request, FORMAT, { stream_options: rest ?? {} });
+}
+
+/** `stream_options` from `streamObfuscation` and the body's own keys (a Responses stream always reports its usage: Chat's `include_usage` needs no field). */
+function encodeStreamOptions(request: Request, body: JsonObject): void {
+  if (request.streamObfuscation === undefined) return;
+  const kept = own(request)?.['stream_options'];
+  body['stream_options'] = { ...(isObject(kept) ? kept : {}), include_obfuscation: request.streamObfuscation };
 }
 
 function decodeUser(wire: JsonObject, request: Request): void {
@@ -193,10 +273,14 @@ export function decodeOpenaiResponsesRequest(body: unknown, context: CodecContex
   if (present(wire['reasoning'])) decodeOpenaiResponsesReasoningConfig(wire['reasoning'], request, '/reasoning');
   const generation = decodeGeneration(wire);
   if (generation !== undefined) request.generation = generation;
+  if (present(wire['include'])) decodeInclude(wire['include'], request, context.losses, lean);
+  if (request.verbosity !== undefined) context.losses.originField(request, 'verbosity', '/text/verbosity');
   const stream = wire['stream'];
   if (present(stream)) request.stream = expectBoolean(stream, '/stream', FORMAT);
   if (present(wire['metadata'])) decodeMetadata(wire['metadata'], request);
   decodeUser(wire, request);
+  decodeOpenaiSettings(wire, request);
+  if (request.streamObfuscation !== undefined) context.losses.originField(request, 'streamObfuscation', '/stream_options/include_obfuscation');
   const tier = wire['service_tier'];
   if (present(tier)) {
     const value = expectString(tier, '/service_tier', FORMAT);
@@ -292,7 +376,6 @@ function encodeGeneration(request: Request, body: JsonObject, losses: LossCollec
     }
   }
   if (generation.candidateCount !== undefined && generation.candidateCount > 1) losses.add('dropped_field', '/generation/candidateCount', 'OpenAI Responses returns one candidate; dropped');
-  if (generation.logprobs === true && own(request)?.['include'] === undefined) body['include'] = ['message.output_text.logprobs'];
 }
 
 function customToolNames(body: JsonObject): Set<string> {
@@ -339,7 +422,12 @@ export function encodeOpenaiResponsesRequest(request: Request, context: CodecCon
   const reasoning = encodeOpenaiResponsesReasoningConfig(request, losses);
   if (reasoning !== undefined) body['reasoning'] = reasoning;
   encodeGeneration(request, body, losses);
+  encodeInclude(request, body);
   if (request.stream !== undefined) body['stream'] = request.stream;
+  if (request.store !== undefined) body['store'] = request.store;
+  if (request.promptCacheKey !== undefined) body['prompt_cache_key'] = request.promptCacheKey;
+  if (request.promptCacheRetention !== undefined) body['prompt_cache_retention'] = request.promptCacheRetention;
+  encodeStreamOptions(request, body);
   if (request.metadata !== undefined) body['metadata'] = request.metadata;
   if (request.user !== undefined) body[ownHint(request, '$userField') === 'user' ? 'user' : 'safety_identifier'] = request.user;
   if (request.serviceTier !== undefined) {

@@ -151,12 +151,6 @@ export function decodeBedrockRequest(body: unknown, context: CodecContext): Requ
 /** Generation settings Converse has no field for. */
 const UNSUPPORTED_GENERATION = ['seed', 'presencePenalty', 'frequencyPenalty', 'candidateCount', 'logprobs', 'topLogprobs'] as const;
 
-/** True when the only generation setting is a top-k. */
-function onlyTopK(generation: Generation): boolean {
-  for (const key in generation) if (key !== 'topK' && generation[key as keyof Generation] !== undefined) return false;
-  return generation.topK !== undefined;
-}
-
 function encodeInferenceConfig(request: Request, context: CodecContext): JsonObject | undefined {
   const rest = extensionsOf(request, BEDROCK)?.['inferenceConfig'];
   const generation = request.generation;
@@ -173,8 +167,8 @@ function encodeInferenceConfig(request: Request, context: CodecContext): JsonObj
       if (generation[key] !== undefined) context.losses.add('dropped_field', `/generation/${key}`, `Converse has no ${key}; dropped`);
     }
   }
-  // A top-k alone goes to the model's own fields and leaves no inferenceConfig behind (an empty one from the source stays).
-  if (rest === undefined && Object.keys(config).length === 0 && generation !== undefined && onlyTopK(generation) && extensionsOf(request, BEDROCK)?.['$emptyInference'] !== true) return undefined;
+  // Settings that all went elsewhere (a top-k to the model's own fields) or were dropped leave no empty inferenceConfig behind; an empty one from the source stays.
+  if (rest === undefined && Object.keys(config).length === 0 && extensionsOf(request, BEDROCK)?.['$emptyInference'] !== true) return undefined;
   return config;
 }
 

@@ -127,6 +127,7 @@ const ANSWER_CASES: [TierFormat, string, TierFormat | 'ollama', string | undefin
   ['anthropic', 'priority', 'openai-chat', 'priority', undefined],
   ['anthropic', 'batch', 'openai-chat', undefined, 'dropped_field'],
   ['anthropic', 'standard', 'ollama', undefined, 'dropped_field'],
+  ['anthropic', 'priority', 'ollama', undefined, 'dropped_field'],
   ['openai-chat', 'default', 'anthropic', 'standard', undefined],
   ['openai-chat', 'flex', 'anthropic', undefined, 'dropped_field'],
   ['openai-chat', 'scale', 'bedrock-converse', 'reserved', 'approximated'],
@@ -157,6 +158,15 @@ for (const [from, tier, to, written, loss] of ANSWER_CASES) {
     if (from === to) assert.equal(body, source);
   });
 }
+
+answers('Ollama drops every tier: the standard one as info (an answer without a tier says as much), another as a warning', () => {
+  const severity = (from: TierFormat, tier: string) =>
+    convertResponse(answerWith(from, tier), { from, to: 'ollama', model: 'm' }).losses.find((entry) => entry.message.includes('service tier'))?.severity;
+  assert.is(severity('anthropic', 'standard'), 'info');
+  assert.is(severity('openai-chat', 'default'), 'info');
+  assert.is(severity('anthropic', 'priority'), 'warning');
+  assert.is(severity('openai-chat', 'flex'), 'warning');
+});
 
 answers('streams: a Chat stream\'s tier reaches an Anthropic stream\'s usage, and an Anthropic stream\'s tier a Chat stream\'s usage chunk; without a usage chunk, the tier is reported', async () => {
   const chat = [

@@ -46,7 +46,11 @@ function hasUsageKey(wire: JsonObject): boolean {
 export function encodeOllamaUsage(usage: Usage, wire: JsonObject, losses: LossCollector, path: string): void {
   losses.foreignExtensions(usage.extensions, FORMAT, path);
   reportCacheWriteBreakdown(usage, losses, path, 'Ollama');
-  if (usage.serviceTier !== undefined) losses.add('dropped_field', `${path}/serviceTier`, `Ollama answers name no service tier; "${usage.serviceTier}" dropped`);
+  if (usage.serviceTier !== undefined) {
+    // The standard tier says no more than an answer without one (the only kind Ollama gives); another tier priced the tokens otherwise.
+    const standard = usage.serviceTier === 'standard' || usage.serviceTier === 'default';
+    losses.add('dropped_field', `${path}/serviceTier`, `Ollama answers name no service tier; "${usage.serviceTier}" dropped`, standard ? 'info' : 'warning');
+  }
   const ollama = extensionsOf(usage, FORMAT);
   if (!hasUsageKey(wire)) {
     // Written straight in Ollama's order (the loop below moves keys by deleting them, which turns the object into a slow dictionary).

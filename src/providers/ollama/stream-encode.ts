@@ -96,7 +96,7 @@ class OllamaStreamEncoder implements StreamEncoder {
         this.parts.set(event.index, event.part);
         if (!this.hinted && event.candidate === 0 && (event.part.type === 'text' || event.part.type === 'refusal')) this.startText(event.index, event.part.text);
         if (event.part.type !== 'text' && event.part.type !== 'reasoning' && event.part.type !== 'tool_call') {
-          losses.add('unsupported_part', `/candidates/${event.candidate}/message/parts/${event.index}`, `an Ollama stream carries no ${event.part.type} part; dropped`);
+          losses.add('unsupported_part', `/candidates/${event.candidate}/message/parts/${event.index}`, `an Ollama stream carries no ${event.part.type === 'opaque' ? `${event.part.format} "${event.part.blockType}" block` : `${event.part.type} part`}; dropped`);
         }
         return;
       case 'text_delta':

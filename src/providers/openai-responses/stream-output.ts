@@ -161,7 +161,7 @@ export class OutputWriter {
     const kind = kindOf(part);
     if (kind === undefined || this.slots.has(index)) {
       if (kind === undefined) {
-        this.losses.add('unsupported_part', pointer('/candidates/0/message/parts', index), `a ${part.type} part cannot be streamed as OpenAI Responses output; dropped`);
+        this.losses.add('unsupported_part', pointer('/candidates/0/message/parts', index), `${part.type === 'opaque' ? `${part.format} "${part.blockType}" block` : `${/^[aeiou]/.test(part.type) ? 'an' : 'a'} ${part.type} part`} cannot be streamed as OpenAI Responses output; dropped`);
       }
       return [];
     }

@@ -67,6 +67,7 @@ test('the model comes from the URL; tool results split out of the user turn and 
       { role: 'assistant', content: [{ toolUse: { toolUseId: 't1', name: 'weather', input: { city: 'Paris' } } }] },
       { role: 'user', content: [{ toolResult: { toolUseId: 't1', content: [{ json: { c: 21 } }], status: 'error' } }, { text: 'and tomorrow?' }] },
     ],
+    toolConfig: { tools: [{ toolSpec: { name: 'weather', inputSchema: { json: { type: 'object' } } } }] },
   };
   const ir = bedrockConverseCodec.decodeRequest(body, context()) as Request;
   assert.is(ir.model, 'us.anthropic.claude-test-v1:0');
@@ -77,6 +78,35 @@ test('the model comes from the URL; tool results split out of the user turn and 
   assert.equal(back.body, body);
   const anthropic = convertRequest(body, { from: 'bedrock-converse', to: 'anthropic', model: 'claude-test' }).body as { messages: unknown[] };
   assert.is(anthropic.messages.length, 3);
+});
+
+test('Converse refuses tool blocks without a toolConfig: a conversation that offers no tools declares those its calls name, reported', () => {
+  const chat = {
+    model: 'gpt-5',
+    messages: [
+      { role: 'user', content: 'weather?' },
+      { role: 'assistant', content: null, tool_calls: [{ id: 'c1', type: 'function', function: { name: 'weather', arguments: '{"city":"Paris"}' } }] },
+      { role: 'tool', tool_call_id: 'c1', content: '21' },
+      { role: 'user', content: 'Summarise the conversation.' },
+    ],
+  };
+  const { body, losses } = convertRequest(chat, { from: 'openai-chat', to: 'bedrock-converse', model: 'm' });
+  assert.equal((body as Record<string, unknown>)['toolConfig'], { tools: [{ toolSpec: { name: 'weather', inputSchema: { json: { type: 'object' } } } }] });
+  assert.ok(losses.some((loss) => loss.code === 'approximated' && loss.message.includes('weather')), JSON.stringify(losses));
+  // Tools none of which Converse takes: no toolConfig of an empty list, and the choice reported with them.
+  const anthropic = {
+    model: 'claude',
+    max_tokens: 10,
+    messages: [{ role: 'user', content: 'search' }],
+    tools: [{ type: 'web_search_20250305', name: 'web_search' }],
+    tool_choice: { type: 'any' },
+  };
+  const converse = convertRequest(anthropic, { from: 'anthropic', to: 'bedrock-converse', model: 'm' });
+  assert.is((converse.body as Record<string, unknown>)['toolConfig'], undefined);
+  assert.equal(converse.losses.filter((loss) => loss.path.startsWith('/tool')).map((loss) => [loss.code, loss.path, loss.severity]), [
+    ['unsupported_part', '/tools/0', 'warning'],
+    ['dropped_field', '/tool_choice', 'warning'],
+  ]);
 });
 
 test('another vendor\'s reasoning state never reaches Bedrock; unsigned reasoning is dropped from requests', () => {

@@ -2,10 +2,12 @@
  * Tool-call arguments travel as a JSON string (OpenAI) or a JSON object
  * (Anthropic, Gemini). The IR keeps both: the parsed object and, where the
  * source sent text, that text, so a string → string trip never re-serialises
- * and invalid JSON is never thrown away.
+ * and invalid JSON is never thrown away. Also: the tool-call names and
+ * made-up ids encoders share, and what a target gets when none of a
+ * request's tools could be sent.
  */
 import type { LossCollector } from './losses.ts';
-import type { ToolCallPart } from './ir.ts';
+import type { Request, ToolCallPart } from './ir.ts';
 import { isObject, mayNestTooDeep, tooDeep } from './wire.ts';
 
 /** The IR fields for argument text from the wire: parsed when it is a JSON object, always kept raw. */
@@ -118,4 +120,23 @@ export class MadeUpIds {
     }
     return id;
   }
+}
+
+/**
+ * True when `request` offered tools and the target could send none of them
+ * (each reported as it was dropped): the target gets no tools list, since
+ * the APIs refuse an empty one (OpenAI `empty_array`, Converse's minimum of
+ * one), and no tool choice or parallel switch, which they refuse without
+ * tools; this reports those two.
+ */
+export function allToolsDropped(request: Request, sent: number, losses: LossCollector, target: string): boolean {
+  if (sent > 0 || request.tools === undefined || request.tools.length === 0) return false;
+  const choice = request.toolChoice;
+  if (choice !== undefined) {
+    // Without tools the model calls none, which is what auto and none come to.
+    const moot = choice.type === 'auto' || choice.type === 'none';
+    losses.add('dropped_field', '/toolChoice', `${target} takes a tool choice only with tools, and none of this request's could be sent; dropped`, moot ? 'info' : 'warning');
+  }
+  if (request.parallelToolCalls !== undefined) losses.add('dropped_field', '/parallelToolCalls', `${target} takes the parallel tool-call switch only with tools; dropped`, 'info');
+  return true;
 }

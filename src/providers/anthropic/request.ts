@@ -30,6 +30,7 @@ import { cacheControlBreakpoint, cacheControlOf } from './cache-control.ts';
 import { mapValue, valueTable } from '../../core/mapped-values.ts';
 import { decodeAnthropicToolChoice, decodeAnthropicTools, encodeAnthropicToolChoice, encodeAnthropicTools } from './tools.ts';
 import { reportUncarriedSettings } from '../../core/request-settings.ts';
+import { allToolsDropped } from '../../core/tools.ts';
 
 /** The keys of the body without a neutral slot, which travel as extensions (a switch: cheaper than a set lookup per key). */
 function requestExtras(object: JsonObject): JsonObject | undefined {
@@ -212,8 +213,13 @@ export function encodeAnthropicRequest(request: Request, context: CodecContext):
   else if (hints !== undefined && isSet(hints['$systemNull'])) body['system'] = null;
   body['messages'] = conversation.messages;
   encodeAnthropicGeneration(request.generation, body, exact, losses);
-  if (request.tools !== undefined) body['tools'] = encodeAnthropicTools(request.tools, losses);
-  const toolChoice = encodeAnthropicToolChoice(request, losses);
+  let toolless = false;
+  if (request.tools !== undefined) {
+    const tools = encodeAnthropicTools(request.tools, losses);
+    toolless = allToolsDropped(request, tools.length, losses, 'Anthropic');
+    if (!toolless) body['tools'] = tools;
+  }
+  const toolChoice = toolless ? undefined : encodeAnthropicToolChoice(request, losses);
   if (toolChoice !== undefined) body['tool_choice'] = toolChoice;
   encodeAnthropicConfig(request, body, losses);
   const metadata = encodeMetadata(request, losses);

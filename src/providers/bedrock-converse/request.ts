@@ -9,7 +9,7 @@ import type { CodecContext } from '../../core/codec.ts';
 import type { Generation, Message, Request } from '../../core/ir.ts';
 import { expectArray, expectNumber, expectObject, expectString, extend, extensionsOf, hint, isObject, pointer, required, type JsonObject } from '../../core/wire.ts';
 import { decodeBedrockMessages, decodeBedrockSystem, encodeBedrockMessages } from './messages.ts';
-import { decodeBedrockToolConfig, encodeBedrockToolConfig } from './tools.ts';
+import { decodeBedrockToolConfig, encodeBedrockToolConfig, historyToolConfig } from './tools.ts';
 import { decodeBedrockAdditionalFields, decodeBedrockOutputConfig, encodeBedrockAdditionalFields, encodeBedrockOutputConfig } from './request-config.ts';
 import { BEDROCK } from './shape.ts';
 import { placeAutomaticBreakpoint } from '../../core/cache-points.ts';
@@ -183,7 +183,7 @@ export function encodeBedrockRequest(request: Request, context: CodecContext): J
   if (conversation.system !== undefined) body['system'] = conversation.system;
   const inference = encodeInferenceConfig(request, context);
   if (inference !== undefined) body['inferenceConfig'] = inference;
-  const toolConfig = encodeBedrockToolConfig(request, losses);
+  const toolConfig = encodeBedrockToolConfig(request, losses) ?? historyToolConfig(conversation.messages, losses);
   if (toolConfig !== undefined) body['toolConfig'] = toolConfig;
   // The body names no model: the one it goes to is the caller's (`options.model`, the proxy's mapped id), else the source's.
   const additional = encodeBedrockAdditionalFields(request, losses, context.model ?? request.model);

@@ -9,6 +9,7 @@ import type { LossCollector } from '../../core/losses.ts';
 import { expectArray, expectBoolean, expectObject, expectString, extend, hint, isObject, pointer, required, spreadExtensions, unknownKeys, type JsonObject } from '../../core/wire.ts';
 import { attachCachePoint, cachePointBlock } from './cache-point.ts';
 import { BEDROCK, hasHint, stringField } from './shape.ts';
+import { allToolsDropped } from '../../core/tools.ts';
 
 const SPEC_KEYS: ReadonlySet<string> = new Set(['name', 'description', 'inputSchema', 'strict']);
 
@@ -58,6 +59,7 @@ export function decodeBedrockToolConfig(value: unknown, request: Request, losses
     tools.push(losses.recording ? losses.origin(tool, path) : tool);
   }
   request.tools = tools;
+  if (list.length === 0) hint(request, BEDROCK, '$emptyTools', true);
   if (wire['toolChoice'] !== undefined) {
     decodeToolChoice(wire['toolChoice'], '/toolConfig/toolChoice', request);
     if (request.toolChoice !== undefined) losses.originField(request, 'toolChoice', '/toolConfig/toolChoice');
@@ -105,6 +107,40 @@ function encodeToolChoice(request: Request, losses: LossCollector): JsonObject |
   }
 }
 
+/**
+ * The `toolConfig` Converse needs for a conversation that holds tool calls
+ * or results but offers no tools (it refuses such a request: "The toolConfig
+ * field must be defined when using toolUse and toolResult content blocks"):
+ * the tools the conversation's calls name, each taking any object, or
+ * `undefined` when it holds no tool blocks. Reported: the model may call
+ * them again.
+ */
+export function historyToolConfig(messages: readonly JsonObject[], losses: LossCollector): JsonObject | undefined {
+  let blocks = false;
+  const names = new Set<string>();
+  for (const message of messages) {
+    const content = message['content'];
+    if (!Array.isArray(content)) continue;
+    for (const block of content as JsonObject[]) {
+      const use = block['toolUse'];
+      if (isObject(use)) {
+        blocks = true;
+        if (typeof use['name'] === 'string') names.add(use['name']);
+      } else if (block['toolResult'] !== undefined) blocks = true;
+    }
+  }
+  if (!blocks) return undefined;
+  // Results alone (their calls cut from the history) name no tool: one stands in so the list is not empty.
+  if (names.size === 0) names.add('tool');
+  const list = [...names];
+  losses.add(
+    'approximated',
+    '/tools',
+    `Converse refuses tool calls and results in a conversation that offers no tools; declared the ${list.length} tool${list.length === 1 ? '' : 's'} its calls name (${list.join(', ')}), each taking any object, which the model may call again`,
+  );
+  return { tools: list.map((name) => ({ toolSpec: { name, inputSchema: { json: { type: 'object' } } } })) };
+}
+
 /** Encode `request.tools` and `request.toolChoice` as `toolConfig`, or `undefined` when there are no tools. */
 export function encodeBedrockToolConfig(request: Request, losses: LossCollector): JsonObject | undefined {
   const rest = request.extensions?.['bedrock-converse']?.['toolConfig'];
@@ -115,12 +151,16 @@ export function encodeBedrockToolConfig(request: Request, losses: LossCollector)
     return undefined;
   }
   const tools: JsonObject[] = [];
+  let sent = 0;
   request.tools.forEach((tool, index) => {
     const encoded = encodeTool(tool, losses, `/tools/${index}`);
     if (encoded === undefined) return;
     tools.push(encoded);
+    sent++;
     if (tool.type === 'function' && tool.cache !== undefined) tools.push(cachePointBlock(tool.cache, `/tools/${index}`, losses));
   });
+  // Converse takes at least one tool: none sent is no toolConfig (a Converse body's own empty list goes back).
+  if (allToolsDropped(request, sent, losses, 'Converse') || (sent === 0 && !hasHint(request, '$emptyTools'))) return undefined;
   const config: JsonObject = { ...(isObject(rest) ? rest : {}), tools };
   const choice = encodeToolChoice(request, losses);
   if (choice !== undefined) config['toolChoice'] = choice;

@@ -19,6 +19,7 @@ import { decodeGeminiGenerationConfig, NUMBER_FIELDS } from './generation-decode
 import { encodeGeminiGenerationConfig } from './generation-encode.ts';
 import { dropRequestCacheBreakpoints } from '../../core/cache-points.ts';
 import { reportUncarriedSettings } from '../../core/request-settings.ts';
+import { allToolsDropped } from '../../core/tools.ts';
 
 /** The keys of a request body this file does not read, in either spelling, or `undefined` (a switch: cheaper than a set lookup per key). */
 function requestExtras(object: JsonObject): JsonObject | undefined {
@@ -136,8 +137,13 @@ export function encodeGeminiRequest(request: Request, context: CodecContext): Js
   if (gemini?.['$model'] === true && request.model !== undefined) body['model'] = request.model;
   if (conversation.systemInstruction !== undefined) body['systemInstruction'] = conversation.systemInstruction;
   body['contents'] = conversation.contents;
-  if (request.tools !== undefined) body['tools'] = encodeGeminiTools(request.tools, losses);
-  const toolConfig = encodeGeminiToolConfig(request, losses);
+  let toolless = false;
+  if (request.tools !== undefined) {
+    const tools = encodeGeminiTools(request.tools, losses);
+    toolless = allToolsDropped(request, tools.length, losses, 'Gemini');
+    if (!toolless) body['tools'] = tools;
+  }
+  const toolConfig = toolless ? undefined : encodeGeminiToolConfig(request, losses);
   if (toolConfig !== undefined) body['toolConfig'] = toolConfig;
   const generation = encodeGeminiGenerationConfig(request, losses);
   if (generation !== undefined) body['generationConfig'] = generation;

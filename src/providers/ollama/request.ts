@@ -133,7 +133,10 @@ export function encodeOllamaRequest(request: Request, context: CodecContext): Js
   if (ollama?.['$generate'] === true) Object.assign(wire, encodeOllamaGeneratePrompt(request.messages, losses));
   else wire['messages'] = encodeOllamaMessages(request.messages, losses);
   const sendTools = reportOllamaToolChoice(request, losses);
-  if (request.tools !== undefined && sendTools) wire['tools'] = encodeOllamaTools(request.tools, losses);
+  if (request.tools !== undefined && sendTools) {
+    const tools = encodeOllamaTools(request.tools, losses);
+    if (tools.length > 0 || request.tools.length === 0) wire['tools'] = tools;
+  }
   if (request.output !== undefined) {
     const format = encodeFormat(request.output, losses);
     if (format !== undefined) wire['format'] = format;

@@ -38,6 +38,7 @@ import { activeDialect, noteDialect, type OpenaiChatDialect } from './dialects.t
 import { noteOwnTier, ownOrMapped, valueTable } from '../../core/mapped-values.ts';
 import { decodeOpenrouterReasoning, encodeOpenrouterReasoning } from './dialect-request.ts';
 import { dropRequestCacheBreakpoints, placeAutomaticBreakpoint } from '../../core/cache-points.ts';
+import { allToolsDropped } from '../../core/tools.ts';
 import { automaticCacheControl, CACHE_CONTROL_KEY, CARRIED, liftAutomaticBreakpoint, requestMode, writesAutomatic } from './cache-breakpoint.ts';
 
 /** Wire keys with a neutral slot; every other key travels as an extension. */
@@ -369,6 +370,7 @@ export function decodeOpenaiChatRequest(body: unknown, context: CodecContext): R
   else if (context.model !== undefined) request.model = context.model;
   if (present(fields, BIT.tools)) {
     request.tools = decodeOpenaiChatTools(object['tools'], '/tools', context.losses);
+    if (request.tools.length === 0 && keepsHints(target)) chatHint(request, '$emptyTools', true);
     if (context.losses.recording) request.tools.forEach((tool, index) => context.losses.origin(tool, pointer('/tools', index)));
     else {
       // A `strict` flag is dropped by Gemini and Ollama, which report it on the tool (`addAt`): anchored, as the Responses decoder does.
@@ -476,17 +478,20 @@ export function encodeOpenaiChatRequest(request: Request, context: CodecContext)
   const placed = mode === 'openai' && !automatic ? placeAutomaticBreakpoint(request, CARRIED.openai, losses, FORMAT) : request;
   dropRequestCacheBreakpoints(placed, losses, dialect === 'openai' ? FORMAT : `${FORMAT} (${dialect})`, CARRIED[mode], automatic);
   wire['messages'] = encodeOpenaiChatMessages(placed.messages, losses, dialect);
+  let toolless = false;
   if (request.tools !== undefined) {
     const { tools, functions } = encodeOpenaiChatTools(request.tools, losses);
-    if (tools.length > 0 || functions.length === 0) wire['tools'] = tools;
+    // OpenAI refuses an empty list (`empty_array`): only a Chat body that had one gets it back.
+    if (tools.length > 0 || (functions.length === 0 && request.tools.length === 0 && shapeHint(request, '$emptyTools') === true)) wire['tools'] = tools;
     if (functions.length > 0) wire['functions'] = functions;
+    toolless = allToolsDropped(request, tools.length + functions.length, losses, 'Chat Completions');
   }
-  if (request.toolChoice !== undefined) {
+  if (request.toolChoice !== undefined && !toolless) {
     const legacy = shapeHint(request, '$legacyFunctionCall') === true ? encodeOpenaiChatFunctionChoice(request.toolChoice) : undefined;
     if (legacy === undefined) wire['tool_choice'] = encodeOpenaiChatToolChoice(request.toolChoice, request.tools);
     else wire['function_call'] = legacy;
   }
-  if (request.parallelToolCalls !== undefined) wire['parallel_tool_calls'] = request.parallelToolCalls;
+  if (request.parallelToolCalls !== undefined && !toolless) wire['parallel_tool_calls'] = request.parallelToolCalls;
   if (request.output !== undefined) wire['response_format'] = encodeOpenaiChatResponseFormat(request.output, request, losses);
   if (request.reasoning !== undefined && dialect === 'openrouter') {
     wire['reasoning'] = encodeOpenrouterReasoning(request.reasoning, request);

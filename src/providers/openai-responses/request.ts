@@ -29,6 +29,7 @@ import { messagePointer } from '../../core/ir-pointers.ts';
 import { decodeOpenaiResponsesTool, decodeOpenaiResponsesToolChoice, encodeOpenaiResponsesTool, encodeOpenaiResponsesToolChoice } from './tools.ts';
 import { dropRequestCacheBreakpoints, placeAutomaticBreakpoint } from '../../core/cache-points.ts';
 import { responsesCarries } from './cache-breakpoint.ts';
+import { allToolsDropped } from '../../core/tools.ts';
 
 const KNOWN_KEYS: readonly string[] = [
   'model', 'input', 'instructions', 'tools', 'tool_choice', 'parallel_tool_calls', 'text', 'reasoning', 'max_output_tokens',
@@ -407,16 +408,18 @@ export function encodeOpenaiResponsesRequest(request: Request, context: CodecCon
   const model = request.model ?? context.model;
   if (model !== undefined) body['model'] = model;
   encodeInput(placed, body, encodeInstructions(placed, body, losses), losses);
+  let toolless = false;
   if (request.tools !== undefined) {
     const tools: JsonObject[] = [];
     request.tools.forEach((tool, index) => {
       const encoded = encodeOpenaiResponsesTool(tool, losses, pointer('/tools', index));
       if (encoded !== undefined) tools.push(encoded);
     });
-    body['tools'] = tools;
+    toolless = allToolsDropped(request, tools.length, losses, 'OpenAI Responses');
+    if (!toolless) body['tools'] = tools;
   }
-  if (request.toolChoice !== undefined) body['tool_choice'] = encodeOpenaiResponsesToolChoice(request.toolChoice, request, customToolNames(body));
-  if (request.parallelToolCalls !== undefined) body['parallel_tool_calls'] = request.parallelToolCalls;
+  if (request.toolChoice !== undefined && !toolless) body['tool_choice'] = encodeOpenaiResponsesToolChoice(request.toolChoice, request, customToolNames(body));
+  if (request.parallelToolCalls !== undefined && !toolless) body['parallel_tool_calls'] = request.parallelToolCalls;
   const text = encodeOpenaiResponsesText(request, losses);
   if (text !== undefined) body['text'] = text;
   const reasoning = encodeOpenaiResponsesReasoningConfig(request, losses);

@@ -959,8 +959,14 @@ interface Draft {
   request?: boolean;
 }
 
+/** Text for a message of `draft`: Converse refuses blank text blocks in requests (its encoder leaves them out, reported), though its answers may hold them. */
+function messageText(draft: Draft, options: { empty: boolean; huge?: boolean }): fc.Arbitrary<string> {
+  const any = textArbitrary(options);
+  return draft.format === 'bedrock-converse' && draft.request === true ? any.filter((value) => value.trim() !== '') : any;
+}
+
 function textPart(draft: Draft): fc.Arbitrary<Part> {
-  const text = textArbitrary({ empty: draft.capability.emptyText, huge: true });
+  const text = messageText(draft, { empty: draft.capability.emptyText, huge: true });
   const lifetimes = draft.capability.cacheLifetimes;
   if (lifetimes === undefined || draft.request !== true) return text.map((value): Part => ({ type: 'text', text: value }));
   // Now and then a prompt-cache breakpoint after the text, with or without a lifetime.
@@ -1036,7 +1042,7 @@ function assistantTurn(draft: Draft, allowCalls: boolean): fc.Arbitrary<Assistan
     .record({
       reasoning: reasoning === undefined ? fc.constant(undefined) : fc.option(reasoning, { nil: undefined }),
       builtIn: builtIn === undefined ? fc.constant([]) : fc.array(builtIn, { maxLength: 2 }),
-      text: fc.option(textArbitrary({ empty: false, huge: true }), { nil: undefined }),
+      text: fc.option(messageText(draft, { empty: false, huge: true }), { nil: undefined }),
       refusal: draft.capability.refusal && !(draft.request === true && draft.format === 'openai-responses') ? fc.option(textArbitrary({ empty: false }), { nil: undefined, freq: 8 }) : fc.constant(undefined),
       calls: fc.array(call, { maxLength: allowCalls ? 2 : 0 }),
     })
@@ -1071,7 +1077,7 @@ function toolResults(draft: Draft, calls: readonly ToolCallPart[]): fc.Arbitrary
 /** A conversation: an optional system prompt, then user → assistant (→ tool results → assistant) turns, ending with a user turn. */
 function conversation(draft: Draft): fc.Arbitrary<Message[]> {
   const system = fc.option(
-    fc.array(textArbitrary({ empty: false }), { minLength: 1, maxLength: draft.capability.systemParts }).map((texts): Message => ({ role: 'system', parts: texts.map((text): Part => ({ type: 'text', text })) })),
+    fc.array(messageText(draft, { empty: false }), { minLength: 1, maxLength: draft.capability.systemParts }).map((texts): Message => ({ role: 'system', parts: texts.map((text): Part => ({ type: 'text', text })) })),
     { nil: undefined },
   );
   const exchange: fc.Arbitrary<Message[]> = fc.tuple(userMessage(draft), assistantTurn(draft, true)).chain(([user, assistant]) =>

@@ -116,6 +116,18 @@ function foldedSystem(message: Message, losses: LossCollector, path: string): Pa
   return parts;
 }
 
+/**
+ * Is `part` a text Converse refuses ("The text field in the ContentBlock
+ * object … is blank": empty or whitespace only)? Reported at `path` when
+ * it is; such a part (a Chat assistant's `""` beside its tool calls) is
+ * left out.
+ */
+function blankText(part: Part | undefined, losses: LossCollector, path: string): boolean {
+  if (part?.type !== 'text' || part.text.trim() !== '') return false;
+  losses.add('dropped_field', path, 'Converse refuses blank text blocks; an empty or whitespace-only text was left out', 'info');
+  return true;
+}
+
 /** Encode IR messages as Converse `system` and `messages`. */
 export function encodeBedrockMessages(messages: readonly Message[], losses: LossCollector): EncodedConversation {
   const result: EncodedConversation = { messages: [] };
@@ -127,7 +139,7 @@ export function encodeBedrockMessages(messages: readonly Message[], losses: Loss
     const system = (result.system ??= []);
     for (let partIndex = 0; partIndex < message.parts.length; partIndex++) {
       const part = message.parts[partIndex];
-      if (part === undefined && !(partIndex in message.parts)) continue;
+      if ((part === undefined && !(partIndex in message.parts)) || blankText(part, losses, partPointer(path, index, partIndex))) continue;
       const encoded = encodeBedrockPart(part as Part, losses, partPointer(path, index, partIndex));
       if (encoded === undefined) continue;
       system.push(encoded);
@@ -145,15 +157,18 @@ export function encodeBedrockMessages(messages: readonly Message[], losses: Loss
     let blocks: JsonObject[] | undefined;
     for (let partIndex = 0; partIndex < parts.length; partIndex++) {
       const part = parts[partIndex];
-      if (part === undefined && !(partIndex in parts)) continue;
+      if ((part === undefined && !(partIndex in parts)) || blankText(part, losses, partPointer(path, index, partIndex))) continue;
       const encoded = encodeBedrockPart(part as Part, losses, partPointer(path, index, partIndex));
       if (encoded === undefined) continue;
       blocks = appended(blocks, encoded);
       const cache = trailingBreakpoint(part as Part);
       if (cache !== undefined) blocks.push(cachePointBlock(cache, partPointer(path, index, partIndex), losses));
     }
-    // Another format's message whose every part was dropped (each with its loss): Converse refuses a message with empty content.
-    if (blocks === undefined && parts.length > 0 && extensionsOf(message, BEDROCK) === undefined) continue;
+    // Another format's message whose every part was dropped (each with its loss), or that had none: Converse refuses a message with empty content.
+    if (blocks === undefined && extensionsOf(message, BEDROCK) === undefined) {
+      if (parts.length === 0) losses.add('dropped_field', path, 'Converse refuses a message with empty content; an empty message was left out', 'info');
+      continue;
+    }
     const content = blocks ?? [];
     const turn = turnOf(message);
     if (last !== undefined && last.role === role && last.turn === turn) {

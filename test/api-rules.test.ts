@@ -1,11 +1,12 @@
 /**
- * What the APIs refuse about tool lists, checked on every corpus request
- * converted to every other format: no empty tools list (OpenAI answers 400
- * `empty_array`, Converse takes at least one tool), no tool choice or
- * parallel switch without tools where the API refuses one, and Converse's
- * own rule that a conversation holding tool calls or results declares
- * tools ("The toolConfig field must be defined when using toolUse and
- * toolResult content blocks").
+ * Rules the vendors' APIs enforce beyond their schemas, checked on every
+ * corpus request converted to every other format: no empty tools list
+ * (OpenAI answers 400 `empty_array`, Converse takes at least one tool), no
+ * tool choice or parallel switch without tools where the API refuses one,
+ * and Converse's own rules: a conversation holding tool calls or results
+ * declares tools ("The toolConfig field must be defined when using toolUse
+ * and toolResult content blocks"), no blank text block ("The text field in
+ * the ContentBlock object … is blank"), no message with empty content.
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -41,15 +42,23 @@ function refused(format: string, body: Json): string[] {
     case 'bedrock-converse': {
       const config = body['toolConfig'] as Json | undefined;
       if (config !== undefined && count(config['tools']) === 0) problems.push('toolConfig without tools');
-      const blocks = (body['messages'] as Json[]).some((message) => (message['content'] as Json[]).some((block) => 'toolUse' in block || 'toolResult' in block));
+      const messages = body['messages'] as Json[];
+      const blocks = messages.some((message) => (message['content'] as Json[]).some((block) => 'toolUse' in block || 'toolResult' in block));
       if (blocks && config === undefined) problems.push('tool blocks without toolConfig');
+      const blank = (block: Json) => typeof block['text'] === 'string' && block['text'].trim() === '';
+      messages.forEach((message, index) => {
+        const content = message['content'] as Json[];
+        if (content.length === 0) problems.push(`/messages/${index}: empty content`);
+        if (content.some(blank)) problems.push(`/messages/${index}: blank text block`);
+      });
+      if (((body['system'] as Json[] | undefined) ?? []).some(blank)) problems.push('blank system text block');
       break;
     }
   }
   return problems;
 }
 
-test('no conversion of a corpus request writes a tools list, tool choice or parallel switch the target API refuses', () => {
+test('no conversion of a corpus request writes what the target API refuses: an empty tools list, a tool choice without tools, a blank Converse text', () => {
   const formats = implementedFormats();
   let conversions = 0;
   let droppedAll = 0;

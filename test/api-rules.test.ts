@@ -18,7 +18,21 @@ type Json = Record<string, unknown>;
 
 const count = (value: unknown): number => (Array.isArray(value) ? value.length : 0);
 
-/** What `body`, a request of `format`, has that the API refuses about its tools; empty when nothing. */
+/** What Claude refuses beside thinking (Anthropic's rules, on Bedrock too): a temperature but 1, top_k, top_p under 0.95, a budget not under max_tokens, manual thinking with a forced tool choice. */
+function claudeThinking(thinking: unknown, maxTokens: unknown, temperature: unknown, topP: unknown, topK: unknown, choice: unknown): string[] {
+  const type = (thinking as Json | undefined)?.['type'];
+  if (type !== 'enabled' && type !== 'adaptive') return [];
+  const problems: string[] = [];
+  if (temperature !== undefined && temperature !== 1) problems.push(`temperature ${String(temperature)} with thinking`);
+  if (topK !== undefined) problems.push('top_k with thinking');
+  if (typeof topP === 'number' && topP < 0.95) problems.push(`top_p ${topP} with thinking`);
+  const budget = (thinking as Json)['budget_tokens'];
+  if (typeof budget === 'number' && typeof maxTokens === 'number' && budget >= maxTokens) problems.push(`budget ${budget} not under max_tokens ${maxTokens}`);
+  if (type === 'enabled' && (choice === 'any' || choice === 'tool')) problems.push('manual thinking with a forced tool choice');
+  return problems;
+}
+
+/** What `body`, a request of `format`, has that the API refuses; empty when nothing. */
 function refused(format: string, body: Json): string[] {
   const problems: string[] = [];
   const tools = body['tools'];
@@ -31,9 +45,13 @@ function refused(format: string, body: Json): string[] {
       }
       break;
     case 'openai-responses':
+      if (Array.isArray(tools) && tools.length === 0) problems.push('tools: []');
+      if (count(tools) === 0 && body['tool_choice'] !== undefined) problems.push('tool_choice without tools');
+      break;
     case 'anthropic':
       if (Array.isArray(tools) && tools.length === 0) problems.push('tools: []');
       if (count(tools) === 0 && body['tool_choice'] !== undefined) problems.push('tool_choice without tools');
+      problems.push(...claudeThinking(body['thinking'], body['max_tokens'], body['temperature'], body['top_p'], body['top_k'], (body['tool_choice'] as Json | undefined)?.['type']));
       break;
     case 'gemini':
     case 'ollama':
@@ -52,6 +70,11 @@ function refused(format: string, body: Json): string[] {
         if (content.some(blank)) problems.push(`/messages/${index}: blank text block`);
       });
       if (((body['system'] as Json[] | undefined) ?? []).some(blank)) problems.push('blank system text block');
+      const fields = body['additionalModelRequestFields'] as Json | undefined;
+      const inference = (body['inferenceConfig'] ?? {}) as Json;
+      const choice = config?.['toolChoice'] as Json | undefined;
+      const forced = choice === undefined ? undefined : 'any' in choice ? 'any' : 'tool' in choice ? 'tool' : 'auto';
+      problems.push(...claudeThinking(fields?.['thinking'] ?? fields?.['reasoning_config'], inference['maxTokens'], inference['temperature'], inference['topP'], fields?.['top_k'], forced));
       break;
     }
   }
@@ -76,6 +99,41 @@ test('no conversion of a corpus request writes what the target API refuses: an e
   assert.ok(conversions > 3500, `conversions: ${conversions}`);
   // The corpus has requests whose tools no other format takes (server tools, MCP servers): the rule is exercised.
   assert.ok(droppedAll >= 30, `conversions whose tools were all dropped: ${droppedAll}`);
+});
+
+test('Claude\'s thinking rules, from formats without them: sampling, budget and forced tool choice fitted and reported, to Anthropic and to Claude on Bedrock', () => {
+  const gemini = { contents: [{ role: 'user', parts: [{ text: 'hi' }] }], generationConfig: { maxOutputTokens: 1000, temperature: 0.3, topP: 0.5, topK: 40, thinkingConfig: { thinkingBudget: 8000 } } };
+  for (const to of ['anthropic', 'bedrock-converse'] as const) {
+    const { body, losses } = convertRequest(gemini, { from: 'gemini', to, model: 'claude-sonnet' });
+    assert.equal(refused(to, body as Json), [], to);
+    assert.equal(
+      losses.filter((loss) => loss.path.startsWith('/generationConfig/')).map((loss) => [loss.code, loss.path]),
+      [
+        ['dropped_field', '/generationConfig/temperature'],
+        ['dropped_field', '/generationConfig/topK'],
+        ['approximated', '/generationConfig/topP'],
+        ['approximated', '/generationConfig/maxOutputTokens'],
+      ],
+      to,
+    );
+  }
+  const anthropic = convertRequest(gemini, { from: 'gemini', to: 'anthropic', model: 'claude-sonnet' }).body as Json;
+  assert.equal([anthropic['max_tokens'], anthropic['top_p'], anthropic['temperature']], [9000, 0.95, undefined]);
+  // A forced tool call leaves manual thinking off; adaptive thinking takes one.
+  const forced = {
+    model: 'm',
+    messages: [{ role: 'user', content: 'hi' }],
+    reasoning: { max_tokens: 2000 },
+    max_tokens: 8000,
+    tools: [{ type: 'function', function: { name: 'f', parameters: { type: 'object' } } }],
+    tool_choice: { type: 'function', function: { name: 'f' } },
+  };
+  const manual = convertRequest(forced, { from: 'openai-chat', to: 'anthropic' });
+  assert.is((manual.body as Json)['thinking'], undefined);
+  assert.ok(manual.losses.some((loss) => loss.path === '/reasoning' && loss.message.includes('forced tool call')), JSON.stringify(manual.losses));
+  // An Anthropic body's own settings go back as they came, whatever Anthropic makes of them.
+  const own = { model: 'claude', max_tokens: 1000, temperature: 0.2, thinking: { type: 'enabled', budget_tokens: 2000 }, messages: [{ role: 'user', content: 'hi' }] };
+  assert.equal(convertRequest(own, { from: 'anthropic', to: 'anthropic' }).body, own);
 });
 
 test.run();

@@ -160,7 +160,8 @@ test('foreign requests: system, tools, choice, thinking budget, JSON schema as t
   assert.equal(out['messages'], [{ role: 'user', content: [{ text: 'hi' }, { image: { format: 'png', source: { bytes: 'iVBORw0KGgo=' } } }] }]);
   assert.equal(out['toolConfig'], { tools: [{ toolSpec: { name: 'f', inputSchema: { json: { type: 'object', properties: {} } } } }], toolChoice: { any: {} } });
   assert.equal(out['inferenceConfig'], { maxTokens: 50 });
-  assert.equal(out['additionalModelRequestFields'], { thinking: { type: 'enabled', budget_tokens: 2048 } });
+  // A forced tool choice (any) leaves Claude's manual thinking off (reported in the test of Claude's thinking rules).
+  assert.is(out['additionalModelRequestFields'], undefined);
   assert.equal(out['outputConfig'], { textFormat: { type: 'json_schema', structure: { jsonSchema: { schema: '{"type":"object"}', name: 'out' } } } });
 });
 
@@ -198,7 +199,9 @@ test('reasoning and top-k in every spelling models take on Bedrock: Anthropic th
   assert.equal((nova.body as Record<string, unknown>)['additionalModelRequestFields'], { reasoningConfig: { type: 'enabled', maxReasoningEffort: 'low' }, inferenceConfig: { topK: 20 } });
   assert.ok(nova.losses.some((loss) => loss.code === 'approximated' && loss.message.includes('Amazon Nova')), JSON.stringify(nova.losses));
   const claude = convertRequest(anthropic, { from: 'anthropic', to: 'bedrock-converse', model: 'us.anthropic.claude-sonnet-4-5-v1:0' }).body as Record<string, unknown>;
-  assert.equal(claude['additionalModelRequestFields'], { thinking: { type: 'enabled', budget_tokens: 2000 }, top_k: 20 });
+  // Claude's thinking rules: no top_k beside thinking, and maxTokens above the budget.
+  assert.equal(claude['additionalModelRequestFields'], { thinking: { type: 'enabled', budget_tokens: 2000 } });
+  assert.equal(claude['inferenceConfig'], { maxTokens: 2100 });
 });
 
 test('usage: Bedrock input excludes cache, the IR counts it', () => {

@@ -31,6 +31,7 @@ import { mapValue, valueTable } from '../../core/mapped-values.ts';
 import { decodeAnthropicToolChoice, decodeAnthropicTools, encodeAnthropicToolChoice, encodeAnthropicTools } from './tools.ts';
 import { reportUncarriedSettings } from '../../core/request-settings.ts';
 import { allToolsDropped } from '../../core/tools.ts';
+import { fitThinking } from './thinking-limits.ts';
 
 /** The keys of the body without a neutral slot, which travel as extensions (a switch: cheaper than a set lookup per key). */
 function requestExtras(object: JsonObject): JsonObject | undefined {
@@ -222,6 +223,7 @@ export function encodeAnthropicRequest(request: Request, context: CodecContext):
   const toolChoice = toolless ? undefined : encodeAnthropicToolChoice(request, losses);
   if (toolChoice !== undefined) body['tool_choice'] = toolChoice;
   encodeAnthropicConfig(request, body, losses);
+  if (!exact) fitThinking(body, losses);
   const metadata = encodeMetadata(request, losses);
   if (metadata !== undefined) body['metadata'] = metadata;
   if (request.stream !== undefined) body['stream'] = request.stream;

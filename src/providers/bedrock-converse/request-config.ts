@@ -231,3 +231,59 @@ export function encodeBedrockOutputConfig(request: Request, losses: LossCollecto
   }
   return { textFormat: { type: 'json_schema', structure: { jsonSchema } } };
 }
+
+/** The lowest `topP` a Claude model takes with thinking. */
+const THINKING_TOP_P = 0.95;
+
+/**
+ * What Claude on Bedrock refuses beside thinking, for a request from
+ * another format: Anthropic's rules on the Converse body (a temperature
+ * other than 1 and a `top_k` dropped, a `topP` under 0.95 raised, a budget
+ * not under `maxTokens` answered by raising `maxTokens`, a forced tool
+ * choice leaving manual thinking off), each reported. A Converse body's own
+ * settings go back as they came.
+ *
+ * @see https://docs.aws.amazon.com/bedrock/latest/userguide/claude-messages-extended-thinking.html
+ */
+export function fitBedrockThinking(request: Request, body: JsonObject, losses: LossCollector): void {
+  const fields = body['additionalModelRequestFields'];
+  if (!isObject(fields)) return;
+  const own = extensionsOf(request, BEDROCK);
+  if (own?.['$additionalFields'] !== undefined || own?.['additionalModelRequestFields'] !== undefined) return;
+  const key = fields['thinking'] !== undefined ? 'thinking' : 'reasoning_config';
+  const thinking = fields[key];
+  if (!isObject(thinking) || (thinking['type'] !== 'enabled' && thinking['type'] !== 'adaptive')) return;
+  const choice = (body['toolConfig'] as JsonObject | undefined)?.['toolChoice'];
+  if (thinking['type'] === 'enabled' && isObject(choice) && (choice['any'] !== undefined || choice['tool'] !== undefined)) {
+    delete fields[key];
+    if (Object.keys(fields).length === 0) delete body['additionalModelRequestFields'];
+    losses.add('dropped_field', '/reasoning', 'Claude cannot think before a forced tool call (toolChoice any or tool); thinking was left off');
+    return;
+  }
+  const inference = body['inferenceConfig'];
+  const config = isObject(inference) ? inference : undefined;
+  const temperature = config?.['temperature'];
+  if (config !== undefined && temperature !== undefined && temperature !== 1) {
+    delete config['temperature'];
+    losses.add('dropped_field', '/generation/temperature', `Claude takes no temperature but 1 with thinking; ${String(temperature)} dropped`);
+  }
+  if (fields['top_k'] !== undefined) {
+    delete fields['top_k'];
+    losses.add('dropped_field', '/generation/topK', 'Claude takes no top_k with thinking; dropped');
+  }
+  const topP = config?.['topP'];
+  if (config !== undefined && typeof topP === 'number' && topP < THINKING_TOP_P) {
+    config['topP'] = THINKING_TOP_P;
+    losses.add('approximated', '/generation/topP', `Claude takes a topP of at least ${THINKING_TOP_P} with thinking; ${topP} was sent as ${THINKING_TOP_P}`);
+  }
+  const budget = thinking['budget_tokens'];
+  const maxTokens = config?.['maxTokens'];
+  if (config !== undefined && typeof budget === 'number' && typeof maxTokens === 'number' && budget >= maxTokens) {
+    config['maxTokens'] = budget + maxTokens;
+    losses.add(
+      'approximated',
+      '/generation/maxTokens',
+      `Claude counts thinking inside maxTokens, which must exceed the thinking budget (${budget}); maxTokens ${maxTokens} was sent as ${budget + maxTokens}, the budget plus the answer's ${maxTokens}`,
+    );
+  }
+}

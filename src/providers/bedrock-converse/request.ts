@@ -10,7 +10,7 @@ import type { Generation, Message, Request } from '../../core/ir.ts';
 import { expectArray, expectNumber, expectObject, expectString, extend, extensionsOf, hint, isObject, pointer, required, type JsonObject } from '../../core/wire.ts';
 import { decodeBedrockMessages, decodeBedrockSystem, encodeBedrockMessages } from './messages.ts';
 import { decodeBedrockToolConfig, encodeBedrockToolConfig, historyToolConfig } from './tools.ts';
-import { decodeBedrockAdditionalFields, decodeBedrockOutputConfig, encodeBedrockAdditionalFields, encodeBedrockOutputConfig } from './request-config.ts';
+import { decodeBedrockAdditionalFields, decodeBedrockOutputConfig, encodeBedrockAdditionalFields, encodeBedrockOutputConfig, fitBedrockThinking } from './request-config.ts';
 import { BEDROCK } from './shape.ts';
 import { placeAutomaticBreakpoint } from '../../core/cache-points.ts';
 import { takesCachePoint } from './cache-point.ts';
@@ -202,5 +202,6 @@ export function encodeBedrockRequest(request: Request, context: CodecContext): J
   if (fields !== undefined) {
     for (const key in fields) if (key.charCodeAt(0) !== 36 && !NESTED_KEYS.has(key) && !(key in body)) body[key] = fields[key];
   }
+  fitBedrockThinking(request, body, losses);
   return body;
 }

@@ -1,11 +1,12 @@
 /**
- * Request settings few formats have: `store`, the prompt-cache key and
+ * Request-level rules the encoders share. Settings few formats have: `store`, the prompt-cache key and
  * retention, `verbosity` and stream obfuscation (OpenAI Chat and Responses
  * carry them; a stream's usage every format reports without asking). The
  * encoders of the other formats report each one a request sets, here in one
  * place, against its IR field (a conversion points the loss at the field in
  * the source body).
  */
+import { InterlinguaError } from './errors.ts';
 import type { Request } from './ir.ts';
 import type { LossCollector } from './losses.ts';
 
@@ -27,4 +28,26 @@ export function reportUncarriedSettings(request: Request, losses: LossCollector,
   if (request.streamObfuscation === true) {
     losses.add('dropped_field', '/streamObfuscation', `${target} does not pad stream events against length side channels; dropped`, 'info');
   }
+}
+
+/**
+ * The stop sequences `target` takes, at most `max` of them (OpenAI Chat 4,
+ * Gemini 5): the first `max`, the rest reported; `undefined` for an empty
+ * list, which OpenAI refuses (`minItems` 1) and which stops nothing.
+ */
+export function stopsWithin(stop: string[], max: number, losses: LossCollector, target: string): string[] | undefined {
+  if (stop.length === 0) return undefined;
+  if (stop.length <= max) return stop;
+  losses.add('dropped_field', '/generation/stop', `${target} takes at most ${max} stop sequences; the last ${stop.length - max} of ${stop.length} were dropped`);
+  return stop.slice(0, max);
+}
+
+/**
+ * The error for a request with no conversation to send (an Ollama model
+ * load or unload request, whose `messages` is empty) to a target that
+ * refuses one: Chat Completions (`messages` needs an item), Anthropic,
+ * Gemini and Converse.
+ */
+export function noConversation(target: string, path: string): InterlinguaError {
+  return new InterlinguaError('missing_field', `the request has no messages, and ${target} needs at least one; send a message (a request that only loads or unloads a model has no ${target} form)`, { path });
 }

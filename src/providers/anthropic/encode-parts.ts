@@ -12,9 +12,10 @@ import type {
   ToolResultBlockParam,
   ToolUseBlockParam,
 } from '@anthropic-ai/sdk/resources/messages/messages';
-import type { CacheBreakpoint, DocumentPart, ImagePart, Part, ReasoningPart, TextPart, ToolCallPart, ToolResultPart } from '../../core/ir.ts';
+import type { CacheBreakpoint, DocumentPart, ImagePart, MediaSource, Part, ReasoningPart, TextPart, ToolCallPart, ToolResultPart } from '../../core/ir.ts';
 import { unreachable } from '../../core/ir.ts';
 import type { LossCollector } from '../../core/losses.ts';
+import { parseDataUrl } from '../../core/media.ts';
 import { argumentsAsObject } from '../../core/tools.ts';
 import { appended, pointer, spreadExtensions, type JsonObject } from '../../core/wire.ts';
 import { encodeAnthropicCitation } from './citations.ts';
@@ -50,7 +51,8 @@ function encodeImage(part: ImagePart, path: string, losses: LossCollector): Json
   return spreadExtensions({ type: 'image', source: withSourceExtras(source, part) }, part, ANTHROPIC);
 }
 
-function encodeDocumentSource(part: DocumentPart, path: string, losses: LossCollector): JsonObject | undefined {
+/** A document's Anthropic source; `undefined` for another vendor's file, `null` for a type Anthropic takes none for (reported). */
+function encodeDocumentSource(part: DocumentPart, path: string, losses: LossCollector): JsonObject | undefined | null {
   const source = part.source;
   switch (source.kind) {
     case 'text':
@@ -61,8 +63,46 @@ function encodeDocumentSource(part: DocumentPart, path: string, losses: LossColl
       return { type: 'content', content: encodeAnthropicParts(source.parts, pointer(path, 'source', 'parts'), losses) };
     }
     default:
-      return encodeAnthropicMediaSource(source);
+      return binaryDocumentSource(source, path, losses);
   }
+}
+
+const fromUtf8 = new TextDecoder();
+
+/** The UTF-8 text of base64 `data` (a plain-text document's bytes). */
+function base64Text(data: string): string {
+  const binary = atob(data);
+  const bytes = new Uint8Array(binary.length);
+  for (let index = 0; index < binary.length; index++) bytes[index] = binary.charCodeAt(index);
+  return fromUtf8.decode(bytes);
+}
+
+/**
+ * A document's bytes as Anthropic takes them: a PDF as a base64 source;
+ * text of any `text/*` type (a Converse `txt`, `csv`, `md` or `html`
+ * document) as a plain-text source, its bytes decoded, reported as info;
+ * `null` for any other type (Word, Excel), reported.
+ */
+function binaryDocumentSource(source: MediaSource, path: string, losses: LossCollector): JsonObject | undefined | null {
+  let mediaType: string | undefined;
+  let data: string | undefined;
+  if (source.kind === 'base64') ({ mediaType, data } = source);
+  else if (source.kind === 'url') {
+    const parsed = parseDataUrl(source.url);
+    if (parsed?.base64 === true) ({ mediaType, data } = parsed);
+  }
+  if (data === undefined || mediaType === undefined || mediaType === 'application/pdf') return encodeAnthropicMediaSource(source);
+  if (mediaType.startsWith('text/')) {
+    try {
+      const text = base64Text(data);
+      losses.add('approximated', path, `Anthropic takes text documents as plain text; the ${mediaType} document was sent as text/plain`, 'info');
+      return { type: 'text', media_type: 'text/plain', data: text } satisfies PlainTextSource;
+    } catch {
+      // Not base64 after all: no source Anthropic takes.
+    }
+  }
+  losses.add('unsupported_part', path, `Anthropic takes PDF and plain-text documents; the ${mediaType} document was dropped`);
+  return null;
 }
 
 function encodeSearchResult(part: DocumentPart, path: string, losses: LossCollector): JsonObject {
@@ -80,6 +120,8 @@ function encodeSearchResult(part: DocumentPart, path: string, losses: LossCollec
 function encodeDocument(part: DocumentPart, path: string, losses: LossCollector): JsonObject | undefined {
   if (hasHint(part, '$block')) return encodeSearchResult(part, path, losses);
   const source = encodeDocumentSource(part, path, losses);
+  // A type Anthropic takes no source for, reported already.
+  if (source === null) return undefined;
   if (source === undefined) {
     losses.add('unsupported_part', path, 'a document from another vendor\'s file store cannot be sent to Anthropic; dropped');
     return undefined;

@@ -29,7 +29,7 @@ import { ANTHROPIC, anthropicHint, hasHint } from './shape.ts';
 import { cacheControlBreakpoint, cacheControlOf } from './cache-control.ts';
 import { mapValue, valueTable } from '../../core/mapped-values.ts';
 import { decodeAnthropicToolChoice, decodeAnthropicTools, encodeAnthropicToolChoice, encodeAnthropicTools } from './tools.ts';
-import { reportUncarriedSettings } from '../../core/request-settings.ts';
+import { noConversation, reportUncarriedSettings } from '../../core/request-settings.ts';
 import { allToolsDropped } from '../../core/tools.ts';
 import { fitThinking } from './thinking-limits.ts';
 
@@ -210,6 +210,13 @@ export function encodeAnthropicRequest(request: Request, context: CodecContext):
   const model = request.model ?? context.model;
   if (model !== undefined) body['model'] = model;
   const conversation = encodeAnthropicMessages(request.messages, exact, losses);
+  if (conversation.messages.length === 0 && !exact) {
+    // Anthropic needs a message: a request of a system prompt alone (which OpenAI takes) sends it as the user's.
+    if (conversation.system === undefined) throw noConversation('Anthropic', '/messages');
+    conversation.messages.push({ role: 'user', content: conversation.system });
+    delete conversation.system;
+    losses.add('moved_content', '/messages/0', 'Anthropic needs a message, and the request has only a system prompt; it was sent as the user message');
+  }
   if (conversation.system !== undefined) body['system'] = conversation.system;
   else if (hints !== undefined && isSet(hints['$systemNull'])) body['system'] = null;
   body['messages'] = conversation.messages;

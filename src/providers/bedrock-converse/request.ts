@@ -11,11 +11,11 @@ import { expectArray, expectNumber, expectObject, expectString, extend, extensio
 import { decodeBedrockMessages, decodeBedrockSystem, encodeBedrockMessages } from './messages.ts';
 import { decodeBedrockToolConfig, encodeBedrockToolConfig, historyToolConfig } from './tools.ts';
 import { decodeBedrockAdditionalFields, decodeBedrockOutputConfig, encodeBedrockAdditionalFields, encodeBedrockOutputConfig, fitBedrockThinking } from './request-config.ts';
-import { BEDROCK } from './shape.ts';
+import { BEDROCK, hasHint } from './shape.ts';
 import { placeAutomaticBreakpoint } from '../../core/cache-points.ts';
 import { takesCachePoint } from './cache-point.ts';
 import { noteOwnTier, ownOrMapped, valueTable } from '../../core/mapped-values.ts';
-import { reportUncarriedSettings } from '../../core/request-settings.ts';
+import { noConversation, reportUncarriedSettings } from '../../core/request-settings.ts';
 
 /** The keys of a request body this file does not read, or `undefined` (a switch: cheaper than a set lookup per key). */
 function requestExtras(object: JsonObject): JsonObject | undefined {
@@ -135,6 +135,7 @@ export function decodeBedrockRequest(body: unknown, context: CodecContext): Requ
   const lean = context.target !== undefined && context.target !== BEDROCK;
   const messages = decodeBedrockMessages(required(object, 'messages', '', BEDROCK), context.losses, lean);
   for (let index = 0; index < messages.length; index++) request.messages.push(messages[index] as Message);
+  if (messages.length === 0 && !lean) hint(request, BEDROCK, '$emptyMessages', true);
   if (object['inferenceConfig'] !== undefined) decodeInferenceConfig(object['inferenceConfig'], request);
   if (object['toolConfig'] !== undefined) decodeBedrockToolConfig(object['toolConfig'], request, context.losses);
   if (object['additionalModelRequestFields'] !== undefined) decodeBedrockAdditionalFields(object['additionalModelRequestFields'], request);
@@ -179,6 +180,12 @@ export function encodeBedrockRequest(request: Request, context: CodecContext): J
   const body: JsonObject = {};
   // Converse has no automatic caching: its breakpoint goes after the last block that takes a cache point, as Anthropic places it.
   const conversation = encodeBedrockMessages(placeAutomaticBreakpoint(request, takesCachePoint, losses, BEDROCK).messages, losses);
+  if (conversation.messages.length === 0 && conversation.system !== undefined) {
+    // A conversation starts with a user message: a request of a system prompt alone (which OpenAI takes) sends it as the user's.
+    conversation.messages.push({ role: 'user', content: conversation.system });
+    delete conversation.system;
+    losses.add('moved_content', '/messages/0', 'Converse needs a user message, and the request has only a system prompt; it was sent as the user message');
+  } else if (conversation.messages.length === 0 && !hasHint(request, '$emptyMessages')) throw noConversation('Converse', '/messages');
   body['messages'] = conversation.messages;
   if (conversation.system !== undefined) body['system'] = conversation.system;
   const inference = encodeInferenceConfig(request, context);

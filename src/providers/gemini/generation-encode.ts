@@ -9,6 +9,7 @@ import { respell } from './spelling.ts';
 import { jsonEqual } from './json.ts';
 import { canonicalMimeType } from './generation-decode.ts';
 import { geminiSchemaToJsonSchema, jsonSchemaToGeminiSchema } from './schema.ts';
+import { stopsWithin } from '../../core/request-settings.ts';
 
 /** `thinkingLevel` values (`XHIGH` since @google/genai 3.x), lower-cased as the IR spells efforts. */
 const LEVELS: ReadonlySet<string> = new Set(['minimal', 'low', 'medium', 'high', 'xhigh']);
@@ -17,6 +18,9 @@ function isEmpty(object: JsonObject): boolean {
   for (const _ in object) return false;
   return true;
 }
+
+/** The most stop sequences Gemini takes. */
+const GEMINI_MAX_STOPS = 5;
 
 /** Encode the generation settings of `request`, or `undefined` when there are none. */
 export function encodeGeminiGenerationConfig(request: Request, losses: LossCollector): JsonObject | undefined {
@@ -35,7 +39,11 @@ export function encodeGeminiGenerationConfig(request: Request, losses: LossColle
     if (generation.presencePenalty !== undefined) config['presencePenalty'] = generation.presencePenalty;
     if (generation.frequencyPenalty !== undefined) config['frequencyPenalty'] = generation.frequencyPenalty;
     if (generation.topLogprobs !== undefined) config['logprobs'] = generation.topLogprobs;
-    if (generation.stop !== undefined) config['stopSequences'] = generation.stop;
+    if (generation.stop !== undefined) {
+      const stop = stopsWithin(generation.stop, GEMINI_MAX_STOPS, losses, 'Gemini');
+      if (stop !== undefined) config['stopSequences'] = stop;
+      else if (gemini !== undefined) config['stopSequences'] = generation.stop;
+    }
     if (generation.logprobs !== undefined) config['responseLogprobs'] = generation.logprobs;
   }
   if (gemini !== undefined || request.output !== undefined) encodeOutput(request, gemini, config, losses);

@@ -8,7 +8,7 @@
 import type { CodecContext } from '../../core/codec.ts';
 import { InterlinguaError } from '../../core/errors.ts';
 import type { Request } from '../../core/ir.ts';
-import { expectObject, expectString, extend, extensionsOf, hint, pointer, type JsonObject } from '../../core/wire.ts';
+import { expectObject, expectString, extend, extensionsOf, hint, isObject, pointer, type JsonObject } from '../../core/wire.ts';
 import { mapValue, valueTable } from '../../core/mapped-values.ts';
 import { respell, snakeCase, Spelling } from './spelling.ts';
 import { decodeGeminiContents, decodeGeminiSystemInstruction } from './contents-decode.ts';
@@ -18,7 +18,7 @@ import { decodeGeminiToolConfig, encodeGeminiToolConfig } from './tool-config.ts
 import { decodeGeminiGenerationConfig, NUMBER_FIELDS } from './generation-decode.ts';
 import { encodeGeminiGenerationConfig } from './generation-encode.ts';
 import { dropRequestCacheBreakpoints } from '../../core/cache-points.ts';
-import { reportUncarriedSettings } from '../../core/request-settings.ts';
+import { noConversation, reportUncarriedSettings } from '../../core/request-settings.ts';
 import { allToolsDropped } from '../../core/tools.ts';
 
 /** The keys of a request body this file does not read, in either spelling, or `undefined` (a switch: cheaper than a set lookup per key). */
@@ -135,6 +135,14 @@ export function encodeGeminiRequest(request: Request, context: CodecContext): Js
   const conversation = encodeGeminiContents(request.messages, native, losses);
   const body: JsonObject = {};
   if (gemini?.['$model'] === true && request.model !== undefined) body['model'] = request.model;
+  if (conversation.contents.length === 0 && !native) {
+    // Gemini needs contents: a request of a system prompt alone (which OpenAI takes) sends it as the user's.
+    const system = conversation.systemInstruction;
+    if (system === undefined) throw noConversation('Gemini', '/messages');
+    conversation.contents.push({ role: 'user', parts: isObject(system) ? system['parts'] : [{ text: system }] });
+    delete conversation.systemInstruction;
+    losses.add('moved_content', '/messages/0', 'Gemini needs contents, and the request has only a system prompt; it was sent as the user turn');
+  }
   if (conversation.systemInstruction !== undefined) body['systemInstruction'] = conversation.systemInstruction;
   body['contents'] = conversation.contents;
   let toolless = false;

@@ -40,6 +40,7 @@ import { decodeOpenrouterReasoning, encodeOpenrouterReasoning } from './dialect-
 import { dropRequestCacheBreakpoints, placeAutomaticBreakpoint } from '../../core/cache-points.ts';
 import { allToolsDropped } from '../../core/tools.ts';
 import { automaticCacheControl, CACHE_CONTROL_KEY, CARRIED, liftAutomaticBreakpoint, requestMode, writesAutomatic } from './cache-breakpoint.ts';
+import { noConversation, stopsWithin } from '../../core/request-settings.ts';
 
 /** Wire keys with a neutral slot; every other key travels as an extension. */
 const KNOWN_KEYS = [
@@ -360,6 +361,7 @@ export function decodeOpenaiChatRequest(body: unknown, context: CodecContext): R
   const target = context.target;
   const messages = decodeOpenaiChatMessages(required(object, 'messages', '', FORMAT), '/messages', context.losses, keepsHints(target), parsesArguments(target));
   const request: Request = { messages };
+  if (messages.length === 0 && keepsHints(target)) chatHint(request, '$emptyMessages', true);
   for (let index = 0; index < messages.length; index++) {
     const extensions = (messages[index] as Message).extensions;
     if (extensions !== undefined) noteDialect(request, extensions[FORMAT]?.['$dialect'] as OpenaiChatDialect | undefined);
@@ -436,6 +438,9 @@ export function decodeOpenaiChatRequest(body: unknown, context: CodecContext): R
   return request;
 }
 
+/** The most stop sequences Chat Completions takes. */
+const CHAT_MAX_STOPS = 4;
+
 function encodeGeneration(generation: Generation, request: Request, wire: JsonObject, context: CodecContext): void {
   // Named reads in the order of NUMBERS (a keyed read per entry costs more than the rest of this function).
   if (generation.temperature !== undefined) wire['temperature'] = generation.temperature;
@@ -452,10 +457,8 @@ function encodeGeneration(generation: Generation, request: Request, wire: JsonOb
   if (generation.maxTokens !== undefined) {
     wire[shapeHint(request, '$maxTokensField') === 'max_tokens' ? 'max_tokens' : 'max_completion_tokens'] = generation.maxTokens;
   }
-  if (generation.stop !== undefined) {
-    const single = generation.stop.length === 1 && shapeHint(request, '$stopString') === true;
-    wire['stop'] = single ? generation.stop[0] : generation.stop;
-  }
+  const stop = generation.stop === undefined ? undefined : stopsWithin(generation.stop, CHAT_MAX_STOPS, context.losses, 'Chat Completions');
+  if (stop !== undefined) wire['stop'] = stop.length === 1 && shapeHint(request, '$stopString') === true ? stop[0] : stop;
   if (generation.logprobs !== undefined) wire['logprobs'] = generation.logprobs;
   if (generation.topK !== undefined) {
     context.losses.add('dropped_field', '/generation/topK', 'Chat Completions has no top_k; dropped');
@@ -477,7 +480,10 @@ export function encodeOpenaiChatRequest(request: Request, context: CodecContext)
   // Automatic caching: a top-level cache_control for OpenRouter (or back to the dialect it came from), else plain OpenAI's breakpoint on the last part that takes one, as Anthropic places it.
   const placed = mode === 'openai' && !automatic ? placeAutomaticBreakpoint(request, CARRIED.openai, losses, FORMAT) : request;
   dropRequestCacheBreakpoints(placed, losses, dialect === 'openai' ? FORMAT : `${FORMAT} (${dialect})`, CARRIED[mode], automatic);
-  wire['messages'] = encodeOpenaiChatMessages(placed.messages, losses, dialect);
+  const messages = encodeOpenaiChatMessages(placed.messages, losses, dialect);
+  // Chat refuses an empty list: only a Chat body that had one gets it back.
+  if (messages.length === 0 && shapeHint(request, '$emptyMessages') !== true) throw noConversation('Chat Completions', '/messages');
+  wire['messages'] = messages;
   let toolless = false;
   if (request.tools !== undefined) {
     const { tools, functions } = encodeOpenaiChatTools(request.tools, losses);

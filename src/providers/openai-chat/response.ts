@@ -94,7 +94,9 @@ function decodeChoice(value: unknown, path: string, losses: LossCollector, hints
   }
   else if (finish === undefined) {
     if (hints) chatHint(candidate, '$finishReason', 'absent');
-  } else if (finish !== null) expectString(finish, `${path}/finish_reason`, FORMAT);
+  } else if (finish === null) {
+    if (hints) chatHint(candidate, '$finishReason', 'null');
+  } else expectString(finish, `${path}/finish_reason`, FORMAT);
   const logprobs = choice['logprobs'];
   if (logprobs === undefined) {
     if (hints) chatHint(candidate, '$logprobs', 'absent');
@@ -159,8 +161,13 @@ function encodeChoice(candidate: Candidate, path: string, losses: LossCollector,
       else if (type === 'refusal') hasRefusal = true;
     }
     wire['finish_reason'] = encodeOpenaiChatFinishReason(candidate.stopReason, hasToolCalls, losses, `${path}/stopReason`, hasRefusal);
-  } else if (own?.['$finishReason'] !== 'absent') {
+  } else if (own?.['$finishReason'] === 'null') {
     wire['finish_reason'] = null;
+  } else if (own?.['$finishReason'] !== 'absent') {
+    // A whole answer needs a finish_reason, and the source named none (an Ollama answer without done_reason): it ended, so "stop".
+    const stop = parts.some((part) => part.type === 'tool_call') ? 'tool_calls' : 'stop';
+    wire['finish_reason'] = stop;
+    losses.add('defaulted', `${path}/stopReason`, `the answer names no stop reason, and Chat Completions needs one; sent "${stop}"`, 'info');
   }
   if (own?.['$logprobs'] !== 'absent') wire['logprobs'] = null;
   if (own !== undefined && 'logprobs' in own) wire['logprobs'] = own['logprobs'];

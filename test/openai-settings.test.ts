@@ -2,7 +2,7 @@
  * Settings OpenAI Chat Completions and Responses share: `store`,
  * `prompt_cache_key`, `prompt_cache_retention`, verbosity (Chat `verbosity`,
  * Responses `text.verbosity`), log probabilities (Chat `logprobs`, Responses'
- * `include` entry) and `stream_options`. They travel between the two APIs
+ * `include` entry), `stream_options`, and custom (free-text) tools. They travel between the two APIs
  * (real recorded requests and the official SDK through the proxy), come back
  * to their own API as they came, and every other target reports each one,
  * pointing at the field in the body the caller passed in.
@@ -106,6 +106,40 @@ carried('stream options: usage is never lost (Responses always reports it), obfu
   assert.equal(convertRequest(unknown, { from: 'openai-chat', to: 'openai-chat' }).body, unknown);
 });
 
+carried('custom (free-text) tools, with a grammar or without, and a choice of one: Chat ⇄ Responses, back as they came; the other formats report them', () => {
+  const grammar = 'start: "+" LINE+\nLINE: /[^\\n]+\\n/';
+  const responses = {
+    model: 'gpt-5',
+    input: 'Patch the file.',
+    tools: [
+      { type: 'custom', name: 'apply_patch', description: 'Apply a patch.', format: { type: 'grammar', syntax: 'lark', definition: grammar } },
+      { type: 'custom', name: 'note', format: { type: 'text' }, defer_loading: true },
+    ],
+    tool_choice: { type: 'custom', name: 'apply_patch' },
+  };
+  const ir = decodeRequest('openai-responses', responses).ir;
+  assert.equal(ir.tools?.[0], { type: 'custom', name: 'apply_patch', description: 'Apply a patch.', format: { type: 'grammar', syntax: 'lark', definition: grammar } });
+  assert.equal(convertRequest(responses, { from: 'openai-responses', to: 'openai-responses' }).body, responses);
+  const chat = convertRequest(responses, { from: 'openai-responses', to: 'openai-chat' });
+  assert.equal((chat.body as Json)['tools'], [
+    { type: 'custom', custom: { name: 'apply_patch', description: 'Apply a patch.', format: { type: 'grammar', grammar: { definition: grammar, syntax: 'lark' } } } },
+    { type: 'custom', custom: { name: 'note', format: { type: 'text' } } },
+  ]);
+  assert.equal((chat.body as Json)['tool_choice'], { type: 'custom', custom: { name: 'apply_patch' } });
+  // Only Responses' own defer_loading has no Chat place.
+  assert.equal(chat.losses.map((loss) => loss.path), ['/tools/1/defer_loading']);
+  validOpenai('openai-chat', chat.body);
+  assert.equal(convertRequest(chat.body, { from: 'openai-chat', to: 'openai-chat' }).body, chat.body);
+  const back = convertRequest(chat.body, { from: 'openai-chat', to: 'openai-responses' }).body as Json;
+  assert.equal(back['tools'], [responses.tools[0], { type: 'custom', name: 'note', format: { type: 'text' } }]);
+  assert.equal(back['tool_choice'], { type: 'custom', name: 'apply_patch' });
+  validOpenai('openai-responses', back);
+  for (const to of OTHERS) {
+    const { losses } = convertRequest(responses, { from: 'openai-responses', to, model: 'm' });
+    assert.equal(losses.filter((loss) => loss.message.includes('custom tool')).map((loss) => loss.path), ['/tools/0', '/tools/1'], to);
+  }
+});
+
 const reported = suite('OpenAI settings: formats without them');
 
 reported('each setting is reported where the source body has it, by severity', () => {
@@ -182,6 +216,17 @@ proxied('Chat Completions in front of a Responses upstream: store, cache key and
     { store: body['store'], key: body['prompt_cache_key'], retention: body['prompt_cache_retention'], text: body['text'], include: body['include'], top: body['top_logprobs'] },
     { store: true, key: 'policy-v3', retention: '24h', text: { verbosity: 'low' }, include: [LOGPROBS], top: 2 },
   );
+});
+
+proxied('Responses with a custom tool (Codex\'s apply_patch shape) in front of a Chat upstream: the custom tool arrives', async () => {
+  const body = await received('openai-chat', (client) =>
+    client.responses.create({
+      model: 'gpt-5',
+      input: 'Patch the file.',
+      tools: [{ type: 'custom', name: 'apply_patch', description: 'Apply a patch.', format: { type: 'grammar', syntax: 'lark', definition: 'start: LINE+' } }],
+    }),
+  );
+  assert.equal(body['tools'], [{ type: 'custom', custom: { name: 'apply_patch', description: 'Apply a patch.', format: { type: 'grammar', grammar: { definition: 'start: LINE+', syntax: 'lark' } } } }]);
 });
 
 proxied('Responses in front of a Chat upstream: the same settings arrive, logprobs with top_logprobs', async () => {

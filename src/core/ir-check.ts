@@ -24,7 +24,8 @@ const OUTPUT_TYPES: ReadonlySet<string> = new Set(['text', 'json', 'json_schema'
 const STOP_REASONS: ReadonlySet<string> = new Set(['end_turn', 'max_tokens', 'stop_sequence', 'tool_calls', 'content_filter', 'refusal', 'pause', 'context_overflow', 'error', 'other']);
 const ERROR_TYPES: ReadonlySet<string> = new Set(['invalid_request', 'authentication', 'permission', 'not_found', 'request_too_large', 'rate_limit', 'overloaded', 'server', 'timeout', 'other']);
 const CALL_KINDS: ReadonlySet<string> = new Set(['function', 'custom']);
-const TOOL_TYPES: ReadonlySet<string> = new Set(['function', 'opaque']);
+const TOOL_TYPES: ReadonlySet<string> = new Set(['function', 'custom', 'opaque']);
+const CUSTOM_FORMATS: ReadonlySet<string> = new Set(['text', 'grammar']);
 const CHOICE_MODES: ReadonlySet<string> = new Set(['auto', 'required']);
 const REASONING_MODES: ReadonlySet<string> = new Set(['enabled', 'adaptive', 'disabled']);
 const GENERATION_NUMBERS = ['maxTokens', 'temperature', 'topP', 'topK', 'seed', 'presencePenalty', 'frequencyPenalty', 'candidateCount', 'topLogprobs'] as const;
@@ -211,6 +212,16 @@ function tool(value: unknown, path: string): void {
   }
   string(node, 'name', path);
   optional(node, 'description', 'string', path);
+  if (type === 'custom') {
+    if (node['format'] !== undefined) {
+      const format = object(node['format'], pointer(path, 'format'));
+      if (oneOf(format, 'type', CUSTOM_FORMATS, pointer(path, 'format')) === 'grammar') {
+        string(format, 'syntax', pointer(path, 'format'));
+        string(format, 'definition', pointer(path, 'format'));
+      }
+    }
+    return;
+  }
   optional(node, 'strict', 'boolean', path);
   cacheBreakpoint(node, path);
   if (node['parameters'] !== undefined) object(node['parameters'], pointer(path, 'parameters'));

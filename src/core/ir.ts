@@ -283,8 +283,24 @@ export interface OpaqueTool extends Extensible {
   value: unknown;
 }
 
+/**
+ * A client tool whose input is plain text rather than a JSON object, free
+ * or constrained by a grammar (OpenAI Chat and Responses `custom` tools, such
+ * as Codex's `apply_patch`); its calls are `tool_call` parts of kind
+ * `custom`, their text in `rawArguments`.
+ */
+export interface CustomTool extends Extensible {
+  type: 'custom';
+  name: string;
+  description?: string;
+  format?: CustomToolFormat;
+}
+
+/** A custom tool's input: any text, or text a grammar accepts (`syntax` `lark` or `regex`, as OpenAI spells them). */
+export type CustomToolFormat = { type: 'text' } | { type: 'grammar'; syntax: string; definition: string };
+
 /** A tool offered to the model. */
-export type Tool = FunctionTool | OpaqueTool;
+export type Tool = FunctionTool | CustomTool | OpaqueTool;
 
 /** How the model should choose tools. */
 export type ToolChoice =

@@ -7,7 +7,7 @@
  * request's tools could be sent.
  */
 import type { LossCollector } from './losses.ts';
-import type { Request, ToolCallPart } from './ir.ts';
+import type { CustomTool, Request, ToolCallPart } from './ir.ts';
 import { isObject, mayNestTooDeep, tooDeep } from './wire.ts';
 
 /** The IR fields for argument text from the wire: parsed when it is a JSON object, always kept raw. */
@@ -139,4 +139,13 @@ export function allToolsDropped(request: Request, sent: number, losses: LossColl
   }
   if (request.parallelToolCalls !== undefined) losses.add('dropped_field', '/parallelToolCalls', `${target} takes the parallel tool-call switch only with tools; dropped`, 'info');
   return true;
+}
+
+/**
+ * Report an OpenAI custom tool (free-text input) that `target` has no form
+ * for: its functions take JSON objects. The tool is dropped; the model's
+ * calls of it in the history travel as calls with the text as their input.
+ */
+export function reportCustomTool(tool: CustomTool, losses: LossCollector, path: string, target: string): void {
+  losses.addAt(tool, 'dropped_field', path, `custom tool "${tool.name}" (free-text input${tool.format?.type === 'grammar' ? ', with a grammar' : ''}) has no ${target} form, whose tools take JSON objects; dropped`);
 }

@@ -1119,13 +1119,14 @@ export function irRequestArbitrary(format: FormatId): fc.Arbitrary<IrRequest> {
           ? fc.option(fc.constantFrom<CacheBreakpoint>({}, ...(draft.capability.cacheLifetimes ?? []).map((ttl) => ({ ttl }))), { nil: undefined, freq: 3 })
           : fc.constant(undefined),
       settings: draft.capability.openaiSettings === undefined ? fc.constant(undefined) : fc.option(openaiSettings(draft.capability.openaiSettings), { nil: undefined }),
+      custom: draft.capability.openaiSettings === undefined ? fc.constant(undefined) : fc.option(customTool, { nil: undefined }),
     })
-    .map(({ model, messages, maxTokens, temperature, topP, stream, cache, settings }) => {
+    .map(({ model, messages, maxTokens, temperature, topP, stream, cache, settings, custom }) => {
       const request: IrRequest = { model, messages };
       if (cache !== undefined) request.cache = cache;
       if (settings !== undefined) Object.assign(request, settings);
       const tools = toolsFor(messages, draft.capability);
-      if (tools !== undefined) request.tools = tools;
+      if (tools !== undefined || custom !== undefined) request.tools = [...(tools ?? []), ...(custom === undefined ? [] : [custom])];
       const generation: Generation = { maxTokens };
       if (temperature !== undefined) generation.temperature = temperature;
       if (topP !== undefined) generation.topP = topP;
@@ -1134,6 +1135,14 @@ export function irRequestArbitrary(format: FormatId): fc.Arbitrary<IrRequest> {
       return request;
     });
 }
+
+/** An OpenAI custom (free-text) tool: no format, free text, or a grammar. */
+const customTool: fc.Arbitrary<Tool> = fc.constantFrom<Tool>(
+  { type: 'custom', name: 'note' },
+  { type: 'custom', name: 'note', description: 'Take a note.', format: { type: 'text' } },
+  { type: 'custom', name: 'apply_patch', format: { type: 'grammar', syntax: 'lark', definition: 'start: "*** Begin Patch" LINE+\nLINE: /.+/' } },
+  { type: 'custom', name: 'digits', format: { type: 'grammar', syntax: 'regex', definition: '^\\d+$' } },
+);
 
 /** Some of the settings OpenAI Chat and Responses share (`streamUsage`, Chat's `include_usage`, for Chat only). */
 function openaiSettings(api: 'chat' | 'responses'): fc.Arbitrary<Partial<IrRequest>> {

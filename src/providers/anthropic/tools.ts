@@ -23,6 +23,7 @@ import {
 } from '../../core/wire.ts';
 import { cacheControlOf, liftCacheControl } from './cache-control.ts';
 import { ANTHROPIC, anthropicHint, hasHint } from './shape.ts';
+import { reportCustomTool } from '../../core/tools.ts';
 
 const CUSTOM_TOOL_KEYS: ReadonlySet<string> = new Set(['type', 'name', 'description', 'input_schema', 'strict']);
 
@@ -54,6 +55,10 @@ function encodeTool(tool: Tool, path: string, losses: LossCollector): JsonObject
   if (tool.type === 'opaque') {
     if (tool.format === ANTHROPIC) return tool.value as JsonObject;
     losses.addAt(tool, 'dropped_field', path, `${tool.format} built-in tool "${tool.toolType}" has no Anthropic equivalent; dropped`);
+    return undefined;
+  }
+  if (tool.type === 'custom') {
+    reportCustomTool(tool, losses, path, 'Anthropic');
     return undefined;
   }
   const wire: JsonObject = {};

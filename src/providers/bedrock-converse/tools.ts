@@ -9,7 +9,7 @@ import type { LossCollector } from '../../core/losses.ts';
 import { expectArray, expectBoolean, expectObject, expectString, extend, hint, isObject, pointer, required, spreadExtensions, unknownKeys, type JsonObject } from '../../core/wire.ts';
 import { attachCachePoint, cachePointBlock } from './cache-point.ts';
 import { BEDROCK, hasHint, stringField } from './shape.ts';
-import { allToolsDropped } from '../../core/tools.ts';
+import { allToolsDropped, reportCustomTool } from '../../core/tools.ts';
 
 const SPEC_KEYS: ReadonlySet<string> = new Set(['name', 'description', 'inputSchema', 'strict']);
 
@@ -72,6 +72,10 @@ function encodeTool(tool: Tool, losses: LossCollector, path: string): JsonObject
   if (tool.type === 'opaque') {
     if (tool.format === BEDROCK && isObject(tool.value)) return tool.value;
     losses.addAt(tool, 'unsupported_part', path, `${tool.format} tool "${tool.toolType}" does not exist on Bedrock; dropped`);
+    return undefined;
+  }
+  if (tool.type === 'custom') {
+    reportCustomTool(tool, losses, path, 'Converse');
     return undefined;
   }
   losses.foreignExtensions(tool.extensions, BEDROCK, path);

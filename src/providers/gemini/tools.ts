@@ -11,6 +11,7 @@ import { knownKeys, respell, Spelling } from './spelling.ts';
 import { missing } from './parts-decode.ts';
 import { geminiSchemaToJsonSchema, jsonSchemaToGeminiSchema } from './schema.ts';
 import { jsonEqual } from './json.ts';
+import { reportCustomTool } from '../../core/tools.ts';
 
 const KNOWN_DECLARATION = knownKeys(['name', 'description', 'parameters', 'parametersJsonSchema']);
 
@@ -83,6 +84,11 @@ export function encodeGeminiTools(tools: readonly Tool[], losses: LossCollector)
       current = undefined;
       if (tool.format === 'gemini') entries.push(tool.value as JsonObject);
       else losses.add('dropped_field', path, `${tool.format} tool "${tool.toolType}" has no Gemini equivalent; dropped`);
+      continue;
+    }
+    if (tool.type === 'custom') {
+      current = undefined;
+      reportCustomTool(tool, losses, path, 'Gemini');
       continue;
     }
     const gemini = extensionsOf(tool, 'gemini');

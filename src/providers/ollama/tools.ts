@@ -8,6 +8,7 @@ import type { FunctionTool, Request, Tool } from '../../core/ir.ts';
 import { unreachable } from '../../core/ir.ts';
 import { expectArray, expectObject, expectString, extend, extensionsOf, isObject, pointer, spreadExtensions, type JsonObject } from '../../core/wire.ts';
 import { extras, FORMAT } from './shape.ts';
+import { reportCustomTool } from '../../core/tools.ts';
 
 /** Decode a function tool; the pointers of `path` are built only for an error. */
 function decodeFunctionTool(tool: JsonObject, path: string): FunctionTool {
@@ -67,6 +68,9 @@ export function encodeOllamaTools(tools: readonly Tool[], losses: LossCollector)
       case 'opaque':
         if (tool.format === FORMAT && isObject(tool.value)) out.push(tool.value);
         else losses.add('unsupported_part', path, `${tool.format} tool "${tool.toolType}" has no Ollama equivalent; dropped`);
+        return;
+      case 'custom':
+        reportCustomTool(tool, losses, path, 'Ollama');
         return;
       default:
         unreachable(tool);

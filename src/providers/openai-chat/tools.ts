@@ -1,6 +1,7 @@
 /**
- * Request `tools` and `tool_choice`. Function tools map to IR function tools;
- * custom (free-form) tools have no neutral form and travel as opaque tools.
+ * Request `tools` and `tool_choice`. Function tools map to IR function tools,
+ * custom (free-text) tools to IR custom tools; a custom tool of a shape the
+ * IR does not hold travels as an opaque tool.
  * @see https://platform.openai.com/docs/api-reference/chat/create#chat-create-tools
  */
 import type {
@@ -9,7 +10,7 @@ import type {
   ChatCompletionNamedToolChoice,
 } from 'openai/resources/chat/completions/completions';
 import type { LossCollector } from '../../core/losses.ts';
-import type { FunctionTool, Tool, ToolChoice } from '../../core/ir.ts';
+import type { CustomTool, CustomToolFormat, FunctionTool, Tool, ToolChoice } from '../../core/ir.ts';
 import { unreachable } from '../../core/ir.ts';
 import { InterlinguaError } from '../../core/errors.ts';
 import {
@@ -67,6 +68,48 @@ function functionName(fn: JsonObject, functionPath: string): string {
   return expectString(required(fn, 'name', functionPath, FORMAT), pointer(functionPath, 'name'), FORMAT);
 }
 
+/** A custom tool's input format in Chat's spelling (`grammar` nested), as the IR holds it; `null` for another shape. */
+function decodeCustomFormat(value: unknown): CustomToolFormat | null {
+  if (!isObject(value)) return null;
+  const keys = Object.keys(value).length;
+  if (value['type'] === 'text' && keys === 1) return { type: 'text' };
+  const grammar = value['grammar'];
+  if (value['type'] !== 'grammar' || keys !== 2 || !isObject(grammar) || Object.keys(grammar).length !== 2) return null;
+  const { syntax, definition } = grammar;
+  return typeof syntax === 'string' && typeof definition === 'string' ? { type: 'grammar', syntax, definition } : null;
+}
+
+/** A `custom` tool as an IR custom tool (its unknown keys kept as extensions), or `undefined` for a shape the IR does not hold. */
+function decodeCustomTool(tool: JsonObject): CustomTool | undefined {
+  const custom = tool['custom'];
+  if (!isObject(custom) || typeof custom['name'] !== 'string') return undefined;
+  const result: CustomTool = { type: 'custom', name: custom['name'] };
+  let rest: JsonObject | undefined;
+  for (const key in custom) {
+    const value = custom[key];
+    if (key === 'name') continue;
+    if (key === 'description' && typeof value === 'string') result.description = value;
+    else if (key === 'format' && value !== undefined) {
+      const format = decodeCustomFormat(value);
+      if (format === null) return undefined;
+      result.format = format;
+    } else (rest ??= {})[key] = value;
+  }
+  if (rest !== undefined) extend(result, FORMAT, { custom: rest });
+  keepUnknownOf(result, tool, undefined, 'type', 'custom');
+  return result;
+}
+
+/** A custom tool in Chat's spelling. */
+function encodeCustomTool(tool: CustomTool, losses: LossCollector, path: string): JsonObject {
+  if (tool.extensions !== undefined) losses.foreignExtensions(tool.extensions, FORMAT, path);
+  const custom: JsonObject = { name: tool.name };
+  if (tool.description !== undefined) custom['description'] = tool.description;
+  const format = tool.format;
+  if (format !== undefined) custom['format'] = format.type === 'text' ? { type: 'text' } : { type: 'grammar', grammar: { definition: format.definition, syntax: format.syntax } };
+  return spreadExtensions({ type: 'custom', custom: nestedExtras(custom, tool, 'custom') }, tool, FORMAT);
+}
+
 /** Decode the request `tools` array. */
 export function decodeOpenaiChatTools(value: unknown, path: string, losses: LossCollector): Tool[] {
   const list = Array.isArray(value) ? value : expectArray(value, path, FORMAT);
@@ -81,7 +124,13 @@ export function decodeOpenaiChatTools(value: unknown, path: string, losses: Loss
       tools.push(decodeFunctionTool(tool, toolPath));
       continue;
     }
-    if (type !== 'custom') losses.add('unknown_block', toolPath, `unknown tool type "${type}"; kept as is for openai-chat only`);
+    if (type === 'custom') {
+      const custom = decodeCustomTool(tool);
+      if (custom !== undefined) {
+        tools.push(custom);
+        continue;
+      }
+    } else losses.add('unknown_block', toolPath, `unknown tool type "${type}"; kept as is for openai-chat only`);
     tools.push({ type: 'opaque', format: FORMAT, toolType: type, value: tool });
   }
   return tools;
@@ -123,6 +172,9 @@ export function encodeOpenaiChatTools(tools: readonly Tool[], losses: LossCollec
         else out.push(spreadExtensions({ type: 'function', function: nestedExtras(fn, tool, 'function') }, tool, FORMAT));
         continue;
       }
+      case 'custom':
+        out.push(encodeCustomTool(tool, losses, `/tools/${index}`));
+        continue;
       case 'opaque':
         if (tool.format === FORMAT) out.push(tool.value as JsonObject);
         else losses.add('dropped_field', `/tools/${index}`, `${tool.format} tool "${tool.toolType}" has no Chat Completions equivalent; dropped`);
@@ -178,6 +230,7 @@ export function decodeOpenaiChatToolChoice(value: unknown, path: string, tools: 
 
 function isCustomTool(name: string, tools: readonly Tool[] | undefined): boolean {
   return (tools ?? []).some((tool) => {
+    if (tool.type === 'custom') return tool.name === name;
     if (tool.type !== 'opaque' || tool.format !== FORMAT || tool.toolType !== 'custom') return false;
     const custom = (tool.value as JsonObject)['custom'];
     return isObject(custom) && custom['name'] === name;

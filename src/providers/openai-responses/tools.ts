@@ -1,11 +1,12 @@
 /**
  * Tools and tool choice. Function tools map to IR function tools (strict kept,
- * and emitted explicitly because Responses is strict by default); custom and
- * built-in tools are kept whole as opaque tools.
+ * and emitted explicitly because Responses is strict by default), custom
+ * (free-text) tools to IR custom tools; built-in tools, and a custom tool of
+ * a shape the IR does not hold, are kept whole as opaque tools.
  *
  * @see https://platform.openai.com/docs/api-reference/responses/create#responses-create-tools
  */
-import { unreachable, type Extensible, type FunctionTool, type OpaqueTool, type Tool, type ToolChoice } from '../../core/ir.ts';
+import { unreachable, type CustomTool, type CustomToolFormat, type Extensible, type FunctionTool, type OpaqueTool, type Tool, type ToolChoice } from '../../core/ir.ts';
 import type { LossCollector } from '../../core/losses.ts';
 import {
   expectBoolean, expectObject, expectString, extend, hint, isObject, pointer, required, spreadExtensions, unknownKeys, type JsonObject,
@@ -14,11 +15,53 @@ import { FORMAT, keepNulls, ownHint, restoreNulls, wasNull } from './shared.ts';
 
 const FUNCTION_KEYS: ReadonlySet<string> = new Set(['type', 'name', 'description', 'parameters', 'strict']);
 
+/** A custom tool's input format in Responses' spelling (`grammar` flat), as the IR holds it; `null` for another shape. */
+function decodeCustomFormat(value: unknown): CustomToolFormat | null {
+  if (!isObject(value)) return null;
+  const keys = Object.keys(value).length;
+  if (value['type'] === 'text' && keys === 1) return { type: 'text' };
+  const { syntax, definition } = value;
+  return value['type'] === 'grammar' && keys === 3 && typeof syntax === 'string' && typeof definition === 'string' ? { type: 'grammar', syntax, definition } : null;
+}
+
+/** A `custom` tool as an IR custom tool (unknown keys such as `defer_loading` kept as extensions), or `undefined` for a shape the IR does not hold. */
+function decodeCustomTool(wire: JsonObject): CustomTool | undefined {
+  if (typeof wire['name'] !== 'string') return undefined;
+  const tool: CustomTool = { type: 'custom', name: wire['name'] };
+  let rest: JsonObject | undefined;
+  for (const key in wire) {
+    const value = wire[key];
+    if (key === 'type' || key === 'name') continue;
+    if (key === 'description' && typeof value === 'string') tool.description = value;
+    else if (key === 'format' && value !== undefined) {
+      const format = decodeCustomFormat(value);
+      if (format === null) return undefined;
+      tool.format = format;
+    } else (rest ??= {})[key] = value;
+  }
+  extend(tool, FORMAT, rest);
+  return tool;
+}
+
+/** A custom tool in Responses' spelling. */
+function encodeCustomTool(tool: CustomTool, losses: LossCollector, path: string): JsonObject {
+  losses.foreignExtensions(tool.extensions, FORMAT, path);
+  const wire: JsonObject = { type: 'custom', name: tool.name };
+  if (tool.description !== undefined) wire['description'] = tool.description;
+  const format = tool.format;
+  if (format !== undefined) wire['format'] = format.type === 'text' ? { type: 'text' } : { type: 'grammar', definition: format.definition, syntax: format.syntax };
+  return spreadExtensions(wire, tool, FORMAT);
+}
+
 /** Decode one entry of `tools`. */
 export function decodeOpenaiResponsesTool(value: unknown, path: string): Tool {
   const wire = expectObject(value, path, FORMAT);
   const typeValue = wire['type'];
   const type = typeof typeValue === 'string' ? typeValue : expectString(required(wire, 'type', path, FORMAT), pointer(path, 'type'), FORMAT);
+  if (type === 'custom') {
+    const custom = decodeCustomTool(wire);
+    if (custom !== undefined) return custom;
+  }
   if (type !== 'function') return { type: 'opaque', format: FORMAT, toolType: type, value: wire } satisfies OpaqueTool;
   const name = wire['name'];
   const tool: FunctionTool = { type: 'function', name: typeof name === 'string' ? name : expectString(required(wire, 'name', path, FORMAT), pointer(path, 'name'), FORMAT) };
@@ -43,6 +86,7 @@ export function encodeOpenaiResponsesTool(tool: Tool, losses: LossCollector, pat
     losses.add('dropped_field', path, `${tool.format} built-in tool "${tool.toolType}" has no OpenAI Responses equivalent; dropped`);
     return undefined;
   }
+  if (tool.type === 'custom') return encodeCustomTool(tool, losses, path);
   losses.foreignExtensions(tool.extensions, FORMAT, path);
   const wire: JsonObject = { type: 'function', name: tool.name };
   if (tool.description !== undefined) wire['description'] = tool.description;

@@ -87,7 +87,7 @@ export function requestFacts(request: Request): Facts {
   facts['model'] = String(request.model);
   facts['system'] = digest(request.messages.filter((message) => message.role === 'system').map((message) => textOf(message.parts)).join('\n'));
   partFacts(request.messages, facts);
-  const tools = (request.tools ?? []).map((tool) => (tool.type === 'function' ? `${tool.name}:${canonical(tool.parameters)}` : tool.type === 'custom' ? `custom:${tool.name}` : `opaque:${tool.toolType}`));
+  const tools = (request.tools ?? []).map((tool) => (tool.type === 'function' ? `${tool.name}:${canonical(tool.parameters)}` : tool.type === 'custom' ? `custom:${tool.name}` : tool.type === 'web_search' ? 'web_search' : `opaque:${tool.toolType}`));
   facts['tools'] = tools.length === 0 ? 'none' : `${tools.length} #${hash(tools.join('|'))}`;
   facts['tool choice'] = request.toolChoice === undefined ? 'unset' : request.toolChoice.type;
   facts['max tokens'] = String(request.generation?.maxTokens);

@@ -24,7 +24,7 @@ const OUTPUT_TYPES: ReadonlySet<string> = new Set(['text', 'json', 'json_schema'
 const STOP_REASONS: ReadonlySet<string> = new Set(['end_turn', 'max_tokens', 'stop_sequence', 'tool_calls', 'content_filter', 'refusal', 'pause', 'context_overflow', 'error', 'other']);
 const ERROR_TYPES: ReadonlySet<string> = new Set(['invalid_request', 'authentication', 'permission', 'not_found', 'request_too_large', 'rate_limit', 'overloaded', 'server', 'timeout', 'other']);
 const CALL_KINDS: ReadonlySet<string> = new Set(['function', 'custom']);
-const TOOL_TYPES: ReadonlySet<string> = new Set(['function', 'custom', 'opaque']);
+const TOOL_TYPES: ReadonlySet<string> = new Set(['function', 'custom', 'web_search', 'opaque']);
 const CUSTOM_FORMATS: ReadonlySet<string> = new Set(['text', 'grammar']);
 const CHOICE_MODES: ReadonlySet<string> = new Set(['auto', 'required']);
 const REASONING_MODES: ReadonlySet<string> = new Set(['enabled', 'adaptive', 'disabled']);
@@ -208,6 +208,21 @@ function tool(value: unknown, path: string): void {
   if (type === 'opaque') {
     string(node, 'format', path);
     string(node, 'toolType', path);
+    return;
+  }
+  if (type === 'web_search') {
+    for (const key of ['allowedDomains', 'blockedDomains']) {
+      if (node[key] === undefined) continue;
+      array(node[key], pointer(path, key)).forEach((domain, index) => {
+        if (typeof domain !== 'string') throw wrongType('a string', domain, pointer(path, key, index));
+      });
+    }
+    optional(node, 'maxUses', 'number', path);
+    optional(node, 'contextSize', 'string', path);
+    if (node['userLocation'] !== undefined) {
+      const location = object(node['userLocation'], pointer(path, 'userLocation'));
+      for (const key of ['city', 'region', 'country', 'timezone']) optional(location, key, 'string', pointer(path, 'userLocation'));
+    }
     return;
   }
   string(node, 'name', path);

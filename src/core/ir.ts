@@ -299,8 +299,38 @@ export interface CustomTool extends Extensible {
 /** A custom tool's input: any text, or text a grammar accepts (`syntax` `lark` or `regex`, as OpenAI spells them). */
 export type CustomToolFormat = { type: 'text' } | { type: 'grammar'; syntax: string; definition: string };
 
+/**
+ * The vendor's own web search, run on its side (Anthropic `web_search_*`,
+ * OpenAI Responses `web_search`, Chat `web_search_options`, Gemini
+ * `googleSearch`, Amazon Nova's `nova_grounding` on Bedrock). Each encoder
+ * writes what its vendor's search takes and reports the rest.
+ */
+export interface WebSearchTool extends Extensible {
+  type: 'web_search';
+  /** Search only these domains (Anthropic `allowed_domains`, Responses `filters.allowed_domains`). */
+  allowedDomains?: string[];
+  /** Never these (Anthropic `blocked_domains`). */
+  blockedDomains?: string[];
+  /** Where the user is, roughly, to localise results (Anthropic and OpenAI `user_location`). */
+  userLocation?: UserLocation;
+  /** At most this many searches per request (Anthropic `max_uses`). */
+  maxUses?: number;
+  /** How much page context to fetch: `low`, `medium`, `high` (OpenAI `search_context_size`). */
+  contextSize?: string;
+}
+
+/** An approximate location, as Anthropic and OpenAI take it for web search. */
+export interface UserLocation {
+  city?: string;
+  region?: string;
+  /** Two-letter ISO country code. */
+  country?: string;
+  /** IANA time zone, such as `America/Los_Angeles`. */
+  timezone?: string;
+}
+
 /** A tool offered to the model. */
-export type Tool = FunctionTool | CustomTool | OpaqueTool;
+export type Tool = FunctionTool | CustomTool | WebSearchTool | OpaqueTool;
 
 /** How the model should choose tools. */
 export type ToolChoice =

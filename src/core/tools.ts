@@ -135,7 +135,7 @@ export function allToolsDropped(request: Request, sent: number, losses: LossColl
   if (choice !== undefined) {
     // Without tools the model calls none, which is what auto and none come to.
     const moot = choice.type === 'auto' || choice.type === 'none';
-    losses.add('dropped_field', '/toolChoice', `${target} takes a tool choice only with tools, and none of this request's could be sent; dropped`, moot ? 'info' : 'warning');
+    losses.add('dropped_field', '/toolChoice', `${target} takes a tool choice only with tools, and none of this request's went out as one; dropped`, moot ? 'info' : 'warning');
   }
   if (request.parallelToolCalls !== undefined) losses.add('dropped_field', '/parallelToolCalls', `${target} takes the parallel tool-call switch only with tools; dropped`, 'info');
   return true;

@@ -748,10 +748,13 @@ interface Capability {
   automaticCache?: boolean;
   /** Requests carry OpenAI's `store`, prompt-cache key and retention, verbosity and stream obfuscation; `streamUsage` too (Chat's `include_usage`). */
   openaiSettings?: 'chat' | 'responses';
+  /** Requests carry the vendor's web search as a tool, with these of its settings (Chat's is a search-model setting, Converse's Nova's). */
+  webSearch?: readonly ('allowedDomains' | 'blockedDomains' | 'userLocation' | 'maxUses' | 'contextSize')[];
 }
 
 const CAPABILITIES: Record<FormatId, Capability> = {
   anthropic: {
+    webSearch: ['allowedDomains', 'userLocation', 'maxUses'],
     cacheLifetimes: ['5m', '1h'],
     automaticCache: true,
     userMedia: ['image', 'document'],
@@ -796,6 +799,7 @@ const CAPABILITIES: Record<FormatId, Capability> = {
     refusalStops: true,
   },
   'openai-responses': {
+    webSearch: ['allowedDomains', 'userLocation', 'contextSize'],
     openaiSettings: 'responses',
     cacheLifetimes: ['30m', '12h'],
     userMedia: ['image', 'document'],
@@ -818,6 +822,7 @@ const CAPABILITIES: Record<FormatId, Capability> = {
     refusalStops: true,
   },
   gemini: {
+    webSearch: [],
     userMedia: ['image', 'audio', 'video', 'document'],
     reasoning: 'thought_signature',
     refusal: false,
@@ -1120,13 +1125,15 @@ export function irRequestArbitrary(format: FormatId): fc.Arbitrary<IrRequest> {
           : fc.constant(undefined),
       settings: draft.capability.openaiSettings === undefined ? fc.constant(undefined) : fc.option(openaiSettings(draft.capability.openaiSettings), { nil: undefined }),
       custom: draft.capability.openaiSettings === undefined ? fc.constant(undefined) : fc.option(customTool, { nil: undefined }),
+      search: draft.capability.webSearch === undefined ? fc.constant(undefined) : fc.option(webSearchTool(draft.capability.webSearch), { nil: undefined }),
     })
-    .map(({ model, messages, maxTokens, temperature, topP, stream, cache, settings, custom }) => {
+    .map(({ model, messages, maxTokens, temperature, topP, stream, cache, settings, custom, search }) => {
       const request: IrRequest = { model, messages };
       if (cache !== undefined) request.cache = cache;
       if (settings !== undefined) Object.assign(request, settings);
       const tools = toolsFor(messages, draft.capability);
-      if (tools !== undefined || custom !== undefined) request.tools = [...(tools ?? []), ...(custom === undefined ? [] : [custom])];
+      const extra = [...(custom === undefined ? [] : [custom]), ...(search === undefined ? [] : [search])];
+      if (tools !== undefined || extra.length > 0) request.tools = [...(tools ?? []), ...extra];
       const generation: Generation = { maxTokens };
       if (temperature !== undefined) generation.temperature = temperature;
       if (topP !== undefined) generation.topP = topP;
@@ -1143,6 +1150,26 @@ const customTool: fc.Arbitrary<Tool> = fc.constantFrom<Tool>(
   { type: 'custom', name: 'apply_patch', format: { type: 'grammar', syntax: 'lark', definition: 'start: "*** Begin Patch" LINE+\nLINE: /.+/' } },
   { type: 'custom', name: 'digits', format: { type: 'grammar', syntax: 'regex', definition: '^\\d+$' } },
 );
+
+/** The vendor's web search with some of the settings `carried` lists. */
+function webSearchTool(carried: NonNullable<Capability['webSearch']>): fc.Arbitrary<Tool> {
+  const has = (setting: (typeof carried)[number]) => carried.includes(setting);
+  return fc
+    .record(
+      {
+        allowedDomains: has('allowedDomains') ? fc.constantFrom(['example.com'], ['a.org', 'b.net']) : fc.constant(undefined),
+        userLocation: has('userLocation') ? fc.constantFrom({ country: 'US' }, { city: 'Paris', region: 'Île-de-France', country: 'FR', timezone: 'Europe/Paris' }) : fc.constant(undefined),
+        maxUses: has('maxUses') ? fc.integer({ min: 1, max: 10 }) : fc.constant(undefined),
+        contextSize: has('contextSize') ? fc.constantFrom('low', 'medium', 'high') : fc.constant(undefined),
+      },
+      { requiredKeys: [] },
+    )
+    .map((settings): Tool => {
+      const tool: Tool = { type: 'web_search' };
+      for (const [key, value] of Object.entries(settings)) if (value !== undefined) Object.assign(tool, { [key]: value });
+      return tool;
+    });
+}
 
 /** Some of the settings OpenAI Chat and Responses share (`streamUsage`, Chat's `include_usage`, for Chat only). */
 function openaiSettings(api: 'chat' | 'responses'): fc.Arbitrary<Partial<IrRequest>> {

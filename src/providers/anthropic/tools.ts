@@ -1,11 +1,13 @@
 /**
- * Tools and tool choice. Custom tools map to IR function tools; server tools
- * (`web_search_20250305`, `bash_20250124`, …) travel whole as opaque tools.
+ * Tools and tool choice. Custom tools map to IR function tools, the web
+ * search server tool (`web_search_20250305`, …) to the IR web search tool;
+ * other server tools (`bash_20250124`, …), and a web search with fields the
+ * IR does not hold, travel whole as opaque tools.
  *
  * @see https://docs.anthropic.com/en/api/messages#body-tools
  * @see https://docs.anthropic.com/en/api/messages#body-tool-choice
  */
-import type { FunctionTool, Request, Tool, ToolChoice } from '../../core/ir.ts';
+import type { FunctionTool, Request, Tool, ToolChoice, WebSearchTool } from '../../core/ir.ts';
 import { unreachable } from '../../core/ir.ts';
 import type { LossCollector } from '../../core/losses.ts';
 import { InterlinguaError } from '../../core/errors.ts';
@@ -24,14 +26,81 @@ import {
 import { cacheControlOf, liftCacheControl } from './cache-control.ts';
 import { ANTHROPIC, anthropicHint, hasHint } from './shape.ts';
 import { reportCustomTool } from '../../core/tools.ts';
+import { decodeUserLocation, encodeUserLocation, reportWebSearchSettings } from '../../core/web-search.ts';
 
 const CUSTOM_TOOL_KEYS: ReadonlySet<string> = new Set(['type', 'name', 'description', 'input_schema', 'strict']);
+
+/** The web search tool's versions (`web_search_20250305`, `web_search_20260209`). */
+const WEB_SEARCH_TYPE = /^web_search_\d{8}$/;
+/** Where the IR web search's settings come from in Anthropic's tool, for loss paths. */
+const WEB_SEARCH_FIELDS = { maxUses: 'max_uses', allowedDomains: 'allowed_domains', blockedDomains: 'blocked_domains', userLocation: 'user_location' } as const;
+/** The web search version sent for a search from another format. */
+const WEB_SEARCH_VERSION = 'web_search_20250305';
+
+function strings(value: unknown): string[] | undefined {
+  return Array.isArray(value) && value.every((item) => typeof item === 'string') ? (value as string[]) : undefined;
+}
+
+/** The web search server tool as an IR web search, or `undefined` for a field or value the IR does not hold (it stays opaque). */
+function decodeWebSearch(object: JsonObject, type: string): WebSearchTool | undefined {
+  if (object['name'] !== 'web_search') return undefined;
+  const tool: WebSearchTool = { type: 'web_search' };
+  for (const key in object) {
+    const value = object[key];
+    switch (key) {
+      case 'type':
+      case 'name':
+        continue;
+      case 'max_uses':
+        if (typeof value !== 'number') return undefined;
+        tool.maxUses = value;
+        continue;
+      case 'allowed_domains':
+      case 'blocked_domains': {
+        const list = strings(value);
+        if (list === undefined) return undefined;
+        tool[key === 'allowed_domains' ? 'allowedDomains' : 'blockedDomains'] = list;
+        continue;
+      }
+      case 'user_location': {
+        const location = decodeUserLocation(value, false);
+        if (location === undefined) return undefined;
+        tool.userLocation = location;
+        continue;
+      }
+      default:
+        return undefined;
+    }
+  }
+  if (type !== WEB_SEARCH_VERSION) anthropicHint(tool, '$webSearchType', type);
+  return tool;
+}
+
+/** An IR web search as Anthropic's server tool; Anthropic takes allowed or blocked domains, not both. */
+function encodeWebSearch(tool: WebSearchTool, path: string, losses: LossCollector): JsonObject {
+  reportWebSearchSettings(tool, ['allowedDomains', 'blockedDomains', 'userLocation', 'maxUses'], losses, path, 'Anthropic');
+  const type = tool.extensions?.anthropic?.['$webSearchType'];
+  const wire: JsonObject = { type: typeof type === 'string' ? type : WEB_SEARCH_VERSION, name: 'web_search' };
+  if (tool.maxUses !== undefined) wire['max_uses'] = tool.maxUses;
+  if (tool.allowedDomains !== undefined) wire['allowed_domains'] = tool.allowedDomains;
+  if (tool.blockedDomains !== undefined) {
+    if (tool.allowedDomains === undefined) wire['blocked_domains'] = tool.blockedDomains;
+    else losses.add('dropped_field', `${path}/blockedDomains`, 'Anthropic\'s web search takes allowed or blocked domains, not both; the blocked ones were dropped');
+  }
+  if (tool.userLocation !== undefined) wire['user_location'] = encodeUserLocation(tool.userLocation, false);
+  return wire;
+}
 
 function decodeTool(value: unknown, path: string, losses: LossCollector): Tool {
   const object = expectObject(value, path, ANTHROPIC);
   const type = object['type'];
   if (type !== undefined && type !== null && type !== 'custom') {
     const toolType = expectString(type, pointer(path, 'type'), ANTHROPIC);
+    const search = WEB_SEARCH_TYPE.test(toolType) ? decodeWebSearch(object, toolType) : undefined;
+    if (search !== undefined) {
+      losses.originFields(search, object, path, WEB_SEARCH_FIELDS);
+      return search;
+    }
     return { type: 'opaque', format: ANTHROPIC, toolType, value: object };
   }
   const tool: FunctionTool = { type: 'function', name: expectString(required(object, 'name', path, ANTHROPIC), pointer(path, 'name'), ANTHROPIC) };
@@ -61,6 +130,7 @@ function encodeTool(tool: Tool, path: string, losses: LossCollector): JsonObject
     reportCustomTool(tool, losses, path, 'Anthropic');
     return undefined;
   }
+  if (tool.type === 'web_search') return encodeWebSearch(tool, path, losses);
   const wire: JsonObject = {};
   if (hasHint(tool, '$typeCustom')) wire['type'] = 'custom';
   else if (hasHint(tool, '$typeNull')) wire['type'] = null;

@@ -12,7 +12,7 @@ import type { Request } from '../../core/ir.ts';
 import type { LossCollector } from '../../core/losses.ts';
 import { InterlinguaError } from '../../core/errors.ts';
 import { expectObject, extend, extensionsOf, hint, isObject, type JsonObject } from '../../core/wire.ts';
-import { BEDROCK } from './shape.ts';
+import { BEDROCK, isNovaModel } from './shape.ts';
 
 const THINKING_TYPES: ReadonlySet<string> = new Set(['enabled', 'disabled', 'adaptive']);
 
@@ -89,11 +89,6 @@ const REASONING_SPELLINGS: readonly (readonly [string, (value: unknown) => Reque
 const BUDGET_BY_EFFORT: Readonly<Record<string, number>> = Object.freeze(
   Object.assign(Object.create(null) as Record<string, number>, { minimal: 1024, low: 2048, medium: 8192, high: 16384, xhigh: 32768, max: 32768 }),
 );
-
-/** True for an Amazon Nova model id (`amazon.nova-…`, `us.amazon.nova-…`, an ARN naming one). */
-function isNovaModel(model: string | undefined): boolean {
-  return model !== undefined && model.includes('amazon.nova');
-}
 
 /** The Nova `reasoningConfig` of IR reasoning: its effort where Nova has it, the nearest where not (reported). */
 function novaReasoningConfig(reasoning: NonNullable<Request['reasoning']>, losses: LossCollector): JsonObject {

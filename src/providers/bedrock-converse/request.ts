@@ -190,10 +190,11 @@ export function encodeBedrockRequest(request: Request, context: CodecContext): J
   if (conversation.system !== undefined) body['system'] = conversation.system;
   const inference = encodeInferenceConfig(request, context);
   if (inference !== undefined) body['inferenceConfig'] = inference;
-  const toolConfig = encodeBedrockToolConfig(request, losses) ?? historyToolConfig(conversation.messages, losses);
-  if (toolConfig !== undefined) body['toolConfig'] = toolConfig;
   // The body names no model: the one it goes to is the caller's (`options.model`, the proxy's mapped id), else the source's.
-  const additional = encodeBedrockAdditionalFields(request, losses, context.model ?? request.model);
+  const model = context.model ?? request.model;
+  const toolConfig = encodeBedrockToolConfig(request, losses, model) ?? historyToolConfig(conversation.messages, losses);
+  if (toolConfig !== undefined) body['toolConfig'] = toolConfig;
+  const additional = encodeBedrockAdditionalFields(request, losses, model);
   if (additional !== undefined) body['additionalModelRequestFields'] = additional;
   const output = encodeBedrockOutputConfig(request, losses);
   if (output !== undefined) body['outputConfig'] = output;

@@ -103,3 +103,8 @@ export function formatOf(kind: MediaKind, mediaType: string, hinted: unknown): s
   const semicolon = lower.indexOf(';');
   return FORMATS[kind][semicolon === -1 ? lower : lower.slice(0, semicolon).trim()];
 }
+
+/** True for an Amazon Nova model id (`amazon.nova-…`, `us.amazon.nova-…`, an ARN naming one). */
+export function isNovaModel(model: string | undefined): boolean {
+  return model !== undefined && model.includes('amazon.nova');
+}

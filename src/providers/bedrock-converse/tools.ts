@@ -1,20 +1,33 @@
 /**
  * Converse `toolConfig` ↔ IR tools and tool choice. `toolSpec` tools are
- * functions; `systemTool` and `cachePoint` entries are kept whole.
+ * functions; Amazon Nova's web search (`systemTool` `nova_grounding`) is
+ * the IR web search; other `systemTool` entries are kept whole, and a
+ * `cachePoint` after a tool is its breakpoint.
  *
  * @see https://docs.aws.amazon.com/bedrock/latest/APIReference/API_runtime_ToolConfiguration.html
  */
-import type { FunctionTool, Request, Tool, ToolChoice } from '../../core/ir.ts';
+import type { FunctionTool, Request, Tool, ToolChoice, WebSearchTool } from '../../core/ir.ts';
 import type { LossCollector } from '../../core/losses.ts';
 import { expectArray, expectBoolean, expectObject, expectString, extend, hint, isObject, pointer, required, spreadExtensions, unknownKeys, type JsonObject } from '../../core/wire.ts';
 import { attachCachePoint, cachePointBlock } from './cache-point.ts';
-import { BEDROCK, hasHint, stringField } from './shape.ts';
+import { BEDROCK, hasHint, isNovaModel, stringField } from './shape.ts';
+import { reportWebSearchSettings } from '../../core/web-search.ts';
 import { allToolsDropped, reportCustomTool } from '../../core/tools.ts';
 
 const SPEC_KEYS: ReadonlySet<string> = new Set(['name', 'description', 'inputSchema', 'strict']);
 
+/** The system tool that is Amazon Nova's web search. */
+const NOVA_GROUNDING = 'nova_grounding';
+
 function decodeTool(value: unknown, path: string): Tool {
   const wire = expectObject(value, path, BEDROCK);
+  const system = wire['systemTool'];
+  if (isObject(system) && system['name'] === NOVA_GROUNDING && Object.keys(system).length === 1 && Object.keys(wire).length === 1) {
+    // A Converse body's own search goes back whatever model the conversion names.
+    const search: WebSearchTool = { type: 'web_search' };
+    hint(search, BEDROCK, '$novaGrounding', true);
+    return search;
+  }
   const spec = wire['toolSpec'];
   if (!isObject(spec) || Object.keys(wire).length !== 1) {
     return { type: 'opaque', format: BEDROCK, toolType: Object.keys(wire)[0] ?? 'unknown', value: wire };
@@ -68,7 +81,7 @@ export function decodeBedrockToolConfig(value: unknown, request: Request, losses
   if (rest !== undefined) extend(request, BEDROCK, { toolConfig: rest });
 }
 
-function encodeTool(tool: Tool, losses: LossCollector, path: string): JsonObject | undefined {
+function encodeTool(tool: Tool, losses: LossCollector, path: string, model: string | undefined): JsonObject | undefined {
   if (tool.type === 'opaque') {
     if (tool.format === BEDROCK && isObject(tool.value)) return tool.value;
     losses.addAt(tool, 'unsupported_part', path, `${tool.format} tool "${tool.toolType}" does not exist on Bedrock; dropped`);
@@ -77,6 +90,16 @@ function encodeTool(tool: Tool, losses: LossCollector, path: string): JsonObject
   if (tool.type === 'custom') {
     reportCustomTool(tool, losses, path, 'Converse');
     return undefined;
+  }
+  if (tool.type === 'web_search') {
+    // Converse searches the web only with Amazon Nova models (`nova_grounding`).
+    if (!isNovaModel(model) && !hasHint(tool, '$novaGrounding')) {
+      losses.addAt(tool, 'unsupported_part', path, `Converse has a web search only for Amazon Nova models (nova_grounding), and ${model === undefined ? 'the request names no model' : `"${model}" is not one`}; dropped`);
+      return undefined;
+    }
+    losses.foreignExtensions(tool.extensions, BEDROCK, path);
+    reportWebSearchSettings(tool, [], losses, path, 'Amazon Nova');
+    return { systemTool: { name: NOVA_GROUNDING } };
   }
   losses.foreignExtensions(tool.extensions, BEDROCK, path);
   const spec: JsonObject = { name: tool.name };
@@ -146,7 +169,7 @@ export function historyToolConfig(messages: readonly JsonObject[], losses: LossC
 }
 
 /** Encode `request.tools` and `request.toolChoice` as `toolConfig`, or `undefined` when there are no tools. */
-export function encodeBedrockToolConfig(request: Request, losses: LossCollector): JsonObject | undefined {
+export function encodeBedrockToolConfig(request: Request, losses: LossCollector, model: string | undefined): JsonObject | undefined {
   const rest = request.extensions?.['bedrock-converse']?.['toolConfig'];
   if (request.tools === undefined) {
     if (request.toolChoice !== undefined && request.toolChoice.type !== 'none') {
@@ -157,7 +180,7 @@ export function encodeBedrockToolConfig(request: Request, losses: LossCollector)
   const tools: JsonObject[] = [];
   let sent = 0;
   request.tools.forEach((tool, index) => {
-    const encoded = encodeTool(tool, losses, `/tools/${index}`);
+    const encoded = encodeTool(tool, losses, `/tools/${index}`, model);
     if (encoded === undefined) return;
     tools.push(encoded);
     sent++;

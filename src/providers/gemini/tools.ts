@@ -1,11 +1,13 @@
 /**
  * Gemini `tools` ↔ IR tools. Each `functionDeclarations` entry becomes one
- * IR function tool per declaration; every other tool (`googleSearch`,
- * `codeExecution`, `urlContext`, …) is kept whole as an opaque tool.
+ * IR function tool per declaration; a bare `googleSearch` the IR web search;
+ * every other tool (`codeExecution`, `urlContext`, a `googleSearch` with a
+ * time range, …) is kept whole as an opaque tool.
  * @see https://ai.google.dev/api/caching#Tool
  */
 import type { LossCollector } from '../../core/losses.ts';
-import type { FunctionTool, Tool } from '../../core/ir.ts';
+import type { FunctionTool, Tool, WebSearchTool } from '../../core/ir.ts';
+import { reportWebSearchSettings } from '../../core/web-search.ts';
 import { expectArray, expectObject, expectString, extend, extensionsOf, hint, isObject, pointer, unknownKeys, type JsonObject } from '../../core/wire.ts';
 import { knownKeys, respell, Spelling } from './spelling.ts';
 import { missing } from './parts-decode.ts';
@@ -14,6 +16,18 @@ import { jsonEqual } from './json.ts';
 import { reportCustomTool } from '../../core/tools.ts';
 
 const KNOWN_DECLARATION = knownKeys(['name', 'description', 'parameters', 'parametersJsonSchema']);
+
+/** A bare `googleSearch` entry (`{googleSearch: {}}`, or `google_search`) as the IR web search; `undefined` for any other entry. */
+function decodeGoogleSearch(entry: JsonObject): WebSearchTool | undefined {
+  const keys = Object.keys(entry);
+  const key = keys[0];
+  if (keys.length !== 1 || (key !== 'googleSearch' && key !== 'google_search')) return undefined;
+  const search = entry[key];
+  if (!isObject(search) || Object.keys(search).length !== 0) return undefined;
+  const tool: WebSearchTool = { type: 'web_search' };
+  if (key === 'google_search') hint(tool, 'gemini', '$snakeSearch', true);
+  return tool;
+}
 
 /** Decode `tools` into IR tools. */
 export function decodeGeminiTools(value: unknown, path: string, losses: LossCollector): Tool[] {
@@ -26,7 +40,8 @@ export function decodeGeminiTools(value: unknown, path: string, losses: LossColl
     const declarations = spelling.read(entry, 'functionDeclarations');
     const list = declarations === undefined ? [] : expectArray(declarations, pointer(entryPath, Spelling.key(entry, 'functionDeclarations')), 'gemini');
     if (list.length === 0) {
-      tools.push(losses.origin({ type: 'opaque', format: 'gemini', toolType: Object.keys(entry)[0] ?? 'empty', value: entry }, entryPath));
+      const search = decodeGoogleSearch(entry);
+      tools.push(losses.origin(search ?? { type: 'opaque', format: 'gemini', toolType: Object.keys(entry)[0] ?? 'empty', value: entry }, entryPath));
       continue;
     }
     const listPath = pointer(entryPath, Spelling.key(entry, 'functionDeclarations'));
@@ -89,6 +104,12 @@ export function encodeGeminiTools(tools: readonly Tool[], losses: LossCollector)
     if (tool.type === 'custom') {
       current = undefined;
       reportCustomTool(tool, losses, path, 'Gemini');
+      continue;
+    }
+    if (tool.type === 'web_search') {
+      current = undefined;
+      reportWebSearchSettings(tool, [], losses, path, 'Gemini');
+      entries.push(extensionsOf(tool, 'gemini')?.['$snakeSearch'] === true ? { google_search: {} } : { googleSearch: {} });
       continue;
     }
     const gemini = extensionsOf(tool, 'gemini');

@@ -72,6 +72,9 @@ export function encodeOllamaTools(tools: readonly Tool[], losses: LossCollector)
       case 'custom':
         reportCustomTool(tool, losses, path, 'Ollama');
         return;
+      case 'web_search':
+        losses.add('unsupported_part', path, 'Ollama has no web search tool; dropped');
+        return;
       default:
         unreachable(tool);
     }

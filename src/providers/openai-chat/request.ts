@@ -25,6 +25,8 @@ import { encodeOpenaiChatMessages } from './messages-encode.ts';
 import { decodeOpenaiChatReasoningEffort, encodeOpenaiChatReasoningEffort } from './reasoning.ts';
 import { decodeOpenaiChatResponseFormat, encodeOpenaiChatResponseFormat } from './response-format.ts';
 import {
+  decodeWebSearchOptions,
+  encodeWebSearchOptions,
   decodeOpenaiChatFunctionChoice,
   decodeOpenaiChatFunctions,
   decodeOpenaiChatToolChoice,
@@ -48,7 +50,7 @@ const KNOWN_KEYS = [
   'max_tokens', 'max_completion_tokens', 'n', 'seed', 'stop', 'logprobs', 'top_logprobs', 'presence_penalty',
   'frequency_penalty', 'user', 'safety_identifier', 'metadata', 'service_tier', 'stream', 'temperature', 'top_p',
   'functions', 'function_call', 'store', 'prompt_cache_key', 'prompt_cache_retention', 'verbosity',
-  'stream_options',
+  'stream_options', 'web_search_options',
 ] as const;
 type KnownKey = (typeof KNOWN_KEYS)[number];
 
@@ -85,6 +87,7 @@ const BIT = {
   prompt_cache_retention: 1 << 27,
   verbosity: 1 << 28,
   stream_options: 1 << 29,
+  web_search_options: 1 << 30,
 } as const satisfies Record<KnownKey, number>;
 /** The keys `decodeGeneration` reads. */
 const GENERATION_BITS = (['temperature', 'top_p', 'seed', 'presence_penalty', 'frequency_penalty', 'n', 'top_logprobs', 'max_tokens', 'max_completion_tokens', 'stop', 'logprobs'] as const).reduce(
@@ -161,6 +164,8 @@ function bitOf(key: string): number {
       return BIT.verbosity;
     case 'stream_options':
       return BIT.stream_options;
+    case 'web_search_options':
+      return BIT.web_search_options;
     default:
       return 0;
   }
@@ -199,6 +204,9 @@ const NUMBER_MASK: number = NUMBERS.reduce((mask, [wire]) => mask | BIT[wire], 0
 function numberField(value: unknown, key: string): number {
   return typeof value === 'number' && Number.isFinite(value) ? value : expectNumber(value, pointer('', key), FORMAT);
 }
+
+/** Where the IR web search's settings come from in `web_search_options`, for loss paths. */
+const WEB_SEARCH_FIELDS = { contextSize: 'search_context_size', userLocation: 'user_location' } as const;
 
 /** Where IR request fields come from on the wire, for loss paths. */
 const REQUEST_ORIGINS = {
@@ -383,6 +391,16 @@ export function decodeOpenaiChatRequest(body: unknown, context: CodecContext): R
       }
     }
   }
+  if (present(fields, BIT.web_search_options)) {
+    const search = decodeWebSearchOptions(object['web_search_options']);
+    if (search === undefined) keepUnknown(request, { web_search_options: object['web_search_options'] }, keys());
+    else {
+      // Chat spells the search as a request setting, not a tool: it goes back there (and to a Chat body without a tools list, none is written).
+      chatHint(search, '$webSearchOptions', true);
+      (request.tools ??= []).push(context.losses.anchorItem(search, '/web_search_options'));
+      context.losses.originFields(search, object['web_search_options'] as JsonObject, '/web_search_options', WEB_SEARCH_FIELDS);
+    }
+  }
   if (present(fields, BIT.functions)) {
     const functions = decodeOpenaiChatFunctions(object['functions'], '/functions');
     functions.forEach((tool, index) => context.losses.origin(tool, pointer('/functions', index)));
@@ -484,6 +502,8 @@ export function encodeOpenaiChatRequest(request: Request, context: CodecContext)
   // Chat refuses an empty list: only a Chat body that had one gets it back.
   if (messages.length === 0 && shapeHint(request, '$emptyMessages') !== true) throw noConversation('Chat Completions', '/messages');
   wire['messages'] = messages;
+  const search = encodeWebSearchOptions(request.tools, model, losses);
+  if (search !== undefined) wire['web_search_options'] = search;
   let toolless = false;
   if (request.tools !== undefined) {
     const { tools, functions } = encodeOpenaiChatTools(request.tools, losses);

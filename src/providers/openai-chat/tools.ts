@@ -10,7 +10,8 @@ import type {
   ChatCompletionNamedToolChoice,
 } from 'openai/resources/chat/completions/completions';
 import type { LossCollector } from '../../core/losses.ts';
-import type { CustomTool, CustomToolFormat, FunctionTool, Tool, ToolChoice } from '../../core/ir.ts';
+import type { CustomTool, CustomToolFormat, FunctionTool, Tool, ToolChoice, WebSearchTool } from '../../core/ir.ts';
+import { decodeUserLocation, encodeUserLocation, reportWebSearchSettings } from '../../core/web-search.ts';
 import { unreachable } from '../../core/ir.ts';
 import { InterlinguaError } from '../../core/errors.ts';
 import {
@@ -110,6 +111,48 @@ function encodeCustomTool(tool: CustomTool, losses: LossCollector, path: string)
   return spreadExtensions({ type: 'custom', custom: nestedExtras(custom, tool, 'custom') }, tool, FORMAT);
 }
 
+/** `web_search_options` (a request setting in Chat, for its search models) as an IR web search, or `undefined` for a shape the IR does not hold. */
+export function decodeWebSearchOptions(value: unknown): WebSearchTool | undefined {
+  if (!isObject(value)) return undefined;
+  const tool: WebSearchTool = { type: 'web_search' };
+  for (const key in value) {
+    const entry = value[key];
+    if (key === 'search_context_size' && typeof entry === 'string') tool.contextSize = entry;
+    else if (key === 'user_location') {
+      const location = decodeUserLocation(entry, true);
+      if (location === undefined) return undefined;
+      tool.userLocation = location;
+    } else return undefined;
+  }
+  return tool;
+}
+
+/**
+ * The `web_search_options` of the request's web search, or `undefined`
+ * when it has none. Chat searches the web only with its search models
+ * (`gpt-4o-search-preview`, `gpt-5-search-api`): for another model the
+ * search is reported dropped, since others refuse the setting.
+ */
+export function encodeWebSearchOptions(tools: readonly Tool[] | undefined, model: string | undefined, losses: LossCollector): JsonObject | undefined {
+  if (tools === undefined) return undefined;
+  for (let index = 0; index < tools.length; index++) {
+    const tool = tools[index] as Tool;
+    if (tool.type !== 'web_search') continue;
+    const path = `/tools/${index}`;
+    if (tool.extensions?.[FORMAT]?.['$webSearchOptions'] !== true && model?.includes('search') !== true) {
+      losses.add('dropped_field', path, `Chat Completions searches the web only with its search models (such as gpt-4o-search-preview), and ${model === undefined ? 'the request names no model' : `"${model}" is not one`}; the web search was dropped`);
+      return undefined;
+    }
+    losses.foreignExtensions(tool.extensions, FORMAT, path);
+    reportWebSearchSettings(tool, ['userLocation', 'contextSize'], losses, path, 'Chat Completions');
+    const options: JsonObject = {};
+    if (tool.contextSize !== undefined) options['search_context_size'] = tool.contextSize;
+    if (tool.userLocation !== undefined) options['user_location'] = encodeUserLocation(tool.userLocation, true);
+    return options;
+  }
+  return undefined;
+}
+
 /** Decode the request `tools` array. */
 export function decodeOpenaiChatTools(value: unknown, path: string, losses: LossCollector): Tool[] {
   const list = Array.isArray(value) ? value : expectArray(value, path, FORMAT);
@@ -174,6 +217,9 @@ export function encodeOpenaiChatTools(tools: readonly Tool[], losses: LossCollec
       }
       case 'custom':
         out.push(encodeCustomTool(tool, losses, `/tools/${index}`));
+        continue;
+      case 'web_search':
+        // A request setting in Chat (`web_search_options`), written by the request encoder.
         continue;
       case 'opaque':
         if (tool.format === FORMAT) out.push(tool.value as JsonObject);

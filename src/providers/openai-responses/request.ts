@@ -78,6 +78,9 @@ const GENERATION_FIELDS = [
   ['top_logprobs', 'topLogprobs'],
 ] as const;
 
+/** Where the IR web search's settings come from in the `web_search` tool, for loss paths (`filters.allowed_domains` placed apart). */
+const WEB_SEARCH_FIELDS = { contextSize: 'search_context_size', userLocation: 'user_location' } as const;
+
 /** Where IR request fields come from on the wire, for loss paths. */
 const REQUEST_ORIGINS = {
   toolChoice: 'tool_choice',
@@ -258,6 +261,10 @@ export function decodeOpenaiResponsesRequest(body: unknown, context: CodecContex
     // Anchored, not only recorded: several targets report a loss against a tool (Gemini and Ollama drop `strict`), which then needs no recording decode.
     request.tools = expectArray(tools, '/tools', FORMAT).map((tool, index) => {
       const decoded = context.losses.anchorItem(decodeOpenaiResponsesTool(tool, `/tools/${index}`), `/tools/${index}`);
+      if (decoded.type === 'web_search') {
+        context.losses.originFields(decoded, tool as JsonObject, `/tools/${index}`, WEB_SEARCH_FIELDS);
+        if (decoded.allowedDomains !== undefined) context.losses.originField(decoded, 'allowedDomains', `/tools/${index}/filters/allowed_domains`);
+      }
       if (lean && decoded.extensions !== undefined) context.losses.anchorExtensions(decoded.extensions, `/tools/${index}`);
       return decoded;
     });

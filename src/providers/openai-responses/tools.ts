@@ -6,7 +6,8 @@
  *
  * @see https://platform.openai.com/docs/api-reference/responses/create#responses-create-tools
  */
-import { unreachable, type CustomTool, type CustomToolFormat, type Extensible, type FunctionTool, type OpaqueTool, type Tool, type ToolChoice } from '../../core/ir.ts';
+import { unreachable, type CustomTool, type CustomToolFormat, type Extensible, type FunctionTool, type OpaqueTool, type Tool, type ToolChoice, type WebSearchTool } from '../../core/ir.ts';
+import { decodeUserLocation, encodeUserLocation, reportWebSearchSettings } from '../../core/web-search.ts';
 import type { LossCollector } from '../../core/losses.ts';
 import {
   expectBoolean, expectObject, expectString, extend, hint, isObject, pointer, required, spreadExtensions, unknownKeys, type JsonObject,
@@ -53,6 +54,53 @@ function encodeCustomTool(tool: CustomTool, losses: LossCollector, path: string)
   return spreadExtensions(wire, tool, FORMAT);
 }
 
+/** The web search tool's spellings: the current one first (sent for a search from another format), then the preview and dated ones. */
+const WEB_SEARCH_TYPES: ReadonlySet<string> = new Set(['web_search', 'web_search_preview', 'web_search_2025_08_26', 'web_search_preview_2025_03_11']);
+
+/** A `web_search` tool as an IR web search, or `undefined` for a field or value the IR does not hold (it stays opaque). */
+function decodeWebSearch(wire: JsonObject, type: string): WebSearchTool | undefined {
+  const tool: WebSearchTool = { type: 'web_search' };
+  for (const key in wire) {
+    const value = wire[key];
+    switch (key) {
+      case 'type':
+        continue;
+      case 'search_context_size':
+        if (typeof value !== 'string') return undefined;
+        tool.contextSize = value;
+        continue;
+      case 'user_location': {
+        const location = decodeUserLocation(value, false);
+        if (location === undefined) return undefined;
+        tool.userLocation = location;
+        continue;
+      }
+      case 'filters': {
+        const domains = isObject(value) && Object.keys(value).length === 1 ? value['allowed_domains'] : undefined;
+        if (!Array.isArray(domains) || !domains.every((domain) => typeof domain === 'string')) return undefined;
+        tool.allowedDomains = domains as string[];
+        continue;
+      }
+      default:
+        return undefined;
+    }
+  }
+  if (type !== 'web_search') hint(tool, FORMAT, '$webSearchType', type);
+  return tool;
+}
+
+/** An IR web search as Responses' `web_search` tool. */
+function encodeWebSearch(tool: WebSearchTool, losses: LossCollector, path: string): JsonObject {
+  losses.foreignExtensions(tool.extensions, FORMAT, path);
+  reportWebSearchSettings(tool, ['allowedDomains', 'userLocation', 'contextSize'], losses, path, 'OpenAI Responses');
+  const type = ownHint(tool, '$webSearchType');
+  const wire: JsonObject = { type: typeof type === 'string' ? type : 'web_search' };
+  if (tool.allowedDomains !== undefined) wire['filters'] = { allowed_domains: tool.allowedDomains };
+  if (tool.contextSize !== undefined) wire['search_context_size'] = tool.contextSize;
+  if (tool.userLocation !== undefined) wire['user_location'] = encodeUserLocation(tool.userLocation, false);
+  return wire;
+}
+
 /** Decode one entry of `tools`. */
 export function decodeOpenaiResponsesTool(value: unknown, path: string): Tool {
   const wire = expectObject(value, path, FORMAT);
@@ -61,6 +109,9 @@ export function decodeOpenaiResponsesTool(value: unknown, path: string): Tool {
   if (type === 'custom') {
     const custom = decodeCustomTool(wire);
     if (custom !== undefined) return custom;
+  } else if (WEB_SEARCH_TYPES.has(type)) {
+    const search = decodeWebSearch(wire, type);
+    if (search !== undefined) return search;
   }
   if (type !== 'function') return { type: 'opaque', format: FORMAT, toolType: type, value: wire } satisfies OpaqueTool;
   const name = wire['name'];
@@ -87,6 +138,7 @@ export function encodeOpenaiResponsesTool(tool: Tool, losses: LossCollector, pat
     return undefined;
   }
   if (tool.type === 'custom') return encodeCustomTool(tool, losses, path);
+  if (tool.type === 'web_search') return encodeWebSearch(tool, losses, path);
   losses.foreignExtensions(tool.extensions, FORMAT, path);
   const wire: JsonObject = { type: 'function', name: tool.name };
   if (tool.description !== undefined) wire['description'] = tool.description;

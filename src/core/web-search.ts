@@ -32,6 +32,19 @@ export function decodeUserLocation(value: unknown, nested: boolean): UserLocatio
   return location;
 }
 
+/** Set `tool.userLocation` from a flat `user_location` (Anthropic, Responses); false for a shape the IR does not hold. */
+export function readUserLocation(tool: WebSearchTool, value: unknown): boolean {
+  const location = decodeUserLocation(value, false);
+  if (location === undefined) return false;
+  tool.userLocation = location;
+  return true;
+}
+
+/** A list of domains: an array of strings, else `undefined`. */
+export function domainList(value: unknown): string[] | undefined {
+  return Array.isArray(value) && value.every((item) => typeof item === 'string') ? (value as string[]) : undefined;
+}
+
 /** An IR location in the spelling {@link decodeUserLocation} reads. */
 export function encodeUserLocation(location: UserLocation, nested: boolean): JsonObject {
   const fields: JsonObject = {};

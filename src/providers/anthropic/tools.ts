@@ -26,7 +26,7 @@ import {
 import { cacheControlOf, liftCacheControl } from './cache-control.ts';
 import { ANTHROPIC, anthropicHint, hasHint } from './shape.ts';
 import { reportCustomTool } from '../../core/tools.ts';
-import { decodeUserLocation, encodeUserLocation, reportWebSearchSettings } from '../../core/web-search.ts';
+import { domainList, encodeUserLocation, readUserLocation, reportWebSearchSettings } from '../../core/web-search.ts';
 
 const CUSTOM_TOOL_KEYS: ReadonlySet<string> = new Set(['type', 'name', 'description', 'input_schema', 'strict']);
 
@@ -36,10 +36,6 @@ const WEB_SEARCH_TYPE = /^web_search_\d{8}$/;
 const WEB_SEARCH_FIELDS = { maxUses: 'max_uses', allowedDomains: 'allowed_domains', blockedDomains: 'blocked_domains', userLocation: 'user_location' } as const;
 /** The web search version sent for a search from another format. */
 const WEB_SEARCH_VERSION = 'web_search_20250305';
-
-function strings(value: unknown): string[] | undefined {
-  return Array.isArray(value) && value.every((item) => typeof item === 'string') ? (value as string[]) : undefined;
-}
 
 /** The web search server tool as an IR web search, or `undefined` for a field or value the IR does not hold (it stays opaque). */
 function decodeWebSearch(object: JsonObject, type: string): WebSearchTool | undefined {
@@ -57,17 +53,14 @@ function decodeWebSearch(object: JsonObject, type: string): WebSearchTool | unde
         continue;
       case 'allowed_domains':
       case 'blocked_domains': {
-        const list = strings(value);
+        const list = domainList(value);
         if (list === undefined) return undefined;
         tool[key === 'allowed_domains' ? 'allowedDomains' : 'blockedDomains'] = list;
         continue;
       }
-      case 'user_location': {
-        const location = decodeUserLocation(value, false);
-        if (location === undefined) return undefined;
-        tool.userLocation = location;
+      case 'user_location':
+        if (!readUserLocation(tool, value)) return undefined;
         continue;
-      }
       default:
         return undefined;
     }

@@ -7,7 +7,7 @@
  * @see https://platform.openai.com/docs/api-reference/responses/create#responses-create-tools
  */
 import { unreachable, type CustomTool, type CustomToolFormat, type Extensible, type FunctionTool, type OpaqueTool, type Tool, type ToolChoice, type WebSearchTool } from '../../core/ir.ts';
-import { decodeUserLocation, encodeUserLocation, reportWebSearchSettings } from '../../core/web-search.ts';
+import { domainList, encodeUserLocation, readUserLocation, reportWebSearchSettings } from '../../core/web-search.ts';
 import type { LossCollector } from '../../core/losses.ts';
 import {
   expectBoolean, expectObject, expectString, extend, hint, isObject, pointer, required, spreadExtensions, unknownKeys, type JsonObject,
@@ -69,16 +69,13 @@ function decodeWebSearch(wire: JsonObject, type: string): WebSearchTool | undefi
         if (typeof value !== 'string') return undefined;
         tool.contextSize = value;
         continue;
-      case 'user_location': {
-        const location = decodeUserLocation(value, false);
-        if (location === undefined) return undefined;
-        tool.userLocation = location;
+      case 'user_location':
+        if (!readUserLocation(tool, value)) return undefined;
         continue;
-      }
       case 'filters': {
-        const domains = isObject(value) && Object.keys(value).length === 1 ? value['allowed_domains'] : undefined;
-        if (!Array.isArray(domains) || !domains.every((domain) => typeof domain === 'string')) return undefined;
-        tool.allowedDomains = domains as string[];
+        const domains = domainList(isObject(value) && Object.keys(value).length === 1 ? value['allowed_domains'] : undefined);
+        if (domains === undefined) return undefined;
+        tool.allowedDomains = domains;
         continue;
       }
       default:

@@ -1,10 +1,11 @@
 /**
- * Request-level rules the encoders share. Settings few formats have: `store`, the prompt-cache key and
- * retention, `verbosity` and stream obfuscation (OpenAI Chat and Responses
- * carry them; a stream's usage every format reports without asking). The
- * encoders of the other formats report each one a request sets, here in one
- * place, against its IR field (a conversion points the loss at the field in
- * the source body).
+ * Request-level rules the encoders share: the settings few formats have
+ * (`store`, the prompt-cache key and retention, `verbosity` and stream
+ * obfuscation, which OpenAI Chat and Responses carry; a stream's usage every
+ * format reports without asking), reported by the encoders of the other
+ * formats here in one place, against their IR fields (a conversion points
+ * each loss at the field in the source body); the stop sequences a target
+ * takes; and the error for a request with no conversation to send.
  */
 import { InterlinguaError } from './errors.ts';
 import type { Request } from './ir.ts';

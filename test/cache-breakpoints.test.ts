@@ -15,10 +15,9 @@ import { ConverseCommand } from '@aws-sdk/client-bedrock-runtime';
 import { convertRequest, decodeRequest, encodeRequest } from '../src/core/convert.ts';
 import type { FormatId, Part, Request } from '../src/core/ir.ts';
 import type { ProxyConfig } from '../src/proxy/index.ts';
-import { withProxy } from './support/proxy-server.ts';
+import { receivedThrough, withProxy } from './support/proxy-server.ts';
 import { createNodeFetch } from '../src/node/fetch.ts';
 import { corpusFixtures, fixtureBody, GOLDEN_DIR, readJson } from './support/fixtures.ts';
-import { startUpstream } from './support/upstream.ts';
 import { startFakeBedrock } from './support/fake-bedrock.ts';
 import { bedrockClient } from './support/clients.ts';
 import OpenAI from 'openai';
@@ -568,19 +567,6 @@ proxy('the Anthropic SDK in front of Bedrock: cache_control arrives as cache poi
   });
   assert.equal(cachePoints(received), ['/system/1 {"type":"default","ttl":"1h"}', '/messages/0/content/1 {"type":"default"}', '/toolConfig/tools/1 {"type":"default"}']);
 });
-
-/** The body `upstream` (a fake vendor answering with the plain-chat golden answer, in `dialect` if given) received when `call` went through the proxy in front of it. */
-async function receivedThrough(upstreamFormat: 'anthropic' | 'openai-chat', model: string, call: (url: string) => Promise<unknown>, dialect?: string): Promise<Json> {
-  const upstream = await startUpstream(upstreamFormat);
-  try {
-    upstream.behaviour = { kind: 'answer', body: readJson(join(GOLDEN_DIR, 'cross', 'plain-chat', `${upstreamFormat}.response.json`)) };
-    const config: ProxyConfig = { upstream: { format: upstreamFormat, baseUrl: upstream.url, apiKey: 'upstream-secret', ...(dialect === undefined ? {} : { dialect }) }, modelMap: { '*': model }, fetch: createNodeFetch() };
-    await withProxy(config, call);
-    return upstream.received.at(-1)?.body as Json;
-  } finally {
-    await upstream.close();
-  }
-}
 
 proxy('the Anthropic SDK with automatic caching in front of Bedrock: a cache point after the last block', async () => {
   const received = await receivedByBedrock({

@@ -7,17 +7,13 @@
  * to their own API as they came, and every other target reports each one,
  * pointing at the field in the body the caller passed in.
  */
-import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import OpenAI from 'openai';
 import { convertRequest, decodeRequest } from '../src/core/convert.ts';
 import type { FormatId } from '../src/core/ir.ts';
-import type { ProxyConfig } from '../src/proxy/index.ts';
-import { createNodeFetch } from '../src/node/fetch.ts';
-import { withProxy } from './support/proxy-server.ts';
-import { startUpstream } from './support/upstream.ts';
-import { corpusFixtures, fixtureBody, GOLDEN_DIR, readJson } from './support/fixtures.ts';
+import { receivedThrough } from './support/proxy-server.ts';
+import { corpusFixtures, fixtureBody } from './support/fixtures.ts';
 import { SpecValidators, describeErrors } from './support/spec-schemas.ts';
 
 type Json = Record<string, unknown>;
@@ -186,17 +182,9 @@ reported('a body\'s own field another format has no place for is reported at tha
 
 const proxied = suite('OpenAI settings through the proxy, with the OpenAI SDK');
 
-/** The body an upstream of `format` received from the proxy for `call`. */
-async function received(format: 'openai-chat' | 'openai-responses', call: (client: OpenAI) => Promise<unknown>): Promise<Json> {
-  const upstream = await startUpstream(format);
-  try {
-    upstream.behaviour = { kind: 'answer', body: readJson(join(GOLDEN_DIR, 'cross', 'plain-chat', `${format}.response.json`)) };
-    const config: ProxyConfig = { upstream: { format, baseUrl: upstream.url, apiKey: 'upstream-secret' }, modelMap: { '*': 'gpt-test' }, fetch: createNodeFetch() };
-    await withProxy(config, (url) => call(new OpenAI({ apiKey: 'caller-key', baseURL: `${url}/v1`, maxRetries: 0 })));
-    return upstream.received.at(-1)?.body as Json;
-  } finally {
-    await upstream.close();
-  }
+/** The body an upstream of `format` received from the proxy for `call`, made with the OpenAI SDK in front of it. */
+function received(format: 'openai-chat' | 'openai-responses', call: (client: OpenAI) => Promise<unknown>): Promise<Json> {
+  return receivedThrough(format, 'gpt-test', (url) => call(new OpenAI({ apiKey: 'caller-key', baseURL: `${url}/v1`, maxRetries: 0 })));
 }
 
 proxied('Chat Completions in front of a Responses upstream: store, cache key and retention, verbosity and logprobs arrive', async () => {

@@ -6,18 +6,14 @@
  * setting a target lacks is reported at its field in the caller's body, and
  * the official SDKs' requests arrive at another vendor's upstream with it.
  */
-import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { convertRequest, decodeRequest } from '../src/core/convert.ts';
 import type { FormatId, Tool } from '../src/core/ir.ts';
-import type { ProxyConfig } from '../src/proxy/index.ts';
-import { createNodeFetch } from '../src/node/fetch.ts';
-import { withProxy } from './support/proxy-server.ts';
-import { startUpstream } from './support/upstream.ts';
-import { corpusFixtures, fixtureBody, GOLDEN_DIR, readJson } from './support/fixtures.ts';
+import { receivedThrough } from './support/proxy-server.ts';
+import { corpusFixtures, fixtureBody } from './support/fixtures.ts';
 import { SpecValidators, describeErrors } from './support/spec-schemas.ts';
 
 type Json = Record<string, unknown>;
@@ -122,21 +118,8 @@ carried('where the vendor searches only with some models: Chat with its search m
 
 const proxied = suite('web search through the proxy, with the official SDKs');
 
-/** The body an upstream of `format` received from the proxy for `call`. */
-async function received(format: 'anthropic' | 'openai-responses', call: (url: string) => Promise<unknown>): Promise<Json> {
-  const upstream = await startUpstream(format);
-  try {
-    upstream.behaviour = { kind: 'answer', body: readJson(join(GOLDEN_DIR, 'cross', 'plain-chat', `${format}.response.json`)) };
-    const config: ProxyConfig = { upstream: { format, baseUrl: upstream.url, apiKey: 'upstream-secret' }, modelMap: { '*': 'model-under-test' }, fetch: createNodeFetch() };
-    await withProxy(config, call);
-    return upstream.received.at(-1)?.body as Json;
-  } finally {
-    await upstream.close();
-  }
-}
-
 proxied('the Anthropic SDK with its web search tool in front of a Responses upstream: a web_search tool arrives', async () => {
-  const body = await received('openai-responses', (url) =>
+  const body = await receivedThrough('openai-responses', 'model-under-test', (url) =>
     new Anthropic({ apiKey: 'caller-key', baseURL: url, maxRetries: 0 }).messages.create({
       model: 'claude-test',
       max_tokens: 64,
@@ -148,7 +131,7 @@ proxied('the Anthropic SDK with its web search tool in front of a Responses upst
 });
 
 proxied('the OpenAI SDK\'s Responses with web search in front of an Anthropic upstream: Anthropic\'s web search tool arrives', async () => {
-  const body = await received('anthropic', (url) =>
+  const body = await receivedThrough('anthropic', 'model-under-test', (url) =>
     new OpenAI({ apiKey: 'caller-key', baseURL: `${url}/v1`, maxRetries: 0 }).responses.create({
       model: 'gpt-test',
       input: 'What happened today?',

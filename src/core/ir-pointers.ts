@@ -5,13 +5,15 @@
  * body.
  */
 
-const MESSAGE_POINTERS: string[] = [];
+import { itemPointers } from './wire.ts';
+
+/** The same strings as the wire's `/messages/<n>` (Anthropic, Chat, Bedrock, Ollama decoders): one table for both. */
+const MESSAGE_POINTERS = itemPointers('/messages');
 const PART_POINTERS: string[][] = [];
 
 /** `/messages/<index>`. */
 export function messagePointer(index: number): string {
-  if (index >= 1024) return `/messages/${index}`;
-  return (MESSAGE_POINTERS[index] ??= `/messages/${index}`);
+  return MESSAGE_POINTERS.at(index);
 }
 
 /** `<path>/parts/<part>`, where `path` is {@link messagePointer}`(message)`. */

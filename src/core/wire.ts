@@ -25,6 +25,48 @@ export function pointer(base: string, first: string | number, ...rest: (string |
   return result;
 }
 
+/** Items of a list below this index get their pointers from {@link ItemPointers}'s table. */
+const TABLE_ITEMS = 4096;
+
+/**
+ * The pointers of one list's items, `<base>/<index><suffix>` (`/messages/7`,
+ * `/messages/7/content`), made once per process and kept for a `base` fixed
+ * by the decoder (a literal, never a path built from a body): a decoder of
+ * a long conversation would otherwise build one or two strings per message
+ * for pointers that only an error, a loss or a recorded origin reads.
+ * Beyond the table the pointer is built per call. Get one with
+ * {@link itemPointers}, which shares it between codecs.
+ */
+export class ItemPointers {
+  readonly #base: string;
+  readonly #suffix: string;
+  readonly #table: string[] = [];
+
+  constructor(base: string, suffix = '') {
+    this.#base = base;
+    this.#suffix = suffix;
+  }
+
+  at(index: number): string {
+    const table = this.#table;
+    if (index < table.length) return table[index] as string;
+    if (index >= TABLE_ITEMS) return `${this.#base}/${index}${this.#suffix}`;
+    // Filled in order, so the table stays a packed list; joined, so each is a flat string (a template literal this long makes a rope).
+    while (table.length <= index) table.push([this.#base, '/', table.length, this.#suffix].join(''));
+    return table[index] as string;
+  }
+}
+
+const ITEM_POINTERS = new Map<string, ItemPointers>();
+
+/** The shared {@link ItemPointers} of `base` (a literal) and `suffix`; a codec takes it once, when its module loads. */
+export function itemPointers(base: string, suffix = ''): ItemPointers {
+  const key = `${base}\n${suffix}`;
+  let pointers = ITEM_POINTERS.get(key);
+  if (pointers === undefined) ITEM_POINTERS.set(key, (pointers = new ItemPointers(base, suffix)));
+  return pointers;
+}
+
 /** The value at JSON pointer `path` (RFC 6901) in `root`, or `undefined` where there is none. */
 export function valueAt(root: unknown, path: string): unknown {
   let node = root;

@@ -10,7 +10,7 @@
  */
 import type { Message, Part } from '../../core/ir.ts';
 import { InterlinguaError } from '../../core/errors.ts';
-import { expectArray, expectObject, expectString, extend, isObject, required, type JsonObject } from '../../core/wire.ts';
+import { expectArray, expectObject, expectString, extend, isObject, itemPointers, required, type JsonObject } from '../../core/wire.ts';
 import { decodeAnthropicBlockAt, type BlockScope } from './parts.ts';
 import { ANTHROPIC, anthropicHint } from './shape.ts';
 
@@ -90,13 +90,17 @@ export function decodeAnthropicMessages(value: unknown, path: string, scope: Blo
   return messages;
 }
 
+const MESSAGE_POINTERS = itemPointers('/messages');
+const CONTENT_POINTERS = itemPointers('/messages', '/content');
+
 /** Decode the wire `messages` array, appending the IR messages to `messages`. */
 export function decodeAnthropicMessagesInto(value: unknown, path: string, scope: BlockScope, messages: Message[]): void {
   const list = Array.isArray(value) ? value : expectArray(value, path, ANTHROPIC);
   const hints = scope.hints !== false;
   const losses = scope.losses;
+  const kept = path === '/messages';
   for (let index = 0; index < list.length; index++) {
-    const messagePath = `${path}/${index}`;
+    const messagePath = kept ? MESSAGE_POINTERS.at(index) : `${path}/${index}`;
     const item = list[index];
     const object = isObject(item) ? item : expectObject(item, messagePath, ANTHROPIC);
     const wireRole = object['role'];
@@ -108,7 +112,7 @@ export function decodeAnthropicMessagesInto(value: unknown, path: string, scope:
       });
     }
     const content = required(object, 'content', messagePath, ANTHROPIC);
-    const parts = decodeContent(content, `${messagePath}/content`, scope);
+    const parts = decodeContent(content, kept ? CONTENT_POINTERS.at(index) : `${messagePath}/content`, scope);
     const start = messages.length;
     const first = role === 'user' ? pushUserTurn(parts, messages, hints) : push(messages, { role, parts });
     if (hints && typeof content === 'string') anthropicHint(first, '$contentString', true);

@@ -9,7 +9,7 @@
 import type { Message, Part } from '../../core/ir.ts';
 import type { LossCollector } from '../../core/losses.ts';
 import { InterlinguaError } from '../../core/errors.ts';
-import { appended, expectArray, expectObject, extend, extensionsOf, hint, isObject, pointer, required, spreadExtensions, type JsonObject } from '../../core/wire.ts';
+import { appended, expectArray, expectObject, extend, extensionsOf, hint, isObject, itemPointers, pointer, required, spreadExtensions, type JsonObject } from '../../core/wire.ts';
 import { decodeBedrockBlock, decodeBedrockBlocks, type BlockScope } from './blocks-decode.ts';
 import { encodeBedrockPart } from './blocks-encode.ts';
 import { attachCachePoint, cachePointBlock, trailingBreakpoint } from './cache-point.ts';
@@ -65,6 +65,9 @@ function decodeUserTurn(wire: JsonObject, content: unknown[], path: string, turn
   return messages;
 }
 
+const MESSAGE_POINTERS = itemPointers('/messages');
+const CONTENT_POINTERS = itemPointers('/messages', '/content');
+
 /** Decode `messages[]`; `lean` skips the hints only a trip back to Converse needs. */
 export function decodeBedrockMessages(value: unknown, losses: LossCollector, lean = false): Message[] {
   const out: Message[] = [];
@@ -72,7 +75,7 @@ export function decodeBedrockMessages(value: unknown, losses: LossCollector, lea
   for (let turn = 0; turn < list.length; turn++) {
     const item = list[turn];
     if (item === undefined && !(turn in list)) continue;
-    const path = `/messages/${turn}`;
+    const path = MESSAGE_POINTERS.at(turn);
     const wire = isObject(item) ? item : expectObject(item, path, BEDROCK);
     const roleValue = wire['role'];
     const role = typeof roleValue === 'string' ? roleValue : stringField(wire, 'role', path);
@@ -82,7 +85,7 @@ export function decodeBedrockMessages(value: unknown, losses: LossCollector, lea
       const messages = decodeUserTurn(wire, content, path, turn, losses, lean);
       for (let index = 0; index < messages.length; index++) out.push(messages[index] as Message);
     } else if (role === 'assistant') {
-      const message: Message = losses.origin({ role: 'assistant', parts: decodeBedrockBlocks(content, `${path}/content`, { losses, role: 'assistant' }) }, path);
+      const message: Message = losses.origin({ role: 'assistant', parts: decodeBedrockBlocks(content, CONTENT_POINTERS.at(turn), { losses, role: 'assistant' }) }, path);
       if (!lean) hint(message, BEDROCK, '$turn', turn);
       extend(message, BEDROCK, messageExtras(wire));
       out.push(message);

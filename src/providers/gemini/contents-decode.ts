@@ -8,7 +8,7 @@
 import { InterlinguaError } from '../../core/errors.ts';
 import type { LossCollector } from '../../core/losses.ts';
 import { hasMadeUpId, type Message, type Part } from '../../core/ir.ts';
-import { expectArray, expectObject, expectString, extend, hint, isObject, pointer, type JsonObject } from '../../core/wire.ts';
+import { expectArray, expectObject, expectString, extend, hint, isObject, itemPointers, pointer, type JsonObject } from '../../core/wire.ts';
 import { PendingCalls } from './ids.ts';
 import { decodeGeminiPart, type PartScope } from './parts-decode.ts';
 
@@ -54,6 +54,8 @@ export function decodeGeminiParts(content: JsonObject, path: string, scope: Part
   return parts;
 }
 
+const CONTENT_POINTERS = itemPointers('/contents');
+
 /** Decode `contents` into messages, appended to `messages`; `lean` skips hints only a trip back to Gemini needs. */
 export function decodeGeminiContents(value: unknown, path: string, losses: LossCollector, messages: Message[], lean = false, same = false): void {
   const contents = Array.isArray(value) ? value : expectArray(value, path, 'gemini');
@@ -61,8 +63,9 @@ export function decodeGeminiContents(value: unknown, path: string, losses: LossC
   const scope: PartScope = { losses, role: 'user', idScope: 0, pending: new PendingCalls() };
   if (lean) scope.lean = true;
   if (same) scope.same = true;
+  const kept = path === '/contents';
   for (let index = 0; index < contents.length; index++) {
-    const contentPath = `${path}/${index}`;
+    const contentPath = kept ? CONTENT_POINTERS.at(index) : `${path}/${index}`;
     const entry = contents[index];
     const content = isObject(entry) ? entry : expectObject(entry, contentPath, 'gemini');
     const role = readRole(content, contentPath);

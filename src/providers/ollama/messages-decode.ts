@@ -7,7 +7,7 @@
 import { InterlinguaError } from '../../core/errors.ts';
 import type { Message, Part, Role, ToolResultPart } from '../../core/ir.ts';
 import type { LossCollector } from '../../core/losses.ts';
-import { appended, expectArray, expectObject, expectString, extend, isObject, lookupTable, pointer, type JsonObject } from '../../core/wire.ts';
+import { appended, expectArray, expectObject, expectString, extend, isObject, itemPointers, lookupTable, pointer, type JsonObject } from '../../core/wire.ts';
 import { PendingCalls, syntheticCallId } from './ids.ts';
 import { decodeOllamaImages, decodeOllamaToolCalls, type CallScope } from './parts-decode.ts';
 import { FORMAT, keepUnknown, keys, ollamaHint } from './shape.ts';
@@ -119,14 +119,17 @@ export function decodeOllamaMessage(value: unknown, path: string, index: number,
   return message;
 }
 
+const MESSAGE_POINTERS = itemPointers('/messages');
+
 /** Decode `messages`; `hints: false` skips the shape hints only the Ollama encoder reads. */
 export function decodeOllamaMessages(value: unknown, path: string, losses: LossCollector, hints = true): Message[] {
   const list = Array.isArray(value) ? value : expectArray(value, path, FORMAT);
   // One scope for the whole list, renamed per message (decoding reads it synchronously).
   const calls: CallScope = { scope: 0, pending: new PendingCalls(), hints };
   const messages: Message[] = new Array(list.length);
+  const kept = path === '/messages';
   for (let index = 0; index < list.length; index++) {
-    const messagePath = `${path}/${index}`;
+    const messagePath = kept ? MESSAGE_POINTERS.at(index) : `${path}/${index}`;
     calls.scope = index;
     const message = decodeOllamaMessage(list[index], messagePath, index, calls);
     messages[index] = losses.recording ? recordOllamaOrigins(message, list[index] as JsonObject, messagePath, losses) : anchorMadeUpIds(message, list[index] as JsonObject, messagePath, losses);

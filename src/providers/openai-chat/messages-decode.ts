@@ -7,12 +7,13 @@
 import type { LossCollector } from '../../core/losses.ts';
 import type { Message, Part, ToolResultPart } from '../../core/ir.ts';
 import { InterlinguaError } from '../../core/errors.ts';
-import { expectArray, expectObject, expectString, isObject, type JsonObject } from '../../core/wire.ts';
+import { expectArray, expectObject, expectString, isObject, itemPointers, type JsonObject } from '../../core/wire.ts';
 import { decodeOpenaiChatAssistant } from './assistant.ts';
 import { decodeOpenaiChatContent } from './content-shape.ts';
 import { FORMAT, chatHint, keepUnknown, keepUnknownOf, keys, stringField } from './shape.ts';
 
 const FUNCTION_KNOWN = keys('role', 'content', 'name');
+const MESSAGE_POINTERS = itemPointers('/messages');
 const NULLABLE = keys('content');
 
 /** What decoding one message needs to know about earlier ones. */
@@ -159,8 +160,9 @@ export function decodeOpenaiChatMessages(value: unknown, path: string, losses: L
   const list = Array.isArray(value) ? value : expectArray(value, path, FORMAT);
   const history: History = { hints, parse, assistants: [], names: undefined, indexed: 0, lastFunctionCallId: undefined };
   const messages: Message[] = new Array(list.length);
+  const pointers = path === '/messages' ? MESSAGE_POINTERS : undefined;
   for (let index = 0; index < list.length; index++) {
-    const messagePath = `${path}/${index}`;
+    const messagePath = pointers === undefined ? `${path}/${index}` : pointers.at(index);
     const message = losses.origin(decodeMessage(list[index], messagePath, index, history, losses), messagePath);
     if (message.extensions !== undefined) losses.anchorExtensions(message.extensions, messagePath);
     if (message.role === 'assistant' && !hints && !losses.recording) anchorReasoning(message, messagePath, losses);

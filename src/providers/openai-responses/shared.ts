@@ -3,7 +3,7 @@
  * `null`-versus-absent shape hints, and the hint readers.
  */
 import type { Extensible, FormatId } from '../../core/ir.ts';
-import { hint, type JsonObject } from '../../core/wire.ts';
+import { hint, itemPointers, type JsonObject } from '../../core/wire.ts';
 
 /** The format id of this codec. */
 export const FORMAT: FormatId = 'openai-responses';
@@ -58,13 +58,11 @@ export function wasNull(node: Extensible, key: string): boolean {
   return Array.isArray(nulls) && nulls.includes(key);
 }
 
-/** Pointers `/input/<n>` made so far: every request decode asks for the same few hundred, so each is made once. */
-const INPUT_POINTERS: string[] = [];
+const INPUT_POINTERS = itemPointers('/input');
 
 /** The pointer of item `index` of a list at `path`: shared strings for the request's `/input` list. */
 export function itemPointer(path: string, index: number): string {
-  if (path !== '/input' || index >= 4096) return `${path}/${index}`;
-  return (INPUT_POINTERS[index] ??= `/input/${index}`);
+  return path === '/input' ? INPUT_POINTERS.at(index) : `${path}/${index}`;
 }
 
 /** `value` unless it is `null` or `undefined`. */

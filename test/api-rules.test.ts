@@ -56,6 +56,7 @@ function refused(format: string, body: Json): string[] {
       if (Array.isArray(tools) && tools.length === 0) problems.push('tools: []');
       if (count(tools) === 0 && body['tool_choice'] !== undefined) problems.push('tool_choice without tools');
       problems.push(...claudeThinking(body['thinking'], body['max_tokens'], body['temperature'], body['top_p'], body['top_k'], (body['tool_choice'] as Json | undefined)?.['type']));
+      if (typeof body['temperature'] === 'number' && body['temperature'] > 1) problems.push(`temperature ${body['temperature']} over 1`);
       break;
     case 'gemini':
     case 'ollama':
@@ -76,6 +77,7 @@ function refused(format: string, body: Json): string[] {
       if (((body['system'] as Json[] | undefined) ?? []).some(blank)) problems.push('blank system text block');
       const fields = body['additionalModelRequestFields'] as Json | undefined;
       const inference = (body['inferenceConfig'] ?? {}) as Json;
+      if (typeof inference['temperature'] === 'number' && inference['temperature'] > 1) problems.push(`temperature ${inference['temperature']} over 1`);
       const choice = config?.['toolChoice'] as Json | undefined;
       const forced = choice === undefined ? undefined : 'any' in choice ? 'any' : 'tool' in choice ? 'tool' : 'auto';
       problems.push(...claudeThinking(fields?.['thinking'] ?? fields?.['reasoning_config'], inference['maxTokens'], inference['temperature'], inference['topP'], fields?.['top_k'], forced));
@@ -149,6 +151,22 @@ test('Claude\'s thinking rules, from formats without them: sampling, budget and 
   // An Anthropic body's own settings go back as they came, whatever Anthropic makes of them.
   const own = { model: 'claude', max_tokens: 1000, temperature: 0.2, thinking: { type: 'enabled', budget_tokens: 2000 }, messages: [{ role: 'user', content: 'hi' }] };
   assert.equal(convertRequest(own, { from: 'anthropic', to: 'anthropic' }).body, own);
+});
+
+test('a temperature over 1 (OpenAI and Gemini go to 2) is sent as 1 to Anthropic and Converse, which take 0-1, and reported at the source field', () => {
+  const chat = { model: 'gpt-5', temperature: 1.3, messages: [{ role: 'user', content: 'hi' }] };
+  const anthropic = convertRequest(chat, { from: 'openai-chat', to: 'anthropic' });
+  assert.is((anthropic.body as Json)['temperature'], 1);
+  assert.ok(anthropic.losses.some((loss) => loss.path === '/temperature' && loss.code === 'approximated' && loss.message.includes('1.3')), JSON.stringify(anthropic.losses));
+  const gemini = { contents: [{ role: 'user', parts: [{ text: 'hi' }] }], generationConfig: { temperature: 1.8, topP: 0.9 } };
+  const converse = convertRequest(gemini, { from: 'gemini', to: 'bedrock-converse', model: 'm' });
+  assert.equal((converse.body as Json)['inferenceConfig'], { temperature: 1, topP: 0.9 });
+  assert.equal(refused('bedrock-converse', converse.body as Json), []);
+  assert.ok(converse.losses.some((loss) => loss.path === '/generationConfig/temperature' && loss.code === 'approximated'), JSON.stringify(converse.losses));
+  // Within the range nothing is reported; a Converse body's own value goes back as it came.
+  assert.equal(convertRequest({ ...chat, temperature: 0.7 }, { from: 'openai-chat', to: 'bedrock-converse' }).losses.filter((loss) => loss.path === '/temperature'), []);
+  const own = { messages: [{ role: 'user', content: [{ text: 'hi' }] }], inferenceConfig: { temperature: 1.5 } };
+  assert.equal(convertRequest(own, { from: 'bedrock-converse', to: 'bedrock-converse', model: 'm' }).body, own);
 });
 
 test('stop sequences within what Chat (4) and Gemini (5) take, an empty list left out; a system prompt alone becomes the user message where a message is needed; nothing at all is a typed error', () => {

@@ -8,6 +8,7 @@
 import type { Generation } from '../../core/ir.ts';
 import type { LossCollector } from '../../core/losses.ts';
 import type { JsonObject } from '../../core/wire.ts';
+import { temperatureWithin } from '../../core/request-settings.ts';
 
 /** `max_tokens` sent when the IR has none (Anthropic requires it). */
 export const DEFAULT_MAX_TOKENS = 4096;
@@ -23,13 +24,7 @@ export function encodeAnthropicGeneration(generation: Generation | undefined, bo
     losses.add('defaulted', '/generation/maxTokens', DEFAULTED_MAX_TOKENS);
   }
   if (generation === undefined) return;
-  if (generation.temperature !== undefined) {
-    // Anthropic's range is 0–1; OpenAI and Gemini go to 2.
-    if (!exact && generation.temperature > 1) {
-      body['temperature'] = 1;
-      losses.add('approximated', '/generation/temperature', `Anthropic temperature is at most 1; ${generation.temperature} was sent as 1`);
-    } else body['temperature'] = generation.temperature;
-  }
+  if (generation.temperature !== undefined) body['temperature'] = exact ? generation.temperature : temperatureWithin(generation.temperature, 1, losses, 'Anthropic');
   if (generation.topP !== undefined) body['top_p'] = generation.topP;
   if (generation.topK !== undefined) body['top_k'] = generation.topK;
   if (generation.stop !== undefined) body['stop_sequences'] = generation.stop;

@@ -15,7 +15,7 @@ import { BEDROCK, hasHint } from './shape.ts';
 import { placeAutomaticBreakpoint } from '../../core/cache-points.ts';
 import { takesCachePoint } from './cache-point.ts';
 import { noteOwnTier, ownOrMapped, valueTable } from '../../core/mapped-values.ts';
-import { noConversation, reportUncarriedSettings } from '../../core/request-settings.ts';
+import { noConversation, reportUncarriedSettings, temperatureWithin } from '../../core/request-settings.ts';
 
 /** The keys of a request body this file does not read, or `undefined` (a switch: cheaper than a set lookup per key). */
 function requestExtras(object: JsonObject): JsonObject | undefined {
@@ -158,7 +158,10 @@ function encodeInferenceConfig(request: Request, context: CodecContext): JsonObj
   if (generation === undefined && rest === undefined) return undefined;
   const config: JsonObject = isObject(rest) ? { ...rest } : {};
   if (generation?.maxTokens !== undefined) config['maxTokens'] = generation.maxTokens;
-  if (generation?.temperature !== undefined) config['temperature'] = generation.temperature;
+  if (generation?.temperature !== undefined) {
+    // Converse takes 0–1 (a Converse body's own value goes back as it came).
+    config['temperature'] = hasHint(request, '$source') ? generation.temperature : temperatureWithin(generation.temperature, 1, context.losses, 'Converse');
+  }
   if (generation?.topP !== undefined) config['topP'] = generation.topP;
   if (generation?.stop !== undefined) config['stopSequences'] = generation.stop;
   if (generation !== undefined && (generation.seed !== undefined || generation.presencePenalty !== undefined || generation.frequencyPenalty !== undefined

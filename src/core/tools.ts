@@ -56,17 +56,19 @@ const RECENT_CALLS = 16;
 /**
  * The names of the tool calls an encoder has written, by call id (the
  * latest call with an id wins), for a tool result that carries no name of
- * its own where the target needs one (Gemini, Ollama). Calls are queued,
+ * its own where the target needs one (Gemini, Ollama), or a decoder has
+ * read, for the results that answer them (Anthropic). Calls are queued,
  * and entered into a map only when a result looks up an id that is not
  * among the last few: a result mostly answers one of the calls just before
  * it (most bodies, every response, never look one up), and comparing a few
  * ids costs less than hashing every call id.
  */
 export class CallNames {
-  readonly #calls: ToolCallPart[] = [];
+  readonly #calls: { readonly id: string; readonly name: string }[] = [];
   #byId: Map<string, string> | undefined;
 
-  add(call: ToolCallPart): void {
+  /** Queue a call: an IR tool call, or the id and name of one a decoder keeps opaque. */
+  add(call: { readonly id: string; readonly name: string }): void {
     this.#calls.push(call);
   }
 
@@ -75,12 +77,12 @@ export class CallNames {
     if (calls.length > 0) {
       const stop = calls.length > RECENT_CALLS ? calls.length - RECENT_CALLS : 0;
       for (let index = calls.length - 1; index >= stop; index--) {
-        const call = calls[index] as ToolCallPart;
+        const call = calls[index]!;
         if (call.id === callId) return call.name;
       }
       const byId = (this.#byId ??= new Map());
       for (let index = 0; index < calls.length; index++) {
-        const call = calls[index] as ToolCallPart;
+        const call = calls[index]!;
         byId.set(call.id, call.name);
       }
       calls.length = 0;

@@ -26,7 +26,7 @@ import { DataTemplates, hasExactKeys } from '../../core/data-template.ts';
 import { InterlinguaError } from '../../core/errors.ts';
 import type { Extensible, Part, Response, StopReason, Usage } from '../../core/ir.ts';
 import type { StreamDecoder, StreamEvent, WireEvent } from '../../core/stream-events.ts';
-import { parseArguments } from '../../core/tools.ts';
+import { CallNames, parseArguments } from '../../core/tools.ts';
 import { expectNumber, expectObject, expectString, isObject, pointer, required, unknownKeys, type JsonObject } from '../../core/wire.ts';
 import { decodeAnthropicError } from './error.ts';
 import { decodeAnthropicBlock, type BlockScope } from './parts.ts';
@@ -155,7 +155,7 @@ function usualBlockDelta(data: unknown): (UsualBlockDelta & { value: unknown }) 
 
 /** A fresh Anthropic stream decoder. */
 export function createAnthropicStreamDecoder(context: CodecContext): StreamDecoder {
-  const scope: BlockScope = { losses: context.losses, calls: new Map() };
+  const scope: BlockScope = { losses: context.losses, calls: new CallNames() };
   const blocks = new Map<number, OpenBlock>();
   let before: unknown[] = [];
   let wireUsage: JsonObject = {};

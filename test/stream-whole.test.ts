@@ -107,7 +107,7 @@ test.run();
 const custom = suite('a streamed custom tool call');
 const CUSTOM_STREAM = 'corpus/openai-responses/stream/lingua--responsesCustomToolCallStreamingParam--response-streaming.jsonl';
 
-custom('reaches Anthropic as JSON input (as the whole answer does) and Chat as a custom call', async () => {
+custom('reaches Anthropic and Converse as the input of a function (as the whole answer does) and Chat as a custom call', async () => {
   const fixture = streamFixtures().find((candidate) => candidate.name === CUSTOM_STREAM);
   assert.ok(fixture !== undefined, `${CUSTOM_STREAM} is in the corpus`);
   const source = decodeEvents('openai-responses', await wireEvents(fixture)).events;
@@ -118,14 +118,20 @@ custom('reaches Anthropic as JSON input (as the whole answer does) and Chat as a
     .map((data) => data.delta?.partial_json ?? '')
     .join('');
   const input = JSON.parse(partial) as Record<string, unknown>;
-  assert.type(input['_raw_arguments'], 'string', 'the free-form text travels whole under _raw_arguments');
+  assert.equal(Object.keys(input), ['input'], 'the free-form text travels whole as the input of the function that stands for the tool');
+  assert.type(input['input'], 'string');
   const chat = messagesAsWireEvents(encodeEvents('openai-chat', source).messages);
   const calls = chat.flatMap((event) => {
     const data = event.data as { choices?: { delta?: { tool_calls?: { type?: string; custom?: { input?: string } }[] } }[] };
     return data.choices?.[0]?.delta?.tool_calls ?? [];
   });
   assert.is(calls[0]?.type, 'custom');
-  assert.is(calls.map((call) => call.custom?.input ?? '').join(''), input['_raw_arguments']);
+  assert.is(calls.map((call) => call.custom?.input ?? '').join(''), input['input']);
+  // Converse streams the text as it comes, each piece escaped into the same JSON.
+  const converse = encodeEvents('bedrock-converse', source).messages.map((message) => JSON.parse(message.data) as { delta?: { toolUse?: { input?: string } } });
+  const pieces = converse.map((data) => data.delta?.toolUse?.input).filter((piece) => piece !== undefined);
+  assert.ok(pieces.length > 2, `pieces: ${pieces.length}`);
+  assert.equal(JSON.parse(pieces.join('')), input);
 });
 
 custom.run();

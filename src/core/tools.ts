@@ -7,8 +7,9 @@
  * request's tools could be sent.
  */
 import type { LossCollector } from './losses.ts';
-import type { CustomTool, Request, ToolCallPart } from './ir.ts';
+import type { Request, ToolCallPart } from './ir.ts';
 import { isObject, mayNestTooDeep, tooDeep } from './wire.ts';
+import { CUSTOM_INPUT_KEY } from './custom-tools.ts';
 
 /** The IR fields for argument text from the wire: parsed when it is a JSON object, always kept raw. */
 export function parseArguments(text: string): Pick<ToolCallPart, 'arguments' | 'rawArguments'> {
@@ -37,11 +38,17 @@ export function argumentsAsText(part: ToolCallPart): string {
 export const RAW_ARGUMENTS_KEY = '_raw_arguments';
 
 /**
- * The arguments as a JSON object, for formats that send an object. Text that
- * is not a JSON object is kept under {@link RAW_ARGUMENTS_KEY} and reported.
+ * The arguments as a JSON object, for formats that send an object. A custom
+ * tool's call gives its text as `input`, the parameter of the function that
+ * stands for the tool there (`customAsFunction`); other text that is not a
+ * JSON object is kept under {@link RAW_ARGUMENTS_KEY} and reported.
  */
 export function argumentsAsObject(part: ToolCallPart, losses: LossCollector, path: string): Record<string, unknown> {
   if (part.arguments !== undefined) return part.arguments;
+  if (part.kind === 'custom') {
+    losses.add('approximated', path, `custom tool call "${part.name}" sent as a call of the function that stands for the tool, its text as "${CUSTOM_INPUT_KEY}"`, 'info');
+    return { [CUSTOM_INPUT_KEY]: part.rawArguments ?? '' };
+  }
   losses.add(
     'invalid_arguments',
     path,
@@ -143,11 +150,3 @@ export function allToolsDropped(request: Request, sent: number, losses: LossColl
   return true;
 }
 
-/**
- * Report an OpenAI custom tool (free-text input) that `target` has no form
- * for: its functions take JSON objects. The tool is dropped; the model's
- * calls of it in the history travel as calls with the text as their input.
- */
-export function reportCustomTool(tool: CustomTool, losses: LossCollector, path: string, target: string): void {
-  losses.addAt(tool, 'dropped_field', path, `custom tool "${tool.name}" (free-text input${tool.format?.type === 'grammar' ? ', with a grammar' : ''}) has no ${target} form, whose tools take JSON objects; dropped`);
-}

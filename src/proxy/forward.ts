@@ -15,6 +15,7 @@ import type { StreamEvent } from '../core/stream-events.ts';
 import { errorAnswer } from './errors.ts';
 import { jsonAnswer, UpstreamTimeout, type Answer, type ByteSource, type Cancel, type UpstreamCall, type UpstreamInit, type UpstreamReply } from './exchange.ts';
 import { carryEventState, carryResponseStates, restoreRequestStates } from '../core/carried-state.ts';
+import { CustomCallRestorer, customToolNames, restoreCustomCalls } from '../core/custom-tools.ts';
 import type { CodecContext } from '../core/codec.ts';
 import { errorTypeForStatus } from '../core/http-status.ts';
 import { modelInPath, type Route } from './routes.ts';
@@ -62,6 +63,13 @@ interface Prepared {
   body: JsonObject;
   model: string | undefined;
   stream: boolean;
+  /** The caller's custom tools, which went to the upstream as functions: their calls in the answer go back as custom calls. */
+  customTools?: ReadonlySet<string>;
+}
+
+/** The formats whose tools include custom (free-text) ones. */
+function takesCustomTools(format: FormatId): boolean {
+  return format === 'openai-chat' || format === 'openai-responses';
 }
 
 function prepare(options: ForwardOptions, body: JsonObject): Prepared {
@@ -100,7 +108,10 @@ function prepare(options: ForwardOptions, body: JsonObject): Prepared {
   const mark = piecesMark();
   const encoded = codecFor(upstream).encodeRequest(ir, encodeContext);
   const out = isObject(encoded) ? markPieces(encoded, mark) : {};
-  return { body: out, model: mapped, stream: upstreamStreams };
+  const prepared: Prepared = { body: out, model: mapped, stream: upstreamStreams };
+  const customTools = takesCustomTools(upstream) ? undefined : customToolNames(ir);
+  if (customTools !== undefined) prepared.customTools = customTools;
+  return prepared;
 }
 
 async function translateError(response: UpstreamReply, options: ForwardOptions): Promise<Answer> {
@@ -339,11 +350,15 @@ function callUpstream(options: ForwardOptions, prepared: Prepared, sent?: () => 
 /** The transcoder of a converted stream from the upstream's format to the caller's. */
 function streamTranscoder(options: ForwardOptions, prepared: Prepared): Transcoder {
   const route = options.route;
+  const custom = prepared.customTools === undefined ? undefined : new CustomCallRestorer(prepared.customTools);
   return createTranscoder({
     from: options.upstream,
     to: route.format,
     ...(prepared.model === undefined ? {} : { model: prepared.model }),
-    mapEvent: (event) => generateShape(carryEventState(event, route.format), route),
+    mapEvent:
+      custom === undefined
+        ? (event) => generateShape(carryEventState(event, route.format), route)
+        : (event) => generateShape(carryEventState(custom.map(event), route.format), route),
   });
 }
 
@@ -413,6 +428,7 @@ export async function forwardToUpstream(options: ForwardOptions): Promise<Answer
   try {
     // The upstream's reasoning state rides in the caller's own slot, so the caller's next turn brings it back.
     const ir = carryResponseStates(codecFor(upstream).decodeResponse(json, { ...context, target: route.format }), route.format);
+    if (prepared.customTools !== undefined) restoreCustomCalls(ir, prepared.customTools);
     if (route.generate === true) hint(ir, 'ollama', '$generate', true);
     if (wantsStream) return streamAnswer(route.format, lossCount(), syntheticStream(responseToEvents(ir), route.format, options));
     const out = codecFor(route.format).encodeResponse(ir, context);

@@ -25,7 +25,7 @@ import {
 } from '../../core/wire.ts';
 import { cacheControlOf, liftCacheControl } from './cache-control.ts';
 import { ANTHROPIC, anthropicHint, hasHint } from './shape.ts';
-import { reportCustomTool } from '../../core/tools.ts';
+import { customAsFunction } from '../../core/custom-tools.ts';
 import { domainList, encodeUserLocation, readUserLocation, reportWebSearchSettings } from '../../core/web-search.ts';
 
 const CUSTOM_TOOL_KEYS: ReadonlySet<string> = new Set(['type', 'name', 'description', 'input_schema', 'strict']);
@@ -119,10 +119,7 @@ function encodeTool(tool: Tool, path: string, losses: LossCollector): JsonObject
     losses.addAt(tool, 'dropped_field', path, `${tool.format} built-in tool "${tool.toolType}" has no Anthropic equivalent; dropped`);
     return undefined;
   }
-  if (tool.type === 'custom') {
-    reportCustomTool(tool, losses, path, 'Anthropic');
-    return undefined;
-  }
+  if (tool.type === 'custom') return encodeTool(customAsFunction(tool, losses, path, 'Anthropic'), path, losses);
   if (tool.type === 'web_search') return encodeWebSearch(tool, path, losses);
   const wire: JsonObject = {};
   if (hasHint(tool, '$typeCustom')) wire['type'] = 'custom';

@@ -72,7 +72,6 @@ function encodeReasoning(part: ReasoningPart, losses: LossCollector, path: strin
 function encodeToolCall(part: ToolCallPart, losses: LossCollector, path: string): JsonObject {
   const hints = extensionsOf(part, BEDROCK);
   const input = part.arguments === undefined && hints?.['$input'] !== undefined ? hints['$input'] : argumentsAsObject(part, losses, path);
-  if (part.kind === 'custom') losses.add('approximated', path, 'Converse tools take JSON input; the free-form tool input was sent as an object', 'warning');
   if (part.syntheticId === true) losses.addAt(part, 'synthesised_id', `${path}/id`, `tool call "${part.name}" had no id; sent the synthesised toolUseId "${part.id}"`, 'info');
   return block(part, { toolUse: memberFields({ toolUseId: part.id, name: part.name, input }, part) });
 }

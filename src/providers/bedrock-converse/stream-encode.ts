@@ -12,6 +12,7 @@ import type { CodecContext } from '../../core/codec.ts';
 import type { Extensible, Part, Usage } from '../../core/ir.ts';
 import type { LossCollector } from '../../core/losses.ts';
 import { argumentsAsText } from '../../core/tools.ts';
+import { CUSTOM_INPUT_KEY, CUSTOM_JSON_CLOSING, customArgumentsPiece } from '../../core/custom-tools.ts';
 import type { SseMessage, StreamEncoder, StreamEvent } from '../../core/stream-events.ts';
 import { isObject, jsonString, type JsonObject } from '../../core/wire.ts';
 import { BEDROCK } from './shape.ts';
@@ -115,8 +116,10 @@ class BedrockStreamEncoder implements StreamEncoder {
       case 'tool_call_delta': {
         const open = this.open.get(event.index);
         if (open === undefined || event.candidate !== 0) return out;
-        out.push(this.textualDelta(event.index, 'toolUse', 'input', event.arguments, event));
-        open.text += event.arguments;
+        // A custom call's text goes as the `input` string of JSON arguments, escaped piece by piece.
+        const text = open.part.type === 'tool_call' && open.part.kind === 'custom' ? customArgumentsPiece(event.arguments, !open.sent) : event.arguments;
+        out.push(this.textualDelta(event.index, 'toolUse', 'input', text, event));
+        open.text += text;
         open.sent = true;
         return out;
       }
@@ -221,7 +224,11 @@ class BedrockStreamEncoder implements StreamEncoder {
     const part = final ?? open.part;
     // What the deltas missed (a source that sends a part whole, or its deltas only in part) goes out before the stop.
     const rest = (full: string) => (full.startsWith(open.text) ? full.slice(open.text.length) : '');
-    if (part.type === 'tool_call' && (!open.sent || final !== undefined)) {
+    if (part.type === 'tool_call' && part.kind === 'custom') {
+      // Its pieces went out escaped one by one: they close the string; none sent, the whole JSON goes now.
+      const missing = open.sent ? CUSTOM_JSON_CLOSING : JSON.stringify({ [CUSTOM_INPUT_KEY]: part.rawArguments ?? '' });
+      out.push(this.delta(index, { toolUse: { input: missing } }, {}));
+    } else if (part.type === 'tool_call' && (!open.sent || final !== undefined)) {
       const missing = open.sent ? rest(argumentsAsText(part)) : argumentsAsText(part);
       if (missing !== '') out.push(this.delta(index, { toolUse: { input: missing } }, {}));
     }

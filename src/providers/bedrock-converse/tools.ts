@@ -12,7 +12,8 @@ import { expectArray, expectBoolean, expectObject, expectString, extend, hint, i
 import { attachCachePoint, cachePointBlock } from './cache-point.ts';
 import { BEDROCK, hasHint, isNovaModel, stringField } from './shape.ts';
 import { reportWebSearchSettings } from '../../core/web-search.ts';
-import { allToolsDropped, reportCustomTool } from '../../core/tools.ts';
+import { allToolsDropped } from '../../core/tools.ts';
+import { customAsFunction } from '../../core/custom-tools.ts';
 
 const SPEC_KEYS: ReadonlySet<string> = new Set(['name', 'description', 'inputSchema', 'strict']);
 
@@ -87,10 +88,7 @@ function encodeTool(tool: Tool, losses: LossCollector, path: string, model: stri
     losses.addAt(tool, 'unsupported_part', path, `${tool.format} tool "${tool.toolType}" does not exist on Bedrock; dropped`);
     return undefined;
   }
-  if (tool.type === 'custom') {
-    reportCustomTool(tool, losses, path, 'Converse');
-    return undefined;
-  }
+  if (tool.type === 'custom') return encodeTool(customAsFunction(tool, losses, path, 'Converse'), losses, path, model);
   if (tool.type === 'web_search') {
     // Converse searches the web only with Amazon Nova models (`nova_grounding`).
     if (!isNovaModel(model) && !hasHint(tool, '$novaGrounding')) {

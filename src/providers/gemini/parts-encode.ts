@@ -105,9 +105,6 @@ function encodeMediaPart(part: ImagePart | AudioPart | VideoPart | DocumentPart,
 
 function encodeToolCall(part: ToolCallPart, path: string, scope: EncodePartScope): JsonObject {
   scope.names.add(part);
-  if (part.kind === 'custom') {
-    scope.losses.add('approximated', path, `custom tool call "${part.name}" sent as a Gemini function call with its text input`);
-  }
   const call: JsonObject = { name: part.name };
   const gemini = extensionsOf(part, 'gemini');
   const noArgs = gemini?.['$noArgs'] === true && part.arguments !== undefined && Object.keys(part.arguments).length === 0;

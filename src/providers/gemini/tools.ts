@@ -13,7 +13,7 @@ import { knownKeys, respell, Spelling } from './spelling.ts';
 import { missing } from './parts-decode.ts';
 import { geminiSchemaToJsonSchema, jsonSchemaToGeminiSchema } from './schema.ts';
 import { jsonEqual } from './json.ts';
-import { reportCustomTool } from '../../core/tools.ts';
+import { customAsFunction } from '../../core/custom-tools.ts';
 
 const KNOWN_DECLARATION = knownKeys(['name', 'description', 'parameters', 'parametersJsonSchema']);
 
@@ -92,18 +92,15 @@ export function encodeGeminiTools(tools: readonly Tool[], losses: LossCollector)
   let current: JsonObject[] | undefined;
   let currentEntry: unknown;
   for (let index = 0; index < tools.length; index++) {
-    const tool = tools[index] as Tool;
     const path = pointer('/tools', index);
-    losses.foreignExtensions(tool.extensions, 'gemini', path);
+    const given = tools[index] as Tool;
+    losses.foreignExtensions(given.extensions, 'gemini', path);
+    // A custom tool goes as the function that stands for it, in the entry of the functions around it.
+    const tool = given.type === 'custom' ? customAsFunction(given, losses, path, 'Gemini') : given;
     if (tool.type === 'opaque') {
       current = undefined;
       if (tool.format === 'gemini') entries.push(tool.value as JsonObject);
       else losses.add('dropped_field', path, `${tool.format} tool "${tool.toolType}" has no Gemini equivalent; dropped`);
-      continue;
-    }
-    if (tool.type === 'custom') {
-      current = undefined;
-      reportCustomTool(tool, losses, path, 'Gemini');
       continue;
     }
     if (tool.type === 'web_search') {

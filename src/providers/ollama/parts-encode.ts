@@ -51,7 +51,6 @@ export function encodeOllamaToolCall(part: ToolCallPart, losses: LossCollector, 
   else if (ollama?.['$idValue'] !== undefined) call['id'] = ollama['$idValue'];
   const callRest = ollama?.['call'];
   if (isObject(callRest)) for (const key in callRest) if (!(key in call)) call[key] = callRest[key];
-  if (part.kind === 'custom') losses.add('approximated', path, `custom tool call "${part.name}" sent as a function call`);
   return call;
 }
 

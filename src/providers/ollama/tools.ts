@@ -8,7 +8,7 @@ import type { FunctionTool, Request, Tool } from '../../core/ir.ts';
 import { unreachable } from '../../core/ir.ts';
 import { expectArray, expectObject, expectString, extend, extensionsOf, isObject, pointer, spreadExtensions, type JsonObject } from '../../core/wire.ts';
 import { extras, FORMAT } from './shape.ts';
-import { reportCustomTool } from '../../core/tools.ts';
+import { customAsFunction } from '../../core/custom-tools.ts';
 
 /** Decode a function tool; the pointers of `path` are built only for an error. */
 function decodeFunctionTool(tool: JsonObject, path: string): FunctionTool {
@@ -70,7 +70,7 @@ export function encodeOllamaTools(tools: readonly Tool[], losses: LossCollector)
         else losses.add('unsupported_part', path, `${tool.format} tool "${tool.toolType}" has no Ollama equivalent; dropped`);
         return;
       case 'custom':
-        reportCustomTool(tool, losses, path, 'Ollama');
+        out.push(encodeFunctionTool(customAsFunction(tool, losses, path, 'Ollama'), losses, path));
         return;
       case 'web_search':
         losses.add('unsupported_part', path, 'Ollama has no web search tool; dropped');

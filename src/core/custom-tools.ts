@@ -1,0 +1,202 @@
+/**
+ * OpenAI custom (free-text) tools on formats whose tools take JSON objects
+ * (Anthropic, Gemini, Converse, Ollama): such a target gets a function of
+ * the same name with one string parameter, `input`, and a custom call in
+ * the history goes out as a call of it with its text as `input`. An answer
+ * calls that function; {@link restoreCustomCalls} (a whole answer) and
+ * {@link CustomCallRestorer} (a stream) turn those calls back into custom
+ * calls for a caller that declared the tool custom, given the request's
+ * custom tool names ({@link customToolNames}): the proxy passes them.
+ */
+import type { CustomTool, FunctionTool, Part, Request, Response, ToolCallPart } from './ir.ts';
+import type { LossCollector } from './losses.ts';
+import type { StreamEvent } from './stream-events.ts';
+
+/** The one parameter of the function that stands for a custom tool. */
+export const CUSTOM_INPUT_KEY = 'input';
+
+/** The function a target whose tools take JSON objects gets for custom tool `tool`, reported at `path` (`target`: the format's display name). */
+export function customAsFunction(tool: CustomTool, losses: LossCollector, path: string, target: string): FunctionTool {
+  const grammar = tool.format?.type === 'grammar' ? tool.format : undefined;
+  const description =
+    grammar === undefined
+      ? 'The tool\'s input, free text.'
+      : `The tool's input: text that this ${grammar.syntax} grammar accepts.\n${grammar.definition}`;
+  const fn: FunctionTool = {
+    type: 'function',
+    name: tool.name,
+    parameters: { type: 'object', properties: { [CUSTOM_INPUT_KEY]: { type: 'string', description } }, required: [CUSTOM_INPUT_KEY] },
+  };
+  if (tool.description !== undefined) fn.description = tool.description;
+  losses.addAt(
+    tool,
+    'approximated',
+    path,
+    `custom tool "${tool.name}" sent as a ${target} function taking its text as "${CUSTOM_INPUT_KEY}"${grammar === undefined ? '' : ` (its ${grammar.syntax} grammar in that parameter's description, not enforced)`}; its calls come back as function calls unless the answer is converted with the request's custom tools, as the proxy does`,
+  );
+  return fn;
+}
+
+/** The closing of a streamed custom call's JSON arguments (see {@link customArgumentsPiece}). */
+export const CUSTOM_JSON_CLOSING = '"}';
+
+/**
+ * The next piece of a streamed custom call's arguments where tools take JSON
+ * (`{"input": "…"}`): `text` escaped as JSON string characters, after the
+ * opening for the `first` piece. Escaped apart, the pieces join into the
+ * string's JSON even where a surrogate pair is cut between them (each half
+ * is then a `\u` escape); {@link CUSTOM_JSON_CLOSING} ends it.
+ */
+export function customArgumentsPiece(text: string, first: boolean): string {
+  const escaped = JSON.stringify(text).slice(1, -1);
+  return first ? `{"${CUSTOM_INPUT_KEY}":"${escaped}` : escaped;
+}
+
+/** The names of `request`'s custom tools; `undefined` when it has none. */
+export function customToolNames(request: Request): ReadonlySet<string> | undefined {
+  let names: Set<string> | undefined;
+  for (const tool of request.tools ?? []) if (tool.type === 'custom') (names ??= new Set()).add(tool.name);
+  return names;
+}
+
+/** The text of a call of a custom tool's function: the string `input` of arguments that hold nothing else; `undefined` for any other arguments. */
+function inputOf(part: ToolCallPart): string | undefined {
+  const args = part.arguments;
+  if (args === undefined) return undefined;
+  let input: unknown;
+  for (const key in args) {
+    if (key !== CUSTOM_INPUT_KEY) return undefined;
+    input = args[key];
+  }
+  return typeof input === 'string' ? input : undefined;
+}
+
+/** `part` as a custom call when it calls one of `names` with only a string `input`; else `undefined`. */
+function asCustomCall(part: Part, names: ReadonlySet<string>): ToolCallPart | undefined {
+  if (part.type !== 'tool_call' || part.kind === 'custom' || !names.has(part.name)) return undefined;
+  const input = inputOf(part);
+  if (input === undefined) return undefined;
+  const { rawArguments: _raw, ...rest } = part;
+  return { ...rest, arguments: undefined, rawArguments: input, kind: 'custom' };
+}
+
+/** Turn the calls in `response` of the functions that stood for custom tools `names` back into custom calls (in place). */
+export function restoreCustomCalls(response: Response, names: ReadonlySet<string>): Response {
+  for (const candidate of response.candidates) {
+    const parts = candidate.message.parts;
+    for (let index = 0; index < parts.length; index++) {
+      const custom = asCustomCall(parts[index] as Part, names);
+      if (custom !== undefined) parts[index] = custom;
+    }
+  }
+  return response;
+}
+
+/** How the text of one streamed call's `{"input": "…"}` arguments is being read. */
+interface OpenCall {
+  /** The argument text received so far. */
+  raw: string;
+  /** Where the `input` string's characters start in `raw`; -1 until its opening quote has arrived, -2 when the arguments do not start as `{"input": "`. */
+  start: number;
+  /** How far `raw` has been decoded. */
+  at: number;
+  /** The string has closed. */
+  closed: boolean;
+}
+
+const INPUT_OPENING = /^\s*\{\s*"input"\s*:\s*"/;
+const SIMPLE_ESCAPES: Readonly<Record<string, string>> = { '"': '"', '\\': '\\', '/': '/', b: '\b', f: '\f', n: '\n', r: '\r', t: '\t' };
+
+/**
+ * A stream's calls of the functions that stood for custom tools, back as
+ * custom calls: the call's start says it is custom, each argument delta
+ * becomes the next characters of the `input` string (its JSON escapes
+ * decoded, an escape cut between deltas held for the next one), and the
+ * call's end carries the whole text. Arguments that do not open as
+ * `{"input": "` give no text while they stream; the end still carries the
+ * input when the whole arguments are `{"input": …}`.
+ */
+export class CustomCallRestorer {
+  readonly #names: ReadonlySet<string>;
+  readonly #open = new Map<string, OpenCall>();
+
+  constructor(names: ReadonlySet<string>) {
+    this.#names = names;
+  }
+
+  map(event: StreamEvent): StreamEvent {
+    switch (event.type) {
+      case 'part_start': {
+        const part = event.part;
+        if (part.type !== 'tool_call' || part.kind === 'custom' || !this.#names.has(part.name)) return event;
+        this.#open.set(`${event.candidate}:${event.index}`, { raw: part.rawArguments ?? '', start: -1, at: 0, closed: false });
+        const { rawArguments: _raw, ...rest } = part;
+        return { ...event, part: { ...rest, arguments: undefined, rawArguments: '', kind: 'custom' } };
+      }
+      case 'tool_call_delta': {
+        const call = this.#open.get(`${event.candidate}:${event.index}`);
+        if (call === undefined) return event;
+        call.raw += event.arguments;
+        return { ...event, arguments: decodeMore(call) };
+      }
+      case 'part_end': {
+        const key = `${event.candidate}:${event.index}`;
+        const call = this.#open.get(key);
+        if (call === undefined) return event;
+        this.#open.delete(key);
+        const part = event.part;
+        const whole = part === undefined ? undefined : asCustomCall(part, this.#names);
+        if (whole !== undefined) return { ...event, part: whole };
+        return event;
+      }
+      default:
+        return event;
+    }
+  }
+}
+
+/** The characters of `call`'s `input` string that its new argument text completes. */
+function decodeMore(call: OpenCall): string {
+  if (call.closed || call.start === -2) return '';
+  const raw = call.raw;
+  if (call.start === -1) {
+    const opening = INPUT_OPENING.exec(raw);
+    if (opening === null) {
+      // Not yet enough text to tell, or arguments of another shape.
+      if (!'{"input":"'.startsWith(raw.replace(/\s+/g, ''))) call.start = -2;
+      return '';
+    }
+    call.start = call.at = opening[0].length;
+  }
+  let out = '';
+  let at = call.at;
+  while (at < raw.length) {
+    const quote = raw.indexOf('"', at);
+    const slash = raw.indexOf('\\', at);
+    if (slash === -1 || (quote !== -1 && quote < slash)) {
+      if (quote === -1) {
+        out += raw.slice(at);
+        at = raw.length;
+        break;
+      }
+      out += raw.slice(at, quote);
+      at = quote + 1;
+      call.closed = true;
+      break;
+    }
+    out += raw.slice(at, slash);
+    at = slash;
+    const kind = raw[at + 1];
+    if (kind === undefined) break;
+    if (kind === 'u') {
+      if (at + 6 > raw.length) break;
+      out += String.fromCharCode(Number.parseInt(raw.slice(at + 2, at + 6), 16));
+      at += 6;
+    } else {
+      out += SIMPLE_ESCAPES[kind] ?? kind;
+      at += 2;
+    }
+  }
+  call.at = at;
+  return out;
+}

@@ -104,6 +104,9 @@ answer('a stream: the input string decoded as its JSON arrives, an escape cut be
     const end = restorer.map({ type: 'part_end', candidate: 0, index: 0, part: { type: 'tool_call', id: 'a', name: 'apply_patch', arguments: { input: PATCH }, rawArguments: json } });
     assert.equal(end.type === 'part_end' && end.part, { type: 'tool_call', id: 'a', name: 'apply_patch', arguments: undefined, rawArguments: PATCH, kind: 'custom' });
   }
+  // A call that starts whole (its arguments in the start event) is custom with its text at once.
+  const started = new CustomCallRestorer(new Set(['apply_patch'])).map({ type: 'part_start', candidate: 0, index: 2, part: { type: 'tool_call', id: 'c', name: 'apply_patch', arguments: { input: PATCH } } });
+  assert.equal(started.type === 'part_start' && started.part, { type: 'tool_call', id: 'c', name: 'apply_patch', arguments: undefined, rawArguments: PATCH, kind: 'custom' });
   // Arguments of another shape give no text while they stream, and stay a function call.
   const other = new CustomCallRestorer(new Set(['apply_patch']));
   other.map({ type: 'part_start', candidate: 0, index: 1, part: { type: 'tool_call', id: 'b', name: 'apply_patch', arguments: {} } });
@@ -195,6 +198,48 @@ proxied('chat.completions in front of Gemini: the call comes back as a custom to
     await upstream.close();
   }
 });
+
+/** An answer calling `apply_patch` with the patch as `input`, in each upstream format whose tools take objects. */
+const CALLING: Partial<Record<FormatId, unknown>> = {
+  gemini: {
+    candidates: [{ content: { role: 'model', parts: [{ functionCall: { name: 'apply_patch', args: { input: PATCH } } }] }, finishReason: 'STOP', index: 0 }],
+    usageMetadata: { promptTokenCount: 10, candidatesTokenCount: 30, totalTokenCount: 40 },
+  },
+  ollama: {
+    model: 'qwen3', created_at: '2026-11-28T00:00:00Z', done: true, done_reason: 'stop',
+    message: { role: 'assistant', content: '', tool_calls: [{ function: { name: 'apply_patch', arguments: { input: PATCH } } }] },
+  },
+  'bedrock-converse': {
+    output: { message: { role: 'assistant', content: [{ toolUse: { toolUseId: 'tooluse_1', name: 'apply_patch', input: { input: PATCH } } }] } },
+    stopReason: 'tool_use', usage: { inputTokens: 10, outputTokens: 30, totalTokens: 40 }, metrics: { latencyMs: 5 },
+  },
+};
+
+for (const format of ['gemini', 'ollama', 'bedrock-converse'] as const) {
+  proxied(`responses.create in front of ${format}, whole and streamed: a custom_tool_call with the patch`, async () => {
+    const upstream = await startUpstream(format);
+    upstream.behaviour = { kind: 'answer', body: CALLING[format] };
+    const settings = format === 'bedrock-converse' ? { region: 'us-east-1', aws: { accessKeyId: 'AKIDEXAMPLE', secretAccessKey: 'secret' } } : { apiKey: 'k' };
+    try {
+      await withProxy({ upstream: { format, baseUrl: upstream.url, ...settings }, modelMap: { '*': 'model-x' }, fetch: createNodeFetch() }, async (url) => {
+        const client = new OpenAI({ baseURL: `${url}/v1`, apiKey: 'caller', maxRetries: 0 });
+        const whole = await client.responses.create(REQUEST as never);
+        assert.equal(whole.output.map((item) => [item.type, item.type === 'custom_tool_call' ? item.input : undefined]), [['custom_tool_call', PATCH]]);
+        const stream = await client.responses.create({ ...(REQUEST as object), stream: true } as never) as unknown as AsyncIterable<{ type: string; delta?: string; response?: { output: { type: string; input?: string }[] } }>;
+        let deltas = '';
+        let completed: { type: string; input?: string }[] | undefined;
+        for await (const event of stream) {
+          if (event.type === 'response.custom_tool_call_input.delta') deltas += event.delta ?? '';
+          if (event.type === 'response.completed') completed = event.response?.output;
+        }
+        assert.is(deltas, PATCH);
+        assert.equal(completed?.map((item) => [item.type, item.input]), [['custom_tool_call', PATCH]]);
+      });
+    } finally {
+      await upstream.close();
+    }
+  });
+}
 
 request.run();
 answer.run();

@@ -129,7 +129,10 @@ export class CustomCallRestorer {
       case 'part_start': {
         const part = event.part;
         if (part.type !== 'tool_call' || part.kind === 'custom' || !this.#names.has(part.name)) return event;
-        this.#open.set(`${event.candidate}:${event.index}`, { raw: part.rawArguments ?? '', start: -1, at: 0, closed: false });
+        // A source that sends a call whole (Gemini, Ollama) starts it with its arguments: the text is all there.
+        const whole = asCustomCall(part, this.#names);
+        this.#open.set(`${event.candidate}:${event.index}`, { raw: '', start: -1, at: 0, closed: whole !== undefined });
+        if (whole !== undefined) return { ...event, part: whole };
         const { rawArguments: _raw, ...rest } = part;
         return { ...event, part: { ...rest, arguments: undefined, rawArguments: '', kind: 'custom' } };
       }

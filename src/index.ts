@@ -54,3 +54,4 @@ export { accumulate, Accumulator, responseToEvents, type Accumulated } from './c
 export type * from './core/stream-events.ts';
 export { checkDialect } from './core/dialect.ts';
 export { carryReasoningState, carriedReasoningState, carryResponseStates, restoreRequestStates, carryEventState } from './core/carried-state.ts';
+export { customToolNames, restoreCustomCalls, CustomCallRestorer } from './core/custom-tools.ts';

@@ -8,8 +8,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import OpenAI from 'openai';
-import { convertRequest } from '../src/core/convert.ts';
-import { CustomCallRestorer, restoreCustomCalls } from '../src/core/custom-tools.ts';
+import { convertRequest, convertStream, customToolNames, CustomCallRestorer, decodeRequest, decodeResponse, encodeResponse, restoreCustomCalls } from '../src/index.ts';
 import type { Response } from '../src/core/ir.ts';
 import type { StreamEvent } from '../src/core/stream-events.ts';
 import type { FormatId } from '../src/core/ir.ts';
@@ -112,6 +111,22 @@ answer('a stream: the input string decoded as its JSON arrives, an escape cut be
   other.map({ type: 'part_start', candidate: 0, index: 1, part: { type: 'tool_call', id: 'b', name: 'apply_patch', arguments: {} } });
   const delta = other.map({ type: 'tool_call_delta', candidate: 0, index: 1, arguments: '{"patch": "x"}' }) as StreamEvent & { arguments: string };
   assert.is(delta.arguments, '');
+});
+
+answer('the library: the exports restore a whole answer and a stream', async () => {
+  const names = customToolNames(decodeRequest('openai-responses', REQUEST).ir);
+  assert.equal([...(names ?? [])], ['apply_patch', 'note']);
+  const claude = { id: 'msg_1', type: 'message', role: 'assistant', model: 'claude-x', stop_reason: 'tool_use', stop_sequence: null, content: [{ type: 'tool_use', id: 'toolu_1', name: 'apply_patch', input: { input: PATCH } }], usage: { input_tokens: 1, output_tokens: 1 } };
+  const ir = restoreCustomCalls(decodeResponse('anthropic', claude).ir, names ?? new Set());
+  const body = encodeResponse('openai-responses', ir).body as { output: Json[] };
+  assert.equal(body.output.map((item) => [item['type'], item['input']]), [['custom_tool_call', PATCH]]);
+  const json = JSON.stringify({ input: PATCH });
+  const restorer = new CustomCallRestorer(names ?? new Set());
+  const source = new ReadableStream<Uint8Array>({ start(controller) { controller.enqueue(anthropicStream([json.slice(0, 9), json.slice(9)])); controller.close(); } });
+  const converted = convertStream(source, { from: 'anthropic', to: 'openai-responses', mapEvent: (event) => restorer.map(event) });
+  const text = await new Response(converted).text();
+  const deltas = text.split('\n').filter((line) => line.startsWith('data: ') && line.includes('custom_tool_call_input.delta')).map((line) => (JSON.parse(line.slice(6)) as { delta: string }).delta);
+  assert.is(deltas.join(''), PATCH);
 });
 
 const proxied = suite('custom tools through the proxy: the OpenAI SDKs in front of Anthropic and Gemini');

@@ -57,4 +57,5 @@ export { stringifyBody } from './serialize.ts';
 export { accumulate, Accumulator, responseToEvents, type Accumulated } from './accumulate.ts';
 export { checkDialect } from './dialect.ts';
 export { carryReasoningState, carriedReasoningState, carryResponseStates, restoreRequestStates, carryEventState } from './carried-state.ts';
+export { customToolNames, restoreCustomCalls, CustomCallRestorer } from './custom-tools.ts';
 export type * from './stream-events.ts';

@@ -22,6 +22,8 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import fc from 'fast-check';
+import { createParser } from 'eventsource-parser';
+import { sseFraming } from '../src/core/framing.ts';
 import { accumulate } from '../src/core/accumulate.ts';
 import { convertError, convertRequest, convertResponse, decodeError, decodeRequest, decodeResponse, encodeError, encodeRequest, encodeResponse } from '../src/core/convert.ts';
 import { InterlinguaError } from '../src/core/errors.ts';
@@ -410,4 +412,34 @@ streams('a part index of 100,000,000 ends each converted stream with an error ev
     assert.ok(result.error !== undefined, `anthropic → ${to}: the stream ends with an error event`);
   }
 });
+streams('SSE framing: text with any line endings, cut anywhere, reads as eventsource-parser reads it whole', () => {
+  const line = fc.oneof(
+    fc.constant(''),
+    fc.string({ maxLength: 12 }).map((text) => `data: ${text.replace(/[\r\n]/g, ' ')}`),
+    fc.string({ maxLength: 12 }).map((text) => `event: ${text.replace(/[\r\n]/g, ' ')}`),
+    fc.constant(': comment'),
+    fc.nat({ max: 5000 }).map((size) => `data: ${'x'.repeat(size)}`),
+  );
+  const ending = fc.constantFrom('\n', '\r\n', '\r');
+  const text = fc.array(fc.tuple(line, ending).map(([body, end]) => body + end), { maxLength: 30 }).map((lines) => lines.join(''));
+  fc.assert(
+    fc.property(text, fc.array(fc.nat(), { maxLength: 8 }), (sse, cuts) => {
+      const whole: unknown[] = [];
+      const parser = createParser({ onEvent: (message) => whole.push({ data: message.data, event: message.event }) });
+      parser.feed(sse);
+      const bytes = new TextEncoder().encode(sse);
+      const reader = sseFraming.createReader();
+      const read: unknown[] = [];
+      let from = 0;
+      for (const cut of [...cuts.map((at) => at % (bytes.length + 1))].sort((a, b) => a - b)) {
+        read.push(...reader.pushData!(bytes.subarray(from, cut)));
+        from = cut;
+      }
+      read.push(...reader.pushData!(bytes.subarray(from)), ...reader.endData!());
+      assert.equal(read.map((message) => ({ data: (message as { data: string }).data, event: (message as { event?: string }).event })), whole);
+    }),
+    { numRuns: 300 },
+  );
+});
+
 streams.run();

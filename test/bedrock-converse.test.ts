@@ -202,6 +202,10 @@ test('reasoning and top-k in every spelling models take on Bedrock: Anthropic th
   // Claude's thinking rules: no top_k beside thinking, and maxTokens above the budget.
   assert.equal(claude['additionalModelRequestFields'], { thinking: { type: 'enabled', budget_tokens: 2000 } });
   assert.equal(claude['inferenceConfig'], { maxTokens: 2100 });
+  // Nova's thinking at an effort, to Anthropic's manual thinking: the budget of that effort's band, reported at the Nova field.
+  const atEffort = convertRequest(request({ reasoningConfig: { type: 'enabled', maxReasoningEffort: 'high' } }), { from: 'bedrock-converse', to: 'anthropic', model: 'claude' });
+  assert.equal((atEffort.body as Record<string, unknown>)['thinking'], { type: 'enabled', budget_tokens: 16384 });
+  assert.equal(atEffort.losses.filter((loss) => loss.irPath === '/reasoning/effort').map((loss) => [loss.code, loss.path]), [['approximated', '/additionalModelRequestFields/reasoningConfig']]);
 });
 
 test('usage: Bedrock input excludes cache, the IR counts it', () => {

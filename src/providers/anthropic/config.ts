@@ -9,6 +9,7 @@ import type { ReasoningConfig, Request } from '../../core/ir.ts';
 import type { LossCollector } from '../../core/losses.ts';
 import { InterlinguaError } from '../../core/errors.ts';
 import { expectNumber, expectObject, expectString, pointer, required, unknownKeys, type JsonObject } from '../../core/wire.ts';
+import { budgetForEffort } from '../../core/reasoning-levels.ts';
 import { ANTHROPIC, anthropicHint, hasHint } from './shape.ts';
 
 const THINKING_KEYS: ReadonlySet<string> = new Set(['type', 'budget_tokens', 'display']);
@@ -90,8 +91,15 @@ function encodeThinking(reasoning: ReasoningConfig, request: Request, losses: Lo
   const wire: JsonObject = { type: mode };
   if (budget !== undefined && (exact || mode === 'enabled')) wire['budget_tokens'] = budget;
   else if (mode === 'enabled') {
-    wire['budget_tokens'] = DEFAULT_BUDGET_TOKENS;
-    losses.add('defaulted', '/reasoning/budgetTokens', `Anthropic enabled thinking needs budget_tokens; sent ${DEFAULT_BUDGET_TOKENS}`);
+    // Thinking on at an effort (Amazon Nova's `maxReasoningEffort`): the budget of that effort's band.
+    const fromEffort = reasoning.effort === undefined ? undefined : budgetForEffort(reasoning.effort);
+    if (fromEffort !== undefined) {
+      wire['budget_tokens'] = fromEffort;
+      losses.add('approximated', '/reasoning/effort', `Anthropic enabled thinking needs budget_tokens; effort "${reasoning.effort}" sent as a budget of ${fromEffort}`, 'info');
+    } else {
+      wire['budget_tokens'] = DEFAULT_BUDGET_TOKENS;
+      losses.add('defaulted', '/reasoning/budgetTokens', `Anthropic enabled thinking needs budget_tokens; sent ${DEFAULT_BUDGET_TOKENS}`);
+    }
   }
   const display = request.extensions?.anthropic?.['$thinkingDisplay'];
   if (display !== undefined) wire['display'] = display;

@@ -13,6 +13,7 @@ import type { LossCollector } from '../../core/losses.ts';
 import { InterlinguaError } from '../../core/errors.ts';
 import { expectObject, extend, extensionsOf, hint, isObject, type JsonObject } from '../../core/wire.ts';
 import { BEDROCK, isNovaModel } from './shape.ts';
+import { budgetForEffort } from '../../core/reasoning-levels.ts';
 
 const THINKING_TYPES: ReadonlySet<string> = new Set(['enabled', 'disabled', 'adaptive']);
 
@@ -86,9 +87,6 @@ const REASONING_SPELLINGS: readonly (readonly [string, (value: unknown) => Reque
   ['reasoningConfig', novaReasoning, 'reasoningConfig'],
 ];
 
-const BUDGET_BY_EFFORT: Readonly<Record<string, number>> = Object.freeze(
-  Object.assign(Object.create(null) as Record<string, number>, { minimal: 1024, low: 2048, medium: 8192, high: 16384, xhigh: 32768, max: 32768 }),
-);
 
 /** The Nova `reasoningConfig` of IR reasoning: its effort where Nova has it, the nearest where not (reported). */
 function novaReasoningConfig(reasoning: NonNullable<Request['reasoning']>, losses: LossCollector): JsonObject {
@@ -97,7 +95,7 @@ function novaReasoningConfig(reasoning: NonNullable<Request['reasoning']>, losse
   const effort = reasoning.effort;
   if (effort !== undefined && NOVA_EFFORTS.has(effort)) config['maxReasoningEffort'] = effort;
   else if (effort !== undefined || reasoning.budgetTokens !== undefined) {
-    const budget = reasoning.budgetTokens ?? BUDGET_BY_EFFORT[effort as string] ?? 8192;
+    const budget = reasoning.budgetTokens ?? budgetForEffort(effort as string) ?? 8192;
     const nearest = budget <= 2048 ? 'low' : budget <= 8192 ? 'medium' : 'high';
     config['maxReasoningEffort'] = nearest;
     losses.add('approximated', '/reasoning', `Amazon Nova takes a reasoning effort of low, medium or high; ${effort !== undefined ? `effort "${effort}"` : `a budget of ${budget} tokens`} sent as "${nearest}"`, 'info');
@@ -113,7 +111,7 @@ function anthropicThinkingOf(reasoning: NonNullable<Request['reasoning']>, losse
   else if (reasoning.mode === 'adaptive') thinking['type'] = 'adaptive';
   else if (reasoning.budgetTokens !== undefined || reasoning.mode === 'enabled' || reasoning.effort !== undefined) {
     thinking['type'] = 'enabled';
-    let budget = reasoning.budgetTokens ?? BUDGET_BY_EFFORT[reasoning.effort ?? 'medium'] ?? 8192;
+    let budget = reasoning.budgetTokens ?? budgetForEffort(reasoning.effort ?? 'medium') ?? 8192;
     if (reasoning.budgetTokens === undefined) {
       losses.add('approximated', '/reasoning', `Anthropic models on Bedrock take a thinking budget; effort "${reasoning.effort ?? 'unset'}" sent as ${budget} tokens`, 'info');
     }

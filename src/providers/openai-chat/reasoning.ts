@@ -5,6 +5,7 @@
  */
 import type { LossCollector } from '../../core/losses.ts';
 import type { ReasoningConfig } from '../../core/ir.ts';
+import { effortForBudget } from '../../core/reasoning-levels.ts';
 
 /** The efforts Chat Completions knows. */
 const EFFORTS: ReadonlySet<string> = new Set(['none', 'minimal', 'low', 'medium', 'high', 'xhigh', 'max']);
@@ -14,13 +15,6 @@ export function decodeOpenaiChatReasoningEffort(effort: string): ReasoningConfig
   return effort === 'none' ? { effort, mode: 'disabled' } : { effort };
 }
 
-/** The nearest effort for a thinking budget in tokens. */
-export function effortForBudget(budget: number): string {
-  if (budget <= 0) return 'none';
-  if (budget <= 2048) return 'low';
-  if (budget <= 8192) return 'medium';
-  return 'high';
-}
 
 /** Encode IR reasoning settings as `reasoning_effort` (undefined when Chat should use its default). */
 export function encodeOpenaiChatReasoningEffort(reasoning: ReasoningConfig, losses: LossCollector): string | undefined {

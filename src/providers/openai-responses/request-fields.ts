@@ -10,6 +10,7 @@ import type { OutputFormat, ReasoningConfig, Request } from '../../core/ir.ts';
 import type { LossCollector } from '../../core/losses.ts';
 import { expectObject, extend, hint, isObject, type JsonObject } from '../../core/wire.ts';
 import { FORMAT, own, ownHint } from './shared.ts';
+import { effortForBudget } from '../../core/reasoning-levels.ts';
 
 /** Effort levels Responses accepts. */
 const EFFORTS: ReadonlySet<string> = new Set(['none', 'minimal', 'low', 'medium', 'high', 'xhigh', 'max']);
@@ -116,13 +117,6 @@ export function decodeOpenaiResponsesReasoningConfig(value: unknown, request: Re
   if (Object.keys(rest).length > 0) extend(request, FORMAT, { reasoning: rest });
 }
 
-/** The nearest effort for a thinking budget in tokens (the same thresholds as the Chat codec). */
-function effortFromBudget(budget: number): string {
-  if (budget <= 0) return 'none';
-  if (budget <= 2048) return 'low';
-  if (budget <= 8192) return 'medium';
-  return 'high';
-}
 
 /** Encode `reasoning` from `request.reasoning` and the `reasoning` extension. */
 export function encodeOpenaiResponsesReasoningConfig(request: Request, losses: LossCollector): JsonObject | undefined {
@@ -141,7 +135,7 @@ export function encodeOpenaiResponsesReasoningConfig(request: Request, losses: L
   if (effort === undefined && config.mode === 'disabled') effort = 'none';
   if (config.budgetTokens !== undefined) {
     if (effort === undefined) {
-      effort = effortFromBudget(config.budgetTokens);
+      effort = effortForBudget(config.budgetTokens);
       losses.add('approximated', '/reasoning/budgetTokens', `a budget of ${config.budgetTokens} tokens sent as effort "${effort}"`);
     } else {
       losses.add('dropped_field', '/reasoning/budgetTokens', 'OpenAI Responses has no reasoning token budget; dropped');

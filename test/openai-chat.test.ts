@@ -508,6 +508,27 @@ cross('errors: a foreign error becomes a Chat error body; odd captures decode le
   assert.equal(codes(losses), []);
 });
 
+cross('citations of several text parts point into the joined content: a url_citation moved by its part\'s offset, another kind over its whole part', () => {
+  const response: Response = {
+    candidates: [{
+      index: 0,
+      stopReason: { unified: 'end_turn' },
+      message: {
+        role: 'assistant',
+        parts: [
+          { type: 'text', text: 'First part cites A.', citations: [{ kind: 'url_citation', url: 'https://a.example', title: 'A', start: 17, end: 18 }] },
+          { type: 'text', text: 'Second cites B.', citations: [{ kind: 'url_citation', url: 'https://b.example', title: 'B', start: 13, end: 14 }] },
+          // A search result's range is blocks of the cited source, not characters of this text.
+          { type: 'text', text: ' Fact.', citations: [{ kind: 'search_result_location', url: 'https://s.example', title: 'S', start: 0, end: 1 }] },
+        ],
+      },
+    }],
+  };
+  const body = openaiChatCodec.encodeResponse(response, { losses: new LossCollector() }) as { choices: { message: { content: string; annotations: { url_citation: { start_index: number; end_index: number } }[] } }[] };
+  const { content, annotations } = body.choices[0]!.message;
+  assert.equal(annotations.map(({ url_citation: cited }) => content.slice(cited.start_index, cited.end_index)), ['A', 'B', ' Fact.']);
+});
+
 cross.run();
 
 // ---------------------------------------------------------------------------

@@ -45,8 +45,9 @@ export function decodeOpenaiChatAnnotation(value: unknown, path: string): Citati
 
 /**
  * Encode one citation of a text part whose text starts at `offset` of the
- * content. Citations with a URL become `url_citation`s (the part's span when
- * the source gave no output offsets); others cannot travel.
+ * content (its range, within the part, moved by `offset`). Citations with a
+ * URL become `url_citation`s (the part's span when the source gave no output
+ * offsets); others cannot travel.
  */
 export function encodeOpenaiChatAnnotation(
   citation: Citation,
@@ -67,16 +68,18 @@ export function encodeOpenaiChatAnnotation(
     const built: UrlCitation = {
       url: citation.url,
       title: citation.title ?? '',
-      start_index: citation.start ?? span.offset,
-      end_index: citation.end ?? span.offset + span.length,
+      // Another kind's range is in its cited source (characters, pages or blocks of a document), not in this text: the whole part.
+      start_index: span.offset,
+      end_index: span.offset + span.length,
     };
     inner = { ...built };
     losses.add('approximated', path, `"${citation.kind}" citation sent as a url_citation over the whole text part`, 'info');
   } else {
     inner = { url: citation.url };
     if (citation.title !== undefined) inner['title'] = citation.title;
-    if (citation.start !== undefined) inner['start_index'] = citation.start;
-    if (citation.end !== undefined) inner['end_index'] = citation.end;
+    // A citation's range is within its text part; Chat's indices are within the message's whole content.
+    if (citation.start !== undefined) inner['start_index'] = span.offset + citation.start;
+    if (citation.end !== undefined) inner['end_index'] = span.offset + citation.end;
   }
   return spreadExtensions({ type: 'url_citation', url_citation: nestedExtras(inner, citation, 'url_citation') }, citation, FORMAT);
 }

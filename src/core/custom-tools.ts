@@ -129,7 +129,7 @@ export class CustomCallRestorer {
       case 'part_start': {
         const part = event.part;
         if (part.type !== 'tool_call' || part.kind === 'custom' || !this.#names.has(part.name)) return event;
-        // A source that sends a call whole (Gemini, Ollama) starts it with its arguments: the text is all there.
+        // A call that starts with its whole arguments (a decoder may send one so) has its text at once.
         const whole = asCustomCall(part, this.#names);
         this.#open.set(`${event.candidate}:${event.index}`, { raw: '', start: -1, at: 0, closed: whole !== undefined });
         if (whole !== undefined) return { ...event, part: whole };

@@ -129,7 +129,7 @@ answer('the library: the exports restore a whole answer and a stream', async () 
   assert.is(deltas.join(''), PATCH);
 });
 
-const proxied = suite('custom tools through the proxy: the OpenAI SDKs in front of Anthropic and Gemini');
+const proxied = suite('custom tools through the proxy: the OpenAI SDKs in front of the other vendors');
 
 /** Anthropic SSE of one answer calling `apply_patch`, its input JSON cut into `pieces`. */
 function anthropicStream(pieces: string[]): Uint8Array {
@@ -180,6 +180,27 @@ proxied('responses.create, whole and streamed: the patch comes back as a custom_
       assert.is(deltas, PATCH);
       assert.is(done, PATCH);
       assert.equal(completed?.map((item) => [item.type, item.input]), [['custom_tool_call', PATCH]]);
+    });
+  } finally {
+    await upstream.close();
+  }
+});
+
+proxied('a streamed call with arguments of another shape still comes back as a custom call, its text the arguments\' JSON', async () => {
+  const upstream = await startUpstream('anthropic');
+  upstream.behaviour = { kind: 'answer', body: {}, stream: anthropicStream(['{"patch": ', '"x"}']) };
+  try {
+    await withProxy({ upstream: { format: 'anthropic', baseUrl: upstream.url, apiKey: 'k' }, modelMap: { '*': 'claude-x' }, fetch: createNodeFetch() }, async (url) => {
+      const client = new OpenAI({ baseURL: `${url}/v1`, apiKey: 'caller', maxRetries: 0 });
+      const stream = await client.responses.create({ ...(REQUEST as object), stream: true } as never) as unknown as AsyncIterable<{ type: string; input?: string; response?: { output: { type: string; input?: string }[] } }>;
+      let done: string | undefined;
+      let completed: { type: string; input?: string }[] | undefined;
+      for await (const event of stream) {
+        if (event.type === 'response.custom_tool_call_input.done') done = event.input;
+        if (event.type === 'response.completed') completed = event.response?.output;
+      }
+      assert.is(done, '{"patch": "x"}');
+      assert.equal(completed?.map((item) => [item.type, item.input]), [['custom_tool_call', '{"patch": "x"}']]);
     });
   } finally {
     await upstream.close();

@@ -113,8 +113,9 @@ const SIMPLE_ESCAPES: Readonly<Record<string, string>> = { '"': '"', '\\': '\\',
  * becomes the next characters of the `input` string (its JSON escapes
  * decoded, an escape cut between deltas held for the next one), and the
  * call's end carries the whole text. Arguments that do not open as
- * `{"input": "` give no text while they stream; the end still carries the
- * input when the whole arguments are `{"input": …}`.
+ * `{"input": "` give no text while they stream; the end carries the input
+ * when the whole arguments are `{"input": …}`, else the arguments' JSON as
+ * the call's text (it began as a custom call and stays one).
  */
 export class CustomCallRestorer {
   readonly #names: ReadonlySet<string>;
@@ -148,9 +149,12 @@ export class CustomCallRestorer {
         if (call === undefined) return event;
         this.#open.delete(key);
         const part = event.part;
-        const whole = part === undefined ? undefined : asCustomCall(part, this.#names);
+        if (part?.type !== 'tool_call') return event;
+        const whole = asCustomCall(part, this.#names);
         if (whole !== undefined) return { ...event, part: whole };
-        return event;
+        // Arguments of another shape (the model did not keep to the one string): the call has begun as custom, so its text is the arguments' JSON.
+        const { rawArguments, ...rest } = part;
+        return { ...event, part: { ...rest, arguments: undefined, rawArguments: call.raw !== '' ? call.raw : (rawArguments ?? JSON.stringify(part.arguments ?? {})), kind: 'custom' } };
       }
       default:
         return event;

@@ -64,7 +64,7 @@ request('a function taking the text as "input" (the grammar in its description),
 
 const answer = suite('custom tools: the answer back as custom calls');
 
-answer('a whole answer: a call of the function with only a string input becomes a custom call; other calls stay', () => {
+answer('a whole answer: a call of the function becomes a custom call, its text the input (or, of another shape, the arguments\' JSON); other calls stay', () => {
   const response: Response = {
     candidates: [{
       index: 0,
@@ -81,7 +81,7 @@ answer('a whole answer: a call of the function with only a string input becomes 
   restoreCustomCalls(response, new Set(['apply_patch']));
   assert.equal(response.candidates[0]?.message.parts, [
     { type: 'tool_call', id: 'a', name: 'apply_patch', arguments: undefined, rawArguments: PATCH, kind: 'custom' },
-    { type: 'tool_call', id: 'b', name: 'apply_patch', arguments: { input: PATCH, extra: 1 } },
+    { type: 'tool_call', id: 'b', name: 'apply_patch', arguments: undefined, rawArguments: JSON.stringify({ input: PATCH, extra: 1 }), kind: 'custom' },
     { type: 'tool_call', id: 'c', name: 'read', arguments: { input: 'x' } },
   ]);
 });

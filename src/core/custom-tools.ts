@@ -71,22 +71,34 @@ function inputOf(part: ToolCallPart): string | undefined {
   return typeof input === 'string' ? input : undefined;
 }
 
-/** `part` as a custom call when it calls one of `names` with only a string `input`; else `undefined`. */
-function asCustomCall(part: Part, names: ReadonlySet<string>): ToolCallPart | undefined {
-  if (part.type !== 'tool_call' || part.kind === 'custom' || !names.has(part.name)) return undefined;
-  const input = inputOf(part);
-  if (input === undefined) return undefined;
+/** `part` (a call of one of `names`, not yet custom) as a custom call with text `text`. */
+function customCall(part: ToolCallPart, text: string): ToolCallPart {
   const { rawArguments: _raw, ...rest } = part;
-  return { ...rest, arguments: undefined, rawArguments: input, kind: 'custom' };
+  return { ...rest, arguments: undefined, rawArguments: text, kind: 'custom' };
 }
 
-/** Turn the calls in `response` of the functions that stood for custom tools `names` back into custom calls (in place). */
+/** Whether `part` calls the function that stood for one of the custom tools `names`. */
+function callsCustom(part: Part, names: ReadonlySet<string>): part is ToolCallPart {
+  return part.type === 'tool_call' && part.kind !== 'custom' && names.has(part.name);
+}
+
+/** The text of such a call: its `input`, or, when the model gave arguments of another shape, their JSON. */
+function customText(part: ToolCallPart): string {
+  return inputOf(part) ?? part.rawArguments ?? JSON.stringify(part.arguments ?? {});
+}
+
+/**
+ * Turn the calls in `response` of the functions that stood for custom tools
+ * `names` back into custom calls (in place): the text is the string
+ * `input`, or the arguments' JSON when the model gave another shape (as a
+ * stream, which has begun the call as custom by then, ends it).
+ */
 export function restoreCustomCalls(response: Response, names: ReadonlySet<string>): Response {
   for (const candidate of response.candidates) {
     const parts = candidate.message.parts;
     for (let index = 0; index < parts.length; index++) {
-      const custom = asCustomCall(parts[index] as Part, names);
-      if (custom !== undefined) parts[index] = custom;
+      const part = parts[index] as Part;
+      if (callsCustom(part, names)) parts[index] = customCall(part, customText(part));
     }
   }
   return response;
@@ -129,13 +141,11 @@ export class CustomCallRestorer {
     switch (event.type) {
       case 'part_start': {
         const part = event.part;
-        if (part.type !== 'tool_call' || part.kind === 'custom' || !this.#names.has(part.name)) return event;
+        if (!callsCustom(part, this.#names)) return event;
         // A call that starts with its whole arguments (a decoder may send one so) has its text at once.
-        const whole = asCustomCall(part, this.#names);
-        this.#open.set(`${event.candidate}:${event.index}`, { raw: '', start: -1, at: 0, closed: whole !== undefined });
-        if (whole !== undefined) return { ...event, part: whole };
-        const { rawArguments: _raw, ...rest } = part;
-        return { ...event, part: { ...rest, arguments: undefined, rawArguments: '', kind: 'custom' } };
+        const input = inputOf(part);
+        this.#open.set(`${event.candidate}:${event.index}`, { raw: '', start: -1, at: 0, closed: input !== undefined });
+        return { ...event, part: customCall(part, input ?? '') };
       }
       case 'tool_call_delta': {
         const call = this.#open.get(`${event.candidate}:${event.index}`);
@@ -149,12 +159,9 @@ export class CustomCallRestorer {
         if (call === undefined) return event;
         this.#open.delete(key);
         const part = event.part;
-        if (part?.type !== 'tool_call') return event;
-        const whole = asCustomCall(part, this.#names);
-        if (whole !== undefined) return { ...event, part: whole };
-        // Arguments of another shape (the model did not keep to the one string): the call has begun as custom, so its text is the arguments' JSON.
-        const { rawArguments, ...rest } = part;
-        return { ...event, part: { ...rest, arguments: undefined, rawArguments: call.raw !== '' ? call.raw : (rawArguments ?? JSON.stringify(part.arguments ?? {})), kind: 'custom' } };
+        if (part === undefined || !callsCustom(part, this.#names)) return event;
+        // Arguments of another shape (the model did not keep to the one string): the call has begun as custom, so its text is the arguments' JSON as streamed.
+        return { ...event, part: customCall(part, inputOf(part) ?? (call.raw !== '' ? call.raw : customText(part))) };
       }
       default:
         return event;

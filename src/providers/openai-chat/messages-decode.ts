@@ -72,13 +72,14 @@ function decodeTool(object: JsonObject, path: string, history: History, losses: 
   // Read by name here (a shared reader's keyed read is a generic lookup); `stringField` builds the error.
   const wireId = object['tool_call_id'];
   const callId = typeof wireId === 'string' ? wireId : stringField(object, 'tool_call_id', path);
-  const result: ToolResultPart = { type: 'tool_result', callId, content: [] };
   const name = toolName(history, callId);
-  if (name !== undefined) result.name = name;
   const content = object['content'];
   // A string (the common spelling): the one text part `decodeOpenaiChatContent` makes of it, in a list made with it (`[]` grown by `push` takes room for 17).
-  if (typeof content === 'string' && !losses.recording) result.content = [{ type: 'text', text: content }];
-  else decodeOpenaiChatContent(content, path, result, result.content, 'string', losses, history.hints);
+  const simple = typeof content === 'string' && !losses.recording;
+  const parts: Part[] = simple ? [{ type: 'text', text: content }] : [];
+  // Made whole, its name in the literal: a key added afterwards changes the object's shape once more.
+  const result: ToolResultPart = name === undefined ? { type: 'tool_result', callId, content: parts } : { type: 'tool_result', callId, content: parts, name };
+  if (!simple) decodeOpenaiChatContent(content, path, result, parts, 'string', losses, history.hints);
   keepUnknownOf(result, object, 'content', 'role', 'content', 'tool_call_id');
   if (result.extensions !== undefined) losses.anchorExtensions(result.extensions, path);
   return { role: 'tool', parts: [losses.origin(result, path)] };

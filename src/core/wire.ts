@@ -55,6 +55,11 @@ export class ItemPointers {
     while (table.length <= index) table.push([this.#base, '/', table.length, this.#suffix].join(''));
     return table[index] as string;
   }
+
+  /** The pointer of item `index` of the list at `path`: from the table when `path` is this table's base, else built. */
+  of(path: string, index: number): string {
+    return path === this.#base ? this.at(index) : `${path}/${index}${this.#suffix}`;
+  }
 }
 
 const ITEM_POINTERS = new Map<string, ItemPointers>();

@@ -98,9 +98,8 @@ export function decodeAnthropicMessagesInto(value: unknown, path: string, scope:
   const list = Array.isArray(value) ? value : expectArray(value, path, ANTHROPIC);
   const hints = scope.hints !== false;
   const losses = scope.losses;
-  const kept = path === '/messages';
   for (let index = 0; index < list.length; index++) {
-    const messagePath = kept ? MESSAGE_POINTERS.at(index) : `${path}/${index}`;
+    const messagePath = MESSAGE_POINTERS.of(path, index);
     const item = list[index];
     const object = isObject(item) ? item : expectObject(item, messagePath, ANTHROPIC);
     const wireRole = object['role'];
@@ -112,7 +111,7 @@ export function decodeAnthropicMessagesInto(value: unknown, path: string, scope:
       });
     }
     const content = required(object, 'content', messagePath, ANTHROPIC);
-    const parts = decodeContent(content, kept ? CONTENT_POINTERS.at(index) : `${messagePath}/content`, scope);
+    const parts = decodeContent(content, CONTENT_POINTERS.of(path, index), scope);
     const start = messages.length;
     const first = role === 'user' ? pushUserTurn(parts, messages, hints) : push(messages, { role, parts });
     if (hints && typeof content === 'string') anthropicHint(first, '$contentString', true);

@@ -63,9 +63,8 @@ export function decodeGeminiContents(value: unknown, path: string, losses: LossC
   const scope: PartScope = { losses, role: 'user', idScope: 0, pending: new PendingCalls() };
   if (lean) scope.lean = true;
   if (same) scope.same = true;
-  const kept = path === '/contents';
   for (let index = 0; index < contents.length; index++) {
-    const contentPath = kept ? CONTENT_POINTERS.at(index) : `${path}/${index}`;
+    const contentPath = CONTENT_POINTERS.of(path, index);
     const entry = contents[index];
     const content = isObject(entry) ? entry : expectObject(entry, contentPath, 'gemini');
     const role = readRole(content, contentPath);

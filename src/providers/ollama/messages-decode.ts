@@ -127,9 +127,8 @@ export function decodeOllamaMessages(value: unknown, path: string, losses: LossC
   // One scope for the whole list, renamed per message (decoding reads it synchronously).
   const calls: CallScope = { scope: 0, pending: new PendingCalls(), hints };
   const messages: Message[] = new Array(list.length);
-  const kept = path === '/messages';
   for (let index = 0; index < list.length; index++) {
-    const messagePath = kept ? MESSAGE_POINTERS.at(index) : `${path}/${index}`;
+    const messagePath = MESSAGE_POINTERS.of(path, index);
     calls.scope = index;
     const message = decodeOllamaMessage(list[index], messagePath, index, calls);
     messages[index] = losses.recording ? recordOllamaOrigins(message, list[index] as JsonObject, messagePath, losses) : anchorMadeUpIds(message, list[index] as JsonObject, messagePath, losses);

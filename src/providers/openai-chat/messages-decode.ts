@@ -161,9 +161,8 @@ export function decodeOpenaiChatMessages(value: unknown, path: string, losses: L
   const list = Array.isArray(value) ? value : expectArray(value, path, FORMAT);
   const history: History = { hints, parse, assistants: [], names: undefined, indexed: 0, lastFunctionCallId: undefined };
   const messages: Message[] = new Array(list.length);
-  const pointers = path === '/messages' ? MESSAGE_POINTERS : undefined;
   for (let index = 0; index < list.length; index++) {
-    const messagePath = pointers === undefined ? `${path}/${index}` : pointers.at(index);
+    const messagePath = MESSAGE_POINTERS.of(path, index);
     const message = losses.origin(decodeMessage(list[index], messagePath, index, history, losses), messagePath);
     if (message.extensions !== undefined) losses.anchorExtensions(message.extensions, messagePath);
     if (message.role === 'assistant' && !hints && !losses.recording) anchorReasoning(message, messagePath, losses);

@@ -14,7 +14,7 @@ import { InterlinguaError } from '../../core/errors.ts';
 import { appended, expectArray, expectObject, expectString, extend, hint, isObject, required, type JsonObject } from '../../core/wire.ts';
 import { decodeOpenaiResponsesContent, type TextType } from './content-decode.ts';
 import { decodeOpenaiResponsesReasoning } from './reasoning.ts';
-import { FORMAT, itemPointer, MESSAGE_KEY_PREFIX, present } from './shared.ts';
+import { FORMAT, INPUT_POINTERS, MESSAGE_KEY_PREFIX, present } from './shared.ts';
 import { decodeOpenaiResponsesToolCall, decodeOpenaiResponsesToolOutput } from './tool-items.ts';
 
 /** The keys of a message item this file does not read, or `undefined` (a switch: cheaper than a set lookup per key). */
@@ -236,7 +236,7 @@ export function decodeOpenaiResponsesInput(items: unknown[], path: string, losse
   for (let index = 0; index < items.length; index++) {
     const value = items[index];
     if (value === undefined && !(index in items)) continue;
-    const itemPath = itemPointer(path, index);
+    const itemPath = INPUT_POINTERS.of(path, index);
     const item = isObject(value) ? value : expectObject(value, itemPath, FORMAT);
     const type = itemType(item, itemPath);
     if (type === 'message') {
@@ -266,7 +266,7 @@ export function decodeOpenaiResponsesOutput(items: unknown[], path: string, loss
   for (let index = 0; index < items.length; index++) {
     const value = items[index];
     if (value === undefined && !(index in items)) continue;
-    const itemPath = itemPointer(path, index);
+    const itemPath = INPUT_POINTERS.of(path, index);
     const item = isObject(value) ? value : expectObject(value, itemPath, FORMAT);
     const type = itemType(item, itemPath);
     if (type === 'message' && roleOf(item, itemPath) !== 'assistant') {

@@ -58,12 +58,8 @@ export function wasNull(node: Extensible, key: string): boolean {
   return Array.isArray(nulls) && nulls.includes(key);
 }
 
-const INPUT_POINTERS = itemPointers('/input');
-
-/** The pointer of item `index` of a list at `path`: shared strings for the request's `/input` list. */
-export function itemPointer(path: string, index: number): string {
-  return path === '/input' ? INPUT_POINTERS.at(index) : `${path}/${index}`;
-}
+/** Pointers of the request's `/input` items, shared (`INPUT_POINTERS.of(path, index)` builds one for another list). */
+export const INPUT_POINTERS = itemPointers('/input');
 
 /** `value` unless it is `null` or `undefined`. */
 export function present<T>(value: T | null | undefined): value is T {

@@ -37,7 +37,8 @@ export function customAsFunction(tool: CustomTool, losses: LossCollector, path: 
   return fn;
 }
 
-/** The closing of a streamed custom call's JSON arguments (see {@link customArgumentsPiece}). */
+/** The opening and the closing of a custom call's JSON arguments as written (see {@link customArgumentsPiece}). */
+const CUSTOM_JSON_OPENING = `{"${CUSTOM_INPUT_KEY}":"`;
 export const CUSTOM_JSON_CLOSING = '"}';
 
 /**
@@ -49,7 +50,7 @@ export const CUSTOM_JSON_CLOSING = '"}';
  */
 export function customArgumentsPiece(text: string, first: boolean): string {
   const escaped = JSON.stringify(text).slice(1, -1);
-  return first ? `{"${CUSTOM_INPUT_KEY}":"${escaped}` : escaped;
+  return first ? CUSTOM_JSON_OPENING + escaped : escaped;
 }
 
 /** The names of `request`'s custom tools; `undefined` when it has none. */
@@ -108,15 +109,14 @@ export function restoreCustomCalls(response: Response, names: ReadonlySet<string
 interface OpenCall {
   /** The argument text received so far. */
   raw: string;
-  /** Where the `input` string's characters start in `raw`; -1 until its opening quote has arrived, -2 when the arguments do not start as `{"input": "`. */
-  start: number;
+  /** Before the `input` string's opening quote; in the string; done (the string has closed, or the arguments do not open as `{"input": "`). */
+  state: 'opening' | 'string' | 'done';
   /** How far `raw` has been decoded. */
   at: number;
-  /** The string has closed. */
-  closed: boolean;
 }
 
-const INPUT_OPENING = /^\s*\{\s*"input"\s*:\s*"/;
+/** The opening of the arguments, as any writer may space it. */
+const INPUT_OPENING = new RegExp(`^\\s*\\{\\s*"${CUSTOM_INPUT_KEY}"\\s*:\\s*"`);
 const SIMPLE_ESCAPES: Readonly<Record<string, string>> = { '"': '"', '\\': '\\', '/': '/', b: '\b', f: '\f', n: '\n', r: '\r', t: '\t' };
 
 /**
@@ -144,7 +144,7 @@ export class CustomCallRestorer {
         if (!callsCustom(part, this.#names)) return event;
         // A call that starts with its whole arguments (a decoder may send one so) has its text at once.
         const input = inputOf(part);
-        this.#open.set(`${event.candidate}:${event.index}`, { raw: '', start: -1, at: 0, closed: input !== undefined });
+        this.#open.set(`${event.candidate}:${event.index}`, { raw: '', state: input === undefined ? 'opening' : 'done', at: 0 });
         return { ...event, part: customCall(part, input ?? '') };
       }
       case 'tool_call_delta': {
@@ -171,16 +171,17 @@ export class CustomCallRestorer {
 
 /** The characters of `call`'s `input` string that its new argument text completes. */
 function decodeMore(call: OpenCall): string {
-  if (call.closed || call.start === -2) return '';
+  if (call.state === 'done') return '';
   const raw = call.raw;
-  if (call.start === -1) {
+  if (call.state === 'opening') {
     const opening = INPUT_OPENING.exec(raw);
     if (opening === null) {
       // Not yet enough text to tell, or arguments of another shape.
-      if (!'{"input":"'.startsWith(raw.replace(/\s+/g, ''))) call.start = -2;
+      if (!CUSTOM_JSON_OPENING.startsWith(raw.replace(/\s+/g, ''))) call.state = 'done';
       return '';
     }
-    call.start = call.at = opening[0].length;
+    call.state = 'string';
+    call.at = opening[0].length;
   }
   let out = '';
   let at = call.at;
@@ -195,7 +196,7 @@ function decodeMore(call: OpenCall): string {
       }
       out += raw.slice(at, quote);
       at = quote + 1;
-      call.closed = true;
+      call.state = 'done';
       break;
     }
     out += raw.slice(at, slash);

@@ -43,7 +43,19 @@ export interface CorpusOptions {
   budgetMs: number;
   /** Target duration of one batch, ms (`measureRounds`'s default when absent). */
   sampleMs?: number;
+  /**
+   * Time each conversion runs before the rounds, ms: a folder holds 24–176
+   * different bodies, whose code paths reach the optimising compiler only
+   * after many passes over the folder (see the Method).
+   */
+  warmupMs?: number;
   progress?: (cell: CorpusCell) => void;
+}
+
+/** Run `fn` again and again for `ms` milliseconds. */
+function warmUp(fn: () => unknown, ms: number): void {
+  const end = performance.now() + ms;
+  while (performance.now() < end) fn();
 }
 
 /** The request texts of one format's corpus folder, in name order. */
@@ -114,6 +126,7 @@ export async function runCorpus(root: string, options: CorpusOptions): Promise<C
     weights.push(...outputFloors.map(() => OUTPUT_FLOOR_WEIGHT));
     const firstConversion = all.push(...fns) - fns.length;
     weights.push(...fns.map(() => 1));
+    if (options.warmupMs !== undefined) for (const fn of fns) warmUp(fn, options.warmupMs);
     const timings = await measureRounds(all, { budgetMs: options.budgetMs, weights, ...(options.sampleMs === undefined ? {} : { sampleMs: options.sampleMs }) });
     pending.forEach((cell, index) => {
       const floor = timings[floorIndex[index]!]!;

@@ -266,7 +266,7 @@ function corpusSection(run: BenchRun): string {
     ratioText(cell.overOutputFloor),
     String(cell.losses),
   ]);
-  return `Every request body of \`test/corpus/<format>/request\` (recorded from the vendors' APIs by other projects) converted to every format; one cell is the whole folder, the floor is \`JSON.stringify(JSON.parse(text))\` of the same bodies, timed in interleaved rounds as above (ratio = median over rounds; target ≤ ${TARGETS.conversionRatio}×), with the output floor over the same bodies and their outputs. A body a target refuses with a typed error is counted and left out of every time.
+  return `Every request body of \`test/corpus/<format>/request\` (recorded from the vendors' APIs by other projects) converted to every format; one cell is the whole folder, the floor is \`JSON.stringify(JSON.parse(text))\` of the same bodies, timed in interleaved rounds as above (ratio = median over rounds; target ≤ ${TARGETS.conversionRatio}×), with the output floor over the same bodies and their outputs. A body a target refuses with a typed error is counted and left out of every time. Before the rounds, each conversion runs alone for the corpus warm-up the Method gives: a folder is 24–176 different bodies, and after the rounds' usual warm-up alone the code of their many paths was still reaching the optimising compiler during the measured rounds (OpenAI Chat → Anthropic, the same build and machine: 1.95–2.21× the floor after 50 ms of warm-up, 1.55–1.76× after 1–3 s), so the cells measured the compiler's progress more than the conversions.
 
 ${table(['from → to', 'bodies', 'source', 'floor', 'interlingua', 'ratio', 'output floor', 'interlingua ÷ output floor', 'losses'], rows)}`;
 }

@@ -11,6 +11,7 @@ import { PendingCalls } from './ids.ts';
 import { contentExtras, decodeGeminiParts } from './contents-decode.ts';
 import type { PartScope } from './parts-decode.ts';
 import { encodeGeminiPart, type EncodePartScope } from './parts-encode.ts';
+import type { GroundingWriter } from './grounding.ts';
 
 
 /** Decode a candidate's `content` (absent for some blocked candidates). */
@@ -38,13 +39,14 @@ export function decodeGeminiCandidateContent(value: unknown, path: string, idSco
 }
 
 /** Encode the candidate message as `content`; `undefined` when the source had none. */
-export function encodeGeminiCandidateContent(message: Message, path: string, losses: LossCollector): JsonObject | undefined {
+export function encodeGeminiCandidateContent(message: Message, path: string, losses: LossCollector, grounding?: GroundingWriter): JsonObject | undefined {
   const gemini = extensionsOf(message, 'gemini');
   if (gemini?.['$noContent'] === true && message.parts.length === 0) return undefined;
   losses.foreignExtensions(message.extensions, 'gemini', path);
-  const scope: EncodePartScope = { losses, names: new CallNames() };
+  const scope: EncodePartScope = grounding === undefined ? { losses, names: new CallNames() } : { losses, names: new CallNames(), grounding };
   const parts: JsonObject[] = [];
   for (let index = 0; index < message.parts.length; index++) {
+    if (grounding !== undefined) grounding.at = parts.length;
     const wire = encodeGeminiPart(message.parts[index] as Part, `${path}/parts/${index}`, scope);
     if (wire !== undefined) parts.push(wire);
   }

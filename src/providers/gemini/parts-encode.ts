@@ -12,12 +12,15 @@ import { respell } from './spelling.ts';
 import { emitsId } from './ids.ts';
 import { encodeGeminiMedia } from './media-encode.ts';
 import { encodeGeminiFunctionResponse } from './tool-result-encode.ts';
+import type { GroundingWriter } from './grounding.ts';
 
 /** What encoding a part needs besides the part. */
 export interface EncodePartScope {
   losses: LossCollector;
   /** The calls written so far, for a `tool_result` without a name (it takes its call's). */
   names: CallNames;
+  /** A candidate's: where its text parts' citations go (requests have no place for them). */
+  grounding?: GroundingWriter;
 }
 
 /** Encode one IR part at IR pointer `path`. */
@@ -25,7 +28,7 @@ export function encodeGeminiPart(part: Part, path: string, scope: EncodePartScop
   let wire: JsonObject | undefined;
   switch (part.type) {
     case 'text':
-      wire = encodeText(part, path, scope.losses);
+      wire = encodeText(part, path, scope);
       break;
     case 'reasoning':
       wire = encodeReasoning(part, path, scope.losses);
@@ -67,11 +70,12 @@ export function encodeGeminiPart(part: Part, path: string, scope: EncodePartScop
   return respell(wire, snake);
 }
 
-function encodeText(part: TextPart, path: string, losses: LossCollector): JsonObject {
+function encodeText(part: TextPart, path: string, scope: EncodePartScope): JsonObject {
   const wire: JsonObject = { text: part.text };
   if (extensionsOf(part, 'gemini')?.['$thought'] === false) wire['thought'] = false;
   if (part.citations !== undefined && part.citations.length > 0) {
-    losses.add('dropped_field', path, 'Gemini text parts carry no citations; dropped', 'info');
+    if (scope.grounding !== undefined) scope.grounding.take(part, path);
+    else scope.losses.add('dropped_field', path, 'Gemini request parts carry no citations; dropped', 'info');
   }
   return wire;
 }

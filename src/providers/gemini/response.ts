@@ -13,6 +13,7 @@ import { decodeGeminiUsage, encodeGeminiUsage } from './usage.ts';
 import { decodeGeminiBlockReason, decodeGeminiFinishReason, encodeGeminiFinishReason } from './stop-reason.ts';
 import { decodeGeminiCandidateContent, encodeGeminiCandidateContent } from './candidate-content.ts';
 import { idScope } from './ids.ts';
+import { decodeGeminiGrounding, groundingRest, GroundingWriter } from './grounding.ts';
 import { dropResponseCacheBreakpoints } from '../../core/cache-points.ts';
 
 /** The keys of a response this file does not read, or `undefined` (a switch: cheaper than a set lookup per key). */
@@ -97,7 +98,18 @@ function decodeCandidate(value: unknown, path: string, position: number, respons
     candidate.stopReason = decodeGeminiFinishReason(finish, `${path}/finishReason`, hasToolCalls);
     if (context.losses.recording) context.losses.origin(candidate.stopReason, `${path}/finishReason`);
   }
-  extend(candidate, 'gemini', candidateExtras(wire));
+  const extras = candidateExtras(wire);
+  const grounding = extras?.['groundingMetadata'];
+  if (grounding !== undefined && decodeGeminiGrounding(grounding, message, `${path}/groundingMetadata`, context.losses) && isObject(grounding)) {
+    // Headed elsewhere, the supports and chunks travel as the citations: only the rest of the metadata is the target's to report.
+    const target = context.target;
+    if (target !== undefined && target !== 'gemini') {
+      const rest = groundingRest(grounding);
+      if (rest === undefined) delete extras!['groundingMetadata'];
+      else extras!['groundingMetadata'] = rest;
+    }
+  }
+  extend(candidate, 'gemini', extras);
   return candidate;
 }
 
@@ -141,8 +153,11 @@ function createTime(created: number, raw: string): string {
 function encodeCandidate(candidate: Candidate, path: string, context: CodecContext): JsonObject {
   const wire: JsonObject = {};
   const gemini = extensionsOf(candidate, 'gemini');
-  const content = encodeGeminiCandidateContent(candidate.message as Message, `${path}/message`, context.losses);
+  const grounding = new GroundingWriter(gemini?.['groundingMetadata'] !== undefined, context.losses);
+  const content = encodeGeminiCandidateContent(candidate.message as Message, `${path}/message`, context.losses, grounding);
   if (content !== undefined) wire['content'] = content;
+  const metadata = grounding.metadata();
+  if (metadata !== undefined) wire['groundingMetadata'] = metadata;
   if (candidate.stopReason !== undefined) {
     wire['finishReason'] = encodeGeminiFinishReason(candidate.stopReason, context.losses, pointer(path, 'stopReason'));
   }

@@ -68,7 +68,7 @@ function decodeAudio(value: unknown, path: string): AudioPart {
   return part;
 }
 
-function decodeAnnotations(value: unknown, path: string, parts: Part[], message: Message, place: AssistantPlace, hints: boolean): void {
+function decodeAnnotations(value: unknown, path: string, parts: Part[], message: Message, place: AssistantPlace, hints: boolean, losses: LossCollector): void {
   if (value === undefined) {
     if (place === 'response' && hints) chatHint(message, '$annotations', 'absent');
     return;
@@ -88,7 +88,12 @@ function decodeAnnotations(value: unknown, path: string, parts: Part[], message:
     keepUnknown(message, { annotations }, keys());
     return;
   }
-  only.citations = annotations.map((annotation, index) => decodeOpenaiChatAnnotation(annotation, pointer(path, index)));
+  // A target's loss on a citation points at its annotation.
+  only.citations = annotations.map((annotation, index) => {
+    const at = pointer(path, index);
+    const citation = decodeOpenaiChatAnnotation(annotation, at);
+    return losses.recording ? losses.origin(citation, at) : citation;
+  });
 }
 
 /**
@@ -110,7 +115,7 @@ export function decodeOpenaiChatAssistant(
   const message: Message = { role: 'assistant', parts };
   decodeOpenaiChatContent(object['content'], path, message, parts, 'null', losses, hints);
   const annotationsValue = object['annotations'];
-  if (annotationsValue !== undefined || (place === 'response' && hints)) decodeAnnotations(annotationsValue, `${path}/annotations`, parts, message, place, hints);
+  if (annotationsValue !== undefined || (place === 'response' && hints)) decodeAnnotations(annotationsValue, `${path}/annotations`, parts, message, place, hints, losses);
   const refusal = object['refusal'];
   if (typeof refusal === 'string') {
     const part: RefusalPart = { type: 'refusal', text: refusal };

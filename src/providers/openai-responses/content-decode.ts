@@ -46,7 +46,7 @@ function decodeContent(value: unknown, path: string, textType: TextType, losses:
   switch (type) {
     case 'input_text':
     case 'output_text':
-      return decodeText(part, type, textType, path);
+      return decodeText(part, type, textType, path, losses);
     case 'refusal':
       return decodeRefusal(part, path);
     case 'input_image':
@@ -75,7 +75,7 @@ function textExtras(part: JsonObject): JsonObject | undefined {
   return rest;
 }
 
-function decodeText(part: JsonObject, type: TextType, textType: TextType, path: string): TextPart {
+function decodeText(part: JsonObject, type: TextType, textType: TextType, path: string, losses: LossCollector): TextPart {
   const value = part['text'];
   const text: TextPart = { type: 'text', text: typeof value === 'string' ? value : expectString(required(part, 'text', path, FORMAT), pointer(path, 'text'), FORMAT) };
   if (type !== textType) hint(text, FORMAT, '$type', type);
@@ -85,7 +85,14 @@ function decodeText(part: JsonObject, type: TextType, textType: TextType, path: 
   } else {
     const list = Array.isArray(annotations) ? annotations : expectArray(annotations, pointer(path, 'annotations'), FORMAT);
     if (type === 'input_text') hint(text, FORMAT, '$annotations', true);
-    if (list.length > 0) text.citations = list.map((annotation, index) => decodeOpenaiResponsesAnnotation(annotation, pointer(path, 'annotations', index)));
+    if (list.length > 0) {
+      // A target's loss on a citation points at its annotation.
+      text.citations = list.map((annotation, index) => {
+        const at = pointer(path, 'annotations', index);
+        const citation = decodeOpenaiResponsesAnnotation(annotation, at);
+        return losses.recording ? losses.origin(citation, at) : citation;
+      });
+    }
   }
   let rest = textExtras(part);
   if (type === 'input_text' && rest?.[BREAKPOINT_KEY] !== undefined && liftPartMarker(text, part, RESPONSES_BREAKPOINT)) rest = unknownKeys(rest, BREAKPOINT_ONLY);

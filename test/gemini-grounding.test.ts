@@ -10,12 +10,16 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import OpenAI from 'openai';
 import { GoogleGenAI } from '@google/genai';
+import { readFileSync } from 'node:fs';
 import { convertResponse } from '../src/core/convert.ts';
+import { convertStream } from '../src/core/stream.ts';
+import type { Loss } from '../src/core/losses.ts';
 import type { FormatId } from '../src/core/ir.ts';
 import { createNodeFetch } from '../src/node/fetch.ts';
 import { withProxy } from './support/proxy-server.ts';
 import { startUpstream } from './support/upstream.ts';
 import { corpusFixtures, fixtureBody } from './support/fixtures.ts';
+import { streamFixtures } from './support/streams.ts';
 import { SpecValidators, describeErrors } from './support/spec-schemas.ts';
 
 type Json = Record<string, unknown>;
@@ -221,6 +225,101 @@ whole('Responses url_citations become a groundingMetadata valid for the Gemini s
 
 whole.run();
 
+const streams = suite('Gemini grounding: streams');
+
+/** The recorded Gemini streams whose last chunk has grounding supports, as SSE bytes, with their chunks. */
+function groundedStreams(): { name: string; sse: Uint8Array; chunks: Json[] }[] {
+  return streamFixtures()
+    .filter((fixture) => fixture.format === 'gemini' && fixture.framing === 'jsonl' && readFileSync(fixture.file, 'utf8').includes('groundingSupports'))
+    .map((fixture) => {
+      const lines = readFileSync(fixture.file, 'utf8').split('\n').filter((line) => line.trim() !== '');
+      return { name: fixture.name, sse: new TextEncoder().encode(lines.map((line) => `data: ${line}\n\n`).join('')), chunks: lines.map((line) => JSON.parse(line) as Json) };
+    });
+}
+
+/** `bytes` (one chunk) through `convertStream`: the output text and the losses. */
+async function streamed(bytes: Uint8Array, from: FormatId, to: FormatId): Promise<{ text: string; losses: Loss[] }> {
+  const source = new ReadableStream<Uint8Array>({ start: (controller) => { controller.enqueue(bytes); controller.close(); } });
+  const out = convertStream(source, { from, to, model: 'gemini-2.5-flash' });
+  let text = '';
+  const decoder = new TextDecoder();
+  const reader = out.getReader();
+  for (let read = await reader.read(); !read.done; read = await reader.read()) text += decoder.decode(read.value, { stream: true });
+  return { text, losses: await out.losses };
+}
+
+/** The data of each SSE event of `text`. */
+function sseData(text: string): Json[] {
+  return text.split('\n').filter((line) => line.startsWith('data: ') && line !== 'data: [DONE]').map((line) => JSON.parse(line.slice(6)) as Json);
+}
+
+/** A streamed answer's grounded spans: its candidate's text as streamed and the last chunk's supports, each segment's own text. */
+function streamedSpans(chunks: Json[]): [string, string][] {
+  const last = chunks.findLast((chunk) => (chunk['candidates'] as Json[])[0]?.['groundingMetadata'] !== undefined && 'groundingSupports' in ((chunk['candidates'] as Json[])[0]!['groundingMetadata'] as Json))!;
+  const metadata = metadataOf(last);
+  return metadata.groundingSupports.flatMap((support) => support.groundingChunkIndices.map((index): [string, string] => [support.segment.text ?? '', metadata.groundingChunks[index]?.web?.uri ?? '']));
+}
+
+/** The spans of a Responses stream's annotations, over the final text of their content part. */
+function responsesSpans(events: Json[]): [string, string][] {
+  const texts = new Map<string, string>();
+  for (const event of events) if (event['type'] === 'response.output_text.done') texts.set(`${event['output_index']}:${event['content_index']}`, event['text'] as string);
+  return events
+    .filter((event) => event['type'] === 'response.output_text.annotation.added')
+    .map((event) => {
+      const annotation = event['annotation'] as Json;
+      const text = texts.get(`${event['output_index']}:${event['content_index']}`) ?? '';
+      return [text.slice(annotation['start_index'] as number, annotation['end_index'] as number), annotation['url'] as string];
+    });
+}
+
+streams('recorded grounded streams to OpenAI Responses: annotation events over the very text each support names', async () => {
+  const recorded = groundedStreams();
+  assert.ok(recorded.length >= 3, `grounded streams in the corpus: ${recorded.length}`);
+  for (const { name, sse, chunks } of recorded) {
+    const { text } = await streamed(sse, 'gemini', 'openai-responses');
+    assert.equal(responsesSpans(sseData(text)), streamedSpans(chunks), name);
+  }
+});
+
+streams('every other target reports the grounding it cannot carry by its name, once; no empty metadata, no internal key', async () => {
+  for (const { name, sse } of groundedStreams()) {
+    for (const to of ['openai-chat', 'openai-responses', 'anthropic', 'ollama', 'bedrock-converse'] as const) {
+      const { losses } = await streamed(sse, 'gemini', to);
+      const messages = losses.map((loss) => loss.message);
+      assert.not.ok(messages.some((message) => message.includes('candidateFields') || message.includes('chunkFields')), `${name} → ${to}: ${messages.join('; ')}`);
+      const metadata = messages.filter((message) => message.includes('"groundingMetadata"'));
+      // What the citations do not carry (search queries, the search entry point) is reported once; URL context answers have nothing else.
+      assert.ok(metadata.length <= 1, `${name} → ${to}: ${metadata.join('; ')}`);
+      if (to !== 'openai-responses') assert.ok(losses.some((loss) => loss.irPath?.includes('/citations') || /citation/.test(loss.message)), `${name} → ${to}: the citations' drop is reported`);
+    }
+  }
+});
+
+streams('an Anthropic stream with web search citations to Gemini: the last chunk\'s groundingMetadata names byte ranges of the streamed text, which Gemini → Responses reads back', async () => {
+  const fixture = streamFixtures().find((item) => item.format === 'anthropic' && item.name.includes('llm-anthropic--test_anthropic--test_web_search'))!;
+  const { text } = await streamed(new Uint8Array(readFileSync(fixture.file)), 'anthropic', 'gemini');
+  const chunks = sseData(text);
+  let streamedText = '';
+  for (const chunk of chunks) {
+    for (const part of (((chunk['candidates'] as Json[] | undefined)?.[0]?.['content'] as Json | undefined)?.['parts'] as Json[] | undefined) ?? []) {
+      if (typeof part['text'] === 'string' && part['thought'] !== true) streamedText += part['text'];
+    }
+  }
+  const last = chunks.at(-1)!;
+  const metadata = metadataOf(last);
+  assert.ok(metadata.groundingSupports.length >= 3, JSON.stringify(metadata).slice(0, 300));
+  const bytes = Buffer.from(streamedText, 'utf8');
+  for (const support of metadata.groundingSupports) {
+    assert.is(support.segment.partIndex, undefined);
+    assert.is(bytes.subarray(support.segment.startIndex ?? 0, support.segment.endIndex).toString('utf8'), support.segment.text);
+  }
+  const back = await streamed(new TextEncoder().encode(text), 'gemini', 'openai-responses');
+  assert.equal(responsesSpans(sseData(back.text)), streamedSpans(chunks));
+});
+
+streams.run();
+
 const sdks = suite('Gemini grounding: the official SDKs through the proxy');
 
 /** Run `call` against the proxy in front of a fake `format` upstream answering `answer`. */
@@ -261,6 +360,29 @@ sdks('the Gemini SDK in front of OpenAI Chat: a search model\'s annotations arri
     assert.is(segment?.text, 'Le café ☕ ouvre à 8 h.');
     assert.is(segment?.endIndex, Buffer.byteLength('Le café ☕ ouvre à 8 h.', 'utf8'));
   });
+});
+
+sdks('responses.stream in front of a streaming Gemini: the final response has the url_citation annotations', async () => {
+  const { sse, chunks } = groundedStreams().find((item) => item.name.includes('webSearchToolParam--response'))!;
+  const upstream = await startUpstream('gemini');
+  upstream.behaviour = { kind: 'answer', body: {}, stream: sse };
+  try {
+    await withProxy({ upstream: { format: 'gemini', baseUrl: upstream.url, apiKey: 'k' }, modelMap: { '*': 'gemini-2.5-flash' }, fetch: createNodeFetch() }, async (url) => {
+      const client = new OpenAI({ baseURL: `${url}/v1`, apiKey: 'caller', maxRetries: 0 });
+      const final = await client.responses.stream({ model: 'gpt-5', input: 'Latest OpenAI news?' }).finalResponse();
+      const spans: [string, string][] = [];
+      for (const item of final.output) {
+        if (item.type !== 'message') continue;
+        for (const content of item.content) {
+          if (content.type !== 'output_text') continue;
+          for (const annotation of content.annotations) if (annotation.type === 'url_citation') spans.push([content.text.slice(annotation.start_index, annotation.end_index), annotation.url]);
+        }
+      }
+      assert.equal(spans, streamedSpans(chunks));
+    });
+  } finally {
+    await upstream.close();
+  }
 });
 
 sdks.run();

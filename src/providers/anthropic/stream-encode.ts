@@ -152,7 +152,10 @@ export function createAnthropicStreamEncoder(context: CodecContext): StreamEncod
     ensureStarted(out);
     usage = { ...usage, ...event.usage };
     if (hasHint(event, '$messageDelta')) messageDelta(event, out);
-    else usageDirty = true;
+    else {
+      losses.foreignExtensions(event.extensions, ANTHROPIC, '/usage');
+      usageDirty = true;
+    }
   }
 
   function end(event: StreamEvent & { type: 'end' }, out: SseMessage[]): void {
@@ -215,7 +218,9 @@ export function createAnthropicStreamEncoder(context: CodecContext): StreamEncod
         usageEvent(event, out);
         return;
       case 'finish':
-        if (event.candidate === 0) pendingFinish = event;
+        if (event.candidate !== 0) return;
+        losses.foreignExtensions(event.extensions, ANTHROPIC, '/candidates/0');
+        pendingFinish = event;
         return;
       case 'error':
         out.push(sse(encodeAnthropicError(event.error, context)));

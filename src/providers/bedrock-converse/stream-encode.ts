@@ -126,6 +126,7 @@ class BedrockStreamEncoder implements StreamEncoder {
       case 'part_end':
         return this.partEnd(event.index, event.part, event, out);
       case 'usage': {
+        this.losses.foreignExtensions(event.extensions, 'bedrock-converse', '/usage');
         this.usage = { ...this.usage, ...event.usage };
         const metadata = fieldsOf(event.usage)?.['$metadata'];
         if (isObject(metadata)) {
@@ -136,6 +137,7 @@ class BedrockStreamEncoder implements StreamEncoder {
       }
       case 'finish':
         if (event.candidate !== 0) return out;
+        this.losses.foreignExtensions(event.extensions, 'bedrock-converse', '/candidates/0');
         this.ensureStarted(out);
         this.stopped = true;
         out.push(this.message('messageStop', { stopReason: encodeBedrockStopReason(event.stopReason, this.losses, `/candidates/${event.candidate}/stopReason`), ...realFields(event), ...extra(event) }));
@@ -149,6 +151,7 @@ class BedrockStreamEncoder implements StreamEncoder {
         return out;
       }
       case 'end':
+        this.losses.foreignExtensions(event.extensions, 'bedrock-converse', '');
         return this.end(event, out);
       default:
         return out;
@@ -222,6 +225,9 @@ class BedrockStreamEncoder implements StreamEncoder {
     this.open.delete(index);
     // A source that sends a part whole (Gemini tool calls) has sent no delta: write its content now.
     const part = final ?? open.part;
+    if (part.type === 'text' && part.citations !== undefined && part.citations.length > 0) {
+      this.losses.add('dropped_field', `/candidates/0/message/parts/${index}/citations`, 'citations of another format have no Converse stream delta here; dropped');
+    }
     // What the deltas missed (a source that sends a part whole, or its deltas only in part) goes out before the stop.
     const rest = (full: string) => (full.startsWith(open.text) ? full.slice(open.text.length) : '');
     if (part.type === 'tool_call' && part.kind === 'custom') {

@@ -85,11 +85,12 @@ function sourceOf(chunk: unknown): { url: string; title: string | undefined } | 
 
 /**
  * Add the citations `metadata` names to the text parts of `message` (the
- * candidate's decoded message, one IR part per wire part). Answers whether
+ * candidate's decoded message, one IR part per wire part; a support without
+ * `partIndex` names part `defaultPart`). Answers whether
  * every support was carried whole (each of its chunks a URL on a text span),
  * so a conversion elsewhere need not report the supports and chunks dropped.
  */
-export function decodeGeminiGrounding(metadata: unknown, message: Message, path: string, losses: LossCollector): boolean {
+export function decodeGeminiGrounding(metadata: unknown, message: Message, path: string, losses: LossCollector, defaultPart = 0): boolean {
   if (!isObject(metadata)) return false;
   const supports = metadata['groundingSupports'];
   const chunks = metadata['groundingChunks'];
@@ -103,7 +104,7 @@ export function decodeGeminiGrounding(metadata: unknown, message: Message, path:
       whole = false;
       continue;
     }
-    const part = message.parts[segment['partIndex'] === undefined ? 0 : (offset(segment['partIndex']) ?? -1)] as Part | undefined;
+    const part = message.parts[segment['partIndex'] === undefined ? defaultPart : (offset(segment['partIndex']) ?? -1)] as Part | undefined;
     const startByte = segment['startIndex'] === undefined ? 0 : offset(segment['startIndex']);
     const endByte = offset(segment['endIndex']);
     if (part === undefined || part.type !== 'text' || startByte === undefined || endByte === undefined || endByte < startByte) {
@@ -149,30 +150,38 @@ export function groundingRest(metadata: JsonObject): JsonObject | undefined {
  * Citations of a candidate's text parts written as a `groundingMetadata`:
  * one chunk per distinct source, one support per distinct span. `own` is
  * set when the candidate kept its own metadata: its `$grounding` citations
- * are carried by it, and any other citation has no place beside it.
+ * are carried by it, and any other citation has no place beside it. A
+ * stream's writer (`streamed`) skips `$grounding` citations always: a
+ * Gemini source's chunks carry their metadata themselves.
  */
 export class GroundingWriter {
   /** The wire index the next encoded part takes. */
   at = 0;
   readonly #own: boolean;
+  readonly #streamed: boolean;
   readonly #losses: LossCollector;
   readonly #chunks: JsonObject[] = [];
   readonly #chunkIndex = new Map<string, number>();
   readonly #supports: JsonObject[] = [];
   readonly #supportIndex = new Map<string, number[]>();
 
-  constructor(own: boolean, losses: LossCollector) {
+  constructor(own: boolean, losses: LossCollector, streamed = false) {
     this.#own = own;
+    this.#streamed = streamed;
     this.#losses = losses;
   }
 
-  /** Take the citations of text part `part` (IR pointer `path`), which is written at wire index {@link at}. */
-  take(part: TextPart, path: string): void {
+  /**
+   * Take the citations of text part `part` (IR pointer `path`), which is
+   * written at wire index {@link at}; in a stream, `whole` is the
+   * candidate's text so far, where the part starts at `base`.
+   */
+  take(part: TextPart, path: string, whole = part.text, base = 0): void {
     const citations = part.citations as Citation[];
     for (let index = 0; index < citations.length; index++) {
       const citation = citations[index] as Citation;
       const grounding = citation.extensions?.gemini?.['$grounding'] === true;
-      if (grounding && this.#own) continue;
+      if (grounding && (this.#own || this.#streamed)) continue;
       const at = `${path}/citations/${index}`;
       if (this.#own) {
         this.#losses.add('dropped_field', at, 'the candidate keeps its own groundingMetadata; a citation of another format has no place beside it; dropped', 'info');
@@ -192,7 +201,7 @@ export class GroundingWriter {
         // Another kind's range is in its cited source (characters, pages or blocks of a document), not in this text: the whole part.
         this.#losses.add('approximated', at, `"${citation.kind}" citation sent as grounding over the whole text part`, 'info');
       }
-      this.#add(part.text, start, end, this.#chunk(citation.url, citation.title));
+      this.#add(whole, base + start, base + end, this.#chunk(citation.url, citation.title));
     }
   }
 

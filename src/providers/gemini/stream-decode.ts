@@ -14,7 +14,7 @@
 import type { CodecContext } from '../../core/codec.ts';
 import { DataTemplates, hasExactKeys, type Slot } from '../../core/data-template.ts';
 import { InterlinguaError } from '../../core/errors.ts';
-import type { Part, ReasoningPart, TextPart, ToolCallPart } from '../../core/ir.ts';
+import type { Citation, Part, ReasoningPart, TextPart, ToolCallPart } from '../../core/ir.ts';
 import type { StreamDecoder, StreamEvent, WireEvent } from '../../core/stream-events.ts';
 import { expectArray, expectNumber, expectObject, expectString, hint, isObject, pointer, unknownKeys, type JsonObject } from '../../core/wire.ts';
 import { decodeGeminiError } from './error.ts';
@@ -22,6 +22,7 @@ import { decodeGeminiBlockReason, decodeGeminiFinishReason } from './stop-reason
 import { decodeGeminiUsage } from './usage.ts';
 import { decodeGeminiPart, type PartScope } from './parts-decode.ts';
 import { idScope, PendingCalls } from './ids.ts';
+import { decodeGeminiGrounding, groundingRest } from './grounding.ts';
 import { foldPartialArguments, PartialArguments, type CandidateShape, type ChunkShape } from './stream-chunk.ts';
 
 const KNOWN_CHUNK: ReadonlySet<string> = new Set(['candidates', 'usageMetadata', 'modelVersion', 'responseId', 'createTime']);
@@ -30,7 +31,7 @@ const KNOWN_CONTENT: ReadonlySet<string> = new Set(['role', 'parts']);
 
 /** The part a candidate is building. */
 type OpenPart =
-  | { kind: 'text'; index: number; text: string; signature?: string; sealed: boolean }
+  | { kind: 'text'; index: number; text: string; signature?: string; sealed: boolean; citations?: Citation[] }
   | { kind: 'reasoning'; index: number; sealed: boolean }
   | { kind: 'call'; index: number; call: ToolCallPart; partial: PartialArguments };
 
@@ -60,6 +61,8 @@ class GeminiStreamDecoder implements StreamDecoder {
   /** The id scope of each candidate (`idScope` of the response id), made once. */
   private readonly scopes = new Map<number, string>();
   private readonly partScopes = new Map<number, PartScope>();
+  /** The candidate being read had grounding that its citations carry whole. */
+  private grounded = false;
 
   /** The text of the stream's usual chunk around its one text piece (see `data-template.ts`), and its usage counts for another target. */
   private readonly templates = new DataTemplates<UsualUsage | null>();
@@ -148,8 +151,16 @@ class GeminiStreamDecoder implements StreamDecoder {
       for (let position = 0; position < list.length; position++) {
         const path = `/candidates/${position}`;
         const wire = expectObject(list[position], path, 'gemini');
+        this.grounded = false;
         shape.candidates.push(this.readCandidate(wire, path, position, events));
-        fields.push(unknownKeys(wire, KNOWN_CANDIDATE) ?? null);
+        const extra = unknownKeys(wire, KNOWN_CANDIDATE);
+        // Headed elsewhere, grounding the citations carry is not the target's to report (as for a whole answer).
+        if (this.grounded && !this.hints && isObject(extra?.['groundingMetadata'])) {
+          const rest = groundingRest(extra['groundingMetadata']);
+          if (rest === undefined) delete extra['groundingMetadata'];
+          else extra['groundingMetadata'] = rest;
+        }
+        fields.push(extra === undefined || Object.keys(extra).length === 0 ? null : extra);
       }
     }
     const usage = chunk['usageMetadata'];
@@ -266,6 +277,8 @@ class GeminiStreamDecoder implements StreamDecoder {
       const rest = unknownKeys(object, KNOWN_CONTENT);
       if (rest !== undefined) shape.content = rest;
     }
+    const grounding = wire['groundingMetadata'];
+    if (grounding !== undefined) this.ground(state, grounding, `${path}/groundingMetadata`);
     const finish = wire['finishReason'];
     if (finish !== undefined) {
       const stopReason = decodeGeminiFinishReason(finish, pointer(path, 'finishReason'), state.hasToolCalls);
@@ -391,13 +404,32 @@ class GeminiStreamDecoder implements StreamDecoder {
     events.push({ type: 'part_start', candidate, index, part }, { type: 'part_end', candidate, index });
   }
 
+  /**
+   * A chunk's grounding (mostly the last chunk's): its supports name byte
+   * ranges of the whole text streamed so far, so they become citations of
+   * the open text part, given with its final form at `part_end`. Supports
+   * of parts already closed have no event to go on.
+   */
+  private ground(state: CandidateState, metadata: unknown, path: string): void {
+    const open = state.open;
+    if (open?.kind !== 'text') return;
+    const part: TextPart = { type: 'text', text: open.text };
+    const parts: Part[] = [];
+    parts[open.index] = part;
+    this.grounded = decodeGeminiGrounding(metadata, { role: 'assistant', parts }, path, this.context.losses, open.index);
+    if (part.citations !== undefined) (open.citations ??= []).push(...part.citations);
+  }
+
   private closeOpen(candidate: number, state: CandidateState, events: StreamEvent[]): void {
     const open = state.open;
     if (open === undefined) return;
     state.open = undefined;
     const end: StreamEvent = { type: 'part_end', candidate, index: open.index };
-    if (open.kind === 'text' && open.signature !== undefined) {
-      end.part = { type: 'text', text: open.text, extensions: { gemini: { thoughtSignature: open.signature } } };
+    if (open.kind === 'text' && (open.signature !== undefined || open.citations !== undefined)) {
+      const part: TextPart = { type: 'text', text: open.text };
+      if (open.citations !== undefined) part.citations = open.citations;
+      if (open.signature !== undefined) part.extensions = { gemini: { thoughtSignature: open.signature } };
+      end.part = part;
     } else if (open.kind === 'call') {
       end.part = finalCall(open.call, open.partial.value);
     }
@@ -431,13 +463,24 @@ function withoutWillContinue(part: ToolCallPart, head: boolean): ToolCallPart {
 }
 
 /** For another format: only the chunk's unknown fields, on its last event (the target reports them as dropped). */
+/**
+ * For another target: a chunk's fields of its own and of its candidates
+ * (`groundingMetadata`, `safetyRatings`, …) on its last event under their
+ * own names, so the target reports each by name; an empty object (the
+ * `groundingMetadata: {}` of every chunk but the last) carries nothing.
+ */
 function markFields(events: StreamEvent[], fields: (JsonObject | null)[], rest: JsonObject | undefined): void {
-  const candidateFields = fields.some((field) => field !== null);
-  if (!candidateFields && rest === undefined) return;
-  const last = events[events.length - 1] as StreamEvent;
-  const gemini = ((last.extensions ??= {}).gemini ??= {});
-  if (candidateFields) gemini['candidateFields'] = fields;
-  if (rest !== undefined) gemini['chunkFields'] = rest;
+  let gemini: JsonObject | undefined;
+  for (const source of [...fields, rest ?? null]) {
+    if (source === null) continue;
+    for (const key in source) {
+      const value = source[key];
+      if (isObject(value) && Object.keys(value).length === 0) continue;
+      const last = events[events.length - 1] as StreamEvent;
+      gemini ??= (last.extensions ??= {}).gemini ??= {};
+      gemini[key] = value;
+    }
+  }
 }
 
 /** Mark a chunk's events: `$more` on all but the last, the chunk's shape and unknown fields on the last. */

@@ -10,7 +10,7 @@
  * @see https://ai.google.dev/api/generate-content#method:-models.streamgeneratecontent
  */
 import type { CodecContext } from '../../core/codec.ts';
-import type { Part, ReasoningPart, ReasoningState, StopReason, ToolCallPart, Usage } from '../../core/ir.ts';
+import type { Part, ReasoningPart, ReasoningState, StopReason, TextPart, ToolCallPart, Usage } from '../../core/ir.ts';
 import { unreachable } from '../../core/ir.ts';
 import type { SseMessage, StreamEncoder, StreamEvent } from '../../core/stream-events.ts';
 import { CallNames, parseArguments } from '../../core/tools.ts';
@@ -21,6 +21,7 @@ import { encodeGeminiUsage } from './usage.ts';
 import { encodeGeminiPart, type EncodePartScope } from './parts-encode.ts';
 import { respell } from './spelling.ts';
 import { chunkShapeOf, geminiOf, unfoldPartialArguments, type CandidateShape, type ChunkShape } from './stream-chunk.ts';
+import { GroundingWriter } from './grounding.ts';
 
 /** An IR part the encoder is following. */
 interface PartState {
@@ -35,6 +36,8 @@ interface PartState {
   signatureSent: boolean;
   /** Characters of text written for a text part (from a foreign stream), so its end can add what the deltas missed. */
   sentText: number;
+  /** Where a foreign text part starts in its candidate's text. */
+  textStart?: number;
   /** The last wire part written for this IR part, while its chunk is still open. */
   last?: { wire: JsonObject; generation: number };
 }
@@ -70,6 +73,10 @@ class GeminiStreamEncoder implements StreamEncoder {
   private generation = 0;
   /** Finish reasons and usage of a foreign stream, sent in the last chunk. */
   private readonly tailFinishes = new Map<number, StopReason>();
+  /** The citations of a foreign stream's text parts, per candidate, written with its finish on the last chunk. */
+  private readonly grounding = new Map<number, GroundingWriter>();
+  private readonly texts = new Map<number, string>();
+  private text0 = '';
   private tailUsage: Usage | undefined;
   private readonly scope: EncodePartScope;
 
@@ -108,12 +115,18 @@ class GeminiStreamEncoder implements StreamEncoder {
       case 'usage':
         if (gemini?.['$carrier'] === true) break;
         if (hinted) this.chunkUsage = encodeGeminiUsage(event.usage, this.context.losses, '/usage');
-        else this.tailUsage = { ...this.tailUsage, ...event.usage };
+        else {
+          this.context.losses.foreignExtensions(event.extensions, 'gemini', '/usage');
+          this.tailUsage = { ...this.tailUsage, ...event.usage };
+        }
         break;
       case 'finish':
         if (gemini?.['$promptBlocked'] === true) break;
         if (hinted) this.chunkFinishes.set(event.candidate, this.finishReason(event.candidate, event.stopReason));
-        else this.tailFinishes.set(event.candidate, event.stopReason);
+        else {
+          this.context.losses.foreignExtensions(event.extensions, 'gemini', pointer('/candidates', event.candidate));
+          this.tailFinishes.set(event.candidate, event.stopReason);
+        }
         break;
       case 'error':
         this.emitOpenChunk(out);
@@ -123,6 +136,7 @@ class GeminiStreamEncoder implements StreamEncoder {
         if (gemini?.['$truncated'] !== true) out.push({ data: JSON.stringify(encodeGeminiError(event.error, this.context)) });
         return out;
       case 'end':
+        this.context.losses.foreignExtensions(event.extensions, 'gemini', '');
         return this.flush();
       default:
         return unreachable(event);
@@ -172,7 +186,11 @@ class GeminiStreamEncoder implements StreamEncoder {
       case 'refusal':
         if (part.type === 'refusal') this.context.losses.add('approximated', this.path(candidate, index), 'Gemini has no refusal part; the refusal is sent as text');
         // The Gemini decoder's parts start empty (an accumulator may have filled them in since).
-        if (!hinted && part.text !== '') this.push(candidate, { wire: { text: part.text } }, state);
+        state.textStart = this.text(candidate).length;
+        if (!hinted && part.text !== '') {
+          this.push(candidate, { wire: { text: part.text } }, state);
+          this.addText(candidate, part.text);
+        }
         state.sentText = part.text.length;
         return;
       case 'reasoning':
@@ -200,6 +218,7 @@ class GeminiStreamEncoder implements StreamEncoder {
     const state = this.partState(candidate, index, { type: 'text', text: '' });
     if (!hinted && text === '') return;
     state.sentText += text.length;
+    if (!hinted) this.addText(candidate, text);
     const wire: JsonObject = { text };
     if (gemini?.['$thought'] === false) wire['thought'] = false;
     copyFields(wire, gemini);
@@ -258,11 +277,13 @@ class GeminiStreamEncoder implements StreamEncoder {
         // The final part may hold text its deltas did not carry (a Responses `output_text.done` is the whole text).
         if (final !== undefined && geminiOf(part) === undefined && part.text.length > state.sentText) {
           this.push(candidate, { wire: { text: part.text.slice(state.sentText) } }, state);
+          this.addText(candidate, part.text.slice(state.sentText));
           state.sentText = part.text.length;
         }
         const signature = geminiOf(part)?.['thoughtSignature'];
         if (typeof signature === 'string' && !state.signatureSent) this.push(candidate, { wire: { text: '', thoughtSignature: signature } }, state);
         this.context.losses.foreignExtensions(part.extensions, 'gemini', path);
+        if (part.type === 'text' && part.citations !== undefined && part.citations.length > 0) this.ground(candidate, part, state.textStart ?? 0, path);
         return;
       }
       case 'reasoning':
@@ -275,6 +296,31 @@ class GeminiStreamEncoder implements StreamEncoder {
       default:
         this.pushWhole(candidate, part, path);
     }
+  }
+
+  /**
+   * A foreign text part's citations, for its candidate's `groundingMetadata`
+   * on the last chunk. As in Gemini's own streams, the supports name no
+   * part: their ranges are in the candidate's text as streamed, where this
+   * part's starts at `start`.
+   */
+  private ground(candidate: number, part: TextPart, start: number, path: string): void {
+    let writer = this.grounding.get(candidate);
+    if (writer === undefined) {
+      writer = new GroundingWriter(false, this.context.losses, true);
+      this.grounding.set(candidate, writer);
+    }
+    writer.take(part, path, this.text(candidate), start);
+  }
+
+  /** The text of a foreign stream's candidate written so far (kept for the ranges of its grounding; candidate 0's in a field of its own). */
+  private text(candidate: number): string {
+    return candidate === 0 ? this.text0 : (this.texts.get(candidate) ?? '');
+  }
+
+  private addText(candidate: number, text: string): void {
+    if (candidate === 0) this.text0 += text;
+    else this.texts.set(candidate, this.text(candidate) + text);
   }
 
   private endReasoning(candidate: number, state: PartState, part: ReasoningPart, path: string): void {
@@ -425,14 +471,32 @@ class GeminiStreamEncoder implements StreamEncoder {
 
   /** The last chunk of a foreign stream: finish reasons and usage. */
   private emitTail(out: SseMessage[]): void {
-    if (this.tailFinishes.size === 0 && this.tailUsage === undefined) return;
+    const grounded: [number, JsonObject][] = [];
+    for (const [candidate, writer] of this.grounding) {
+      const metadata = writer.metadata();
+      if (metadata !== undefined) grounded.push([candidate, metadata]);
+    }
+    this.grounding.clear();
+    if (this.tailFinishes.size === 0 && this.tailUsage === undefined && grounded.length === 0) return;
     for (const [candidate, stopReason] of this.tailFinishes) this.chunkFinishes.set(candidate, this.finishReason(candidate, stopReason));
     if (this.tailUsage !== undefined) this.chunkUsage = encodeGeminiUsage(this.tailUsage, this.context.losses, '/usage');
-    const shape: ChunkShape = { candidates: [...this.tailFinishes.keys()].sort((a, b) => a - b).map((index) => ({ index })) };
+    const indexes = new Set([...this.tailFinishes.keys(), ...grounded.map(([candidate]) => candidate)]);
+    const shape: ChunkShape = { candidates: [...indexes].sort((a, b) => a - b).map((index) => ({ index })) };
     if (this.createTime !== undefined) shape.createTime = this.createTime;
     this.tailFinishes.clear();
     this.tailUsage = undefined;
-    out.push(this.emitChunk(shape, this.takeChunkFields()));
+    const fields = this.takeChunkFields();
+    if (grounded.length === 0) {
+      out.push(this.emitChunk(shape, fields));
+      return;
+    }
+    // Each grounded candidate's metadata beside its finish, as Gemini sends it on its last chunk.
+    const metadata = new Map(grounded);
+    const candidateFields = shape.candidates!.map(({ index }) => {
+      const value = metadata.get(index);
+      return value === undefined ? null : { groundingMetadata: value };
+    });
+    out.push(this.emitChunk(shape, { ...fields, candidateFields }));
   }
 
   /** The start event's Gemini chunk fields, for the first chunk only. */

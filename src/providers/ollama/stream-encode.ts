@@ -122,10 +122,13 @@ class OllamaStreamEncoder implements StreamEncoder {
         this.endPart(event.candidate, event.index, event.part, out);
         return;
       case 'usage':
+        losses.foreignExtensions(event.extensions, FORMAT, '/usage');
         if (Object.keys(event.usage).length > 0) this.usage = { ...this.usage, ...event.usage };
         return;
       case 'finish':
-        if (event.candidate === 0) this.stopReason = event.stopReason;
+        if (event.candidate !== 0) return;
+        losses.foreignExtensions(event.extensions, FORMAT, '/candidates/0');
+        this.stopReason = event.stopReason;
         return;
       case 'error': {
         // What the line in progress already holds was sent before the error.
@@ -137,6 +140,7 @@ class OllamaStreamEncoder implements StreamEncoder {
         return;
       }
       case 'end':
+        losses.foreignExtensions(event.extensions, FORMAT, '');
         this.flushLine(out, true);
         this.finished = true;
         return;
@@ -159,6 +163,9 @@ class OllamaStreamEncoder implements StreamEncoder {
   private endPart(candidate: number, index: number, final: Part | undefined, out: SseMessage[]): void {
     const part = final ?? this.parts.get(index);
     this.parts.delete(index);
+    if (part?.type === 'text' && part.citations !== undefined && part.citations.length > 0 && candidate === 0) {
+      this.context.losses.add('dropped_field', `/candidates/0/message/parts/${index}/citations`, 'Ollama has no citations; dropped');
+    }
     const sent = this.sentText.get(index);
     this.sentText.delete(index);
     // The final part may hold text its deltas did not carry (a Responses `output_text.done` is the whole text).

@@ -276,15 +276,18 @@ export class OpenaiResponsesStreamWriter {
         out.push(...this.output.partEnd(event.index, event.part, event));
         break;
       case 'usage':
+        this.losses.foreignExtensions(event.extensions, FORMAT, '/usage');
         this.usage = { ...this.usage, ...event.usage };
         break;
       case 'finish':
+        this.losses.foreignExtensions(event.extensions, FORMAT, '/candidates/0');
         this.stopReason = event.stopReason;
         break;
       case 'error':
         out.push(...this.onError(event.error, event));
         break;
       case 'end':
+        this.losses.foreignExtensions(event.extensions, FORMAT, '');
         out.push(...this.onEnd(event));
         break;
       default:

@@ -28,6 +28,27 @@ const LAYOUTS: Readonly<Record<string, CitationLayout>> = lookupTable({
   search_result_location: { range: ['start_block_index', 'end_block_index'], title: 'title', url: 'source', document: false },
 });
 
+/** Converse's document locations, which Claude on Bedrock gives for Anthropic's: the same request document, range and numbering. */
+const DOCUMENT_KINDS: Readonly<Record<string, string>> = lookupTable({
+  documentChar: 'char_location',
+  documentPage: 'page_location',
+  documentChunk: 'content_block_location',
+});
+
+/** A Converse document citation as Anthropic's own kind (`document_title` null when unknown; no `file_id`, which a request's citation may not have). */
+function documentCitation(kind: string, citation: Citation, [documentIndex, start, end]: readonly [number, number, number], path: string, losses: LossCollector): JsonObject {
+  losses.foreignExtensions(citation.extensions, ANTHROPIC, path);
+  const [startKey, endKey] = (LAYOUTS[kind] as CitationLayout).range as readonly [string, string];
+  return {
+    type: kind,
+    cited_text: citation.citedText ?? '',
+    document_index: documentIndex,
+    document_title: citation.title ?? null,
+    [startKey]: start,
+    [endKey]: end,
+  };
+}
+
 /** True for the citation kinds Anthropic understands. */
 export function isAnthropicCitationKind(kind: string): boolean {
   return kind in LAYOUTS;
@@ -91,6 +112,9 @@ export function decodeAnthropicCitation(value: unknown, path: string): Citation 
 export function encodeAnthropicCitation(citation: Citation, path: string, losses: LossCollector): JsonObject | undefined {
   const layout = LAYOUTS[citation.kind];
   if (layout === undefined) {
+    const own = DOCUMENT_KINDS[citation.kind];
+    const { documentIndex, start, end } = citation;
+    if (own !== undefined && documentIndex !== undefined && start !== undefined && end !== undefined) return documentCitation(own, citation, [documentIndex, start, end], path, losses);
     losses.add('dropped_field', path, `citation kind "${citation.kind}" has no Anthropic equivalent; dropped`);
     return undefined;
   }

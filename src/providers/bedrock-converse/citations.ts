@@ -52,6 +52,13 @@ export function decodeBedrockCitation(value: unknown, path: string): Citation {
   return citation;
 }
 
+/** The site a URL names, as Converse's web locations give it (`ruby-lang.org` for `https://www.ruby-lang.org/en/`). */
+function domainOf(url: string): string | undefined {
+  if (!URL.canParse(url)) return undefined;
+  const host = new URL(url).hostname;
+  return host.startsWith('www.') ? host.slice(4) : host || undefined;
+}
+
 /** Encode one IR citation, or `undefined` (with a loss) when Converse has no location for its kind. */
 export function encodeBedrockCitation(citation: Citation, losses: LossCollector, path: string): JsonObject | undefined {
   const wire = citation.extensions?.['bedrock-converse']?.['$wire'];
@@ -63,8 +70,12 @@ export function encodeBedrockCitation(citation: Citation, losses: LossCollector,
   }
   const location: JsonObject = {};
   if (kind === 'web') {
-    if (citation.url !== undefined) location['url'] = citation.url;
-    if (citation.title !== undefined) location['title'] = citation.title;
+    // A web location is a URL and its domain (the citation's title goes beside the location).
+    if (citation.url !== undefined) {
+      location['url'] = citation.url;
+      const domain = domainOf(citation.url);
+      if (domain !== undefined) location['domain'] = domain;
+    }
   } else {
     if (citation.documentIndex !== undefined) location[kind === 'searchResultLocation' ? 'searchResultIndex' : 'documentIndex'] = citation.documentIndex;
     if (citation.start !== undefined) location['start'] = citation.start;

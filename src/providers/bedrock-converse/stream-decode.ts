@@ -12,10 +12,11 @@
  */
 import type { CodecContext } from '../../core/codec.ts';
 import { DataTemplates, hasExactKeys, type Slot } from '../../core/data-template.ts';
-import type { ApiError, Extensions, Part } from '../../core/ir.ts';
+import type { ApiError, Citation, Extensions, Part } from '../../core/ir.ts';
 import type { StreamDecoder, StreamEvent, WireEvent } from '../../core/stream-events.ts';
-import { expectNumber, expectObject, expectString, isObject, unknownKeys, type JsonObject } from '../../core/wire.ts';
+import { expectNumber, expectObject, expectString, hint, isObject, unknownKeys, type JsonObject } from '../../core/wire.ts';
 import { bedrockException } from './error.ts';
+import { decodeBedrockCitation } from './citations.ts';
 import { BEDROCK } from './shape.ts';
 import { decodeBedrockStopReason } from './stop-reason.ts';
 import { EVENT_KEYS, exceptionName } from './stream-shared.ts';
@@ -70,6 +71,9 @@ class BedrockStreamDecoder implements StreamDecoder {
   private readonly open = new Map<number, OpenKind>();
   /** Blocks announced by an empty or non-tool `contentBlockStart`, opened by their first delta. */
   private readonly pending = new Map<number, JsonObject>();
+  /** The text of each open text block, and the citations streamed into it. */
+  private readonly texts = new Map<number, string>();
+  private readonly citations = new Map<number, Citation[]>();
 
   decode(wire: WireEvent): StreamEvent[] {
     if (this.done) return [];
@@ -96,7 +100,14 @@ class BedrockStreamDecoder implements StreamDecoder {
         const index = this.index(data);
         if (!this.open.has(index)) out.push(...this.openBlock(index, 'text'));
         this.open.delete(index);
-        out.push({ type: 'part_end', candidate: 0, index, ...hints(extra) });
+        const end: StreamEvent = { type: 'part_end', candidate: 0, index, ...hints(extra) };
+        const citations = this.citations.get(index);
+        if (citations !== undefined) {
+          end.part = { type: 'text', text: this.texts.get(index) ?? '', citations };
+          this.citations.delete(index);
+        }
+        this.texts.delete(index);
+        out.push(end);
         return out;
       }
       case 'messageStop': {
@@ -201,8 +212,17 @@ class BedrockStreamDecoder implements StreamDecoder {
       else out.push({ type: 'reasoning_delta', ...address, text: '', ...hints({ ...extra, $delta: delta }) });
     } else {
       // Citations, server tool results and images: no IR delta of their own; kept whole for Converse.
-      if (!this.open.has(index)) out.push(...this.openBlock(index, delta['citation'] !== undefined ? 'text' : 'opaque', delta['citation'] !== undefined ? undefined : { type: 'opaque', format: BEDROCK, blockType: Object.keys(delta)[0] ?? 'delta', value: {} }));
+      const citation = delta['citation'];
+      if (!this.open.has(index)) out.push(...this.openBlock(index, citation !== undefined ? 'text' : 'opaque', citation !== undefined ? undefined : { type: 'opaque', format: BEDROCK, blockType: Object.keys(delta)[0] ?? 'delta', value: {} }));
       out.push({ type: 'text_delta', ...address, text: '', ...hints({ ...extra, $delta: delta }) });
+      // A text block's citation also goes on its final form (part_end), for the other formats: hinted as already streamed.
+      if (citation !== undefined && this.open.get(index) === 'text') {
+        const decoded = decodeBedrockCitation(citation, '/delta/citation');
+        hint(decoded, BEDROCK, '$streamed', true);
+        let list = this.citations.get(index);
+        if (list === undefined) this.citations.set(index, (list = []));
+        list.push(decoded);
+      }
     }
     return out;
   }
@@ -210,7 +230,11 @@ class BedrockStreamDecoder implements StreamDecoder {
   /** A delta of one string of `kind` to block `index` (opening it), after `out`. */
   private stringDelta(index: number, kind: StringKind, value: string, extra: JsonObject, out: StreamEvent[]): StreamEvent[] {
     if (!this.open.has(index)) out.push(...this.openBlock(index, kind));
-    if (kind === 'text') out.push({ type: 'text_delta', candidate: 0, index, text: value, ...hints(extra) });
+    if (kind === 'text') {
+      out.push({ type: 'text_delta', candidate: 0, index, text: value, ...hints(extra) });
+      // Kept for a block's final form, which its citations need (they may come before its text).
+      this.texts.set(index, (this.texts.get(index) ?? '') + value);
+    }
     else if (kind === 'tool_call') out.push({ type: 'tool_call_delta', candidate: 0, index, arguments: value, ...hints(extra) });
     else out.push({ type: 'reasoning_delta', candidate: 0, index, text: value, ...hints(extra) });
     return out;

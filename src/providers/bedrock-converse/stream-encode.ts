@@ -9,13 +9,14 @@
  * @see https://docs.aws.amazon.com/bedrock/latest/APIReference/API_runtime_ConverseStream.html
  */
 import type { CodecContext } from '../../core/codec.ts';
-import type { Extensible, Part, Usage } from '../../core/ir.ts';
+import type { Citation, Extensible, Part, Usage } from '../../core/ir.ts';
 import type { LossCollector } from '../../core/losses.ts';
 import { argumentsAsText } from '../../core/tools.ts';
 import { CUSTOM_INPUT_KEY, CUSTOM_JSON_CLOSING, customArgumentsPiece } from '../../core/custom-tools.ts';
 import type { SseMessage, StreamEncoder, StreamEvent } from '../../core/stream-events.ts';
 import { isObject, jsonString, type JsonObject } from '../../core/wire.ts';
 import { BEDROCK } from './shape.ts';
+import { encodeBedrockCitation } from './citations.ts';
 import { encodeBedrockStopReason } from './stop-reason.ts';
 import { streamExceptionFor } from './stream-shared.ts';
 import { bedrockTier, encodeBedrockUsage } from './usage.ts';
@@ -225,9 +226,6 @@ class BedrockStreamEncoder implements StreamEncoder {
     this.open.delete(index);
     // A source that sends a part whole (Gemini tool calls) has sent no delta: write its content now.
     const part = final ?? open.part;
-    if (part.type === 'text' && part.citations !== undefined && part.citations.length > 0) {
-      this.losses.add('dropped_field', `/candidates/0/message/parts/${index}/citations`, 'citations of another format have no Converse stream delta here; dropped');
-    }
     // What the deltas missed (a source that sends a part whole, or its deltas only in part) goes out before the stop.
     const rest = (full: string) => (full.startsWith(open.text) ? full.slice(open.text.length) : '');
     if (part.type === 'tool_call' && part.kind === 'custom') {
@@ -239,6 +237,15 @@ class BedrockStreamEncoder implements StreamEncoder {
       if (missing !== '') out.push(this.delta(index, { toolUse: { input: missing } }, {}));
     }
     if (final !== undefined && (final.type === 'text' || final.type === 'refusal') && rest(final.text) !== '') out.push(this.delta(index, { text: rest(final.text) }, {}));
+    // Another format's citations, as the citation deltas Converse streams in a text block (its own went out as their deltas).
+    if (part.type === 'text' && part.citations !== undefined) {
+      for (let position = 0; position < part.citations.length; position++) {
+        const citation = part.citations[position] as Citation;
+        if (citation.extensions?.[BEDROCK]?.['$streamed'] === true) continue;
+        const wire = encodeBedrockCitation(citation, this.losses, `/candidates/0/message/parts/${index}/citations/${position}`);
+        if (wire !== undefined) out.push(this.delta(index, { citation: wire }, {}));
+      }
+    }
     if (final?.type === 'reasoning' && rest(final.text) !== '') out.push(this.delta(index, { reasoningContent: { text: rest(final.text) } }, {}));
     // A block opens with its first delta: an empty reasoning block still needs one to be reasoning.
     else if (!open.sent && part.type === 'reasoning' && part.text === '') out.push(this.delta(index, { reasoningContent: { text: '' } }, {}));

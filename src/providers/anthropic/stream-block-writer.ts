@@ -113,7 +113,7 @@ export function createBlockWriter(losses: LossCollector): BlockWriter {
     const extensions = event.extensions?.anthropic;
     const raw = extensions?.['$delta'] ?? extensions?.['delta'];
     if (isObject(raw)) return raw;
-    const citation = extensions?.['citation'];
+    const citation = extensions?.['$citation'];
     return isObject(citation) ? { type: 'citations_delta', citation } : undefined;
   }
 

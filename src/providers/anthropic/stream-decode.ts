@@ -239,7 +239,8 @@ export function createAnthropicStreamDecoder(context: CodecContext): StreamDecod
           block.citations.push(citation);
           block.rebuilt = true;
         }
-        return [{ type: 'text_delta', candidate: 0, index, text: '', extensions: { anthropic: { citation } } }];
+        // The wire citation is a hint for a trip back; every other format gets it decoded on the block's final form (part_end).
+        return [{ type: 'text_delta', candidate: 0, index, text: '', extensions: { anthropic: { $citation: citation } } }];
       }
       case 'compaction_delta': {
         const value = delta['content'];

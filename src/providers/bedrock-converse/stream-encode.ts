@@ -9,7 +9,7 @@
  * @see https://docs.aws.amazon.com/bedrock/latest/APIReference/API_runtime_ConverseStream.html
  */
 import type { CodecContext } from '../../core/codec.ts';
-import type { Citation, Extensible, Part, Usage } from '../../core/ir.ts';
+import type { Citation, Extensible, Extensions, Part, Usage } from '../../core/ir.ts';
 import type { LossCollector } from '../../core/losses.ts';
 import { argumentsAsText } from '../../core/tools.ts';
 import { CUSTOM_INPUT_KEY, CUSTOM_JSON_CLOSING, customArgumentsPiece } from '../../core/custom-tools.ts';
@@ -56,6 +56,16 @@ class BedrockStreamEncoder implements StreamEncoder {
     return { event, data: JSON.stringify(payload) };
   }
 
+  /** Parts whose deltas' foreign fields were reported (once a part: a signed Gemini text repeats its field on every piece). */
+  private readonly reported = new Set<number>();
+
+  private reportOnce(index: number, extensions: Extensions): void {
+    if (this.reported.has(index)) return;
+    const before = this.losses.losses.length;
+    this.losses.foreignExtensions(extensions, BEDROCK, `/candidates/0/message/parts/${index}`);
+    if (this.losses.losses.length > before) this.reported.add(index);
+  }
+
   private ensureStarted(out: SseMessage[]): void {
     if (this.started) return;
     this.started = true;
@@ -67,6 +77,7 @@ class BedrockStreamEncoder implements StreamEncoder {
     const out: SseMessage[] = [];
     switch (event.type) {
       case 'start':
+        this.losses.foreignExtensions(event.extensions, BEDROCK, '');
         if (this.started) return out;
         this.started = true;
         if (fieldsOf(event)?.['$implicit'] === true) return out;
@@ -79,6 +90,7 @@ class BedrockStreamEncoder implements StreamEncoder {
       case 'text_delta': {
         const open = this.open.get(event.index);
         if (open === undefined || event.candidate !== 0) return out;
+        if (event.extensions !== undefined) this.reportOnce(event.index, event.extensions);
         const delta = fieldsOf(event)?.['$delta'];
         if (isObject(delta)) out.push(this.delta(event.index, delta, event));
         else if (event.text !== '' || open.part.type === 'text') {
@@ -91,6 +103,7 @@ class BedrockStreamEncoder implements StreamEncoder {
       case 'reasoning_delta': {
         const open = this.open.get(event.index);
         if (open === undefined || event.candidate !== 0) return out;
+        if (event.extensions !== undefined) this.reportOnce(event.index, event.extensions);
         if (event.summaryIndex !== undefined) {
           if (!this.summaryDropped) this.losses.add('dropped_field', `/candidates/0/message/parts/${event.index}/summary`, 'Converse reasoning has no summaries; the reasoning summary was dropped');
           this.summaryDropped = true;

@@ -9,7 +9,7 @@
  * @see https://github.com/ollama/ollama/blob/main/docs/api.md#response-10
  */
 import type { CodecContext } from '../../core/codec.ts';
-import type { Part, StopReason, ToolCallPart, Usage } from '../../core/ir.ts';
+import type { Extensions, Part, StopReason, ToolCallPart, Usage } from '../../core/ir.ts';
 import { unreachable } from '../../core/ir.ts';
 import type { SseMessage, StreamEncoder, StreamEvent } from '../../core/stream-events.ts';
 import { parseArguments } from '../../core/tools.ts';
@@ -88,6 +88,7 @@ class OllamaStreamEncoder implements StreamEncoder {
     const losses = this.context.losses;
     switch (event.type) {
       case 'start':
+        losses.foreignExtensions(event.extensions, FORMAT, '');
         if (event.model !== undefined) this.model = event.model;
         this.createdAt = createdAtText(event);
         if (extensionsOf(event, FORMAT)?.['$generate'] === true) this.generate = true;
@@ -101,12 +102,14 @@ class OllamaStreamEncoder implements StreamEncoder {
         return;
       case 'text_delta':
         if (event.candidate !== 0) return this.otherCandidate(event.candidate);
+        if (event.extensions !== undefined) this.reportOnce(event.index, event.extensions);
         this.current().content += event.text;
         if (this.sentText.has(event.index)) this.sentText.set(event.index, (this.sentText.get(event.index) ?? 0) + event.text.length);
         if (!this.hinted) this.flushLine(out, false);
         return;
       case 'reasoning_delta':
         if (event.candidate !== 0) return this.otherCandidate(event.candidate);
+        if (event.extensions !== undefined) this.reportOnce(event.index, event.extensions);
         this.current().thinking += event.text;
         if (!this.hinted) this.flushLine(out, false);
         return;
@@ -147,6 +150,17 @@ class OllamaStreamEncoder implements StreamEncoder {
       default:
         unreachable(event);
     }
+  }
+
+  /** Parts whose deltas' foreign fields were reported (once a part: a signed Gemini text repeats its field on every piece). */
+  private readonly reported = new Set<number>();
+
+  private reportOnce(index: number, extensions: Extensions): void {
+    if (this.reported.has(index)) return;
+    const losses = this.context.losses;
+    const before = losses.losses.length;
+    losses.foreignExtensions(extensions, FORMAT, `/candidates/0/message/parts/${index}`);
+    if (losses.losses.length > before) this.reported.add(index);
   }
 
   private otherCandidate(candidate: number): void {

@@ -249,7 +249,10 @@ export class OpenaiResponsesStreamWriter {
 
   /** The wire events (unnumbered) that one IR event stands for. */
   expand(event: StreamEvent): JsonObject[] {
-    if (event.type === 'start') return this.onStart(event);
+    if (event.type === 'start') {
+      this.losses.foreignExtensions(event.extensions, FORMAT, '');
+      return this.onStart(event);
+    }
     const out: JsonObject[] = [];
     if (!this.started && event.type !== 'error' && event.type !== 'end') out.push(...this.onStart({ type: 'start' }));
     if ('candidate' in event && event.candidate !== 0) {

@@ -63,6 +63,7 @@ function domainOf(url: string): string | undefined {
 export function encodeBedrockCitation(citation: Citation, losses: LossCollector, path: string): JsonObject | undefined {
   const wire = citation.extensions?.['bedrock-converse']?.['$wire'];
   if (isObject(wire)) return wire;
+  losses.foreignExtensions(citation.extensions, BEDROCK, path);
   const kind = RANGE_KINDS.has(citation.kind) || citation.kind === 'web' ? citation.kind : FOREIGN_KINDS[citation.kind];
   if (kind === undefined) {
     losses.add('dropped_field', path, `Converse has no citation location for "${citation.kind}"; the citation was dropped`);

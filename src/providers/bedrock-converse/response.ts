@@ -70,6 +70,7 @@ export function encodeBedrockResponse(response: Response, context: CodecContext)
   const candidate = response.candidates[0];
   if (response.candidates.length > 1) losses.add('dropped_field', '/candidates', `Converse has one answer; ${response.candidates.length - 1} more candidates were dropped`);
   const message = candidate?.message;
+  if (candidate !== undefined) losses.foreignExtensions(candidate.extensions, BEDROCK, '/candidates/0');
   if (message !== undefined) losses.foreignExtensions(message.extensions, BEDROCK, '/candidates/0/message');
   const content = message === undefined ? [] : encodeBedrockParts(message.parts, losses, '/candidates/0/message/parts', 'response');
   const role = message === undefined ? undefined : extensionsOf(message, BEDROCK)?.['$role'];

@@ -76,6 +76,11 @@ function encodeContent(content: Content, hinted: unknown, place: AssistantPlace,
     case 'null':
       return null;
     case 'string':
+      // A string holds the texts alone: fields of another format on a part (a Gemini text's thoughtSignature) are reported here.
+      for (let index = 0; index < parts.length; index++) {
+        const extensions = (parts[index] as TextPart).extensions;
+        if (extensions !== undefined) losses.foreignExtensions(extensions, FORMAT, partPath(content, index));
+      }
       return parts.length === 1 ? (parts[0] as TextPart).text : parts.map((part) => (part as TextPart).text).join('');
     case 'array':
       return parts.map((part, index) =>

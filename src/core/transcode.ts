@@ -192,6 +192,8 @@ export function createEncoder(codec: Codec, context: CodecContext): StreamEncode
  * among the stream's events, so `/3` is the fourth event's data) that opened
  * each candidate and part. Encoders report stream losses against IR
  * pointers (`/candidates/0/message/parts/2`); this turns them into `/<event>`.
+ * A loss on anything else (usage, the response's id, a chunk's fields)
+ * points at the source event being converted when the encoder reported it.
  */
 class StreamOrigins {
   #event = -1;
@@ -216,7 +218,8 @@ class StreamOrigins {
 
   sourceOf(irPath: string): string {
     const match = /^\/candidates\/(\d+)(?:\/message\/parts\/(\d+))?/.exec(irPath);
-    if (match === null) return '';
+    // A field of the stream's own (usage, its id, a chunk's metadata): the event being converted, if any (none once the source has ended).
+    if (match === null) return this.#event < 0 ? '' : `/${this.#event}`;
     const event = match[2] === undefined ? undefined : this.#parts.get(`${match[1]}/${match[2]}`);
     const found = event ?? this.#candidates.get(Number(match[1]));
     return found === undefined ? '' : `/${found}`;

@@ -94,11 +94,43 @@ test('nothing is lost: read = written + errored, per input and in total; summary
   assert.equal(kinds, {
     'anthropic-batch-requests.jsonl': 'anthropic-batch-request',
     'anthropic-batch-results.jsonl': 'anthropic-batch-result',
+    'bedrock-batch-output.jsonl': 'bedrock-batch',
     'exchanges.jsonl': 'jsonl',
+    'gemini-batch-requests.jsonl': 'gemini-batch-request',
+    'gemini-batch-responses.jsonl': 'gemini-batch-response',
     'openai-batch-input.jsonl': 'openai-batch-input',
     'openai-batch-output.jsonl': 'openai-batch-output',
     'traffic.har': 'har',
   });
+});
+
+test('Gemini and Bedrock batch files: keys and record ids kept, formats from the container or the bodies, failed items are errors', async () => {
+  const run = await cached('ir');
+  for (const line of [1, 2]) {
+    const request = at(run, 'gemini-batch-requests.jsonl', { line }).record;
+    const response = at(run, 'gemini-batch-responses.jsonl', { line }).record;
+    assert.is(request?.format, 'gemini');
+    assert.is(request?.formatEvidence, 'container');
+    assert.is(request?.source.customId, `request-${line}`);
+    assert.ok(request?.request !== undefined && request.response === undefined);
+    assert.is(response?.source.customId, `request-${line}`, 'a response line joins its request by key');
+    assert.ok(response?.response !== undefined && response.request === undefined);
+  }
+  const failed = at(run, 'gemini-batch-responses.jsonl', { line: 3 }).error;
+  assert.is(failed?.reason.code, 'batch_failed');
+  assert.match(failed?.reason.message ?? '', 'invalid argument');
+  // A Claude job's InvokeModel bodies are Anthropic Messages; a Converse job's, Converse: request and answer in one record.
+  const claude = at(run, 'bedrock-batch-output.jsonl', { line: 1 }).record;
+  assert.is(claude?.format, 'anthropic');
+  assert.is(claude?.source.customId, 'CALL0000001');
+  assert.ok(claude?.request !== undefined && claude.response !== undefined, 'the record holds the input and the output');
+  const converse = at(run, 'bedrock-batch-output.jsonl', { line: 2 }).record;
+  assert.is(converse?.format, 'bedrock-converse');
+  assert.ok(converse?.request !== undefined && converse.response !== undefined);
+  const error = at(run, 'bedrock-batch-output.jsonl', { line: 3 }).error;
+  assert.is(error?.reason.code, 'batch_failed');
+  assert.is(error?.source.customId, 'CALL0000003');
+  assert.match(error?.reason.message ?? '', '400: Malformed input request');
 });
 
 test('HAR: LLM entries become records with status and timing; pages, preflights and model lists are skipped', async () => {

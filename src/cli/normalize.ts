@@ -13,7 +13,9 @@ Normalize recorded LLM API traffic into one record per exchange. Inputs are
 detected per file: HAR 1.2; JSONL with a request and a response per line
 (request/response, url, status, body as an object or JSON text); OpenAI
 Batch input and output files; Anthropic Message Batches request and result
-files. The format of each exchange comes from its URL, else from its bodies.
+files; Gemini Batch API request and response files; Bedrock batch inference
+records. The format of each exchange comes from its batch container or its
+URL, else from its bodies.
 SSE responses are reassembled into whole responses.
 
 Writes to DIR:

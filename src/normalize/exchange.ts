@@ -1,7 +1,8 @@
 /**
  * One JSONL line (or JSON array element) → an {@link Exchange}: recorded
  * request/response pairs under their common field names, OpenAI Batch input
- * and output lines, and Anthropic Message Batches requests and results.
+ * and output lines, Anthropic Message Batches requests and results, Gemini
+ * Batch API requests and responses, and Bedrock batch inference records.
  */
 import { detectFormat } from '../core/detect.ts';
 import { isObject, type JsonObject } from '../core/wire.ts';
@@ -88,6 +89,34 @@ function anthropicBatchResult(value: JsonObject): Exchange {
   throw new NormalizeFailure('batch_failed', `the batch request has no answer: its result is ${JSON.stringify(type ?? null)}`);
 }
 
+/** `{key, request}`: request is a Gemini `GenerateContentRequest`. */
+function geminiBatchRequest(value: JsonObject): Exchange {
+  return { format: 'gemini', request: { value: value['request'] } };
+}
+
+/** `{key, response}`, or `{key, error}` (a `google.rpc.Status`, also spelled `status`) for a request that failed. */
+function geminiBatchResponse(value: JsonObject): Exchange {
+  if (isObject(value['response'])) return { format: 'gemini', response: { value: value['response'] } };
+  const status = objectOrUndefined(value['error']) ?? objectOrUndefined(value['status']);
+  throw new NormalizeFailure('batch_failed', `the batch request failed (${numberOf(status, ['code']) ?? 'error'}: ${stringOf(status, ['message']) ?? ''})`);
+}
+
+/**
+ * `{recordId, modelInput}` of an input file, with `modelOutput` or
+ * `error: {errorCode, errorMessage}` in an output file. The bodies are the
+ * job's InvokeModel bodies (Claude's are Anthropic Messages) or Converse
+ * bodies, so the format comes from them.
+ */
+function bedrockBatch(value: JsonObject): Exchange {
+  const error = objectOrUndefined(value['error']);
+  if (error !== undefined) {
+    throw new NormalizeFailure('batch_failed', `the batch record failed (${numberOf(error, ['errorCode']) ?? stringOf(error, ['errorCode']) ?? 'error'}: ${stringOf(error, ['errorMessage']) ?? ''})`);
+  }
+  const exchange: Exchange = { request: { value: value['modelInput'] } };
+  if (value['modelOutput'] !== undefined) exchange.response = { value: value['modelOutput'] };
+  return exchange;
+}
+
 /** The exchange in one parsed line of kind `kind` (see `classifyItem`). */
 export function exchangeFromItem(value: unknown, kind: InputKind): Exchange {
   if (!isObject(value)) throw new NormalizeFailure('not_an_exchange', `the line is a JSON ${Array.isArray(value) ? 'array' : typeof value}, not an object holding an exchange`);
@@ -100,6 +129,12 @@ export function exchangeFromItem(value: unknown, kind: InputKind): Exchange {
       return anthropicBatchRequest(value);
     case 'anthropic-batch-result':
       return anthropicBatchResult(value);
+    case 'gemini-batch-request':
+      return geminiBatchRequest(value);
+    case 'gemini-batch-response':
+      return geminiBatchResponse(value);
+    case 'bedrock-batch':
+      return bedrockBatch(value);
     case 'jsonl':
       return genericExchange(value);
     case 'har':

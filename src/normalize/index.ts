@@ -1,6 +1,6 @@
 /**
  * `interlingua normalize` as a library: recorded traffic (HAR, JSONL
- * exchanges, OpenAI and Anthropic batch files) → one record per exchange in
+ * exchanges, OpenAI, Anthropic, Gemini and Bedrock batch files) → one record per exchange in
  * the IR or one target format, media in a content-addressed blob store.
  * Node only (files, worker threads); the pure parts take values, not paths.
  */

@@ -43,6 +43,11 @@ export function classifyItem(value: unknown): InputKind {
     if ('body' in value && ('url' in value || 'method' in value)) return 'openai-batch-input';
     if ('response' in value || 'error' in value) return 'openai-batch-output';
   }
+  if (isObject(value['modelInput'])) return 'bedrock-batch';
+  if (typeof value['key'] === 'string') {
+    if (isObject(value['request']) && !('response' in value)) return 'gemini-batch-request';
+    if (isObject(value['response']) || isObject(value['error']) || isObject(value['status'])) return 'gemini-batch-response';
+  }
   return 'jsonl';
 }
 

@@ -77,7 +77,10 @@ function prepareLine(task: Task, item: { line: number; text: string }): Prepared
 }
 
 function prepareValue(id: string, source: RecordSource, value: unknown): Prepared {
-  if (isObject(value) && typeof value['custom_id'] === 'string') source.customId = value['custom_id'];
+  if (isObject(value)) {
+    const itemId = value['custom_id'] ?? (source.kind === 'bedrock-batch' ? value['recordId'] : source.kind.startsWith('gemini-batch') ? value['key'] : undefined);
+    if (typeof itemId === 'string') source.customId = itemId;
+  }
   try {
     const exchange = source.kind === 'har' ? exchangeFromHarEntry(value) : exchangeFromItem(value, source.kind);
     return { id, source, exchange };

@@ -19,6 +19,13 @@ import type { Loss } from '../core/losses.ts';
  * - `anthropic-batch-request`, `anthropic-batch-result`: Anthropic Message Batches
  *   request entries (`{custom_id, params}`) and results (`{custom_id, result}`).
  *   @see https://docs.anthropic.com/en/api/creating-message-batches
+ * - `gemini-batch-request`, `gemini-batch-response`: Gemini Batch API input
+ *   and output files (`{key, request}`; `{key, response}` or `{key, error}`).
+ *   @see https://ai.google.dev/gemini-api/docs/batch-api
+ * - `bedrock-batch`: Bedrock batch inference input and output files
+ *   (`{recordId, modelInput}`, and in the output `modelOutput` or `error`;
+ *   the bodies are the job's InvokeModel or Converse bodies).
+ *   @see https://docs.aws.amazon.com/bedrock/latest/userguide/batch-inference-results.html
  */
 export type InputKind =
   | 'har'
@@ -26,7 +33,10 @@ export type InputKind =
   | 'openai-batch-input'
   | 'openai-batch-output'
   | 'anthropic-batch-request'
-  | 'anthropic-batch-result';
+  | 'anthropic-batch-result'
+  | 'gemini-batch-request'
+  | 'gemini-batch-response'
+  | 'bedrock-batch';
 
 /** Where a record came from: the file as named on the command line and the 1-based line or 0-based HAR entry. */
 export interface RecordSource {
@@ -36,7 +46,7 @@ export interface RecordSource {
   line?: number;
   /** 0-based index in `log.entries`, for HAR. */
   entry?: number;
-  /** The batch `custom_id`, which joins a batch input line to its output line. */
+  /** The batch item's id (`custom_id`, Gemini's `key`, Bedrock's `recordId`), which joins a batch input line to its output line. */
   customId?: string;
 }
 

@@ -54,8 +54,13 @@ export function decodeBedrockCitation(value: unknown, path: string): Citation {
 
 /** The site a URL names, as Converse's web locations give it (`ruby-lang.org` for `https://www.ruby-lang.org/en/`). */
 function domainOf(url: string): string | undefined {
-  if (!URL.canParse(url)) return undefined;
-  const host = new URL(url).hostname;
+  let host: string;
+  try {
+    host = new URL(url).hostname;
+  } catch {
+    // Not a URL: no domain to name.
+    return undefined;
+  }
   return host.startsWith('www.') ? host.slice(4) : host || undefined;
 }
 

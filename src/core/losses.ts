@@ -538,3 +538,21 @@ export function throwIfStrict(losses: readonly Loss[], strict: boolean | undefin
     { path: first.path },
   );
 }
+
+/**
+ * A stream encoder's report of the foreign fields on a part's deltas, once
+ * per part: a source repeats such a field on every piece of the part (a
+ * signed Gemini text's `thoughtSignature`), which would be one loss per
+ * delta.
+ */
+export class DeltaFieldReports {
+  readonly #reported = new Set<number>();
+
+  /** Report the fields of `extensions` not meant for `target`, at candidate 0's part `index`, unless this part's were reported. */
+  report(losses: LossCollector, extensions: Extensions, target: FormatId, index: number): void {
+    if (this.#reported.has(index)) return;
+    const before = losses.losses.length;
+    losses.foreignExtensions(extensions, target, `/candidates/0/message/parts/${index}`);
+    if (losses.losses.length > before) this.#reported.add(index);
+  }
+}

@@ -9,8 +9,8 @@
  * @see https://docs.aws.amazon.com/bedrock/latest/APIReference/API_runtime_ConverseStream.html
  */
 import type { CodecContext } from '../../core/codec.ts';
-import type { Citation, Extensible, Extensions, Part, Usage } from '../../core/ir.ts';
-import type { LossCollector } from '../../core/losses.ts';
+import type { Citation, Extensible, Part, Usage } from '../../core/ir.ts';
+import { DeltaFieldReports, type LossCollector } from '../../core/losses.ts';
 import { argumentsAsText } from '../../core/tools.ts';
 import { CUSTOM_INPUT_KEY, CUSTOM_JSON_CLOSING, customArgumentsPiece } from '../../core/custom-tools.ts';
 import type { SseMessage, StreamEncoder, StreamEvent } from '../../core/stream-events.ts';
@@ -56,15 +56,7 @@ class BedrockStreamEncoder implements StreamEncoder {
     return { event, data: JSON.stringify(payload) };
   }
 
-  /** Parts whose deltas' foreign fields were reported (once a part: a signed Gemini text repeats its field on every piece). */
-  private readonly reported = new Set<number>();
-
-  private reportOnce(index: number, extensions: Extensions): void {
-    if (this.reported.has(index)) return;
-    const before = this.losses.losses.length;
-    this.losses.foreignExtensions(extensions, BEDROCK, `/candidates/0/message/parts/${index}`);
-    if (this.losses.losses.length > before) this.reported.add(index);
-  }
+  private readonly deltaFields = new DeltaFieldReports();
 
   private ensureStarted(out: SseMessage[]): void {
     if (this.started) return;
@@ -90,7 +82,7 @@ class BedrockStreamEncoder implements StreamEncoder {
       case 'text_delta': {
         const open = this.open.get(event.index);
         if (open === undefined || event.candidate !== 0) return out;
-        if (event.extensions !== undefined) this.reportOnce(event.index, event.extensions);
+        if (event.extensions !== undefined) this.deltaFields.report(this.losses, event.extensions, BEDROCK, event.index);
         const delta = fieldsOf(event)?.['$delta'];
         if (isObject(delta)) out.push(this.delta(event.index, delta, event));
         else if (event.text !== '' || open.part.type === 'text') {
@@ -103,7 +95,7 @@ class BedrockStreamEncoder implements StreamEncoder {
       case 'reasoning_delta': {
         const open = this.open.get(event.index);
         if (open === undefined || event.candidate !== 0) return out;
-        if (event.extensions !== undefined) this.reportOnce(event.index, event.extensions);
+        if (event.extensions !== undefined) this.deltaFields.report(this.losses, event.extensions, BEDROCK, event.index);
         if (event.summaryIndex !== undefined) {
           if (!this.summaryDropped) this.losses.add('dropped_field', `/candidates/0/message/parts/${event.index}/summary`, 'Converse reasoning has no summaries; the reasoning summary was dropped');
           this.summaryDropped = true;
@@ -140,7 +132,7 @@ class BedrockStreamEncoder implements StreamEncoder {
       case 'part_end':
         return this.partEnd(event.index, event.part, event, out);
       case 'usage': {
-        this.losses.foreignExtensions(event.extensions, 'bedrock-converse', '/usage');
+        this.losses.foreignExtensions(event.extensions, BEDROCK, '/usage');
         this.usage = { ...this.usage, ...event.usage };
         const metadata = fieldsOf(event.usage)?.['$metadata'];
         if (isObject(metadata)) {
@@ -151,7 +143,7 @@ class BedrockStreamEncoder implements StreamEncoder {
       }
       case 'finish':
         if (event.candidate !== 0) return out;
-        this.losses.foreignExtensions(event.extensions, 'bedrock-converse', '/candidates/0');
+        this.losses.foreignExtensions(event.extensions, BEDROCK, '/candidates/0');
         this.ensureStarted(out);
         this.stopped = true;
         out.push(this.message('messageStop', { stopReason: encodeBedrockStopReason(event.stopReason, this.losses, `/candidates/${event.candidate}/stopReason`), ...realFields(event), ...extra(event) }));
@@ -165,7 +157,7 @@ class BedrockStreamEncoder implements StreamEncoder {
         return out;
       }
       case 'end':
-        this.losses.foreignExtensions(event.extensions, 'bedrock-converse', '');
+        this.losses.foreignExtensions(event.extensions, BEDROCK, '');
         return this.end(event, out);
       default:
         return out;

@@ -9,10 +9,11 @@
  * @see https://github.com/ollama/ollama/blob/main/docs/api.md#response-10
  */
 import type { CodecContext } from '../../core/codec.ts';
-import type { Extensions, Part, StopReason, ToolCallPart, Usage } from '../../core/ir.ts';
+import type { Part, StopReason, ToolCallPart, Usage } from '../../core/ir.ts';
 import { unreachable } from '../../core/ir.ts';
 import type { SseMessage, StreamEncoder, StreamEvent } from '../../core/stream-events.ts';
 import { parseArguments } from '../../core/tools.ts';
+import { DeltaFieldReports } from '../../core/losses.ts';
 import { extensionsOf, isObject, jsonString, type JsonObject } from '../../core/wire.ts';
 import { encodeOllamaError } from './error.ts';
 import { encodeOllamaToolCall } from './parts-encode.ts';
@@ -102,14 +103,14 @@ class OllamaStreamEncoder implements StreamEncoder {
         return;
       case 'text_delta':
         if (event.candidate !== 0) return this.otherCandidate(event.candidate);
-        if (event.extensions !== undefined) this.reportOnce(event.index, event.extensions);
+        if (event.extensions !== undefined) this.deltaFields.report(losses, event.extensions, FORMAT, event.index);
         this.current().content += event.text;
         if (this.sentText.has(event.index)) this.sentText.set(event.index, (this.sentText.get(event.index) ?? 0) + event.text.length);
         if (!this.hinted) this.flushLine(out, false);
         return;
       case 'reasoning_delta':
         if (event.candidate !== 0) return this.otherCandidate(event.candidate);
-        if (event.extensions !== undefined) this.reportOnce(event.index, event.extensions);
+        if (event.extensions !== undefined) this.deltaFields.report(losses, event.extensions, FORMAT, event.index);
         this.current().thinking += event.text;
         if (!this.hinted) this.flushLine(out, false);
         return;
@@ -152,16 +153,7 @@ class OllamaStreamEncoder implements StreamEncoder {
     }
   }
 
-  /** Parts whose deltas' foreign fields were reported (once a part: a signed Gemini text repeats its field on every piece). */
-  private readonly reported = new Set<number>();
-
-  private reportOnce(index: number, extensions: Extensions): void {
-    if (this.reported.has(index)) return;
-    const losses = this.context.losses;
-    const before = losses.losses.length;
-    losses.foreignExtensions(extensions, FORMAT, `/candidates/0/message/parts/${index}`);
-    if (losses.losses.length > before) this.reported.add(index);
-  }
+  private readonly deltaFields = new DeltaFieldReports();
 
   private otherCandidate(candidate: number): void {
     this.context.losses.add('dropped_field', `/candidates/${candidate}`, 'Ollama streams one answer; other candidates were dropped');

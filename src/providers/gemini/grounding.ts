@@ -96,6 +96,8 @@ export function decodeGeminiGrounding(metadata: unknown, message: Message, path:
   const chunks = metadata['groundingChunks'];
   if (!Array.isArray(supports) || !Array.isArray(chunks)) return false;
   let whole = true;
+  // Whether a part's text is ASCII (its bytes are its characters), found once per part.
+  const ascii = new Map<TextPart, boolean>();
   for (let position = 0; position < supports.length; position++) {
     const support: unknown = supports[position];
     const segment = isObject(support) ? support['segment'] : undefined;
@@ -111,9 +113,10 @@ export function decodeGeminiGrounding(metadata: unknown, message: Message, path:
       whole = false;
       continue;
     }
-    const ascii = !NON_ASCII.test(part.text);
-    let start = ascii ? Math.min(startByte, part.text.length) : charIndex(part.text, startByte);
-    let end = ascii ? Math.min(endByte, part.text.length) : charIndex(part.text, endByte);
+    let plain = ascii.get(part);
+    if (plain === undefined) ascii.set(part, (plain = !NON_ASCII.test(part.text)));
+    let start = plain ? Math.min(startByte, part.text.length) : charIndex(part.text, startByte);
+    let end = plain ? Math.min(endByte, part.text.length) : charIndex(part.text, endByte);
     const cited = typeof segment['text'] === 'string' ? segment['text'] : undefined;
     if (cited !== undefined && cited !== '' && part.text.slice(start, end) !== cited) {
       // Recorded answers (URL context) have ranges a character or two off their own text: the text, found nearest the range, wins.
@@ -139,11 +142,18 @@ export function decodeGeminiGrounding(metadata: unknown, message: Message, path:
   return whole;
 }
 
-/** `metadata` without the supports and chunks the citations carry; `undefined` when nothing else is left. */
-export function groundingRest(metadata: JsonObject): JsonObject | undefined {
+/**
+ * Leave out of a candidate's fields what its citations carry: its
+ * `groundingMetadata` without the supports and chunks, or none when nothing
+ * else is left. For another target, so that it reports only the rest.
+ */
+export function dropCarriedGrounding(fields: JsonObject): void {
+  const metadata = fields['groundingMetadata'];
+  if (!isObject(metadata)) return;
   let rest: JsonObject | undefined;
   for (const key in metadata) if (key !== 'groundingSupports' && key !== 'groundingChunks') (rest ??= {})[key] = metadata[key];
-  return rest;
+  if (rest === undefined) delete fields['groundingMetadata'];
+  else fields['groundingMetadata'] = rest;
 }
 
 /**

@@ -13,7 +13,7 @@ import { decodeGeminiUsage, encodeGeminiUsage } from './usage.ts';
 import { decodeGeminiBlockReason, decodeGeminiFinishReason, encodeGeminiFinishReason } from './stop-reason.ts';
 import { decodeGeminiCandidateContent, encodeGeminiCandidateContent } from './candidate-content.ts';
 import { idScope } from './ids.ts';
-import { decodeGeminiGrounding, groundingRest, GroundingWriter } from './grounding.ts';
+import { decodeGeminiGrounding, dropCarriedGrounding, GroundingWriter } from './grounding.ts';
 import { dropResponseCacheBreakpoints } from '../../core/cache-points.ts';
 
 /** The keys of a response this file does not read, or `undefined` (a switch: cheaper than a set lookup per key). */
@@ -100,15 +100,9 @@ function decodeCandidate(value: unknown, path: string, position: number, respons
   }
   const extras = candidateExtras(wire);
   const grounding = extras?.['groundingMetadata'];
-  if (grounding !== undefined && decodeGeminiGrounding(grounding, message, `${path}/groundingMetadata`, context.losses) && isObject(grounding)) {
-    // Headed elsewhere, the supports and chunks travel as the citations: only the rest of the metadata is the target's to report.
-    const target = context.target;
-    if (target !== undefined && target !== 'gemini') {
-      const rest = groundingRest(grounding);
-      if (rest === undefined) delete extras!['groundingMetadata'];
-      else extras!['groundingMetadata'] = rest;
-    }
-  }
+  const carried = grounding !== undefined && decodeGeminiGrounding(grounding, message, `${path}/groundingMetadata`, context.losses);
+  // Headed elsewhere, the supports and chunks travel as the citations: only the rest of the metadata is the target's to report.
+  if (carried && context.target !== undefined && context.target !== 'gemini') dropCarriedGrounding(extras!);
   extend(candidate, 'gemini', extras);
   return candidate;
 }

@@ -22,7 +22,7 @@ import { decodeGeminiBlockReason, decodeGeminiFinishReason } from './stop-reason
 import { decodeGeminiUsage } from './usage.ts';
 import { decodeGeminiPart, type PartScope } from './parts-decode.ts';
 import { idScope, PendingCalls } from './ids.ts';
-import { decodeGeminiGrounding, groundingRest } from './grounding.ts';
+import { decodeGeminiGrounding, dropCarriedGrounding } from './grounding.ts';
 import { foldPartialArguments, PartialArguments, type CandidateShape, type ChunkShape } from './stream-chunk.ts';
 
 const KNOWN_CHUNK: ReadonlySet<string> = new Set(['candidates', 'usageMetadata', 'modelVersion', 'responseId', 'createTime']);
@@ -155,11 +155,7 @@ class GeminiStreamDecoder implements StreamDecoder {
         shape.candidates.push(this.readCandidate(wire, path, position, events));
         const extra = unknownKeys(wire, KNOWN_CANDIDATE);
         // Headed elsewhere, grounding the citations carry is not the target's to report (as for a whole answer).
-        if (this.grounded && !this.hints && isObject(extra?.['groundingMetadata'])) {
-          const rest = groundingRest(extra['groundingMetadata']);
-          if (rest === undefined) delete extra['groundingMetadata'];
-          else extra['groundingMetadata'] = rest;
-        }
+        if (this.grounded && !this.hints && extra !== undefined) dropCarriedGrounding(extra);
         fields.push(extra === undefined || Object.keys(extra).length === 0 ? null : extra);
       }
     }
@@ -462,7 +458,6 @@ function withoutWillContinue(part: ToolCallPart, head: boolean): ToolCallPart {
   return { ...part, extensions: { ...part.extensions, gemini: rest } };
 }
 
-/** For another format: only the chunk's unknown fields, on its last event (the target reports them as dropped). */
 /**
  * For another target: a chunk's fields of its own and of its candidates
  * (`groundingMetadata`, `safetyRatings`, …) on its last event under their
@@ -470,16 +465,16 @@ function withoutWillContinue(part: ToolCallPart, head: boolean): ToolCallPart {
  * `groundingMetadata: {}` of every chunk but the last) carries nothing.
  */
 function markFields(events: StreamEvent[], fields: (JsonObject | null)[], rest: JsonObject | undefined): void {
-  let gemini: JsonObject | undefined;
-  for (const source of [...fields, rest ?? null]) {
-    if (source === null) continue;
-    for (const key in source) {
-      const value = source[key];
-      if (isObject(value) && Object.keys(value).length === 0) continue;
-      const last = events[events.length - 1] as StreamEvent;
-      gemini ??= (last.extensions ??= {}).gemini ??= {};
-      gemini[key] = value;
-    }
+  const last = events[events.length - 1] as StreamEvent;
+  for (const source of fields) if (source !== null) markFieldsOf(last, source);
+  if (rest !== undefined) markFieldsOf(last, rest);
+}
+
+function markFieldsOf(event: StreamEvent, source: JsonObject): void {
+  for (const key in source) {
+    const value = source[key];
+    if (isObject(value) && Object.keys(value).length === 0) continue;
+    ((event.extensions ??= {}).gemini ??= {})[key] = value;
   }
 }
 

@@ -471,32 +471,25 @@ class GeminiStreamEncoder implements StreamEncoder {
 
   /** The last chunk of a foreign stream: finish reasons and usage. */
   private emitTail(out: SseMessage[]): void {
-    const grounded: [number, JsonObject][] = [];
+    const grounded = new Map<number, JsonObject>();
     for (const [candidate, writer] of this.grounding) {
       const metadata = writer.metadata();
-      if (metadata !== undefined) grounded.push([candidate, metadata]);
+      if (metadata !== undefined) grounded.set(candidate, metadata);
     }
     this.grounding.clear();
-    if (this.tailFinishes.size === 0 && this.tailUsage === undefined && grounded.length === 0) return;
+    if (this.tailFinishes.size === 0 && this.tailUsage === undefined && grounded.size === 0) return;
     for (const [candidate, stopReason] of this.tailFinishes) this.chunkFinishes.set(candidate, this.finishReason(candidate, stopReason));
     if (this.tailUsage !== undefined) this.chunkUsage = encodeGeminiUsage(this.tailUsage, this.context.losses, '/usage');
-    const indexes = new Set([...this.tailFinishes.keys(), ...grounded.map(([candidate]) => candidate)]);
-    const shape: ChunkShape = { candidates: [...indexes].sort((a, b) => a - b).map((index) => ({ index })) };
+    const indexes = new Set([...this.tailFinishes.keys(), ...grounded.keys()]);
+    const candidates = [...indexes].sort((a, b) => a - b).map((index) => ({ index }));
+    const shape: ChunkShape = { candidates };
     if (this.createTime !== undefined) shape.createTime = this.createTime;
     this.tailFinishes.clear();
     this.tailUsage = undefined;
     const fields = this.takeChunkFields();
-    if (grounded.length === 0) {
-      out.push(this.emitChunk(shape, fields));
-      return;
-    }
     // Each grounded candidate's metadata beside its finish, as Gemini sends it on its last chunk.
-    const metadata = new Map(grounded);
-    const candidateFields = shape.candidates!.map(({ index }) => {
-      const value = metadata.get(index);
-      return value === undefined ? null : { groundingMetadata: value };
-    });
-    out.push(this.emitChunk(shape, { ...fields, candidateFields }));
+    const candidateFields = grounded.size === 0 ? undefined : candidates.map(({ index }) => (grounded.has(index) ? { groundingMetadata: grounded.get(index) } : null));
+    out.push(this.emitChunk(shape, candidateFields === undefined ? fields : { ...fields, candidateFields }));
   }
 
   /** The start event's Gemini chunk fields, for the first chunk only. */

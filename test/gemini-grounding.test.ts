@@ -12,19 +12,19 @@ import OpenAI from 'openai';
 import { GoogleGenAI } from '@google/genai';
 import { readFileSync } from 'node:fs';
 import { convertResponse } from '../src/core/convert.ts';
-import { convertStream } from '../src/core/stream.ts';
-import type { Loss } from '../src/core/losses.ts';
+import type { WireEvent } from '../src/core/stream-events.ts';
 import type { FormatId } from '../src/core/ir.ts';
 import { createNodeFetch } from '../src/node/fetch.ts';
 import { withProxy } from './support/proxy-server.ts';
 import { startUpstream } from './support/upstream.ts';
 import { corpusFixtures, fixtureBody } from './support/fixtures.ts';
-import { streamFixtures } from './support/streams.ts';
+import { convertedStream, streamFixtures } from './support/streams.ts';
 import { SpecValidators, describeErrors } from './support/spec-schemas.ts';
 
 type Json = Record<string, unknown>;
 
 const validators = new SpecValidators();
+const MODEL = 'gemini-2.5-flash';
 
 interface Segment {
   partIndex?: number;
@@ -237,20 +237,9 @@ function groundedStreams(): { name: string; sse: Uint8Array; chunks: Json[] }[] 
     });
 }
 
-/** `bytes` (one chunk) through `convertStream`: the output text and the losses. */
-async function streamed(bytes: Uint8Array, from: FormatId, to: FormatId): Promise<{ text: string; losses: Loss[] }> {
-  const source = new ReadableStream<Uint8Array>({ start: (controller) => { controller.enqueue(bytes); controller.close(); } });
-  const out = convertStream(source, { from, to, model: 'gemini-2.5-flash' });
-  let text = '';
-  const decoder = new TextDecoder();
-  const reader = out.getReader();
-  for (let read = await reader.read(); !read.done; read = await reader.read()) text += decoder.decode(read.value, { stream: true });
-  return { text, losses: await out.losses };
-}
-
-/** The data of each SSE event of `text`. */
-function sseData(text: string): Json[] {
-  return text.split('\n').filter((line) => line.startsWith('data: ') && line !== 'data: [DONE]').map((line) => JSON.parse(line.slice(6)) as Json);
+/** The parsed data of a converted stream's events. */
+function dataOf(events: WireEvent[]): Json[] {
+  return events.map((event) => event.data as Json);
 }
 
 /** A streamed answer's grounded spans: its candidate's text as streamed and the last chunk's supports, each segment's own text. */
@@ -277,15 +266,15 @@ streams('recorded grounded streams to OpenAI Responses: annotation events over t
   const recorded = groundedStreams();
   assert.ok(recorded.length >= 3, `grounded streams in the corpus: ${recorded.length}`);
   for (const { name, sse, chunks } of recorded) {
-    const { text } = await streamed(sse, 'gemini', 'openai-responses');
-    assert.equal(responsesSpans(sseData(text)), streamedSpans(chunks), name);
+    const { events } = await convertedStream(sse, 'gemini', 'openai-responses', MODEL);
+    assert.equal(responsesSpans(dataOf(events)), streamedSpans(chunks), name);
   }
 });
 
 streams('every other target reports the grounding it cannot carry by its name, once; no empty metadata, no internal key', async () => {
   for (const { name, sse } of groundedStreams()) {
     for (const to of ['openai-chat', 'openai-responses', 'anthropic', 'ollama', 'bedrock-converse'] as const) {
-      const { losses } = await streamed(sse, 'gemini', to);
+      const { losses } = await convertedStream(sse, 'gemini', to, MODEL);
       const messages = losses.map((loss) => loss.message);
       assert.not.ok(messages.some((message) => message.includes('candidateFields') || message.includes('chunkFields')), `${name} → ${to}: ${messages.join('; ')}`);
       const metadata = messages.filter((message) => message.includes('"groundingMetadata"'));
@@ -299,8 +288,8 @@ streams('every other target reports the grounding it cannot carry by its name, o
 
 streams('an Anthropic stream with web search citations to Gemini: the last chunk\'s groundingMetadata names byte ranges of the streamed text, which Gemini → Responses reads back', async () => {
   const fixture = streamFixtures().find((item) => item.format === 'anthropic' && item.name.includes('llm-anthropic--test_anthropic--test_web_search'))!;
-  const { text } = await streamed(new Uint8Array(readFileSync(fixture.file)), 'anthropic', 'gemini');
-  const chunks = sseData(text);
+  const { bytes: gemini, events } = await convertedStream(new Uint8Array(readFileSync(fixture.file)), 'anthropic', 'gemini', MODEL);
+  const chunks = dataOf(events);
   let streamedText = '';
   for (const chunk of chunks) {
     for (const part of (((chunk['candidates'] as Json[] | undefined)?.[0]?.['content'] as Json | undefined)?.['parts'] as Json[] | undefined) ?? []) {
@@ -315,8 +304,8 @@ streams('an Anthropic stream with web search citations to Gemini: the last chunk
     assert.is(support.segment.partIndex, undefined);
     assert.is(bytes.subarray(support.segment.startIndex ?? 0, support.segment.endIndex).toString('utf8'), support.segment.text);
   }
-  const back = await streamed(new TextEncoder().encode(text), 'gemini', 'openai-responses');
-  assert.equal(responsesSpans(sseData(back.text)), streamedSpans(chunks));
+  const back = await convertedStream(gemini, 'gemini', 'openai-responses', MODEL);
+  assert.equal(responsesSpans(dataOf(back.events)), streamedSpans(chunks));
 });
 
 streams.run();

@@ -11,31 +11,15 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { ConverseStreamCommand } from '@aws-sdk/client-bedrock-runtime';
 import { convertResponse } from '../src/core/convert.ts';
-import { convertStream } from '../src/core/stream.ts';
-import type { FormatId } from '../src/core/ir.ts';
 import { createNodeFetch } from '../src/node/fetch.ts';
 import { withProxy } from './support/proxy-server.ts';
 import { startUpstream } from './support/upstream.ts';
 import { bedrockClient } from './support/clients.ts';
-import { streamFixtures, wireEvents, wireEventsFromBytes } from './support/streams.ts';
+import { convertedStream, streamFixtures, wireEvents } from './support/streams.ts';
 
 type Json = Record<string, unknown>;
 
-/** `bytes` (one chunk) through `convertStream`: the output bytes. */
-async function streamed(bytes: Uint8Array, from: FormatId, to: FormatId): Promise<Uint8Array> {
-  const source = new ReadableStream<Uint8Array>({ start: (controller) => { controller.enqueue(bytes); controller.close(); } });
-  const out = convertStream(source, { from, to, model: 'us.anthropic.claude-test-v1:0' });
-  const chunks: Uint8Array[] = [];
-  const reader = out.getReader();
-  for (let read = await reader.read(); !read.done; read = await reader.read()) chunks.push(read.value);
-  await out.losses;
-  return new Uint8Array(Buffer.concat(chunks));
-}
-
-/** The data of each SSE event of `bytes`. */
-function sseData(bytes: Uint8Array): Json[] {
-  return new TextDecoder().decode(bytes).split('\n').filter((line) => line.startsWith('data: ')).map((line) => JSON.parse(line.slice(6)) as Json);
-}
+const MODEL = 'us.anthropic.claude-test-v1:0';
 
 const DOCUMENT_KINDS: Record<string, [string, string, string]> = {
   documentChar: ['char_location', 'start_char_index', 'end_char_index'],
@@ -61,7 +45,7 @@ converse('recorded Converse document citations streamed to Anthropic: citations_
       const cited = ((citation['sourceContent'] as Json[] | undefined) ?? []).map((item) => item['text']).join('');
       return { type, cited_text: cited, document_index: inner['documentIndex'], document_title: citation['title'] ?? null, [startKey]: inner['start'], [endKey]: inner['end'] };
     });
-    const out = sseData(await streamed(new Uint8Array(readFileSync(fixture.file)), 'bedrock-converse', 'anthropic'));
+    const out = (await convertedStream(new Uint8Array(readFileSync(fixture.file)), 'bedrock-converse', 'anthropic', MODEL)).events.map((event) => event.data as Json);
     const written = out.filter((event) => (event['delta'] as Json | undefined)?.['type'] === 'citations_delta').map((event) => (event['delta'] as Json)['citation']);
     assert.equal(written, expected, fixture.name);
   }
@@ -74,8 +58,7 @@ converse('a Gemini grounded stream to Converse: each URL citation is a citation 
   const sse = new TextEncoder().encode(lines.map((line) => `data: ${line}\n\n`).join(''));
   const metadata = (((JSON.parse(lines.at(-1)!) as Json)['candidates'] as Json[])[0]!['groundingMetadata']) as { groundingChunks: { web: { uri: string; title: string } }[]; groundingSupports: { groundingChunkIndices: number[] }[] };
   const expected = metadata.groundingSupports.flatMap((support) => support.groundingChunkIndices.map((index) => metadata.groundingChunks[index]!.web));
-  const bytes = await streamed(sse, 'gemini', 'bedrock-converse');
-  const events = await wireEventsFromBytes(bytes, [], 'bedrock-converse');
+  const { events } = await convertedStream(sse, 'gemini', 'bedrock-converse', MODEL);
   const deltas = events.filter((event) => event.event === 'contentBlockDelta' && ((event.data as Json)['delta'] as Json)['citation'] !== undefined);
   const cited = deltas.map((event) => (((event.data as Json)['delta'] as Json)['citation'] as Json));
   assert.equal(cited.map((citation) => [((citation['location'] as Json)['web'] as Json)['url'], citation['title']]), expected.map((web) => [web.uri, web.title]));

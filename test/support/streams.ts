@@ -6,9 +6,9 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { FORMAT_IDS, type FormatId } from '../../src/core/ir.ts';
-import { LossCollector } from '../../src/core/losses.ts';
+import { LossCollector, type Loss } from '../../src/core/losses.ts';
 import { codecFor, implementedFormats } from '../../src/core/registry.ts';
-import { framedToWireEvents, framingFor, sseToWireEvents } from '../../src/core/stream.ts';
+import { convertStream, framedToWireEvents, framingFor, sseToWireEvents } from '../../src/core/stream.ts';
 import type { SseMessage, StreamEvent, WireEvent } from '../../src/core/stream-events.ts';
 import { CORPUS_DIR, GOLDEN_DIR, corpusDirectory } from './fixtures.ts';
 
@@ -92,6 +92,13 @@ export function chunked(bytes: Uint8Array, cuts: number[]): ReadableStream<Uint8
       index++;
     },
   });
+}
+
+/** `bytes`, as one chunk, through `convertStream`: the output bytes, their wire events (in `to`'s framing, data parsed) and the losses. */
+export async function convertedStream(bytes: Uint8Array, from: FormatId, to: FormatId, model: string): Promise<{ bytes: Uint8Array; events: WireEvent[]; losses: Loss[] }> {
+  const out = convertStream(chunked(bytes, []), { from, to, model });
+  const converted = new Uint8Array(Buffer.concat(await collect(out)));
+  return { bytes: converted, events: await wireEventsFromBytes(converted, [], to), losses: await out.losses };
 }
 
 /** A deterministic pseudo-random generator (mulberry32), so random chunking is reproducible. */

@@ -144,6 +144,24 @@ test('Gemini responses: candidate parts and stop reasons point into the candidat
   assert.is(dropped?.path, '/candidates/1');
 });
 
+test('fields of a nested object that the decoder kept at the body level point into that object', () => {
+  // Vertex's streamFunctionCallArguments (recorded by js-genai) has no twin anywhere: kept as the rest of toolConfig.functionCallingConfig.
+  const body = {
+    contents: [{ role: 'user', parts: [{ text: 'what is 100/2' }] }],
+    toolConfig: { functionCallingConfig: { streamFunctionCallArguments: true } },
+    tools: [{ functionDeclarations: [{ name: 'divide', parameters: { type: 'object' } }] }],
+  };
+  for (const to of ['openai-chat', 'anthropic', 'bedrock-converse'] as const) {
+    const { losses } = convertRequest(body, { from: 'gemini', to, model: 'm' });
+    const lost = losses.filter((loss) => loss.message.includes('"functionCallingConfig"'));
+    assert.equal(lost.map((loss) => loss.path), ['/toolConfig/functionCallingConfig'], to);
+  }
+  // A key found in two nested objects is ambiguous: the loss stays at the object that holds both.
+  const twice = { ...body, generationConfig: { functionCallingConfig: { x: 1 } } };
+  const { losses } = convertRequest(twice, { from: 'gemini', to: 'openai-chat', model: 'm' });
+  assert.ok(losses.some((loss) => loss.message.includes('"functionCallingConfig"') && loss.path === ''), JSON.stringify(losses));
+});
+
 test('made-up call ids: losses point at the source call and result, alone and beside other losses, on every call', () => {
   // Decoders anchor the calls and results whose ids they made up; a loss on anything else still takes the recording decode.
   const gemini = (extra: object) => ({

@@ -454,8 +454,10 @@ export class LossCollector {
    * Once the losses point into the source `body`: point each that
    * {@link foreignExtensions} reported at the field it names (`/store`
    * rather than the whole request) where the object it points at has that
-   * key. A key the decoder named itself (a nested object's rest) leaves the
-   * loss at the object.
+   * key, or where exactly one of its object fields has it (the rest of a
+   * nested object kept at the body's level: Gemini's
+   * `toolConfig.functionCallingConfig`). A key the decoder named itself
+   * and found nowhere leaves the loss at the object.
    */
   pointAtFields(body: unknown): void {
     const keys = this.#fieldKeys;
@@ -466,12 +468,26 @@ export class LossCollector {
       const loss = this.losses[index];
       if (loss === undefined) continue;
       const node = valueAt(body, loss.path);
-      if (isObject(node) && Object.hasOwn(node, key)) this.losses[index] = { ...loss, path: `${loss.path}/${pointerSegment(key)}` };
+      if (!isObject(node)) continue;
+      const field = Object.hasOwn(node, key) ? pointerSegment(key) : nestedField(node, key);
+      if (field !== undefined) this.losses[index] = { ...loss, path: `${loss.path}/${field}` };
     }
   }
 }
 
 const NO_ORIGINS: ReadonlyMap<object, string> = new Map();
+
+/** `child/key` (escaped) when exactly one object field `child` of `node` has `key`; otherwise `undefined`. */
+function nestedField(node: Record<string, unknown>, key: string): string | undefined {
+  let found: string | undefined;
+  for (const child in node) {
+    const value = node[child];
+    if (!isObject(value) || !Object.hasOwn(value, key)) continue;
+    if (found !== undefined) return undefined;
+    found = `${pointerSegment(child)}/${pointerSegment(key)}`;
+  }
+  return found;
+}
 
 /** The pointer paired with the last entry of `node` in a node, pointer, … list (the last origin of a node wins, as in a map). */
 function lastPaired(list: readonly unknown[], node: object): string | undefined {

@@ -160,9 +160,11 @@ test('the proxy report takes the CPU verdict from the whole-answer rounds and sh
         ingress: 'anthropic',
         upstream: 'openai-chat',
         direct: load,
+        directFirstByteMs: 0.4,
         runs: [
-          { name: 'bare Node proxy (floor)', kind: 'floor', how: 'bare', load, cpuPerRequestUs: 200 },
-          { name: 'interlingua serve', kind: 'interlingua', how: 'serve', load, cpuPerRequestUs: 220 },
+          { name: 'TCP relay', kind: 'relay', how: 'relay', load: { ...load, p50: 0.5, p99: 1.6 }, cpuPerRequestUs: 90, firstByteMs: 0.7 },
+          { name: 'bare Node proxy (floor)', kind: 'floor', how: 'bare', load, cpuPerRequestUs: 200, firstByteMs: 1.1 },
+          { name: 'interlingua serve', kind: 'interlingua', how: 'serve', load, cpuPerRequestUs: 220, firstByteMs: 1.4 },
         ],
         rounds: rounds([200, 210, 190], [220, 231, 209], [1, 1, 1], [1, 1, 1]),
         streamRounds: rounds([250, 260, 240], [500, 650, 600], [2, 3, 4], [5, 7, 6]),
@@ -177,6 +179,11 @@ test('the proxy report takes the CPU verdict from the whole-answer rounds and sh
   assert.ok(targetRows(run).some((row) => row[0]?.startsWith('proxy CPU per request') === true && row[1]?.startsWith('1.10×') === true && row[2] === 'met'));
   assert.ok(text.includes('bare proxy 250, 260, 240 µs; interlingua 500, 650, 600 µs; median of the rounds\' ratios 2.50×'));
   assert.ok(text.includes('bare proxy p50 0.500 ms, p99 3.000 ms; interlingua p50 0.900 ms, p99 6.000 ms'));
+  // The TCP relay is a reference beside the latency verdicts, never the floor of the CPU ratio.
+  const rows = targetRows(run);
+  assert.ok(rows.some((row) => row[0]?.includes('first byte') === true && row[1]?.includes('a TCP relay, which reads no HTTP: +0.300 ms; the bare proxy piping a stream: +0.700 ms') === true), JSON.stringify(rows));
+  assert.ok(rows.some((row) => row[0]?.includes('p50') === true && row[1]?.includes('a TCP relay, which reads no HTTP: +0.200 ms / +0.600 ms; the bare proxy: +0.000 ms') === true), JSON.stringify(rows));
+  assert.ok(text.includes('| TCP relay | 1000 | 0.500 ms | 1.600 ms | +0.200 / +0.600 ms | 90 µs | 0.45× |'), text);
 });
 
 test('the verdict on another translator counts every pair, and names the pairs it won with an output that means something else', () => {

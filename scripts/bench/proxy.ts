@@ -34,10 +34,10 @@ export interface LoadResult {
   max: number;
 }
 
-/** One proxy measured in a scenario: the floor, interlingua, or a peer. */
+/** One proxy measured in a scenario: the TCP relay (a reference below the floor), the floor, interlingua, or a peer. */
 export interface ProxyRun {
   name: string;
-  kind: 'floor' | 'interlingua' | 'peer';
+  kind: 'relay' | 'floor' | 'interlingua' | 'peer';
   /** How it was run (command, headers), for the report. */
   how: string;
   /** Why there is no measurement, where there is none. */
@@ -49,7 +49,7 @@ export interface ProxyRun {
   cpuShare?: number;
   /** CPU time of the proxy process per completed request, µs (all threads). */
   cpuPerRequestUs?: number;
-  /** Time to the first byte of a streamed answer, median of sequential requests, ms (interlingua, and the bare proxy piping the upstream's stream in the ingress format). */
+  /** Time to the first byte of a streamed answer, median of sequential requests, ms (interlingua; the bare proxy piping the upstream's stream in the ingress format; the TCP relay relaying the upstream's own). */
   firstByteMs?: number;
 }
 
@@ -403,10 +403,23 @@ const FIRST_BYTE_WARMUP = 20;
 
 const LISTENING = /proxy listening on http:\/\/127\.0\.0\.1:(\d+)/;
 
-/** The proxies measured in a scenario: the bare Node floor, interlingua serve, and the peers that can take this route. */
-async function specsFor(root: string, ingress: FormatId, target: FormatId, upstreamPort: number, peers: boolean): Promise<ProxySpec[]> {
+/**
+ * The proxies measured in a scenario: the TCP relay (the upstream's own
+ * request, `upstreamBody`, relayed as bytes), the bare Node floor,
+ * interlingua serve, and the peers that can take this route.
+ */
+async function specsFor(root: string, ingress: FormatId, target: FormatId, upstreamPort: number, upstreamBody: string, peers: boolean): Promise<ProxySpec[]> {
   const upstreamBase = target === 'openai-chat' ? `http://127.0.0.1:${upstreamPort}/v1` : `http://127.0.0.1:${upstreamPort}`;
   const specs: ProxySpec[] = [
+    {
+      name: 'TCP relay (reads no HTTP; a reference below the floor)',
+      kind: 'relay',
+      how: `scripts/bench/relay-child.mjs: node:net, a connection to the upstream per caller connection, bytes piped both ways; the caller sends the ${target} request the direct row sends`,
+      args: async () => [join(root, 'scripts/bench/relay-child.mjs'), `http://127.0.0.1:${upstreamPort}`],
+      ready: LISTENING,
+      url: (port) => `http://127.0.0.1:${port}${PATHS[target]}`,
+      body: () => upstreamBody,
+    },
     {
       name: 'bare Node proxy (floor)',
       kind: 'floor',
@@ -551,7 +564,7 @@ export async function runProxy(options: ProxyOptions): Promise<ProxyScenario[]> 
       const { watched: _, ...direct } = await load(`direct to the ${target} upstream`, directUrl, directBody, { ...settings, warmup: options.warmup, duration: options.duration });
       options.progress?.(`${title}: direct ${direct.rps.toFixed(0)} req/s p50 ${direct.p50.toFixed(3)} ms p99 ${direct.p99.toFixed(3)} ms`);
       const runs: ProxyRun[] = [];
-      for (const spec of await specsFor(options.root, ingress, target, upstreamPort, options.peers !== false)) {
+      for (const spec of await specsFor(options.root, ingress, target, upstreamPort, directBody, options.peers !== false)) {
         runs.push(await measure(spec, options.root, ingressBody, options, title));
       }
       const scenario: ProxyScenario = { title, ingress, upstream: target, direct, runs };
@@ -575,35 +588,39 @@ async function interleaved(scenario: ProxyScenario, options: ProxyOptions, upstr
   const rounds = options.rounds ?? 5;
   const streamRounds = options.streams === undefined ? 0 : (options.streamRounds ?? 3);
   if (options.streams === undefined && rounds === 0) return;
-  const specs = (await specsFor(options.root, scenario.ingress, scenario.upstream, upstreamPort, false)).filter((spec) => spec.args !== undefined && spec.ready !== undefined && spec.url !== undefined);
+  const specs = (await specsFor(options.root, scenario.ingress, scenario.upstream, upstreamPort, directBody, false)).filter((spec) => spec.args !== undefined && spec.ready !== undefined && spec.url !== undefined);
   const started: { spec: ProxySpec; child: ChildProcess; url: string }[] = [];
   try {
     for (const spec of specs) {
       const proxy = await start(await spec.args!(), options.root, spec.ready!);
       started.push({ spec, child: proxy.child, url: spec.url!(spec.port ?? Number(proxy.match[1])) });
     }
+    const relay = started.find((item) => item.spec.kind === 'relay');
     const floor = started.find((item) => item.spec.kind === 'floor');
     const ours = started.find((item) => item.spec.kind === 'interlingua');
-    if (floor === undefined || ours === undefined) return;
+    if (relay === undefined || floor === undefined || ours === undefined) return;
     const streamed = streamedBody(scenario.ingress, ingressBody);
     const roundOptions = { root: options.root, rate: options.rate, connections: options.connections, seconds: options.roundSeconds ?? 3, ...(options.progress === undefined ? {} : { progress: options.progress }) };
     const loaded = { floor: { url: floor.url, pid: floor.child.pid! }, interlingua: { url: ours.url, pid: ours.child.pid! } };
     if (options.streams !== undefined) {
-      options.progress?.(`${title}: time to the first byte, direct, bare proxy and interlingua in turn`);
-      const [direct, bare, interlingua] = await firstBytes(
+      options.progress?.(`${title}: time to the first byte, direct, TCP relay, bare proxy and interlingua in turn`);
+      const upstreamStreamed = streamedBody(scenario.upstream, directBody);
+      const [direct, relayed, bare, interlingua] = await firstBytes(
         [
-          { url: directUrl, body: streamedBody(scenario.upstream, directBody) },
+          { url: directUrl, body: upstreamStreamed },
+          { url: relay.url, body: upstreamStreamed },
           { url: floor.url, body: streamed },
           { url: ours.url, body: streamed },
         ],
         FIRST_BYTE_REQUESTS,
       );
       scenario.directFirstByteMs = direct!;
-      const floorRun = scenario.runs.find((run) => run.kind === 'floor');
-      const oursRun = scenario.runs.find((run) => run.kind === 'interlingua');
-      if (floorRun !== undefined) floorRun.firstByteMs = bare!;
-      if (oursRun !== undefined) oursRun.firstByteMs = interlingua!;
-      options.progress?.(`  direct ${direct!.toFixed(3)} ms, bare proxy ${bare!.toFixed(3)} ms, interlingua ${interlingua!.toFixed(3)} ms`);
+      const firstByteOf: Partial<Record<ProxyRun['kind'], number>> = { relay: relayed!, floor: bare!, interlingua: interlingua! };
+      for (const run of scenario.runs) {
+        const time = firstByteOf[run.kind];
+        if (time !== undefined) run.firstByteMs = time;
+      }
+      options.progress?.(`  direct ${direct!.toFixed(3)} ms, TCP relay ${relayed!.toFixed(3)} ms, bare proxy ${bare!.toFixed(3)} ms, interlingua ${interlingua!.toFixed(3)} ms`);
     }
     if (rounds > 0) {
       options.progress?.(`${title}: CPU per request in ${rounds} interleaved rounds`);

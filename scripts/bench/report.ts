@@ -140,6 +140,7 @@ export function targetRows(run: BenchRun): string[][] {
     }
   }
   for (const scenario of run.proxy) {
+    const relay = scenario.runs.find((item) => item.kind === 'relay');
     const floor = scenario.runs.find((item) => item.kind === 'floor');
     const ours = scenario.runs.find((item) => item.kind === 'interlingua');
     if (ours?.load === undefined) continue;
@@ -168,13 +169,13 @@ export function targetRows(run: BenchRun): string[][] {
       const added = ours.firstByteMs - scenario.directFirstByteMs;
       rows.push([
         `proxy adds ≤ ${TARGETS.proxyFirstByteMs} ms to the first byte of a streamed answer: ${scenario.title}`,
-        `+${added.toFixed(3)} ms (${ours.firstByteMs.toFixed(3)} ms through the proxy, ${scenario.directFirstByteMs.toFixed(3)} ms direct; medians of sequential requests taken in turn${floor?.firstByteMs === undefined ? '' : `; the bare proxy piping a stream: +${(floor.firstByteMs - scenario.directFirstByteMs).toFixed(3)} ms; interlingua over the bare proxy: ${signed(ours.firstByteMs - floor.firstByteMs)} ms`})`,
+        `+${added.toFixed(3)} ms (${ours.firstByteMs.toFixed(3)} ms through the proxy, ${scenario.directFirstByteMs.toFixed(3)} ms direct; medians of sequential requests taken in turn${relay?.firstByteMs === undefined ? '' : `; a TCP relay, which reads no HTTP: +${(relay.firstByteMs - scenario.directFirstByteMs).toFixed(3)} ms`}${floor?.firstByteMs === undefined ? '' : `; the bare proxy piping a stream: +${(floor.firstByteMs - scenario.directFirstByteMs).toFixed(3)} ms; interlingua over the bare proxy: ${signed(ours.firstByteMs - floor.firstByteMs)} ms`})`,
         mark(added <= TARGETS.proxyFirstByteMs),
       ]);
     }
     rows.push([
       `proxy adds ≤ ${TARGETS.proxyP50Ms} ms p50, ≤ ${TARGETS.proxyP99Ms} ms p99 over the upstream at ${TARGETS.proxyRate} req/s: ${scenario.title}`,
-      `+${p50.toFixed(3)} ms p50, +${p99.toFixed(3)} ms p99 at ${ours.load.rps.toFixed(0)} req/s${floor?.load === undefined ? '' : ` (the bare proxy: +${(floor.load.p50 - scenario.direct.p50).toFixed(3)} ms / +${(floor.load.p99 - scenario.direct.p99).toFixed(3)} ms; interlingua over the bare proxy: ${signed(ours.load.p50 - floor.load.p50)} / ${signed(ours.load.p99 - floor.load.p99)} ms)`}`,
+      `+${p50.toFixed(3)} ms p50, +${p99.toFixed(3)} ms p99 at ${ours.load.rps.toFixed(0)} req/s${floor?.load === undefined ? '' : ` (${relay?.load === undefined ? '' : `a TCP relay, which reads no HTTP: +${(relay.load.p50 - scenario.direct.p50).toFixed(3)} ms / +${(relay.load.p99 - scenario.direct.p99).toFixed(3)} ms; `}the bare proxy: +${(floor.load.p50 - scenario.direct.p50).toFixed(3)} ms / +${(floor.load.p99 - scenario.direct.p99).toFixed(3)} ms; interlingua over the bare proxy: ${signed(ours.load.p50 - floor.load.p50)} / ${signed(ours.load.p99 - floor.load.p99)} ms)`}`,
       mark(sustained && p50 <= TARGETS.proxyP50Ms && p99 <= TARGETS.proxyP99Ms),
     ]);
   }
@@ -336,6 +337,7 @@ function proxySection(run: BenchRun): string {
   if (run.proxy.length === 0) return run.proxyError === undefined ? 'Not measured in this run.' : `Not measured: ${run.proxyError}`;
   const parts: string[] = [];
   for (const scenario of run.proxy) {
+    const relay = scenario.runs.find((item) => item.kind === 'relay');
     const floor = scenario.runs.find((item) => item.kind === 'floor');
     const rows: string[][] = [[`direct to the ${scenario.upstream} upstream`, scenario.direct.rps.toFixed(0), ms(scenario.direct.p50), ms(scenario.direct.p99), '', '', '', '', String(scenario.direct.non2xx + scenario.direct.errors)]];
     for (const item of scenario.runs) {
@@ -362,7 +364,7 @@ function proxySection(run: BenchRun): string {
     const firstByte =
       ours?.firstByteMs === undefined || scenario.directFirstByteMs === undefined
         ? ''
-        : `\n\nTime to the first byte of a streamed answer (40-event stream, the upstream sends it whole at once; median of 200 sequential requests to each, direct, bare proxy and interlingua taken in turn, no other load): ${scenario.directFirstByteMs.toFixed(3)} ms direct, ${ours.firstByteMs.toFixed(3)} ms through interlingua (+${(ours.firstByteMs - scenario.directFirstByteMs).toFixed(3)} ms)${floor?.firstByteMs === undefined ? '' : `, ${floor.firstByteMs.toFixed(3)} ms through the bare proxy piping the upstream's stream in the caller's format (+${(floor.firstByteMs - scenario.directFirstByteMs).toFixed(3)} ms)`}.`;
+        : `\n\nTime to the first byte of a streamed answer (40-event stream, the upstream sends it whole at once; median of 200 sequential requests to each, direct, TCP relay, bare proxy and interlingua taken in turn, no other load): ${scenario.directFirstByteMs.toFixed(3)} ms direct, ${ours.firstByteMs.toFixed(3)} ms through interlingua (+${(ours.firstByteMs - scenario.directFirstByteMs).toFixed(3)} ms)${floor?.firstByteMs === undefined ? '' : `, ${floor.firstByteMs.toFixed(3)} ms through the bare proxy piping the upstream's stream in the caller's format (+${(floor.firstByteMs - scenario.directFirstByteMs).toFixed(3)} ms)`}${relay?.firstByteMs === undefined ? '' : `, ${relay.firstByteMs.toFixed(3)} ms through the TCP relay (+${(relay.firstByteMs - scenario.directFirstByteMs).toFixed(3)} ms)`}.`;
     const rounds = scenario.rounds;
     const roundsText =
       rounds === undefined || rounds.floorUs.length === 0
@@ -403,7 +405,7 @@ ${settings}
 - Meaning checks: every output (interlingua's, llm-bridge's and llm-protocol's) is decoded by interlingua's decoder of the target format and reduced to facts (text, tool calls and ids, tool results, images, reasoning, system, tools, model, max tokens, …), compared with the source's. Tool call ids that differ in Gemini rows are ids synthesised because Gemini has none.
 - Streams: each format's stream in its own framing (SSE; NDJSON lines for Ollama; AWS event-stream frames for Bedrock) is fed in 16 KiB chunks through \`convertStream\` (bytes → bytes; the timed run only collects the output chunks), and again cut after every event as a live upstream sends them ("1 event per chunk"; the target verdict uses the 16 KiB column); "codecs alone" runs the same decoder and encoder synchronously over the parsed events and writes the output in the target's framing. The floor is \`JSON.parse\` + \`JSON.stringify\` of every event's data. Floor, codecs alone, \`convertStream\` and llm-bridge run in interleaved rounds as above, in a child process of their own (scripts/bench/streams-child.ts), whose heap holds only the stream workload. Events per second count the source's events and use the best round (the closest to one uncontended core); the "CPU" columns give the same per second of the process's CPU time (\`process.cpuUsage\`, user + system of every thread), which counts the garbage collector's threads working beside the main one as well, so it reads lower where they do. Times shown are medians.
 - Memory: each operation on the 10 MB request runs in its own child process (\`--expose-gc\`, code warmed first); "added at peak" is the process's peak RSS after the operation minus the RSS just before it (body text loaded, after a GC). On Linux the peak is \`VmHWM\` of /proc/self/status, reset to the current RSS just before the operation (\`5\` written to /proc/self/clear_refs); \`process.resourceUsage().maxRSS\` would carry over the parent's size at the fork, which hid every operation behind the benchmark process's own RSS once it grew past the child's peak.
-- Proxy: a plain \`node:http\` upstream child on 127.0.0.1 answers every POST at once with a fixed small-chat body; \`node dist/cli/main.js serve\` (the compiled bin) runs as a child; the load generator (scripts/bench/load-child.mjs) is a child process of its own, open loop at a fixed rate over 10 keep-alive \`node:http\` connections, first directly against the upstream (the upstream's own format), then through each proxy (the other format). Latencies run from handing a request to the client to the end of its answer (hrtime, per request, no histogram); load generator, upstream and proxy share the machine's cores. The streamed rounds load the same two proxies with the request asking for a stream: the upstream answers with the 40-event stream at once.
+- Proxy: a plain \`node:http\` upstream child on 127.0.0.1 answers every POST at once with a fixed small-chat body; \`node dist/cli/main.js serve\` (the compiled bin) runs as a child; the load generator (scripts/bench/load-child.mjs) is a child process of its own, open loop at a fixed rate over 10 keep-alive \`node:http\` connections, first directly against the upstream (the upstream's own format), then through each proxy (the other format), and through a TCP relay (scripts/bench/relay-child.mjs: bytes piped to the upstream, no HTTP read; the upstream's own format) as a reference: what one more Node process on the path costs here, the least any proxy can add. Latencies run from handing a request to the client to the end of its answer (hrtime, per request, no histogram); load generator, upstream and proxy share the machine's cores. The streamed rounds load the same two proxies with the request asking for a stream: the upstream answers with the 40-event stream at once.
 
 ## Targets
 

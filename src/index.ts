@@ -10,6 +10,8 @@ export {
   convertRequest,
   convertResponse,
   convertError,
+  convertTokenCountRequest,
+  convertTokenCountResponse,
   decodeRequest,
   encodeRequest,
   decodeResponse,
@@ -19,6 +21,7 @@ export {
   parseBody,
   resolveCodec,
   type ConvertOptions,
+  type TokenCountConvertOptions,
   type FormatRef,
   type ConvertResult,
   type CodecOptions,
@@ -30,6 +33,7 @@ export { InterlinguaError, isInterlinguaError, type ErrorCode } from './core/err
 export { LossCollector, type Loss, type LossCode, type LossSeverity } from './core/losses.ts';
 export { implementedFormats, isFormatId, codecFor } from './core/registry.ts';
 export type { Codec, CodecContext } from './core/codec.ts';
+export type { TokenCount, TokenCountCodec, CountedRequest } from './core/token-count.ts';
 export * from './core/ir.ts';
 export { sniffBase64, sniffBytes, parseDataUrl, formatDataUrl, base64Prefix } from './core/media.ts';
 export { stringifyBody } from './core/serialize.ts';

@@ -94,7 +94,16 @@ routes('Gemini callers are routed by the model path under any API version (@goog
     assert.equal(routeFor(`/${version}/models/gemini-3-pro:generateContent`), { format: 'gemini', model: 'gemini-3-pro', streamByPath: false }, version);
     assert.equal(routeFor(`/${version}/models/gemini-3-pro:streamGenerateContent`), { format: 'gemini', model: 'gemini-3-pro', streamByPath: true }, version);
   }
-  assert.is(routeFor('/v1/models/gemini-3-pro:countTokens'), undefined);
+  assert.equal(routeFor('/v1/models/gemini-3-pro:countTokens'), { format: 'gemini', model: 'gemini-3-pro', count: true });
+  assert.is(routeFor('/v1/models/gemini-3-pro:embedContent'), undefined);
+});
+
+routes('token-counting paths are routes of their own, apart from generation', () => {
+  assert.equal(routeFor('/v1/messages/count_tokens'), { format: 'anthropic', count: true });
+  assert.equal(routeFor('/v1/responses/input_tokens'), { format: 'openai-responses', count: true });
+  assert.equal(routeFor('/model/anthropic.claude-x%3A0/count-tokens'), { format: 'bedrock-converse', model: 'anthropic.claude-x:0', count: true });
+  assert.equal(routeFor('/v1/messages'), { format: 'anthropic' });
+  assert.is(routeFor('/v1/chat/completions/count_tokens'), undefined);
 });
 
 routes.run();

@@ -17,8 +17,12 @@ Run the proxy: callers speak any format at its own path (/v1/messages,
 /v1/chat/completions, /v1/responses, /v1beta/models/M:generateContent and
 /v1beta/models/M:streamGenerateContent?alt=sse (or /v1/…), /api/chat,
 /api/generate, /model/M/converse, /model/M/converse-stream); requests go to
-the upstream in its format, answers come back in the caller's. One log line
-per request on stderr; keys never appear in logs.
+the upstream in its format, answers come back in the caller's. Token counts
+too (/v1/messages/count_tokens, /v1/responses/input_tokens,
+/v1beta/models/M:countTokens, /model/M/count-tokens) between the formats
+that have such an endpoint; an openai-chat or ollama upstream has none, and
+the caller gets a 404 rather than an estimate. One log line per request on
+stderr; keys never appear in logs.
 
 A Bedrock upstream is signed with SigV4 using AWS_ACCESS_KEY_ID,
 AWS_SECRET_ACCESS_KEY and AWS_SESSION_TOKEN (or sent a Bedrock API key as a

@@ -6,6 +6,7 @@ import type { LossCollector } from './losses.ts';
 import type { ApiError, FormatId, Request, Response } from './ir.ts';
 import type { StreamDecoder, StreamEncoder } from './stream-events.ts';
 import type { StreamFraming } from './framing.ts';
+import type { TokenCountCodec } from './token-count.ts';
 
 /** What a codec function receives besides the body. */
 export interface CodecContext {
@@ -57,4 +58,6 @@ export interface Codec {
   errorHeaders?(error: ApiError): Record<string, string>;
   /** Complete an error decoded from an answer's body with what the answer's headers and status say. */
   errorFromAnswer?(error: ApiError, headers: { get(name: string): string | null }, status: number): ApiError;
+  /** The format's token-counting endpoint (`src/core/token-count.ts`), where it has one. */
+  readonly tokenCount?: TokenCountCodec;
 }

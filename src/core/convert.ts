@@ -8,6 +8,7 @@ import { codecFor } from './registry.ts';
 import * as engine from './engine.ts';
 import type { Codec } from './codec.ts';
 import type { ApiError, FormatId, Request, Response } from './ir.ts';
+import * as counting from './token-count.ts';
 
 export { parseBody, type ConvertResult, type Decoded, type Encoded, type CodecOptions, type CodecConvertOptions } from './engine.ts';
 
@@ -48,6 +49,39 @@ export function convertResponse(body: unknown, options: ConvertOptions): engine.
 /** Convert a vendor error body from one format to another. */
 export function convertError(body: unknown, options: ConvertOptions): engine.ConvertResult {
   return engine.convertBetween('error', body, resolveCodec(options.from), resolveCodec(options.to), options);
+}
+
+/** Options of {@link convertTokenCountRequest} and {@link convertTokenCountResponse}. */
+export interface TokenCountConvertOptions {
+  from: FormatRef;
+  to: FormatRef;
+  /** Throw an `InterlinguaError` (code `strict_loss`) instead of returning losses. */
+  strict?: boolean;
+  /** The model, where the source's counting body does not name it (Gemini and Bedrock carry it in the URL; Gemini's counting body needs it). */
+  model?: string;
+}
+
+function countingOptions(options: TokenCountConvertOptions): counting.TokenCountOptions {
+  const resolved: counting.TokenCountOptions = { from: resolveCodec(options.from), to: resolveCodec(options.to) };
+  if (options.strict !== undefined) resolved.strict = options.strict;
+  if (options.model !== undefined) resolved.model = options.model;
+  return resolved;
+}
+
+/**
+ * Convert a token-counting request body (Anthropic `count_tokens`, Gemini
+ * `countTokens`, OpenAI Responses `input_tokens`, Bedrock `CountTokens`):
+ * the request it counts is converted like `convertRequest` does. OpenAI
+ * Chat and Ollama have no counting endpoint: converting to or from them is
+ * a `not_implemented` error.
+ */
+export function convertTokenCountRequest(body: unknown, options: TokenCountConvertOptions): engine.ConvertResult {
+  return counting.convertTokenCountRequest(body, countingOptions(options));
+}
+
+/** Convert the answer of a token-counting endpoint. */
+export function convertTokenCountResponse(body: unknown, options: TokenCountConvertOptions): engine.ConvertResult {
+  return counting.convertTokenCountResponse(body, countingOptions(options));
 }
 
 /** Decode a request body of `format` into the IR. */

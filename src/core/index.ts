@@ -51,6 +51,7 @@ export { sseFraming, ndjsonFraming, wireEventOf, DONE, type StreamFraming, type 
 export { InterlinguaError, isInterlinguaError, type ErrorCode } from './errors.ts';
 export { LossCollector, type Loss, type LossCode, type LossSeverity } from './losses.ts';
 export type { Codec, CodecContext } from './codec.ts';
+export { convertTokenCountRequest, convertTokenCountResponse, type TokenCount, type TokenCountCodec, type TokenCountOptions, type CountedRequest } from './token-count.ts';
 export * from './ir.ts';
 export { sniffBase64, sniffBytes, parseDataUrl, formatDataUrl, base64Prefix } from './media.ts';
 export { stringifyBody } from './serialize.ts';

@@ -5,6 +5,8 @@
  */
 import { codecFor } from '../core/registry.ts';
 import { parseBody } from '../core/convert.ts';
+import { convertTokenCountRequest, convertTokenCountResponse } from '../core/token-count.ts';
+import { isInterlinguaError } from '../core/errors.ts';
 import { createTranscoder, framingFor, irToSseMessages, messagesToFramedBytes, streamEncoderFor, transcodedStream, type Transcoder } from '../core/stream.ts';
 import { responseToEvents } from '../core/accumulate.ts';
 import type { LossCollector } from '../core/losses.ts';
@@ -437,4 +439,81 @@ export async function forwardToUpstream(options: ForwardOptions): Promise<Answer
     const fault = upstreamAnswerFault(upstream, route.format, error);
     return errorAnswer(route.format, { ...fault, message: options.redact(fault.message) });
   }
+}
+
+/** The model a counting body names: Gemini's `generateContentRequest.model` (without `models/`), or the body's `model`. */
+function countedModel(body: JsonObject): string | undefined {
+  const inner = body['generateContentRequest'] ?? body['generate_content_request'];
+  const model = isObject(inner) ? inner['model'] : body['model'];
+  if (typeof model !== 'string') return undefined;
+  return model.startsWith('models/') ? model.slice('models/'.length) : model;
+}
+
+/** Put the upstream's model name in a counting body that carries one (`model`, or Gemini's `generateContentRequest.model`). */
+function setCountedModel(body: JsonObject, upstream: FormatId, model: string): void {
+  if (upstream === 'gemini') {
+    const inner = body['generateContentRequest'];
+    if (isObject(inner)) inner['model'] = model.includes('/') ? model : `models/${model}`;
+  } else if (typeof body['model'] === 'string') body['model'] = model;
+}
+
+/**
+ * Forward a token-counting request (`route.count`): the counting body is
+ * converted to the upstream's counting endpoint at `url`, and its count back
+ * to the caller's answer shape. An upstream format without such an endpoint
+ * (`url` undefined) gets no call: the caller hears so, in its own format,
+ * rather than an estimate.
+ */
+export async function forwardCount(options: ForwardOptions, url: (model: string | undefined) => string | undefined): Promise<Answer> {
+  const { route, upstream } = options;
+  const body = parseBody(options.text);
+  if (!isObject(body)) return errorAnswer(route.format, { type: 'invalid_request', message: 'the request body must be a JSON object' });
+  const model = route.model ?? countedModel(body);
+  const mapped = options.mapModel(model) ?? model;
+  if (model !== undefined) options.entry.model = model;
+  if (mapped !== undefined) options.entry.upstreamModel = mapped;
+  const target = url(mapped);
+  if (target === undefined || codecFor(upstream).tokenCount === undefined) {
+    return errorAnswer(route.format, {
+      type: 'not_found',
+      status: 404,
+      message: `the upstream speaks ${upstream}, which has no token-counting endpoint; this proxy does not estimate counts`,
+    });
+  }
+  let converted: ReturnType<typeof convertTokenCountRequest>;
+  try {
+    converted = convertTokenCountRequest(body, { from: codecFor(route.format), to: codecFor(upstream), ...(mapped === undefined ? {} : { model: mapped }) });
+  } catch (error) {
+    if (!isInterlinguaError(error)) throw error;
+    return errorAnswer(route.format, { type: 'invalid_request', message: options.redact(error.message) });
+  }
+  const out = converted.body as JsonObject;
+  if (mapped !== undefined) setCountedModel(out, upstream, mapped);
+  const text = JSON.stringify(out);
+  let response: UpstreamReply;
+  try {
+    const init: UpstreamInit = { headers: options.headers, body: text, timeoutMs: options.timeoutMs, signal: options.signal, stream: false };
+    const sign = options.sign;
+    response = await (sign === undefined ? options.call(target, init) : sign(target, options.headers, text).then((headers) => options.call(target, { ...init, headers })));
+  } catch (error) {
+    const apiError = callFailure(error, options);
+    return errorAnswer(route.format, { ...apiError, message: options.redact(apiError.message) });
+  }
+  if (response.status < 200 || response.status > 299) return translateError(response, options);
+  let answer: string;
+  try {
+    answer = await readText(response, options);
+  } catch (error) {
+    return errorAnswer(route.format, bodyFailure(error, options));
+  }
+  let count: ReturnType<typeof convertTokenCountResponse>;
+  try {
+    count = convertTokenCountResponse(answer, { from: codecFor(upstream), to: codecFor(route.format) });
+  } catch (error) {
+    const message = `the upstream (${upstream}) answered the count with a body that is not a ${upstream} count (${describe(error)})`;
+    return errorAnswer(route.format, { type: 'server', status: 502, message: options.redact(message) });
+  }
+  const losses = converted.losses.length + count.losses.length;
+  options.entry.losses = losses;
+  return jsonAnswer(200, JSON.stringify(count.body), { 'x-interlingua-losses': String(losses) });
 }

@@ -13,8 +13,8 @@ import { callerCredential, constantTimeEqual, redact, sanitizeHeaderValue, upstr
 import { errorAnswer } from './errors.ts';
 import { fetchCall, jsonAnswer, PROXY_EXCHANGE, webInbound, webResponse, type Answer, type Exchange, type Inbound } from './exchange.ts';
 import { createModelMap, type ModelRule } from './model-map.ts';
-import { routeFor, upstreamUrl } from './routes.ts';
-import { forwardToUpstream } from './forward.ts';
+import { countUrl, routeFor, upstreamUrl } from './routes.ts';
+import { forwardCount, forwardToUpstream, type ForwardOptions } from './forward.ts';
 import { createSigV4Signer, type AwsCredentials, type RequestSigner } from './sigv4.ts';
 
 /** The upstream the proxy talks to. */
@@ -145,6 +145,7 @@ export function createExchange(config: ProxyConfig): Exchange {
   const url = (model: string | undefined, stream: boolean) => upstreamUrl(aws.baseUrl, upstream.format, model, stream);
   // Ollama's /api/generate callers go to /api/generate upstream too.
   const generateUrl = (model: string | undefined, stream: boolean) => upstreamUrl(aws.baseUrl, upstream.format, model, stream, true);
+  const countingUrl = (model: string | undefined) => countUrl(aws.baseUrl, upstream.format, model);
   const redactSecrets = (text: string) => redact(text, secrets);
   // The upstream headers are the same for every request unless the caller's own credential goes upstream.
   const fixedHeaders = upstream.passThroughAuth === true ? undefined : { ...upstreamAuthHeaders(upstream.format, apiKey), ...extraHeaders };
@@ -175,7 +176,7 @@ export function createExchange(config: ProxyConfig): Exchange {
     const text = await request.text(maxBodyBytes);
     if (text === undefined) return fail({ type: 'request_too_large', message: `request body is larger than ${maxBodyBytes} bytes` });
     try {
-      const answer = await forwardToUpstream({
+      const forward: ForwardOptions = {
         route,
         text,
         upstream: upstream.format,
@@ -191,8 +192,8 @@ export function createExchange(config: ProxyConfig): Exchange {
         entry,
         losses: new LossCollector(),
         redact: redactSecrets,
-      });
-      return finish(answer);
+      };
+      return finish(await (route.count === true ? forwardCount(forward, countingUrl) : forwardToUpstream(forward)));
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
       if (isInterlinguaError(error)) return fail({ type: 'invalid_request', message });
@@ -212,7 +213,7 @@ export function createProxy(config: ProxyConfig): ((request: Request) => Promise
   return Object.assign(handler, { [PROXY_EXCHANGE]: exchange });
 }
 
-export { routeFor, upstreamUrl, type Route } from './routes.ts';
+export { countUrl, routeFor, upstreamUrl, type Route } from './routes.ts';
 export { createModelMap, parseModelRule, type ModelRule } from './model-map.ts';
 export { constantTimeEqual } from './auth.ts';
 export { PROXY_EXCHANGE, UPSTREAM_CALL, UpstreamTimeout, type Answer, type Exchange, type Inbound, type UpstreamCall, type UpstreamInit, type UpstreamReply } from './exchange.ts';

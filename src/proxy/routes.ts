@@ -15,11 +15,13 @@ export interface Route {
   streamByDefault?: boolean;
   /** Ollama `/api/generate`: a prompt in, a `response` string out. */
   generate?: boolean;
+  /** A token-counting endpoint (Anthropic `count_tokens`, OpenAI Responses `input_tokens`, Gemini `countTokens`, Bedrock `count-tokens`). */
+  count?: boolean;
 }
 
-const GEMINI_PATH = /\/models\/([^/:]+):(generateContent|streamGenerateContent)$/;
-/** Bedrock Runtime: `/model/{modelId}/converse` and `/converse-stream`; the id is percent-encoded (`%3A`, `%2F` in ARNs). */
-const BEDROCK_PATH = /\/model\/([^/]+)\/(converse|converse-stream)$/;
+const GEMINI_PATH = /\/models\/([^/:]+):(generateContent|streamGenerateContent|countTokens)$/;
+/** Bedrock Runtime: `/model/{modelId}/converse`, `/converse-stream` and `/count-tokens`; the id is percent-encoded (`%3A`, `%2F` in ARNs). */
+const BEDROCK_PATH = /\/model\/([^/]+)\/(converse|converse-stream|count-tokens)$/;
 
 function decodeSegment(segment: string): string {
   try {
@@ -40,20 +42,28 @@ const OPENAI_CHAT: Route = Object.freeze({ format: 'openai-chat' });
 const OPENAI_RESPONSES: Route = Object.freeze({ format: 'openai-responses' });
 const OLLAMA_CHAT: Route = Object.freeze({ format: 'ollama', streamByDefault: true });
 const OLLAMA_GENERATE: Route = Object.freeze({ format: 'ollama', streamByDefault: true, generate: true });
+const ANTHROPIC_COUNT: Route = Object.freeze({ format: 'anthropic', count: true });
+const OPENAI_RESPONSES_COUNT: Route = Object.freeze({ format: 'openai-responses', count: true });
 
 /** The route of an ingress path, or `undefined` for a path the proxy does not serve. */
 export function routeFor(pathname: string): Route | undefined {
   if (pathname.endsWith('/v1/messages') || pathname === '/messages') return ANTHROPIC;
+  if (pathname.endsWith('/v1/messages/count_tokens') || pathname === '/messages/count_tokens') return ANTHROPIC_COUNT;
+  if (pathname.endsWith('/responses/input_tokens')) return OPENAI_RESPONSES_COUNT;
   if (pathname.endsWith('/chat/completions')) return OPENAI_CHAT;
   if (pathname.endsWith('/responses')) return OPENAI_RESPONSES;
   if (pathname.endsWith('/api/chat')) return OLLAMA_CHAT;
   if (pathname.endsWith('/api/generate')) return OLLAMA_GENERATE;
   const gemini = GEMINI_PATH.exec(pathname);
   if (gemini !== null) {
-    return { format: 'gemini', model: decodeSegment(gemini[1] ?? ''), streamByPath: gemini[2] === 'streamGenerateContent' };
+    const model = decodeSegment(gemini[1] ?? '');
+    return gemini[2] === 'countTokens' ? { format: 'gemini', model, count: true } : { format: 'gemini', model, streamByPath: gemini[2] === 'streamGenerateContent' };
   }
   const bedrock = BEDROCK_PATH.exec(pathname);
-  if (bedrock !== null) return { format: 'bedrock-converse', model: decodeSegment(bedrock[1] ?? ''), streamByPath: bedrock[2] === 'converse-stream' };
+  if (bedrock !== null) {
+    const model = decodeSegment(bedrock[1] ?? '');
+    return bedrock[2] === 'count-tokens' ? { format: 'bedrock-converse', model, count: true } : { format: 'bedrock-converse', model, streamByPath: bedrock[2] === 'converse-stream' };
+  }
   return undefined;
 }
 
@@ -81,5 +91,23 @@ export function upstreamUrl(baseUrl: string, format: FormatId, model: string | u
     }
     case 'bedrock-converse':
       return `${base}/model/${encodeURIComponent(model ?? '')}/${stream ? 'converse-stream' : 'converse'}`;
+  }
+}
+
+/** The upstream URL of a format's token-counting endpoint, or `undefined` for a format without one (OpenAI Chat, Ollama). */
+export function countUrl(baseUrl: string, format: FormatId, model: string | undefined): string | undefined {
+  const base = baseUrl.replace(/\/+$/, '');
+  switch (format) {
+    case 'anthropic':
+      return `${base}/v1/messages/count_tokens`;
+    case 'openai-responses':
+      return `${base}/responses/input_tokens`;
+    case 'gemini':
+      return `${base}/v1beta/models/${encodeURIComponent(model ?? '')}:countTokens`;
+    case 'bedrock-converse':
+      return `${base}/model/${encodeURIComponent(model ?? '')}/count-tokens`;
+    case 'openai-chat':
+    case 'ollama':
+      return undefined;
   }
 }

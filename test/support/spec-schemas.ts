@@ -233,14 +233,19 @@ export class SpecValidators {
   validate(format: FormatId, kind: 'request' | 'response', body: unknown): ErrorObject[] | undefined {
     const target = TARGET_SCHEMAS[format];
     if (target === undefined) throw new Error(`no spec schema for ${format}`);
-    const ref = `spec:${target.spec}#/components/schemas/${target[kind]}`;
+    return this.validateAs(target.spec, target[kind], body);
+  }
+
+  /** Validate `body` against the component schema `schema` of the spec `spec`; the errors, or `undefined` when valid. */
+  validateAs(spec: SpecName, schema: string, body: unknown): ErrorObject[] | undefined {
+    const ref = `spec:${spec}#/components/schemas/${schema}`;
     let validate = this.cache.get(ref);
     if (validate === undefined) {
       validate = this.ajv.getSchema(ref);
       if (validate === undefined) throw new Error(`no schema ${ref}`);
       this.cache.set(ref, validate);
     }
-    return validate(target.spec === 'gemini' ? camelKeys(body) : body) ? undefined : (validate.errors ?? []);
+    return validate(spec === 'gemini' ? camelKeys(body) : body) ? undefined : (validate.errors ?? []);
   }
 }
 

@@ -4,6 +4,7 @@
  * @see https://docs.anthropic.com/en/api/messages
  */
 import type { Codec } from '../../core/codec.ts';
+import { anthropicTokenCount } from './token-count.ts';
 import { decodeAnthropicError, encodeAnthropicError } from './error.ts';
 import { decodeAnthropicRequest, encodeAnthropicRequest } from './request.ts';
 import { decodeAnthropicResponse, encodeAnthropicResponse } from './response.ts';
@@ -20,6 +21,7 @@ export const anthropicCodec: Codec = {
   encodeError: encodeAnthropicError,
   createStreamDecoder: createAnthropicStreamDecoder,
   createStreamEncoder: createAnthropicStreamEncoder,
+  tokenCount: anthropicTokenCount,
 };
 
 /** The codec's functions one by one, for the leanest bundles: `convertRequest(body, { from: { decodeRequest: decodeAnthropicRequest }, to: … })` from `interlingua/core`. */
@@ -27,3 +29,4 @@ export { decodeAnthropicRequest, encodeAnthropicRequest } from './request.ts';
 export { decodeAnthropicResponse, encodeAnthropicResponse } from './response.ts';
 export { decodeAnthropicError, encodeAnthropicError } from './error.ts';
 export { createAnthropicStreamDecoder, createAnthropicStreamEncoder } from './stream.ts';
+export { anthropicTokenCount } from './token-count.ts';

@@ -4,6 +4,7 @@
  * @see https://docs.aws.amazon.com/bedrock/latest/APIReference/API_runtime_Converse.html
  */
 import type { Codec } from '../../core/codec.ts';
+import { bedrockConverseTokenCount } from './token-count.ts';
 import { decodeBedrockRequest, encodeBedrockRequest } from './request.ts';
 import { decodeBedrockResponse, encodeBedrockResponse } from './response.ts';
 import { bedrockErrorFromHeaders, bedrockErrorHeaders, decodeBedrockError, encodeBedrockError } from './error.ts';
@@ -28,4 +29,6 @@ export const bedrockConverseCodec: Codec = {
   streamFraming: eventStreamFraming,
   errorHeaders: bedrockErrorHeaders,
   errorFromAnswer: bedrockErrorFromHeaders,
+  tokenCount: bedrockConverseTokenCount,
 };
+export { bedrockConverseTokenCount } from './token-count.ts';

@@ -3,6 +3,7 @@
  * @see https://ai.google.dev/api/generate-content
  */
 import type { Codec } from '../../core/codec.ts';
+import { geminiTokenCount } from './token-count.ts';
 import { decodeGeminiRequest, encodeGeminiRequest } from './request.ts';
 import { decodeGeminiResponse, encodeGeminiResponse } from './response.ts';
 import { decodeGeminiError, encodeGeminiError } from './error.ts';
@@ -21,6 +22,7 @@ export const geminiCodec: Codec = {
   encodeError: encodeGeminiError,
   createStreamDecoder: createGeminiStreamDecoder,
   createStreamEncoder: createGeminiStreamEncoder,
+  tokenCount: geminiTokenCount,
 };
 
 /** The codec's functions one by one, for the leanest bundles: `convertRequest(body, { from: { decodeRequest: decodeGeminiRequest }, to: … })` from `interlingua/core`. */
@@ -28,3 +30,4 @@ export { decodeGeminiRequest, encodeGeminiRequest } from './request.ts';
 export { decodeGeminiResponse, encodeGeminiResponse } from './response.ts';
 export { decodeGeminiError, encodeGeminiError } from './error.ts';
 export { createGeminiStreamDecoder, createGeminiStreamEncoder } from './stream.ts';
+export { geminiTokenCount } from './token-count.ts';

@@ -5,6 +5,7 @@
  * @see https://platform.openai.com/docs/api-reference/responses
  */
 import type { Codec } from '../../core/codec.ts';
+import { openaiResponsesTokenCount } from './token-count.ts';
 import { decodeOpenaiResponsesError, encodeOpenaiResponsesError } from './error.ts';
 import { decodeOpenaiResponsesRequest, encodeOpenaiResponsesRequest } from './request.ts';
 import { decodeOpenaiResponsesResponse, encodeOpenaiResponsesResponse } from './response.ts';
@@ -22,6 +23,7 @@ export const openaiResponsesCodec: Codec = {
   encodeResponse: encodeOpenaiResponsesResponse,
   decodeError: decodeOpenaiResponsesError,
   encodeError: encodeOpenaiResponsesError,
+  tokenCount: openaiResponsesTokenCount,
 };
 
 /** The codec's functions one by one, for the leanest bundles: `convertRequest(body, { from: { decodeRequest: decodeOpenaiResponsesRequest }, to: … })` from `interlingua/core`. */
@@ -29,3 +31,4 @@ export { decodeOpenaiResponsesRequest, encodeOpenaiResponsesRequest } from './re
 export { decodeOpenaiResponsesResponse, encodeOpenaiResponsesResponse } from './response.ts';
 export { decodeOpenaiResponsesError, encodeOpenaiResponsesError } from './error.ts';
 export { createOpenaiResponsesStreamDecoder, createOpenaiResponsesStreamEncoder } from './stream.ts';
+export { openaiResponsesTokenCount } from './token-count.ts';

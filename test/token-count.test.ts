@@ -22,6 +22,7 @@ import { startUpstream } from './support/upstream.ts';
 import { startFakeBedrock } from './support/fake-bedrock.ts';
 import { bedrockClient } from './support/clients.ts';
 import { describeErrors, SpecValidators, type SpecName } from './support/spec-schemas.ts';
+import { corpusFixtures, fixtureBody } from './support/fixtures.ts';
 
 const test = suite('token counting');
 
@@ -112,9 +113,9 @@ test('a counting body converts to every other counting format: the request insid
   }
 });
 
-/** The official specs' schemas of the counting bodies and answers (Bedrock has no spec in test/corpus/spec; the AWS SDK's types stand for it). */
+/** The official specs' schemas of the counting bodies and answers (Anthropic's beta ones, as the spec test takes its beta Messages schema: `?beta=true` is what Claude Code calls; Bedrock has no spec in test/corpus/spec, the AWS SDK's types stand for it). */
 const SPEC_SCHEMAS: Partial<Record<Counting, { spec: SpecName; request: string; response: string }>> = {
-  anthropic: { spec: 'anthropic', request: 'CountMessageTokensParams', response: 'CountMessageTokensResponse' },
+  anthropic: { spec: 'anthropic', request: 'BetaCountMessageTokensParams', response: 'BetaCountMessageTokensResponse' },
   'openai-responses': { spec: 'openai', request: 'TokenCountsBody', response: 'TokenCountsResource' },
   gemini: { spec: 'gemini', request: 'CountTokensRequest', response: 'CountTokensResponse' },
 };
@@ -134,6 +135,57 @@ test('every counting body and answer written is valid against the target\'s offi
       assert.ok(answerErrors === undefined, `${from} → ${to} answer: ${describeErrors(answerErrors ?? [])}`);
     }
   }
+});
+
+/** The fields each counting endpoint takes from a recorded generation request (the rest would be refused by the vendor). */
+const COUNTED_FIELDS: Record<Counting, ReadonlySet<string>> = {
+  anthropic: new Set(['model', 'messages', 'system', 'tools', 'tool_choice', 'thinking', 'mcp_servers', 'context_management', 'output_config', 'output_format', 'cache_control']),
+  'openai-responses': new Set(['model', 'input', 'instructions', 'tools', 'tool_choice', 'parallel_tool_calls', 'reasoning', 'text', 'conversation', 'previous_response_id', 'truncation']),
+  gemini: new Set(['contents', 'systemInstruction', 'system_instruction', 'tools', 'toolConfig', 'tool_config', 'generationConfig', 'generation_config', 'safetySettings', 'safety_settings', 'cachedContent', 'cached_content']),
+  'bedrock-converse': new Set(['messages', 'system', 'toolConfig', 'additionalModelRequestFields']),
+};
+
+/** A recorded generation request as the counting body its format's SDK would send for it. */
+function countingBodyOf(format: Counting, request: Record<string, unknown>): Record<string, unknown> {
+  const picked = Object.fromEntries(Object.entries(request).filter(([key]) => COUNTED_FIELDS[format].has(key)));
+  if (format === 'gemini') return { generateContentRequest: { model: 'models/corpus-model', ...picked } };
+  if (format === 'bedrock-converse') return { input: { converse: picked } };
+  return picked;
+}
+
+test('every recorded request of the counting formats, as a counting body, converts to every other counting format as its request does: spec-valid, losses placed', () => {
+  const validators = new SpecValidators();
+  let converted = 0;
+  for (const fixture of corpusFixtures()) {
+    if (fixture.kind !== 'request' || !(COUNTING as readonly FormatId[]).includes(fixture.format)) continue;
+    const from = fixture.format as Counting;
+    const body = countingBodyOf(from, fixtureBody(fixture).body as Record<string, unknown>);
+    for (const to of COUNTING) {
+      // What convertRequest refuses (a tool result answering no call, …), counting refuses too, with the same typed error.
+      let expected: unknown;
+      try {
+        convertRequest(inner(from, body), { from, to, model: 'corpus-model' });
+      } catch (error) {
+        expected = error;
+      }
+      let result: ReturnType<typeof convertTokenCountRequest> | undefined;
+      try {
+        result = convertTokenCountRequest(body, { from, to, model: 'corpus-model' });
+      } catch (error) {
+        assert.ok(isInterlinguaError(error), `${fixture.name} → ${to}: ${String(error)}`);
+        assert.ok(isInterlinguaError(expected) && expected.code === error.code, `${fixture.name} → ${to}: counting threw ${String(error)}, the request ${String(expected)}`);
+        continue;
+      }
+      assert.is(expected, undefined, `${fixture.name} → ${to}: the request threw ${String(expected)}, counting did not`);
+      converted++;
+      for (const loss of result.losses) assert.ok(resolves(body, loss.path), `${fixture.name} → ${to}: ${loss.path} (${loss.message})`);
+      const schema = SPEC_SCHEMAS[to];
+      if (schema === undefined) continue;
+      const errors = validators.validateAs(schema.spec, schema.request, result.body);
+      assert.ok(errors === undefined, `${fixture.name} → ${to}: ${describeErrors(errors ?? [])}`);
+    }
+  }
+  assert.ok(converted > 1000, `recorded requests converted: ${converted}`);
 });
 
 test('settings that change no count are dropped as info losses pointing into the counting body; a source max_tokens is one of them', () => {

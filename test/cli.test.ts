@@ -73,6 +73,24 @@ if (formats.includes('anthropic') && formats.includes('openai-chat')) {
     assert.is((JSON.parse(detected.stdout) as { type: string }).type, 'message');
   });
 
+  test('convert --kind count-request and count-response: token-counting bodies and answers', () => {
+    const body = JSON.stringify({ model: 'claude-test', system: 'Be brief.', messages: [{ role: 'user', content: 'hi' }] });
+    const request = run(['convert', '--from', 'anthropic', '--to', 'gemini', '--kind', 'count-request', '--model', 'gemini-test'], body);
+    assert.is(request.code, 0, request.stderr);
+    assert.equal(JSON.parse(request.stdout), {
+      generateContentRequest: { model: 'models/gemini-test', systemInstruction: { parts: [{ text: 'Be brief.' }] }, contents: [{ role: 'user', parts: [{ text: 'hi' }] }] },
+    });
+    const answer = run(['convert', '--from', 'gemini', '--to', 'openai-responses', '--kind', 'count-response'], JSON.stringify({ totalTokens: 12 }));
+    assert.is(answer.code, 0, answer.stderr);
+    assert.equal(JSON.parse(answer.stdout), { object: 'response.input_tokens', input_tokens: 12 });
+    const noFrom = run(['convert', '--to', 'gemini', '--kind', 'count-request'], body);
+    assert.is(noFrom.code, 2);
+    assert.match(noFrom.stderr, 'needs --from');
+    const chat = run(['convert', '--from', 'anthropic', '--to', 'openai-chat', '--kind', 'count-request'], body);
+    assert.is(chat.code, 1);
+    assert.match(chat.stderr, 'openai-chat has no token-counting endpoint');
+  });
+
   test('bad input exits 1 with the pointer of the offending value', () => {
     const result = run(['convert', '--from', 'anthropic', '--to', 'openai-chat', '--kind', 'request'], JSON.stringify({ model: 'm', max_tokens: 5, messages: 'hello' }));
     assert.is(result.code, 1);

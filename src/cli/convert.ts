@@ -2,7 +2,7 @@
 import { parseArgs } from 'node:util';
 import { Readable, Writable } from 'node:stream';
 import { readFileSync } from 'node:fs';
-import { convertError, convertRequest, convertResponse, parseBody } from '../core/convert.ts';
+import { convertError, convertRequest, convertResponse, convertTokenCountRequest, convertTokenCountResponse, parseBody } from '../core/convert.ts';
 import { convertStream } from '../core/stream.ts';
 import { detectFormat } from '../core/detect.ts';
 import { codecFor, isFormatId } from '../core/registry.ts';
@@ -19,7 +19,9 @@ framing: SSE, or Bedrock's binary event stream) from one wire format to another.
 Options:
   --from FORMAT   source format; may be omitted when detection is certain
   --to FORMAT     target format (required)
-  --kind KIND     request, response, error or stream (default: detected; stream needs --from)
+  --kind KIND     request, response, error or stream (default: detected; stream needs --from),
+                  or count-request and count-response: a token-counting body and its answer
+                  (anthropic, openai-responses, gemini and bedrock-converse have them; need --from)
   --dialect NAME  write the target's dialect: for openai-chat deepseek, openrouter, gemini-openai,
                   vllm, ollama-openai or openai (default: the source's own dialect, else plain OpenAI)
   --strict        fail (exit 1) instead of converting with losses
@@ -29,7 +31,7 @@ Options:
 Formats: ${FORMAT_IDS.join(', ')}
 `;
 
-const KINDS = ['request', 'response', 'error', 'stream'] as const;
+const KINDS = ['request', 'response', 'error', 'stream', 'count-request', 'count-response'] as const;
 type Kind = (typeof KINDS)[number];
 
 function formatOption(value: string | undefined, name: string): FormatId | undefined {
@@ -61,6 +63,14 @@ export async function runConvert(args: string[]): Promise<void> {
     return;
   }
   const body = parseBody(readInput(positionals[0]));
+  if (kind === 'count-request' || kind === 'count-response') {
+    if (from === undefined) throw new UsageError(`--kind ${kind} needs --from`);
+    const count = kind === 'count-request' ? convertTokenCountRequest : convertTokenCountResponse;
+    const result = count(body, { from, to, strict: values.strict === true, ...(model === undefined ? {} : { model }) });
+    process.stdout.write(`${JSON.stringify(result.body, null, 2)}\n`);
+    printLosses(result.losses);
+    return;
+  }
   if (from === undefined || kind === undefined) {
     const detection = detectFormat(body);
     if (detection === undefined) throw new UsageError('cannot detect the format of the input; pass --from and --kind');

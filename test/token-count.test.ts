@@ -330,11 +330,15 @@ test('proxy: the Anthropic SDK counts tokens through a Gemini upstream', async (
     async (url) => {
       const client = new Anthropic({ apiKey: 'caller-key', baseURL: url, maxRetries: 0 });
       count = (await client.messages.countTokens(BODIES.anthropic as unknown as Anthropic.MessageCountTokensParams)).input_tokens;
+      // Claude Code counts through the beta surface: /v1/messages/count_tokens?beta=true.
+      const beta = await client.beta.messages.countTokens(BODIES.anthropic as unknown as Anthropic.Beta.Messages.MessageCountTokensParams);
+      assert.is(beta.input_tokens, 57);
     },
     log,
   );
   assert.is(count, 57);
-  assert.is(received.length, 1);
+  assert.is(received.length, 2);
+  assert.equal(received[1]?.body, received[0]?.body);
   assert.is(received[0]?.url, '/v1beta/models/upstream-model:countTokens');
   const request = received[0]?.body['generateContentRequest'] as Record<string, unknown>;
   assert.is(request['model'], 'models/upstream-model');

@@ -221,6 +221,15 @@ test('a loss of the request inside a wrapper points into the wrapper, and so doe
   }
 });
 
+test('fields of a counting wrapper that nothing reads are reported where they are', () => {
+  const gemini = { generateContentRequest: { model: 'models/g', contents: [{ role: 'user', parts: [{ text: 'hi' }] }] }, x_trace: 'a' };
+  const fromGemini = convertTokenCountRequest(gemini, { from: 'gemini', to: 'anthropic' }).losses;
+  assert.equal(fromGemini.map((loss) => [loss.code, loss.path]), [['dropped_field', '/x_trace']]);
+  const bedrock = { input: { converse: { messages: [{ role: 'user', content: [{ text: 'hi' }] }] }, x_extra: 1 }, x_top: 2 };
+  const fromBedrock = convertTokenCountRequest(bedrock, { from: 'bedrock-converse', to: 'anthropic', model: 'b' }).losses;
+  assert.equal(fromBedrock.map((loss) => loss.path), ['/x_top', '/input/x_extra']);
+});
+
 test('Gemini counting bodies: contents alone, and the model that generateContentRequest needs', () => {
   const { body } = convertTokenCountRequest({ model: 'claude-test', messages: [{ role: 'user', content: 'hi' }] }, { from: 'anthropic', to: 'gemini', model: 'gemini-pro' });
   assert.equal(body, { generateContentRequest: { model: 'models/gemini-pro', contents: [{ role: 'user', parts: [{ text: 'hi' }] }] } });

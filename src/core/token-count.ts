@@ -32,6 +32,8 @@ export interface CountedRequest {
   path: string;
   /** The model the counting body names outside the request (Gemini's `generateContentRequest.model`). */
   model?: string;
+  /** Pointers of the wrapper's own fields that carry nothing the conversion keeps (reported as dropped). */
+  unread?: string[];
 }
 
 /** A format's counting endpoint, on its codec (`Codec.tokenCount`). */
@@ -118,8 +120,18 @@ export function convertTokenCountRequest(body: unknown, options: TokenCountOptio
       severity: 'info',
     });
   }
+  for (const path of counted.unread ?? []) {
+    losses.push({ code: 'dropped_field', path, message: `this field of the ${options.from.format} counting body has no place in ${options.to.format}'s; dropped`, severity: 'warning' });
+  }
   throwIfStrict(losses, options.strict);
   return { body: out, losses };
+}
+
+/** The pointers (under `base`) of the keys of `object` other than `known`, or `undefined` when there are none. */
+export function unreadKeys(object: JsonObject, base: string, known: readonly string[]): string[] | undefined {
+  let unread: string[] | undefined;
+  for (const key in object) if (!known.includes(key)) (unread ??= []).push(`${base}/${pointerSegment(key)}`);
+  return unread;
 }
 
 /** Convert the answer of a counting endpoint. */

@@ -6,7 +6,7 @@
  * @see https://docs.aws.amazon.com/bedrock/latest/APIReference/API_runtime_CountTokens.html
  */
 import { InterlinguaError } from '../../core/errors.ts';
-import { pickFields, readCount, type CountedRequest, type TokenCountCodec } from '../../core/token-count.ts';
+import { pickFields, readCount, unreadKeys, type CountedRequest, type TokenCountCodec } from '../../core/token-count.ts';
 import { expectObject, type JsonObject } from '../../core/wire.ts';
 
 /** The fields of a Converse request that `input.converse` takes (the SDK's `ConverseTokensRequest`). */
@@ -22,7 +22,10 @@ function requestOf(body: JsonObject): CountedRequest {
     }
     throw new InterlinguaError('missing_field', 'a CountTokens body needs input.converse', { path: '/input', format: 'bedrock-converse' });
   }
-  return { request: expectObject(input['converse'], '/input/converse', 'bedrock-converse'), path: '/input/converse' };
+  const counted: CountedRequest = { request: expectObject(input['converse'], '/input/converse', 'bedrock-converse'), path: '/input/converse' };
+  const unread = [...(unreadKeys(body, '', ['input']) ?? []), ...(unreadKeys(input, '/input', ['converse']) ?? [])];
+  if (unread.length > 0) counted.unread = unread;
+  return counted;
 }
 
 export const bedrockConverseTokenCount: TokenCountCodec = {

@@ -7,7 +7,7 @@
  * @see https://ai.google.dev/api/tokens#method:-models.counttokens
  */
 import { InterlinguaError } from '../../core/errors.ts';
-import { readCount, type CountedRequest, type TokenCount, type TokenCountCodec } from '../../core/token-count.ts';
+import { readCount, unreadKeys, type CountedRequest, type TokenCount, type TokenCountCodec } from '../../core/token-count.ts';
 import { expectObject, expectString, isObject, type JsonObject } from '../../core/wire.ts';
 
 const ANSWER: ReadonlySet<string> = new Set(['totalTokens', 'total_tokens', 'cachedContentTokenCount', 'cached_content_token_count']);
@@ -25,9 +25,13 @@ function requestOf(body: JsonObject): CountedRequest {
   }
   const inner = expectObject(body[key], `/${key}`, 'gemini');
   const { model, ...request } = inner;
-  if (model === undefined) return { request, path: `/${key}` };
+  const counted: CountedRequest = { request, path: `/${key}` };
+  const unread = unreadKeys(body, '', [key]);
+  if (unread !== undefined) counted.unread = unread;
+  if (model === undefined) return counted;
   const name = expectString(model, `/${key}/model`, 'gemini');
-  return { request, path: `/${key}`, model: name.startsWith('models/') ? name.slice('models/'.length) : name };
+  counted.model = name.startsWith('models/') ? name.slice('models/'.length) : name;
+  return counted;
 }
 
 export const geminiTokenCount: TokenCountCodec = {

@@ -29,6 +29,7 @@ const CUSTOM_FORMATS: ReadonlySet<string> = new Set(['text', 'grammar']);
 const CHOICE_MODES: ReadonlySet<string> = new Set(['auto', 'required']);
 const REASONING_MODES: ReadonlySet<string> = new Set(['enabled', 'adaptive', 'disabled']);
 const GENERATION_NUMBERS = ['maxTokens', 'temperature', 'topP', 'topK', 'seed', 'presencePenalty', 'frequencyPenalty', 'candidateCount', 'topLogprobs'] as const;
+const TOKEN_MODALITIES: ReadonlySet<string> = new Set(['text', 'image', 'audio', 'video', 'document']);
 const USAGE_NUMBERS = ['inputTokens', 'outputTokens', 'cacheReadTokens', 'cacheWriteTokens', 'reasoningTokens', 'totalTokens'] as const;
 
 function wrongType(expected: string, value: unknown, path: string): InterlinguaError {
@@ -319,6 +320,16 @@ export function checkIrResponse(response: Response): void {
     extensible(usage, '/usage');
     for (const key of USAGE_NUMBERS) optional(usage, key, 'number', '/usage');
     optional(usage, 'serviceTier', 'string', '/usage');
+    for (const key of ['inputTokensByModality', 'outputTokensByModality']) {
+      if (usage[key] === undefined) continue;
+      const byModality = object(usage[key], `/usage/${key}`);
+      for (const modality in byModality) {
+        if (!TOKEN_MODALITIES.has(modality)) {
+          throw new InterlinguaError('invalid_value', `"${modality}" is not an IR token modality; use one of ${[...TOKEN_MODALITIES].join(', ')}`, { path: pointer(`/usage/${key}`, modality) });
+        }
+        optional(byModality, modality, 'number', `/usage/${key}`);
+      }
+    }
     if (usage['cacheWriteByTtl'] !== undefined) {
       const byTtl = object(usage['cacheWriteByTtl'], '/usage/cacheWriteByTtl');
       for (const ttl in byTtl) optional(byTtl, ttl, 'number', '/usage/cacheWriteByTtl');

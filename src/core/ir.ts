@@ -444,6 +444,12 @@ export interface StopReason {
  * Token usage. `inputTokens` counts all input, cached included (OpenAI's and
  * Gemini's convention); `outputTokens` counts all output, reasoning included.
  */
+/** What tokens are of, where a vendor counts them apart. */
+export type TokenModality = 'text' | 'image' | 'audio' | 'video' | 'document';
+
+/** Token counts by modality, in the order the source listed them. */
+export type TokenModalities = Partial<Record<TokenModality, number>>;
+
 export interface Usage extends Extensible {
   inputTokens?: number;
   outputTokens?: number;
@@ -459,6 +465,18 @@ export interface Usage extends Extensible {
   cacheWriteByTtl?: Record<string, number>;
   /** Reasoning tokens (part of `outputTokens`). */
   reasoningTokens?: number;
+  /**
+   * `inputTokens` by modality, where the vendor counts them apart (Gemini
+   * `promptTokensDetails`; OpenAI Chat `prompt_tokens_details` text, audio
+   * and image tokens).
+   */
+  inputTokensByModality?: TokenModalities;
+  /**
+   * The answer's tokens (`outputTokens` without `reasoningTokens`) by
+   * modality (Gemini `candidatesTokensDetails`; OpenAI Chat
+   * `completion_tokens_details` text and audio tokens).
+   */
+  outputTokensByModality?: TokenModalities;
   totalTokens?: number;
   /**
    * The service tier that served the answer, as the vendor named it

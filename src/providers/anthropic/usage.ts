@@ -10,6 +10,7 @@ import type { LossCollector } from '../../core/losses.ts';
 import { expectNumber, expectObject, expectString, extend, isObject, pointer, required, spreadExtensions, unknownKeys, type JsonObject } from '../../core/wire.ts';
 import { ANTHROPIC, anthropicHint, hintNull, wasNull } from './shape.ts';
 import { answerTierFor, readAnswerTier, valueTable } from '../../core/mapped-values.ts';
+import { reportModalityBreakdown } from '../../core/usage.ts';
 
 const USAGE_KEYS: ReadonlySet<string> = new Set([
   'input_tokens',
@@ -113,6 +114,7 @@ export function decodeAnthropicUsage(value: unknown, path: string): Usage {
 /** Encode IR usage as a wire `usage` object (never reads `raw`). */
 export function encodeAnthropicUsage(usage: Usage, path: string, losses: LossCollector): JsonObject {
   losses.foreignExtensions(usage.extensions, ANTHROPIC, path);
+  reportModalityBreakdown(usage, losses, path, 'Anthropic');
   const hints = usage.extensions?.anthropic;
   const write = usage.cacheWriteTokens ?? 0;
   const read = usage.cacheReadTokens ?? 0;

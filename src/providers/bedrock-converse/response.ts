@@ -13,6 +13,7 @@ import { messageExtras } from './messages.ts';
 import { BEDROCK } from './shape.ts';
 import { decodeBedrockStopReason, encodeBedrockStopReason } from './stop-reason.ts';
 import { bedrockTier, decodeBedrockUsage, encodeBedrockUsage, readBedrockTier } from './usage.ts';
+import { reportModalityBreakdown } from '../../core/usage.ts';
 
 /** The keys of a response body this file does not read, or `undefined` (a switch: cheaper than a set lookup per key). */
 function responseExtras(object: JsonObject, tierRead: boolean): JsonObject | undefined {
@@ -86,7 +87,10 @@ export function encodeBedrockResponse(response: Response, context: CodecContext)
   }
   const fields = extensionsOf(response, BEDROCK);
   if (response.usage !== undefined || fields?.['$noUsage'] !== true) {
-    if (response.usage !== undefined) losses.foreignExtensions(response.usage.extensions, BEDROCK, '/usage');
+    if (response.usage !== undefined) {
+      losses.foreignExtensions(response.usage.extensions, BEDROCK, '/usage');
+      reportModalityBreakdown(response.usage, losses, '/usage', 'Converse');
+    }
     else losses.add('defaulted', '/usage', 'Converse responses carry usage; the source had none, so zero tokens were sent', 'info');
     body['usage'] = encodeBedrockUsage(response.usage);
     const tier = bedrockTier(response.usage, losses);

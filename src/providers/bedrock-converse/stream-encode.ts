@@ -20,6 +20,7 @@ import { encodeBedrockCitation } from './citations.ts';
 import { encodeBedrockStopReason } from './stop-reason.ts';
 import { streamExceptionFor } from './stream-shared.ts';
 import { bedrockTier, encodeBedrockUsage } from './usage.ts';
+import { reportModalityBreakdown } from '../../core/usage.ts';
 
 function fieldsOf(node: Extensible): JsonObject | undefined {
   return node.extensions?.[BEDROCK];
@@ -133,6 +134,7 @@ class BedrockStreamEncoder implements StreamEncoder {
         return this.partEnd(event.index, event.part, event, out);
       case 'usage': {
         this.losses.foreignExtensions(event.extensions, BEDROCK, '/usage');
+        reportModalityBreakdown(event.usage, this.losses, '/usage', 'Converse');
         this.usage = { ...this.usage, ...event.usage };
         const metadata = fieldsOf(event.usage)?.['$metadata'];
         if (isObject(metadata)) {

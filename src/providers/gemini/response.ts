@@ -15,6 +15,7 @@ import { decodeGeminiCandidateContent, encodeGeminiCandidateContent } from './ca
 import { idScope } from './ids.ts';
 import { decodeGeminiGrounding, dropCarriedGrounding, GroundingWriter } from './grounding.ts';
 import { dropResponseCacheBreakpoints } from '../../core/cache-points.ts';
+import { modalityOrigins } from '../../core/usage.ts';
 
 /** The keys of a response this file does not read, or `undefined` (a switch: cheaper than a set lookup per key). */
 function responseExtras(object: JsonObject): JsonObject | undefined {
@@ -78,7 +79,10 @@ export function decodeGeminiResponse(body: unknown, context: CodecContext): Resp
     }
   }
   const usage = object['usageMetadata'];
-  if (usage !== undefined) response.usage = context.losses.anchor(decodeGeminiUsage(usage, '/usageMetadata', lean), '/usageMetadata');
+  if (usage !== undefined) {
+    response.usage = context.losses.anchor(decodeGeminiUsage(usage, '/usageMetadata', lean), '/usageMetadata');
+    modalityOrigins(response.usage, context.losses, '/usageMetadata/promptTokensDetails', '/usageMetadata/candidatesTokensDetails');
+  }
   extend(response, 'gemini', responseExtras(object));
   addPromptBlock(response, object['promptFeedback']);
   return response;

@@ -6,15 +6,15 @@
  */
 import type { LossCollector } from '../../core/losses.ts';
 import type { GenerateContentResponseUsageMetadata } from '@google/genai';
-import type { Usage } from '../../core/ir.ts';
-import { expectNumber, expectObject, extend, extensionsOf, hint, spreadExtensions, type JsonObject } from '../../core/wire.ts';
+import type { TokenModalities, TokenModality, Usage } from '../../core/ir.ts';
+import { expectNumber, expectObject, extend, extensionsOf, hint, isObject, spreadExtensions, type JsonObject } from '../../core/wire.ts';
 import { reportCacheWriteBreakdown } from '../../core/usage.ts';
 import { answerTierFor, readAnswerTier, valueTable } from '../../core/mapped-values.ts';
 
 type UsageKey = keyof GenerateContentResponseUsageMetadata;
 
-/** The keys of `usageMetadata` this file does not read, or `undefined` (a switch: cheaper than a set lookup per key). */
-function usageExtras(wire: JsonObject): JsonObject | undefined {
+/** The keys of `usageMetadata` this file does not read, or `undefined` (a switch: cheaper than a set lookup per key); `usage` holds what was read of the detail lists. */
+function usageExtras(wire: JsonObject, usage: Usage): JsonObject | undefined {
   let rest: JsonObject | undefined;
   for (const key in wire) {
     switch (key) {
@@ -26,10 +26,52 @@ function usageExtras(wire: JsonObject): JsonObject | undefined {
         continue;
       case 'serviceTier':
         if (typeof wire[key] === 'string') continue;
+        break;
+      case 'promptTokensDetails':
+        if (usage.inputTokensByModality !== undefined) continue;
+        break;
+      case 'candidatesTokensDetails':
+        if (usage.outputTokensByModality !== undefined) continue;
     }
     (rest ??= {})[key] = wire[key];
   }
   return rest;
+}
+
+/** Gemini's modality names (`MediaModality`) and the IR's. */
+const MODALITIES: Readonly<Record<string, TokenModality>> = { TEXT: 'text', IMAGE: 'image', AUDIO: 'audio', VIDEO: 'video', DOCUMENT: 'document' };
+const GEMINI_MODALITY: Readonly<Record<TokenModality, string>> = { text: 'TEXT', image: 'IMAGE', audio: 'AUDIO', video: 'VIDEO', document: 'DOCUMENT' };
+
+/**
+ * A `*TokensDetails` list (`{ modality, tokenCount }` entries) as counts by
+ * modality, or `undefined` for a list that is not exactly that (an entry
+ * with other fields or no count, a modality twice or unknown, no entry),
+ * which stays a field of its own.
+ */
+function readModalities(value: unknown): TokenModalities | undefined {
+  if (!Array.isArray(value) || value.length === 0) return undefined;
+  const counts: TokenModalities = {};
+  for (const entry of value) {
+    if (!isObject(entry)) return undefined;
+    let keys = 0;
+    for (const _key in entry) keys++;
+    const modality = MODALITIES[entry['modality'] as string];
+    const tokens = entry['tokenCount'];
+    if (keys !== 2 || modality === undefined || typeof tokens !== 'number' || counts[modality] !== undefined) return undefined;
+    counts[modality] = tokens;
+  }
+  return counts;
+}
+
+/** Counts by modality as a `*TokensDetails` list; a zero count is left out unless the counts are Gemini's own (`native`), as Gemini lists only what the request or answer had. */
+function modalityList(counts: TokenModalities, native: boolean): JsonObject[] {
+  const list: JsonObject[] = [];
+  for (const key in counts) {
+    const tokens = counts[key as TokenModality];
+    if (tokens === undefined || (tokens === 0 && !native)) continue;
+    list.push({ modality: GEMINI_MODALITY[key as TokenModality], tokenCount: tokens });
+  }
+  return list;
 }
 
 function count(usage: JsonObject, key: UsageKey, path: string): number | undefined {
@@ -57,7 +99,11 @@ export function decodeGeminiUsage(value: unknown, path: string, lean = false): U
   if (total !== undefined) usage.totalTokens = total;
   const tier = wire['serviceTier'];
   if (typeof tier === 'string') readAnswerTier(usage, 'gemini', ANSWER_TIERS, tier);
-  extend(usage, 'gemini', usageExtras(wire));
+  const input = readModalities(wire['promptTokensDetails']);
+  if (input !== undefined) usage.inputTokensByModality = input;
+  const output = readModalities(wire['candidatesTokensDetails']);
+  if (output !== undefined) usage.outputTokensByModality = output;
+  extend(usage, 'gemini', usageExtras(wire, usage));
   return usage;
 }
 
@@ -79,6 +125,14 @@ export function encodeGeminiUsage(usage: Usage, losses: LossCollector, path: str
   if (usage.cacheReadTokens !== undefined && (native || usage.cacheReadTokens !== 0)) wire['cachedContentTokenCount'] = usage.cacheReadTokens;
   if (usage.totalTokens !== undefined) wire['totalTokenCount'] = usage.totalTokens;
   else if (!native && usage.inputTokens !== undefined && usage.outputTokens !== undefined) wire['totalTokenCount'] = usage.inputTokens + usage.outputTokens;
+  if (usage.inputTokensByModality !== undefined) {
+    const list = modalityList(usage.inputTokensByModality, native);
+    if (list.length > 0) wire['promptTokensDetails'] = list;
+  }
+  if (usage.outputTokensByModality !== undefined) {
+    const list = modalityList(usage.outputTokensByModality, native);
+    if (list.length > 0) wire['candidatesTokensDetails'] = list;
+  }
   if (usage.cacheWriteTokens !== undefined && usage.cacheWriteTokens > 0) {
     losses.add('dropped_field', path, 'Gemini usage has no cache-write count; dropped', 'info');
   }

@@ -10,7 +10,7 @@ import type { LossCollector } from '../../core/losses.ts';
 import type { Usage } from '../../core/ir.ts';
 import { expectNumber, extend, extensionsOf, type JsonObject } from '../../core/wire.ts';
 import { FORMAT } from './shape.ts';
-import { reportCacheWriteBreakdown } from '../../core/usage.ts';
+import { reportCacheWriteBreakdown, reportModalityBreakdown } from '../../core/usage.ts';
 
 /** The timing fields, in the order Ollama writes them. */
 export const DURATIONS = ['total_duration', 'load_duration', 'prompt_eval_duration', 'eval_duration'] as const;
@@ -46,6 +46,7 @@ function hasUsageKey(wire: JsonObject): boolean {
 export function encodeOllamaUsage(usage: Usage, wire: JsonObject, losses: LossCollector, path: string): void {
   losses.foreignExtensions(usage.extensions, FORMAT, path);
   reportCacheWriteBreakdown(usage, losses, path, 'Ollama');
+  reportModalityBreakdown(usage, losses, path, 'Ollama');
   if (usage.serviceTier !== undefined) {
     // The standard tier says no more than an answer without one (the only kind Ollama gives); another tier priced the tokens otherwise.
     const standard = usage.serviceTier === 'standard' || usage.serviceTier === 'default';

@@ -23,6 +23,7 @@ import { answerTier, decodeOpenaiChatUsage, encodeOpenaiChatUsage, readAnswerTie
 import { FORMAT, chatHint, keepUnknown, keepsHints, keys, parsesArguments, shapeHint } from './shape.ts';
 import { activeDialect, noteDialect, type OpenaiChatDialect } from './dialects.ts';
 import { dropResponseCacheBreakpoints } from '../../core/cache-points.ts';
+import { modalityOrigins } from '../../core/usage.ts';
 
 
 const NONE: ReadonlySet<string> = keys();
@@ -131,7 +132,10 @@ export function decodeOpenaiChatResponse(body: unknown, context: CodecContext): 
     if (hints) chatHint(response, '$systemFingerprint', 'null');
   } else if (fingerprint !== undefined) keepUnknown(response, { system_fingerprint: fingerprint }, NONE);
   const usage = object['usage'];
-  if (usage !== undefined && usage !== null) response.usage = decodeOpenaiChatUsage(usage, '/usage', hints);
+  if (usage !== undefined && usage !== null) {
+    response.usage = context.losses.anchor(decodeOpenaiChatUsage(usage, '/usage', hints), '/usage');
+    modalityOrigins(response.usage, context.losses, '/usage/prompt_tokens_details', '/usage/completion_tokens_details');
+  }
   // The tier that served the answer is the usage's (it prices the tokens); without usage it stays the body's own.
   const tier = object['service_tier'];
   const tierRead = response.usage !== undefined && typeof tier === 'string';

@@ -6,10 +6,10 @@
  */
 import type { CompletionUsage } from 'openai/resources/completions';
 import type { LossCollector } from '../../core/losses.ts';
-import type { Usage } from '../../core/ir.ts';
+import type { TokenModalities, TokenModality, Usage } from '../../core/ir.ts';
 import { expectNumber, expectObject, extend, spreadExtensions, type JsonObject } from '../../core/wire.ts';
 import { FORMAT, chatHint, nestedExtras, shapeHint } from './shape.ts';
-import { reportCacheWriteBreakdown } from '../../core/usage.ts';
+import { reportCacheWriteBreakdown, reportModalityBreakdown } from '../../core/usage.ts';
 import { answerTierFor, readAnswerTier as readTier, valueTable } from '../../core/mapped-values.ts';
 
 /** The keys of a usage object without a neutral slot, and its known keys set to `null` (a switch: cheaper than a set lookup per key). */
@@ -41,18 +41,27 @@ function readDetails(
   hints: boolean,
 ): void {
   const details = expectObject(value, path, FORMAT);
+  const byModality = key === 'prompt_tokens_details' ? 'inputTokensByModality' : 'outputTokensByModality';
   let rest: JsonObject | undefined;
   let read = 0;
+  let modalityFields: string[] | undefined;
   for (const field in details) {
     const target = fields[field];
+    const modality = MODALITY_FIELDS[field];
     const number = details[field];
     if (target !== undefined && typeof number === 'number') {
       usage[target] = number;
+      read++;
+    } else if (modality !== undefined && typeof number === 'number') {
+      (usage[byModality] ??= {})[modality] = number;
+      (modalityFields ??= []).push(field);
       read++;
     } else {
       (rest ??= {})[field] = number;
     }
   }
+  // The text and image counts have no field in the SDK's types: written back only to Chat, where they came from.
+  if (hints && modalityFields !== undefined) chatHint(usage, `$${byModality}`, modalityFields);
   if (rest !== undefined) {
     // Zero counts (audio or prediction tokens not used) say nothing: keep them as a shape hint, not a loss elsewhere.
     const zeros = Object.values(rest).every((count) => count === 0);
@@ -64,6 +73,26 @@ function readDetails(
     chatHint(usage, key === 'prompt_tokens_details' ? '$promptDetails' : '$completionDetails', true);
   }
 }
+
+/** The modality counts of both details objects (`completion_tokens_details` has no image tokens). */
+const MODALITY_FIELDS: Readonly<Record<string, TokenModality>> = { audio_tokens: 'audio', text_tokens: 'text', image_tokens: 'image' };
+
+/**
+ * The modality counts of `counts` as details fields: `audio_tokens` (the
+ * SDK's own field), and the text and image counts recorded from Chat itself
+ * (`own`, the fields the decoder read); the rest is reported.
+ */
+function writeModalities(details: JsonObject, counts: TokenModalities | undefined, own: unknown): void {
+  if (counts === undefined) return;
+  const fields: readonly unknown[] = Array.isArray(own) ? own : [];
+  for (const key in counts) {
+    const modality = key as TokenModality;
+    const field = `${modality}_tokens`;
+    if (modality === 'audio' || fields.includes(field)) details[field] = counts[modality];
+  }
+}
+
+const CARRIED = { input: ['audio'], output: ['audio'] } as const;
 
 const PROMPT_DETAILS = { cached_tokens: 'cacheReadTokens', cache_write_tokens: 'cacheWriteTokens' } as const;
 const COMPLETION_DETAILS = { reasoning_tokens: 'reasoningTokens' } as const;
@@ -98,6 +127,10 @@ function hasKeys(object: object): boolean {
 export function encodeOpenaiChatUsage(usage: Usage, losses: LossCollector, path: string): JsonObject {
   losses.foreignExtensions(usage.extensions, FORMAT, path);
   reportCacheWriteBreakdown(usage, losses, path, 'Chat Completions');
+  const ownInput = shapeHint(usage, '$inputTokensByModality');
+  const ownOutput = shapeHint(usage, '$outputTokensByModality');
+  // Chat's own text and image counts go back as they came; another format's are reported unless they say nothing more.
+  if (ownInput === undefined && ownOutput === undefined) reportModalityBreakdown(usage, losses, path, 'Chat Completions', CARRIED);
   const absent = shapeHint(usage, '$absent');
   const skip: readonly unknown[] = Array.isArray(absent) ? absent : [];
   const prompt = usage.inputTokens ?? 0;
@@ -109,6 +142,7 @@ export function encodeOpenaiChatUsage(usage: Usage, losses: LossCollector, path:
   const promptDetails: NonNullable<CompletionUsage['prompt_tokens_details']> & JsonObject = {};
   if (usage.cacheReadTokens !== undefined) promptDetails.cached_tokens = usage.cacheReadTokens;
   if (usage.cacheWriteTokens !== undefined) promptDetails['cache_write_tokens'] = usage.cacheWriteTokens;
+  writeModalities(promptDetails, usage.inputTokensByModality, ownInput);
   nestedExtras(promptDetails, usage, 'prompt_tokens_details');
   nestedExtras(promptDetails, usage, '$prompt_tokens_details');
   if (hasKeys(promptDetails) || shapeHint(usage, '$promptDetails') === true) {
@@ -116,6 +150,7 @@ export function encodeOpenaiChatUsage(usage: Usage, losses: LossCollector, path:
   }
   const completionDetails: NonNullable<CompletionUsage['completion_tokens_details']> & JsonObject = {};
   if (usage.reasoningTokens !== undefined) completionDetails.reasoning_tokens = usage.reasoningTokens;
+  writeModalities(completionDetails, usage.outputTokensByModality, ownOutput);
   nestedExtras(completionDetails, usage, 'completion_tokens_details');
   nestedExtras(completionDetails, usage, '$completion_tokens_details');
   if (hasKeys(completionDetails) || shapeHint(usage, '$completionDetails') === true) {

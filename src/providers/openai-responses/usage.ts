@@ -9,7 +9,7 @@ import type { Usage } from '../../core/ir.ts';
 import type { LossCollector } from '../../core/losses.ts';
 import { expectNumber, expectObject, extend, hint, isObject, pointer, unknownKeys, type JsonObject } from '../../core/wire.ts';
 import { FORMAT, keepNulls, own, ownHint, present, restoreNulls } from './shared.ts';
-import { reportCacheWriteBreakdown } from '../../core/usage.ts';
+import { reportCacheWriteBreakdown, reportModalityBreakdown } from '../../core/usage.ts';
 import { answerTierFor, readAnswerTier as readTier, valueTable } from '../../core/mapped-values.ts';
 
 const USAGE_KEYS: readonly string[] = ['input_tokens', 'input_tokens_details', 'output_tokens', 'output_tokens_details', 'total_tokens'];
@@ -83,6 +83,7 @@ function nested(usage: Usage, key: string): JsonObject {
 export function encodeOpenaiResponsesUsage(usage: Usage, losses: LossCollector, path: string): JsonObject {
   losses.foreignExtensions(usage.extensions, FORMAT, path);
   reportCacheWriteBreakdown(usage, losses, path, 'OpenAI Responses');
+  reportModalityBreakdown(usage, losses, path, 'OpenAI Responses');
   const input = usage.inputTokens ?? 0;
   const output = usage.outputTokens ?? 0;
   const wire: JsonObject = { input_tokens: input, output_tokens: output };

@@ -440,16 +440,16 @@ export interface StopReason {
   sequence?: string;
 }
 
-/**
- * Token usage. `inputTokens` counts all input, cached included (OpenAI's and
- * Gemini's convention); `outputTokens` counts all output, reasoning included.
- */
 /** What tokens are of, where a vendor counts them apart. */
 export type TokenModality = 'text' | 'image' | 'audio' | 'video' | 'document';
 
 /** Token counts by modality, in the order the source listed them. */
 export type TokenModalities = Partial<Record<TokenModality, number>>;
 
+/**
+ * Token usage. `inputTokens` counts all input, cached included (OpenAI's and
+ * Gemini's convention); `outputTokens` counts all output, reasoning included.
+ */
 export interface Usage extends Extensible {
   inputTokens?: number;
   outputTokens?: number;

@@ -44,13 +44,28 @@ export class InterlinguaError extends Error {
   readonly format: FormatId | undefined;
 
   constructor(code: ErrorCode, message: string, options: InterlinguaErrorOptions = {}) {
-    const where = options.path === undefined ? '' : ` at ${options.path === '' ? '/' : options.path}`;
-    const what = options.format === undefined ? '' : ` (${options.format})`;
-    super(`${message}${where}${what}`, options.cause === undefined ? undefined : { cause: options.cause });
+    super(`${message}${placeOf(options.path, options.format)}`, options.cause === undefined ? undefined : { cause: options.cause });
     this.code = code;
     this.path = options.path ?? '';
     this.format = options.format;
   }
+}
+
+/** What an error's message ends with: where the value is and in which format. */
+function placeOf(path: string | undefined, format: FormatId | undefined): string {
+  const where = path === undefined ? '' : ` at ${path === '' ? '/' : path}`;
+  return format === undefined ? where : `${where} (${format})`;
+}
+
+/**
+ * `error` again for a body nested at `prefix` of the one passed in (the
+ * request inside a token-counting body): the same code, message and format,
+ * its path under `prefix`.
+ */
+export function errorUnder(prefix: string, error: InterlinguaError): InterlinguaError {
+  const place = placeOf(error.path, error.format);
+  const message = error.message.endsWith(place) ? error.message.slice(0, -place.length) : error.message;
+  return new InterlinguaError(error.code, message, { path: `${prefix}${error.path}`, ...(error.format === undefined ? {} : { format: error.format }), cause: error });
 }
 
 /** True for an {@link InterlinguaError}, also across module copies. */

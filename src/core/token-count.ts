@@ -11,7 +11,7 @@
  */
 import type { Codec, CodecContext } from './codec.ts';
 import { convertBetween, parseBody, type ConvertResult } from './engine.ts';
-import { InterlinguaError, isInterlinguaError } from './errors.ts';
+import { errorUnder, InterlinguaError, isInterlinguaError } from './errors.ts';
 import type { Extensible, FormatId } from './ir.ts';
 import { LossCollector, throwIfStrict, type Loss } from './losses.ts';
 import { expectObject, extend, isObject, pointerSegment, unknownKeys, type JsonObject } from './wire.ts';
@@ -157,11 +157,7 @@ function within<T>(path: string, convert: () => T): T {
   try {
     return convert();
   } catch (error) {
-    if (!isInterlinguaError(error)) throw error;
-    // The message ends with the place the error's constructor appended: said again for the place in the counting body.
-    const suffix = ` at ${error.path === '' ? '/' : error.path}${error.format === undefined ? '' : ` (${error.format})`}`;
-    const message = error.message.endsWith(suffix) ? error.message.slice(0, -suffix.length) : error.message;
-    throw new InterlinguaError(error.code, message, { path: `${path}${error.path}`, ...(error.format === undefined ? {} : { format: error.format }), cause: error });
+    throw isInterlinguaError(error) ? errorUnder(path, error) : error;
   }
 }
 
@@ -170,7 +166,7 @@ export function countAt(value: unknown, path: string, format: FormatId): number 
   if (typeof value === 'number' && Number.isInteger(value) && value >= 0) return value;
   throw new InterlinguaError(
     value === undefined ? 'missing_field' : 'invalid_value',
-    value === undefined ? `the token count is missing; expected a non-negative integer at ${path || '/'}` : `the token count must be a non-negative integer, got ${JSON.stringify(value)}`,
+    value === undefined ? 'the token count is missing; expected a non-negative integer' : `the token count must be a non-negative integer, got ${JSON.stringify(value)}`,
     { path, format },
   );
 }

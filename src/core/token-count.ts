@@ -171,15 +171,15 @@ export function countAt(value: unknown, path: string, format: FormatId): number 
   );
 }
 
-/** The fields of `request` that `allowed` holds, and the names of the others. */
-export function pickFields(request: JsonObject, allowed: ReadonlySet<string>): { picked: JsonObject; dropped: string[] } {
-  const picked: JsonObject = {};
+/** The fields of `request` that `allowed` holds, as a counting body, and the names of the others (what `countBody` returns). */
+export function pickFields(request: JsonObject, allowed: ReadonlySet<string>): { body: JsonObject; dropped: string[] } {
+  const body: JsonObject = {};
   const dropped: string[] = [];
   for (const key in request) {
-    if (allowed.has(key)) picked[key] = request[key];
+    if (allowed.has(key)) body[key] = request[key];
     else dropped.push(key);
   }
-  return { picked, dropped };
+  return { body, dropped };
 }
 
 /**

@@ -30,10 +30,7 @@ const ANSWER: ReadonlySet<string> = new Set(['input_tokens']);
 
 export const anthropicTokenCount: TokenCountCodec = {
   requestOf: (body) => ({ request: body, path: '' }),
-  countBody(request) {
-    const { picked, dropped } = pickFields(request, COUNT_FIELDS);
-    return { body: picked, dropped };
-  },
+  countBody: (request) => pickFields(request, COUNT_FIELDS),
   // Messages requires max_tokens, so the request encoder writes a default; counting takes none.
   unsent: { max_tokens: '/generation/maxTokens' },
   decodeCount: (body) => readCount(body, 'input_tokens', ANSWER, 'anthropic'),

@@ -31,8 +31,8 @@ function requestOf(body: JsonObject): CountedRequest {
 export const bedrockConverseTokenCount: TokenCountCodec = {
   requestOf,
   countBody(request) {
-    const { picked, dropped } = pickFields(request, COUNT_FIELDS);
-    return { body: { input: { converse: picked } }, dropped };
+    const { body, dropped } = pickFields(request, COUNT_FIELDS);
+    return { body: { input: { converse: body } }, dropped };
   },
   decodeCount: (body) => readCount(body, 'inputTokens', ANSWER, 'bedrock-converse'),
   encodeCount: (count) => ({ inputTokens: count.inputTokens }),

@@ -8,7 +8,7 @@
  */
 import { InterlinguaError } from '../../core/errors.ts';
 import { readCount, unreadKeys, type CountedRequest, type TokenCount, type TokenCountCodec } from '../../core/token-count.ts';
-import { expectObject, expectString, isObject, type JsonObject } from '../../core/wire.ts';
+import { expectObject, expectString, type JsonObject } from '../../core/wire.ts';
 
 const ANSWER: ReadonlySet<string> = new Set(['totalTokens', 'total_tokens', 'cachedContentTokenCount', 'cached_content_token_count']);
 
@@ -44,7 +44,7 @@ export const geminiTokenCount: TokenCountCodec = {
     return { body: { generateContentRequest: { model: name, ...request } }, dropped: [] };
   },
   decodeCount(body): TokenCount {
-    const object = isObject(body) ? body : expectObject(body, '', 'gemini');
+    const object = expectObject(body, '', 'gemini');
     const key = object['totalTokens'] === undefined && object['total_tokens'] !== undefined ? 'total_tokens' : 'totalTokens';
     const count = readCount(object, key, ANSWER, 'gemini');
     const cached = object['cachedContentTokenCount'] ?? object['cached_content_token_count'];

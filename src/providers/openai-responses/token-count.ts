@@ -25,10 +25,7 @@ const ANSWER: ReadonlySet<string> = new Set(['input_tokens', 'object']);
 
 export const openaiResponsesTokenCount: TokenCountCodec = {
   requestOf: (body) => ({ request: body, path: '' }),
-  countBody(request) {
-    const { picked, dropped } = pickFields(request, COUNT_FIELDS);
-    return { body: picked, dropped };
-  },
+  countBody: (request) => pickFields(request, COUNT_FIELDS),
   decodeCount: (body) => readCount(body, 'input_tokens', ANSWER, 'openai-responses'),
   encodeCount: (count) => ({ object: 'response.input_tokens', input_tokens: count.inputTokens }),
 };

@@ -5,7 +5,7 @@
  */
 import { codecFor } from '../core/registry.ts';
 import { parseBody } from '../core/convert.ts';
-import { convertTokenCountRequest, convertTokenCountResponse } from '../core/token-count.ts';
+import { convertTokenCountRequest, convertTokenCountResponse, type CountedRequest, type TokenCountCodec } from '../core/token-count.ts';
 import { isInterlinguaError } from '../core/errors.ts';
 import { createTranscoder, framingFor, irToSseMessages, messagesToFramedBytes, streamEncoderFor, transcodedStream, type Transcoder } from '../core/stream.ts';
 import { responseToEvents } from '../core/accumulate.ts';
@@ -441,20 +441,20 @@ export async function forwardToUpstream(options: ForwardOptions): Promise<Answer
   }
 }
 
-/** The model a counting body names: Gemini's `generateContentRequest.model` (without `models/`), or the body's `model`. */
-function countedModel(body: JsonObject): string | undefined {
-  const inner = body['generateContentRequest'] ?? body['generate_content_request'];
-  const model = isObject(inner) ? inner['model'] : body['model'];
-  if (typeof model !== 'string') return undefined;
-  return model.startsWith('models/') ? model.slice('models/'.length) : model;
-}
-
-/** Put the upstream's model name in a counting body that carries one (`model`, or Gemini's `generateContentRequest.model`). */
-function setCountedModel(body: JsonObject, upstream: FormatId, model: string): void {
-  if (upstream === 'gemini') {
-    const inner = body['generateContentRequest'];
-    if (isObject(inner)) inner['model'] = model.includes('/') ? model : `models/${model}`;
-  } else if (typeof body['model'] === 'string') body['model'] = model;
+/**
+ * The model a counting body names, read by its format's own counting codec
+ * (Gemini's wrapper names it, or the request it holds does); none for a
+ * body that codec cannot read, whose conversion then says why.
+ */
+function countedModel(counting: TokenCountCodec | undefined, body: JsonObject): string | undefined {
+  let counted: CountedRequest | undefined;
+  try {
+    counted = counting?.requestOf(body);
+  } catch {
+    return undefined;
+  }
+  const request = counted?.request;
+  return counted?.model ?? (isObject(request) && typeof request['model'] === 'string' ? request['model'] : undefined);
 }
 
 /**
@@ -468,7 +468,7 @@ export async function forwardCount(options: ForwardOptions, url: (model: string 
   const { route, upstream } = options;
   const body = parseBody(options.text);
   if (!isObject(body)) return errorAnswer(route.format, { type: 'invalid_request', message: 'the request body must be a JSON object' });
-  const model = route.model ?? countedModel(body);
+  const model = route.model ?? countedModel(codecFor(route.format).tokenCount, body);
   const mapped = options.mapModel(model) ?? model;
   if (model !== undefined) options.entry.model = model;
   if (mapped !== undefined) options.entry.upstreamModel = mapped;
@@ -488,7 +488,8 @@ export async function forwardCount(options: ForwardOptions, url: (model: string 
     return errorAnswer(route.format, { type: 'invalid_request', message: options.redact(error.message) });
   }
   const out = converted.body as JsonObject;
-  if (mapped !== undefined) setCountedModel(out, upstream, mapped);
+  // Gemini's wrapper names the model passed as the option; a body's own `model` is still the caller's.
+  if (mapped !== undefined && typeof out['model'] === 'string') out['model'] = mapped;
   const text = JSON.stringify(out);
   let response: UpstreamReply;
   try {

@@ -18,28 +18,10 @@ import { readFileSync } from 'node:fs';
 import { convertStream } from '../src/core/stream.ts';
 import { corpusFixtures, crossCases, crossSource, fixtureBody, readJson, type FixtureKind } from './support/fixtures.ts';
 import { streamFixtures, streamingFormats, wireEventsFromBytes } from './support/streams.ts';
+import { resolves } from './support/pointers.ts';
 
 const CONVERT = { request: convertRequest, response: convertResponse, error: convertError } as const;
 const formats = implementedFormats();
-
-/** Follow a JSON pointer in `body`; `false` when some segment does not exist. */
-export function resolves(body: unknown, path: string): boolean {
-  if (path === '') return true;
-  if (!path.startsWith('/')) return false;
-  let node: unknown = body;
-  for (const raw of path.slice(1).split('/')) {
-    const segment = raw.replaceAll('~1', '/').replaceAll('~0', '~');
-    if (Array.isArray(node)) {
-      if (!/^(0|[1-9][0-9]*)$/.test(segment) || Number(segment) >= node.length) return false;
-      node = node[Number(segment)];
-    } else if (typeof node === 'object' && node !== null && Object.hasOwn(node, segment)) {
-      node = (node as Record<string, unknown>)[segment];
-    } else {
-      return false;
-    }
-  }
-  return true;
-}
 
 /** IR pointers that name a node every decoder records an origin for. */
 const RECORDED = /^\/(messages\/\d+|tools\/\d+|candidates\/\d+\/message\/parts\/\d+)(\/|$)/;

@@ -23,19 +23,9 @@ import { startFakeBedrock } from './support/fake-bedrock.ts';
 import { bedrockClient } from './support/clients.ts';
 import { describeErrors, SpecValidators, type SpecName } from './support/spec-schemas.ts';
 import { corpusFixtures, fixtureBody } from './support/fixtures.ts';
+import { resolves } from './support/pointers.ts';
 
 const test = suite('token counting');
-
-/** Does the JSON pointer `path` land on a value of `body`? */
-function resolves(body: unknown, path: string): boolean {
-  let node: unknown = body;
-  for (const raw of path === '' ? [] : path.slice(1).split('/')) {
-    const segment = raw.replaceAll('~1', '/').replaceAll('~0', '~');
-    if (typeof node !== 'object' || node === null || !Object.hasOwn(node, segment)) return false;
-    node = (node as Record<string, unknown>)[segment];
-  }
-  return true;
-}
 
 const COUNTING = ['anthropic', 'openai-responses', 'gemini', 'bedrock-converse'] as const;
 type Counting = (typeof COUNTING)[number];

@@ -1,6 +1,6 @@
 /**
- * Generators and oracles for the reliability tests (test/property.test.ts,
- * test/faults.test.ts) and scripts (scripts/fuzz.ts, scripts/soak.ts):
+ * Generators and oracles for the reliability tests (test/codecs/property.test.ts,
+ * test/proxy/faults.test.ts) and scripts (scripts/fuzz.ts, scripts/soak.ts):
  *
  * - outcome classification: a call either converts, raises an
  *   `InterlinguaError` with a JSON pointer, or does "anything else" (a bug);

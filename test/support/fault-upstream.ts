@@ -1,5 +1,5 @@
 /**
- * A fault-injecting fake upstream on 127.0.0.1, for test/faults.test.ts and
+ * A fault-injecting fake upstream on 127.0.0.1, for test/proxy/faults.test.ts and
  * scripts/soak.ts: it speaks one vendor format, answers healthy requests with
  * a golden response (whole or streamed), and on demand answers with vendor
  * error bodies, resets, stalls, garbage, half bodies, truncated streams,

@@ -1,5 +1,5 @@
 /**
- * The official API specs as JSON Schema validators, for test/spec.test.ts.
+ * The official API specs as JSON Schema validators, for test/traffic/spec.test.ts.
  *
  * The specs are OpenAPI 3.1 documents whose schemas are JSON Schema 2020-12
  * with OpenAPI additions. Adapting them for ajv (`Ajv2020`):

@@ -33,7 +33,7 @@ export interface UpstreamConfig {
   aws?: AwsCredentials;
   /** The upstream API key. */
   apiKey?: string;
-  /** Name of the environment variable holding the key (read through `ProxyConfig.env`). */
+  /** Name of the environment variable holding the key (read through `ProxyConfig.env`); unset or empty, `createProxy` throws. */
   apiKeyEnv?: string;
   /** Forward the caller's own credential upstream instead of a configured key. Off unless set. */
   passThroughAuth?: boolean;
@@ -135,6 +135,10 @@ export function createExchange(config: ProxyConfig): Exchange {
   const mapModel = createModelMap(config.modelMap);
   const env = config.env ?? processEnv();
   const rawKey = upstream.apiKey ?? (upstream.apiKeyEnv === undefined ? undefined : env[upstream.apiKeyEnv]);
+  if (upstream.apiKey === undefined && upstream.apiKeyEnv !== undefined && (rawKey === undefined || rawKey.trim() === '')) {
+    // Requests without the key would reach the vendor as the caller's 401s; say so once, here.
+    throw new InterlinguaError('missing_field', `upstream.apiKeyEnv names ${upstream.apiKeyEnv}, which is ${rawKey === undefined ? 'not set' : 'empty'} in the environment; set it to the upstream API key, or pass upstream.apiKey`, { path: '/upstream/apiKeyEnv' });
+  }
   const apiKey = checkedKey(rawKey, upstream.apiKey === undefined ? `the environment variable ${upstream.apiKeyEnv ?? ''}` : 'upstream.apiKey');
   const aws = awsSetup(upstream, env, apiKey);
   const secrets = [rawKey, apiKey, config.inboundToken, ...aws.secrets];

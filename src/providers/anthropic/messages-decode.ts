@@ -11,7 +11,7 @@
 import type { Message, Part } from '../../core/ir.ts';
 import { InterlinguaError } from '../../core/errors.ts';
 import { expectArray, expectObject, expectString, extend, isObject, itemPointers, required, type JsonObject } from '../../core/wire.ts';
-import { decodeAnthropicBlockAt, type BlockScope } from './parts.ts';
+import { decodeAnthropicBlockAt, type BlockScope } from './parts-decode.ts';
 import { ANTHROPIC, anthropicHint } from './shape.ts';
 
 

@@ -22,7 +22,7 @@ import { encodeAnthropicCitation } from './citations.ts';
 import { encodeAnthropicMediaSource, encodeDocumentFields, withSourceExtras } from './media-blocks.ts';
 import { cacheControlOf } from './cache-control.ts';
 import { ANTHROPIC, hasHint, onlyAnthropic, wasNull } from './shape.ts';
-import { anthropicToolId, isAnthropicToolId } from './tool-ids.ts';
+import { anthropicToolId, isAnthropicToolId } from './tool-ids-encode.ts';
 
 function encodeText(part: TextPart, path: string, losses: LossCollector): JsonObject | undefined {
   // Anthropic rejects empty text blocks; keep one only when it came from Anthropic as such.

@@ -14,7 +14,8 @@ import { argumentsAsObject } from '../../core/tools.ts';
 import { isObject, jsonString, pointer, type JsonObject } from '../../core/wire.ts';
 import { encodeAnthropicCitation } from './citations.ts';
 import { ANTHROPIC, hasHint } from './shape.ts';
-import { blockKind, blockSkeleton, partPath, sse, TOOL_INPUT_TYPES, type BlockKind } from './stream-blocks.ts';
+import { TOOL_INPUT_TYPES } from './block-types.ts';
+import { blockKind, blockSkeleton, partPath, sse, type BlockKind } from './stream-blocks-encode.ts';
 
 /** A part of candidate 0 on its way to the wire. */
 interface Slot {

@@ -17,7 +17,7 @@
 import type { Message } from '../../core/ir.ts';
 import type { LossCollector } from '../../core/losses.ts';
 import { spreadExtensions, type JsonObject } from '../../core/wire.ts';
-import { encodeAnthropicParts } from './encode-parts.ts';
+import { encodeAnthropicParts } from './parts-encode.ts';
 import { ANTHROPIC, onlyAnthropic } from './shape.ts';
 
 /** The encoded conversation: the `system` field (if any) and the turns. */

@@ -11,11 +11,11 @@ import { unreachable } from '../../core/ir.ts';
 import type { LossCollector } from '../../core/losses.ts';
 import type { FinishEvent, SseMessage, StartEvent } from '../../core/stream-events.ts';
 import { isObject, pointer, spreadExtensions, type JsonObject } from '../../core/wire.ts';
-import { encodeAnthropicPart } from './encode-parts.ts';
+import { encodeAnthropicPart } from './parts-encode.ts';
 import { encodeAnthropicResponse } from './response.ts';
 import { ANTHROPIC, hasHint } from './shape.ts';
 import { encodeAnthropicStopReason } from './stop-reason.ts';
-import { anthropicToolId } from './tool-ids.ts';
+import { anthropicToolId } from './tool-ids-encode.ts';
 
 /** How a part streams on the Anthropic wire. */
 export type BlockKind =
@@ -29,9 +29,6 @@ export type BlockKind =
   | 'tool'
   /** An Anthropic block kept whole (server-tool calls and results, …). */
   | 'opaque';
-
-/** Block types whose `input` streams as `input_json_delta`. */
-export const TOOL_INPUT_TYPES: ReadonlySet<string> = new Set(['tool_use', 'server_tool_use', 'mcp_tool_use']);
 
 /** The path of a part in loss reports. */
 export function partPath(index: number): string {

@@ -20,7 +20,8 @@ import { expectArray, expectNumber, expectObject, expectString, hint, isObject, 
 import { decodeGeminiError } from './error.ts';
 import { decodeGeminiBlockReason, decodeGeminiFinishReason } from './stop-reason.ts';
 import { decodeGeminiUsage } from './usage.ts';
-import { decodeGeminiPart, type PartScope } from './parts-decode.ts';
+import { decodeGeminiPart } from './parts-decode.ts';
+import type { PartScope } from './parts.ts';
 import { idScope, PendingCalls } from './ids.ts';
 import { decodeGeminiGrounding, dropCarriedGrounding } from './grounding.ts';
 import { foldPartialArguments, PartialArguments, type CandidateShape, type ChunkShape } from './stream-chunk.ts';

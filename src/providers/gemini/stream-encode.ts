@@ -18,7 +18,8 @@ import { isObject, jsonString, pointer, type JsonObject } from '../../core/wire.
 import { encodeGeminiError } from './error.ts';
 import { encodeGeminiFinishReason } from './stop-reason.ts';
 import { encodeGeminiUsage } from './usage.ts';
-import { encodeGeminiPart, type EncodePartScope } from './parts-encode.ts';
+import { encodeGeminiPart } from './parts-encode.ts';
+import type { EncodePartScope } from './parts.ts';
 import { respell } from './spelling.ts';
 import { chunkShapeOf, geminiOf, unfoldPartialArguments, type CandidateShape, type ChunkShape } from './stream-chunk.ts';
 import { GroundingWriter } from './grounding.ts';

@@ -1,6 +1,6 @@
 /**
- * Decode the `messages` array into IR messages, and encode IR messages into
- * Anthropic turns.
+ * Decode the `messages` array into IR messages (the encoder is
+ * `messages-encode.ts`).
  *
  * A user turn that holds `tool_result` blocks decodes into a `tool` message
  * (the results) plus, when the turn holds more, a `user` message with the

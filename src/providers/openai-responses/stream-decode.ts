@@ -1,7 +1,7 @@
 /**
  * OpenAI Responses SSE events → IR stream events. `response.created` (with
  * `response.in_progress`) is the start; output items and content parts
- * become parts (stream-decode-items.ts); the terminal `response.completed` /
+ * become parts (stream-items-decode.ts); the terminal `response.completed` /
  * `.incomplete` / `.failed` becomes usage, finish (and, for a failed
  * response, an error) and end; an `error` event becomes an error.
  *
@@ -24,9 +24,9 @@ import { isObject, type JsonObject } from '../../core/wire.ts';
 import { decodeOpenaiResponsesError } from './error.ts';
 import { decodeOpenaiResponsesResponse } from './response.ts';
 import { FORMAT } from './shared.ts';
-import { fresh, ItemDecoder, numberField, stringField, usualDelta, type UsualDelta } from './stream-decode-items.ts';
+import { fresh, ItemDecoder, numberField, stringField, usualDelta, type UsualDelta } from './stream-items-decode.ts';
 import { OpenaiResponsesStreamWriter } from './stream-encode.ts';
-import type { KnownDelta, TextCheck } from './stream-output.ts';
+import type { KnownDelta, TextCheck } from './stream-items-encode.ts';
 import {
   BEFORE, FAILED, FLAT_ERROR, jsonEqual, NO_CREATED, NO_IN_PROGRESS, OUTPUT, QUIET, REMOVED, responseFields, scratch, setStreamHint, TERMINAL,
   TRUNCATED, WIRE,

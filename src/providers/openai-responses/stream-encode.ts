@@ -22,7 +22,7 @@ import { encodeOpenaiResponsesError } from './error.ts';
 import { encodeOpenaiResponsesResponse } from './response.ts';
 import { encodeOpenaiResponsesStopReason } from './stop-reason.ts';
 import { FORMAT, ownHint } from './shared.ts';
-import { OutputWriter, type KnownDelta, type TextCheck } from './stream-output.ts';
+import { OutputWriter, type KnownDelta, type TextCheck } from './stream-items-encode.ts';
 import {
   BEFORE, FAILED, FLAT_ERROR, NO_CREATED, NO_IN_PROGRESS, NO_LOGPROBS, OBFUSCATION, OUTPUT, QUIET, REMOVED, responseFields, scratch, streamHint, TERMINAL, TRUNCATED,
   WIRE,

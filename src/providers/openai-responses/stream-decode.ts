@@ -24,7 +24,7 @@ import { isObject, type JsonObject } from '../../core/wire.ts';
 import { FORMAT } from './shared.ts';
 import { ItemDecoder, numberField, stringField, usualDelta, type UsualDelta } from './stream-items-decode.ts';
 import { OpenaiResponsesStreamWriter } from './stream-encode.ts';
-import type { KnownDelta, TextCheck } from './stream-items-encode.ts';
+import type { KnownDelta, TextCheck } from './stream-deltas-encode.ts';
 import { ResponseLevelDecoder } from './stream-response-decode.ts';
 import { BEFORE, jsonEqual, QUIET, scratch, setStreamHint, TRUNCATED, WIRE } from './stream-shared.ts';
 
@@ -386,7 +386,7 @@ export function createOpenaiResponsesStreamDecoder(context: CodecContext): Strea
   return new ResponsesStreamDecoder(context);
 }
 
-/** The keys of a usual delta in the order the writer writes them (`OutputWriter.fastDelta`, and `textDelta` and its kin with `numbered`). */
+/** The keys of a usual delta in the order the writer writes them (`DeltaWriter.fastDelta`, and `textDelta` and its kin with `numbered`). */
 const DELTA_KEYS: readonly string[] = ['type', 'sequence_number', 'item_id', 'output_index', 'content_index', 'summary_index', 'delta', 'logprobs', 'obfuscation'];
 
 /** `data`, the text of the usual delta `wire`, is the text the writer writes for it: its keys in the writer's order, compact, each value as `JSON.stringify` spells it. */

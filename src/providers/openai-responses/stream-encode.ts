@@ -22,7 +22,8 @@ import { encodeOpenaiResponsesError } from './error.ts';
 import { encodeOpenaiResponsesResponse } from './response.ts';
 import { encodeOpenaiResponsesStopReason } from './stop-reason.ts';
 import { FORMAT, ownHint } from './shared.ts';
-import { OutputWriter, type KnownDelta, type TextCheck } from './stream-output.ts';
+import type { KnownDelta, TextCheck } from './stream-deltas-encode.ts';
+import { OutputWriter } from './stream-items-encode.ts';
 import {
   BEFORE, FAILED, FLAT_ERROR, NO_CREATED, NO_IN_PROGRESS, NO_LOGPROBS, OBFUSCATION, OUTPUT, QUIET, REMOVED, responseFields, scratch, streamHint, TERMINAL, TRUNCATED,
   WIRE,
@@ -121,7 +122,7 @@ export class OpenaiResponsesStreamWriter {
   }
 
   /**
-   * For the decoder's text path (see `OutputWriter.matchKnown`): whether a
+   * For the decoder's text path (see `DeltaWriter.matchKnown`): whether a
    * wire event with the fields `known` and the delta of `event` is what
    * this writer writes for `event` (the caller has checked its sequence
    * number and, through the template the text matched, the rest of its

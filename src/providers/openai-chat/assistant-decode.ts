@@ -1,7 +1,7 @@
 /**
- * Assistant messages, shared by requests (history) and responses (choices):
- * `content`, `refusal`, `tool_calls`, `function_call`, `audio`,
- * `annotations`, `name`.
+ * Decode Chat Completions assistant messages, in requests (history) and
+ * responses (choices): `content`, `refusal`, `tool_calls`, `function_call`,
+ * `audio`, `annotations`, `name`. assistant-encode.ts is the other way.
  * @see https://platform.openai.com/docs/api-reference/chat/create#chat-create-messages
  * @see https://platform.openai.com/docs/api-reference/chat/object#chat/object-choices
  */

@@ -26,11 +26,11 @@
 import { availableParallelism } from 'node:os';
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
 import { parseArgs } from 'node:util';
-import { convertError, convertRequest, convertResponse, decodeError, decodeRequest, decodeResponse, encodeError, encodeRequest, encodeResponse } from '../src/core/convert.ts';
+import { convertError, convertRequest, convertResponse, decodeError, decodeRequest, decodeResponse, encodeError, encodeRequest, encodeResponse } from '../src/formats/convert.ts';
 import { detectFormat } from '../src/core/detect.ts';
-import { implementedFormats, codecFor } from '../src/core/registry.ts';
+import { implementedFormats, codecFor } from '../src/formats/registry.ts';
 import { accumulate } from '../src/core/accumulate.ts';
-import { convertStream, errorFromException } from '../src/core/stream.ts';
+import { convertStream, errorFromException } from '../src/formats/stream.ts';
 import { LossCollector } from '../src/core/losses.ts';
 import fc from 'fast-check';
 import type { FormatId, Request as IrRequest, Response as IrResponse } from '../src/core/ir.ts';

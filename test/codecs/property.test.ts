@@ -25,11 +25,11 @@ import fc from 'fast-check';
 import { createParser } from 'eventsource-parser';
 import { sseFraming } from '../../src/core/framing.ts';
 import { accumulate } from '../../src/core/accumulate.ts';
-import { convertError, convertRequest, convertResponse, decodeError, decodeRequest, decodeResponse, encodeError, encodeRequest, encodeResponse } from '../../src/core/convert.ts';
+import { convertError, convertRequest, convertResponse, decodeError, decodeRequest, decodeResponse, encodeError, encodeRequest, encodeResponse } from '../../src/formats/convert.ts';
 import { InterlinguaError } from '../../src/core/errors.ts';
 import type { FormatId } from '../../src/core/ir.ts';
-import { implementedFormats } from '../../src/core/registry.ts';
-import { convertStream } from '../../src/core/stream.ts';
+import { implementedFormats } from '../../src/formats/registry.ts';
+import { convertStream } from '../../src/formats/stream.ts';
 import { MAX_DEPTH } from '../../src/core/wire.ts';
 import {
   applyPlan,

@@ -18,7 +18,7 @@
  */
 import fc from 'fast-check';
 import { readFileSync, statSync } from 'node:fs';
-import { decodeRequest, decodeResponse, encodeRequest, encodeResponse } from '../../src/core/convert.ts';
+import { decodeRequest, decodeResponse, encodeRequest, encodeResponse } from '../../src/formats/convert.ts';
 import { isInterlinguaError } from '../../src/core/errors.ts';
 import type {
   Base64Source,

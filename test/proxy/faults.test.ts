@@ -25,7 +25,7 @@ import { accumulate } from '../../src/core/accumulate.ts';
 import { decodeError } from '../../src/formats/convert.ts';
 import type { ErrorType, FormatId } from '../../src/core/ir.ts';
 import { codecFor, implementedFormats } from '../../src/formats/registry.ts';
-import { parseSse } from '../support/arbitraries.ts';
+import { parseSse } from '../support/arbitraries/streams.ts';
 import { startFaultUpstream, upstreamAnswer, vendorErrorBody, type Fault, type FaultUpstream } from '../support/fault-upstream.ts';
 import { decodeEvents, streamingFormats } from '../support/streams.ts';
 import { framingFor } from '../../src/formats/stream.ts';

@@ -1,7 +1,7 @@
 /** `interlingua normalize`: recorded traffic → one JSONL record per exchange, in the IR or one format. */
 import { statSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { isFormatId } from '../core/registry.ts';
+import { isFormatId } from '../formats/registry.ts';
 import { normalizeFiles } from '../normalize/run.ts';
 import { formatSummary } from '../normalize/summary.ts';
 import type { Target } from '../normalize/types.ts';

@@ -3,7 +3,7 @@ import { parseArgs } from 'node:util';
 import { setFlagsFromString } from 'node:v8';
 import { createProxy, type ProxyLogEntry } from '../proxy/index.ts';
 import { parseModelRule, type ModelRule } from '../proxy/model-map.ts';
-import { isFormatId } from '../core/registry.ts';
+import { isFormatId } from '../formats/registry.ts';
 import { FORMAT_IDS } from '../core/ir.ts';
 import { serve, portOf } from '../node/server.ts';
 import { createNodeFetch } from '../node/fetch.ts';

@@ -5,7 +5,7 @@
  */
 import { createParser } from 'eventsource-parser';
 import { Accumulator } from '../core/accumulate.ts';
-import { DONE, framingFor, streamDecoderFor } from '../core/stream.ts';
+import { DONE, framingFor, streamDecoderFor } from '../formats/stream.ts';
 import { wireEventOf } from '../core/framing.ts';
 import type { CodecContext } from '../core/codec.ts';
 import type { FormatId, Response } from '../core/ir.ts';

@@ -4,9 +4,9 @@
  * format when asked, and collect the losses of every step. Anything thrown
  * becomes an error record with its reason; nothing here does I/O.
  */
-import { convertRequest, decodeError, decodeRequest, decodeResponse, encodeError, encodeResponse } from '../core/convert.ts';
+import { convertRequest, decodeError, decodeRequest, decodeResponse, encodeError, encodeResponse } from '../formats/convert.ts';
 import { convertBetween } from '../core/engine.ts';
-import { codecFor } from '../core/registry.ts';
+import { codecFor } from '../formats/registry.ts';
 import { detectFormat, formatFromPath } from '../core/detect.ts';
 import { InterlinguaError } from '../core/errors.ts';
 import { LossCollector, type Loss } from '../core/losses.ts';

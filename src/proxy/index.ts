@@ -4,7 +4,7 @@
  * upstream format (streams included), and converts the answer back. Web
  * APIs only, so it runs in Node, Bun, Deno and Workers.
  */
-import { codecFor } from '../core/registry.ts';
+import { codecFor } from '../formats/registry.ts';
 import { checkDialect } from '../core/dialect.ts';
 import { InterlinguaError, isInterlinguaError } from '../core/errors.ts';
 import { LossCollector } from '../core/losses.ts';
@@ -14,7 +14,9 @@ import { errorAnswer } from './errors.ts';
 import { fetchCall, jsonAnswer, PROXY_EXCHANGE, webInbound, webResponse, type Answer, type Exchange, type Inbound } from './exchange.ts';
 import { createModelMap, type ModelRule } from './model-map.ts';
 import { countUrl, routeFor, upstreamUrl } from './routes.ts';
-import { forwardCount, forwardToUpstream, type ForwardOptions } from './forward.ts';
+import { forwardToUpstream } from './forward.ts';
+import { forwardCount } from './forward-count.ts';
+import type { ForwardOptions, ProxyLogEntry } from './forward-options.ts';
 import { createSigV4Signer, type AwsCredentials, type RequestSigner } from './sigv4.ts';
 
 /** The upstream the proxy talks to. */
@@ -41,21 +43,6 @@ export interface UpstreamConfig {
   headers?: Record<string, string>;
   /** The upstream's dialect of its format (`openai-chat`: `deepseek`, `openrouter`, `gemini-openai`, `vllm`, `ollama-openai`). */
   dialect?: string;
-}
-
-/** One request as the proxy logs it: no bodies, no secrets. */
-export interface ProxyLogEntry {
-  method: string;
-  path: string;
-  ingress?: FormatId;
-  upstream: FormatId;
-  model?: string;
-  upstreamModel?: string;
-  stream: boolean;
-  status: number;
-  durationMs: number;
-  losses: number;
-  error?: string;
 }
 
 /** Configuration of {@link createProxy}. */
@@ -217,6 +204,7 @@ export function createProxy(config: ProxyConfig): ((request: Request) => Promise
   return Object.assign(handler, { [PROXY_EXCHANGE]: exchange });
 }
 
+export type { ProxyLogEntry } from './forward-options.ts';
 export { countUrl, routeFor, upstreamUrl, type Route } from './routes.ts';
 export { createModelMap, parseModelRule, type ModelRule } from './model-map.ts';
 export { constantTimeEqual } from './auth.ts';

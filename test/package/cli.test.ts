@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { implementedFormats } from '../../src/core/registry.ts';
+import { implementedFormats } from '../../src/formats/registry.ts';
 import { REPO_ROOT } from '../support/fixtures.ts';
 
 const BIN = join(REPO_ROOT, 'bin', 'interlingua.js');

@@ -22,13 +22,13 @@ import { createProxy, constantTimeEqual, type ProxyConfig, type ProxyLogEntry } 
 import { serve, portOf } from '../../src/node/server.ts';
 import { createNodeFetch } from '../../src/node/fetch.ts';
 import { accumulate } from '../../src/core/accumulate.ts';
-import { decodeError } from '../../src/core/convert.ts';
+import { decodeError } from '../../src/formats/convert.ts';
 import type { ErrorType, FormatId } from '../../src/core/ir.ts';
-import { codecFor, implementedFormats } from '../../src/core/registry.ts';
-import { parseSse } from '../support/arbitraries.ts';
+import { codecFor, implementedFormats } from '../../src/formats/registry.ts';
+import { parseSse } from '../support/arbitraries/streams.ts';
 import { startFaultUpstream, upstreamAnswer, vendorErrorBody, type Fault, type FaultUpstream } from '../support/fault-upstream.ts';
 import { decodeEvents, streamingFormats } from '../support/streams.ts';
-import { framingFor } from '../../src/core/stream.ts';
+import { framingFor } from '../../src/formats/stream.ts';
 import { errorTypeForStatus } from '../../src/core/http-status.ts';
 import { isInterlinguaError } from '../../src/core/errors.ts';
 

@@ -5,12 +5,12 @@
  * needs one pair imports `interlingua/core` and the two format subpaths.
  */
 import { codecFor } from './registry.ts';
-import * as engine from './engine.ts';
-import type { Codec } from './codec.ts';
-import type { ApiError, FormatId, Request, Response } from './ir.ts';
-import * as counting from './token-count.ts';
+import * as engine from '../core/engine.ts';
+import type { Codec } from '../core/codec.ts';
+import type { ApiError, FormatId, Request, Response } from '../core/ir.ts';
+import * as counting from '../core/token-count.ts';
 
-export { parseBody, type ConvertResult, type Decoded, type Encoded, type CodecOptions, type CodecConvertOptions } from './engine.ts';
+export { parseBody, type ConvertResult, type Decoded, type Encoded, type CodecOptions, type CodecConvertOptions } from '../core/engine.ts';
 
 /** A format: its id, or its codec object (from a format subpath such as `interlingua/anthropic`). */
 export type FormatRef = FormatId | Codec;

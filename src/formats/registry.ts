@@ -2,9 +2,9 @@
  * The table of codecs by format id. Every conversion looks its codecs up
  * here, so an unknown or unimplemented format is one clear error.
  */
-import { InterlinguaError } from './errors.ts';
-import { FORMAT_IDS, type FormatId } from './ir.ts';
-import type { Codec } from './codec.ts';
+import { InterlinguaError } from '../core/errors.ts';
+import { FORMAT_IDS, type FormatId } from '../core/ir.ts';
+import type { Codec } from '../core/codec.ts';
 import { anthropicCodec } from '../providers/anthropic/index.ts';
 import { openaiChatCodec } from '../providers/openai-chat/index.ts';
 import { openaiResponsesCodec } from '../providers/openai-responses/index.ts';

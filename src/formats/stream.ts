@@ -3,10 +3,10 @@
  * around the stages in `transcode.ts`.
  */
 import { resolveCodec, type FormatRef } from './convert.ts';
-import { createDecoder, createEncoder, createTranscoder as createCodecTranscoder, framingOf, transcodeStream, type ConvertedStream, type Transcoder } from './transcode.ts';
-import type { CodecContext } from './codec.ts';
-import type { StreamFraming } from './framing.ts';
-import type { StreamDecoder, StreamEncoder, StreamEvent } from './stream-events.ts';
+import { createDecoder, createEncoder, createTranscoder as createCodecTranscoder, framingOf, transcodeStream, type ConvertedStream, type Transcoder } from '../core/transcode.ts';
+import type { CodecContext } from '../core/codec.ts';
+import type { StreamFraming } from '../core/framing.ts';
+import type { StreamDecoder, StreamEncoder, StreamEvent } from '../core/stream-events.ts';
 
 export {
   DONE,
@@ -23,7 +23,7 @@ export {
   type CodecStreamOptions,
   type ConvertedStream,
   type Transcoder,
-} from './transcode.ts';
+} from '../core/transcode.ts';
 
 /** Options of {@link convertStream}. */
 export interface ConvertStreamOptions {

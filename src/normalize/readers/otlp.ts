@@ -73,10 +73,14 @@ function numberAt(attributes: Attributes, ...keys: string[]): number | undefined
   return typeof value === 'number' && Number.isFinite(value) ? value : undefined;
 }
 
-/** Decode one JSON-text (or structured) attribute; losses and errors inside JSON text point at the attribute, the inner pointer named in the message. */
+/**
+ * Decode one attribute holding GenAI values (JSON text, or structured
+ * `AnyValue`s, or messages rebuilt from flat attributes). A pointer inside
+ * such a value has no place in the span, so losses and errors point at the
+ * attribute, the inner pointer named in the message.
+ */
 function decodeAttribute<T>(attribute: Attribute, losses: RecordLoss[], side: 'request' | 'response', decode: (value: unknown, path: string, collector: LossCollector) => T, built = false): T {
   let value = attribute.value;
-  const inside = attribute.text || built;
   if (attribute.text) {
     try {
       value = JSON.parse(attribute.value as string) as unknown;
@@ -84,16 +88,15 @@ function decodeAttribute<T>(attribute: Attribute, losses: RecordLoss[], side: 'r
       throw new InterlinguaError('invalid_json', `the attribute is not JSON (${(error as Error).message})`, { path: attribute.path });
     }
   }
-  // Inside JSON text (or messages rebuilt from flat attributes) a pointer has no place in the span: the attribute's is used, the inner one named.
-  const base = inside ? '' : attribute.path;
   const collector = new LossCollector();
-  const where = (inner: string): string => (inside ? ` (at ${inner === '' ? 'the top' : inner} of ${built ? 'the messages these attributes make' : 'its JSON'})` : '');
+  const what = built ? 'the messages these attributes make' : attribute.text ? 'its JSON' : 'its value';
+  const where = (inner: string): string => ` (at ${inner === '' ? 'the top' : inner} of ${what})`;
   try {
-    const result = decode(value, base, collector);
-    for (const loss of collector.losses) losses.push({ ...loss, path: inside ? attribute.path : loss.path, message: `${loss.message}${where(loss.path)}`, side });
+    const result = decode(value, '', collector);
+    for (const loss of collector.losses) losses.push({ ...loss, path: attribute.path, message: `${loss.message}${where(loss.path)}`, side });
     return result;
   } catch (error) {
-    if (isInterlinguaError(error) && inside) throw new InterlinguaError(error.code, `${error.message}${where(error.path)}`, { path: attribute.path });
+    if (isInterlinguaError(error)) throw new InterlinguaError(error.code, `${error.message}${where(error.path)}`, { path: attribute.path });
     throw error;
   }
 }

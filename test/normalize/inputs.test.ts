@@ -109,9 +109,9 @@ const test = suite('inputs');
 test('every fixture reads without an error; non-LLM interactions, spans and observations are skipped', () => {
   const { summary, errors } = all();
   assert.equal(errors, []);
-  assert.is(summary.written, 17);
+  assert.is(summary.written, 18);
   assert.is(summary.skipped, 3);
-  assert.equal(summary.byInputKind, { 'bedrock-invocation-log': 4, langfuse: 1, litellm: 1, nock: 3, otlp: 4, 'vcr-cassette': 4 });
+  assert.equal(summary.byInputKind, { 'bedrock-invocation-log': 5, langfuse: 1, litellm: 1, nock: 3, otlp: 4, 'vcr-cassette': 4 });
 });
 
 test('VCR YAML cassette: a string body, a gzip body kept as !!binary, and an SSE stream give the IR of their bodies', () => {
@@ -210,7 +210,7 @@ test('LiteLLM StandardLoggingPayload: the request of messages + model_parameters
   assert.equal(record.timing, { startedAt: '2025-11-21T00:00:00.000Z', durationMs: 900, timeToFirstTokenMs: 300 });
 });
 
-test('Bedrock invocation logs: Converse whole and streamed, InvokeModel with a Claude body, and a throttled call', () => {
+test('Bedrock invocation logs: Converse whole and streamed, InvokeModel with a Claude body whole and streamed, and a throttled call', () => {
   const model = 'anthropic.claude-3-haiku-20240307-v1:0';
   const whole = at('bedrock-invocation.jsonl', { line: 1 });
   assert.equal([whole.format, whole.model, whole.endpoint], ['bedrock-converse', model, `/model/${encodeURIComponent(model)}/converse`]);
@@ -229,7 +229,10 @@ test('Bedrock invocation logs: Converse whole and streamed, InvokeModel with a C
   assert.is(invoke.format, 'anthropic');
   assert.equal(invoke.request, request('anthropic', { anthropic_version: 'bedrock-2023-05-31', ...body }));
   assert.equal(invoke.response, response('anthropic', json('anthropicPlainResponse')));
-  const throttled = at('bedrock-invocation.jsonl', { line: 4 });
+  const invokeStream = at('bedrock-invocation.jsonl', { line: 4 });
+  assert.equal([invokeStream.format, invokeStream.stream, invokeStream.endpoint], ['anthropic', true, `/model/${encodeURIComponent(model)}/invoke-with-response-stream`]);
+  assert.equal(invokeStream.response, stream('anthropic', parseSseText(text('anthropicSse'))));
+  const throttled = at('bedrock-invocation.jsonl', { line: 5 });
   assert.is(throttled.status, 429);
   assert.is((throttled.error as { type: string }).type, 'rate_limit');
 });

@@ -60,7 +60,7 @@ function cli(inputs: string[], extra: string[] = []): Run {
   return outputs(dir);
 }
 
-async function library(inputs: string[], options: { maxLineBytes?: number } = {}): Promise<Run> {
+async function library(inputs: string[], options: { maxLineBytes?: number; jobs?: number; workerMinBytes?: number } = {}): Promise<Run> {
   const dir = mkdtempSync(join(tmpdir(), 'interlingua-inputs-'));
   await normalizeFiles({ inputs, outDir: dir, ...options });
   return outputs(dir);
@@ -235,6 +235,15 @@ test('Bedrock invocation logs: Converse whole and streamed, InvokeModel with a C
   const throttled = at('bedrock-invocation.jsonl', { line: 5 });
   assert.is(throttled.status, 429);
   assert.is((throttled.error as { type: string }).type, 'rate_limit');
+});
+
+test('two worker threads give the same records and errors as one (spans, cassette bytes and stream chunks cross to the workers)', async () => {
+  const inputs = FILES.map((file) => join(FIXTURES, file));
+  const one = await library(inputs);
+  const two = await library(inputs, { jobs: 2, workerMinBytes: 0 });
+  assert.is(one.records.length, 18);
+  assert.equal(two.records, one.records);
+  assert.equal(two.errors, one.errors);
 });
 
 test('--to anthropic: spans and exports convert like any record, each body one the anthropic decoder accepts', () => {

@@ -22,10 +22,28 @@ export type ParsedDocument = { ok: true; value: unknown } | { ok: false; message
 async function parseYaml(text: string): Promise<ParsedDocument> {
   const { parse } = await import('yaml');
   try {
-    return { ok: true, value: parse(text, { version: '1.1', maxAliasCount: 1000 }) as unknown };
+    return { ok: true, value: plainBytes(parse(text, { version: '1.1', maxAliasCount: 1000 }) as unknown, 0) };
   } catch (error) {
     return { ok: false, message: `the file is not YAML (${(error as Error).message})` };
   }
+}
+
+/**
+ * `yaml` gives `!!binary` as a Node `Buffer`, which a worker receives as a
+ * plain `Uint8Array` (and which serialises differently, changing ids): made
+ * a plain `Uint8Array` here, so the same item is the same in every thread.
+ * Cassette bodies sit a few levels down; deeper values are left as they are.
+ */
+function plainBytes(value: unknown, depth: number): unknown {
+  if (Buffer.isBuffer(value)) return new Uint8Array(value);
+  if (depth > 8 || value === null || typeof value !== 'object') return value;
+  if (Array.isArray(value)) {
+    for (let index = 0; index < value.length; index++) value[index] = plainBytes(value[index], depth + 1);
+  } else {
+    const object = value as Record<string, unknown>;
+    for (const key of Object.keys(object)) object[key] = plainBytes(object[key], depth + 1);
+  }
+  return value;
 }
 
 /** The document in a file's bytes, as JSON or (for a YAML cassette) YAML. */

@@ -22,7 +22,9 @@ import { LossCollector } from '../../src/core/losses.ts';
 import type { FormatId, Message, Request, Response } from '../../src/core/ir.ts';
 import type { WireEvent } from '../../src/core/stream-events.ts';
 import { accumulateStream, parseSseText } from '../../src/normalize/body.ts';
-import { detectLayout } from '../../src/normalize/input-kind.ts';
+import { classifyItem, detectLayout } from '../../src/normalize/input-kind.ts';
+import { TaskProcessor, type Item } from '../../src/normalize/process.ts';
+import { readItems } from '../../src/normalize/read.ts';
 import { splitLines } from '../../src/normalize/readers/lines.ts';
 import { normalizeFiles } from '../../src/normalize/run.ts';
 import type { ErrorRecord, NormalizedRecord, NormalizeSummary } from '../../src/normalize/types.ts';
@@ -281,6 +283,59 @@ test('compressed inputs are found by their magic bytes, not their names: gzip is
   const cutRun = await library([cut]);
   assert.is(cutRun.errors.at(-1)?.reason.code, 'invalid_json');
   assert.match(cutRun.errors.at(-1)?.reason.message ?? '', /gzip stream is corrupt or cut off/);
+});
+
+/** Every value of `value` down to `depth` levels replaced in turn by each of a few wrong things, and each key deleted (JSON text counted as a value of its own). */
+function* mutations(value: unknown, depth: number): Generator<unknown> {
+  // JSON text (a span's GenAI attributes) is mutated inside too.
+  if (typeof value === 'string' && /^\s*[[{]/.test(value) && value.length < 20_000) {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(value);
+    } catch {
+      return;
+    }
+    for (const inner of mutations(parsed, depth)) yield JSON.stringify(inner);
+    return;
+  }
+  if (depth === 0 || value === null || typeof value !== 'object' || value instanceof Uint8Array) return;
+  const wrong: unknown[] = [null, 42, 'x', [], {}, [null], true];
+  const entries = Array.isArray(value) ? [...value.entries()].map(([key, item]) => [String(key), item] as const) : Object.entries(value);
+  for (const [key, item] of entries.slice(0, 24)) {
+    const copy = (replacement: unknown, remove = false): unknown => {
+      if (Array.isArray(value)) return remove ? value.filter((_, index) => String(index) !== key) : value.map((inner, index) => (String(index) === key ? replacement : inner));
+      const object: Record<string, unknown> = { ...(value as Record<string, unknown>) };
+      if (remove) delete object[key];
+      else object[key] = replacement;
+      return object;
+    };
+    yield copy(undefined, true);
+    for (const replacement of wrong) yield copy(replacement);
+    for (const inner of mutations(item, depth - 1)) yield copy(inner);
+  }
+}
+
+test('every reader: items with fields missing or of the wrong type are records or typed errors, never internal ones', async () => {
+  const processor = new TaskProcessor({ to: 'ir', blobThreshold: 4096, outDir: mkdtempSync(join(tmpdir(), 'interlingua-mutations-')) });
+  let checked = 0;
+  const internal: string[] = [];
+  for (const file of FILES) {
+    const items: Item[] = [];
+    for await (const item of readItems(join(FIXTURES, file), { bytesRead: 0 })) items.push(item);
+    for (const item of items) {
+      const value = item.kind === 'line' ? (JSON.parse(item.text) as unknown) : item.kind === 'entry' ? item.value : undefined;
+      if (value === undefined || item.kind === 'unreadable') continue;
+      const inputKind = item.kind === 'entry' && item.inputKind !== undefined ? item.inputKind : classifyItem(value);
+      for (const mutated of mutations(value, 4)) {
+        const task = { sequence: 0, file, baseName: file, items: [] };
+        const outcome = processor.outcome(task, { kind: 'entry', entry: 0, value: mutated, har: false, inputKind });
+        checked++;
+        if (outcome.kind === 'error' && outcome.error.reason.code === 'internal') internal.push(`${file} ${inputKind}: ${outcome.error.reason.message}`);
+      }
+    }
+  }
+  assert.ok(checked > 5000, `checked ${checked}`);
+  assert.equal([...new Set(internal)], []);
 });
 
 /** One JSONL exchange line: a chat request with `padding` characters of user text, and its answer. */

@@ -248,6 +248,47 @@ test('two worker threads give the same records and errors as one (spans, cassett
   assert.equal(two.errors, one.errors);
 });
 
+test('LiteLLM: a completion without usage takes the payload token counts; a failed call is an error with its status', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'interlingua-litellm-'));
+  const payload = JSON.parse(readFileSync(join(FIXTURES, 'litellm.json'), 'utf8')) as Record<string, unknown>;
+  const { usage: _usage, ...bare } = json('toolsResponse');
+  const streamed = { ...payload, stream: true, response: bare, prompt_tokens: 70, completion_tokens: 9, total_tokens: 79 };
+  const failed = { ...payload, status: 'failure', response: null, error_str: 'litellm.RateLimitError: slow down', error_information: { error_code: '429', error_class: 'RateLimitError' } };
+  const file = join(dir, 'payloads.jsonl');
+  writeFileSync(file, `${JSON.stringify(streamed)}\n${JSON.stringify(failed)}\n`);
+  const result = await library([file]);
+  assert.equal(result.errors, []);
+  const usage = (result.records[0]?.response as Response).usage;
+  assert.equal([usage?.inputTokens, usage?.outputTokens, usage?.totalTokens], [70, 9, 79]);
+  assert.is(result.records[1]?.status, 429);
+  assert.equal((result.records[1]?.error as { type: string; message: string }).message, 'litellm.RateLimitError: slow down');
+});
+
+test('OTLP: messages on the operation-details event; a failed span is an error record; a span naming no known provider is detect_failed', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'interlingua-otlp-'));
+  const attribute = (key: string, value: string) => ({ key, value: { stringValue: value } });
+  const input = JSON.stringify([{ role: 'user', parts: [{ type: 'text', content: 'Say hello in French.' }] }]);
+  const span = (spanId: string, attributes: unknown[], extra: Record<string, unknown> = {}) => ({ traceId: 't', spanId, name: 'chat', startTimeUnixNano: '1763683200000000000', endTimeUnixNano: '1763683201000000000', attributes, ...extra });
+  const spans = [
+    span('1', [attribute('gen_ai.operation.name', 'chat'), attribute('gen_ai.provider.name', 'anthropic'), attribute('gen_ai.request.model', 'claude-x')], {
+      events: [{ name: 'gen_ai.client.inference.operation.details', attributes: [attribute('gen_ai.input.messages', input), attribute('gen_ai.output.messages', JSON.stringify([{ role: 'assistant', parts: [{ type: 'text', content: 'Bonjour !' }], finish_reason: 'stop' }]))] }],
+    }),
+    span('2', [attribute('gen_ai.operation.name', 'chat'), attribute('gen_ai.provider.name', 'openai'), attribute('gen_ai.request.model', 'gpt-x'), attribute('gen_ai.input.messages', input), attribute('error.type', 'rate_limit_exceeded')], { status: { code: 2, message: 'Rate limit reached' } }),
+    span('3', [attribute('gen_ai.operation.name', 'chat'), attribute('gen_ai.provider.name', 'cohere'), attribute('gen_ai.request.model', 'command-r'), attribute('gen_ai.input.messages', input)]),
+    span('4', [attribute('gen_ai.operation.name', 'chat'), attribute('gen_ai.provider.name', 'openai'), attribute('gen_ai.request.model', 'gpt-x'), attribute('gen_ai.input.messages', '[{"role": "user", "parts": [{"type": "text"}]}]')]),
+  ];
+  const file = join(dir, 'spans.jsonl');
+  writeFileSync(file, `${JSON.stringify({ resourceSpans: [{ scopeSpans: [{ spans }] }] })}\n`);
+  const result = await library([file]);
+  const events = result.records[0];
+  assert.equal(meaning((events?.request as Request).messages), [{ role: 'user', parts: [{ text: 'Say hello in French.' }] }]);
+  assert.equal((events?.response as Response).candidates[0]?.stopReason, { unified: 'end_turn', raw: 'stop' });
+  assert.equal(events?.timing, { startedAt: '2025-11-21T00:00:00.000Z', durationMs: 1000 });
+  assert.equal(result.records[1]?.error, { type: 'other', message: 'Rate limit reached', code: 'rate_limit_exceeded' });
+  assert.equal(result.errors.map((error) => [error.source.entry, error.reason.code, error.reason.path]), [[2, 'detect_failed', undefined], [3, 'invalid_type', '/attributes/3/value/stringValue']]);
+  assert.match(result.errors[1]?.reason.message ?? '', /at \/0\/parts\/0\/content of its JSON/);
+});
+
 test('--to anthropic: spans and exports convert like any record, each body one the anthropic decoder accepts', () => {
   const converted = cli(['otlp.jsonl', 'otlp.json', 'langfuse.jsonl', 'litellm.json'], ['--to', 'anthropic']);
   assert.equal(converted.errors, []);

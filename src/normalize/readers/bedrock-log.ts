@@ -53,7 +53,11 @@ function streamEvents(chunks: unknown[], converse: boolean): WireEvent[] {
   return chunks.map((chunk, index): WireEvent => {
     let value = chunk;
     if (isObject(value) && isObject(value['chunk']) && typeof value['chunk']['bytes'] === 'string') {
-      value = JSON.parse(Buffer.from(value['chunk']['bytes'], 'base64').toString('utf8')) as unknown;
+      try {
+        value = JSON.parse(Buffer.from(value['chunk']['bytes'], 'base64').toString('utf8')) as unknown;
+      } catch (error) {
+        throw new NormalizeFailure('stream_error', `chunk ${index} of the streamed output holds bytes that are not JSON (${(error as Error).message})`);
+      }
     }
     if (!isObject(value)) throw new NormalizeFailure('stream_error', `chunk ${index} of the streamed output is not an object`);
     if (converse) {

@@ -3,7 +3,8 @@
  * proxy's spend logs and custom loggers receive) → an exchange. LiteLLM
  * speaks OpenAI's shape whatever provider it called (`custom_llm_provider`):
  * `messages` and `model_parameters` are the Chat Completions request,
- * `response` the completion (a streamed call's assembled one); a Responses
+ * `response` the completion (a streamed call's assembled one, given the
+ * payload's `prompt_tokens`/`completion_tokens` when it has no `usage`); a Responses
  * call (`call_type` `responses`) has its input and response, an Anthropic
  * pass-through (`anthropic_messages`) Anthropic's. A failed call has
  * `status: "failure"` with `error_str` and `error_information`. Times are
@@ -59,6 +60,16 @@ function failure(payload: JsonObject): { status: number; body: JsonObject } {
   return { status: Number.isInteger(code) && code >= 400 && code < 600 ? code : 500, body: { error: { message, type } } };
 }
 
+/** A Chat completion without `usage` (some streamed calls) gets the payload's own token counts. */
+function withUsage(format: FormatId, response: unknown, payload: JsonObject): unknown {
+  if (format !== 'openai-chat' || !isObject(response) || response['usage'] !== undefined) return response;
+  const prompt = payload['prompt_tokens'];
+  const completion = payload['completion_tokens'];
+  if (typeof prompt !== 'number' || typeof completion !== 'number' || prompt + completion === 0) return response;
+  const total = typeof payload['total_tokens'] === 'number' ? payload['total_tokens'] : prompt + completion;
+  return { ...response, usage: { prompt_tokens: prompt, completion_tokens: completion, total_tokens: total } };
+}
+
 /** The exchange of one payload; a call that is not a generation (embedding, image, transcription) is `not_an_exchange`. */
 export function exchangeFromLiteLlmPayload(payload: JsonObject): Exchange {
   const callType = String(payload['call_type']);
@@ -71,7 +82,7 @@ export function exchangeFromLiteLlmPayload(payload: JsonObject): Exchange {
     if (format !== 'anthropic') exchange.response = { value: body };
   } else if (payload['response'] !== undefined && payload['response'] !== null) {
     exchange.status = 200;
-    exchange.response = { value: payload['response'] };
+    exchange.response = { value: withUsage(format, payload['response'], payload) };
   }
   const timing = secondsTiming(payload['startTime'], payload['endTime'], payload['completionStartTime']);
   if (timing !== undefined) exchange.timing = timing;

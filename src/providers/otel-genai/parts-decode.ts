@@ -74,7 +74,7 @@ function toolResult(object: JsonObject, path: string, pending: PendingCalls): Pa
 
 function mediaPart(object: JsonObject, source: MediaSource): Part {
   const modality = typeof object['modality'] === 'string' ? object['modality'] : undefined;
-  const kind = modality === 'image' || modality === 'audio' || modality === 'video' ? modality : mediaKind(source.mediaType ?? '');
+  const kind = modality === 'image' || modality === 'audio' || modality === 'video' || modality === 'document' ? modality : mediaKind(source.mediaType ?? '');
   return { type: kind, source } as Part;
 }
 

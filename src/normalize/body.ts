@@ -86,6 +86,7 @@ export function parseNdjsonText(text: string): WireEvent[] {
 /** A recorded body as a JSON value or as stream events. `side` names the body in messages. */
 export function parseRecordedBody(body: RecordedBody, side: 'request' | 'response'): ParsedBody {
   const value = body.value;
+  if (body.events === true) return { kind: 'events', events: value as WireEvent[] };
   if (value instanceof Uint8Array) return { kind: 'events', events: parseEventStreamBytes(value) };
   if (typeof value !== 'string') return { kind: 'json', value };
   if (side === 'response' && isEventStream(value, body.contentType)) return { kind: 'events', events: parseSseText(value) };

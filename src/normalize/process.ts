@@ -14,7 +14,7 @@ import { exchangeFromHarEntry } from './har.ts';
 import { classifyItem } from './input-kind.ts';
 import { buildOutcome } from './record.ts';
 import { emptyTally, tallyOutcome, type Tally } from './summary.ts';
-import type { Exchange, InputKind, Outcome, RecordSource, Target } from './types.ts';
+import type { Exchange, InputKind, NormalizeErrorCode, Outcome, RecordSource, Target } from './types.ts';
 
 /** What every item of a run is processed with. */
 export interface ProcessOptions {
@@ -25,11 +25,16 @@ export interface ProcessOptions {
   outDir: string;
 }
 
-/** One input item: a raw JSONL line, an already parsed HAR entry or array element, or a whole file that cannot be read. */
+/**
+ * One input item: a raw JSONL line, an already parsed HAR entry, array
+ * element, cassette interaction or span (with the kind when the reader
+ * knows it, and the line of an OTLP line's span), or a whole file or one
+ * line that cannot be read (with the code of its error).
+ */
 export type Item =
   | { kind: 'line'; line: number; text: string }
-  | { kind: 'entry'; entry: number; value: unknown; har: boolean }
-  | { kind: 'unreadable'; message: string };
+  | { kind: 'entry'; entry: number; value: unknown; har: boolean; inputKind?: InputKind; line?: number }
+  | { kind: 'unreadable'; message: string; code?: NormalizeErrorCode; line?: number };
 
 /** A batch of items of one file, numbered so results can be written in order. */
 export interface Task {
@@ -92,12 +97,14 @@ function prepareValue(id: string, source: RecordSource, value: unknown): Prepare
 function prepare(task: Task, item: Item): Prepared {
   if (item.kind === 'line') return prepareLine(task, item);
   if (item.kind === 'unreadable') {
-    const source: RecordSource = { file: task.file, kind: /\.har$/i.test(task.file) ? 'har' : 'jsonl' };
-    return { id: stableId(task.baseName, 'file', ''), source, failure: new NormalizeFailure('invalid_json', item.message) };
+    const source: RecordSource = { file: task.file, kind: /\.har$/i.test(task.file) ? 'har' : 'jsonl', ...(item.line === undefined ? {} : { line: item.line }) };
+    const id = stableId(task.baseName, item.line === undefined ? 'file' : `line:${item.line}`, '');
+    return { id, source, failure: new NormalizeFailure(item.code ?? 'invalid_json', item.message) };
   }
-  const id = stableId(task.baseName, `entry:${item.entry}`, JSON.stringify(item.value) ?? '');
-  const kind: InputKind = item.har ? 'har' : classifyItem(item.value);
-  return prepareValue(id, { file: task.file, kind, entry: item.entry }, item.value);
+  const locator = item.line === undefined ? `entry:${item.entry}` : `line:${item.line}:entry:${item.entry}`;
+  const id = stableId(task.baseName, locator, JSON.stringify(item.value) ?? '');
+  const kind: InputKind = item.inputKind ?? (item.har ? 'har' : classifyItem(item.value));
+  return prepareValue(id, { file: task.file, kind, entry: item.entry, ...(item.line === undefined ? {} : { line: item.line }) }, item.value);
 }
 
 /** Processes tasks; holds the blob store of one thread. */

@@ -10,7 +10,7 @@ import { basename, join } from 'node:path';
 import { InlineRunner, WorkerPool, type TaskRunner } from './pool.ts';
 import type { Item, ProcessOptions, Task, TaskResult } from './process.ts';
 import { ProgressBar, type ProgressOutput } from './progress.ts';
-import { readItems, type ReadProgress } from './read.ts';
+import { readItems, type ReadOptions, type ReadProgress } from './read.ts';
 import { emptyTally, mergeTally, summarize, type Tally } from './summary.ts';
 import type { InputKind, InputSummary, NormalizeSummary, Target } from './types.ts';
 
@@ -29,6 +29,8 @@ export interface NormalizeOptions {
   blobThreshold?: number;
   /** Items per task. Default 256. */
   batchSize?: number;
+  /** A JSONL line longer than this many bytes is one error, skipped unread. Default 256 MiB. */
+  maxLineBytes?: number;
   /** Where the progress bar goes (drawn only on a terminal). Default: nowhere. */
   progress?: ProgressOutput;
 }
@@ -52,11 +54,11 @@ function itemSize(item: Item): number {
 }
 
 /** The items of a file in tasks of at most `batchSize` items (and about 4 MB of text). */
-async function* tasksOf(file: string, batchSize: number, progress: ReadProgress, next: () => number): AsyncGenerator<Task> {
+async function* tasksOf(file: string, batchSize: number, progress: ReadProgress, next: () => number, read: ReadOptions): AsyncGenerator<Task> {
   const baseName = basename(file);
   let items: Item[] = [];
   let size = 0;
-  for await (const item of readItems(file, progress)) {
+  for await (const item of readItems(file, progress, read)) {
     items.push(item);
     size += itemSize(item);
     if (items.length >= batchSize || size >= TASK_TEXT_LIMIT) {
@@ -112,7 +114,7 @@ export async function normalizeFiles(options: NormalizeOptions): Promise<Normali
   try {
     for (const [index, file] of options.inputs.entries()) {
       progress.bytesRead = 0;
-      for await (const task of tasksOf(file, options.batchSize ?? 256, progress, () => sequence++)) {
+      for await (const task of tasksOf(file, options.batchSize ?? 256, progress, () => sequence++, options.maxLineBytes === undefined ? {} : { maxLineBytes: options.maxLineBytes })) {
         pending.push({ file: index, result: runner.run(task) });
         if (pending.length >= inFlight) await settle();
       }

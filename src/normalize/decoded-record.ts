@@ -4,7 +4,7 @@
  * written as it is, or encoded into the `--to` format (those losses keep IR
  * pointers, as for a reassembled stream). Nothing here does I/O.
  */
-import { encodeError, encodeRequest, encodeResponse } from '../core/convert.ts';
+import { encodeError, encodeRequest, encodeResponse } from '../formats/convert.ts';
 import { InterlinguaError } from '../core/errors.ts';
 import type { Loss } from '../core/losses.ts';
 import { reasonOf } from './failure.ts';

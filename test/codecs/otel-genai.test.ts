@@ -8,7 +8,7 @@
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { decodeRequest, decodeResponse } from '../../src/core/convert.ts';
+import { decodeRequest, decodeResponse } from '../../src/formats/convert.ts';
 import { InterlinguaError } from '../../src/core/errors.ts';
 import type { Message, Part, Request } from '../../src/core/ir.ts';
 import { LossCollector } from '../../src/core/losses.ts';

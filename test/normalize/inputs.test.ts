@@ -17,7 +17,7 @@ import { join } from 'node:path';
 import * as zlib from 'node:zlib';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { decodeRequest, decodeResponse } from '../../src/core/convert.ts';
+import { decodeRequest, decodeResponse } from '../../src/formats/convert.ts';
 import { LossCollector } from '../../src/core/losses.ts';
 import type { FormatId, Message, Request, Response } from '../../src/core/ir.ts';
 import type { WireEvent } from '../../src/core/stream-events.ts';

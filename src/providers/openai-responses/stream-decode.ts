@@ -9,7 +9,7 @@
  * Built-in tool progress events (`web_search_call.*`, `code_interpreter_call.*`,
  * `image_generation_call.*`, `mcp_*`, …) and annotations carry no neutral
  * meaning: they travel verbatim in the hints of the next IR event, checked
- * against what the encoder would write (see stream-shared.ts), so a
+ * against what the encoder would write (see stream-event.ts), so a
  * same-format trip writes them back where they were. The decoder keeps the
  * streamed items until the terminal event to make that check.
  *
@@ -21,12 +21,12 @@ import { InterlinguaError } from '../../core/errors.ts';
 import type { LossCollector } from '../../core/losses.ts';
 import type { StartEvent, StreamDecoder, StreamEvent, WireEvent } from '../../core/stream-events.ts';
 import { isObject, type JsonObject } from '../../core/wire.ts';
-import { FORMAT } from './shared.ts';
+import { FORMAT } from './shape.ts';
 import { ItemDecoder, numberField, stringField, usualDelta, type UsualDelta } from './stream-items-decode.ts';
 import { OpenaiResponsesStreamWriter } from './stream-encode.ts';
 import type { KnownDelta, TextCheck } from './stream-deltas-encode.ts';
 import { ResponseLevelDecoder } from './stream-response-decode.ts';
-import { BEFORE, jsonEqual, QUIET, scratch, setStreamHint, TRUNCATED, WIRE } from './stream-shared.ts';
+import { BEFORE, jsonEqual, QUIET, scratch, setStreamHint, TRUNCATED, WIRE } from './stream-event.ts';
 
 /** Event types of built-in tools and other progress reports that need no IR event of their own. */
 const PROGRESS_PREFIXES: readonly string[] = [
@@ -240,7 +240,7 @@ class ResponsesStreamDecoder implements StreamDecoder {
   /**
    * Attach the current group of wire events to the first of `events`: as
    * `$before` when the encoder would write the group's tail itself, else
-   * as `$wire` (see stream-shared.ts).
+   * as `$wire` (see stream-event.ts).
    */
   private seal(events: StreamEvent[]): StreamEvent[] {
     const first = events[0];

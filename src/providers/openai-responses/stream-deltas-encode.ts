@@ -14,8 +14,8 @@
 import type { Part, ReasoningPart, ToolCallPart } from '../../core/ir.ts';
 import type { ReasoningDeltaEvent, SseMessage, StreamEvent, TextDeltaEvent, ToolCallDeltaEvent } from '../../core/stream-events.ts';
 import { jsonString, type JsonObject } from '../../core/wire.ts';
-import { FORMAT } from './shared.ts';
-import { NO_LOGPROBS, OBFUSCATION, streamHint } from './stream-shared.ts';
+import { FORMAT } from './shape.ts';
+import { NO_LOGPROBS, OBFUSCATION, streamHint } from './stream-event.ts';
 
 /**
  * What {@link DeltaWriter.matchDelta} compares of a wire delta but its

@@ -16,8 +16,8 @@ import type { PartEndEvent, StreamEvent } from '../../core/stream-events.ts';
 import { isObject, pointer, type JsonObject } from '../../core/wire.ts';
 import { decodeOpenaiResponsesContent } from './content-decode.ts';
 import { decodeOpenaiResponsesOutput } from './items-decode.ts';
-import { FORMAT } from './shared.ts';
-import { ANNOTATED, ITEM_OPEN, NO_LOGPROBS, NO_NAME, OBFUSCATION, SAME_ITEM, scratch } from './stream-shared.ts';
+import { FORMAT } from './shape.ts';
+import { ANNOTATED, ITEM_OPEN, NO_LOGPROBS, NO_NAME, OBFUSCATION, SAME_ITEM, scratch } from './stream-event.ts';
 
 /** A content part of an open message item. */
 interface ContentState {

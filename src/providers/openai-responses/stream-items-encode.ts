@@ -20,9 +20,9 @@ import { checkStreamIndex, type StreamEvent } from '../../core/stream-events.ts'
 import { argumentsAsText } from '../../core/tools.ts';
 import { isObject, pointer, type JsonObject } from '../../core/wire.ts';
 import { encodeOpenaiResponsesAnnotation } from './citations.ts';
-import { FORMAT, ownHint } from './shared.ts';
+import { FORMAT, ownHint } from './shape.ts';
 import { DeltaWriter, setLogprobs, type ItemSlot, type PartKind, type PartSlot } from './stream-deltas-encode.ts';
-import { ANNOTATED, encodeItem, ITEM_OPEN, NO_NAME, SAME_ITEM, scratch, streamHint } from './stream-shared.ts';
+import { ANNOTATED, encodeItem, ITEM_OPEN, NO_NAME, SAME_ITEM, scratch, streamHint } from './stream-event.ts';
 
 function kindOf(part: Part): PartKind | undefined {
   switch (part.type) {

@@ -18,7 +18,7 @@ import { decodeOpenaiResponsesError } from './error.ts';
 import { decodeOpenaiResponsesResponse } from './response.ts';
 import type { OpenaiResponsesStreamWriter } from './stream-encode.ts';
 import { fresh } from './stream-items-decode.ts';
-import { FAILED, FLAT_ERROR, jsonEqual, NO_CREATED, NO_IN_PROGRESS, OUTPUT, REMOVED, responseFields, scratch, setStreamHint, TERMINAL } from './stream-shared.ts';
+import { FAILED, FLAT_ERROR, jsonEqual, NO_CREATED, NO_IN_PROGRESS, OUTPUT, REMOVED, responseFields, scratch, setStreamHint, TERMINAL } from './stream-event.ts';
 
 /** Decode a whole response leniently: a response without `output` decodes as one with none. */
 function decodeWhole(value: unknown, losses: LossCollector): Response {

@@ -21,7 +21,7 @@ import { LossCollector } from '../../core/losses.ts';
 import type { StreamEvent } from '../../core/stream-events.ts';
 import { isObject, type JsonObject } from '../../core/wire.ts';
 import { encodeOpenaiResponsesOutput } from './items-encode.ts';
-import { FORMAT } from './shared.ts';
+import { FORMAT } from './shape.ts';
 
 /** Wire events the encoder would not write, to emit verbatim before the event's own (hint). */
 export const BEFORE = '$before';

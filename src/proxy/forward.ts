@@ -9,7 +9,6 @@ import { convertTokenCountRequest, convertTokenCountResponse, type CountedReques
 import { isInterlinguaError } from '../core/errors.ts';
 import { createTranscoder, framingFor, irToSseMessages, messagesToFramedBytes, streamEncoderFor, transcodedStream, type Transcoder } from '../core/stream.ts';
 import { responseToEvents } from '../core/accumulate.ts';
-import type { LossCollector } from '../core/losses.ts';
 import type { ApiError, FormatId } from '../core/ir.ts';
 import { hint, isObject, type JsonObject } from '../core/wire.ts';
 import { bodyText, joinedText, markPieces, piecesMark } from '../core/serialize.ts';
@@ -23,6 +22,8 @@ import { errorTypeForStatus } from '../core/http-status.ts';
 import { modelInPath, type Route } from './routes.ts';
 import type { RequestSigner } from './sigv4.ts';
 import type { ProxyLogEntry } from './index.ts';
+import { noteLosses, noteResponse, noteStreamEvent, noteUpstreamFailure, noteUpstreamReply } from '../telemetry/record.ts';
+import { LossCollector } from '../core/losses.ts';
 
 /** Everything one exchange needs. */
 export interface ForwardOptions {
@@ -43,6 +44,10 @@ export interface ForwardOptions {
   losses: LossCollector;
   /** Remove secrets from text that reaches the caller. */
   redact: (text: string) => string;
+  /** Set here: the transcoder of a converted stream, whose losses the log adds at the stream's end. */
+  transcoder: Transcoder | undefined;
+  /** Set here: the answer is the upstream's stream passed through unconverted (the log reads its events on the way). */
+  passedThrough: boolean;
 }
 
 /** A streamed answer in `format`'s framing, with the count of the request's losses. */
@@ -353,15 +358,39 @@ function callUpstream(options: ForwardOptions, prepared: Prepared, sent?: () => 
 function streamTranscoder(options: ForwardOptions, prepared: Prepared): Transcoder {
   const route = options.route;
   const custom = prepared.customTools === undefined ? undefined : new CustomCallRestorer(prepared.customTools);
-  return createTranscoder({
+  const entry = options.entry;
+  const transcoder = createTranscoder({
     from: options.upstream,
     to: route.format,
     ...(prepared.model === undefined ? {} : { model: prepared.model }),
+    // Each event is seen on its way for the log (usage, stop reasons, an error event).
     mapEvent:
       custom === undefined
-        ? (event) => generateShape(carryEventState(event, route.format), route)
-        : (event) => generateShape(carryEventState(custom.map(event), route.format), route),
+        ? (event) => {
+            noteStreamEvent(entry, event);
+            return generateShape(carryEventState(event, route.format), route);
+          }
+        : (event) => {
+            noteStreamEvent(entry, event);
+            return generateShape(carryEventState(custom.map(event), route.format), route);
+          },
   });
+  options.transcoder = transcoder;
+  return transcoder;
+}
+
+/**
+ * What a whole answer passed back unconverted says (its usage, model, stop
+ * reasons), for the log: read by the format's decoder into losses of its
+ * own. An answer it cannot read is still passed back as it came.
+ */
+function noteSameFormat(options: ForwardOptions, json: unknown, model: string | undefined): void {
+  try {
+    const losses = new LossCollector();
+    noteResponse(options.entry, codecFor(options.upstream).decodeResponse(json, model === undefined ? { losses } : { losses, model }));
+  } catch {
+    // Nothing to note.
+  }
 }
 
 /** Forward one request and translate the answer. */
@@ -388,22 +417,28 @@ export async function forwardToUpstream(options: ForwardOptions): Promise<Answer
     response = await call;
   } catch (error) {
     const apiError = callFailure(error, options);
-    return errorAnswer(route.format, { ...apiError, message: options.redact(apiError.message) });
+    const message = options.redact(apiError.message);
+    noteUpstreamFailure(options.entry, message);
+    return errorAnswer(route.format, { ...apiError, message });
   }
+  noteUpstreamReply(options.entry, response.status, response.header);
   if (response.status < 200 || response.status > 299) return translateError(response, options);
-  const lossCount = () => {
-    options.entry.losses = options.losses.losses.length;
-    return String(options.losses.losses.length);
-  };
+  const lossCount = () => String(options.losses.losses.length);
   const lossHeader = () => ({ 'x-interlingua-losses': lossCount() });
   const upstreamStreamed = response.text === undefined && mediaType(response.header('content-type') ?? '') === mediaType(framingFor(upstream).contentType);
   if (upstreamStreamed && response.source !== undefined) {
     // The Node upstream call: its data events go through a synchronous transcoder to the caller, no Web stream on the way.
-    if (route.format === upstream) return streamAnswer(route.format, lossCount(), response.source);
+    if (route.format === upstream) {
+      options.passedThrough = true;
+      return streamAnswer(route.format, lossCount(), response.source);
+    }
     return streamAnswer(route.format, lossCount(), transcodedSource(response.source, transcoder ?? streamTranscoder(options, prepared)));
   }
   if (upstreamStreamed && response.body !== null) {
-    if (route.format === upstream) return streamAnswer(route.format, lossCount(), guarded(response.body, options, 'error'));
+    if (route.format === upstream) {
+      options.passedThrough = true;
+      return streamAnswer(route.format, lossCount(), guarded(response.body, options, 'error'));
+    }
     const converted = transcodedStream(guarded(response.body, options, 'close'), transcoder ?? streamTranscoder(options, prepared));
     return streamAnswer(route.format, lossCount(), converted);
   }
@@ -424,12 +459,14 @@ export async function forwardToUpstream(options: ForwardOptions): Promise<Answer
   }
   const wantsStream = options.entry.stream;
   if (route.format === upstream && !wantsStream) {
+    noteSameFormat(options, json, prepared.model);
     return jsonAnswer(response.status, text, lossHeader());
   }
   const context: CodecContext = prepared.model === undefined ? { losses: options.losses } : { losses: options.losses, model: prepared.model };
   try {
     // The upstream's reasoning state rides in the caller's own slot, so the caller's next turn brings it back.
     const ir = carryResponseStates(codecFor(upstream).decodeResponse(json, { ...context, target: route.format }), route.format);
+    noteResponse(options.entry, ir);
     if (prepared.customTools !== undefined) restoreCustomCalls(ir, prepared.customTools);
     if (route.generate === true) hint(ir, 'ollama', '$generate', true);
     if (wantsStream) return streamAnswer(route.format, lossCount(), syntheticStream(responseToEvents(ir), route.format, options));
@@ -498,8 +535,11 @@ export async function forwardCount(options: ForwardOptions, url: (model: string 
     response = await (sign === undefined ? options.call(target, init) : sign(target, options.headers, text).then((headers) => options.call(target, { ...init, headers })));
   } catch (error) {
     const apiError = callFailure(error, options);
-    return errorAnswer(route.format, { ...apiError, message: options.redact(apiError.message) });
+    const message = options.redact(apiError.message);
+    noteUpstreamFailure(options.entry, message);
+    return errorAnswer(route.format, { ...apiError, message });
   }
+  noteUpstreamReply(options.entry, response.status, response.header);
   if (response.status < 200 || response.status > 299) return translateError(response, options);
   let answer: string;
   try {
@@ -514,7 +554,7 @@ export async function forwardCount(options: ForwardOptions, url: (model: string 
     const message = `the upstream (${upstream}) answered the count with a body that is not a ${upstream} count (${describe(error)})`;
     return errorAnswer(route.format, { type: 'server', status: 502, message: options.redact(message) });
   }
-  const losses = converted.losses.length + count.losses.length;
-  options.entry.losses = losses;
-  return jsonAnswer(200, JSON.stringify(count.body), { 'x-interlingua-losses': String(losses) });
+  noteLosses(options.entry, converted.losses);
+  noteLosses(options.entry, count.losses);
+  return jsonAnswer(200, JSON.stringify(count.body), { 'x-interlingua-losses': String(converted.losses.length + count.losses.length) });
 }

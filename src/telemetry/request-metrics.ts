@@ -23,7 +23,7 @@ export function createRequestMetrics(): RequestMetrics {
   const registry = new MetricsRegistry();
   const duration = registry.histogram('gen_ai_client_operation_duration_seconds', 'GenAI operation duration (a stream to its end).', [...GENAI_LABELS, 'error_type'], DURATION_BUCKETS);
   const tokens = registry.histogram('gen_ai_client_token_usage', 'Number of input and output tokens used.', [...GENAI_LABELS, 'gen_ai_token_type'], TOKEN_BUCKETS);
-  const firstChunk = registry.histogram('gen_ai_client_operation_time_to_first_chunk_seconds', 'Time to the first chunk of a streamed answer.', GENAI_LABELS, FIRST_CHUNK_BUCKETS);
+  const firstChunk = registry.histogram('gen_ai_client_operation_time_to_first_chunk_seconds', 'Time to the first chunk of a streamed answer that ended well.', GENAI_LABELS, FIRST_CHUNK_BUCKETS);
   const requests = registry.counter('interlingua_requests_total', 'Requests by ingress format, upstream format and status.', ['ingress', 'upstream', 'status']);
   const losses = registry.counter('interlingua_losses_total', 'Losses the conversions reported, by code.', ['code']);
   const streamErrors = registry.counter('interlingua_stream_errors_total', 'Streamed answers that ended with an error event.', ['ingress', 'upstream']);
@@ -38,8 +38,9 @@ export function createRequestMetrics(): RequestMetrics {
       if (record.operation === undefined) return;
       const answered = record.attempts?.at(-1);
       const labels = [record.operation, providerName(answered?.format ?? record.upstream, answered?.dialect), record.upstreamModel ?? record.model ?? ''];
-      duration.observe([...labels, errorType(record.status, record.streamError) ?? ''], record.durationMs / 1000);
-      if (record.stream && record.firstByteMs !== undefined && record.status >= 200 && record.status < 300) firstChunk.observe(labels, record.firstByteMs / 1000);
+      const error = errorType(record.status, record.streamError);
+      duration.observe([...labels, error ?? ''], record.durationMs / 1000);
+      if (record.stream && record.firstByteMs !== undefined && error === undefined) firstChunk.observe(labels, record.firstByteMs / 1000);
       const usage = record.usage;
       if (usage?.inputTokens !== undefined) tokens.observe([...labels, 'input'], usage.inputTokens);
       if (usage?.outputTokens !== undefined) tokens.observe([...labels, 'output'], usage.outputTokens);

@@ -234,3 +234,38 @@ escaping('a hostile model name through the proxy gives one escaped log line, and
 });
 
 escaping.run();
+
+const library = suite("a library user's OpenTelemetry SDK");
+
+library('picks up the proxy’s spans through @opentelemetry/api: the request span with its attempt as a child; telemetry: false makes none', async () => {
+  const { trace } = await import('@opentelemetry/api');
+  const { InMemorySpanExporter, SimpleSpanProcessor, TracerProvider } = await import('@opentelemetry/sdk-trace');
+  const exporter = new InMemorySpanExporter();
+  const provider = new TracerProvider({ spanProcessors: [new SimpleSpanProcessor({ exporter })] });
+  trace.setGlobalTracerProvider(provider);
+  try {
+    await logged('anthropic', anthropicScript(), async (url, entries) => {
+      await (await post(url, '/v1/chat/completions', CHAT_BODY)).arrayBuffer();
+      await entriesOf(entries, 1);
+    });
+    const spans = exporter.getFinishedSpans();
+    assert.is(spans.length, 2);
+    const request = spans.find((span) => span.kind === 1)!;
+    const attempt = spans.find((span) => span.kind === 2)!;
+    assert.is(attempt.parentSpanContext?.spanId, request.spanContext().spanId);
+    assert.is(request.attributes['gen_ai.request.model'], 'gpt-caller');
+    assert.is(attempt.attributes['gen_ai.provider.name'], 'anthropic');
+    assert.is(attempt.attributes['gen_ai.usage.input_tokens'], 11);
+    exporter.reset();
+    await logged('anthropic', anthropicScript(), async (url, entries) => {
+      await (await post(url, '/v1/chat/completions', CHAT_BODY)).arrayBuffer();
+      await entriesOf(entries, 1);
+    }, { telemetry: false });
+    assert.is(exporter.getFinishedSpans().length, 0);
+  } finally {
+    trace.disable();
+    await provider.shutdown();
+  }
+});
+
+library.run();

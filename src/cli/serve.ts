@@ -41,7 +41,8 @@ one is set). With --otlp-endpoint, or the standard OTEL_EXPORTER_OTLP_ENDPOINT
 following the OpenTelemetry GenAI conventions are exported over OTLP/HTTP
 (JSON); OTEL_EXPORTER_OTLP_HEADERS, OTEL_SERVICE_NAME,
 OTEL_RESOURCE_ATTRIBUTES, OTEL_METRIC_EXPORT_INTERVAL, OTEL_TRACES_EXPORTER=none,
-OTEL_METRICS_EXPORTER=none and OTEL_SDK_DISABLED=true are honoured.
+OTEL_METRICS_EXPORTER=none and OTEL_SDK_DISABLED=true are honoured; message
+content goes into spans only with OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true.
 
 A Bedrock upstream is signed with SigV4 using AWS_ACCESS_KEY_ID,
 AWS_SECRET_ACCESS_KEY and AWS_SESSION_TOKEN (or sent a Bedrock API key as a

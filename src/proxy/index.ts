@@ -21,6 +21,8 @@ import { combineSinks, noteLosses, noteStreamEvent, requestIdOf, type AttemptRec
 import { operationName } from '../telemetry/semconv.ts';
 import { createOtelSink } from '../telemetry/otel.ts';
 import { PROMETHEUS_CONTENT_TYPE } from '../telemetry/metrics.ts';
+import { captureRequested, type CapturedContent } from '../telemetry/content.ts';
+import { parseBody } from '../core/convert.ts';
 
 /** The upstream the proxy talks to. */
 export interface UpstreamConfig {
@@ -159,6 +161,8 @@ export function createExchange(config: ProxyConfig): Exchange {
 
   const sink = combineSinks([config.telemetry === false ? undefined : (config.telemetry ?? createOtelSink()), config.log === undefined ? undefined : { record: config.log }]);
   const server = hostOf(aws.baseUrl);
+  // Message content goes into spans only when the standard variable asks for it.
+  const capture = sink !== undefined && captureRequested(env);
   const operation = (route: Route) => operationName(upstream.format, route);
 
   return async (request: Inbound): Promise<Answer> => {
@@ -223,6 +227,7 @@ export function createExchange(config: ProxyConfig): Exchange {
     }
     const text = await request.text(maxBodyBytes);
     if (text === undefined) return fail({ type: 'request_too_large', message: `request body is larger than ${maxBodyBytes} bytes` });
+    if (capture) entry.content = capturedRequest(route, text);
     try {
       const attempt: AttemptRecord = { upstream: upstream.format, format: upstream.format, startMs: Date.now() - started };
       if (upstream.dialect !== undefined) attempt.dialect = upstream.dialect;
@@ -254,6 +259,16 @@ export function createExchange(config: ProxyConfig): Exchange {
       return fail({ type: 'server', message: `proxy error: ${message}` });
     }
   };
+}
+
+/** The caller's request as the IR, for the spans' captured messages; nothing when it cannot be read (its conversion says why). */
+function capturedRequest(route: Route, text: string): CapturedContent {
+  try {
+    const context = route.model === undefined ? { losses: new LossCollector() } : { losses: new LossCollector(), model: route.model };
+    return { request: codecFor(route.format).decodeRequest(parseBody(text), context) };
+  } catch {
+    return {};
+  }
 }
 
 /** The `host:port` of an upstream's API root, for the spans' `server.address`; none when it is no URL. */

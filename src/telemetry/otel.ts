@@ -13,6 +13,7 @@
 import { context, createNoopMeter, metrics, SpanKind, SpanStatusCode, trace, ValueType, type Attributes, type Context, type Histogram, type MeterProvider, type Span } from '@opentelemetry/api';
 import type { AttemptRecord, RequestRecord, TelemetrySink } from './record.ts';
 import * as semconv from './semconv.ts';
+import { inputMessages, outputMessages } from './content.ts';
 
 /** The instrumentation scope. */
 export const SCOPE_NAME = 'interlingua';
@@ -69,6 +70,19 @@ function answerAttributes(record: RequestRecord, attributes: Attributes): void {
   if (record.finishReasons !== undefined && record.finishReasons.length > 0) attributes[semconv.ATTR_RESPONSE_FINISH_REASONS] = record.finishReasons;
 }
 
+/** The captured messages (opted in): the request's on every attempt, the answer's on the one that answered. */
+function contentAttributes(record: RequestRecord, attributes: Attributes, answered: boolean): void {
+  const content = record.content!;
+  if (content.request !== undefined) {
+    const input = inputMessages(content.request);
+    attributes[semconv.ATTR_INPUT_MESSAGES] = input.messages;
+    if (input.system !== undefined) attributes[semconv.ATTR_SYSTEM_INSTRUCTIONS] = input.system;
+  }
+  if (!answered) return;
+  const output = outputMessages(content);
+  if (output !== undefined) attributes[semconv.ATTR_OUTPUT_MESSAGES] = output;
+}
+
 /** The attempts of a record: the gateway's, or the one call of the one-upstream proxy (none when the request never reached an upstream). */
 function attemptsOf(record: RequestRecord): readonly AttemptRecord[] {
   return record.attempts ?? [];
@@ -87,6 +101,7 @@ function attemptSpan(tracer: ReturnType<typeof trace.getTracer>, parent: Context
   if (attempt.status !== undefined && attempt.status > 0) attributes[semconv.ATTR_HTTP_STATUS] = attempt.status;
   if (attempt.upstreamRequestId !== undefined) attributes['interlingua.upstream_request_id'] = attempt.upstreamRequestId;
   if (answered) answerAttributes(record, attributes);
+  if (record.content !== undefined) contentAttributes(record, attributes, answered);
   const failed = attempt.error !== undefined || (attempt.status !== undefined && (attempt.status === 0 || attempt.status >= 400)) || (answered && record.streamError === true);
   if (failed) attributes[semconv.ATTR_ERROR_TYPE] = attempt.status !== undefined && attempt.status > 0 && attempt.status >= 400 ? String(attempt.status) : answered && record.streamError === true ? 'stream_error' : 'connection_error';
   const start = record.startedAt + (attempt.startMs ?? 0);
@@ -101,28 +116,26 @@ function requestSpan(tracer: ReturnType<typeof trace.getTracer>, parent: Context
   return tracer.startSpan(name, { kind: SpanKind.SERVER, startTime: record.startedAt }, parent);
 }
 
-function requestAttributes(record: RequestRecord): Attributes {
+/**
+ * The request span's attributes: what the caller asked and got, and what
+ * only the request knows (its id, formats, losses); the answer's model,
+ * usage and stop reasons are on the attempt that answered, the inference
+ * span of the conventions (or here, when no attempt was made).
+ */
+function requestAttributes(record: RequestRecord, attempted: boolean): Attributes {
   const attributes: Attributes = {
     [semconv.ATTR_HTTP_METHOD]: record.method,
     [semconv.ATTR_HTTP_ROUTE]: record.path,
     [semconv.ATTR_HTTP_STATUS]: record.status,
     'interlingua.request_id': record.requestId,
-    'interlingua.upstream.format': record.upstream,
-    'interlingua.stream': record.stream,
     'interlingua.losses': record.losses,
   };
-  if (record.operation !== undefined) {
-    attributes[semconv.ATTR_OPERATION_NAME] = record.operation;
-    const answered = record.attempts?.at(-1);
-    attributes[semconv.ATTR_PROVIDER_NAME] = semconv.providerName(answered?.format ?? record.upstream, answered?.dialect);
-  }
+  if (record.operation !== undefined) attributes[semconv.ATTR_OPERATION_NAME] = record.operation;
   if (record.model !== undefined) attributes[semconv.ATTR_REQUEST_MODEL] = record.model;
   if (record.ingress !== undefined) attributes['interlingua.ingress.format'] = record.ingress;
-  if (record.upstreamModel !== undefined) attributes['interlingua.upstream.model'] = record.upstreamModel;
   if (record.route !== undefined) attributes['interlingua.route'] = record.route;
   if (record.lossCodes !== undefined && record.lossCodes.length > 0) attributes['interlingua.loss_codes'] = record.lossCodes;
-  if (record.firstByteMs !== undefined) attributes['interlingua.time_to_first_byte_ms'] = record.firstByteMs;
-  answerAttributes(record, attributes);
+  if (!attempted) answerAttributes(record, attributes);
   const error = semconv.errorType(record.status, record.streamError);
   if (error !== undefined) attributes[semconv.ATTR_ERROR_TYPE] = error;
   return attributes;
@@ -131,20 +144,23 @@ function requestAttributes(record: RequestRecord): Attributes {
 function recordMetrics(instruments: Instruments, record: RequestRecord): void {
   if (record.operation === undefined) return;
   const answered = record.attempts?.at(-1);
-  const attributes: Attributes = {
-    [semconv.ATTR_OPERATION_NAME]: record.operation,
-    [semconv.ATTR_PROVIDER_NAME]: semconv.providerName(answered?.format ?? record.upstream, answered?.dialect),
-  };
-  const model = record.upstreamModel ?? record.model;
-  if (model !== undefined) attributes[semconv.ATTR_REQUEST_MODEL] = model;
-  if (record.responseModel !== undefined) attributes[semconv.ATTR_RESPONSE_MODEL] = record.responseModel;
-  serverAttributes(answered?.server, attributes);
+  // The conventions' required and conditionally required attributes (each point's attribute set is hashed: no more than these).
+  const operation = record.operation;
+  const provider = semconv.providerName(answered?.format ?? record.upstream, answered?.dialect);
+  const model = record.upstreamModel ?? record.model ?? '';
   const error = semconv.errorType(record.status, record.streamError);
-  instruments.duration.record(record.durationMs / 1000, error === undefined ? attributes : { ...attributes, [semconv.ATTR_ERROR_TYPE]: error });
-  if (record.stream && record.firstByteMs !== undefined && error === undefined) instruments.firstChunk.record(record.firstByteMs / 1000, attributes);
+  instruments.duration.record(
+    record.durationMs / 1000,
+    error === undefined
+      ? { [semconv.ATTR_OPERATION_NAME]: operation, [semconv.ATTR_PROVIDER_NAME]: provider, [semconv.ATTR_REQUEST_MODEL]: model }
+      : { [semconv.ATTR_OPERATION_NAME]: operation, [semconv.ATTR_PROVIDER_NAME]: provider, [semconv.ATTR_REQUEST_MODEL]: model, [semconv.ATTR_ERROR_TYPE]: error },
+  );
+  if (record.stream && record.firstByteMs !== undefined && error === undefined) {
+    instruments.firstChunk.record(record.firstByteMs / 1000, { [semconv.ATTR_OPERATION_NAME]: operation, [semconv.ATTR_PROVIDER_NAME]: provider, [semconv.ATTR_REQUEST_MODEL]: model });
+  }
   const usage = record.usage;
-  if (usage?.inputTokens !== undefined) instruments.tokens.record(usage.inputTokens, { ...attributes, [semconv.ATTR_TOKEN_TYPE]: 'input' });
-  if (usage?.outputTokens !== undefined) instruments.tokens.record(usage.outputTokens, { ...attributes, [semconv.ATTR_TOKEN_TYPE]: 'output' });
+  if (usage?.inputTokens !== undefined) instruments.tokens.record(usage.inputTokens, { [semconv.ATTR_OPERATION_NAME]: operation, [semconv.ATTR_PROVIDER_NAME]: provider, [semconv.ATTR_REQUEST_MODEL]: model, [semconv.ATTR_TOKEN_TYPE]: 'input' });
+  if (usage?.outputTokens !== undefined) instruments.tokens.record(usage.outputTokens, { [semconv.ATTR_OPERATION_NAME]: operation, [semconv.ATTR_PROVIDER_NAME]: provider, [semconv.ATTR_REQUEST_MODEL]: model, [semconv.ATTR_TOKEN_TYPE]: 'output' });
 }
 
 /** The OpenTelemetry sink: spans and metrics through the global providers of `@opentelemetry/api`. */
@@ -157,8 +173,8 @@ export function createOtelSink(): TelemetrySink {
       const parent = (begun as Context | undefined) ?? context.active();
       const span = requestSpan(tracer, parent, record);
       if (span.isRecording()) {
-        span.setAttributes(requestAttributes(record));
         const attempts = attemptsOf(record);
+        span.setAttributes(requestAttributes(record, attempts.length > 0));
         const within = trace.setSpan(parent, span);
         for (let index = 0; index < attempts.length; index++) attemptSpan(tracer, within, record, attempts[index]!, index === attempts.length - 1 && record.status < 400);
         if (semconv.errorType(record.status, record.streamError) !== undefined) span.setStatus(record.error === undefined ? { code: SpanStatusCode.ERROR } : { code: SpanStatusCode.ERROR, message: record.error });

@@ -6,6 +6,7 @@
  */
 import type { FormatId, Response, Usage } from '../core/ir.ts';
 import type { StreamEvent } from '../core/stream-events.ts';
+import type { CapturedContent } from './content.ts';
 
 /** The tokens an answer reported, as the GenAI conventions count them: `inputTokens` includes the cached ones, `outputTokens` the reasoning ones. */
 export interface TokenUsage {
@@ -80,6 +81,8 @@ export interface RequestRecord {
   /** The upstream's own request id of the attempt that answered. */
   upstreamRequestId?: string;
   error?: string;
+  /** Message content for the spans, only when `OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true` (never logged). */
+  content?: CapturedContent;
 }
 
 /** The longest caller request id kept (longer is replaced by a new one). */
@@ -119,6 +122,7 @@ export function tokenUsageOf(usage: Usage | undefined): TokenUsage | undefined {
 
 /** Note what one stream event says about the answer: its model, usage (cumulative: later numbers replace earlier ones), stop reasons, an error event. */
 export function noteStreamEvent(record: RequestRecord, event: StreamEvent): void {
+  if (record.content !== undefined) (record.content.events ??= []).push(event);
   switch (event.type) {
     case 'start':
       if (event.model !== undefined) record.responseModel = event.model;
@@ -145,6 +149,7 @@ function mergeUsage(record: RequestRecord, usage: Usage): void {
 
 /** Note what a whole answer says: its model, usage and stop reasons. */
 export function noteResponse(record: RequestRecord, response: Response): void {
+  if (record.content !== undefined) record.content.response = response;
   if (response.model !== undefined) record.responseModel = response.model;
   const tokens = tokenUsageOf(response.usage);
   if (tokens !== undefined) record.usage = tokens;

@@ -19,6 +19,7 @@ export const ATTR_RESPONSE_FINISH_REASONS = 'gen_ai.response.finish_reasons';
 export const ATTR_TOKEN_TYPE = 'gen_ai.token.type';
 export const ATTR_INPUT_MESSAGES = 'gen_ai.input.messages';
 export const ATTR_OUTPUT_MESSAGES = 'gen_ai.output.messages';
+export const ATTR_SYSTEM_INSTRUCTIONS = 'gen_ai.system_instructions';
 export const ATTR_SERVER_ADDRESS = 'server.address';
 export const ATTR_SERVER_PORT = 'server.port';
 export const ATTR_ERROR_TYPE = 'error.type';

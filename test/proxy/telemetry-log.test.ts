@@ -237,7 +237,7 @@ escaping.run();
 
 const library = suite("a library user's OpenTelemetry SDK");
 
-library('picks up the proxy’s spans through @opentelemetry/api: the request span with its attempt as a child; telemetry: false makes none', async () => {
+library('picks up the proxy’s spans through @opentelemetry/api: the request span with its attempt as a child, message content only when OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT asks; telemetry: false makes none', async () => {
   const { trace } = await import('@opentelemetry/api');
   const { InMemorySpanExporter, SimpleSpanProcessor, TracerProvider } = await import('@opentelemetry/sdk-trace');
   const exporter = new InMemorySpanExporter();
@@ -256,6 +256,23 @@ library('picks up the proxy’s spans through @opentelemetry/api: the request sp
     assert.is(request.attributes['gen_ai.request.model'], 'gpt-caller');
     assert.is(attempt.attributes['gen_ai.provider.name'], 'anthropic');
     assert.is(attempt.attributes['gen_ai.usage.input_tokens'], 11);
+    assert.is(attempt.attributes['gen_ai.input.messages'], undefined, 'no message content unless asked for');
+    assert.is(attempt.attributes['gen_ai.output.messages'], undefined);
+    exporter.reset();
+    const env = { OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT: 'true' };
+    await logged('anthropic', anthropicScript(), async (url, entries) => {
+      await (await post(url, '/v1/chat/completions', { ...CHAT_BODY, messages: [{ role: 'system', content: 'Be brief.' }, ...CHAT_BODY.messages] })).arrayBuffer();
+      await (await post(url, '/v1/chat/completions', { ...CHAT_BODY, stream: true })).text();
+      await entriesOf(entries, 2);
+    }, { env });
+    const captured = exporter.getFinishedSpans().filter((span) => span.kind === 2);
+    assert.is(captured.length, 2);
+    for (const span of captured) {
+      assert.equal(JSON.parse(String(span.attributes['gen_ai.input.messages'])), [{ role: 'user', parts: [{ type: 'text', content: 'hi' }] }]);
+    }
+    assert.equal(JSON.parse(String(captured[0]!.attributes['gen_ai.system_instructions'])), [{ type: 'text', content: 'Be brief.' }]);
+    assert.equal(JSON.parse(String(captured[0]!.attributes['gen_ai.output.messages'])), [{ role: 'assistant', parts: [{ type: 'text', content: 'Hello' }], finish_reason: 'end_turn' }]);
+    assert.equal(JSON.parse(String(captured[1]!.attributes['gen_ai.output.messages'])), [{ role: 'assistant', parts: [{ type: 'text', content: 'Hello' }], finish_reason: 'end_turn' }], 'a stream’s answer, accumulated');
     exporter.reset();
     await logged('anthropic', anthropicScript(), async (url, entries) => {
       await (await post(url, '/v1/chat/completions', CHAT_BODY)).arrayBuffer();

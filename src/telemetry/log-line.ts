@@ -13,7 +13,7 @@ import type { AttemptRecord, RequestRecord, TokenUsage } from './record.ts';
 export type LogFormat = 'text' | 'json';
 
 /** A value written bare in a text line: nothing a reader could take for a separator, a quote or a line end. */
-const PLAIN = /^[A-Za-z0-9._:/@+\-*~]+$/;
+const PLAIN = /^[A-Za-z0-9._:/@+\-*~,]+$/;
 
 /** Characters JSON.stringify leaves as they are but a log line must not hold raw: DEL, everything past ASCII (line and paragraph separators, bidirectional controls). */
 const UNPRINTABLE = /[\x7f-\uffff]/g;

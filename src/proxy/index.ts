@@ -209,6 +209,7 @@ export function createExchange(config: ProxyConfig): Exchange {
           entry.durationMs = Date.now() - started;
           // A converted stream that broke off has told the caller so in an error event (seen on its way); one passed through just stops.
           if (how === 'failed') entry.streamError = true;
+          else if (how === 'cancelled') entry.error ??= 'the caller went away before the end of the stream';
           emit();
         },
       });

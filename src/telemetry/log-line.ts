@@ -38,14 +38,10 @@ function lossSummary(codes: readonly string[]): string {
 }
 
 function tokenSummary(usage: TokenUsage): string {
-  let text = '';
-  const add = (name: string, value: number | undefined) => {
-    if (value !== undefined) text += `${text === '' ? '' : ','}${name}:${value}`;
-  };
-  add('in', usage.inputTokens);
-  add('out', usage.outputTokens);
-  add('cached', usage.cachedTokens);
-  add('reasoning', usage.reasoningTokens);
+  let text = usage.inputTokens === undefined ? '' : `in:${usage.inputTokens}`;
+  if (usage.outputTokens !== undefined) text += `${text === '' ? '' : ','}out:${usage.outputTokens}`;
+  if (usage.cachedTokens !== undefined) text += `${text === '' ? '' : ','}cached:${usage.cachedTokens}`;
+  if (usage.reasoningTokens !== undefined) text += `${text === '' ? '' : ','}reasoning:${usage.reasoningTokens}`;
   return text;
 }
 

@@ -21,12 +21,18 @@ interface Series {
   sum?: number;
 }
 
+/** Series by their label values, one map level per label (no key string made per lookup: the values' own hashes are reused). */
+type SeriesTree = Map<string, SeriesTree | Series>;
+
 /** One metric: its series by label values. */
 abstract class Metric {
   readonly name: string;
   readonly help: string;
   readonly labelNames: readonly string[];
-  protected readonly series = new Map<string, Series>();
+  /** Every series, in the order made. */
+  protected readonly series: Series[] = [];
+  readonly #tree: SeriesTree = new Map();
+  #other: Series | undefined;
 
   constructor(name: string, help: string, labelNames: readonly string[]) {
     this.name = name;
@@ -36,21 +42,35 @@ abstract class Metric {
 
   /** The series of `labels` (one value per label name), made on first use. */
   protected seriesOf(labels: readonly string[]): Series {
-    const key = labels.join('\u0000');
-    let series = this.series.get(key);
-    if (series !== undefined) return series;
-    if (this.series.size >= MAX_SERIES) {
-      const other = this.labelNames.map(() => OTHER);
-      const otherKey = other.join('\u0000');
-      series = this.series.get(otherKey);
-      if (series !== undefined) return series;
-      series = this.fresh(other);
-      this.series.set(otherKey, series);
-      return series;
+    let level = this.#tree;
+    const last = labels.length - 1;
+    for (let index = 0; index < last; index++) {
+      const label = labels[index] as string;
+      let next = level.get(label) as SeriesTree | undefined;
+      if (next === undefined) {
+        if (this.series.length >= MAX_SERIES) return this.#overflow();
+        next = new Map();
+        level.set(label, next);
+      }
+      level = next;
     }
-    series = this.fresh(labels);
-    this.series.set(key, series);
+    const key = labels[last] ?? '';
+    const found = level.get(key) as Series | undefined;
+    if (found !== undefined) return found;
+    if (this.series.length >= MAX_SERIES) return this.#overflow();
+    const series = this.fresh(labels.slice());
+    level.set(key, series);
+    this.series.push(series);
     return series;
+  }
+
+  /** The one series every label set past {@link MAX_SERIES} is counted in. */
+  #overflow(): Series {
+    if (this.#other === undefined) {
+      this.#other = this.fresh(this.labelNames.map(() => OTHER));
+      this.series.push(this.#other);
+    }
+    return this.#other;
   }
 
   protected fresh(labels: readonly string[]): Series {
@@ -68,7 +88,7 @@ export class Counter extends Metric {
 
   render(): string {
     let text = `# HELP ${this.name} ${escapeHelp(this.help)}\n# TYPE ${this.name} counter\n`;
-    for (const series of this.series.values()) text += `${this.name}${labelText(this.labelNames, series.labels)} ${numberText(series.value)}\n`;
+    for (const series of this.series) text += `${this.name}${labelText(this.labelNames, series.labels)} ${numberText(series.value)}\n`;
     return text;
   }
 }
@@ -98,7 +118,7 @@ export class Histogram extends Metric {
 
   render(): string {
     let text = `# HELP ${this.name} ${escapeHelp(this.help)}\n# TYPE ${this.name} histogram\n`;
-    for (const series of this.series.values()) {
+    for (const series of this.series) {
       let cumulative = 0;
       for (let index = 0; index <= this.boundaries.length; index++) {
         cumulative += series.buckets![index]!;

@@ -1,7 +1,8 @@
 /**
  * Spans and metrics through the OpenTelemetry API (`@opentelemetry/api`),
  * following the GenAI semantic conventions: one span per caller request
- * (kind SERVER) with a child span per upstream attempt (kind CLIENT), and
+ * (kind SERVER, or INTERNAL under an application's own span) with a child
+ * span per upstream attempt (kind CLIENT), and
  * the client metrics `gen_ai.client.operation.duration`,
  * `gen_ai.client.token.usage` and `gen_ai.client.operation.time_to_first_chunk`.
  * A library user's own SDK picks them up; with none registered the API is a
@@ -113,7 +114,9 @@ function attemptSpan(tracer: ReturnType<typeof trace.getTracer>, parent: Context
 function requestSpan(tracer: ReturnType<typeof trace.getTracer>, parent: Context, record: RequestRecord): Span {
   const operation = record.operation;
   const name = operation === undefined ? `${record.method} ${record.path}` : record.model === undefined ? operation : `${operation} ${record.model}`;
-  return tracer.startSpan(name, { kind: SpanKind.SERVER, startTime: record.startedAt }, parent);
+  // Under a span of the application's own (its HTTP server's, say) the request is a step of that one, not a second server span.
+  const kind = trace.getSpan(parent) === undefined ? SpanKind.SERVER : SpanKind.INTERNAL;
+  return tracer.startSpan(name, { kind, startTime: record.startedAt }, parent);
 }
 
 /**

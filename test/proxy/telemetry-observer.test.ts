@@ -5,7 +5,7 @@
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { trace } from '@opentelemetry/api';
+import { ROOT_CONTEXT, trace } from '@opentelemetry/api';
 import { InMemorySpanExporter, SimpleSpanProcessor, TracerProvider } from '@opentelemetry/sdk-trace';
 import { createRequestObserver } from '../../src/telemetry/observer.ts';
 import { createRequestMetrics } from '../../src/telemetry/request-metrics.ts';
@@ -60,6 +60,25 @@ test('a fallback: the 529 attempt and the one that answered, in the line, the me
     const parent = spans.find((span) => span.kind === 1)!;
     assert.is(parent.attributes['interlingua.route'], 'claude-*');
     assert.is(failed?.parentSpanContext?.spanId, parent.spanContext().spanId);
+  } finally {
+    trace.disable();
+    void provider.shutdown();
+  }
+});
+
+test('under a span of the application’s own, the request span is its INTERNAL child, not a second SERVER span', () => {
+  const exporter = new InMemorySpanExporter();
+  const provider = new TracerProvider({ spanProcessors: [new SimpleSpanProcessor({ exporter })] });
+  trace.setGlobalTracerProvider(provider);
+  try {
+    const outer = trace.getTracer('app').startSpan('POST /llm');
+    const sink = createOtelSink();
+    const record: RequestRecord = { requestId: 'r', startedAt: Date.now(), method: 'POST', path: '/v1/messages', operation: 'chat', upstream: 'anthropic', stream: false, status: 200, durationMs: 5, losses: 0 };
+    sink.record(record, trace.setSpan(ROOT_CONTEXT, outer));
+    outer.end();
+    const ours = exporter.getFinishedSpans().find((span) => span.name === 'chat');
+    assert.is(ours?.kind, 0, 'INTERNAL');
+    assert.is(ours?.parentSpanContext?.spanId, outer.spanContext().spanId);
   } finally {
     trace.disable();
     void provider.shutdown();

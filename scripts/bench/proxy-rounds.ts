@@ -18,9 +18,11 @@
  * prints the medians and, with `--against`, the median of the turns'
  * differences between the two builds (`--rounds=0` skips the CPU rounds).
  * `--streamed` loads the CPU rounds with streamed requests (the same
- * 40-event stream), which the bare proxy pipes unconverted.
+ * 40-event stream), which the bare proxy pipes unconverted. `--otlp` adds
+ * this build with telemetry on (`--otlp-endpoint` to a local OTLP/HTTP
+ * receiver, scripts/bench/otlp-sink-child.mjs) to every round.
  *
- *   npx tsx scripts/bench/proxy-rounds.ts [--rounds=5] [--ingress=anthropic] [--seconds=4] [--against=.dist-base] [--first-byte=2000] [--streamed]
+ *   npx tsx scripts/bench/proxy-rounds.ts [--rounds=5] [--ingress=anthropic] [--seconds=4] [--against=.dist-base] [--first-byte=2000] [--streamed] [--otlp]
  *
  * The upstream is OpenAI Chat for Anthropic ingress and Anthropic otherwise.
  */
@@ -33,7 +35,7 @@ import { firstByte, interleavedCpu, median, start, stop, type RoundSample } from
 import { smallChatBodies, streamWorkload } from './workloads.ts';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
-const { values } = parseArgs({ options: { rounds: { type: 'string' }, ingress: { type: 'string' }, seconds: { type: 'string' }, against: { type: 'string' }, 'first-byte': { type: 'string' }, streamed: { type: 'boolean' } } });
+const { values } = parseArgs({ options: { rounds: { type: 'string' }, ingress: { type: 'string' }, seconds: { type: 'string' }, against: { type: 'string' }, 'first-byte': { type: 'string' }, streamed: { type: 'boolean' }, otlp: { type: 'boolean' } } });
 const rounds = Number(values.rounds ?? 5);
 const seconds = Number(values.seconds ?? 4);
 const ingress = values.ingress === 'openai-chat' ? 'openai-chat' : 'anthropic';
@@ -53,6 +55,8 @@ const proxies = [
   { name: 'bare Node proxy', process: await start([join(ROOT, 'scripts/bench/floor-proxy-child.mjs'), origin], ROOT, LISTENING) },
   { name: 'interlingua serve', process: await start([join(ROOT, 'dist/cli/main.js'), ...serveArgs], ROOT, LISTENING) },
 ];
+const sink = values.otlp === true ? await start([join(ROOT, 'scripts/bench/otlp-sink-child.mjs')], ROOT, /^\{"port":(\d+)\}$/) : undefined;
+if (sink !== undefined) proxies.push({ name: 'interlingua serve, telemetry on', process: await start([join(ROOT, 'dist/cli/main.js'), ...serveArgs, '--otlp-endpoint', `http://127.0.0.1:${sink.match[1]}`], ROOT, LISTENING) });
 if (values.against !== undefined) proxies.push({ name: `interlingua serve (${values.against})`, process: await start([join(resolve(ROOT, values.against), 'cli/main.js'), ...serveArgs], ROOT, LISTENING) });
 /** The streamed variant of a request body. */
 const streamed = (text: string) => JSON.stringify({ ...(JSON.parse(text) as Record<string, unknown>), stream: true });
@@ -92,6 +96,7 @@ try {
   }
 } finally {
   for (const proxy of proxies) await stop(proxy.process.child);
+  if (sink !== undefined) await stop(sink.child);
   await stop(upstream.child);
   rmSync(file, { force: true });
 }

@@ -37,7 +37,7 @@ export interface LoadResult {
 /** One proxy measured in a scenario: the TCP relay (a reference below the floor), the floor, interlingua, or a peer. */
 export interface ProxyRun {
   name: string;
-  kind: 'relay' | 'floor' | 'interlingua' | 'peer';
+  kind: 'relay' | 'floor' | 'interlingua' | 'telemetry' | 'peer';
   /** How it was run (command, headers), for the report. */
   how: string;
   /** Why there is no measurement, where there is none. */
@@ -76,6 +76,8 @@ export interface CpuRounds {
   floorP99: number[];
   interlinguaP50: number[];
   interlinguaP99: number[];
+  /** `interlingua serve` with telemetry on (OTLP/HTTP export to a local receiver), loaded in the same rounds. */
+  telemetryUs?: number[];
   /** Measured seconds per proxy and round (after a second of warm-up). */
   seconds: number;
 }
@@ -98,6 +100,13 @@ export function median(values: readonly number[]): number {
 /** The median of each round's ratio interlingua ÷ bare proxy. */
 export function roundsRatio(rounds: CpuRounds): number {
   return median(rounds.interlinguaUs.map((value, index) => value / rounds.floorUs[index]!));
+}
+
+/** The median of each round's ratio interlingua with telemetry on ÷ bare proxy, and ÷ interlingua with it off; none without telemetry rounds. */
+export function telemetryRatios(rounds: CpuRounds): { floor: number; off: number } | undefined {
+  const on = rounds.telemetryUs;
+  if (on === undefined || on.length === 0) return undefined;
+  return { floor: median(on.map((value, index) => value / rounds.floorUs[index]!)), off: median(on.map((value, index) => value / rounds.interlinguaUs[index]!)) };
 }
 
 /** Options of {@link runProxy}. */
@@ -336,21 +345,23 @@ export async function interleavedCpu(
   return samples;
 }
 
-/** The bare proxy and `interlingua serve` in {@link interleavedCpu} rounds. */
+/** The bare proxy and `interlingua serve` (and the same with telemetry on, when given) in {@link interleavedCpu} rounds. */
 export async function cpuRounds(
-  proxies: { floor: { url: string; pid: number }; interlingua: { url: string; pid: number } },
+  proxies: { floor: { url: string; pid: number }; interlingua: { url: string; pid: number }; telemetry?: { url: string; pid: number } },
   body: string,
   options: { root: string; rate: number; connections: number; rounds: number; seconds: number; progress?: (line: string) => void },
 ): Promise<CpuRounds> {
-  const [floor, ours] = (await interleavedCpu(
+  const [floor, ours, telemetry] = (await interleavedCpu(
     [
       { name: 'bare proxy', ...proxies.floor },
       { name: 'interlingua', ...proxies.interlingua },
+      ...(proxies.telemetry === undefined ? [] : [{ name: 'interlingua, telemetry on', ...proxies.telemetry }]),
     ],
     body,
     options,
-  )) as [RoundSample[], RoundSample[]];
+  )) as [RoundSample[], RoundSample[], RoundSample[] | undefined];
   return {
+    ...(telemetry === undefined ? {} : { telemetryUs: telemetry.map((sample) => sample.cpuUs) }),
     floorUs: floor.map((sample) => sample.cpuUs),
     interlinguaUs: ours.map((sample) => sample.cpuUs),
     floorP50: floor.map((sample) => sample.p50),
@@ -408,7 +419,7 @@ const LISTENING = /proxy listening on http:\/\/127\.0\.0\.1:(\d+)/;
  * request, `upstreamBody`, relayed as bytes), the bare Node floor,
  * interlingua serve, and the peers that can take this route.
  */
-async function specsFor(root: string, ingress: FormatId, target: FormatId, upstreamPort: number, upstreamBody: string, peers: boolean): Promise<ProxySpec[]> {
+async function specsFor(root: string, ingress: FormatId, target: FormatId, upstreamPort: number, upstreamBody: string, peers: boolean, otlpUrl?: string): Promise<ProxySpec[]> {
   const upstreamBase = target === 'openai-chat' ? `http://127.0.0.1:${upstreamPort}/v1` : `http://127.0.0.1:${upstreamPort}`;
   const specs: ProxySpec[] = [
     {
@@ -438,6 +449,16 @@ async function specsFor(root: string, ingress: FormatId, target: FormatId, upstr
       url: (port) => `http://127.0.0.1:${port}${PATHS[ingress]}`,
     },
   ];
+  if (otlpUrl !== undefined) {
+    specs.push({
+      name: 'interlingua serve, telemetry on (OTLP/HTTP export)',
+      kind: 'telemetry',
+      how: `node dist/cli/main.js serve --upstream ${target} --upstream-url ${upstreamBase} --otlp-endpoint ${otlpUrl} (scripts/bench/otlp-sink-child.mjs receives: a span per request and per attempt, batched; metrics every 60 s)`,
+      args: async () => [join(root, 'dist/cli/main.js'), 'serve', '--upstream', target, '--upstream-url', upstreamBase, '--port', '0', '--otlp-endpoint', otlpUrl],
+      ready: LISTENING,
+      url: (port) => `http://127.0.0.1:${port}${PATHS[ingress]}`,
+    });
+  }
   if (!peers) return specs;
   specs.push(await llmsSpec(root, ingress, target, upstreamPort));
   const portkey = join(root, 'node_modules/@portkey-ai/gateway/build/start-server.js');
@@ -547,6 +568,8 @@ export async function runProxy(options: ProxyOptions): Promise<ProxyScenario[]> 
   writeFileSync(bodiesFile, JSON.stringify({ responses: options.responses, streams: options.streams ?? {} }));
   const upstream = await start([join(options.root, 'scripts/bench/upstream-child.mjs'), bodiesFile], options.root, /^\{"port":(\d+)\}$/);
   const upstreamPort = Number(upstream.match[1]);
+  const sink = await start([join(options.root, 'scripts/bench/otlp-sink-child.mjs')], options.root, /^\{"port":(\d+)\}$/);
+  const otlpUrl = `http://127.0.0.1:${sink.match[1]}`;
   const scenarios: ProxyScenario[] = [];
   const settings = { rate: options.rate, connections: options.connections, root: options.root };
   try {
@@ -564,14 +587,15 @@ export async function runProxy(options: ProxyOptions): Promise<ProxyScenario[]> 
       const { watched: _, ...direct } = await load(`direct to the ${target} upstream`, directUrl, directBody, { ...settings, warmup: options.warmup, duration: options.duration });
       options.progress?.(`${title}: direct ${direct.rps.toFixed(0)} req/s p50 ${direct.p50.toFixed(3)} ms p99 ${direct.p99.toFixed(3)} ms`);
       const runs: ProxyRun[] = [];
-      for (const spec of await specsFor(options.root, ingress, target, upstreamPort, directBody, options.peers !== false)) {
+      for (const spec of await specsFor(options.root, ingress, target, upstreamPort, directBody, options.peers !== false, otlpUrl)) {
         runs.push(await measure(spec, options.root, ingressBody, options, title));
       }
       const scenario: ProxyScenario = { title, ingress, upstream: target, direct, runs };
-      await interleaved(scenario, options, upstreamPort, directUrl, directBody, ingressBody, title);
+      await interleaved(scenario, options, upstreamPort, directUrl, directBody, ingressBody, title, otlpUrl);
       scenarios.push(scenario);
     }
   } finally {
+    await stop(sink.child);
     await stop(upstream.child);
     rmSync(bodiesFile, { force: true });
   }
@@ -584,11 +608,11 @@ export async function runProxy(options: ProxyOptions): Promise<ProxyScenario[]> 
  * upstream directly, through the bare proxy and through interlingua in
  * turn, then the interleaved CPU rounds.
  */
-async function interleaved(scenario: ProxyScenario, options: ProxyOptions, upstreamPort: number, directUrl: string, directBody: string, ingressBody: string, title: string): Promise<void> {
+async function interleaved(scenario: ProxyScenario, options: ProxyOptions, upstreamPort: number, directUrl: string, directBody: string, ingressBody: string, title: string, otlpUrl: string): Promise<void> {
   const rounds = options.rounds ?? 5;
   const streamRounds = options.streams === undefined ? 0 : (options.streamRounds ?? 3);
   if (options.streams === undefined && rounds === 0) return;
-  const specs = (await specsFor(options.root, scenario.ingress, scenario.upstream, upstreamPort, directBody, false)).filter((spec) => spec.args !== undefined && spec.ready !== undefined && spec.url !== undefined);
+  const specs = (await specsFor(options.root, scenario.ingress, scenario.upstream, upstreamPort, directBody, false, otlpUrl)).filter((spec) => spec.args !== undefined && spec.ready !== undefined && spec.url !== undefined);
   const started: { spec: ProxySpec; child: ChildProcess; url: string }[] = [];
   try {
     for (const spec of specs) {
@@ -598,10 +622,11 @@ async function interleaved(scenario: ProxyScenario, options: ProxyOptions, upstr
     const relay = started.find((item) => item.spec.kind === 'relay');
     const floor = started.find((item) => item.spec.kind === 'floor');
     const ours = started.find((item) => item.spec.kind === 'interlingua');
+    const telemetry = started.find((item) => item.spec.kind === 'telemetry');
     if (relay === undefined || floor === undefined || ours === undefined) return;
     const streamed = streamedBody(scenario.ingress, ingressBody);
     const roundOptions = { root: options.root, rate: options.rate, connections: options.connections, seconds: options.roundSeconds ?? 3, ...(options.progress === undefined ? {} : { progress: options.progress }) };
-    const loaded = { floor: { url: floor.url, pid: floor.child.pid! }, interlingua: { url: ours.url, pid: ours.child.pid! } };
+    const loaded = { floor: { url: floor.url, pid: floor.child.pid! }, interlingua: { url: ours.url, pid: ours.child.pid! }, ...(telemetry === undefined ? {} : { telemetry: { url: telemetry.url, pid: telemetry.child.pid! } }) };
     if (options.streams !== undefined) {
       options.progress?.(`${title}: time to the first byte, direct, TCP relay, bare proxy and interlingua in turn`);
       const upstreamStreamed = streamedBody(scenario.upstream, directBody);

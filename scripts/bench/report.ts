@@ -7,7 +7,7 @@ import type { ConversionCell, OtherResult } from './conversions.ts';
 import type { CorpusCell } from './corpus.ts';
 import type { MemoryResult } from './memory.ts';
 import type { PackageRun } from './package.ts';
-import { median, roundsRatio, type CpuRounds, type ProxyScenario } from './proxy.ts';
+import { median, roundsRatio, telemetryRatios, type CpuRounds, type ProxyScenario } from './proxy.ts';
 import type { StreamCell } from './streams.ts';
 import { formatNs } from './timing.ts';
 import type { BodyWorkload, StreamWorkload } from './workloads.ts';
@@ -42,6 +42,7 @@ export const TARGETS = {
   streamEventsPerSecond: 500_000,
   streamPerEventEventsPerSecond: 250_000,
   proxyCpuRatio: 1.2,
+  telemetryOnRatio: 1.25,
   proxyP50Ms: 0.3,
   proxyP99Ms: 1.5,
   proxyFirstByteMs: 0.5,
@@ -157,6 +158,14 @@ export function targetRows(run: BenchRun): string[][] {
         `${ratio.toFixed(2)}× (median of ${rounds.floorUs.length} interleaved rounds' ratios; medians ${median(rounds.interlinguaUs).toFixed(0)} µs vs ${median(rounds.floorUs).toFixed(0)} µs${single})`,
         mark(ratio <= TARGETS.proxyCpuRatio),
       ]);
+      const telemetry = telemetryRatios(rounds);
+      if (telemetry !== undefined) {
+        rows.push([
+          `telemetry on (OTLP/HTTP export) ≤ ${TARGETS.telemetryOnRatio}× telemetry off, CPU per request: ${scenario.title}`,
+          `${telemetry.off.toFixed(2)}× (median of the rounds' ratios; ${median(rounds.telemetryUs!).toFixed(0)} µs on, ${median(rounds.interlinguaUs).toFixed(0)} µs off; ${telemetry.floor.toFixed(2)}× the bare Node proxy, off ${ratio.toFixed(2)}×)`,
+          mark(telemetry.off <= TARGETS.telemetryOnRatio),
+        ]);
+      }
     } else if (floor?.cpuPerRequestUs !== undefined && ours.cpuPerRequestUs !== undefined) {
       const ratio = ours.cpuPerRequestUs / floor.cpuPerRequestUs;
       rows.push([
@@ -330,7 +339,9 @@ function signed(value: number): string {
 /** Each round's CPU per request of the bare proxy and of interlingua, and the median of the rounds' ratios. */
 function roundsFigures(rounds: CpuRounds): string {
   const list = (values: readonly number[]) => values.map((value) => value.toFixed(0)).join(', ');
-  return `bare proxy ${list(rounds.floorUs)} µs; interlingua ${list(rounds.interlinguaUs)} µs; median of the rounds' ratios ${roundsRatio(rounds).toFixed(2)}×`;
+  const telemetry = telemetryRatios(rounds);
+  const on = telemetry === undefined ? '' : `; interlingua with telemetry on (OTLP/HTTP export to a local receiver) ${list(rounds.telemetryUs!)} µs, ${telemetry.floor.toFixed(2)}× the bare proxy, ${telemetry.off.toFixed(2)}× telemetry off`;
+  return `bare proxy ${list(rounds.floorUs)} µs; interlingua ${list(rounds.interlinguaUs)} µs; median of the rounds' ratios ${roundsRatio(rounds).toFixed(2)}×${on}`;
 }
 
 function proxySection(run: BenchRun): string {

@@ -2,6 +2,11 @@
 import { parseArgs } from 'node:util';
 import { setFlagsFromString } from 'node:v8';
 import { createProxy, type ProxyLogEntry } from '../proxy/index.ts';
+import { logLineFormatter, type LogFormat } from '../telemetry/log-line.ts';
+import { createRequestMetrics } from '../telemetry/request-metrics.ts';
+import { createOtelSink } from '../telemetry/otel.ts';
+import { combineSinks } from '../telemetry/record.ts';
+import type { OtlpExport } from './otlp.ts';
 import { parseModelRule, type ModelRule } from '../proxy/model-map.ts';
 import { isFormatId } from '../formats/registry.ts';
 import { FORMAT_IDS } from '../core/ir.ts';
@@ -21,8 +26,23 @@ the upstream in its format, answers come back in the caller's. Token counts
 too (/v1/messages/count_tokens, /v1/responses/input_tokens,
 /v1beta/models/M:countTokens, /model/M/count-tokens) between the formats
 that have such an endpoint; an openai-chat or ollama upstream has none, and
-the caller gets a 404 rather than an estimate. One log line per request on
-stderr; keys never appear in logs.
+the caller gets a 404 rather than an estimate.
+
+One log line per request on stderr, written when the answer has ended (a
+stream at its last byte): request id (the caller's x-request-id, or a new
+one; echoed back), formats, models before and after mapping, status,
+duration, time to first byte, tokens, stop reasons, the losses' codes
+(request and answer sides, streams included), the upstream's own request id
+(also sent back as x-interlingua-upstream-request-id) and whether a stream
+ended with an error event. Every value is escaped; keys never appear in
+logs. GET /metrics answers Prometheus text (behind the inbound token when
+one is set). With --otlp-endpoint, or the standard OTEL_EXPORTER_OTLP_ENDPOINT
+(or _TRACES_ENDPOINT, _METRICS_ENDPOINT) variable, spans and metrics
+following the OpenTelemetry GenAI conventions are exported over OTLP/HTTP
+(JSON); OTEL_EXPORTER_OTLP_HEADERS, OTEL_SERVICE_NAME,
+OTEL_RESOURCE_ATTRIBUTES, OTEL_METRIC_EXPORT_INTERVAL, OTEL_TRACES_EXPORTER=none,
+OTEL_METRICS_EXPORTER=none and OTEL_SDK_DISABLED=true are honoured; message
+content goes into spans only with OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true.
 
 A Bedrock upstream is signed with SigV4 using AWS_ACCESS_KEY_ID,
 AWS_SECRET_ACCESS_KEY and AWS_SESSION_TOKEN (or sent a Bedrock API key as a
@@ -45,6 +65,9 @@ Options:
   --timeout MS             time for the upstream to start answering, and the
                            longest silence within an answer (default 120000)
   --max-body BYTES         largest request body (default 33554432)
+  --log-format FORMAT      text (default) or json (one JSON object per line)
+  --otlp-endpoint URL      export OpenTelemetry spans and metrics over OTLP/HTTP to
+                           this collector (/v1/traces and /v1/metrics are added)
   -h, --help               show this help
 `;
 
@@ -80,19 +103,14 @@ function isoTimes(): (milliseconds: number) => string {
   };
 }
 
-function formatLog(time: string, entry: ProxyLogEntry): string {
-  const model = entry.model === undefined ? '' : ` model=${entry.model}${entry.upstreamModel !== undefined && entry.upstreamModel !== entry.model ? `→${entry.upstreamModel}` : ''}`;
-  const error = entry.error === undefined ? '' : ` error=${JSON.stringify(entry.error)}`;
-  return `${time} ${entry.method} ${entry.path} ${entry.ingress ?? '-'}→${entry.upstream}${model}${entry.stream ? ' stream' : ''} ${entry.status} ${entry.durationMs}ms losses=${entry.losses}${error}\n`;
-}
-
 /**
  * The access log, written in batches: entries are kept with their time and
  * formatted and written together, one `write` to stderr per 20 ms (or per
  * 512 entries), instead of a line formatted and a system call made per
  * request. `flush` writes what is pending (on shutdown).
  */
-function batchedLog(write: (text: string) => void): { entry(entry: ProxyLogEntry): void; flush(): void } {
+function batchedLog(write: (text: string) => void, format: LogFormat): { entry(entry: ProxyLogEntry): void; flush(): void } {
+  const formatLine = logLineFormatter(format);
   let entries: ProxyLogEntry[] = [];
   let times: number[] = [];
   let timer: ReturnType<typeof setTimeout> | undefined;
@@ -106,7 +124,7 @@ function batchedLog(write: (text: string) => void): { entry(entry: ProxyLogEntry
     entries = [];
     times = [];
     let text = '';
-    for (let index = 0; index < pending.length; index++) text += formatLog(iso(at[index]!), pending[index]!);
+    for (let index = 0; index < pending.length; index++) text += formatLine(iso(at[index]!), pending[index]!);
     write(text);
   };
   return {
@@ -137,6 +155,15 @@ function listenFailure(error: unknown, host: string, port: number): string {
   }
 }
 
+/** Is OTLP export asked for (the flag, or one of the standard endpoint variables), and not turned off (`OTEL_SDK_DISABLED=true`)? */
+export function otlpRequested(endpoint: string | undefined, env: Record<string, string | undefined>): boolean {
+  if (env['OTEL_SDK_DISABLED']?.trim().toLowerCase() === 'true') return false;
+  return endpoint !== undefined || env['OTEL_EXPORTER_OTLP_ENDPOINT'] !== undefined || env['OTEL_EXPORTER_OTLP_TRACES_ENDPOINT'] !== undefined || env['OTEL_EXPORTER_OTLP_METRICS_ENDPOINT'] !== undefined;
+}
+
+/** The OTLP protocols the exporters speak: OTLP/HTTP with the JSON encoding. */
+const OTLP_PROTOCOLS = new Set(['http/json']);
+
 function positiveInteger(value: string | undefined, name: string, fallback: number): number {
   if (value === undefined) return fallback;
   const number = Number(value);
@@ -162,6 +189,8 @@ export async function runServe(args: string[]): Promise<void> {
         'inbound-token-env': { type: 'string' },
         timeout: { type: 'string' },
         'max-body': { type: 'string' },
+        'log-format': { type: 'string' },
+        'otlp-endpoint': { type: 'string' },
       },
     });
   } catch (error) {
@@ -190,7 +219,22 @@ export async function runServe(args: string[]): Promise<void> {
   const tokenEnv = values['inbound-token-env'];
   const inboundToken = tokenEnv === undefined ? undefined : process.env[tokenEnv];
   if (tokenEnv !== undefined && inboundToken === undefined) throw new UsageError(`the environment variable ${tokenEnv} is not set`);
-  const log = batchedLog((text) => process.stderr.write(text));
+  const logFormat = values['log-format'] ?? 'text';
+  if (logFormat !== 'text' && logFormat !== 'json') throw new UsageError(`--log-format must be text or json, got "${logFormat}"`);
+  const otlpEndpoint = values['otlp-endpoint'];
+  if (otlpEndpoint !== undefined && !/^https?:\/\/[^/]/.test(otlpEndpoint)) throw new UsageError('--otlp-endpoint must be an http(s) URL');
+  const log = batchedLog((text) => process.stderr.write(text), logFormat);
+  const metrics = createRequestMetrics();
+  // The SDK packages load only when export is asked for; without them the spans' API calls would go nowhere, so the proxy makes none.
+  let otlp: OtlpExport | undefined;
+  if (otlpRequested(otlpEndpoint, process.env)) {
+    for (const name of ['OTEL_EXPORTER_OTLP_PROTOCOL', 'OTEL_EXPORTER_OTLP_TRACES_PROTOCOL', 'OTEL_EXPORTER_OTLP_METRICS_PROTOCOL']) {
+      const protocol = process.env[name];
+      if (protocol !== undefined && !OTLP_PROTOCOLS.has(protocol.trim())) process.stderr.write(`interlingua: warning: ${name}=${JSON.stringify(protocol)} is not supported; exporting OTLP/HTTP with the JSON encoding (http/json)\n`);
+    }
+    const { startOtlp } = await import('./otlp.ts');
+    otlp = startOtlp({ ...(otlpEndpoint === undefined ? {} : { endpoint: otlpEndpoint }), env: process.env });
+  }
   setFlagsFromString(NO_PRETENURING);
   const handler = createProxy({
     upstream: {
@@ -207,6 +251,8 @@ export async function runServe(args: string[]): Promise<void> {
     ...(inboundToken === undefined ? {} : { inboundToken }),
     fetch: createNodeFetch(),
     log: (entry) => log.entry(entry),
+    telemetry: otlp === undefined ? metrics : combineSinks([metrics, createOtelSink()])!,
+    metrics,
   });
   const port = positiveInteger(values.port, 'port', 8787);
   if (port > 65_535) throw new UsageError(`--port must be from 0 to 65535, got "${values.port}"`);
@@ -215,12 +261,14 @@ export async function runServe(args: string[]): Promise<void> {
     throw new UsageError(listenFailure(error, host, port));
   });
   process.stderr.write(`interlingua: proxy listening on http://${values.host ?? '127.0.0.1'}:${portOf(server)} → ${format} at ${baseUrl || `Bedrock in ${region ?? process.env['AWS_REGION'] ?? process.env['AWS_DEFAULT_REGION'] ?? 'us-east-1'}`}\n`);
+  if (otlp !== undefined) process.stderr.write(`interlingua: exporting OpenTelemetry spans and metrics over OTLP/HTTP to ${otlpEndpoint ?? 'the OTEL_EXPORTER_OTLP_* endpoints'}\n`);
   await new Promise<void>((resolve) => {
     const stop = () => {
       log.flush();
       server.close(() => {
         log.flush();
-        resolve();
+        if (otlp === undefined) resolve();
+        else void otlp.shutdown().then(resolve);
       });
     };
     process.once('SIGINT', stop);

@@ -10,6 +10,7 @@ import { isObject, type JsonObject } from '../core/wire.ts';
 import { errorAnswer } from './errors.ts';
 import { jsonAnswer, type Answer, type UpstreamInit, type UpstreamReply } from './exchange.ts';
 import type { ForwardOptions } from './forward-options.ts';
+import { noteLosses, noteUpstreamFailure, noteUpstreamReply } from '../telemetry/record.ts';
 import { bodyFailure, callFailure, describe, readText, translateError } from './upstream-reply.ts';
 
 /**
@@ -69,8 +70,11 @@ export async function forwardCount(options: ForwardOptions, url: (model: string 
     response = await (sign === undefined ? options.call(target, init) : sign(target, options.headers, text).then((headers) => options.call(target, { ...init, headers })));
   } catch (error) {
     const apiError = callFailure(error, options);
-    return errorAnswer(route.format, { ...apiError, message: options.redact(apiError.message) });
+    const message = options.redact(apiError.message);
+    noteUpstreamFailure(options.entry, message);
+    return errorAnswer(route.format, { ...apiError, message });
   }
+  noteUpstreamReply(options.entry, response.status, response.header);
   if (response.status < 200 || response.status > 299) return translateError(response, options);
   let answer: string;
   try {
@@ -85,7 +89,7 @@ export async function forwardCount(options: ForwardOptions, url: (model: string 
     const message = `the upstream (${upstream}) answered the count with a body that is not a ${upstream} count (${describe(error)})`;
     return errorAnswer(route.format, { type: 'server', status: 502, message: options.redact(message) });
   }
-  const losses = converted.losses.length + count.losses.length;
-  options.entry.losses = losses;
-  return jsonAnswer(200, JSON.stringify(count.body), { 'x-interlingua-losses': String(losses) });
+  noteLosses(options.entry, converted.losses);
+  noteLosses(options.entry, count.losses);
+  return jsonAnswer(200, JSON.stringify(count.body), { 'x-interlingua-losses': String(converted.losses.length + count.losses.length) });
 }

@@ -7,21 +7,11 @@ import type { LossCollector } from '../core/losses.ts';
 import type { Cancel, UpstreamCall } from './exchange.ts';
 import type { Route } from './routes.ts';
 import type { RequestSigner } from './sigv4.ts';
+import type { RequestRecord } from '../telemetry/record.ts';
+import type { Transcoder } from '../formats/stream.ts';
 
-/** One request as the proxy logs it: no bodies, no secrets. */
-export interface ProxyLogEntry {
-  method: string;
-  path: string;
-  ingress?: FormatId;
-  upstream: FormatId;
-  model?: string;
-  upstreamModel?: string;
-  stream: boolean;
-  status: number;
-  durationMs: number;
-  losses: number;
-  error?: string;
-}
+/** One request as the proxy logs it: no bodies, no secrets (see {@link RequestRecord}). */
+export type ProxyLogEntry = RequestRecord;
 
 /** Everything one exchange needs. */
 export interface ForwardOptions {
@@ -42,4 +32,8 @@ export interface ForwardOptions {
   losses: LossCollector;
   /** Remove secrets from text that reaches the caller. */
   redact: (text: string) => string;
+  /** Set here: the transcoder of a converted stream, whose losses the log adds at the stream's end. */
+  transcoder: Transcoder | undefined;
+  /** Set here: the answer is the upstream's stream passed through unconverted (the log reads its events on the way). */
+  passedThrough: boolean;
 }

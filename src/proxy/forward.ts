@@ -19,6 +19,8 @@ import { modelInPath } from './routes.ts';
 import type { ForwardOptions } from './forward-options.ts';
 import { bodyFailure, callFailure, guarded, readText, translateError, upstreamAnswerFault } from './upstream-reply.ts';
 import { generateShape, streamAnswer, syntheticStream, transcodedSource } from './forward-stream.ts';
+import { noteResponse, noteStreamEvent, noteUpstreamFailure, noteUpstreamReply } from '../telemetry/record.ts';
+import { LossCollector } from '../core/losses.ts';
 
 /** The media type of a content-type header value, lower-cased, without parameters. */
 function mediaType(contentType: string): string {
@@ -107,15 +109,39 @@ function callUpstream(options: ForwardOptions, prepared: Prepared, sent?: () => 
 function streamTranscoder(options: ForwardOptions, prepared: Prepared): Transcoder {
   const route = options.route;
   const custom = prepared.customTools === undefined ? undefined : new CustomCallRestorer(prepared.customTools);
-  return createTranscoder({
+  const entry = options.entry;
+  const transcoder = createTranscoder({
     from: options.upstream,
     to: route.format,
     ...(prepared.model === undefined ? {} : { model: prepared.model }),
+    // Each event is seen on its way for the log (usage, stop reasons, an error event).
     mapEvent:
       custom === undefined
-        ? (event) => generateShape(carryEventState(event, route.format), route)
-        : (event) => generateShape(carryEventState(custom.map(event), route.format), route),
+        ? (event) => {
+            noteStreamEvent(entry, event);
+            return generateShape(carryEventState(event, route.format), route);
+          }
+        : (event) => {
+            noteStreamEvent(entry, event);
+            return generateShape(carryEventState(custom.map(event), route.format), route);
+          },
   });
+  options.transcoder = transcoder;
+  return transcoder;
+}
+
+/**
+ * What a whole answer passed back unconverted says (its usage, model, stop
+ * reasons), for the log: read by the format's decoder into losses of its
+ * own. An answer it cannot read is still passed back as it came.
+ */
+function noteSameFormat(options: ForwardOptions, json: unknown, model: string | undefined): void {
+  try {
+    const losses = new LossCollector();
+    noteResponse(options.entry, codecFor(options.upstream).decodeResponse(json, model === undefined ? { losses } : { losses, model }));
+  } catch {
+    // Nothing to note.
+  }
 }
 
 /** Forward one request and translate the answer. */
@@ -142,22 +168,28 @@ export async function forwardToUpstream(options: ForwardOptions): Promise<Answer
     response = await call;
   } catch (error) {
     const apiError = callFailure(error, options);
-    return errorAnswer(route.format, { ...apiError, message: options.redact(apiError.message) });
+    const message = options.redact(apiError.message);
+    noteUpstreamFailure(options.entry, message);
+    return errorAnswer(route.format, { ...apiError, message });
   }
+  noteUpstreamReply(options.entry, response.status, response.header);
   if (response.status < 200 || response.status > 299) return translateError(response, options);
-  const lossCount = () => {
-    options.entry.losses = options.losses.losses.length;
-    return String(options.losses.losses.length);
-  };
+  const lossCount = () => String(options.losses.losses.length);
   const lossHeader = () => ({ 'x-interlingua-losses': lossCount() });
   const upstreamStreamed = response.text === undefined && mediaType(response.header('content-type') ?? '') === mediaType(framingFor(upstream).contentType);
   if (upstreamStreamed && response.source !== undefined) {
     // The Node upstream call: its data events go through a synchronous transcoder to the caller, no Web stream on the way.
-    if (route.format === upstream) return streamAnswer(route.format, lossCount(), response.source);
+    if (route.format === upstream) {
+      options.passedThrough = true;
+      return streamAnswer(route.format, lossCount(), response.source);
+    }
     return streamAnswer(route.format, lossCount(), transcodedSource(response.source, transcoder ?? streamTranscoder(options, prepared)));
   }
   if (upstreamStreamed && response.body !== null) {
-    if (route.format === upstream) return streamAnswer(route.format, lossCount(), guarded(response.body, options, 'error'));
+    if (route.format === upstream) {
+      options.passedThrough = true;
+      return streamAnswer(route.format, lossCount(), guarded(response.body, options, 'error'));
+    }
     const converted = transcodedStream(guarded(response.body, options, 'close'), transcoder ?? streamTranscoder(options, prepared));
     return streamAnswer(route.format, lossCount(), converted);
   }
@@ -178,12 +210,14 @@ export async function forwardToUpstream(options: ForwardOptions): Promise<Answer
   }
   const wantsStream = options.entry.stream;
   if (route.format === upstream && !wantsStream) {
+    noteSameFormat(options, json, prepared.model);
     return jsonAnswer(response.status, text, lossHeader());
   }
   const context: CodecContext = prepared.model === undefined ? { losses: options.losses } : { losses: options.losses, model: prepared.model };
   try {
     // The upstream's reasoning state rides in the caller's own slot, so the caller's next turn brings it back.
     const ir = carryResponseStates(codecFor(upstream).decodeResponse(json, { ...context, target: route.format }), route.format);
+    noteResponse(options.entry, ir);
     if (prepared.customTools !== undefined) restoreCustomCalls(ir, prepared.customTools);
     if (route.generate === true) hint(ir, 'ollama', '$generate', true);
     if (wantsStream) return streamAnswer(route.format, lossCount(), syntheticStream(responseToEvents(ir), route.format, options));

@@ -13,11 +13,18 @@ import { callerCredential, constantTimeEqual, redact, sanitizeHeaderValue, upstr
 import { errorAnswer } from './errors.ts';
 import { fetchCall, jsonAnswer, PROXY_EXCHANGE, webInbound, webResponse, type Answer, type Exchange, type Inbound } from './exchange.ts';
 import { createModelMap, type ModelRule } from './model-map.ts';
-import { countUrl, routeFor, upstreamUrl } from './routes.ts';
+import { countUrl, routeFor, upstreamUrl, type Route } from './routes.ts';
 import { forwardToUpstream } from './forward.ts';
 import { forwardCount } from './forward-count.ts';
 import type { ForwardOptions, ProxyLogEntry } from './forward-options.ts';
 import { createSigV4Signer, type AwsCredentials, type RequestSigner } from './sigv4.ts';
+import { eventTap, watchedBody, type BodyEnd } from './answer-watch.ts';
+import { combineSinks, noteLosses, noteStreamEvent, requestIdOf, type AttemptRecord, type TelemetrySink } from '../telemetry/record.ts';
+import { operationName } from '../telemetry/semconv.ts';
+import { createOtelSink } from '../telemetry/otel.ts';
+import { PROMETHEUS_CONTENT_TYPE } from '../telemetry/metrics.ts';
+import { captureRequested, type CapturedContent } from '../telemetry/content.ts';
+import { parseBody } from '../formats/convert.ts';
 
 /** The upstream the proxy talks to. */
 export interface UpstreamConfig {
@@ -60,12 +67,26 @@ export interface ProxyConfig {
   fetch?: typeof fetch;
   /** Environment for `apiKeyEnv` (default: `process.env` where it exists). */
   env?: Record<string, string | undefined>;
-  /** Called once per request with a summary line's fields. */
+  /** Called once per request, at its end (a stream's at its last byte), with a summary line's fields. */
   log?: (entry: ProxyLogEntry) => void;
+  /**
+   * Where finished requests go besides `log`. Default: spans and metrics
+   * through `@opentelemetry/api` (a no-op until an OpenTelemetry SDK is
+   * registered); `false` for none.
+   */
+  telemetry?: TelemetrySink | false;
+  /** Served as Prometheus text at `GET /metrics` (behind the inbound token when one is set); the sink `createRequestMetrics` makes, also given in `telemetry`. */
+  metrics?: { render(): string };
 }
 
-/** Header carrying how many losses the conversion reported. */
+/** Header carrying how many losses the conversion reported (those known when the answer's headers go: a stream's own come later, in the log). */
 export const LOSSES_HEADER = 'x-interlingua-losses';
+
+/** Header carrying the request id: the caller's `x-request-id` when usable, else a new one. */
+export const REQUEST_ID_HEADER = 'x-request-id';
+
+/** Header carrying the upstream's own request id (its `x-request-id`, `request-id` or `x-amzn-requestid`). */
+export const UPSTREAM_REQUEST_ID_HEADER = 'x-interlingua-upstream-request-id';
 
 const DEFAULT_TIMEOUT_MS = 120_000;
 const DEFAULT_MAX_BODY_BYTES = 32 * 1024 * 1024;
@@ -141,23 +162,67 @@ export function createExchange(config: ProxyConfig): Exchange {
   // The upstream headers are the same for every request unless the caller's own credential goes upstream.
   const fixedHeaders = upstream.passThroughAuth === true ? undefined : { ...upstreamAuthHeaders(upstream.format, apiKey), ...extraHeaders };
 
+  const sink = combineSinks([config.telemetry === false ? undefined : (config.telemetry ?? createOtelSink()), config.log === undefined ? undefined : { record: config.log }]);
+  const server = hostOf(aws.baseUrl);
+  // Message content goes into spans only when the standard variable asks for it.
+  const capture = sink !== undefined && captureRequested(env);
+  const operation = (route: Route) => operationName(upstream.format, route);
+
   return async (request: Inbound): Promise<Answer> => {
     const started = Date.now();
     const pathname = request.pathname;
+    if (pathname === '/metrics' && config.metrics !== undefined) return metricsAnswer(request, config.metrics, config.inboundToken);
     const route = routeFor(pathname);
-    const entry: ProxyLogEntry = { method: request.method, path: pathname, upstream: upstream.format, stream: false, status: 0, durationMs: 0, losses: 0 };
+    const entry: ProxyLogEntry = { requestId: requestIdOf(request.header(REQUEST_ID_HEADER)), startedAt: started, method: request.method, path: pathname, upstream: upstream.format, stream: false, status: 0, durationMs: 0, losses: 0 };
+    const begun = sink?.begin?.();
+    let forward: ForwardOptions | undefined;
+    const emit = () => {
+      if (forward !== undefined) {
+        noteLosses(entry, forward.losses.losses);
+        if (forward.transcoder !== undefined) noteLosses(entry, forward.transcoder.losses);
+      }
+      const attempt = entry.attempts?.[0];
+      // An attempt that never reached the upstream (a count the upstream's format has no endpoint for) was none.
+      if (attempt !== undefined && attempt.status === undefined) delete entry.attempts;
+      else if (attempt !== undefined) {
+        attempt.durationMs = entry.durationMs - (attempt.startMs ?? 0);
+        if (entry.upstreamModel !== undefined) attempt.model = entry.upstreamModel;
+      }
+      sink!.record(entry, begun);
+    };
     const finish = (answer: Answer, error?: string): Answer => {
-      if (config.log === undefined) return answer;
+      answer.headers[REQUEST_ID_HEADER] = entry.requestId;
+      if (entry.upstreamRequestId !== undefined) answer.headers[UPSTREAM_REQUEST_ID_HEADER] = entry.upstreamRequestId;
       entry.status = answer.status;
-      entry.durationMs = Date.now() - started;
       if (error !== undefined) entry.error = redact(error, secrets);
-      config.log(entry);
+      if (sink === undefined) return answer;
+      const body = answer.body;
+      if (body === null || typeof body === 'string') {
+        entry.durationMs = entry.firstByteMs = Date.now() - started;
+        emit();
+        return answer;
+      }
+      // A stream is measured to its end: the log line and the spans wait for its last byte.
+      const tap = forward?.passedThrough === true && answer.status < 300 ? eventTap(upstream.format, entry.upstreamModel, (event) => noteStreamEvent(entry, event)) : undefined;
+      answer.body = watchedBody(body, {
+        first: () => (entry.firstByteMs = Date.now() - started),
+        ...(tap === undefined ? {} : { chunk: (chunk: Uint8Array) => tap.push(chunk) }),
+        end: (how: BodyEnd) => {
+          tap?.end();
+          entry.durationMs = Date.now() - started;
+          // A converted stream that broke off has told the caller so in an error event (seen on its way); one passed through just stops.
+          if (how === 'failed') entry.streamError = true;
+          else if (how === 'cancelled') entry.error ??= 'the caller went away before the end of the stream';
+          emit();
+        },
+      });
       return answer;
     };
     if (route === undefined) {
       return finish(jsonAnswer(404, JSON.stringify({ error: { type: 'not_found', message: `no LLM endpoint at ${pathname}` } })));
     }
     entry.ingress = route.format;
+    entry.operation = operation(route);
     const fail = (error: ApiError) => finish(errorAnswer(route.format, { ...error, message: redact(error.message, secrets) }), error.message);
     if (request.method !== 'POST') return fail({ type: 'not_found', status: 405, message: `use POST for ${pathname}` });
     const credential = config.inboundToken !== undefined || upstream.passThroughAuth === true ? callerCredential(request) : undefined;
@@ -166,8 +231,13 @@ export function createExchange(config: ProxyConfig): Exchange {
     }
     const text = await request.text(maxBodyBytes);
     if (text === undefined) return fail({ type: 'request_too_large', message: `request body is larger than ${maxBodyBytes} bytes` });
+    if (capture) entry.content = capturedRequest(route, text);
     try {
-      const forward: ForwardOptions = {
+      const attempt: AttemptRecord = { upstream: upstream.format, format: upstream.format, startMs: Date.now() - started };
+      if (upstream.dialect !== undefined) attempt.dialect = upstream.dialect;
+      if (server !== undefined) attempt.server = server;
+      entry.attempts = [attempt];
+      forward = {
         route,
         text,
         upstream: upstream.format,
@@ -183,6 +253,8 @@ export function createExchange(config: ProxyConfig): Exchange {
         entry,
         losses: new LossCollector(),
         redact: redactSecrets,
+        transcoder: undefined,
+        passedThrough: false,
       };
       return finish(await (route.count === true ? forwardCount(forward, countingUrl) : forwardToUpstream(forward)));
     } catch (error) {
@@ -191,6 +263,34 @@ export function createExchange(config: ProxyConfig): Exchange {
       return fail({ type: 'server', message: `proxy error: ${message}` });
     }
   };
+}
+
+/** The caller's request as the IR, for the spans' captured messages; nothing when it cannot be read (its conversion says why). */
+function capturedRequest(route: Route, text: string): CapturedContent {
+  try {
+    const context = route.model === undefined ? { losses: new LossCollector() } : { losses: new LossCollector(), model: route.model };
+    return { request: codecFor(route.format).decodeRequest(parseBody(text), context) };
+  } catch {
+    return {};
+  }
+}
+
+/** The `host:port` of an upstream's API root, for the spans' `server.address`; none when it is no URL. */
+function hostOf(baseUrl: string): string | undefined {
+  try {
+    return new URL(baseUrl).host;
+  } catch {
+    return undefined;
+  }
+}
+
+/** `GET /metrics`: the metrics as Prometheus text, behind the inbound token when one is set. */
+function metricsAnswer(request: Inbound, metrics: { render(): string }, inboundToken: string | undefined): Answer {
+  if (request.method !== 'GET' && request.method !== 'HEAD') return jsonAnswer(405, JSON.stringify({ error: { type: 'not_found', message: 'use GET for /metrics' } }));
+  if (inboundToken !== undefined && !constantTimeEqual(callerCredential(request) ?? '', inboundToken)) {
+    return jsonAnswer(401, JSON.stringify({ error: { type: 'authentication', message: 'missing or wrong proxy token' } }));
+  }
+  return { status: 200, headers: { 'content-type': PROMETHEUS_CONTENT_TYPE }, body: request.method === 'HEAD' ? null : metrics.render() };
 }
 
 /**

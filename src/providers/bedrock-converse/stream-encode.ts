@@ -278,6 +278,8 @@ class BedrockStreamEncoder implements StreamEncoder {
     this.metadataWritten = true;
     const payload: JsonObject = {};
     if (!noUsage) {
+      // The usage goes out once, here: what it cannot carry is reported once too, as a whole answer reports it.
+      this.losses.foreignExtensions(this.usage?.extensions, BEDROCK, '/usage');
       const usage = encodeBedrockUsage(this.usage);
       for (const key of ['metrics', 'trace', 'performanceConfig', 'serviceTier']) delete usage[key];
       payload['usage'] = usage;

@@ -21,6 +21,7 @@ import { isObject, pointer, type JsonObject } from '../../core/wire.ts';
 import { encodeOpenaiResponsesError } from './error.ts';
 import { encodeOpenaiResponsesResponse } from './response.ts';
 import { encodeOpenaiResponsesStopReason } from './stop-reason.ts';
+import { reportOpenaiResponsesUsage } from './usage.ts';
 import { FORMAT, ownHint } from './shape.ts';
 import type { KnownDelta, TextCheck } from './stream-deltas-encode.ts';
 import { OutputWriter } from './stream-items-encode.ts';
@@ -383,6 +384,7 @@ export class OpenaiResponsesStreamWriter {
     const terminal = streamHint(event, TERMINAL);
     const parts = this.output.streamedParts();
     encodeOpenaiResponsesStopReason(stop, this.losses, '/candidates/0/stopReason', parts.some((part) => part.type === 'refusal'));
+    if (this.usage !== undefined) reportOpenaiResponsesUsage(this.usage, this.losses, '/usage');
     const response = this.response(parts, stop, fields, isObject(terminal) ? terminal : undefined);
     const body = encodeOpenaiResponsesResponse(response, { losses: scratch() });
     const items: unknown[] = this.output.writtenOutput();

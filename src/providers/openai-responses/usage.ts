@@ -79,11 +79,16 @@ function nested(usage: Usage, key: string): JsonObject {
   return isObject(value) ? { ...value } : {};
 }
 
-/** Encode IR usage as a Responses `usage` object. */
-export function encodeOpenaiResponsesUsage(usage: Usage, losses: LossCollector, path: string): JsonObject {
+/** Report what a Responses `usage` object cannot carry of `usage` (a stream's terminal response reports it once, as a whole response does). */
+export function reportOpenaiResponsesUsage(usage: Usage, losses: LossCollector, path: string): void {
   losses.foreignExtensions(usage.extensions, FORMAT, path);
   reportCacheWriteBreakdown(usage, losses, path, 'OpenAI Responses');
   reportModalityBreakdown(usage, losses, path, 'OpenAI Responses');
+}
+
+/** Encode IR usage as a Responses `usage` object. */
+export function encodeOpenaiResponsesUsage(usage: Usage, losses: LossCollector, path: string): JsonObject {
+  reportOpenaiResponsesUsage(usage, losses, path);
   const input = usage.inputTokens ?? 0;
   const output = usage.outputTokens ?? 0;
   const wire: JsonObject = { input_tokens: input, output_tokens: output };

@@ -1,0 +1,190 @@
+/**
+ * Spans and metrics through the OpenTelemetry API (`@opentelemetry/api`),
+ * following the GenAI semantic conventions: one span per caller request
+ * (kind SERVER, or INTERNAL under an application's own span) with a child
+ * span per upstream attempt (kind CLIENT), and
+ * the client metrics `gen_ai.client.operation.duration`,
+ * `gen_ai.client.token.usage` and `gen_ai.client.operation.time_to_first_chunk`.
+ * A library user's own SDK picks them up; with none registered the API is a
+ * no-op, and so is this sink: the request's span is a non-recording one and
+ * nothing else is built. Spans are made when the request has ended (a
+ * stream at its last byte), with the times it had, under the context that
+ * was active when it came in.
+ */
+import { context, createNoopMeter, metrics, SpanKind, SpanStatusCode, trace, ValueType, type Attributes, type Context, type Histogram, type MeterProvider, type Span } from '@opentelemetry/api';
+import type { AttemptRecord, RequestRecord, TelemetrySink } from './record.ts';
+import * as semconv from './semconv.ts';
+import { inputMessages, outputMessages } from './content.ts';
+
+/** The instrumentation scope. */
+export const SCOPE_NAME = 'interlingua';
+
+interface Instruments {
+  duration: Histogram;
+  tokens: Histogram;
+  firstChunk: Histogram;
+}
+
+/** The instruments of the global meter provider, made again when another provider is registered; none while it is the no-op one. */
+function instrumentsCache(): () => Instruments | undefined {
+  let provider: MeterProvider | undefined;
+  let instruments: Instruments | undefined;
+  const noop = createNoopMeter();
+  return () => {
+    const current = metrics.getMeterProvider();
+    if (current === provider) return instruments;
+    provider = current;
+    const meter = current.getMeter(SCOPE_NAME);
+    instruments =
+      meter === noop
+        ? undefined
+        : {
+            duration: meter.createHistogram(semconv.METRIC_OPERATION_DURATION, { description: 'GenAI operation duration.', unit: 's', advice: { explicitBucketBoundaries: [...semconv.DURATION_BUCKETS] } }),
+            tokens: meter.createHistogram(semconv.METRIC_TOKEN_USAGE, { description: 'Number of input and output tokens used.', unit: '{token}', valueType: ValueType.INT, advice: { explicitBucketBoundaries: [...semconv.TOKEN_BUCKETS] } }),
+            firstChunk: meter.createHistogram(semconv.METRIC_TIME_TO_FIRST_CHUNK, { description: 'Time to receive the first chunk of a streamed answer.', unit: 's', advice: { explicitBucketBoundaries: [...semconv.FIRST_CHUNK_BUCKETS] } }),
+          };
+    return instruments;
+  };
+}
+
+/** The `host` and `port` of an upstream's `server` (`host:port`, `[v6]:port`). */
+function serverAttributes(server: string | undefined, attributes: Attributes): void {
+  if (server === undefined) return;
+  const colon = server.lastIndexOf(':');
+  if (colon <= 0 || server.endsWith(']')) {
+    attributes[semconv.ATTR_SERVER_ADDRESS] = server;
+    return;
+  }
+  attributes[semconv.ATTR_SERVER_ADDRESS] = server.slice(0, colon).replace(/^\[|\]$/g, '');
+  const port = Number(server.slice(colon + 1));
+  if (Number.isInteger(port)) attributes[semconv.ATTR_SERVER_PORT] = port;
+}
+
+/** What the answer said (model, usage, stop reasons), on the span of the request or of the attempt that answered. */
+function answerAttributes(record: RequestRecord, attributes: Attributes): void {
+  if (record.responseModel !== undefined) attributes[semconv.ATTR_RESPONSE_MODEL] = record.responseModel;
+  const usage = record.usage;
+  if (usage?.inputTokens !== undefined) attributes[semconv.ATTR_USAGE_INPUT_TOKENS] = usage.inputTokens;
+  if (usage?.outputTokens !== undefined) attributes[semconv.ATTR_USAGE_OUTPUT_TOKENS] = usage.outputTokens;
+  if (usage?.cachedTokens !== undefined) attributes[semconv.ATTR_USAGE_CACHE_READ_INPUT_TOKENS] = usage.cachedTokens;
+  if (usage?.reasoningTokens !== undefined) attributes[semconv.ATTR_USAGE_REASONING_OUTPUT_TOKENS] = usage.reasoningTokens;
+  if (record.finishReasons !== undefined && record.finishReasons.length > 0) attributes[semconv.ATTR_RESPONSE_FINISH_REASONS] = record.finishReasons;
+}
+
+/** The captured messages (opted in): the request's on every attempt, the answer's on the one that answered. */
+function contentAttributes(record: RequestRecord, attributes: Attributes, answered: boolean): void {
+  const content = record.content!;
+  if (content.request !== undefined) {
+    const input = inputMessages(content.request);
+    attributes[semconv.ATTR_INPUT_MESSAGES] = input.messages;
+    if (input.system !== undefined) attributes[semconv.ATTR_SYSTEM_INSTRUCTIONS] = input.system;
+  }
+  if (!answered) return;
+  const output = outputMessages(content);
+  if (output !== undefined) attributes[semconv.ATTR_OUTPUT_MESSAGES] = output;
+}
+
+/** The attempts of a record: the gateway's, or the one call of the one-upstream proxy (none when the request never reached an upstream). */
+function attemptsOf(record: RequestRecord): readonly AttemptRecord[] {
+  return record.attempts ?? [];
+}
+
+function attemptSpan(tracer: ReturnType<typeof trace.getTracer>, parent: Context, record: RequestRecord, attempt: AttemptRecord, answered: boolean): void {
+  const operation = record.operation ?? 'chat';
+  const model = attempt.model ?? record.upstreamModel ?? record.model;
+  const attributes: Attributes = {
+    [semconv.ATTR_OPERATION_NAME]: operation,
+    [semconv.ATTR_PROVIDER_NAME]: semconv.providerName(attempt.format ?? record.upstream, attempt.dialect),
+    'interlingua.upstream': attempt.upstream,
+  };
+  if (model !== undefined) attributes[semconv.ATTR_REQUEST_MODEL] = model;
+  serverAttributes(attempt.server, attributes);
+  if (attempt.status !== undefined && attempt.status > 0) attributes[semconv.ATTR_HTTP_STATUS] = attempt.status;
+  if (attempt.upstreamRequestId !== undefined) attributes['interlingua.upstream_request_id'] = attempt.upstreamRequestId;
+  if (answered) answerAttributes(record, attributes);
+  if (record.content !== undefined) contentAttributes(record, attributes, answered);
+  const failed = attempt.error !== undefined || (attempt.status !== undefined && (attempt.status === 0 || attempt.status >= 400)) || (answered && record.streamError === true);
+  if (failed) attributes[semconv.ATTR_ERROR_TYPE] = attempt.status !== undefined && attempt.status > 0 && attempt.status >= 400 ? String(attempt.status) : answered && record.streamError === true ? 'stream_error' : 'connection_error';
+  const start = record.startedAt + (attempt.startMs ?? 0);
+  const span = tracer.startSpan(model === undefined ? operation : `${operation} ${model}`, { kind: SpanKind.CLIENT, startTime: start, attributes }, parent);
+  if (failed) span.setStatus(attempt.error === undefined ? { code: SpanStatusCode.ERROR } : { code: SpanStatusCode.ERROR, message: attempt.error });
+  span.end(start + (attempt.durationMs ?? record.durationMs - (attempt.startMs ?? 0)));
+}
+
+function requestSpan(tracer: ReturnType<typeof trace.getTracer>, parent: Context, record: RequestRecord): Span {
+  const operation = record.operation;
+  const name = operation === undefined ? `${record.method} ${record.path}` : record.model === undefined ? operation : `${operation} ${record.model}`;
+  // Under a span of the application's own (its HTTP server's, say) the request is a step of that one, not a second server span.
+  const kind = trace.getSpan(parent) === undefined ? SpanKind.SERVER : SpanKind.INTERNAL;
+  return tracer.startSpan(name, { kind, startTime: record.startedAt }, parent);
+}
+
+/**
+ * The request span's attributes: what the caller asked and got, and what
+ * only the request knows (its id, formats, losses); the answer's model,
+ * usage and stop reasons are on the attempt that answered, the inference
+ * span of the conventions (or here, when no attempt was made).
+ */
+function requestAttributes(record: RequestRecord, attempted: boolean): Attributes {
+  const attributes: Attributes = {
+    [semconv.ATTR_HTTP_METHOD]: record.method,
+    [semconv.ATTR_HTTP_ROUTE]: record.path,
+    [semconv.ATTR_HTTP_STATUS]: record.status,
+    'interlingua.request_id': record.requestId,
+    'interlingua.losses': record.losses,
+  };
+  if (record.operation !== undefined) attributes[semconv.ATTR_OPERATION_NAME] = record.operation;
+  if (record.model !== undefined) attributes[semconv.ATTR_REQUEST_MODEL] = record.model;
+  if (record.ingress !== undefined) attributes['interlingua.ingress.format'] = record.ingress;
+  if (record.route !== undefined) attributes['interlingua.route'] = record.route;
+  if (record.lossCodes !== undefined && record.lossCodes.length > 0) attributes['interlingua.loss_codes'] = record.lossCodes;
+  if (!attempted) answerAttributes(record, attributes);
+  const error = semconv.errorType(record.status, record.streamError);
+  if (error !== undefined) attributes[semconv.ATTR_ERROR_TYPE] = error;
+  return attributes;
+}
+
+function recordMetrics(instruments: Instruments, record: RequestRecord): void {
+  if (record.operation === undefined) return;
+  const answered = record.attempts?.at(-1);
+  // The conventions' required and conditionally required attributes (each point's attribute set is hashed: no more than these).
+  const operation = record.operation;
+  const provider = semconv.providerName(answered?.format ?? record.upstream, answered?.dialect);
+  const model = record.upstreamModel ?? record.model ?? '';
+  const error = semconv.errorType(record.status, record.streamError);
+  instruments.duration.record(
+    record.durationMs / 1000,
+    error === undefined
+      ? { [semconv.ATTR_OPERATION_NAME]: operation, [semconv.ATTR_PROVIDER_NAME]: provider, [semconv.ATTR_REQUEST_MODEL]: model }
+      : { [semconv.ATTR_OPERATION_NAME]: operation, [semconv.ATTR_PROVIDER_NAME]: provider, [semconv.ATTR_REQUEST_MODEL]: model, [semconv.ATTR_ERROR_TYPE]: error },
+  );
+  if (record.stream && record.firstByteMs !== undefined && error === undefined) {
+    instruments.firstChunk.record(record.firstByteMs / 1000, { [semconv.ATTR_OPERATION_NAME]: operation, [semconv.ATTR_PROVIDER_NAME]: provider, [semconv.ATTR_REQUEST_MODEL]: model });
+  }
+  const usage = record.usage;
+  if (usage?.inputTokens !== undefined) instruments.tokens.record(usage.inputTokens, { [semconv.ATTR_OPERATION_NAME]: operation, [semconv.ATTR_PROVIDER_NAME]: provider, [semconv.ATTR_REQUEST_MODEL]: model, [semconv.ATTR_TOKEN_TYPE]: 'input' });
+  if (usage?.outputTokens !== undefined) instruments.tokens.record(usage.outputTokens, { [semconv.ATTR_OPERATION_NAME]: operation, [semconv.ATTR_PROVIDER_NAME]: provider, [semconv.ATTR_REQUEST_MODEL]: model, [semconv.ATTR_TOKEN_TYPE]: 'output' });
+}
+
+/** The OpenTelemetry sink: spans and metrics through the global providers of `@opentelemetry/api`. */
+export function createOtelSink(): TelemetrySink {
+  const tracer = trace.getTracer(SCOPE_NAME);
+  const instruments = instrumentsCache();
+  return {
+    begin: () => context.active(),
+    record(record, begun) {
+      const parent = (begun as Context | undefined) ?? context.active();
+      const span = requestSpan(tracer, parent, record);
+      if (span.isRecording()) {
+        const attempts = attemptsOf(record);
+        span.setAttributes(requestAttributes(record, attempts.length > 0));
+        const within = trace.setSpan(parent, span);
+        for (let index = 0; index < attempts.length; index++) attemptSpan(tracer, within, record, attempts[index]!, index === attempts.length - 1 && record.status < 400);
+        if (semconv.errorType(record.status, record.streamError) !== undefined) span.setStatus(record.error === undefined ? { code: SpanStatusCode.ERROR } : { code: SpanStatusCode.ERROR, message: record.error });
+      }
+      span.end(record.startedAt + record.durationMs);
+      const current = instruments();
+      if (current !== undefined) recordMetrics(current, record);
+    },
+  };
+}

@@ -10,7 +10,7 @@ import { isObject, type JsonObject } from '../core/wire.ts';
 import { errorAnswer } from './errors.ts';
 import { jsonAnswer, type Answer, type UpstreamInit, type UpstreamReply } from './exchange.ts';
 import type { ForwardOptions } from './forward-options.ts';
-import { bodyFailure, callFailure, describe, readText, translateError } from './upstream-reply.ts';
+import { brokenBody, describe, failedCall, readText, translateError } from './upstream-reply.ts';
 
 /**
  * The model a counting body names, read by its format's own counting codec
@@ -68,15 +68,14 @@ export async function forwardCount(options: ForwardOptions, url: (model: string 
     const sign = options.sign;
     response = await (sign === undefined ? options.call(target, init) : sign(target, options.headers, text).then((headers) => options.call(target, { ...init, headers })));
   } catch (error) {
-    const apiError = callFailure(error, options);
-    return errorAnswer(route.format, { ...apiError, message: options.redact(apiError.message) });
+    return failedCall(error, options);
   }
   if (response.status < 200 || response.status > 299) return translateError(response, options);
   let answer: string;
   try {
     answer = await readText(response, options);
   } catch (error) {
-    return errorAnswer(route.format, bodyFailure(error, options));
+    return brokenBody(error, options);
   }
   let count: ReturnType<typeof convertTokenCountResponse>;
   try {

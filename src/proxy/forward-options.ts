@@ -4,24 +4,12 @@
  */
 import type { FormatId } from '../core/ir.ts';
 import type { LossCollector } from '../core/losses.ts';
-import type { Cancel, UpstreamCall } from './exchange.ts';
+import type { Cancel, ProxyLogEntry, UpstreamCall } from './exchange.ts';
 import type { Route } from './routes.ts';
 import type { RequestSigner } from './sigv4.ts';
 
-/** One request as the proxy logs it: no bodies, no secrets. */
-export interface ProxyLogEntry {
-  method: string;
-  path: string;
-  ingress?: FormatId;
-  upstream: FormatId;
-  model?: string;
-  upstreamModel?: string;
-  stream: boolean;
-  status: number;
-  durationMs: number;
-  losses: number;
-  error?: string;
-}
+/** One request as the proxy logs it (src/proxy/exchange.ts, where an `Inbound` can ask for it). */
+export type { ProxyLogEntry } from './exchange.ts';
 
 /** Everything one exchange needs. */
 export interface ForwardOptions {
@@ -42,4 +30,8 @@ export interface ForwardOptions {
   losses: LossCollector;
   /** Remove secrets from text that reaches the caller. */
   redact: (text: string) => string;
+  /** Refuse a conversion that reports losses (warnings or worse) with a 400 listing them. */
+  strict: boolean;
+  /** `max_tokens` for an Anthropic upstream when the request names none. */
+  maxTokensDefault: number | undefined;
 }

@@ -10,8 +10,8 @@ import { InterlinguaError, isInterlinguaError } from '../core/errors.ts';
 import { LossCollector } from '../core/losses.ts';
 import type { ApiError, FormatId } from '../core/ir.ts';
 import { callerCredential, constantTimeEqual, redact, sanitizeHeaderValue, upstreamAuthHeaders } from './auth.ts';
-import { errorAnswer } from './errors.ts';
-import { fetchCall, jsonAnswer, PROXY_EXCHANGE, webInbound, webResponse, type Answer, type Exchange, type Inbound } from './exchange.ts';
+import { errorAnswer, unknownPath } from './errors.ts';
+import { fetchCall, PROXY_EXCHANGE, webInbound, webResponse, type Answer, type Exchange, type Inbound } from './exchange.ts';
 import { createModelMap, type ModelRule } from './model-map.ts';
 import { countUrl, routeFor, upstreamUrl } from './routes.ts';
 import { forwardToUpstream } from './forward.ts';
@@ -62,6 +62,14 @@ export interface ProxyConfig {
   env?: Record<string, string | undefined>;
   /** Called once per request with a summary line's fields. */
   log?: (entry: ProxyLogEntry) => void;
+  /**
+   * Refuse a request whose conversion to the upstream's format reports
+   * losses (warnings or worse; `info` ones pass): a 400 in the caller's
+   * format that lists them, instead of a converted request. Off by default.
+   */
+  strict?: boolean;
+  /** `max_tokens` sent to an Anthropic upstream for a request that names none (default 4096, reported as `defaulted`). */
+  maxTokensDefault?: number;
 }
 
 /** Header carrying how many losses the conversion reported. */
@@ -115,6 +123,11 @@ function awsSetup(upstream: UpstreamConfig, env: Record<string, string | undefin
   return { baseUrl, sign: createSigV4Signer(credentials, region), secrets: [credentials.secretAccessKey, credentials.sessionToken] };
 }
 
+/** The model map of a request whose upstream model is already chosen. */
+function fixedModel(model: string): (model: string | undefined) => string {
+  return () => model;
+}
+
 /** Create the proxy's transport-neutral exchange (what the fetch handler and the Node adapter both run). */
 export function createExchange(config: ProxyConfig): Exchange {
   const upstream = config.upstream;
@@ -147,16 +160,15 @@ export function createExchange(config: ProxyConfig): Exchange {
     const route = routeFor(pathname);
     const entry: ProxyLogEntry = { method: request.method, path: pathname, upstream: upstream.format, stream: false, status: 0, durationMs: 0, losses: 0 };
     const finish = (answer: Answer, error?: string): Answer => {
-      if (config.log === undefined) return answer;
+      if (config.log === undefined && request.report === undefined) return answer;
       entry.status = answer.status;
       entry.durationMs = Date.now() - started;
       if (error !== undefined) entry.error = redact(error, secrets);
-      config.log(entry);
+      config.log?.(entry);
+      request.report?.(entry);
       return answer;
     };
-    if (route === undefined) {
-      return finish(jsonAnswer(404, JSON.stringify({ error: { type: 'not_found', message: `no LLM endpoint at ${pathname}` } })));
-    }
+    if (route === undefined) return finish(unknownPath(pathname, request.header('anthropic-version') !== null));
     entry.ingress = route.format;
     const fail = (error: ApiError) => finish(errorAnswer(route.format, { ...error, message: redact(error.message, secrets) }), error.message);
     if (request.method !== 'POST') return fail({ type: 'not_found', status: 405, message: `use POST for ${pathname}` });
@@ -176,13 +188,15 @@ export function createExchange(config: ProxyConfig): Exchange {
         url: route.generate === true && upstream.format === 'ollama' ? generateUrl : url,
         headers: fixedHeaders ?? { ...upstreamAuthHeaders(upstream.format, credential), ...extraHeaders },
         sign: aws.sign,
-        mapModel,
+        mapModel: request.upstreamModel === undefined ? mapModel : fixedModel(request.upstreamModel),
         call,
         timeoutMs,
         signal: request.signal,
         entry,
         losses: new LossCollector(),
         redact: redactSecrets,
+        strict: request.strict ?? config.strict === true,
+        maxTokensDefault: config.maxTokensDefault,
       };
       return finish(await (route.count === true ? forwardCount(forward, countingUrl) : forwardToUpstream(forward)));
     } catch (error) {
@@ -204,8 +218,8 @@ export function createProxy(config: ProxyConfig): ((request: Request) => Promise
   return Object.assign(handler, { [PROXY_EXCHANGE]: exchange });
 }
 
-export type { ProxyLogEntry } from './forward-options.ts';
-export { countUrl, routeFor, upstreamUrl, type Route } from './routes.ts';
+export { countUrl, pathFormat, routeFor, upstreamUrl, type Route } from './routes.ts';
+export { errorAnswer, statusFor, unknownPath } from './errors.ts';
 export { createModelMap, parseModelRule, type ModelRule } from './model-map.ts';
 export { constantTimeEqual } from './auth.ts';
-export { PROXY_EXCHANGE, UPSTREAM_CALL, UpstreamTimeout, type Answer, type Exchange, type Inbound, type UpstreamCall, type UpstreamInit, type UpstreamReply } from './exchange.ts';
+export { CallerCancel, PROXY_EXCHANGE, UPSTREAM_CALL, UpstreamTimeout, type Answer, type AttemptLog, type ProxyLogEntry, type UpstreamFailure, type Exchange, type Inbound, type UpstreamCall, type UpstreamInit, type UpstreamReply } from './exchange.ts';

@@ -7,7 +7,7 @@
  */
 import * as v from 'valibot';
 import { FORMAT_IDS, type FormatId } from '../core/ir.ts';
-import { codecFor } from '../core/registry.ts';
+import { codecFor } from '../formats/registry.ts';
 import type { GatewayConfig } from './config.ts';
 
 /** One mistake in a configuration. */

@@ -14,6 +14,8 @@ export interface Route {
   name: string;
   /** The targets by rank: a rank of one unless weights put several side by side. */
   ranks: GatewayTarget[][];
+  /** The order of every request when no rank holds more than one target (made once). */
+  fixed: GatewayTarget[] | undefined;
   retry: Retry;
   deadlineMs: number | undefined;
   strict: boolean;
@@ -36,7 +38,9 @@ function ranksOf(targets: readonly GatewayTarget[]): GatewayTarget[][] {
 }
 
 function routeOf(name: string, settings: RouteSettings, config: GatewayConfig): Route {
-  return { name, ranks: ranksOf(settings.targets), retry: retryPolicy(settings.retry, config.retry), deadlineMs: settings.deadlineMs, strict: settings.strict ?? config.strict === true };
+  const ranks = ranksOf(settings.targets);
+  const fixed = ranks.every((rank) => rank.length === 1) ? ranks.map((rank) => rank[0]!) : undefined;
+  return { name, ranks, fixed, retry: retryPolicy(settings.retry, config.retry), deadlineMs: settings.deadlineMs, strict: settings.strict ?? config.strict === true };
 }
 
 /** The routing table of a configuration. */
@@ -79,7 +83,7 @@ export function createRouter(config: GatewayConfig): Router {
  * proportional to its weight, by weighted sampling without replacement).
  */
 export function targetOrder(route: Route, random: () => number = Math.random): GatewayTarget[] {
-  if (route.ranks.every((rank) => rank.length === 1)) return route.ranks.map((rank) => rank[0]!);
+  if (route.fixed !== undefined) return route.fixed;
   const order: GatewayTarget[] = [];
   for (const rank of route.ranks) {
     if (rank.length === 1) order.push(rank[0]!);

@@ -7,7 +7,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { FormatId } from '../../src/core/ir.ts';
-import { framingFor } from '../../src/core/stream.ts';
+import { framingFor } from '../../src/formats/stream.ts';
 import { CORPUS_DIR } from './fixtures.ts';
 import { startFaultUpstream, type Fault, type FaultUpstream, type UpstreamAnswer } from './fault-upstream.ts';
 

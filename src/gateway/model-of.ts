@@ -22,6 +22,18 @@ function stringEnd(text: string, at: number): number {
 
 /** The top-level `model` of a JSON object text, `undefined` where it has none (or is not a string, or the text is no object). */
 export function modelOf(text: string): string | undefined {
+  const found = scan(text);
+  if (found === undefined || text.indexOf('"model"', found.end) === -1) return found?.model;
+  try {
+    const body = JSON.parse(text) as { model?: unknown } | null;
+    return typeof body?.model === 'string' ? body.model : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The first top-level `model` string and where its value ends, by one scan. */
+function scan(text: string): { model: string; end: number } | undefined {
   let depth = 0;
   let index = 0;
   const length = text.length;
@@ -44,9 +56,9 @@ export function modelOf(text: string): string | undefined {
           const valueEnd = stringEnd(text, at);
           if (valueEnd === -1) return undefined;
           const raw = text.slice(at, valueEnd);
-          if (!raw.includes('\\')) return raw.slice(1, -1);
+          if (!raw.includes('\\')) return { model: raw.slice(1, -1), end: valueEnd };
           try {
-            return JSON.parse(raw) as string;
+            return { model: JSON.parse(raw) as string, end: valueEnd };
           } catch {
             return undefined;
           }

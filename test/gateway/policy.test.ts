@@ -45,6 +45,8 @@ test('the top-level model of a body, whatever comes before it, never a nested on
   assert.is(modelOf('{"model":7}'), undefined);
   assert.is(modelOf('[{"model":"x"}]'), undefined);
   assert.is(modelOf('{"x":"\\\\","model":"after-escaped-backslash"}'), 'after-escaped-backslash');
+  assert.is(modelOf('{"model":"cheap-1","messages":[],"model":"expensive-9"}'), 'expensive-9', 'a repeated key routes as JSON.parse reads it, the last one');
+  assert.is(modelOf('{"model":"cheap-1","messages":[{"content":"\\"model\\""}]}'), 'cheap-1', 'a "model" in a string after it: parsed, same answer');
   // Against JSON.parse on generated objects (a first `model` key, as JSON.parse would read a single one).
   fc.assert(
     fc.property(fc.dictionary(fc.string().filter((key) => key !== 'model'), fc.jsonValue(), { maxKeys: 5 }), fc.option(fc.string(), { nil: undefined }), (rest, model) => {

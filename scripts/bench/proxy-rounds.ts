@@ -20,9 +20,12 @@
  * `--streamed` loads the CPU rounds with streamed requests (the same
  * 40-event stream), which the bare proxy pipes unconverted. `--otlp` adds
  * this build with telemetry on (`--otlp-endpoint` to a local OTLP/HTTP
- * receiver, scripts/bench/otlp-sink-child.mjs) to every round.
+ * receiver, scripts/bench/otlp-sink-child.mjs) to every round. `--gateway`
+ * adds the gateway's two rows to every round (scripts/bench/gateway-configs.ts):
+ * `serve --config` with a routed request, and with a fallback hop (the
+ * primary answers 529, the second target answers).
  *
- *   npx tsx scripts/bench/proxy-rounds.ts [--rounds=5] [--ingress=anthropic] [--seconds=4] [--against=.dist-base] [--first-byte=2000] [--streamed] [--otlp]
+ *   npx tsx scripts/bench/proxy-rounds.ts [--rounds=5] [--ingress=anthropic] [--seconds=4] [--against=.dist-base] [--first-byte=2000] [--streamed] [--otlp] [--gateway]
  *
  * The upstream is OpenAI Chat for Anthropic ingress and Anthropic otherwise.
  */
@@ -33,9 +36,10 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { firstByte, interleavedCpu, median, start, stop, type RoundSample } from './proxy.ts';
 import { smallChatBodies, streamWorkload } from './workloads.ts';
+import { gatewayConfigs } from './gateway-configs.ts';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
-const { values } = parseArgs({ options: { rounds: { type: 'string' }, ingress: { type: 'string' }, seconds: { type: 'string' }, against: { type: 'string' }, 'first-byte': { type: 'string' }, streamed: { type: 'boolean' }, otlp: { type: 'boolean' } } });
+const { values } = parseArgs({ options: { rounds: { type: 'string' }, ingress: { type: 'string' }, seconds: { type: 'string' }, against: { type: 'string' }, 'first-byte': { type: 'string' }, streamed: { type: 'boolean' }, otlp: { type: 'boolean' }, gateway: { type: 'boolean' } } });
 const rounds = Number(values.rounds ?? 5);
 const seconds = Number(values.seconds ?? 4);
 const ingress = values.ingress === 'openai-chat' ? 'openai-chat' : 'anthropic';
@@ -57,6 +61,11 @@ const proxies = [
 ];
 const sink = values.otlp === true ? await start([join(ROOT, 'scripts/bench/otlp-sink-child.mjs')], ROOT, /^\{"port":(\d+)\}$/) : undefined;
 if (sink !== undefined) proxies.push({ name: 'interlingua serve, telemetry on', process: await start([join(ROOT, 'dist/cli/main.js'), ...serveArgs, '--otlp-endpoint', `http://127.0.0.1:${sink.match[1]}`], ROOT, LISTENING) });
+const configs = values.gateway === true ? gatewayConfigs(target, Number(upstream.match[1])) : undefined;
+if (configs !== undefined) {
+  proxies.push({ name: 'serve --config, routed', process: await start([join(ROOT, 'dist/cli/main.js'), 'serve', '--config', configs.routed, '--port', '0'], ROOT, LISTENING) });
+  proxies.push({ name: 'serve --config, fallback hop', process: await start([join(ROOT, 'dist/cli/main.js'), 'serve', '--config', configs.fallback, '--port', '0'], ROOT, LISTENING) });
+}
 if (values.against !== undefined) proxies.push({ name: `interlingua serve (${values.against})`, process: await start([join(resolve(ROOT, values.against), 'cli/main.js'), ...serveArgs], ROOT, LISTENING) });
 /** The streamed variant of a request body. */
 const streamed = (text: string) => JSON.stringify({ ...(JSON.parse(text) as Record<string, unknown>), stream: true });
@@ -99,6 +108,7 @@ try {
   if (sink !== undefined) await stop(sink.child);
   await stop(upstream.child);
   rmSync(file, { force: true });
+  if (configs !== undefined) for (const config of Object.values(configs)) rmSync(config, { force: true });
 }
 const cpuOf = (rounds: RoundSample[]) => rounds.map((sample) => sample.cpuUs);
 for (const [index, rounds] of measured.entries()) {

@@ -16,6 +16,7 @@ import { createInterface } from 'node:readline';
 import { createServer, type AddressInfo } from 'node:net';
 import { Agent, request as httpRequest } from 'node:http';
 import type { FormatId } from '../../src/core/ir.ts';
+import { gatewayConfigs } from './gateway-configs.ts';
 
 /** One load run. */
 export interface LoadResult {
@@ -66,6 +67,8 @@ export interface ProxyScenario {
   rounds?: CpuRounds;
   /** The same for streamed answers (the 40-event stream): the bare proxy pipes it unconverted, interlingua converts it. */
   streamRounds?: CpuRounds;
+  /** The gateway's rows, CPU per request in the same rounds as {@link rounds} (scripts/bench/gateway-configs.ts): a routed request and a fallback hop. */
+  gatewayRounds?: { routedUs: number[]; fallbackUs: number[] };
 }
 
 /** CPU per request, µs, of the bare proxy and `interlingua serve` loaded in turn, round after round, with each round's latency percentiles (ms). */
@@ -648,8 +651,39 @@ async function interleaved(scenario: ProxyScenario, options: ProxyOptions, upstr
       options.progress?.(`  direct ${direct!.toFixed(3)} ms, TCP relay ${relayed!.toFixed(3)} ms, bare proxy ${bare!.toFixed(3)} ms, interlingua ${interlingua!.toFixed(3)} ms`);
     }
     if (rounds > 0) {
-      options.progress?.(`${title}: CPU per request in ${rounds} interleaved rounds`);
-      scenario.rounds = await cpuRounds(loaded, ingressBody, { ...roundOptions, rounds });
+      // The gateway's two rows run in the same rounds as the bare proxy and serve, so their ratios cancel the machine's other work alike.
+      const configs = gatewayConfigs(scenario.upstream, upstreamPort);
+      try {
+        for (const [name, file] of [['routed', configs.routed], ['fallback', configs.fallback]] as const) {
+          const proxy = await start([join(options.root, 'dist/cli/main.js'), 'serve', '--config', file, '--port', '0'], options.root, LISTENING);
+          started.push({ spec: { ...ours.spec, name: `serve --config, ${name}` }, child: proxy.child, url: `http://127.0.0.1:${proxy.match[1]}${PATHS[scenario.ingress]}` });
+        }
+      } finally {
+        for (const file of Object.values(configs)) rmSync(file, { force: true });
+      }
+      const [routed, fallback] = started.slice(-2) as [(typeof started)[number], (typeof started)[number]];
+      options.progress?.(`${title}: CPU per request in ${rounds} interleaved rounds (bare proxy, interlingua, and the gateway routed and with a fallback hop)`);
+      const samples = await interleavedCpu(
+        [
+          { name: 'bare proxy', ...loaded.floor },
+          { name: 'interlingua', ...loaded.interlingua },
+          { name: 'gateway routed', url: routed.url, pid: routed.child.pid! },
+          { name: 'gateway fallback hop', url: fallback.url, pid: fallback.child.pid! },
+        ],
+        ingressBody,
+        { ...roundOptions, rounds },
+      );
+      const [floorSamples, oursSamples, routedSamples, fallbackSamples] = samples as [RoundSample[], RoundSample[], RoundSample[], RoundSample[]];
+      scenario.rounds = {
+        floorUs: floorSamples.map((sample) => sample.cpuUs),
+        interlinguaUs: oursSamples.map((sample) => sample.cpuUs),
+        floorP50: floorSamples.map((sample) => sample.p50),
+        floorP99: floorSamples.map((sample) => sample.p99),
+        interlinguaP50: oursSamples.map((sample) => sample.p50),
+        interlinguaP99: oursSamples.map((sample) => sample.p99),
+        seconds: roundOptions.seconds,
+      };
+      scenario.gatewayRounds = { routedUs: routedSamples.map((sample) => sample.cpuUs), fallbackUs: fallbackSamples.map((sample) => sample.cpuUs) };
     }
     if (streamRounds > 0) {
       options.progress?.(`${title}: CPU per streamed request in ${streamRounds} interleaved rounds`);

@@ -336,6 +336,13 @@ function signed(value: number): string {
   return `${value < 0 ? '−' : '+'}${Math.abs(value).toFixed(3)}`;
 }
 
+/** A gateway row: its CPU per request per round, and the medians of the rounds' ratios to the bare proxy and to the one-upstream `serve`. */
+function gatewayRow(what: string, values: readonly number[], rounds: CpuRounds): string {
+  const toFloor = median(values.map((value, index) => value / rounds.floorUs[index]!));
+  const toServe = median(values.map((value, index) => value / rounds.interlinguaUs[index]!));
+  return `${what} ${values.map((value) => value.toFixed(0)).join(', ')} µs, ${toFloor.toFixed(2)}× the bare proxy and ${toServe.toFixed(2)}× \`serve\` (medians of the rounds' ratios)`;
+}
+
 /** Each round's CPU per request of the bare proxy and of interlingua, and the median of the rounds' ratios. */
 function roundsFigures(rounds: CpuRounds): string {
   const list = (values: readonly number[]) => values.map((value) => value.toFixed(0)).join(', ');
@@ -381,13 +388,18 @@ function proxySection(run: BenchRun): string {
       rounds === undefined || rounds.floorUs.length === 0
         ? ''
         : `\n\nCPU per request in ${rounds.floorUs.length} interleaved rounds (the bare proxy and interlingua loaded in turn at the same rate, ${rounds.seconds} s each after 1 s of warm-up, one unmeasured round first): ${roundsFigures(rounds)} (the target's verdict uses this; the table's single runs are one after the other).`;
+    const gateway = scenario.gatewayRounds;
+    const gatewayText =
+      gateway === undefined || rounds === undefined || gateway.routedUs.length === 0
+        ? ''
+        : `\n\nThe gateway (\`serve --config\`, scripts/bench/gateway-configs.ts), in the same rounds: ${gatewayRow('a routed request (four upstreams, four routes, the last one matching)', gateway.routedUs, rounds)}; ${gatewayRow("a fallback hop (the primary answers 529 overloaded_error, the second target answers)", gateway.fallbackUs, rounds)}. Goal for the routed request: ≤ 1.05× \`serve\` with one upstream (the fallback hop makes two upstream calls, so it is a measure).`;
     const streamed = scenario.streamRounds;
     const streamedText =
       streamed === undefined || streamed.floorUs.length === 0
         ? ''
         : `\n\nStreamed answers (a measure, not a goal: the bare proxy pipes the upstream's stream in the caller's format without reading it, interlingua converts each of its 40 events), CPU per request in ${streamed.floorUs.length} interleaved rounds as above with the request asking for a stream: ${roundsFigures(streamed)}. Latency to the end of the stream, medians of the rounds: bare proxy p50 ${ms(median(streamed.floorP50))}, p99 ${ms(median(streamed.floorP99))}; interlingua p50 ${ms(median(streamed.interlinguaP50))}, p99 ${ms(median(streamed.interlinguaP99))}.`;
     parts.push(
-      `### ${scenario.title}\n\n${table(['proxy', 'req/s', 'p50', 'p99', 'added p50 / p99', 'CPU per request', '÷ floor', 'peak RSS', 'failed'], rows)}${firstByte}${roundsText}${streamedText}\n\n${how}`,
+      `### ${scenario.title}\n\n${table(['proxy', 'req/s', 'p50', 'p99', 'added p50 / p99', 'CPU per request', '÷ floor', 'peak RSS', 'failed'], rows)}${firstByte}${roundsText}${gatewayText}${streamedText}\n\n${how}`,
     );
   }
   return parts.join('\n\n');

@@ -3,7 +3,9 @@
  * answers every POST at once with a fixed body chosen by path (OpenAI Chat,
  * Anthropic, OpenAI Responses or Gemini). A request whose body asks for a
  * stream (`"stream":true`, or Gemini's `:streamGenerateContent`) gets the
- * format's SSE text at once instead. Prints `{"port":N}` when listening.
+ * format's SSE text at once instead. Any path under `/overloaded/` gets
+ * Anthropic's 529 `overloaded_error` (the gateway's fallback row). Prints
+ * `{"port":N}` when listening.
  *
  * Usage: node upstream-child.mjs BODIES_JSON_FILE (plain JavaScript: no loader in the
  * upstream's way)
@@ -27,10 +29,18 @@ function formatOf(url) {
   return 'gemini';
 }
 
+/** What an Anthropic upstream answers when overloaded (the gateway benchmark's failing primary, at /overloaded/…). */
+const OVERLOADED = Buffer.from(JSON.stringify({ type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } }));
+
 const server = createServer((request, response) => {
   const chunks = [];
   request.on('data', (chunk) => chunks.push(chunk));
   request.on('end', () => {
+    if ((request.url ?? '').startsWith('/overloaded/')) {
+      response.writeHead(529, { 'content-type': 'application/json', 'content-length': OVERLOADED.length });
+      response.end(OVERLOADED);
+      return;
+    }
     const format = formatOf(request.url ?? '');
     const wantsStream = (request.url ?? '').includes(':streamGenerateContent') || /"stream"\s*:\s*true/.test(Buffer.concat(chunks).toString('utf8'));
     if (wantsStream && streamed[format] !== undefined) {

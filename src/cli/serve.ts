@@ -1,24 +1,29 @@
-/** `interlingua serve`: run the proxy on a Node HTTP server. */
+/** `interlingua serve`: run the gateway (or, from the flags, its one-upstream case) on a Node HTTP server. */
 import { parseArgs } from 'node:util';
 import { setFlagsFromString } from 'node:v8';
-import { createProxy, type ProxyLogEntry } from '../proxy/index.ts';
 import { logLineFormatter, type LogFormat } from '../telemetry/log-line.ts';
 import { createRequestMetrics } from '../telemetry/request-metrics.ts';
 import { createOtelSink } from '../telemetry/otel.ts';
 import { combineSinks } from '../telemetry/record.ts';
 import type { OtlpExport } from './otlp.ts';
+import type { ProxyLogEntry } from '../proxy/index.ts';
 import { parseModelRule, type ModelRule } from '../proxy/model-map.ts';
 import { isFormatId } from '../formats/registry.ts';
-import { FORMAT_IDS } from '../core/ir.ts';
+import { isInterlinguaError } from '../core/errors.ts';
+import { FORMAT_IDS, type FormatId } from '../core/ir.ts';
+import { createGateway } from '../gateway/gateway.ts';
+import { gatewayWarnings } from '../gateway/warnings.ts';
+import type { GatewayConfig } from '../gateway/config.ts';
 import { serve, portOf } from '../node/server.ts';
 import { createNodeFetch } from '../node/fetch.ts';
 import { UsageError } from './io.ts';
 import { dialectOption } from './convert.ts';
 
-export const SERVE_HELP = `Usage: interlingua serve --upstream FORMAT --upstream-url URL [options]
+export const SERVE_HELP = `Usage: interlingua serve --config FILE [options]
+       interlingua serve --upstream FORMAT --upstream-url URL [options]
        interlingua serve --upstream bedrock-converse --region REGION [options]
 
-Run the proxy: callers speak any format at its own path (/v1/messages,
+Run the gateway: callers speak any format at its own path (/v1/messages,
 /v1/chat/completions, /v1/responses, /v1beta/models/M:generateContent and
 /v1beta/models/M:streamGenerateContent?alt=sse (or /v1/…), /api/chat,
 /api/generate, /model/M/converse, /model/M/converse-stream); requests go to
@@ -44,12 +49,42 @@ OTEL_RESOURCE_ATTRIBUTES, OTEL_METRIC_EXPORT_INTERVAL, OTEL_TRACES_EXPORTER=none
 OTEL_METRICS_EXPORTER=none and OTEL_SDK_DISABLED=true are honoured; message
 content goes into spans only with OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true.
 
+With --config, a YAML or JSON file names many upstreams and routes models to
+them, with fallbacks to other vendors (the request converted to each) and
+retries before the first byte reaches the caller; every mistake in the file
+is refused at start-up with its line. "\${VAR}" in a value reads the
+environment. The upstream flags below are the one-upstream case of it: one
+upstream, a route per --model-map rule, then every other model, no retry.
+
+  upstreams:
+    anthropic: { format: anthropic, url: https://api.anthropic.com, key: "\${ANTHROPIC_API_KEY}" }
+    bedrock:   { format: bedrock-converse, region: us-east-1 }
+    openai:    { format: openai-chat, url: https://api.openai.com/v1, key: "\${OPENAI_API_KEY}" }
+    local:     { format: ollama, url: http://127.0.0.1:11434, models: [llama3.2] }
+  routes:
+    - match: "claude-*"
+      targets:
+        - upstream: anthropic
+        - upstream: bedrock
+          model: us.anthropic.claude-sonnet-4-5-20250929-v1:0
+      retry: { attempts: 2, initialDelayMs: 500, maxDelayMs: 8000 }
+      deadlineMs: 60000
+    - match: "gpt-*"
+      targets: [{ upstream: openai }]
+
+Also answered: GET /v1/models (OpenAI's list shape, Anthropic's when
+anthropic-version is sent), /v1beta/models (Gemini), /api/tags (Ollama)
+with the configured model names; /healthz and /readyz; HEAD on any path
+(client probes) with 200. Unknown paths get a 404 in their format's shape.
+The answer's x-interlingua-upstream header names the upstream that served.
+
 A Bedrock upstream is signed with SigV4 using AWS_ACCESS_KEY_ID,
 AWS_SECRET_ACCESS_KEY and AWS_SESSION_TOKEN (or sent a Bedrock API key as a
 bearer token with --api-key-env); its URL defaults to
 https://bedrock-runtime.REGION.amazonaws.com.
 
 Options:
+  --config FILE            the gateway's configuration (YAML or JSON); not with the upstream flags
   --port N                 port to listen on (default 8787; 0 picks a free one)
   --host HOST              address to bind (default 127.0.0.1)
   --upstream FORMAT        anthropic, openai-chat, openai-responses, gemini, ollama or bedrock-converse (required)
@@ -68,7 +103,15 @@ Options:
   --log-format FORMAT      text (default) or json (one JSON object per line)
   --otlp-endpoint URL      export OpenTelemetry spans and metrics over OTLP/HTTP to
                            this collector (/v1/traces and /v1/metrics are added)
+  --max-tokens-default N   max_tokens sent to Anthropic upstreams for requests that name none
+                           (default 4096; reported as a "defaulted" loss)
+  --strict                 refuse, with a 400 in the caller's format listing them, requests whose
+                           conversion reports losses (warnings or worse) instead of converting
   -h, --help               show this help
+
+At start-up serve warns when it binds a non-loopback address without an
+inbound token, when an upstream has no key, and when an upstream URL already
+ends in the path its format adds (…/v1 for anthropic).
 `;
 
 /**
@@ -171,6 +214,62 @@ function positiveInteger(value: string | undefined, name: string, fallback: numb
   return number;
 }
 
+/** The flags of the one-upstream case. */
+interface UpstreamFlags {
+  upstream?: string | undefined;
+  'upstream-url'?: string | undefined;
+  region?: string | undefined;
+  dialect?: string | undefined;
+  'api-key-env'?: string | undefined;
+  'pass-through-auth'?: boolean | undefined;
+  'model-map'?: string[] | undefined;
+}
+
+/**
+ * The one-upstream flags as a gateway configuration: the upstream named
+ * after its format, a route per `--model-map` rule (first match wins, as
+ * the model map does), then every other model as the caller named it, and
+ * one attempt each (the proxy as it always was: no retry).
+ */
+function flagConfig(values: UpstreamFlags): { config: GatewayConfig; described: string } {
+  const format = values.upstream;
+  if (format === undefined || !isFormatId(format)) throw new UsageError(`--upstream must be one of ${FORMAT_IDS.join(', ')} (or give --config FILE)`);
+  const bedrock = format === 'bedrock-converse';
+  const baseUrl = values['upstream-url'] ?? (bedrock ? '' : undefined);
+  if (baseUrl === undefined || (baseUrl !== '' && !/^https?:\/\//.test(baseUrl))) throw new UsageError('--upstream-url must be an http(s) URL');
+  const region = values.region;
+  if (region !== undefined && !bedrock) throw new UsageError('--region is for a bedrock-converse upstream');
+  if (bedrock && values['api-key-env'] === undefined && values['pass-through-auth'] !== true && (process.env['AWS_ACCESS_KEY_ID'] === undefined || process.env['AWS_SECRET_ACCESS_KEY'] === undefined)) {
+    throw new UsageError('a bedrock-converse upstream needs AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (or --api-key-env with a Bedrock API key)');
+  }
+  const dialect = dialectOption(values.dialect, format);
+  const rules: ModelRule[] = [];
+  for (const text of values['model-map'] ?? []) {
+    const rule = parseModelRule(text);
+    if (rule === undefined) throw new UsageError(`--model-map "${text}" is not PATTERN=MODEL`);
+    rules.push(rule);
+  }
+  const keyEnv = values['api-key-env'];
+  const key = keyEnv === undefined ? undefined : process.env[keyEnv];
+  if (keyEnv !== undefined && key === undefined) throw new UsageError(`the environment variable ${keyEnv} is not set`);
+  const name: FormatId = format;
+  const config: GatewayConfig = {
+    upstreams: {
+      [name]: {
+        format,
+        ...(baseUrl === '' ? {} : { url: baseUrl }),
+        ...(key === undefined ? {} : { key }),
+        ...(values['pass-through-auth'] === true ? { passThroughAuth: true } : {}),
+        ...(region === undefined ? {} : { region }),
+        ...(dialect === undefined ? {} : { dialect }),
+      },
+    },
+    routes: [...rules.map((rule) => ({ match: rule.pattern, targets: [{ upstream: name, model: rule.model }] })), { match: '*', targets: [{ upstream: name }] }],
+    retry: { attempts: 1 },
+  };
+  return { config, described: `${format} at ${baseUrl || `Bedrock in ${region ?? process.env['AWS_REGION'] ?? process.env['AWS_DEFAULT_REGION'] ?? 'us-east-1'}`}` };
+}
+
 export async function runServe(args: string[]): Promise<void> {
   let parsed;
   try {
@@ -191,34 +290,49 @@ export async function runServe(args: string[]): Promise<void> {
         'max-body': { type: 'string' },
         'log-format': { type: 'string' },
         'otlp-endpoint': { type: 'string' },
+        config: { type: 'string' },
+        'max-tokens-default': { type: 'string' },
+        strict: { type: 'boolean' },
       },
     });
   } catch (error) {
     throw new UsageError((error as Error).message);
   }
   const values = parsed.values;
-  const format = values.upstream;
-  if (format === undefined || !isFormatId(format)) throw new UsageError(`--upstream must be one of ${FORMAT_IDS.join(', ')}`);
-  const bedrock = format === 'bedrock-converse';
-  const baseUrl = values['upstream-url'] ?? (bedrock ? '' : undefined);
-  if (baseUrl === undefined || (baseUrl !== '' && !/^https?:\/\//.test(baseUrl))) throw new UsageError('--upstream-url must be an http(s) URL');
-  const region = values.region;
-  if (region !== undefined && !bedrock) throw new UsageError('--region is for a bedrock-converse upstream');
-  if (bedrock && values['api-key-env'] === undefined && values['pass-through-auth'] !== true && (process.env['AWS_ACCESS_KEY_ID'] === undefined || process.env['AWS_SECRET_ACCESS_KEY'] === undefined)) {
-    throw new UsageError('a bedrock-converse upstream needs AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (or --api-key-env with a Bedrock API key)');
-  }
-  const dialect = dialectOption(values.dialect, format);
-  const rules: ModelRule[] = [];
-  for (const text of values['model-map'] ?? []) {
-    const rule = parseModelRule(text);
-    if (rule === undefined) throw new UsageError(`--model-map "${text}" is not PATTERN=MODEL`);
-    rules.push(rule);
-  }
-  const keyEnv = values['api-key-env'];
-  if (keyEnv !== undefined && process.env[keyEnv] === undefined) throw new UsageError(`the environment variable ${keyEnv} is not set`);
   const tokenEnv = values['inbound-token-env'];
   const inboundToken = tokenEnv === undefined ? undefined : process.env[tokenEnv];
   if (tokenEnv !== undefined && inboundToken === undefined) throw new UsageError(`the environment variable ${tokenEnv} is not set`);
+  let config: GatewayConfig;
+  let described: string;
+  if (values.config !== undefined) {
+    const flags = ['upstream', 'upstream-url', 'region', 'dialect', 'api-key-env', 'pass-through-auth', 'model-map'] as const;
+    const given = flags.filter((flag) => values[flag] !== undefined);
+    if (given.length > 0) throw new UsageError(`--config names the upstreams; drop --${given.join(', --')} (or drop --config for the one-upstream case)`);
+    const { loadGatewayConfig, ConfigError } = await import('../gateway/load.ts');
+    try {
+      config = loadGatewayConfig(values.config);
+    } catch (error) {
+      if (error instanceof ConfigError) throw new UsageError(error.message);
+      throw error;
+    }
+    const names = Object.keys(config.upstreams);
+    described = `${names.length} upstream${names.length === 1 ? '' : 's'} (${names.join(', ')}), ${config.routes?.length ?? 0} route${config.routes?.length === 1 ? '' : 's'}`;
+  } else {
+    ({ config, described } = flagConfig(values));
+  }
+  if (values.timeout !== undefined) config.timeoutMs = positiveInteger(values.timeout, 'timeout', 120_000);
+  if (values['max-body'] !== undefined) config.maxBodyBytes = positiveInteger(values['max-body'], 'max-body', 32 * 1024 * 1024);
+  if (values['max-tokens-default'] !== undefined) {
+    const tokens = positiveInteger(values['max-tokens-default'], 'max-tokens-default', 4096);
+    if (tokens < 1) throw new UsageError('--max-tokens-default must be at least 1');
+    config.maxTokensDefault = tokens;
+  }
+  if (values.strict === true) config.strict = true;
+  if (inboundToken !== undefined) config.inboundToken = inboundToken;
+  const host = values.host ?? config.listen?.host ?? '127.0.0.1';
+  const port = values.port === undefined ? (config.listen?.port ?? 8787) : positiveInteger(values.port, 'port', 8787);
+  if (port > 65_535) throw new UsageError(`--port must be from 0 to 65535, got "${values.port}"`);
+  for (const warning of gatewayWarnings(config, host)) process.stderr.write(`interlingua: warning: ${warning}\n`);
   const logFormat = values['log-format'] ?? 'text';
   if (logFormat !== 'text' && logFormat !== 'json') throw new UsageError(`--log-format must be text or json, got "${logFormat}"`);
   const otlpEndpoint = values['otlp-endpoint'];
@@ -236,31 +350,21 @@ export async function runServe(args: string[]): Promise<void> {
     otlp = startOtlp({ ...(otlpEndpoint === undefined ? {} : { endpoint: otlpEndpoint }), env: process.env });
   }
   setFlagsFromString(NO_PRETENURING);
-  const handler = createProxy({
-    upstream: {
-      format,
-      baseUrl,
-      ...(keyEnv === undefined ? {} : { apiKeyEnv: keyEnv }),
-      ...(values['pass-through-auth'] === true ? { passThroughAuth: true } : {}),
-      ...(region === undefined ? {} : { region }),
-      ...(dialect === undefined ? {} : { dialect }),
-    },
-    modelMap: rules,
-    timeoutMs: positiveInteger(values.timeout, 'timeout', 120_000),
-    maxBodyBytes: positiveInteger(values['max-body'], 'max-body', 32 * 1024 * 1024),
-    ...(inboundToken === undefined ? {} : { inboundToken }),
-    fetch: createNodeFetch(),
-    log: (entry) => log.entry(entry),
-    telemetry: otlp === undefined ? metrics : combineSinks([metrics, createOtelSink()])!,
-    metrics,
-  });
-  const port = positiveInteger(values.port, 'port', 8787);
-  if (port > 65_535) throw new UsageError(`--port must be from 0 to 65535, got "${values.port}"`);
-  const host = values.host ?? '127.0.0.1';
+  config.fetch = createNodeFetch();
+  config.log = (entry) => log.entry(entry);
+  config.telemetry = otlp === undefined ? metrics : combineSinks([metrics, createOtelSink()])!;
+  config.metrics = metrics;
+  let handler: ReturnType<typeof createGateway>;
+  try {
+    handler = createGateway(config);
+  } catch (error) {
+    if (isInterlinguaError(error)) throw new UsageError(`${values.config === undefined ? '' : `${values.config}: `}${(error as Error).message}`);
+    throw error;
+  }
   const server = await serve(handler, { port, host }).catch((error: unknown) => {
     throw new UsageError(listenFailure(error, host, port));
   });
-  process.stderr.write(`interlingua: proxy listening on http://${values.host ?? '127.0.0.1'}:${portOf(server)} → ${format} at ${baseUrl || `Bedrock in ${region ?? process.env['AWS_REGION'] ?? process.env['AWS_DEFAULT_REGION'] ?? 'us-east-1'}`}\n`);
+  process.stderr.write(`interlingua: proxy listening on http://${host}:${portOf(server)} → ${described}\n`);
   if (otlp !== undefined) process.stderr.write(`interlingua: exporting OpenTelemetry spans and metrics over OTLP/HTTP to ${otlpEndpoint ?? 'the OTEL_EXPORTER_OTLP_* endpoints'}\n`);
   await new Promise<void>((resolve) => {
     const stop = () => {

@@ -33,6 +33,8 @@ export interface CodecContext {
    * IR was decoded from, or writes the plain format.
    */
   dialect?: string;
+  /** `max_tokens` an encoder whose format requires it (Anthropic) writes when the IR names none, instead of its own default. */
+  maxTokensDefault?: number;
 }
 
 /** Decode and encode one wire format. Every provider exports one. */

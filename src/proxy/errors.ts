@@ -3,6 +3,7 @@ import { codecFor } from '../formats/registry.ts';
 import { LossCollector } from '../core/losses.ts';
 import type { ApiError, ErrorType, FormatId } from '../core/ir.ts';
 import { jsonAnswer, webResponse, type Answer } from './exchange.ts';
+import { pathFormat } from './routes.ts';
 
 const STATUS: Record<ErrorType, number> = {
   invalid_request: 400,
@@ -49,4 +50,12 @@ export function errorAnswer(format: FormatId, error: ApiError, headers?: Record<
 /** A JSON error response in `format`'s error shape. */
 export function errorResponse(format: FormatId, error: ApiError, headers: Record<string, string> = {}): Response {
   return webResponse(errorAnswer(format, error, headers));
+}
+
+/** The 404 for a path the proxy does not serve, in the error shape of the format the path belongs to (Ollama's `{"error": "…"}` for `/api/…`). */
+export function unknownPath(pathname: string, anthropicVersion: boolean): Answer {
+  const format = pathFormat(pathname, anthropicVersion);
+  const message = `no LLM endpoint at ${pathname}`;
+  if (format === undefined) return jsonAnswer(404, JSON.stringify({ error: { type: 'not_found', message } }));
+  return errorAnswer(format, { type: 'not_found', status: 404, message });
 }

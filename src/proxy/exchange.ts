@@ -6,6 +6,9 @@
  * onto them directly, with no Web streams, `Request` or `Response` for whole
  * bodies. Web APIs only.
  */
+import type { AttemptRecord, RequestRecord } from '../telemetry/record.ts';
+import type { ApiError } from '../core/ir.ts';
+import type { FormatId } from '../core/ir.ts';
 
 /**
  * The caller's cancellation: a flag and listeners. On Node an `AbortSignal`
@@ -58,6 +61,26 @@ export function signalCancel(signal: AbortSignal): Cancel {
   };
 }
 
+/** One request as the proxy logs it: no bodies, no secrets. */
+export type ProxyLogEntry = RequestRecord & {
+  /** The upstream's name in a gateway's configuration (set by the gateway). */
+  upstreamName?: string;
+};
+
+/** One upstream call of a gateway request, as logged. */
+export interface AttemptLog extends AttemptRecord {
+  /** The upstream's name in the configuration. */
+  upstream: string;
+  format: FormatId;
+  /** The model sent upstream. */
+  model?: string;
+  /** The upstream's HTTP status; 0 where none came (connect error, timeout). */
+  status: number;
+  durationMs: number;
+  /** What failed (`connect`, `timeout`, `broken`, `cancelled`, or the error type of an HTTP error). */
+  failure?: string;
+}
+
 /** One incoming request. */
 export interface Inbound {
   method: string;
@@ -71,6 +94,12 @@ export interface Inbound {
   text(limit: number): Promise<string | undefined>;
   /** Aborted when the caller goes away. */
   signal: Cancel;
+  /** The model to send upstream for this request, in place of the model map's (a layer above the proxy picks it). */
+  upstreamModel?: string;
+  /** Refuse a conversion with losses for this request (in place of the proxy's `strict`). */
+  strict?: boolean;
+  /** Called with this request's log entry when it is done, besides the proxy's `log` (a layer above the proxy reads it). */
+  report?: (entry: ProxyLogEntry) => void;
 }
 
 /** Where a {@link ByteSource} delivers its bytes: chunks, then exactly one of `end` or `fail`. */
@@ -141,6 +170,29 @@ export interface Answer {
   status: number;
   headers: Record<string, string>;
   body: string | ReadableStream<Uint8Array> | ByteSource | null;
+  /**
+   * Set on an error answer that the upstream caused (and nothing of it has
+   * reached the caller): what went wrong, whatever the caller's format, so a
+   * layer above the proxy can decide to try again without reading the body.
+   */
+  upstreamFailure?: UpstreamFailure;
+}
+
+/**
+ * Why the upstream gave no answer: `status` an HTTP error answer (its
+ * status, the error decoded from its body), `connect` no connection or a
+ * reset before the answer, `timeout` no answer within the time limit,
+ * `broken` a whole body that broke off, `cancelled` the caller's
+ * cancellation.
+ */
+export interface UpstreamFailure {
+  kind: 'status' | 'connect' | 'timeout' | 'broken' | 'cancelled';
+  /** The upstream's HTTP status (`status` only). */
+  status?: number;
+  /** The error as the caller's answer says it (secrets removed). */
+  error: ApiError;
+  /** The upstream's `retry-after` header, as sent. */
+  retryAfter?: string;
 }
 
 /** What an upstream call answers. */

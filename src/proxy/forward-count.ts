@@ -10,8 +10,8 @@ import { isObject, type JsonObject } from '../core/wire.ts';
 import { errorAnswer } from './errors.ts';
 import { jsonAnswer, type Answer, type UpstreamInit, type UpstreamReply } from './exchange.ts';
 import type { ForwardOptions } from './forward-options.ts';
-import { noteLosses, noteUpstreamFailure, noteUpstreamReply } from '../telemetry/record.ts';
-import { bodyFailure, callFailure, describe, readText, translateError } from './upstream-reply.ts';
+import { noteLosses, noteUpstreamReply } from '../telemetry/record.ts';
+import { brokenBody, describe, failedCall, readText, translateError } from './upstream-reply.ts';
 
 /**
  * The model a counting body names, read by its format's own counting codec
@@ -69,10 +69,7 @@ export async function forwardCount(options: ForwardOptions, url: (model: string 
     const sign = options.sign;
     response = await (sign === undefined ? options.call(target, init) : sign(target, options.headers, text).then((headers) => options.call(target, { ...init, headers })));
   } catch (error) {
-    const apiError = callFailure(error, options);
-    const message = options.redact(apiError.message);
-    noteUpstreamFailure(options.entry, message);
-    return errorAnswer(route.format, { ...apiError, message });
+    return failedCall(error, options);
   }
   noteUpstreamReply(options.entry, response.status, response.header);
   if (response.status < 200 || response.status > 299) return translateError(response, options);
@@ -80,7 +77,7 @@ export async function forwardCount(options: ForwardOptions, url: (model: string 
   try {
     answer = await readText(response, options);
   } catch (error) {
-    return errorAnswer(route.format, bodyFailure(error, options));
+    return brokenBody(error, options);
   }
   let count: ReturnType<typeof convertTokenCountResponse>;
   try {

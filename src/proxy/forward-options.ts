@@ -4,14 +4,13 @@
  */
 import type { FormatId } from '../core/ir.ts';
 import type { LossCollector } from '../core/losses.ts';
-import type { Cancel, UpstreamCall } from './exchange.ts';
+import type { Cancel, ProxyLogEntry, UpstreamCall } from './exchange.ts';
 import type { Route } from './routes.ts';
 import type { RequestSigner } from './sigv4.ts';
-import type { RequestRecord } from '../telemetry/record.ts';
 import type { Transcoder } from '../formats/stream.ts';
 
-/** One request as the proxy logs it: no bodies, no secrets (see {@link RequestRecord}). */
-export type ProxyLogEntry = RequestRecord;
+/** One request as the proxy logs it (src/proxy/exchange.ts, where an `Inbound` can ask for it). */
+export type { ProxyLogEntry } from './exchange.ts';
 
 /** Everything one exchange needs. */
 export interface ForwardOptions {
@@ -36,4 +35,8 @@ export interface ForwardOptions {
   transcoder: Transcoder | undefined;
   /** Set here: the answer is the upstream's stream passed through unconverted (the log reads its events on the way). */
   passedThrough: boolean;
+  /** Refuse a conversion that reports losses (warnings or worse) with a 400 listing them. */
+  strict: boolean;
+  /** `max_tokens` for an Anthropic upstream when the request names none. */
+  maxTokensDefault: number | undefined;
 }

@@ -17,9 +17,9 @@ import { CustomCallRestorer, customToolNames, restoreCustomCalls } from '../core
 import type { CodecContext } from '../core/codec.ts';
 import { modelInPath } from './routes.ts';
 import type { ForwardOptions } from './forward-options.ts';
-import { bodyFailure, callFailure, guarded, readText, translateError, upstreamAnswerFault } from './upstream-reply.ts';
+import { brokenBody, failedCall, guarded, readText, translateError, upstreamAnswerFault } from './upstream-reply.ts';
 import { generateShape, streamAnswer, syntheticStream, transcodedSource } from './forward-stream.ts';
-import { noteResponse, noteStreamEvent, noteUpstreamFailure, noteUpstreamReply } from '../telemetry/record.ts';
+import { noteResponse, noteStreamEvent, noteUpstreamReply } from '../telemetry/record.ts';
 import { LossCollector } from '../core/losses.ts';
 
 /** The media type of a content-type header value, lower-cased, without parameters. */
@@ -79,6 +79,7 @@ function prepare(options: ForwardOptions, body: JsonObject): Prepared {
   }
   const encodeContext: CodecContext = mapped === undefined ? { losses: options.losses } : { losses: options.losses, model: mapped };
   if (options.dialect !== undefined) encodeContext.dialect = options.dialect;
+  if (options.maxTokensDefault !== undefined) encodeContext.maxTokensDefault = options.maxTokensDefault;
   const mark = piecesMark();
   const encoded = codecFor(upstream).encodeRequest(ir, encodeContext);
   const out = isObject(encoded) ? markPieces(encoded, mark) : {};
@@ -86,6 +87,18 @@ function prepare(options: ForwardOptions, body: JsonObject): Prepared {
   const customTools = takesCustomTools(upstream) ? undefined : customToolNames(ir);
   if (customTools !== undefined) prepared.customTools = customTools;
   return prepared;
+}
+
+/**
+ * The 400 a strict proxy answers for a request whose conversion reports
+ * losses (warnings and errors; `info` ones are notes, not losses of meaning).
+ */
+function strictRefusal(options: ForwardOptions): Answer | undefined {
+  const serious = options.losses.losses.filter((loss) => loss.severity !== 'info');
+  if (serious.length === 0) return undefined;
+  const listed = serious.map((loss) => `${loss.code} at ${loss.path === '' ? '/' : loss.path}: ${loss.message}`).join('; ');
+  const message = `strict mode: converting this request to ${options.upstream} would lose ${serious.length === 1 ? 'this' : `these ${serious.length}`}: ${listed}`;
+  return errorAnswer(options.route.format, { type: 'invalid_request', status: 400, code: 'interlingua_strict', message: options.redact(message) });
 }
 
 /** Call the upstream with a time limit for its first byte and the caller's cancellation; rejects with what {@link callFailure} answers. */
@@ -150,6 +163,10 @@ export async function forwardToUpstream(options: ForwardOptions): Promise<Answer
   const body = parseBody(options.text);
   if (!isObject(body)) return errorAnswer(route.format, { type: 'invalid_request', message: 'the request body must be a JSON object' });
   const prepared = prepare(options, body);
+  if (options.strict) {
+    const refusal = strictRefusal(options);
+    if (refusal !== undefined) return refusal;
+  }
   let response: UpstreamReply;
   // A converted stream's transcoder is made once the request is on the wire (where the upstream call says so), while the upstream works on its answer.
   let transcoder: Transcoder | undefined;
@@ -167,10 +184,7 @@ export async function forwardToUpstream(options: ForwardOptions): Promise<Answer
   try {
     response = await call;
   } catch (error) {
-    const apiError = callFailure(error, options);
-    const message = options.redact(apiError.message);
-    noteUpstreamFailure(options.entry, message);
-    return errorAnswer(route.format, { ...apiError, message });
+    return failedCall(error, options);
   }
   noteUpstreamReply(options.entry, response.status, response.header);
   if (response.status < 200 || response.status > 299) return translateError(response, options);
@@ -199,7 +213,7 @@ export async function forwardToUpstream(options: ForwardOptions): Promise<Answer
     try {
       text = await readText(response, options);
     } catch (error) {
-      return errorAnswer(route.format, bodyFailure(error, options));
+      return brokenBody(error, options);
     }
   }
   let json: unknown;

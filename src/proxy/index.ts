@@ -10,7 +10,7 @@ import { InterlinguaError, isInterlinguaError } from '../core/errors.ts';
 import { LossCollector } from '../core/losses.ts';
 import type { ApiError, FormatId } from '../core/ir.ts';
 import { callerCredential, constantTimeEqual, redact, sanitizeHeaderValue, upstreamAuthHeaders } from './auth.ts';
-import { errorAnswer } from './errors.ts';
+import { errorAnswer, unknownPath } from './errors.ts';
 import { fetchCall, jsonAnswer, PROXY_EXCHANGE, webInbound, webResponse, type Answer, type Exchange, type Inbound } from './exchange.ts';
 import { createModelMap, type ModelRule } from './model-map.ts';
 import { countUrl, routeFor, upstreamUrl, type Route } from './routes.ts';
@@ -77,6 +77,14 @@ export interface ProxyConfig {
   telemetry?: TelemetrySink | false;
   /** Served as Prometheus text at `GET /metrics` (behind the inbound token when one is set); the sink `createRequestMetrics` makes, also given in `telemetry`. */
   metrics?: { render(): string };
+  /**
+   * Refuse a request whose conversion to the upstream's format reports
+   * losses (warnings or worse; `info` ones pass): a 400 in the caller's
+   * format that lists them, instead of a converted request. Off by default.
+   */
+  strict?: boolean;
+  /** `max_tokens` sent to an Anthropic upstream for a request that names none (default 4096, reported as `defaulted`). */
+  maxTokensDefault?: number;
 }
 
 /** Header carrying how many losses the conversion reported (those known when the answer's headers go: a stream's own come later, in the log). */
@@ -134,6 +142,11 @@ function awsSetup(upstream: UpstreamConfig, env: Record<string, string | undefin
     throw new InterlinguaError('missing_field', 'a Bedrock upstream needs AWS credentials: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (and AWS_SESSION_TOKEN for temporary ones), or give a Bedrock API key', { path: '/upstream/aws' });
   }
   return { baseUrl, sign: createSigV4Signer(credentials, region), secrets: [credentials.secretAccessKey, credentials.sessionToken] };
+}
+
+/** The model map of a request whose upstream model is already chosen. */
+function fixedModel(model: string): (model: string | undefined) => string {
+  return () => model;
 }
 
 /** Create the proxy's transport-neutral exchange (what the fetch handler and the Node adapter both run). */
@@ -195,6 +208,8 @@ export function createExchange(config: ProxyConfig): Exchange {
       if (entry.upstreamRequestId !== undefined) answer.headers[UPSTREAM_REQUEST_ID_HEADER] = entry.upstreamRequestId;
       entry.status = answer.status;
       if (error !== undefined) entry.error = redact(error, secrets);
+      // A gateway above reads the entry as the answer's head comes back (its attempts, its log line).
+      request.report?.(entry);
       if (sink === undefined) return answer;
       const body = answer.body;
       if (body === null || typeof body === 'string') {
@@ -218,9 +233,7 @@ export function createExchange(config: ProxyConfig): Exchange {
       });
       return answer;
     };
-    if (route === undefined) {
-      return finish(jsonAnswer(404, JSON.stringify({ error: { type: 'not_found', message: `no LLM endpoint at ${pathname}` } })));
-    }
+    if (route === undefined) return finish(unknownPath(pathname, request.header('anthropic-version') !== null));
     entry.ingress = route.format;
     entry.operation = operation(route);
     const fail = (error: ApiError) => finish(errorAnswer(route.format, { ...error, message: redact(error.message, secrets) }), error.message);
@@ -246,7 +259,7 @@ export function createExchange(config: ProxyConfig): Exchange {
         url: route.generate === true && upstream.format === 'ollama' ? generateUrl : url,
         headers: fixedHeaders ?? { ...upstreamAuthHeaders(upstream.format, credential), ...extraHeaders },
         sign: aws.sign,
-        mapModel,
+        mapModel: request.upstreamModel === undefined ? mapModel : fixedModel(request.upstreamModel),
         call,
         timeoutMs,
         signal: request.signal,
@@ -255,6 +268,8 @@ export function createExchange(config: ProxyConfig): Exchange {
         redact: redactSecrets,
         transcoder: undefined,
         passedThrough: false,
+        strict: request.strict ?? config.strict === true,
+        maxTokensDefault: config.maxTokensDefault,
       };
       return finish(await (route.count === true ? forwardCount(forward, countingUrl) : forwardToUpstream(forward)));
     } catch (error) {
@@ -304,8 +319,8 @@ export function createProxy(config: ProxyConfig): ((request: Request) => Promise
   return Object.assign(handler, { [PROXY_EXCHANGE]: exchange });
 }
 
-export type { ProxyLogEntry } from './forward-options.ts';
-export { countUrl, routeFor, upstreamUrl, type Route } from './routes.ts';
+export { countUrl, pathFormat, routeFor, upstreamUrl, type Route } from './routes.ts';
+export { errorAnswer, statusFor, unknownPath } from './errors.ts';
 export { createModelMap, parseModelRule, type ModelRule } from './model-map.ts';
 export { constantTimeEqual } from './auth.ts';
-export { PROXY_EXCHANGE, UPSTREAM_CALL, UpstreamTimeout, type Answer, type Exchange, type Inbound, type UpstreamCall, type UpstreamInit, type UpstreamReply } from './exchange.ts';
+export { CallerCancel, PROXY_EXCHANGE, UPSTREAM_CALL, UpstreamTimeout, type Answer, type AttemptLog, type ProxyLogEntry, type UpstreamFailure, type Exchange, type Inbound, type UpstreamCall, type UpstreamInit, type UpstreamReply } from './exchange.ts';

@@ -68,6 +68,26 @@ export function routeFor(pathname: string): Route | undefined {
 }
 
 /**
+ * The format a path the proxy does not serve belongs to, by its shape (an
+ * Ollama `/api/…`, a Gemini `/v1beta/…`, a Bedrock `/model/…`, an Anthropic
+ * `/v1/messages…` or any path sent with `anthropic-version`, an OpenAI
+ * `/v1/…`), so its 404 reads as that vendor's error; `undefined` for a path
+ * of no vendor.
+ */
+export function pathFormat(pathname: string, anthropicVersion: boolean): FormatId | undefined {
+  if (pathname.startsWith('/api/') || pathname === '/api') return 'ollama';
+  if (pathname.includes('/v1beta/') || GEMINI_ACTION.test(pathname)) return 'gemini';
+  if (pathname.startsWith('/model/')) return 'bedrock-converse';
+  if (anthropicVersion || pathname.includes('/messages')) return 'anthropic';
+  if (pathname.includes('/responses')) return 'openai-responses';
+  if (pathname.startsWith('/v1/') || pathname === '/v1' || pathname.includes('/chat/')) return 'openai-chat';
+  return undefined;
+}
+
+/** A Gemini method call on a model (`/v1/models/m:embedContent`). */
+const GEMINI_ACTION = /\/models\/[^/]+:[A-Za-z]+$/;
+
+/**
  * The upstream URL for a format. Base URLs follow each vendor SDK's own
  * convention: `https://api.anthropic.com`, `https://api.openai.com/v1`,
  * `https://generativelanguage.googleapis.com`, `http://localhost:11434` (Ollama;

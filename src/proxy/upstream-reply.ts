@@ -2,10 +2,11 @@
  * Reading the upstream's answer: its body under a silence watchdog, and each
  * way a call or an answer fails as the API error the caller is answered with.
  */
+import { noteUpstreamFailure } from '../telemetry/record.ts';
 import { codecFor } from '../formats/registry.ts';
 import type { ApiError, FormatId } from '../core/ir.ts';
 import { errorAnswer } from './errors.ts';
-import { UpstreamTimeout, type Answer, type ByteSource, type UpstreamReply } from './exchange.ts';
+import { UpstreamTimeout, type Answer, type ByteSource, type UpstreamFailure, type UpstreamReply } from './exchange.ts';
 import { errorTypeForStatus } from '../core/http-status.ts';
 import type { ForwardOptions } from './forward-options.ts';
 
@@ -31,7 +32,28 @@ export async function translateError(response: UpstreamReply, options: ForwardOp
   error.status = response.status;
   error.message = options.redact(error.message);
   const retryAfter = response.header('retry-after');
-  return errorAnswer(options.route.format, error, retryAfter === null ? undefined : { 'retry-after': retryAfter });
+  const answer = errorAnswer(options.route.format, error, retryAfter === null ? undefined : { 'retry-after': retryAfter });
+  answer.upstreamFailure = retryAfter === null ? { kind: 'status', status: response.status, error } : { kind: 'status', status: response.status, error, retryAfter };
+  return answer;
+}
+
+/** The caller's answer to an upstream call that failed, marked with why (see {@link UpstreamFailure}). */
+export function failedCall(error: unknown, options: ForwardOptions): Answer {
+  const apiError = callFailure(error, options);
+  apiError.message = options.redact(apiError.message);
+  noteUpstreamFailure(options.entry, apiError.message);
+  const answer = errorAnswer(options.route.format, apiError);
+  const kind: UpstreamFailure['kind'] = error instanceof UpstreamTimeout ? 'timeout' : options.signal.aborted ? 'cancelled' : 'connect';
+  answer.upstreamFailure = { kind, error: apiError };
+  return answer;
+}
+
+/** The caller's answer to a whole upstream body that broke off or went silent. */
+export function brokenBody(error: unknown, options: ForwardOptions): Answer {
+  const apiError = bodyFailure(error, options);
+  const answer = errorAnswer(options.route.format, apiError);
+  answer.upstreamFailure = { kind: options.signal.aborted ? 'cancelled' : 'broken', error: apiError };
+  return answer;
 }
 
 /**

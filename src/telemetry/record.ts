@@ -37,6 +37,8 @@ export interface AttemptRecord {
   status?: number;
   /** Why the attempt failed, when it did (redacted). */
   error?: string;
+  /** What failed, in one word (`connect`, `timeout`, `broken`, `cancelled`, or the error type of an HTTP error), when the gateway says. */
+  failure?: string;
   /** The upstream's own request id (`x-request-id`, `request-id`, `x-amzn-requestid`). */
   upstreamRequestId?: string;
 }

@@ -168,6 +168,7 @@ test('the proxy report takes the CPU verdict from the whole-answer rounds and sh
         ],
         rounds: rounds([200, 210, 190], [220, 231, 209], [1, 1, 1], [1, 1, 1]),
         streamRounds: rounds([250, 260, 240], [500, 650, 600], [2, 3, 4], [5, 7, 6]),
+        gatewayRounds: { routedUs: [231, 231, 209], fallbackUs: [400, 420, 380] },
       },
     ],
     otherProxies: [],
@@ -179,6 +180,9 @@ test('the proxy report takes the CPU verdict from the whole-answer rounds and sh
   assert.ok(targetRows(run).some((row) => row[0]?.startsWith('proxy CPU per request') === true && row[1]?.startsWith('1.10×') === true && row[2] === 'met'));
   assert.ok(text.includes('bare proxy 250, 260, 240 µs; interlingua 500, 650, 600 µs; median of the rounds\' ratios 2.50×'));
   assert.ok(text.includes('bare proxy p50 0.500 ms, p99 3.000 ms; interlingua p50 0.900 ms, p99 6.000 ms'));
+  // The gateway's rows: each round's ratio to the bare proxy and to serve, in the same rounds (routed 1.155, 1.1, 1.1 → 1.10× the floor; 1.05, 1.0, 1.0 → 1.00× serve).
+  assert.ok(text.includes('a routed request (four upstreams, four routes, the last one matching) 231, 231, 209 µs, 1.10× the bare proxy and 1.00× `serve`'), text);
+  assert.ok(text.includes('a fallback hop (the primary answers 529 overloaded_error, the second target answers) 400, 420, 380 µs, 2.00× the bare proxy'));
   // The TCP relay is a reference beside the latency verdicts, never the floor of the CPU ratio.
   const rows = targetRows(run);
   assert.ok(rows.some((row) => row[0]?.includes('first byte') === true && row[1]?.includes('a TCP relay, which reads no HTTP: +0.300 ms; the bare proxy piping a stream: +0.700 ms') === true), JSON.stringify(rows));

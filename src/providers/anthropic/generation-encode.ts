@@ -16,12 +16,15 @@ export const DEFAULT_MAX_TOKENS = 4096;
 /** The message of the loss for a defaulted `max_tokens`, which most requests from other formats report (made once). */
 const DEFAULTED_MAX_TOKENS = `Anthropic requires max_tokens; sent the default ${DEFAULT_MAX_TOKENS}`;
 
-/** Write the generation settings onto the wire body; `exact` skips the range checks meant for other formats' values. */
-export function encodeAnthropicGeneration(generation: Generation | undefined, body: JsonObject, exact: boolean, losses: LossCollector): void {
+/** Write the generation settings onto the wire body; `exact` skips the range checks meant for other formats' values; `maxTokens` is sent when the IR names none (default {@link DEFAULT_MAX_TOKENS}). */
+export function encodeAnthropicGeneration(generation: Generation | undefined, body: JsonObject, exact: boolean, losses: LossCollector, maxTokens?: number): void {
   if (generation?.maxTokens !== undefined) body['max_tokens'] = generation.maxTokens;
-  else {
+  else if (maxTokens === undefined || maxTokens === DEFAULT_MAX_TOKENS) {
     body['max_tokens'] = DEFAULT_MAX_TOKENS;
     losses.add('defaulted', '/generation/maxTokens', DEFAULTED_MAX_TOKENS);
+  } else {
+    body['max_tokens'] = maxTokens;
+    losses.add('defaulted', '/generation/maxTokens', `Anthropic requires max_tokens; sent the default ${maxTokens}`);
   }
   if (generation === undefined) return;
   if (generation.temperature !== undefined) body['temperature'] = exact ? generation.temperature : temperatureWithin(generation.temperature, 1, losses, 'Anthropic');

@@ -220,7 +220,7 @@ export function encodeAnthropicRequest(request: Request, context: CodecContext):
   if (conversation.system !== undefined) body['system'] = conversation.system;
   else if (hints !== undefined && isSet(hints['$systemNull'])) body['system'] = null;
   body['messages'] = conversation.messages;
-  encodeAnthropicGeneration(request.generation, body, exact, losses);
+  encodeAnthropicGeneration(request.generation, body, exact, losses, context.maxTokensDefault);
   let toolless = false;
   if (request.tools !== undefined) {
     const tools = encodeAnthropicTools(request.tools, losses);

@@ -5,7 +5,8 @@
  * its media moved to the blob store. Never throws for one item.
  */
 import { createHash } from 'node:crypto';
-import { isObject } from '../core/wire.ts';
+import { InterlinguaError } from '../core/errors.ts';
+import { isObject, MAX_DEPTH, tooDeep } from '../core/wire.ts';
 import { BlobExtractor } from './blob-refs.ts';
 import { BlobStore } from './blob-store.ts';
 import { exchangeFromItem } from './exchange.ts';
@@ -29,7 +30,20 @@ export interface ProcessOptions {
 export type Item =
   | { kind: 'line'; line: number; text: string }
   | { kind: 'entry'; entry: number; value: unknown; har: boolean }
-  | { kind: 'unreadable'; message: string };
+  | { kind: 'unreadable'; message: string }
+  /** An entry that cannot travel (to a worker) or be walked: nested deeper than `MAX_DEPTH`; `path` points at the level too deep. */
+  | { kind: 'too-deep'; entry: number; har: boolean; path: string };
+
+/**
+ * The item as it can be handed on: an entry nested deeper than `MAX_DEPTH`
+ * (a hostile or broken HAR) becomes a `too-deep` item here, in the reading
+ * thread, because copying it to a worker or serialising it overflows the stack.
+ */
+export function guardItem(item: Item): Item {
+  if (item.kind !== 'entry') return item;
+  const path = tooDeep(item.value);
+  return path === undefined ? item : { kind: 'too-deep', entry: item.entry, har: item.har, path };
+}
 
 /** A batch of items of one file, numbered so results can be written in order. */
 export interface Task {
@@ -94,6 +108,11 @@ function prepare(task: Task, item: Item): Prepared {
   if (item.kind === 'unreadable') {
     const source: RecordSource = { file: task.file, kind: /\.har$/i.test(task.file) ? 'har' : 'jsonl' };
     return { id: stableId(task.baseName, 'file', ''), source, failure: new NormalizeFailure('invalid_json', item.message) };
+  }
+  if (item.kind === 'too-deep') {
+    const failure = new InterlinguaError('invalid_value', `the entry nests deeper than ${MAX_DEPTH} levels; it is not read`, { path: item.path });
+    const source: RecordSource = { file: task.file, kind: item.har ? 'har' : 'jsonl', entry: item.entry };
+    return { id: stableId(task.baseName, `entry:${item.entry}`, ''), source, failure };
   }
   const id = stableId(task.baseName, `entry:${item.entry}`, JSON.stringify(item.value) ?? '');
   const kind: InputKind = item.har ? 'har' : classifyItem(item.value);

@@ -8,7 +8,7 @@ import { once } from 'node:events';
 import { createWriteStream, mkdirSync, statSync, writeFileSync, type WriteStream } from 'node:fs';
 import { basename, join } from 'node:path';
 import { InlineRunner, WorkerPool, type TaskRunner } from './pool.ts';
-import type { Item, ProcessOptions, Task, TaskResult } from './process.ts';
+import { guardItem, type Item, type ProcessOptions, type Task, type TaskResult } from './process.ts';
 import { ProgressBar, type ProgressOutput } from './progress.ts';
 import { readItems, type ReadProgress } from './read.ts';
 import { emptyTally, mergeTally, summarize, type Tally } from './summary.ts';
@@ -56,7 +56,8 @@ async function* tasksOf(file: string, batchSize: number, progress: ReadProgress,
   const baseName = basename(file);
   let items: Item[] = [];
   let size = 0;
-  for await (const item of readItems(file, progress)) {
+  for await (const read of readItems(file, progress)) {
+    const item = guardItem(read);
     items.push(item);
     size += itemSize(item);
     if (items.length >= batchSize || size >= TASK_TEXT_LIMIT) {

@@ -63,7 +63,7 @@ export interface TaskResult {
   /** Lines for `errors.jsonl`. */
   errors: string;
   tally: Tally;
-  blobs: { written: number; referenced: number; bytesWritten: number };
+  blobs: { written: number; referenced: number; bytesWritten: number; escaped: number };
 }
 
 /** sha256 of the file's base name, the item's locator and its raw text: the same item always gets the same id. */
@@ -140,7 +140,7 @@ export class TaskProcessor {
 
   /** Process every item of a task. */
   run(task: Task): TaskResult {
-    const before = { written: this.store.written, referenced: this.extractor.referenced, bytesWritten: this.store.bytesWritten };
+    const before = { written: this.store.written, referenced: this.extractor.referenced, bytesWritten: this.store.bytesWritten, escaped: this.extractor.escaped };
     const tally = emptyTally();
     let records = '';
     let errors = '';
@@ -167,6 +167,7 @@ export class TaskProcessor {
         written: this.store.written - before.written,
         referenced: this.extractor.referenced - before.referenced,
         bytesWritten: this.store.bytesWritten - before.bytesWritten,
+        escaped: this.extractor.escaped - before.escaped,
       },
     };
   }

@@ -89,7 +89,7 @@ export async function normalizeFiles(options: NormalizeOptions): Promise<Normali
   const inFlight = threads > 1 ? threads * 4 : 1;
   const bar = new ProgressBar(options.progress ?? { write: () => true }, totalBytes);
   const total = emptyTally();
-  const blobs = { written: 0, referenced: 0, bytesWritten: 0 };
+  const blobs = { written: 0, referenced: 0, bytesWritten: 0, escaped: 0 };
   const perFile = options.inputs.map(() => emptyTally());
   let bytesBefore = 0;
   const progress: ReadProgress = { bytesRead: 0 };
@@ -107,6 +107,7 @@ export async function normalizeFiles(options: NormalizeOptions): Promise<Normali
     blobs.written += result.blobs.written;
     blobs.referenced += result.blobs.referenced;
     blobs.bytesWritten += result.blobs.bytesWritten;
+    blobs.escaped += result.blobs.escaped;
     bar.update({ bytesRead: bytesBefore + progress.bytesRead, records: total.read, errors: total.errored });
   };
 

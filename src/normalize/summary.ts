@@ -132,6 +132,7 @@ export function formatSummary(summary: NormalizeSummary): string {
     line('errors', summary.errorsByReason) +
     line('skipped', summary.skippedByReason) +
     (summary.streams === 0 ? '' : `  streams reassembled: ${summary.streams}\n`) +
-    (summary.blobs.referenced === 0 ? '' : `  blobs: ${summary.blobs.referenced} references, ${summary.blobs.written} new files (${summary.blobs.bytesWritten} bytes)\n`)
+    (summary.blobs.referenced === 0 ? '' : `  blobs: ${summary.blobs.referenced} references, ${summary.blobs.written} new files (${summary.blobs.bytesWritten} bytes)\n`) +
+    (summary.blobs.escaped === 0 ? '' : `  escaped: ${summary.blobs.escaped} input objects with a $blob or $literal key of their own, kept as {"$literal": …}\n`)
   );
 }

@@ -181,7 +181,8 @@ export interface NormalizeSummary {
   lossesByCode: Counts;
   errorsByReason: Counts;
   skippedByReason: Counts;
-  blobs: { written: number; referenced: number; bytesWritten: number };
+  /** `escaped`: input objects with a `$blob` (or `$literal`) key of their own, kept as `{ "$literal": object }` so they are never resolved. */
+  blobs: { written: number; referenced: number; bytesWritten: number; escaped: number };
   seconds: number;
   recordsPerSecond: number;
 }

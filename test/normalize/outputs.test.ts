@@ -8,11 +8,14 @@
  * `--out` (#11).
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { createHash, randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import { isInterlinguaError } from '../../src/core/errors.ts';
+import { resolveBlobs } from '../../src/normalize/blob-store.ts';
 import { REPO_ROOT } from '../support/fixtures.ts';
 
 const BIN = join(REPO_ROOT, 'bin', 'interlingua.js');
@@ -62,6 +65,54 @@ test('issue 38 #3: an entry nested 20,000 levels deep is one error; the rest is 
     assert.equal(readLines<{ source: { entry: number } }>(join(out, 'records.jsonl')).map((record) => record.source.entry), [0, 2]);
     assert.ok(existsSync(join(out, 'summary.json')));
   }
+});
+
+test('issue 38 #10: a $blob from the traffic is escaped, never resolved; resolveBlobs takes only sha256 hex names of regular files', () => {
+  const dir = temp('blob');
+  const image = randomBytes(6000).toString('base64');
+  const realHash = createHash('sha256').update(Buffer.from(image, 'base64')).digest('hex');
+  const traversal = { $blob: 'sha256:../../../../../../etc/hostname', bytes: 5, mediaType: 'text/plain' };
+  const borrowed = { $blob: `sha256:${realHash}`, bytes: 6000, mediaType: 'image/png' };
+  const lookalike = { $literal: 'not an escape of ours' };
+  const request = {
+    model: 'claude-test',
+    max_tokens: 64,
+    messages: [
+      { role: 'user', content: [{ type: 'image', source: { type: 'base64', media_type: 'image/png', data: image } }, { type: 'text', text: 'read these' }] },
+      { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_1', name: 'read', input: { traversal, borrowed, list: [lookalike] } }] },
+      { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: 'done' }] },
+    ],
+  };
+  writeFileSync(join(dir, 'hostile.jsonl'), `${JSON.stringify({ url: 'https://api.anthropic.com/v1/messages', request })}\n`);
+  const out = join(dir, 'out');
+  const run = cli(['--out', out, join(dir, 'hostile.jsonl')]);
+  assert.is(run.code, 0, run.stderr);
+  const summary = JSON.parse(readFileSync(join(out, 'summary.json'), 'utf8')) as { written: number; blobs: { referenced: number; escaped: number } };
+  assert.equal([summary.written, summary.blobs.referenced, summary.blobs.escaped], [1, 1, 3]);
+  const text = readFileSync(join(out, 'records.jsonl'), 'utf8');
+  const record = JSON.parse(text) as { request: { messages: { parts: { type: string; arguments?: Record<string, unknown> }[] }[] } };
+  const call = record.request.messages[1]?.parts[0];
+  assert.equal(call?.arguments, { traversal: { $literal: traversal }, borrowed: { $literal: borrowed }, list: [{ $literal: lookalike }] });
+  const resolved = resolveBlobs(record, out);
+  assert.equal(resolved.request.messages[1]?.parts[0]?.arguments, { traversal, borrowed, list: [lookalike] }, 'escaped objects come back verbatim, not as file contents');
+  assert.match(JSON.stringify(resolved.request.messages[0]), image);
+
+  const refused = (value: unknown, pattern: string) => {
+    try {
+      resolveBlobs(value, out);
+    } catch (error) {
+      assert.ok(isInterlinguaError(error) && error.code === 'invalid_value', String(error));
+      assert.match((error as Error).message, pattern);
+      return;
+    }
+    assert.unreachable(`resolved ${JSON.stringify(value)}`);
+  };
+  refused({ a: [traversal] }, 'is not a blob name');
+  refused({ $blob: 'sha256:/dev/zero' }, 'is not a blob name');
+  const zero = 'f'.repeat(64);
+  mkdirSync(join(out, 'blobs', 'sha256'), { recursive: true });
+  symlinkSync('/dev/zero', join(out, 'blobs', 'sha256', zero));
+  refused({ $blob: `sha256:${zero}`, bytes: 10 }, 'cannot be read');
 });
 
 test.run();

@@ -85,6 +85,17 @@ function splitDataUrl(text: string): { prefix: string; payload: string; mediaTyp
   return { prefix, payload: text.slice(comma + 1), mediaType: mediaType === '' ? undefined : mediaType };
 }
 
+/** Drop the `$` keys of each format's extensions; true when nothing is left. */
+function dropHints(extensions: JsonObject): boolean {
+  for (const format in extensions) {
+    const own = extensions[format];
+    if (!isObject(own)) continue;
+    for (const key in own) if (key.startsWith('$')) delete own[key];
+    if (Object.keys(own).length === 0) delete extensions[format];
+  }
+  return Object.keys(extensions).length === 0;
+}
+
 /** Replaces large media in place, calling `sink` once per reference. */
 export class BlobExtractor {
   /** References made so far. */
@@ -92,9 +103,15 @@ export class BlobExtractor {
   /** Input objects escaped so far (they had a `$blob` or `$literal` key of their own). */
   escaped = 0;
 
+  /**
+   * `stripHints`: also drop the IR's shape hints on the way (keys starting
+   * with `$` in a node's `extensions[format]`, such as `$contentString`):
+   * they serve re-encoding the source byte for byte, not readers.
+   */
   constructor(
     private readonly threshold: number,
     private readonly sink: BlobSink,
+    private readonly stripHints = false,
   ) {}
 
   /** Replace every large media string inside `value` (in place); returns `value`. */
@@ -121,6 +138,10 @@ export class BlobExtractor {
     if (!isObject(node)) return;
     for (const key in node) {
       const item = node[key];
+      if (key === 'extensions' && this.stripHints && isObject(item) && dropHints(item)) {
+        delete node[key];
+        continue;
+      }
       if (typeof item !== 'string') {
         if (needsEscape(item)) node[key] = this.escape(item);
         else this.visit(item, key);

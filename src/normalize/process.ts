@@ -13,9 +13,14 @@ import { exchangeFromItem } from './exchange.ts';
 import { reasonOf, NormalizeFailure } from './failure.ts';
 import { exchangeFromHarEntry } from './har.ts';
 import { classifyItem } from './input-kind.ts';
+import { rowOf, type ExchangeRow } from './columns.ts';
 import { buildOutcome } from './record.ts';
+import { replayOf } from './replay.ts';
 import { emptyTally, tallyOutcome, type Tally } from './summary.ts';
 import type { Exchange, InputKind, Outcome, RecordSource, Target } from './types.ts';
+
+/** What a run writes per exchange: JSONL records, Parquet rows, or request bodies to replay. */
+export type OutFormat = 'jsonl' | 'parquet' | 'requests';
 
 /** What every item of a run is processed with. */
 export interface ProcessOptions {
@@ -24,11 +29,16 @@ export interface ProcessOptions {
   blobThreshold: number;
   /** The output directory (blobs go under `blobs/sha256/`). */
   outDir: string;
+  /** Default `jsonl`. */
+  outFormat?: OutFormat;
+  /** Keep the IR's `$` shape hints in `extensions` (dropped by default). */
+  keepHints?: boolean;
 }
 
 /** One input item: a raw JSONL line, an already parsed HAR entry or array element, or a whole file that cannot be read. */
 export type Item =
-  | { kind: 'line'; line: number; text: string }
+  /** A line: its 1-based number where the reader counted from the start of the file, its byte offset where it read a byte range. */
+  | { kind: 'line'; line?: number; offset?: number; text: string }
   | { kind: 'entry'; entry: number; value: unknown; har: boolean }
   | { kind: 'unreadable'; message: string }
   /** An entry that cannot travel (to a worker) or be walked: nested deeper than `MAX_DEPTH`; `path` points at the level too deep. */
@@ -58,17 +68,23 @@ export interface Task {
 /** The serialised outcomes of a task. */
 export interface TaskResult {
   sequence: number;
-  /** Lines for `records.jsonl`, each ending in a newline. */
+  /** Lines for `records.jsonl` (or `requests.jsonl`), each ending in a newline. */
   records: string;
+  /** The rows, for Parquet. */
+  rows: ExchangeRow[];
   /** Lines for `errors.jsonl`. */
   errors: string;
   tally: Tally;
   blobs: { written: number; referenced: number; bytesWritten: number; escaped: number };
 }
 
-/** sha256 of the file's base name, the item's locator and its raw text: the same item always gets the same id. */
-export function stableId(baseName: string, locator: string, raw: string): string {
-  return createHash('sha256').update(`${baseName}\n${locator}\n`).update(raw).digest('hex').slice(0, 32);
+/**
+ * The first 32 hex digits of the sha256 of an item's content (a JSONL line's
+ * text, a HAR entry as JSON): the same recorded exchange gets the same id in
+ * every run, shard and file, so outputs of overlapping inputs deduplicate.
+ */
+export function stableId(content: string): string {
+  return createHash('sha256').update('interlingua.exchange\n').update(content).digest('hex').slice(0, 32);
 }
 
 interface Prepared {
@@ -78,16 +94,23 @@ interface Prepared {
   failure?: unknown;
 }
 
-function prepareLine(task: Task, item: { line: number; text: string }): Prepared {
-  const id = stableId(task.baseName, `line:${item.line}`, item.text);
+function lineSource(task: Task, item: { line?: number; offset?: number }, kind: InputKind): RecordSource {
+  const source: RecordSource = { file: task.file, kind };
+  if (item.line !== undefined) source.line = item.line;
+  if (item.offset !== undefined) source.offset = item.offset;
+  return source;
+}
+
+function prepareLine(task: Task, item: { line?: number; offset?: number; text: string }): Prepared {
+  const id = stableId(item.text);
   let value: unknown;
   try {
     value = JSON.parse(item.text);
   } catch (error) {
     const failure = new NormalizeFailure('invalid_line', `the line is not JSON (${(error as Error).message})`);
-    return { id, source: { file: task.file, kind: 'jsonl', line: item.line }, failure };
+    return { id, source: lineSource(task, item, 'jsonl'), failure };
   }
-  return prepareValue(id, { file: task.file, kind: classifyItem(value), line: item.line }, value);
+  return prepareValue(id, lineSource(task, item, classifyItem(value)), value);
 }
 
 function prepareValue(id: string, source: RecordSource, value: unknown): Prepared {
@@ -107,14 +130,14 @@ function prepare(task: Task, item: Item): Prepared {
   if (item.kind === 'line') return prepareLine(task, item);
   if (item.kind === 'unreadable') {
     const source: RecordSource = { file: task.file, kind: /\.har$/i.test(task.file) ? 'har' : 'jsonl' };
-    return { id: stableId(task.baseName, 'file', ''), source, failure: new NormalizeFailure('invalid_json', item.message) };
+    return { id: stableId(`file:${task.baseName}\n${item.message}`), source, failure: new NormalizeFailure('invalid_json', item.message) };
   }
   if (item.kind === 'too-deep') {
     const failure = new InterlinguaError('invalid_value', `the entry nests deeper than ${MAX_DEPTH} levels; it is not read`, { path: item.path });
     const source: RecordSource = { file: task.file, kind: item.har ? 'har' : 'jsonl', entry: item.entry };
-    return { id: stableId(task.baseName, `entry:${item.entry}`, ''), source, failure };
+    return { id: stableId(`too-deep:${task.baseName}\nentry:${item.entry}`), source, failure };
   }
-  const id = stableId(task.baseName, `entry:${item.entry}`, JSON.stringify(item.value) ?? '');
+  const id = stableId(JSON.stringify(item.value) ?? '');
   const kind: InputKind = item.har ? 'har' : classifyItem(item.value);
   return prepareValue(id, { file: task.file, kind, entry: item.entry }, item.value);
 }
@@ -126,7 +149,7 @@ export class TaskProcessor {
 
   constructor(private readonly options: ProcessOptions) {
     this.store = new BlobStore(options.outDir);
-    this.extractor = new BlobExtractor(options.blobThreshold, (hash, bytes) => this.store.put(hash, bytes));
+    this.extractor = new BlobExtractor(options.blobThreshold, (hash, bytes) => this.store.put(hash, bytes), options.to === 'ir' && options.keepHints !== true);
   }
 
   /** The outcome of one item. */
@@ -138,29 +161,49 @@ export class TaskProcessor {
     return buildOutcome(prepared.exchange, { id: prepared.id, source: prepared.source }, this.options.to);
   }
 
+  /** A record as its output takes it: a JSONL line, a row, or (`undefined`) nothing, for a record without a request to replay. */
+  private write(outcome: Extract<Outcome, { kind: 'record' }>): string | ExchangeRow | undefined {
+    const { record, to } = { record: outcome.record, to: this.options.to };
+    switch (this.options.outFormat ?? 'jsonl') {
+      case 'requests': {
+        if (to === 'ir') throw new Error('--out-format requests needs --to FORMAT');
+        const line = replayOf(record, to, outcome.ir?.request);
+        return line === undefined ? undefined : JSON.stringify(line);
+      }
+      case 'parquet':
+        return rowOf(this.extractor.extract(record), outcome.ir ?? {}, outcome.requested);
+      case 'jsonl':
+        return JSON.stringify(this.extractor.extract(record));
+    }
+  }
+
   /** Process every item of a task. */
   run(task: Task): TaskResult {
     const before = { written: this.store.written, referenced: this.extractor.referenced, bytesWritten: this.store.bytesWritten, escaped: this.extractor.escaped };
     const tally = emptyTally();
     let records = '';
     let errors = '';
+    const rows: ExchangeRow[] = [];
     for (const item of task.items) {
       let outcome = this.outcome(task, item);
-      let line: string | undefined;
       if (outcome.kind === 'record') {
+        const { record } = outcome;
         try {
-          line = JSON.stringify(this.extractor.extract(outcome.record));
+          const written = this.write(outcome);
+          if (written === undefined) outcome = { kind: 'skipped', reason: 'no request to replay' };
+          else if (typeof written === 'string') records += `${written}\n`;
+          else rows.push(written);
         } catch (error) {
-          outcome = { kind: 'error', error: { id: outcome.record.id, source: outcome.record.source, reason: reasonOf(error) } };
+          outcome = { kind: 'error', error: { id: record.id, source: record.source, reason: reasonOf(error) } };
         }
       }
       tallyOutcome(tally, outcome);
-      if (line !== undefined) records += `${line}\n`;
-      else if (outcome.kind === 'error') errors += `${JSON.stringify(outcome.error)}\n`;
+      if (outcome.kind === 'error') errors += `${JSON.stringify(outcome.error)}\n`;
     }
     return {
       sequence: task.sequence,
       records,
+      rows,
       errors,
       tally,
       blobs: {

@@ -107,6 +107,41 @@ export function summarize(
     blobs,
     seconds: Math.round(seconds * 1000) / 1000,
     recordsPerSecond: seconds > 0 ? Math.round(tally.read / seconds) : tally.read,
+    runs: 1,
+  };
+}
+
+function added(a: Counts | undefined, b: Counts): Counts {
+  const out: Counts = { ...a };
+  mergeCounts(out, b);
+  return sorted(out);
+}
+
+/** The summary of an output written by several runs (`--append`): counts added up, inputs listed in run order; the rate is the last run's. */
+export function mergeSummaries(previous: NormalizeSummary, current: NormalizeSummary): NormalizeSummary {
+  const blobs = previous.blobs ?? { written: 0, referenced: 0, bytesWritten: 0, escaped: 0 };
+  return {
+    read: previous.read + current.read,
+    written: previous.written + current.written,
+    errored: previous.errored + current.errored,
+    skipped: previous.skipped + current.skipped,
+    inputs: [...(previous.inputs ?? []), ...current.inputs],
+    byFormat: added(previous.byFormat, current.byFormat),
+    byModel: added(previous.byModel, current.byModel),
+    byInputKind: added(previous.byInputKind, current.byInputKind),
+    streams: previous.streams + current.streams,
+    lossesByCode: added(previous.lossesByCode, current.lossesByCode),
+    errorsByReason: added(previous.errorsByReason, current.errorsByReason),
+    skippedByReason: added(previous.skippedByReason, current.skippedByReason),
+    blobs: {
+      written: blobs.written + current.blobs.written,
+      referenced: blobs.referenced + current.blobs.referenced,
+      bytesWritten: blobs.bytesWritten + current.blobs.bytesWritten,
+      escaped: (blobs.escaped ?? 0) + current.blobs.escaped,
+    },
+    seconds: Math.round((previous.seconds + current.seconds) * 1000) / 1000,
+    recordsPerSecond: current.recordsPerSecond,
+    runs: (previous.runs ?? 1) + 1,
   };
 }
 

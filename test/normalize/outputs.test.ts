@@ -7,17 +7,28 @@
  * nested entry (#3), hostile `$blob` references (#10), two runs into one
  * `--out` (#11).
  */
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import { decodeRequest } from '../../src/core/convert.ts';
+import { detectFormat } from '../../src/core/detect.ts';
 import { isInterlinguaError } from '../../src/core/errors.ts';
+import type { FormatId } from '../../src/core/ir.ts';
 import { resolveBlobs } from '../../src/normalize/blob-store.ts';
+import { normalizeFiles } from '../../src/normalize/run.ts';
+import type { ErrorRecord, NormalizedRecord, NormalizeSummary } from '../../src/normalize/types.ts';
 import { REPO_ROOT } from '../support/fixtures.ts';
 
+const FIXTURES = join(REPO_ROOT, 'test', 'fixtures', 'normalize');
+const INPUTS = readdirSync(FIXTURES)
+  .filter((name) => name.endsWith('.jsonl') || name.endsWith('.har'))
+  .sort()
+  .map((name) => join(FIXTURES, name));
 const BIN = join(REPO_ROOT, 'bin', 'interlingua.js');
 const golden = (name: string) => readFileSync(join(REPO_ROOT, 'golden', 'cross', 'plain-chat', name), 'utf8');
 
@@ -47,7 +58,212 @@ function harEntry(extra: Record<string, unknown> = {}) {
   };
 }
 
+function cliAsync(args: string[]): Promise<{ code: number | null; stderr: string }> {
+  return new Promise((done) => {
+    const child = spawn(process.execPath, [BIN, 'normalize', ...args], { cwd: REPO_ROOT, stdio: ['ignore', 'ignore', 'pipe'] });
+    let stderr = '';
+    child.stderr.setEncoding('utf8').on('data', (text: string) => (stderr += text));
+    child.on('close', (code) => done({ code, stderr }));
+  });
+}
+
+function records(dir: string, name = 'records.jsonl'): NormalizedRecord[] {
+  return readLines<NormalizedRecord>(join(dir, name));
+}
+
+function summaryOf(dir: string, name = 'summary.json'): NormalizeSummary {
+  return JSON.parse(readFileSync(join(dir, name), 'utf8')) as NormalizeSummary;
+}
+
+/** An Anthropic exchange with a tool result marked as an error, a tool call in the answer and cache usage: what the fixtures lack. */
+function toolExchange(day: string, isError: boolean) {
+  return {
+    url: 'https://api.anthropic.com/v1/messages',
+    started_at: `${day}T10:00:00.000Z`,
+    duration_ms: 900,
+    ttft_ms: 150,
+    request: {
+      model: 'claude-tools',
+      max_tokens: 100,
+      stream: false,
+      tools: [{ name: 'lookup', input_schema: { type: 'object' } }],
+      messages: [
+        { role: 'user', content: 'look it up' },
+        { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_a', name: 'lookup', input: {} }] },
+        { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_a', is_error: isError, content: isError ? 'failed' : 'found' }] },
+      ],
+    },
+    response: {
+      id: `msg_${day}_${isError}`,
+      type: 'message',
+      role: 'assistant',
+      model: 'claude-tools-20260101',
+      content: [{ type: 'tool_use', id: 'toolu_b', name: 'lookup', input: { again: true } }],
+      stop_reason: 'tool_use',
+      stop_sequence: null,
+      usage: { input_tokens: 40, output_tokens: 12, cache_read_input_tokens: 60, cache_creation_input_tokens: 0 },
+    },
+  };
+}
+
+/** The fixtures plus three tool exchanges on two days, in a temporary folder. */
+function analystInputs(): string[] {
+  const dir = temp('inputs');
+  const file = join(dir, 'tools.jsonl');
+  writeFileSync(file, [toolExchange('2026-01-01', true), toolExchange('2026-01-01', false), toolExchange('2026-01-02', false)].map((line) => JSON.stringify(line)).join('\n') + '\n');
+  return [...INPUTS, file];
+}
+
 const test = suite('normalize outputs');
+
+// DuckDB reads the Parquet back. Where its binding cannot load, the Parquet tests are skipped with a message, never passed.
+let duckdb: typeof import('@duckdb/node-api') | undefined;
+try {
+  duckdb = createRequire(import.meta.url)('@duckdb/node-api') as typeof import('@duckdb/node-api');
+} catch (error) {
+  process.stderr.write(`outputs.test.ts: @duckdb/node-api cannot load (${(error as Error).message}); the Parquet tests are SKIPPED\n`);
+}
+const withDuckdb = duckdb === undefined ? test.skip : test;
+
+async function query(sql: string): Promise<Record<string, unknown>[]> {
+  if (duckdb === undefined) throw new Error('no DuckDB');
+  const instance = await duckdb.DuckDBInstance.create(':memory:');
+  const connection = await instance.connect();
+  try {
+    return (await connection.runAndReadAll(sql)).getRowObjectsJson() as Record<string, unknown>[];
+  } finally {
+    connection.closeSync();
+  }
+}
+
+const DOC = readFileSync(join(REPO_ROOT, 'docs', 'NORMALIZE.md'), 'utf8');
+
+/** The documented queries: each sql block of docs/NORMALIZE.md, by its first comment line. */
+function documentedQueries(): Map<string, string> {
+  const queries = new Map<string, string>();
+  for (const match of DOC.matchAll(/```sql\n-- (.+)\n([\s\S]*?)```/g)) queries.set(match[1] ?? '', match[2] ?? '');
+  return queries;
+}
+
+/** The documented columns: name and DuckDB type, in order, from the table of docs/NORMALIZE.md. */
+function documentedColumns(): [string, string][] {
+  const section = DOC.slice(DOC.indexOf('## Parquet columns'), DOC.indexOf('## Queries'));
+  return [...section.matchAll(/^\| `([a-z_]+)` \| ([A-Z[\]]+) \|/gm)].map((match) => [match[1] ?? '', match[2] ?? '']);
+}
+
+const stringOrNull = (value: unknown) => (value === null || value === undefined ? null : String(value));
+const round4 = (value: number) => Math.round(value * 10_000) / 10_000;
+type Ir = { messages?: { parts: { type: string; isError?: boolean }[] }[] };
+type IrResponse = { model?: string; usage?: { inputTokens?: number; outputTokens?: number; reasoningTokens?: number; cacheReadTokens?: number } };
+
+function sumOrNull(values: (number | undefined)[]): string | null {
+  const known = values.filter((value): value is number => value !== undefined);
+  return known.length === 0 ? null : String(known.reduce((a, b) => a + b, 0));
+}
+
+function groupBy<T>(items: T[], key: (item: T) => (string | null)[]): [(string | null)[], T[]][] {
+  const groups = new Map<string, [(string | null)[], T[]]>();
+  for (const item of items) {
+    const parts = key(item);
+    const id = JSON.stringify(parts);
+    if (!groups.has(id)) groups.set(id, [parts, []]);
+    groups.get(id)?.[1].push(item);
+  }
+  const order = (a: string | null, b: string | null) => (a === b ? 0 : a === null ? 1 : b === null ? -1 : a < b ? -1 : 1);
+  return [...groups.values()].sort((a, b) => a[0].map((part, index) => order(part, b[0][index] ?? null)).find((c) => c !== 0) ?? 0);
+}
+
+/** What each documented question answers, computed from the JSONL records of the same inputs. */
+function expectedAnswers(jsonl: NormalizedRecord[]): Map<string, Record<string, unknown>[]> {
+  const answered = (record: NormalizedRecord) => (record.response as IrResponse | undefined)?.model ?? record.model ?? null;
+  const usage = (record: NormalizedRecord) => (record.response as IrResponse | undefined)?.usage;
+  const results = (record: NormalizedRecord) => ((record.request as Ir | undefined)?.messages ?? []).flatMap((message) => message.parts).filter((part) => part.type === 'tool_result');
+  const answers = new Map<string, Record<string, unknown>[]>();
+  answers.set('tokens by model and day', groupBy(jsonl, (record) => [record.timing?.startedAt?.slice(0, 10) ?? null, answered(record)]).map(([[day, model], group]) => ({
+    day, model, calls: String(group.length),
+    input_tokens: sumOrNull(group.map((record) => usage(record)?.inputTokens)),
+    output_tokens: sumOrNull(group.map((record) => usage(record)?.outputTokens)),
+    reasoning_tokens: sumOrNull(group.map((record) => usage(record)?.reasoningTokens)),
+  })));
+  const withResults = jsonl.filter((record) => results(record).length > 0);
+  answers.set('tool-call error rates by tool-calling model', groupBy(withResults, (record) => [stringOrNull(record.model)]).map(([[model], group]) => {
+    const total = group.reduce((sum, record) => sum + results(record).length, 0);
+    const failed = group.reduce((sum, record) => sum + results(record).filter((part) => part.isError === true).length, 0);
+    return { model, tool_results: String(total), tool_errors: String(failed), tool_error_rate: round4(failed / total) };
+  }));
+  const withInput = jsonl.filter((record) => (usage(record)?.inputTokens ?? 0) > 0);
+  answers.set('cache hit ratio by model', groupBy(withInput, (record) => [answered(record)]).map(([[model], group]) => {
+    const read = group.map((record) => usage(record)?.cacheReadTokens);
+    const input = group.reduce((sum, record) => sum + (usage(record)?.inputTokens ?? 0), 0);
+    return { model, cache_read_tokens: sumOrNull(read), input_tokens: String(input), cache_hit_ratio: round4(read.reduce<number>((sum, value) => sum + (value ?? 0), 0) / input) };
+  }));
+  return answers;
+}
+
+withDuckdb('Parquet: the documented columns and types, one row per record, and each documented query answers as the JSONL records do, partitioned or not', async () => {
+  const inputs = analystInputs();
+  const dir = temp('parquet');
+  const [jsonl, flat, hive] = ['jsonl', 'flat', 'hive'].map((name) => join(dir, name)) as [string, string, string];
+  for (const [out, extra] of [[jsonl, []], [flat, ['--out-format', 'parquet']], [hive, ['--out-format', 'parquet', '--partition']]] as const) {
+    const run = cli(['--out', out, ...extra, ...inputs]);
+    assert.is(run.code, 0, run.stderr);
+  }
+  const expected = records(jsonl);
+  const file = join(flat, 'records.parquet');
+  const columns = await query(`DESCRIBE SELECT * FROM read_parquet('${file}')`);
+  assert.equal(columns.map((column) => [column['column_name'], column['column_type']]), documentedColumns(), 'the file has the columns docs/NORMALIZE.md lists, with its types, in its order');
+  assert.ok(documentedColumns().length >= 40);
+  const rows = await query(`SELECT id, format, model_requested, tool_names, loss_codes, stream, started_at, time_to_first_token_ms, request_json FROM read_parquet('${file}') ORDER BY id`);
+  assert.is(rows.length, summaryOf(flat).written);
+  assert.is(rows.length, expected.length);
+  const byId = new Map(expected.map((record) => [record.id, record]));
+  for (const row of rows) {
+    const record = byId.get(String(row['id']));
+    assert.ok(record !== undefined, `row ${String(row['id'])} is a record of the JSONL run`);
+    assert.is(row['format'], record?.format);
+    assert.equal(row['loss_codes'], [...new Set(record?.losses.map((loss) => loss.code))].sort());
+    assert.equal(row['request_json'] === null ? undefined : JSON.parse(String(row['request_json'])), record?.request);
+  }
+  const tools = rows.filter((row) => row['model_requested'] === 'claude-tools').sort((a, b) => String(a['started_at']).localeCompare(String(b['started_at'])));
+  assert.equal(tools.map((row) => [row['tool_names'], row['stream'], row['started_at'], row['time_to_first_token_ms']]), [
+    [['lookup'], false, '2026-01-01 10:00:00', 150], [['lookup'], false, '2026-01-01 10:00:00', 150], [['lookup'], false, '2026-01-02 10:00:00', 150],
+  ]);
+
+  const queries = documentedQueries();
+  assert.ok(queries.size >= 4, [...queries.keys()].join(', '));
+  const answers = expectedAnswers(expected);
+  for (const [question, sql] of queries) {
+    const flatRows = await query(sql.replaceAll("'normalized/", `'${flat}/`));
+    const hiveRows = await query(sql.replaceAll("'normalized/", `'${hive}/`));
+    assert.equal(hiveRows, flatRows, `${question}: the Hive layout answers as the single file`);
+    assert.ok(flatRows.length > 0, question);
+    const answer = answers.get(question);
+    if (answer !== undefined) assert.equal(flatRows, answer, question);
+  }
+  assert.ok(answers.get('tool-call error rates by tool-calling model')?.some((row) => row['model'] === 'claude-tools' && row['tool_error_rate'] === 0.3333));
+  assert.ok(answers.get('cache hit ratio by model')?.some((row) => row['model'] === 'claude-tools-20260101' && row['cache_hit_ratio'] === 0.6));
+});
+
+withDuckdb('Parquet --partition: date=YYYY-MM-DD/format=F/part-1-of-1.parquet, format only in the folder name, a missing day as the Hive null', async () => {
+  const inputs = analystInputs();
+  const out = join(temp('hive'), 'out');
+  const run = cli(['--out', out, '--out-format', 'parquet', '--partition', ...inputs]);
+  assert.is(run.code, 0, run.stderr);
+  const folders = readdirSync(out).filter((name) => name.startsWith('date=')).sort();
+  assert.ok(folders.includes('date=2026-01-01') && folders.includes('date=2026-01-02') && folders.includes('date=__HIVE_DEFAULT_PARTITION__'), folders.join(' '));
+  assert.equal(readdirSync(join(out, 'date=2026-01-02')), ['format=anthropic']);
+  assert.equal(readdirSync(join(out, 'date=2026-01-02', 'format=anthropic')), ['part-1-of-1.parquet']);
+  const inFile = await query(`DESCRIBE SELECT * FROM read_parquet('${join(out, 'date=2026-01-02', 'format=anthropic', 'part-1-of-1.parquet')}', hive_partitioning = false)`);
+  assert.not.ok(inFile.some((column) => column['column_name'] === 'format'), 'the partition key is not also a column of the file');
+  const counts = await query(`SELECT format, date, count(*) AS n FROM read_parquet('${out}/**/*.parquet') GROUP BY ALL ORDER BY format, date NULLS LAST`);
+  const summary = summaryOf(out);
+  assert.is(counts.reduce((sum, row) => sum + Number(row['n']), 0), summary.written);
+  const byFormat: Record<string, number> = {};
+  for (const row of counts) byFormat[String(row['format'])] = (byFormat[String(row['format'])] ?? 0) + Number(row['n']);
+  assert.equal(byFormat, summary.byFormat);
+  assert.ok(counts.some((row) => row['date'] === null), 'rows without a start time have a null day');
+  assert.ok(counts.some((row) => row['format'] === 'anthropic' && String(row['date']) === '2026-01-02' && row['n'] === '1'));
+});
 
 test('issue 38 #3: an entry nested 20,000 levels deep is one error; the rest is written, with and without --jobs 2', () => {
   const dir = temp('deep');

@@ -9,9 +9,9 @@
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { tmpdir } from 'node:os';
+import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -329,6 +329,208 @@ test('issue 38 #10: a $blob from the traffic is escaped, never resolved; resolve
   mkdirSync(join(out, 'blobs', 'sha256'), { recursive: true });
   symlinkSync('/dev/zero', join(out, 'blobs', 'sha256', zero));
   refused({ $blob: `sha256:${zero}`, bytes: 10 }, 'cannot be read');
+});
+
+/** Every `$` key directly inside an `extensions.<format>` object of `value`. */
+function hintKeys(value: unknown, found: string[] = []): string[] {
+  if (Array.isArray(value)) for (const item of value) hintKeys(item, found);
+  else if (typeof value === 'object' && value !== null) {
+    for (const [key, item] of Object.entries(value)) {
+      if (key === 'extensions' && typeof item === 'object' && item !== null) {
+        for (const own of Object.values(item)) if (typeof own === 'object' && own !== null) found.push(...Object.keys(own).filter((name) => name.startsWith('$')));
+      }
+      hintKeys(item, found);
+    }
+  }
+  return found;
+}
+
+test('JSONL drops the IR shape hints unless --keep-hints; nothing else changes', () => {
+  const dir = temp('hints');
+  const plain = cli(['--out', join(dir, 'plain'), ...INPUTS]);
+  const kept = cli(['--out', join(dir, 'kept'), '--keep-hints', ...INPUTS]);
+  assert.is(plain.code, 0, plain.stderr);
+  assert.is(kept.code, 0, kept.stderr);
+  const without = records(join(dir, 'plain'));
+  const withHints = records(join(dir, 'kept'));
+  assert.equal(hintKeys(without), []);
+  assert.ok(hintKeys(withHints).includes('$contentString'), hintKeys(withHints).join(' '));
+  assert.is(without.length, withHints.length);
+  const strip = (value: unknown): unknown => JSON.parse(JSON.stringify(value), function (this: Record<string, unknown>, key, item: unknown) {
+    if (key === 'extensions' && typeof item === 'object' && item !== null) {
+      const left = Object.fromEntries(Object.entries(item).map(([format, own]) => [format, Object.fromEntries(Object.entries(own as object).filter(([name]) => !name.startsWith('$')))]).filter(([, own]) => Object.keys(own as object).length > 0));
+      return Object.keys(left).length === 0 ? undefined : left;
+    }
+    return item;
+  });
+  assert.equal(without, strip(withHints) as NormalizedRecord[]);
+  const converted = cli(['--out', join(dir, 'chat'), '--to', 'openai-chat', ...INPUTS]);
+  assert.is(converted.code, 0, converted.stderr);
+});
+
+/** Every id of a run's records and errors, sorted. */
+function idsOf(dir: string, suffix = ''): string[] {
+  return [...records(dir, `records${suffix}.jsonl`), ...readLines<ErrorRecord>(join(dir, `errors${suffix}.jsonl`))].map((item) => item.id).sort();
+}
+
+test('ids: a hash of the exchange, the same across runs, file names and places', () => {
+  const dir = temp('ids');
+  const exchanges = join(FIXTURES, 'exchanges.jsonl');
+  const lines = readFileSync(exchanges, 'utf8').trimEnd().split('\n');
+  const renamed = join(dir, 'renamed-and-reversed.jsonl');
+  writeFileSync(renamed, `${[...lines].reverse().join('\n')}\n`);
+  const first = cli(['--out', join(dir, 'a'), exchanges]);
+  const second = cli(['--out', join(dir, 'b'), exchanges]);
+  const moved = cli(['--out', join(dir, 'c'), renamed]);
+  for (const run of [first, second, moved]) assert.is(run.code, 0, run.stderr);
+  assert.equal(idsOf(join(dir, 'b')), idsOf(join(dir, 'a')));
+  assert.equal(idsOf(join(dir, 'c')), idsOf(join(dir, 'a')), 'another file name and other line numbers give the same ids');
+  assert.is(new Set(idsOf(join(dir, 'a'))).size, idsOf(join(dir, 'a')).length);
+});
+
+test('--shard K/N: three shards into one directory give the records and ids of one run, each in its part-K-of-3 files', () => {
+  const dir = temp('shard');
+  const whole = join(dir, 'whole');
+  const shared = join(dir, 'shards');
+  assert.is(cli(['--out', whole, ...INPUTS]).code, 0);
+  for (const index of [1, 2, 3]) {
+    const run = cli(['--out', shared, '--shard', `${index}/3`, ...INPUTS]);
+    assert.is(run.code, 0, run.stderr);
+  }
+  const names = readdirSync(shared).sort();
+  for (const index of [1, 2, 3]) for (const file of ['records', 'errors']) assert.ok(names.includes(`${file}-part-${index}-of-3.jsonl`), names.join(' '));
+  assert.ok(names.includes('summary-part-1-of-3.json'));
+  assert.not.ok(names.includes('records.jsonl'));
+  const sharded = [1, 2, 3].flatMap((index) => idsOf(shared, `-part-${index}-of-3`)).sort();
+  assert.equal(sharded, idsOf(whole), 'the same set of ids, none twice');
+  const key = (record: NormalizedRecord) => JSON.stringify({ ...record, source: { ...record.source, file: '' } });
+  const shardRecords = [1, 2, 3].flatMap((index) => records(shared, `records-part-${index}-of-3.jsonl`)).map(key).sort();
+  assert.equal(shardRecords, records(whole).map(key).sort(), 'the same records');
+  const counts = [1, 2, 3].map((index) => summaryOf(shared, `summary-part-${index}-of-3.json`).read);
+  assert.is(counts.reduce((a, b) => a + b, 0), summaryOf(whole).read);
+  const again = cli(['--out', shared, '--shard', '2/3', ...INPUTS]);
+  assert.is(again.code, 2, 'a shard that already wrote its part is refused like any run');
+  assert.is(cli(['--out', shared, '--shard', '2/3', '--overwrite', ...INPUTS]).code, 0);
+  assert.equal([1, 2, 3].flatMap((index) => idsOf(shared, `-part-${index}-of-3`)).sort(), idsOf(whole), '--overwrite replaced only its own part');
+  assert.is(cli(['--shard', '4/3', INPUTS[0] ?? '']).code, 2);
+});
+
+test('--shard over byte ranges of a JSONL file: every line exactly once, cut at line boundaries', async () => {
+  const dir = temp('ranges');
+  const exchanges = join(FIXTURES, 'exchanges.jsonl');
+  const whole = await normalizeFiles({ inputs: [exchanges], outDir: join(dir, 'whole') });
+  const parts: NormalizedRecord[] = [];
+  const errors: ErrorRecord[] = [];
+  for (const index of [1, 2, 3]) {
+    const out = join(dir, 'parts');
+    await normalizeFiles({ inputs: [exchanges], outDir: out, shard: { index, count: 3 }, shardRangeBytes: 1000 });
+    parts.push(...records(out, `records-part-${index}-of-3.jsonl`));
+    errors.push(...readLines<ErrorRecord>(join(out, `errors-part-${index}-of-3.jsonl`)));
+  }
+  assert.ok(readFileSync(exchanges).length > 10_000, 'the file spans many ranges');
+  assert.is(parts.length + errors.length, whole.read);
+  assert.equal([...parts, ...errors].map((item) => item.id).sort(), idsOf(join(dir, 'whole')));
+  const text = readFileSync(exchanges);
+  for (const record of parts) {
+    const offset = record.source.offset ?? -1;
+    assert.ok(offset === 0 || text[offset - 1] === 0x0a, `offset ${offset} starts a line`);
+    assert.is(record.source.line, undefined);
+  }
+  const byLine = new Map(records(join(dir, 'whole')).map((record) => [record.id, record]));
+  for (const record of parts) assert.equal({ ...record, source: {} }, { ...byLine.get(record.id), source: {} });
+});
+
+test('issue 38 #11: a non-empty --out is refused unless --overwrite or --append; --append adds up; a second run at once is kept out', async () => {
+  const dir = temp('outdir');
+  const out = join(dir, 'out');
+  const input = join(FIXTURES, 'anthropic-batch-results.jsonl');
+  assert.is(cli(['--out', out, input]).code, 0);
+  const first = readFileSync(join(out, 'records.jsonl'), 'utf8');
+  const refused = cli(['--out', out, input]);
+  assert.is(refused.code, 2);
+  assert.match(refused.stderr, /is not empty \(.*records\.jsonl.*\); pass --overwrite/);
+  assert.is(readFileSync(join(out, 'records.jsonl'), 'utf8'), first, 'a refused run writes nothing');
+  const stranger = join(dir, 'stranger');
+  mkdirSync(stranger);
+  writeFileSync(join(stranger, 'notes.txt'), 'mine');
+  assert.is(cli(['--out', stranger, input]).code, 2, 'a directory holding anything else is refused too');
+
+  assert.is(cli(['--out', out, '--append', input]).code, 0);
+  assert.is(readFileSync(join(out, 'records.jsonl'), 'utf8'), first + first);
+  const appended = summaryOf(out);
+  assert.equal([appended.read, appended.written, appended.errored, appended.runs, appended.inputs.length], [10, 6, 4, 2, 2]);
+  assert.is(cli(['--out', out, '--overwrite', input]).code, 0);
+  assert.is(readFileSync(join(out, 'records.jsonl'), 'utf8'), first);
+  assert.is(summaryOf(out).runs, 1);
+  assert.is(cli(['--out', out, '--overwrite', '--append', input]).code, 2);
+  assert.is(cli(['--out', out, '--append', '--out-format', 'parquet', input]).code, 2);
+  assert.not.ok(existsSync(join(out, '.normalize.lock')), 'a finished run leaves no lock');
+
+  // Two runs at once into one directory: one writes, the other is refused, and the output is the one run's.
+  const big = join(dir, 'big.har');
+  writeFileSync(big, JSON.stringify({ log: { version: '1.2', entries: Array.from({ length: 12 }, () => harEntry()) } }));
+  const racing = join(dir, 'racing');
+  const results = await Promise.all([cliAsync(['--out', racing, big]), cliAsync(['--out', racing, big])]);
+  assert.equal(results.map((result) => result.code).sort(), [0, 2], results.map((result) => result.stderr).join('\n'));
+  assert.match(results.find((result) => result.code === 2)?.stderr ?? '', /is being written by|is not empty/);
+  const summary = summaryOf(racing);
+  assert.is(records(racing).length, summary.written);
+  assert.is(summary.read, 12);
+});
+
+test('issue 38 #11: a run that did not finish leaves its lock; the next run says so and goes on only with --overwrite', () => {
+  const dir = temp('interrupted');
+  const out = join(dir, 'out');
+  const input = join(FIXTURES, 'anthropic-batch-results.jsonl');
+  // A run killed before its summary: its lock names a process that is gone (this one exited already).
+  const gone = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' });
+  mkdirSync(out);
+  writeFileSync(join(out, 'records.jsonl'), '{"partial": true}\n');
+  writeFileSync(join(out, '.normalize.lock'), JSON.stringify({ pid: Number(gone.stdout), host: hostname(), startedAt: '2026-12-01T00:00:00.000Z' }));
+  const rerun = cli(['--out', out, input]);
+  assert.is(rerun.code, 2);
+  assert.match(rerun.stderr, 'was interrupted: its outputs are incomplete');
+  assert.is(cli(['--out', out, '--append', input]).code, 2, 'appending to an interrupted output is refused too');
+  const replaced = cli(['--out', out, '--overwrite', input]);
+  assert.is(replaced.code, 0, replaced.stderr);
+  assert.is(records(out).length, summaryOf(out).written);
+  assert.not.ok(existsSync(join(out, '.normalize.lock')));
+  // A live run's lock (this test's own process) keeps everyone out, --overwrite included.
+  writeFileSync(join(out, '.normalize.lock'), JSON.stringify({ pid: process.pid, host: hostname(), startedAt: new Date().toISOString() }));
+  const locked = cli(['--out', out, '--overwrite', input]);
+  assert.is(locked.code, 2);
+  assert.match(locked.stderr, `is being written by the run of pid ${process.pid}`);
+});
+
+test('--out-format requests: one body per request in the --to format, with its path (and model in the path for Gemini and Bedrock)', () => {
+  const dir = temp('replay');
+  const ir = join(dir, 'ir');
+  assert.is(cli(['--out', ir, ...INPUTS]).code, 0);
+  const withRequest = records(ir).filter((record) => record.request !== undefined);
+  for (const [to, path] of [['openai-chat', /^\/v1\/chat\/completions$/], ['anthropic', /^\/v1\/messages$/], ['gemini', /^\/v1beta\/models\/[^/:]+:(generateContent|streamGenerateContent\?alt=sse)$/], ['bedrock-converse', /^\/model\/[^/]+\/converse(-stream)?$/]] as const) {
+    const out = join(dir, to);
+    const run = cli(['--out', out, '--to', to, '--out-format', 'requests', ...INPUTS]);
+    assert.is(run.code, 0, run.stderr);
+    assert.not.ok(existsSync(join(out, 'records.jsonl')));
+    const lines = readLines<{ id: string; method: string; path: string; model?: string; stream: boolean; body: unknown }>(join(out, 'requests.jsonl'));
+    const summary = summaryOf(out);
+    assert.is(lines.length, summary.written, to);
+    assert.is(lines.length + (summary.errorsByReason['missing_field'] ?? 0), withRequest.length, `${to}: every request is a line, or an error when its path cannot be written`);
+    assert.is(summary.skippedByReason['no request to replay'], records(ir).length - withRequest.length);
+    for (const line of lines) {
+      assert.is(line.method, 'POST');
+      assert.match(line.path, path, line.path);
+      const detected = detectFormat(line.body);
+      assert.ok(detected?.kind === 'request', `${to}: ${JSON.stringify(line.body).slice(0, 200)}`);
+      const decoded = decodeRequest(to as FormatId, line.body, line.model === undefined ? {} : { model: line.model });
+      assert.ok(decoded.ir.messages.length > 0, to);
+      assert.ok(withRequest.some((record) => record.id === line.id));
+      if (to === 'gemini' || to === 'bedrock-converse') assert.ok(line.model !== undefined && line.path.includes(encodeURIComponent(line.model)), line.path);
+      assert.not.ok(JSON.stringify(line.body).includes('"$blob"'), 'media inline, ready to send');
+    }
+    if (to === 'openai-chat') assert.ok(lines.every((line) => detectFormat(line.body)?.format === 'openai-chat'));
+  }
+  assert.is(cli(['--out', join(dir, 'none'), '--out-format', 'requests', INPUTS[0] ?? '']).code, 2, 'requests need --to');
 });
 
 test.run();

@@ -5,8 +5,8 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { convertRequest, convertResponse } from '../src/core/convert.ts';
-import { implementedFormats } from '../src/core/registry.ts';
+import { convertRequest, convertResponse } from '../src/formats/convert.ts';
+import { implementedFormats } from '../src/formats/registry.ts';
 import { FORMAT_IDS, type FormatId } from '../src/core/ir.ts';
 import type { Loss } from '../src/core/losses.ts';
 import { GOLDEN_DIR } from '../test/support/fixtures.ts';

@@ -26,42 +26,24 @@
 import { availableParallelism } from 'node:os';
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
 import { parseArgs } from 'node:util';
-import { convertError, convertRequest, convertResponse, decodeError, decodeRequest, decodeResponse, encodeError, encodeRequest, encodeResponse } from '../src/core/convert.ts';
+import { convertError, convertRequest, convertResponse, decodeError, decodeRequest, decodeResponse, encodeError, encodeRequest, encodeResponse } from '../src/formats/convert.ts';
 import { detectFormat } from '../src/core/detect.ts';
-import { implementedFormats, codecFor } from '../src/core/registry.ts';
+import { implementedFormats, codecFor } from '../src/formats/registry.ts';
 import { accumulate } from '../src/core/accumulate.ts';
-import { convertStream, errorFromException } from '../src/core/stream.ts';
+import { convertStream, errorFromException } from '../src/formats/stream.ts';
 import { LossCollector } from '../src/core/losses.ts';
 import fc from 'fast-check';
 import type { FormatId, Request as IrRequest, Response as IrResponse } from '../src/core/ir.ts';
 import { tooDeep } from '../src/core/wire.ts';
 import type { StreamEvent, WireEvent } from '../src/core/stream-events.ts';
-import {
-  applyPlan,
-  classify,
-  deeplyNested,
-  describeError,
-  garbleStream,
-  int,
-  isTypedError,
-  loadSeeds,
-  loadStreamSeeds,
-  mutateValue,
-  SLOT_MUTATIONS,
-  parseSse,
-  pick,
-  pointerLandsIn,
-  randomKinds,
-  randomWireBody,
-  seeded,
-  vocabularyOf,
-  type MutateOptions,
-  type Rng,
-  type Seed,
-  type StreamSeed,
-  type Vocabulary,
-} from '../test/support/arbitraries.ts';
-import { irRequestArbitrary, irResponseArbitrary, irRoundTrip, sampleOne } from '../test/support/arbitraries.ts';
+import { irRequestArbitrary, irResponseArbitrary } from '../test/support/arbitraries/ir-arbitraries.ts';
+import { irRoundTrip, sampleOne } from '../test/support/arbitraries/ir-trips.ts';
+import { applyPlan, mutateValue, SLOT_MUTATIONS, randomKinds, type MutateOptions } from '../test/support/arbitraries/mutations.ts';
+import { classify, describeError, isTypedError, pointerLandsIn } from '../test/support/arbitraries/outcomes.ts';
+import { loadSeeds, vocabularyOf, type Seed, type Vocabulary } from '../test/support/arbitraries/payloads.ts';
+import { deeplyNested, int, pick, seeded, type Rng } from '../test/support/arbitraries/random.ts';
+import { garbleStream, loadStreamSeeds, parseSse, type StreamSeed } from '../test/support/arbitraries/streams.ts';
+import { randomWireBody } from '../test/support/arbitraries/wire-bodies.ts';
 import { chunked, collect, streamingFormats } from '../test/support/streams.ts';
 
 type Kind = 'request' | 'response' | 'error';

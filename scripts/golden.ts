@@ -8,8 +8,8 @@
 import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
-import { convertRequest, convertResponse } from '../src/core/convert.ts';
-import { implementedFormats } from '../src/core/registry.ts';
+import { convertRequest, convertResponse } from '../src/formats/convert.ts';
+import { implementedFormats } from '../src/formats/registry.ts';
 import { crossCases, crossLossesFile, crossSource, readJson, REPO_ROOT } from '../test/support/fixtures.ts';
 import { lossKeys } from '../test/support/compare.ts';
 

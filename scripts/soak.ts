@@ -45,10 +45,10 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { accumulate } from '../src/core/accumulate.ts';
-import { decodeError, decodeResponse } from '../src/core/convert.ts';
+import { decodeError, decodeResponse } from '../src/formats/convert.ts';
 import type { ErrorType, FormatId } from '../src/core/ir.ts';
-import { implementedFormats } from '../src/core/registry.ts';
-import { parseSse } from '../test/support/arbitraries.ts';
+import { implementedFormats } from '../src/formats/registry.ts';
+import { parseSse } from '../test/support/arbitraries/streams.ts';
 import { startFaultUpstream, upstreamAnswer, vendorErrorBody, type Fault, type FaultUpstream } from '../test/support/fault-upstream.ts';
 import { decodeEvents, random } from '../test/support/streams.ts';
 

@@ -27,11 +27,11 @@ export {
   type CodecOptions,
   type Decoded,
   type Encoded,
-} from './core/convert.ts';
+} from './formats/convert.ts';
 export { detectFormat, formatFromPath, type Detection, type DetectOptions } from './core/detect.ts';
 export { InterlinguaError, isInterlinguaError, type ErrorCode } from './core/errors.ts';
 export { LossCollector, type Loss, type LossCode, type LossSeverity } from './core/losses.ts';
-export { implementedFormats, isFormatId, codecFor } from './core/registry.ts';
+export { implementedFormats, isFormatId, codecFor } from './formats/registry.ts';
 export type { Codec, CodecContext } from './core/codec.ts';
 export type { TokenCount, TokenCountCodec, CountedRequest } from './core/token-count.ts';
 export * from './core/ir.ts';
@@ -52,7 +52,7 @@ export {
   type ConvertStreamOptions,
   type ConvertedStream,
   type Transcoder,
-} from './core/stream.ts';
+} from './formats/stream.ts';
 export { sseFraming, ndjsonFraming, wireEventOf, type StreamFraming, type FrameReader } from './core/framing.ts';
 export { accumulate, Accumulator, responseToEvents, type Accumulated } from './core/accumulate.ts';
 export type * from './core/stream-events.ts';

@@ -4,9 +4,9 @@
  * tsx leaves these plain JavaScript files as tsc wrote them. Only what is
  * timed comes from here; workloads and meaning checks use the sources.
  */
-export { convertRequest, convertResponse } from '../../dist/core/convert.js';
-export { convertStream, DONE } from '../../dist/core/stream.js';
-export { codecFor, implementedFormats, isFormatId } from '../../dist/core/registry.js';
+export { convertRequest, convertResponse } from '../../dist/formats/convert.js';
+export { convertStream, DONE } from '../../dist/formats/stream.js';
+export { codecFor, implementedFormats, isFormatId } from '../../dist/formats/registry.js';
 export { LossCollector } from '../../dist/core/losses.js';
 export { stringifyBody } from '../../dist/core/serialize.js';
-export { framingFor } from '../../dist/core/stream.js';
+export { framingFor } from '../../dist/formats/stream.js';

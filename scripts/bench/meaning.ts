@@ -4,7 +4,7 @@
  * right: decode each output with interlingua's decoder of its format and
  * compare the facts with the source's.
  */
-import { decodeRequest, decodeResponse } from '../../src/core/convert.ts';
+import { decodeRequest, decodeResponse } from '../../src/formats/convert.ts';
 import type { FormatId, Message, Part, Request, Response } from '../../src/core/ir.ts';
 import { BENCH_MODEL } from './workloads.ts';
 

@@ -7,7 +7,7 @@ import { execFileSync } from 'node:child_process';
 import { rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { implementedFormats } from '../../src/core/registry.ts';
+import { implementedFormats } from '../../src/formats/registry.ts';
 import type { FormatId } from '../../src/core/ir.ts';
 
 /** One child's measurement. */

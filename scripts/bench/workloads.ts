@@ -5,8 +5,8 @@
  * SSE and transcoded once into every format whose codec streams.
  */
 import { Buffer } from 'node:buffer';
-import { convertRequest, convertResponse } from '../../src/core/convert.ts';
-import { codecFor, implementedFormats } from '../../src/core/registry.ts';
+import { convertRequest, convertResponse } from '../../src/formats/convert.ts';
+import { codecFor, implementedFormats } from '../../src/formats/registry.ts';
 import { LossCollector } from '../../src/core/losses.ts';
 import type { FormatId } from '../../src/core/ir.ts';
 import type { SseMessage, WireEvent } from '../../src/core/stream-events.ts';

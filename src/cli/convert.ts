@@ -2,10 +2,10 @@
 import { parseArgs } from 'node:util';
 import { Readable, Writable } from 'node:stream';
 import { readFileSync } from 'node:fs';
-import { convertError, convertRequest, convertResponse, convertTokenCountRequest, convertTokenCountResponse, parseBody } from '../core/convert.ts';
-import { convertStream } from '../core/stream.ts';
+import { convertError, convertRequest, convertResponse, convertTokenCountRequest, convertTokenCountResponse, parseBody } from '../formats/convert.ts';
+import { convertStream } from '../formats/stream.ts';
 import { detectFormat } from '../core/detect.ts';
-import { codecFor, isFormatId } from '../core/registry.ts';
+import { codecFor, isFormatId } from '../formats/registry.ts';
 import type { Loss } from '../core/losses.ts';
 import { throwIfStrict } from '../core/losses.ts';
 import { FORMAT_IDS, type FormatId } from '../core/ir.ts';

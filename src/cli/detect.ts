@@ -1,7 +1,7 @@
 /** `interlingua detect [FILE|-]`: print the format and kind of a body. */
 import { parseArgs } from 'node:util';
 import { detectFormat } from '../core/detect.ts';
-import { parseBody } from '../core/convert.ts';
+import { parseBody } from '../formats/convert.ts';
 import { readInput, UsageError } from './io.ts';
 
 export const DETECT_HELP = `Usage: interlingua detect [--path URL_PATH] [FILE|-]

@@ -4,11 +4,13 @@
  * and messages on stderr; exit 0 on success, 1 on bad input, 2 on a usage
  * mistake.
  */
+import { readFileSync } from 'node:fs';
 import { reportFailure, UsageError } from './io.ts';
 
 const HELP = `interlingua — convert LLM API bodies between wire formats
 
 Usage: interlingua <command> [options]
+       interlingua --version
 
 Commands:
   convert   convert a request, response, error body or SSE stream to another format
@@ -48,11 +50,27 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   },
 };
 
+/** The version in the package's own package.json (dist/cli/main.js and src/cli/main.ts both sit two folders below it). */
+function packageVersion(): string {
+  const manifest = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version?: unknown };
+  return typeof manifest.version === 'string' ? manifest.version : 'unknown';
+}
+
+// A reader that stops early (`interlingua convert … | head`) closes the pipe: that ends the output, not the program with a stack trace.
+process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+  if (error.code !== 'EPIPE') throw error;
+  process.exit(process.exitCode ?? 0);
+});
+
 async function main(argv: string[]): Promise<number> {
   const [name, ...rest] = argv;
   if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
     process.stdout.write(HELP);
     return name === undefined ? 2 : 0;
+  }
+  if (name === '--version' || name === '-v' || name === 'version') {
+    process.stdout.write(`${packageVersion()}\n`);
+    return 0;
   }
   const load = Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
   if (load === undefined) throw new UsageError(`unknown command "${name}"; run "interlingua --help"`);

@@ -1,7 +1,7 @@
 /** `interlingua normalize`: recorded traffic → one JSONL record per exchange, in the IR or one format. */
 import { statSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { isFormatId } from '../core/registry.ts';
+import { isFormatId } from '../formats/registry.ts';
 import { OutputDirError, type ExistingOutputs, type Shard } from '../normalize/out-dir.ts';
 import type { OutFormat } from '../normalize/process.ts';
 import { normalizeFiles } from '../normalize/run.ts';
@@ -18,8 +18,11 @@ detected per file: HAR 1.2; JSONL with a request and a response per line
 (request/response, url, status, body as an object or JSON text); OpenAI
 Batch input and output files; Anthropic Message Batches request and result
 files; Gemini Batch API request and response files; Bedrock batch inference
-records. The format of each exchange comes from its batch container or its
-URL, else from its bodies.
+records; VCR cassettes (YAML or JSON) and nock recordings; OTLP JSON traces
+(GenAI conventions, OpenLLMetry, OpenInference); Langfuse observations;
+LiteLLM logging payloads; Bedrock model invocation logs. Gzip (and zstd where
+Node has it) is read by its magic bytes. The format of each exchange comes
+from its batch container or its URL, else from its bodies.
 SSE responses are reassembled into whole responses.
 
 Writes to DIR (docs/NORMALIZE.md documents every field and column):

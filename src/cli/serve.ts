@@ -3,7 +3,7 @@ import { parseArgs } from 'node:util';
 import { setFlagsFromString } from 'node:v8';
 import { createProxy, type ProxyLogEntry } from '../proxy/index.ts';
 import { parseModelRule, type ModelRule } from '../proxy/model-map.ts';
-import { isFormatId } from '../core/registry.ts';
+import { isFormatId } from '../formats/registry.ts';
 import { FORMAT_IDS } from '../core/ir.ts';
 import { serve, portOf } from '../node/server.ts';
 import { createNodeFetch } from '../node/fetch.ts';
@@ -120,6 +120,23 @@ function batchedLog(write: (text: string) => void): { entry(entry: ProxyLogEntry
   };
 }
 
+/** Why the server could not listen, in one line (EADDRINUSE and friends), never a stack. */
+function listenFailure(error: unknown, host: string, port: number): string {
+  const code = (error as NodeJS.ErrnoException).code;
+  const where = `${host}:${port}`;
+  switch (code) {
+    case 'EADDRINUSE':
+      return `cannot listen on ${where}: the port is in use (choose another with --port, or 0 for a free one)`;
+    case 'EACCES':
+      return `cannot listen on ${where}: permission denied (ports below 1024 need privileges; choose another with --port)`;
+    case 'EADDRNOTAVAIL':
+    case 'ENOTFOUND':
+      return `cannot listen on ${where}: no such address on this machine (check --host)`;
+    default:
+      return `cannot listen on ${where}: ${code ?? (error instanceof Error ? error.message : String(error))}`;
+  }
+}
+
 function positiveInteger(value: string | undefined, name: string, fallback: number): number {
   if (value === undefined) return fallback;
   const number = Number(value);
@@ -191,7 +208,12 @@ export async function runServe(args: string[]): Promise<void> {
     fetch: createNodeFetch(),
     log: (entry) => log.entry(entry),
   });
-  const server = await serve(handler, { port: positiveInteger(values.port, 'port', 8787), host: values.host ?? '127.0.0.1' });
+  const port = positiveInteger(values.port, 'port', 8787);
+  if (port > 65_535) throw new UsageError(`--port must be from 0 to 65535, got "${values.port}"`);
+  const host = values.host ?? '127.0.0.1';
+  const server = await serve(handler, { port, host }).catch((error: unknown) => {
+    throw new UsageError(listenFailure(error, host, port));
+  });
   process.stderr.write(`interlingua: proxy listening on http://${values.host ?? '127.0.0.1'}:${portOf(server)} → ${format} at ${baseUrl || `Bedrock in ${region ?? process.env['AWS_REGION'] ?? process.env['AWS_DEFAULT_REGION'] ?? 'us-east-1'}`}\n`);
   await new Promise<void>((resolve) => {
     const stop = () => {

@@ -3,10 +3,10 @@
  * JSON value out, no I/O, no global state, Web APIs only.
  */
 import type { LossCollector } from './losses.ts';
-import type { ApiError, FormatId, Request, Response } from './ir.ts';
+import type { ApiError, Extensible, FormatId, Request, Response } from './ir.ts';
 import type { StreamDecoder, StreamEncoder } from './stream-events.ts';
 import type { StreamFraming } from './framing.ts';
-import type { TokenCountCodec } from './token-count.ts';
+import type { JsonObject } from './wire.ts';
 
 /** What a codec function receives besides the body. */
 export interface CodecContext {
@@ -60,4 +60,48 @@ export interface Codec {
   errorFromAnswer?(error: ApiError, headers: { get(name: string): string | null }, status: number): ApiError;
   /** The format's token-counting endpoint (`src/core/token-count.ts`), where it has one. */
   readonly tokenCount?: TokenCountCodec;
+}
+
+/** The answer of a counting endpoint. */
+export interface TokenCount extends Extensible {
+  /** Input tokens the request would take (Gemini's `totalTokens`: cached content included). */
+  inputTokens: number;
+  /** Of those, tokens of cached content (Gemini `cachedContentTokenCount`). */
+  cacheReadTokens?: number;
+}
+
+/** The generation request inside a counting request body. */
+export interface CountedRequest {
+  /** The request, a body of the format's own request decoder. */
+  request: unknown;
+  /** Its JSON pointer in the counting body (`''` when the counting body is the request). */
+  path: string;
+  /** The model the counting body names outside the request (Gemini's `generateContentRequest.model`). */
+  model?: string;
+  /** Pointers of the wrapper's own fields that carry nothing the conversion keeps (reported as dropped). */
+  unread?: string[];
+}
+
+/** A format's counting endpoint, on its codec (`Codec.tokenCount`). */
+export interface TokenCountCodec {
+  /** The generation request a counting body holds. */
+  requestOf(body: JsonObject): CountedRequest;
+  /**
+   * A counting body around `request`, a body this format's `encodeRequest`
+   * wrote for the model `model`. `dropped` names the request's fields the
+   * counting endpoint does not take (generation settings, which change no
+   * count).
+   */
+  countBody(request: JsonObject, model: string | undefined): { body: JsonObject; dropped: string[] };
+  /**
+   * Fields the request encoder writes with a default when the IR has no
+   * value (Anthropic's required `max_tokens`), by the IR pointer of that
+   * value: a counting body leaves them out, so neither the default nor the
+   * field dropped is reported unless the source gave the value.
+   */
+  readonly unsent?: Readonly<Record<string, string>>;
+  decodeCount(body: unknown, context: CodecContext): TokenCount;
+  encodeCount(count: TokenCount, context: CodecContext): unknown;
+  /** Whether the answer tells the cached tokens apart (`TokenCount.cacheReadTokens`). */
+  readonly carriesCacheReads?: boolean;
 }

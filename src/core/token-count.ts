@@ -9,56 +9,14 @@
  * `tokenCount` in their codec: a conversion to or from them is a typed
  * error, never an estimate.
  */
-import type { Codec, CodecContext } from './codec.ts';
+import type { Codec, TokenCount, TokenCountCodec } from './codec.ts';
 import { convertBetween, parseBody, type ConvertResult } from './engine.ts';
 import { errorUnder, InterlinguaError, isInterlinguaError } from './errors.ts';
-import type { Extensible, FormatId } from './ir.ts';
+import type { FormatId } from './ir.ts';
 import { LossCollector, throwIfStrict, type Loss } from './losses.ts';
 import { expectObject, extend, isObject, pointerSegment, unknownKeys, type JsonObject } from './wire.ts';
 
-/** The answer of a counting endpoint. */
-export interface TokenCount extends Extensible {
-  /** Input tokens the request would take (Gemini's `totalTokens`: cached content included). */
-  inputTokens: number;
-  /** Of those, tokens of cached content (Gemini `cachedContentTokenCount`). */
-  cacheReadTokens?: number;
-}
-
-/** The generation request inside a counting request body. */
-export interface CountedRequest {
-  /** The request, a body of the format's own request decoder. */
-  request: unknown;
-  /** Its JSON pointer in the counting body (`''` when the counting body is the request). */
-  path: string;
-  /** The model the counting body names outside the request (Gemini's `generateContentRequest.model`). */
-  model?: string;
-  /** Pointers of the wrapper's own fields that carry nothing the conversion keeps (reported as dropped). */
-  unread?: string[];
-}
-
-/** A format's counting endpoint, on its codec (`Codec.tokenCount`). */
-export interface TokenCountCodec {
-  /** The generation request a counting body holds. */
-  requestOf(body: JsonObject): CountedRequest;
-  /**
-   * A counting body around `request`, a body this format's `encodeRequest`
-   * wrote for the model `model`. `dropped` names the request's fields the
-   * counting endpoint does not take (generation settings, which change no
-   * count).
-   */
-  countBody(request: JsonObject, model: string | undefined): { body: JsonObject; dropped: string[] };
-  /**
-   * Fields the request encoder writes with a default when the IR has no
-   * value (Anthropic's required `max_tokens`), by the IR pointer of that
-   * value: a counting body leaves them out, so neither the default nor the
-   * field dropped is reported unless the source gave the value.
-   */
-  readonly unsent?: Readonly<Record<string, string>>;
-  decodeCount(body: unknown, context: CodecContext): TokenCount;
-  encodeCount(count: TokenCount, context: CodecContext): unknown;
-  /** Whether the answer tells the cached tokens apart (`TokenCount.cacheReadTokens`). */
-  readonly carriesCacheReads?: boolean;
-}
+export type { CountedRequest, TokenCount, TokenCountCodec } from './codec.ts';
 
 /** Options of {@link convertTokenCountRequest} and {@link convertTokenCountResponse}. */
 export interface TokenCountOptions {

@@ -5,7 +5,7 @@
  */
 import { createParser } from 'eventsource-parser';
 import { Accumulator } from '../core/accumulate.ts';
-import { DONE, framingFor, streamDecoderFor } from '../core/stream.ts';
+import { DONE, framingFor, streamDecoderFor } from '../formats/stream.ts';
 import { wireEventOf } from '../core/framing.ts';
 import type { CodecContext } from '../core/codec.ts';
 import type { FormatId, Response } from '../core/ir.ts';
@@ -86,6 +86,7 @@ export function parseNdjsonText(text: string): WireEvent[] {
 /** A recorded body as a JSON value or as stream events. `side` names the body in messages. */
 export function parseRecordedBody(body: RecordedBody, side: 'request' | 'response'): ParsedBody {
   const value = body.value;
+  if (body.events === true) return { kind: 'events', events: value as WireEvent[] };
   if (value instanceof Uint8Array) return { kind: 'events', events: parseEventStreamBytes(value) };
   if (typeof value !== 'string') return { kind: 'json', value };
   if (side === 'response' && isEventStream(value, body.contentType)) return { kind: 'events', events: parseSseText(value) };

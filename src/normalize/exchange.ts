@@ -2,12 +2,20 @@
  * One JSONL line (or JSON array element) → an {@link Exchange}: recorded
  * request/response pairs under their common field names, OpenAI Batch input
  * and output lines, Anthropic Message Batches requests and results, Gemini
- * Batch API requests and responses, and Bedrock batch inference records.
+ * Batch API requests and responses, and Bedrock batch inference records;
+ * the other input kinds (cassettes, spans, observability exports, invocation
+ * logs) each by their reader in `readers/`.
  */
 import { detectFormat } from '../core/detect.ts';
 import { isObject, type JsonObject } from '../core/wire.ts';
 import { NormalizeFailure } from './failure.ts';
 import { bodyOf, firstOf, numberOf, stringOf, timingOf } from './fields.ts';
+import { exchangeFromBedrockInvocationLog } from './readers/bedrock-log.ts';
+import { exchangeFromLangfuseObservation } from './readers/langfuse.ts';
+import { exchangeFromLiteLlmPayload } from './readers/litellm.ts';
+import { exchangeFromNockDefinition } from './readers/nock.ts';
+import { exchangeFromOtlpSpan } from './readers/otlp.ts';
+import { exchangeFromVcrInteraction } from './readers/vcr.ts';
 import type { Exchange, InputKind } from './types.ts';
 
 const REQUEST_KEYS = ['request', 'req'] as const;
@@ -135,6 +143,18 @@ export function exchangeFromItem(value: unknown, kind: InputKind): Exchange {
       return geminiBatchResponse(value);
     case 'bedrock-batch':
       return bedrockBatch(value);
+    case 'vcr-cassette':
+      return exchangeFromVcrInteraction(value);
+    case 'nock':
+      return exchangeFromNockDefinition(value);
+    case 'otlp':
+      return exchangeFromOtlpSpan(value);
+    case 'langfuse':
+      return exchangeFromLangfuseObservation(value);
+    case 'litellm':
+      return exchangeFromLiteLlmPayload(value);
+    case 'bedrock-invocation-log':
+      return exchangeFromBedrockInvocationLog(value);
     case 'jsonl':
       return genericExchange(value);
     case 'har':

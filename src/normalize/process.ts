@@ -17,7 +17,7 @@ import { rowOf, type ExchangeRow } from './columns.ts';
 import { buildOutcome } from './record.ts';
 import { replayOf } from './replay.ts';
 import { emptyTally, tallyOutcome, type Tally } from './summary.ts';
-import type { Exchange, InputKind, Outcome, RecordSource, Target } from './types.ts';
+import type { Exchange, InputKind, NormalizeErrorCode, Outcome, RecordSource, Target } from './types.ts';
 
 /** What a run writes per exchange: JSONL records, Parquet rows, or request bodies to replay. */
 export type OutFormat = 'jsonl' | 'parquet' | 'requests';
@@ -35,14 +35,19 @@ export interface ProcessOptions {
   keepHints?: boolean;
 }
 
-/** One input item: a raw JSONL line, an already parsed HAR entry or array element, or a whole file that cannot be read. */
+/**
+ * One input item: a raw JSONL line, an already parsed HAR entry, array
+ * element, cassette interaction or span (with the kind when the reader
+ * knows it, and the line of an OTLP line's span), or a whole file or one
+ * line that cannot be read (with the code of its error).
+ */
 export type Item =
   /** A line: its 1-based number where the reader counted from the start of the file, its byte offset where it read a byte range. */
   | { kind: 'line'; line?: number; offset?: number; text: string }
-  | { kind: 'entry'; entry: number; value: unknown; har: boolean }
-  | { kind: 'unreadable'; message: string }
+  | { kind: 'entry'; entry: number; value: unknown; har: boolean; inputKind?: InputKind; line?: number }
+  | { kind: 'unreadable'; message: string; code?: NormalizeErrorCode; line?: number }
   /** An entry that cannot travel (to a worker) or be walked: nested deeper than `MAX_DEPTH`; `path` points at the level too deep. */
-  | { kind: 'too-deep'; entry: number; har: boolean; path: string };
+  | { kind: 'too-deep'; entry: number; har: boolean; inputKind?: InputKind; line?: number; path: string };
 
 /**
  * The item as it can be handed on: an entry nested deeper than `MAX_DEPTH`
@@ -52,7 +57,9 @@ export type Item =
 export function guardItem(item: Item): Item {
   if (item.kind !== 'entry') return item;
   const path = tooDeep(item.value);
-  return path === undefined ? item : { kind: 'too-deep', entry: item.entry, har: item.har, path };
+  if (path === undefined) return item;
+  const { entry, har, inputKind, line } = item;
+  return { kind: 'too-deep', entry, har, path, ...(inputKind === undefined ? {} : { inputKind }), ...(line === undefined ? {} : { line }) };
 }
 
 /** A batch of items of one file, numbered so results can be written in order. */
@@ -129,17 +136,19 @@ function prepareValue(id: string, source: RecordSource, value: unknown): Prepare
 function prepare(task: Task, item: Item): Prepared {
   if (item.kind === 'line') return prepareLine(task, item);
   if (item.kind === 'unreadable') {
-    const source: RecordSource = { file: task.file, kind: /\.har$/i.test(task.file) ? 'har' : 'jsonl' };
-    return { id: stableId(`file:${task.baseName}\n${item.message}`), source, failure: new NormalizeFailure('invalid_json', item.message) };
+    const source: RecordSource = { file: task.file, kind: /\.har$/i.test(task.file) ? 'har' : 'jsonl', ...(item.line === undefined ? {} : { line: item.line }) };
+    const id = stableId(`file:${task.baseName}\n${item.line ?? ''}\n${item.message}`);
+    return { id, source, failure: new NormalizeFailure(item.code ?? 'invalid_json', item.message) };
   }
+  const at = item.line === undefined ? {} : { line: item.line };
   if (item.kind === 'too-deep') {
     const failure = new InterlinguaError('invalid_value', `the entry nests deeper than ${MAX_DEPTH} levels; it is not read`, { path: item.path });
-    const source: RecordSource = { file: task.file, kind: item.har ? 'har' : 'jsonl', entry: item.entry };
-    return { id: stableId(`too-deep:${task.baseName}\nentry:${item.entry}`), source, failure };
+    const source: RecordSource = { file: task.file, kind: item.inputKind ?? (item.har ? 'har' : 'jsonl'), entry: item.entry, ...at };
+    return { id: stableId(`too-deep:${task.baseName}\n${item.line ?? ''}\nentry:${item.entry}`), source, failure };
   }
   const id = stableId(JSON.stringify(item.value) ?? '');
-  const kind: InputKind = item.har ? 'har' : classifyItem(item.value);
-  return prepareValue(id, { file: task.file, kind, entry: item.entry }, item.value);
+  const kind: InputKind = item.inputKind ?? (item.har ? 'har' : classifyItem(item.value));
+  return prepareValue(id, { file: task.file, kind, entry: item.entry, ...at }, item.value);
 }
 
 /** Processes tasks; holds the blob store of one thread. */

@@ -1,69 +1,108 @@
 /**
- * Reading input files into items: line by line with `node:readline` over a
- * read stream (memory stays bounded: readline pauses the stream when lines
- * pile up), or, for a HAR or a JSON array, the whole document parsed once and
- * its entries handed out one at a time.
+ * Reading input files into items. A file is opened as bytes (decompressed by
+ * its magic bytes, see `readers/source.ts`), its layout found from its first
+ * 64 KiB (`detectLayout`), and then read line by line with a cap on a
+ * line's length (memory stays bounded: the stream is pulled one chunk at a
+ * time), or, for a document (HAR, JSON array, cassette, OTLP export), parsed
+ * once and its entries handed out one at a time. OTLP lines are opened here
+ * into their spans, one item each.
  */
-import { createReadStream } from 'node:fs';
-import { open, readFile } from 'node:fs/promises';
-import { createInterface } from 'node:readline';
-import { detectLayout, isHar } from './input-kind.ts';
+import { detectLayout } from './input-kind.ts';
 import type { Item } from './process.ts';
+import { documentItems, parseDocument } from './readers/documents.ts';
+import { DEFAULT_MAX_LINE_BYTES, splitLines } from './readers/lines.ts';
+import { otlpSpans } from './readers/otlp-spans.ts';
+import { allBytes, openSource, UnreadableFile, type ByteSource } from './readers/source.ts';
 
 /** How far reading a file has got, for the progress bar. */
 export interface ReadProgress {
   bytesRead: number;
 }
 
-/** The first bytes of a file, as text. */
-async function head(file: string, length = 65_536): Promise<string> {
-  const handle = await open(file, 'r');
-  try {
-    const buffer = Buffer.alloc(length);
-    const { bytesRead } = await handle.read(buffer, 0, length, 0);
-    return buffer.subarray(0, bytesRead).toString('utf8');
-  } finally {
-    await handle.close();
-  }
+/** Options of {@link readItems}. */
+export interface ReadOptions {
+  /** A line longer than this many bytes is one error, skipped without being held. Default 256 MiB. */
+  maxLineBytes?: number;
 }
 
-async function* lineItems(file: string, progress: ReadProgress): AsyncGenerator<Item> {
-  const stream = createReadStream(file, { encoding: 'utf8', highWaterMark: 256 * 1024 });
-  const lines = createInterface({ input: stream, crlfDelay: Infinity });
-  let number = 0;
-  for await (const text of lines) {
-    number++;
-    progress.bytesRead = stream.bytesRead;
-    if (text.trim() === '') continue;
-    yield { kind: 'line', line: number, text: number === 1 && text.charCodeAt(0) === 0xfeff ? text.slice(1) : text };
+const HEAD_BYTES = 65_536;
+
+/** The first `bytes` bytes of a stream, and the whole stream again (those bytes first). */
+async function peek(chunks: AsyncIterable<Buffer>, bytes: number): Promise<{ head: Buffer; rest: AsyncIterable<Buffer> }> {
+  const iterator = chunks[Symbol.asyncIterator]();
+  const taken: Buffer[] = [];
+  let length = 0;
+  let done = false;
+  while (length < bytes) {
+    const next = await iterator.next();
+    if (next.done === true) {
+      done = true;
+      break;
+    }
+    taken.push(next.value);
+    length += next.value.length;
   }
-  progress.bytesRead = stream.bytesRead;
+  async function* rest(): AsyncGenerator<Buffer> {
+    yield* taken;
+    if (done) return;
+    for (;;) {
+      const next = await iterator.next();
+      if (next.done === true) return;
+      yield next.value;
+    }
+  }
+  return { head: Buffer.concat(taken).subarray(0, bytes), rest: rest() };
 }
 
-async function* documentItems(file: string, progress: ReadProgress): AsyncGenerator<Item> {
-  const text = await readFile(file, 'utf8');
-  progress.bytesRead = Buffer.byteLength(text);
-  let document: unknown;
-  try {
-    document = JSON.parse(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
-  } catch (error) {
-    yield { kind: 'unreadable', message: `the file is not JSON and not JSON lines (${(error as Error).message})` };
-    return;
+async function* lineItems(source: ByteSource, chunks: AsyncIterable<Buffer>, progress: ReadProgress, maxLineBytes: number, otlp: boolean): AsyncGenerator<Item> {
+  for await (const line of splitLines(chunks, maxLineBytes)) {
+    progress.bytesRead = source.fileBytesRead();
+    if ('oversized' in line) {
+      const message = `the line is ${line.oversized} bytes long, over the limit of ${maxLineBytes} (maxLineBytes); it was skipped unread`;
+      yield { kind: 'unreadable', code: 'invalid_line', line: line.number, message };
+      continue;
+    }
+    if (line.text.trim() === '') continue;
+    if (otlp) {
+      const opened = otlpSpans(line.text);
+      if (opened !== undefined) {
+        for (const [entry, span] of opened.entries()) yield { kind: 'entry', entry, line: line.number, value: span, har: false, inputKind: 'otlp' };
+        continue;
+      }
+    }
+    yield { kind: 'line', line: line.number, text: line.text };
   }
-  if (isHar(document)) {
-    for (const [entry, value] of document.log.entries.entries()) yield { kind: 'entry', entry, value, har: true };
-    return;
-  }
-  if (Array.isArray(document)) {
-    for (const [entry, value] of document.entries()) yield { kind: 'entry', entry, value, har: false };
-    return;
-  }
-  yield { kind: 'unreadable', message: 'the file is one JSON document but neither a HAR (log.entries) nor an array of exchanges' };
+  progress.bytesRead = source.fileBytesRead();
+}
+
+/** What went wrong reading a file, as one item (a broken gzip stream, a file that vanished). */
+function failedRead(source: ByteSource | undefined, error: unknown): Item {
+  const how = source === undefined || source.compression === 'none' ? 'the file could not be read' : `the file's ${source.compression} stream is corrupt or cut off`;
+  return { kind: 'unreadable', code: 'invalid_json', message: `${how} (${(error as Error).message})` };
 }
 
 /** The items of one input file, in order. */
-export async function* readItems(file: string, progress: ReadProgress): AsyncGenerator<Item> {
-  const layout = detectLayout(file, await head(file));
-  if (layout === 'lines') yield* lineItems(file, progress);
-  else yield* documentItems(file, progress);
+export async function* readItems(file: string, progress: ReadProgress, options: ReadOptions = {}): AsyncGenerator<Item> {
+  let source: ByteSource | undefined;
+  try {
+    source = await openSource(file);
+  } catch (error) {
+    if (!(error instanceof UnreadableFile)) throw error;
+    yield { kind: 'unreadable', code: 'not_implemented', message: error.message };
+    return;
+  }
+  try {
+    const { head, rest } = await peek(source.chunks, HEAD_BYTES);
+    const layout = detectLayout(file, head.toString('utf8'));
+    if (layout === 'lines' || layout === 'otlp-lines') {
+      yield* lineItems(source, rest, progress, options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES, layout === 'otlp-lines');
+      return;
+    }
+    const bytes = await allBytes({ ...source, chunks: rest });
+    progress.bytesRead = source.fileBytesRead();
+    const parsed = await parseDocument(bytes, layout);
+    yield* parsed.ok ? documentItems(parsed.value) : [{ kind: 'unreadable', message: parsed.message } satisfies Item];
+  } catch (error) {
+    yield failedRead(source, error);
+  }
 }

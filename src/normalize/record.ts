@@ -4,9 +4,9 @@
  * format when asked, and collect the losses of every step. Anything thrown
  * becomes an error record with its reason; nothing here does I/O.
  */
-import { decodeError, decodeRequest, decodeResponse, encodeError, encodeResponse } from '../core/convert.ts';
+import { decodeError, decodeRequest, decodeResponse, encodeError, encodeResponse } from '../formats/convert.ts';
 import { convertBetween } from '../core/engine.ts';
-import { codecFor } from '../core/registry.ts';
+import { codecFor } from '../formats/registry.ts';
 import { detectFormat, formatFromPath } from '../core/detect.ts';
 import { InterlinguaError } from '../core/errors.ts';
 import { LossCollector, type Loss } from '../core/losses.ts';
@@ -15,6 +15,7 @@ import type { WireEvent } from '../core/stream-events.ts';
 import { isObject } from '../core/wire.ts';
 import { accumulateStream, parseRecordedBody, type ParsedBody } from './body.ts';
 import { endpointOf, exchangeFormat, isNonGenerationEndpoint, modelFromPath } from './exchange-format.ts';
+import { decodedOutcome } from './decoded-record.ts';
 import { reasonOf } from './failure.ts';
 import type { ErrorRecord, Exchange, ExchangeIr, RecordedBody, LossSide, NormalizedRecord, Outcome, RecordLoss, RecordSource, Target } from './types.ts';
 
@@ -139,6 +140,8 @@ function parseSide(body: RecordedBody | undefined, side: 'request' | 'response',
 
 /** Build the record of one exchange, or the error that says why it cannot be one. */
 export function buildOutcome(exchange: Exchange, identity: ItemIdentity, to: Target): Outcome {
+  // A reader that decoded the exchange itself (an OTLP span) hands over IR.
+  if (exchange.decoded !== undefined) return decodedOutcome(exchange, exchange.decoded, identity, to);
   let format: FormatId | undefined;
   try {
     if (exchange.request === undefined && exchange.response === undefined) {

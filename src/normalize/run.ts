@@ -13,7 +13,7 @@ import type { RowSink } from './parquet.ts';
 import { InlineRunner, WorkerPool, type TaskRunner } from './pool.ts';
 import { guardItem, type Item, type OutFormat, type ProcessOptions, type Task, type TaskResult } from './process.ts';
 import { ProgressBar, type ProgressOutput } from './progress.ts';
-import { readItems, type ReadProgress } from './read.ts';
+import { readItems, type ReadOptions, type ReadProgress } from './read.ts';
 import { rangeItems, unitsOf, type InputUnit } from './shard.ts';
 import { emptyTally, mergeSummaries, mergeTally, summarize, type Tally } from './summary.ts';
 import type { InputKind, InputSummary, NormalizeSummary, Target } from './types.ts';
@@ -45,6 +45,8 @@ export interface NormalizeOptions {
   blobThreshold?: number;
   /** Items per task. Default 256. */
   batchSize?: number;
+  /** A JSONL line longer than this many bytes is one error, skipped unread. Default 256 MiB. */
+  maxLineBytes?: number;
   /** Where the progress bar goes (drawn only on a terminal). Default: nowhere. */
   progress?: ProgressOutput;
 }
@@ -74,12 +76,12 @@ function itemSize(item: Item): number {
 }
 
 /** The items of a unit in tasks of at most `batchSize` items (and about 4 MB of text). */
-async function* tasksOf(unit: InputUnit, batchSize: number, progress: ReadProgress, next: () => number): AsyncGenerator<Task> {
+async function* tasksOf(unit: InputUnit, batchSize: number, progress: ReadProgress, next: () => number, read: ReadOptions): AsyncGenerator<Task> {
   const { file } = unit;
   const baseName = basename(file);
   let items: Item[] = [];
   let size = 0;
-  const source = unit.range === undefined ? readItems(file, progress) : rangeItems(file, unit.range.start, unit.range.end, progress);
+  const source = unit.range === undefined ? readItems(file, progress, read) : rangeItems(file, unit.range.start, unit.range.end, progress);
   for await (const read of source) {
     const item = guardItem(read);
     items.push(item);
@@ -174,7 +176,7 @@ export async function normalizeFiles(options: NormalizeOptions): Promise<Normali
   try {
     for (const unit of units) {
       progress.bytesRead = 0;
-      for await (const task of tasksOf(unit, options.batchSize ?? 256, progress, () => sequence++)) {
+      for await (const task of tasksOf(unit, options.batchSize ?? 256, progress, () => sequence++, options.maxLineBytes === undefined ? {} : { maxLineBytes: options.maxLineBytes })) {
         pending.push({ file: unit.input, result: runner.run(task) });
         if (pending.length >= inFlight) await settle();
       }

@@ -29,6 +29,12 @@ import type { Loss } from '../core/losses.ts';
  */
 export type InputKind =
   | 'har'
+  | 'vcr-cassette'
+  | 'nock'
+  | 'otlp'
+  | 'langfuse'
+  | 'litellm'
+  | 'bedrock-invocation-log'
   | 'jsonl'
   | 'openai-batch-input'
   | 'openai-batch-output'
@@ -52,11 +58,13 @@ export interface RecordSource {
   offset?: number;
 }
 
-/** A body as recorded: a parsed JSON value, or text (JSON text or SSE) with its content type. */
+/** A body as recorded: a parsed JSON value, or text (JSON text or SSE) with its content type, or a recorded stream's events. */
 export interface RecordedBody {
   value: unknown;
   /** The `Content-Type` (or HAR `mimeType`) where the input has one. */
   contentType?: string;
+  /** True when `value` is a stream already split into its events (`WireEvent[]`: a Bedrock invocation log's chunks). */
+  events?: true;
 }
 
 /** When the exchange happened and how long it took, where the input says. */
@@ -65,7 +73,7 @@ export interface Timing {
   startedAt?: string;
   /** Total time in milliseconds (HAR `time`, or a `duration_ms`-like field). */
   durationMs?: number;
-  /** Milliseconds from the start to the first token, where the recorder measured it (`time_to_first_token_ms`, `ttft_ms`, …). */
+  /** Milliseconds from the start to the first token, where the input says (LiteLLM and Langfuse `completionStartTime`, or a recorder's `time_to_first_token_ms`, `ttft_ms`, …). */
   timeToFirstTokenMs?: number;
   /** Milliseconds from the start to the first byte of the response (HAR `timings`: blocked + dns + connect + send + wait); for a stream, about the first token. */
   timeToFirstByteMs?: number;
@@ -85,6 +93,23 @@ export interface Exchange {
   format?: FormatId;
   /** True for HAR entries: an entry that is not an LLM call is skipped, not an error. */
   optional?: boolean;
+  /** Bodies the reader decoded into the IR itself, for inputs that record no wire body (OTLP spans). */
+  decoded?: DecodedExchange;
+}
+
+/**
+ * An exchange whose bodies are already IR: the messages of an OTLP span
+ * are in the GenAI conventions' own shape, read by the `otel-genai` codec.
+ * `format` is the API the span says was called (`gen_ai.provider.name`),
+ * which `--to` and the record name; the losses point into the span.
+ */
+export interface DecodedExchange {
+  format: FormatId;
+  evidence: FormatEvidence;
+  request?: Request;
+  response?: Response;
+  error?: ApiError;
+  losses: RecordLoss[];
 }
 
 /** Which body a loss belongs to. */
@@ -95,8 +120,12 @@ export interface RecordLoss extends Loss {
   side: LossSide;
 }
 
-/** How the format of a record was found: the URL path, the container, the body's shape, or a best guess between look-alikes. */
-export type FormatEvidence = 'url' | 'container' | 'body' | 'guess';
+/**
+ * How the format of a record was found: the URL path, the container, the
+ * body's shape, a best guess between look-alikes, or the provider a span
+ * names (`gen_ai.provider.name`, `gen_ai.system`, OpenInference `llm.provider`).
+ */
+export type FormatEvidence = 'url' | 'container' | 'body' | 'guess' | 'provider';
 
 /** The output form of bodies: the IR, or a wire format. */
 export type Target = 'ir' | FormatId;

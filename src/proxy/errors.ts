@@ -1,5 +1,5 @@
 /** Errors the proxy answers with, always in the caller's own wire format and a fitting status. */
-import { codecFor } from '../core/registry.ts';
+import { codecFor } from '../formats/registry.ts';
 import { LossCollector } from '../core/losses.ts';
 import type { ApiError, ErrorType, FormatId } from '../core/ir.ts';
 import { jsonAnswer, webResponse, type Answer } from './exchange.ts';

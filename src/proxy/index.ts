@@ -4,7 +4,7 @@
  * upstream format (streams included), and converts the answer back. Web
  * APIs only, so it runs in Node, Bun, Deno and Workers.
  */
-import { codecFor } from '../core/registry.ts';
+import { codecFor } from '../formats/registry.ts';
 import { checkDialect } from '../core/dialect.ts';
 import { InterlinguaError, isInterlinguaError } from '../core/errors.ts';
 import { LossCollector } from '../core/losses.ts';
@@ -14,7 +14,9 @@ import { errorAnswer } from './errors.ts';
 import { fetchCall, jsonAnswer, PROXY_EXCHANGE, webInbound, webResponse, type Answer, type Exchange, type Inbound } from './exchange.ts';
 import { createModelMap, type ModelRule } from './model-map.ts';
 import { countUrl, routeFor, upstreamUrl } from './routes.ts';
-import { forwardCount, forwardToUpstream, type ForwardOptions } from './forward.ts';
+import { forwardToUpstream } from './forward.ts';
+import { forwardCount } from './forward-count.ts';
+import type { ForwardOptions, ProxyLogEntry } from './forward-options.ts';
 import { createSigV4Signer, type AwsCredentials, type RequestSigner } from './sigv4.ts';
 
 /** The upstream the proxy talks to. */
@@ -33,7 +35,7 @@ export interface UpstreamConfig {
   aws?: AwsCredentials;
   /** The upstream API key. */
   apiKey?: string;
-  /** Name of the environment variable holding the key (read through `ProxyConfig.env`). */
+  /** Name of the environment variable holding the key (read through `ProxyConfig.env`); unset or empty, `createProxy` throws. */
   apiKeyEnv?: string;
   /** Forward the caller's own credential upstream instead of a configured key. Off unless set. */
   passThroughAuth?: boolean;
@@ -41,21 +43,6 @@ export interface UpstreamConfig {
   headers?: Record<string, string>;
   /** The upstream's dialect of its format (`openai-chat`: `deepseek`, `openrouter`, `gemini-openai`, `vllm`, `ollama-openai`). */
   dialect?: string;
-}
-
-/** One request as the proxy logs it: no bodies, no secrets. */
-export interface ProxyLogEntry {
-  method: string;
-  path: string;
-  ingress?: FormatId;
-  upstream: FormatId;
-  model?: string;
-  upstreamModel?: string;
-  stream: boolean;
-  status: number;
-  durationMs: number;
-  losses: number;
-  error?: string;
 }
 
 /** Configuration of {@link createProxy}. */
@@ -135,6 +122,10 @@ export function createExchange(config: ProxyConfig): Exchange {
   const mapModel = createModelMap(config.modelMap);
   const env = config.env ?? processEnv();
   const rawKey = upstream.apiKey ?? (upstream.apiKeyEnv === undefined ? undefined : env[upstream.apiKeyEnv]);
+  if (upstream.apiKey === undefined && upstream.apiKeyEnv !== undefined && (rawKey === undefined || rawKey.trim() === '')) {
+    // Requests without the key would reach the vendor as the caller's 401s; say so once, here.
+    throw new InterlinguaError('missing_field', `upstream.apiKeyEnv names ${upstream.apiKeyEnv}, which is ${rawKey === undefined ? 'not set' : 'empty'} in the environment; set it to the upstream API key, or pass upstream.apiKey`, { path: '/upstream/apiKeyEnv' });
+  }
   const apiKey = checkedKey(rawKey, upstream.apiKey === undefined ? `the environment variable ${upstream.apiKeyEnv ?? ''}` : 'upstream.apiKey');
   const aws = awsSetup(upstream, env, apiKey);
   const secrets = [rawKey, apiKey, config.inboundToken, ...aws.secrets];
@@ -213,6 +204,7 @@ export function createProxy(config: ProxyConfig): ((request: Request) => Promise
   return Object.assign(handler, { [PROXY_EXCHANGE]: exchange });
 }
 
+export type { ProxyLogEntry } from './forward-options.ts';
 export { countUrl, routeFor, upstreamUrl, type Route } from './routes.ts';
 export { createModelMap, parseModelRule, type ModelRule } from './model-map.ts';
 export { constantTimeEqual } from './auth.ts';

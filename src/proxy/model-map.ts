@@ -1,4 +1,5 @@
 /** Model mapping: glob patterns (`claude-*`) to upstream model names, first match wins. */
+import { compileGlob } from './glob.ts';
 
 /** One mapping rule. */
 export interface ModelRule {
@@ -6,18 +7,13 @@ export interface ModelRule {
   model: string;
 }
 
-function globToRegExp(pattern: string): RegExp {
-  const escaped = pattern.replace(/[.+^${}()|[\]\\]/g, '\\$&').replaceAll('*', '.*').replaceAll('?', '.');
-  return new RegExp(`^${escaped}$`);
-}
-
 /** A function mapping a model name through the rules (unchanged when none matches). */
 export function createModelMap(rules: readonly ModelRule[] | Record<string, string> | undefined): (model: string | undefined) => string | undefined {
   const list = rules === undefined ? [] : Array.isArray(rules) ? rules : Object.entries(rules).map(([pattern, model]) => ({ pattern, model }));
-  const compiled = list.map((rule) => ({ test: globToRegExp(rule.pattern), model: rule.model }));
+  const compiled = list.map((rule) => ({ test: compileGlob(rule.pattern), model: rule.model }));
   return (model) => {
-    if (model === undefined) return compiled.find((rule) => rule.test.test(''))?.model;
-    return compiled.find((rule) => rule.test.test(model))?.model ?? model;
+    if (model === undefined) return compiled.find((rule) => rule.test(''))?.model;
+    return compiled.find((rule) => rule.test(model))?.model ?? model;
   };
 }
 

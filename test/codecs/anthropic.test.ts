@@ -5,8 +5,8 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { anthropicCodec } from '../../src/providers/anthropic/index.ts';
-import { convertResponse } from '../../src/core/convert.ts';
-import { convertStream } from '../../src/core/stream.ts';
+import { convertResponse } from '../../src/formats/convert.ts';
+import { convertStream } from '../../src/formats/stream.ts';
 import { InterlinguaError } from '../../src/core/errors.ts';
 import { LossCollector } from '../../src/core/losses.ts';
 import type { Message, Request, Response } from '../../src/core/ir.ts';

@@ -10,8 +10,8 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { convertRequest } from '../../src/core/convert.ts';
-import { implementedFormats } from '../../src/core/registry.ts';
+import { convertRequest } from '../../src/formats/convert.ts';
+import { implementedFormats } from '../../src/formats/registry.ts';
 import { isInterlinguaError } from '../../src/core/errors.ts';
 import { corpusFixtures, fixtureBody } from '../support/fixtures.ts';
 

@@ -16,8 +16,8 @@ import { EventStreamCodec, type MessageHeaders } from '@smithy/eventstream-codec
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { bedrockConverseCodec, bedrockErrorFromHeaders, bedrockErrorHeaders, bedrockErrorStatus, eventStreamFraming } from '../../src/providers/bedrock-converse/index.ts';
-import { convertRequest, convertResponse } from '../../src/core/convert.ts';
-import { convertStream } from '../../src/core/stream.ts';
+import { convertRequest, convertResponse } from '../../src/formats/convert.ts';
+import { convertStream } from '../../src/formats/stream.ts';
 import { accumulate } from '../../src/core/accumulate.ts';
 import { LossCollector } from '../../src/core/losses.ts';
 import { isInterlinguaError } from '../../src/core/errors.ts';

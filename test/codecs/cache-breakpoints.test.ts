@@ -12,7 +12,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import Anthropic from '@anthropic-ai/sdk';
 import { ConverseCommand } from '@aws-sdk/client-bedrock-runtime';
-import { convertRequest, decodeRequest, encodeRequest } from '../../src/core/convert.ts';
+import { convertRequest, decodeRequest, encodeRequest } from '../../src/formats/convert.ts';
 import type { FormatId, Part, Request } from '../../src/core/ir.ts';
 import type { ProxyConfig } from '../../src/proxy/index.ts';
 import { receivedThrough, withProxy } from '../support/proxy-server.ts';

@@ -5,11 +5,11 @@ import { base64Prefix, expectMediaType, formatDataUrl, parseDataUrl, sniffBase64
 import { detectFormat, formatFromPath } from '../../src/core/detect.ts';
 import { LossCollector, throwIfStrict } from '../../src/core/losses.ts';
 import { InterlinguaError } from '../../src/core/errors.ts';
-import { convertRequest, parseBody } from '../../src/core/convert.ts';
+import { convertRequest, parseBody } from '../../src/formats/convert.ts';
 import { convertRequest as engineConvertRequest } from '../../src/core/engine.ts';
 import type { CodecContext } from '../../src/core/codec.ts';
 import type { Request } from '../../src/core/ir.ts';
-import { codecFor } from '../../src/core/registry.ts';
+import { codecFor } from '../../src/formats/registry.ts';
 import { expectObject, pointer, required, unknownKeys } from '../../src/core/wire.ts';
 import { parseArguments, argumentsAsObject } from '../../src/core/tools.ts';
 

@@ -6,8 +6,8 @@
 import { existsSync } from 'node:fs';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { implementedFormats } from '../../src/core/registry.ts';
-import { convertRequest, convertResponse } from '../../src/core/convert.ts';
+import { implementedFormats } from '../../src/formats/registry.ts';
+import { convertRequest, convertResponse } from '../../src/formats/convert.ts';
 import { crossCases, crossExpectedFile, crossLossesFile, crossSource, readJson } from '../support/fixtures.ts';
 import { lossKeys } from '../support/compare.ts';
 

@@ -11,7 +11,7 @@ import * as assert from 'uvu/assert';
 import OpenAI from 'openai';
 import { GoogleGenAI } from '@google/genai';
 import { readFileSync } from 'node:fs';
-import { convertResponse } from '../../src/core/convert.ts';
+import { convertResponse } from '../../src/formats/convert.ts';
 import type { WireEvent } from '../../src/core/stream-events.ts';
 import type { FormatId } from '../../src/core/ir.ts';
 import { createNodeFetch } from '../../src/node/fetch.ts';

@@ -9,13 +9,13 @@
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { implementedFormats } from '../../src/core/registry.ts';
-import { convertError, convertRequest, convertResponse, type ConvertOptions } from '../../src/core/convert.ts';
+import { implementedFormats } from '../../src/formats/registry.ts';
+import { convertError, convertRequest, convertResponse, type ConvertOptions } from '../../src/formats/convert.ts';
 import { isInterlinguaError } from '../../src/core/errors.ts';
 import type { Loss } from '../../src/core/losses.ts';
 import type { FormatId } from '../../src/core/ir.ts';
 import { readFileSync } from 'node:fs';
-import { convertStream } from '../../src/core/stream.ts';
+import { convertStream } from '../../src/formats/stream.ts';
 import { corpusFixtures, crossCases, crossSource, fixtureBody, readJson, type FixtureKind } from '../support/fixtures.ts';
 import { streamFixtures, streamingFormats, wireEventsFromBytes } from '../support/streams.ts';
 import { resolves } from '../support/pointers.ts';

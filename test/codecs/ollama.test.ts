@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { convertRequest, convertResponse, decodeRequest, decodeResponse } from '../../src/core/convert.ts';
+import { convertRequest, convertResponse, decodeRequest, decodeResponse } from '../../src/formats/convert.ts';
 import { detectFormat } from '../../src/core/detect.ts';
 import type { ImagePart, ToolCallPart, ToolResultPart } from '../../src/core/ir.ts';
 import { normalizeFiles } from '../../src/normalize/run.ts';

@@ -7,7 +7,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { claim, reserve, utf8Bytes } from '../../src/core/output-bytes.ts';
-import { convertStream } from '../../src/core/stream.ts';
+import { convertStream } from '../../src/formats/stream.ts';
 
 const text = (bytes: Uint8Array): string => new TextDecoder().decode(bytes);
 

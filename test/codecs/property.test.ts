@@ -25,37 +25,20 @@ import fc from 'fast-check';
 import { createParser } from 'eventsource-parser';
 import { sseFraming } from '../../src/core/framing.ts';
 import { accumulate } from '../../src/core/accumulate.ts';
-import { convertError, convertRequest, convertResponse, decodeError, decodeRequest, decodeResponse, encodeError, encodeRequest, encodeResponse } from '../../src/core/convert.ts';
+import { convertError, convertRequest, convertResponse, decodeError, decodeRequest, decodeResponse, encodeError, encodeRequest, encodeResponse } from '../../src/formats/convert.ts';
 import { InterlinguaError } from '../../src/core/errors.ts';
 import type { FormatId } from '../../src/core/ir.ts';
-import { implementedFormats } from '../../src/core/registry.ts';
-import { convertStream } from '../../src/core/stream.ts';
+import { implementedFormats } from '../../src/formats/registry.ts';
+import { convertStream } from '../../src/formats/stream.ts';
 import { MAX_DEPTH } from '../../src/core/wire.ts';
-import {
-  applyPlan,
-  classify,
-  deeplyNested,
-  describeError,
-  garbleStream,
-  irRequestArbitrary,
-  irResponseArbitrary,
-  irRoundTrip,
-  isTypedError,
-  loadSeeds,
-  loadStreamSeeds,
-  mutationPlanArbitrary,
-  mutateValue,
-  slotMutationPlanArbitrary,
-  parseSse,
-  pointerLandsIn,
-  randomWireBody,
-  seeded,
-  vocabularyOf,
-  withLoneSurrogates,
-  type MutateOptions,
-  type Seed,
-  type StreamSeed,
-} from '../support/arbitraries.ts';
+import { irRequestArbitrary, irResponseArbitrary } from '../support/arbitraries/ir-arbitraries.ts';
+import { irRoundTrip } from '../support/arbitraries/ir-trips.ts';
+import { applyPlan, mutationPlanArbitrary, mutateValue, slotMutationPlanArbitrary, type MutateOptions } from '../support/arbitraries/mutations.ts';
+import { classify, describeError, isTypedError, pointerLandsIn } from '../support/arbitraries/outcomes.ts';
+import { loadSeeds, vocabularyOf, type Seed } from '../support/arbitraries/payloads.ts';
+import { deeplyNested, seeded, withLoneSurrogates } from '../support/arbitraries/random.ts';
+import { garbleStream, loadStreamSeeds, parseSse, type StreamSeed } from '../support/arbitraries/streams.ts';
+import { randomWireBody } from '../support/arbitraries/wire-bodies.ts';
 import { chunked, collect, decodeEvents, streamingFormats, wireEventsFromBytes } from '../support/streams.ts';
 import { GOLDEN_DIR } from '../support/fixtures.ts';
 import { existsSync, readFileSync } from 'node:fs';

@@ -5,7 +5,7 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { convertRequest } from '../../src/core/convert.ts';
+import { convertRequest } from '../../src/formats/convert.ts';
 import { bodyText, markPieces, piecesMark, setDataUrl, stringifyBody } from '../../src/core/serialize.ts';
 import { proxyBodies } from '../support/serialize-bodies.ts';
 

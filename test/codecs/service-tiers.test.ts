@@ -10,8 +10,8 @@
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { convertRequest, convertResponse } from '../../src/core/convert.ts';
-import { convertStream } from '../../src/core/stream.ts';
+import { convertRequest, convertResponse } from '../../src/formats/convert.ts';
+import { convertStream } from '../../src/formats/stream.ts';
 import type { FormatId } from '../../src/core/ir.ts';
 
 const test = suite('service tiers');

@@ -13,12 +13,12 @@
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { codecFor } from '../../src/core/registry.ts';
+import { codecFor } from '../../src/formats/registry.ts';
 import { LossCollector } from '../../src/core/losses.ts';
 import type { FormatId } from '../../src/core/ir.ts';
 import type { StreamEvent } from '../../src/core/stream-events.ts';
 import { encodeEvents, streamFixtures, wireEvents } from '../support/streams.ts';
-import { convertRequest, convertResponse } from '../../src/core/convert.ts';
+import { convertRequest, convertResponse } from '../../src/formats/convert.ts';
 import { corpusFixtures, fixtureBody } from '../support/fixtures.ts';
 
 const TARGETS: readonly FormatId[] = ['anthropic', 'openai-chat', 'openai-responses', 'gemini', 'ollama', 'bedrock-converse'];

@@ -8,7 +8,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { accumulate, responseToEvents } from '../../src/core/accumulate.ts';
-import { decodeResponse, encodeResponse } from '../../src/core/convert.ts';
+import { decodeResponse, encodeResponse } from '../../src/formats/convert.ts';
 import type { FormatId, Response, UnifiedStopReason } from '../../src/core/ir.ts';
 import { decodeEvents, encodeEvents, messagesAsWireEvents, streamingFormats } from '../support/streams.ts';
 

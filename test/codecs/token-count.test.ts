@@ -12,7 +12,7 @@ import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { GoogleGenAI } from '@google/genai';
 import { CountTokensCommand } from '@aws-sdk/client-bedrock-runtime';
-import { convertRequest, convertTokenCountRequest, convertTokenCountResponse } from '../../src/core/convert.ts';
+import { convertRequest, convertTokenCountRequest, convertTokenCountResponse } from '../../src/formats/convert.ts';
 import { isInterlinguaError } from '../../src/core/errors.ts';
 import type { FormatId } from '../../src/core/ir.ts';
 import { createNodeFetch } from '../../src/node/fetch.ts';

@@ -10,7 +10,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { join } from 'node:path';
 import { readFileSync } from 'node:fs';
-import { convertResponse, decodeResponse } from '../../src/core/convert.ts';
+import { convertResponse, decodeResponse } from '../../src/formats/convert.ts';
 import { CORPUS_DIR, readJson } from '../support/fixtures.ts';
 import { convertedStream } from '../support/streams.ts';
 

@@ -10,7 +10,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
-import { convertRequest, decodeRequest } from '../../src/core/convert.ts';
+import { convertRequest, decodeRequest } from '../../src/formats/convert.ts';
 import type { FormatId, Tool } from '../../src/core/ir.ts';
 import { receivedThrough } from '../support/proxy-server.ts';
 import { corpusFixtures, fixtureBody } from '../support/fixtures.ts';

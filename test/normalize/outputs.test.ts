@@ -15,7 +15,7 @@ import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { decodeRequest } from '../../src/core/convert.ts';
+import { decodeRequest } from '../../src/formats/convert.ts';
 import { detectFormat } from '../../src/core/detect.ts';
 import { isInterlinguaError } from '../../src/core/errors.ts';
 import type { FormatId } from '../../src/core/ir.ts';

@@ -7,8 +7,8 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { translateBetweenProviders } from 'llm-bridge';
-import { convertRequest, convertResponse } from '../../src/core/convert.ts';
-import { implementedFormats } from '../../src/core/registry.ts';
+import { convertRequest, convertResponse } from '../../src/formats/convert.ts';
+import { implementedFormats } from '../../src/formats/registry.ts';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

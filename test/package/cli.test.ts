@@ -1,9 +1,11 @@
 /** The `interlingua` command: help, detect, convert (bodies and streams), strict mode, bad input and usage mistakes. */
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
+import { createServer } from 'node:net';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { implementedFormats } from '../../src/core/registry.ts';
+import { implementedFormats } from '../../src/formats/registry.ts';
 import { REPO_ROOT } from '../support/fixtures.ts';
 
 const BIN = join(REPO_ROOT, 'bin', 'interlingua.js');
@@ -24,6 +26,48 @@ test('--help on the command and on every subcommand', () => {
     const help = run([command, '--help']);
     assert.is(help.code, 0, command);
     assert.match(help.stdout, `Usage: interlingua ${command}`);
+  }
+});
+
+test('--version prints the package version', () => {
+  const { version } = JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as { version: string };
+  for (const flag of ['--version', '-v']) {
+    const result = run([flag]);
+    assert.is(result.code, 0, flag);
+    assert.is(result.stdout, `${version}\n`);
+  }
+});
+
+test('serve: a port out of range and a port in use are one line each, exit 2, no stack', async () => {
+  const range = run(['serve', '--upstream', 'anthropic', '--upstream-url', 'http://127.0.0.1:9', '--pass-through-auth', '--port', '99999']);
+  assert.is(range.code, 2);
+  assert.is(range.stderr, 'interlingua: --port must be from 0 to 65535, got "99999"\n');
+  const taken = createServer();
+  await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+  const port = (taken.address() as { port: number }).port;
+  try {
+    const busy = run(['serve', '--upstream', 'anthropic', '--upstream-url', 'http://127.0.0.1:9', '--pass-through-auth', '--port', String(port)]);
+    assert.is(busy.code, 2);
+    assert.match(busy.stderr, `cannot listen on 127.0.0.1:${port}: the port is in use`);
+    assert.is(busy.stderr.split('\n').filter(Boolean).length, 1, busy.stderr);
+  } finally {
+    taken.close();
+  }
+});
+
+test('convert into a pipe that closes early (| head) ends quietly, whole bodies and streams', async () => {
+  const big = JSON.stringify({ model: 'claude-x', max_tokens: 10, messages: [{ role: 'user', content: 'x'.repeat(4_000_000) }] });
+  const stream = readFileSync(join(REPO_ROOT, 'golden/anthropic/stream-error-overloaded/stream.sse'), 'utf8').repeat(20_000);
+  for (const [args, input] of [[['convert', '--from', 'anthropic', '--to', 'openai-chat'], big], [['convert', '--kind', 'stream', '--from', 'anthropic', '--to', 'openai-chat'], stream]] as const) {
+    const child = spawn(process.execPath, [BIN, ...args], { cwd: REPO_ROOT, stdio: ['pipe', 'pipe', 'pipe'] });
+    let stderr = '';
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+    child.stdout.once('data', () => child.stdout.destroy());
+    child.stdin.on('error', () => {});
+    child.stdin.end(input);
+    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+    assert.is(code, 0, stderr);
+    assert.not.match(stderr, 'EPIPE');
   }
 });
 

@@ -12,7 +12,7 @@ import { ConverseCommand, ConverseStreamCommand } from '@aws-sdk/client-bedrock-
 import { createProxy, type ProxyConfig, type ProxyLogEntry } from '../../src/proxy/index.ts';
 import { createNodeFetch } from '../../src/node/fetch.ts';
 import { withProxy } from '../support/proxy-server.ts';
-import { convertRequest, decodeError, decodeRequest } from '../../src/core/convert.ts';
+import { convertRequest, decodeError, decodeRequest } from '../../src/formats/convert.ts';
 import { bodyText, stringifyBody } from '../../src/core/serialize.ts';
 import { proxyBodies } from '../support/serialize-bodies.ts';
 import type { FormatId, ToolResultPart } from '../../src/core/ir.ts';

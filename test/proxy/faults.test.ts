@@ -22,14 +22,15 @@ import { createProxy, constantTimeEqual, type ProxyConfig, type ProxyLogEntry } 
 import { serve, portOf } from '../../src/node/server.ts';
 import { createNodeFetch } from '../../src/node/fetch.ts';
 import { accumulate } from '../../src/core/accumulate.ts';
-import { decodeError } from '../../src/core/convert.ts';
+import { decodeError } from '../../src/formats/convert.ts';
 import type { ErrorType, FormatId } from '../../src/core/ir.ts';
-import { codecFor, implementedFormats } from '../../src/core/registry.ts';
-import { parseSse } from '../support/arbitraries.ts';
+import { codecFor, implementedFormats } from '../../src/formats/registry.ts';
+import { parseSse } from '../support/arbitraries/streams.ts';
 import { startFaultUpstream, upstreamAnswer, vendorErrorBody, type Fault, type FaultUpstream } from '../support/fault-upstream.ts';
 import { decodeEvents, streamingFormats } from '../support/streams.ts';
-import { framingFor } from '../../src/core/stream.ts';
+import { framingFor } from '../../src/formats/stream.ts';
 import { errorTypeForStatus } from '../../src/core/http-status.ts';
+import { isInterlinguaError } from '../../src/core/errors.ts';
 
 const formats = implementedFormats();
 const streaming = new Set(streamingFormats());
@@ -544,6 +545,16 @@ security('configured header values are sanitised; neither a key nor a caller hea
     const trimmed = await call(fileKey.url, PATHS[ingress], JSON.stringify(REQUESTS[ingress]));
     assert.is(trimmed.status, 200, 'a key with surrounding whitespace is trimmed');
     assert.ok(JSON.stringify(upstream.requests.at(-1)?.headers).includes(UPSTREAM_KEY));
+    // A key variable that is unset or empty is refused when the proxy is made: requests without the key would be the caller's 401s.
+    for (const env of [{}, { MISSING_KEY: '' }, { MISSING_KEY: '  ' }]) {
+      try {
+        createProxy({ upstream: { format: first, baseUrl: upstream.url, apiKeyEnv: 'MISSING_KEY' }, env });
+        assert.unreachable('an unset key variable is refused');
+      } catch (error) {
+        assert.ok(isInterlinguaError(error));
+        assert.match((error as Error).message, /apiKeyEnv names MISSING_KEY, which is (not set|empty)/);
+      }
+    }
     // A key with a control character inside is refused when the proxy is made, naming where it came from but not the key.
     for (const bad of [`${UPSTREAM_KEY}\r\nx-injected: key`, `${UPSTREAM_KEY}\u0000`]) {
       try {

@@ -13,7 +13,7 @@ import { createProxy } from '../../src/proxy/index.ts';
 import { CallerCancel, UPSTREAM_CALL, type UpstreamCall } from '../../src/proxy/exchange.ts';
 import { serve, portOf } from '../../src/node/server.ts';
 import { createNodeFetch } from '../../src/node/fetch.ts';
-import { convertRequest } from '../../src/core/convert.ts';
+import { convertRequest } from '../../src/formats/convert.ts';
 import { bodyText, stringifyBody } from '../../src/core/serialize.ts';
 import { proxyBodies } from '../support/serialize-bodies.ts';
 

@@ -12,7 +12,7 @@ import Anthropic from '@anthropic-ai/sdk';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { accumulate, responseToEvents } from '../../src/core/accumulate.ts';
-import { decodeResponse } from '../../src/core/convert.ts';
+import { decodeResponse } from '../../src/formats/convert.ts';
 import { isInterlinguaError } from '../../src/core/errors.ts';
 import { LossCollector } from '../../src/core/losses.ts';
 import type { SseMessage, StreamEvent } from '../../src/core/stream-events.ts';

@@ -10,7 +10,7 @@ import { readFileSync } from 'node:fs';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { ConverseStreamCommand } from '@aws-sdk/client-bedrock-runtime';
-import { convertResponse } from '../../src/core/convert.ts';
+import { convertResponse } from '../../src/formats/convert.ts';
 import { createNodeFetch } from '../../src/node/fetch.ts';
 import { withProxy } from '../support/proxy-server.ts';
 import { startUpstream } from '../support/upstream.ts';

@@ -18,7 +18,7 @@ import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { accumulate } from '../../src/core/accumulate.ts';
-import { decodeResponse, encodeResponse } from '../../src/core/convert.ts';
+import { decodeResponse, encodeResponse } from '../../src/formats/convert.ts';
 import type { FormatId, Response, UnifiedStopReason } from '../../src/core/ir.ts';
 import { REPO_ROOT } from '../support/fixtures.ts';
 import { decodeEvents, encodeEvents, messagesAsWireEvents, streamFixtures, streamingFormats, wireEvents } from '../support/streams.ts';

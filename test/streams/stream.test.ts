@@ -10,8 +10,8 @@ import { dirname, join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { accumulate, responseToEvents } from '../../src/core/accumulate.ts';
-import { convertResponse, decodeResponse } from '../../src/core/convert.ts';
-import { convertStream } from '../../src/core/stream.ts';
+import { convertResponse, decodeResponse } from '../../src/formats/convert.ts';
+import { convertStream } from '../../src/formats/stream.ts';
 import { ndjsonFraming, sseFraming, utf8Chunks } from '../../src/core/framing.ts';
 import { DATA_PIECES, type EncodedOnce, type SseMessage } from '../../src/core/stream-events.ts';
 import {

@@ -9,7 +9,7 @@ import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { SignatureV4 } from '@smithy/signature-v4';
 import { WebSha256 } from '../../src/proxy/web-sha256.ts';
-import { decodeResponse } from '../../src/core/convert.ts';
+import { decodeResponse } from '../../src/formats/convert.ts';
 import { responseToEvents } from '../../src/core/accumulate.ts';
 import { signableRequest, type AwsCredentials } from '../../src/proxy/sigv4.ts';
 import { encodeEvents, messagesAsBytes } from './streams.ts';

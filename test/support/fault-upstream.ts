@@ -9,12 +9,12 @@ import { readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { join } from 'node:path';
-import { decodeResponse } from '../../src/core/convert.ts';
+import { decodeResponse } from '../../src/formats/convert.ts';
 import { responseToEvents } from '../../src/core/accumulate.ts';
 import type { FormatId } from '../../src/core/ir.ts';
 import { GOLDEN_DIR } from './fixtures.ts';
 import { encodeEvents } from './streams.ts';
-import { framingFor } from '../../src/core/stream.ts';
+import { framingFor } from '../../src/formats/stream.ts';
 
 /** What the upstream does with one request. */
 export type Fault =

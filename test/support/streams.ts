@@ -7,8 +7,8 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { FORMAT_IDS, type FormatId } from '../../src/core/ir.ts';
 import { LossCollector, type Loss } from '../../src/core/losses.ts';
-import { codecFor, implementedFormats } from '../../src/core/registry.ts';
-import { convertStream, framedToWireEvents, framingFor, sseToWireEvents } from '../../src/core/stream.ts';
+import { codecFor, implementedFormats } from '../../src/formats/registry.ts';
+import { convertStream, framedToWireEvents, framingFor, sseToWireEvents } from '../../src/formats/stream.ts';
 import type { SseMessage, StreamEvent, WireEvent } from '../../src/core/stream-events.ts';
 import { CORPUS_DIR, GOLDEN_DIR, corpusDirectory } from './fixtures.ts';
 

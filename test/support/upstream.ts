@@ -5,11 +5,11 @@
  */
 import { createServer, type Server, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { decodeResponse } from '../../src/core/convert.ts';
+import { decodeResponse } from '../../src/formats/convert.ts';
 import { responseToEvents } from '../../src/core/accumulate.ts';
 import type { FormatId } from '../../src/core/ir.ts';
 import { encodeEvents, messagesAsBytes } from './streams.ts';
-import { framingFor } from '../../src/core/stream.ts';
+import { framingFor } from '../../src/formats/stream.ts';
 
 /** What the fake upstream does with the next requests. */
 export type UpstreamBehaviour =

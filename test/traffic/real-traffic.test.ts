@@ -9,7 +9,7 @@
 import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { convertRequest, convertResponse, decodeRequest, decodeResponse } from '../../src/core/convert.ts';
+import { convertRequest, convertResponse, decodeRequest, decodeResponse } from '../../src/formats/convert.ts';
 import { GOLDEN_DIR, readJson } from '../support/fixtures.ts';
 import { decodeEvents, encodeEvents, messagesAsWireEvents } from '../support/streams.ts';
 import { accumulate } from '../../src/core/accumulate.ts';

@@ -4,8 +4,8 @@
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { implementedFormats } from '../../src/core/registry.ts';
-import { convertError, convertRequest, convertResponse } from '../../src/core/convert.ts';
+import { implementedFormats } from '../../src/formats/registry.ts';
+import { convertError, convertRequest, convertResponse } from '../../src/formats/convert.ts';
 import { corpusFixtures, fixtureBody, goldenFixtures, type Fixture } from '../support/fixtures.ts';
 import { lossKeys } from '../support/compare.ts';
 

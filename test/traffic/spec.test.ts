@@ -16,10 +16,10 @@
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { convertRequest, convertResponse } from '../../src/core/convert.ts';
+import { convertRequest, convertResponse } from '../../src/formats/convert.ts';
 import { isInterlinguaError } from '../../src/core/errors.ts';
 import type { FormatId } from '../../src/core/ir.ts';
-import { implementedFormats } from '../../src/core/registry.ts';
+import { implementedFormats } from '../../src/formats/registry.ts';
 import { corpusFixtures, crossCases, crossSource, fixtureBody, goldenFixtures, readJson, type Fixture } from '../support/fixtures.ts';
 import { describeErrors, exemptReason, readRelaxations, SpecValidators } from '../support/spec-schemas.ts';
 

@@ -1,7 +1,8 @@
 /**
  * Wire block types that interlingua keeps whole as opaque parts (server-tool
  * calls and results, MCP blocks, compaction, …): known, so no `unknown_block`
- * loss, but without a neutral meaning.
+ * loss, but without a neutral meaning; and the block types whose input
+ * streams as JSON deltas, which the stream decoder and encoder both know.
  *
  * @see https://docs.anthropic.com/en/api/messages#response-content
  */
@@ -30,3 +31,6 @@ export const OPAQUE_BLOCK_TYPES: ReadonlySet<string> = new Set([
 
 /** Opaque block types whose `id` a later `tool_result` may answer. */
 export const CALL_BLOCK_TYPES: ReadonlySet<string> = new Set(['server_tool_use', 'mcp_tool_use']);
+
+/** Block types whose `input` streams as `input_json_delta`. */
+export const TOOL_INPUT_TYPES: ReadonlySet<string> = new Set(['tool_use', 'server_tool_use', 'mcp_tool_use']);

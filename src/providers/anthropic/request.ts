@@ -21,17 +21,17 @@ import {
   type JsonObject,
 } from '../../core/wire.ts';
 import { decodeAnthropicOutputConfig, decodeAnthropicOutputFormat, decodeAnthropicThinking, encodeAnthropicConfig } from './config.ts';
-import { encodeAnthropicMessages } from './encode-messages.ts';
-import { encodeAnthropicGeneration } from './generation.ts';
-import { decodeAnthropicContentParts, decodeAnthropicMessagesInto } from './messages.ts';
-import { keepsHints, type BlockScope } from './parts.ts';
+import { encodeAnthropicMessages } from './messages-encode.ts';
+import { encodeAnthropicGeneration } from './generation-encode.ts';
+import { decodeAnthropicContentParts, decodeAnthropicMessagesInto } from './messages-decode.ts';
+import { keepsHints, type BlockScope } from './parts-decode.ts';
 import { ANTHROPIC, anthropicHint, hasHint } from './shape.ts';
 import { cacheControlBreakpoint, cacheControlOf } from './cache-control.ts';
 import { mapValue, valueTable } from '../../core/mapped-values.ts';
 import { decodeAnthropicToolChoice, decodeAnthropicTools, encodeAnthropicToolChoice, encodeAnthropicTools } from './tools.ts';
 import { noConversation, reportUncarriedSettings } from '../../core/request-settings.ts';
 import { allToolsDropped } from '../../core/tools.ts';
-import { fitThinking } from './thinking-limits.ts';
+import { fitThinking } from './thinking-limits-encode.ts';
 
 /** The keys of the body without a neutral slot, which travel as extensions (a switch: cheaper than a set lookup per key). */
 function requestExtras(object: JsonObject): JsonObject | undefined {

@@ -6,8 +6,8 @@
 import type { CodecContext } from '../../core/codec.ts';
 import type { Candidate, Message, Part, Response } from '../../core/ir.ts';
 import { expectArray, expectObject, expectString, extend, pointer, required, spreadExtensions, unknownKeys, type JsonObject } from '../../core/wire.ts';
-import { decodeAnthropicBlockAt, keepsHints, type BlockScope } from './parts.ts';
-import { encodeAnthropicParts } from './encode-parts.ts';
+import { decodeAnthropicBlockAt, keepsHints, type BlockScope } from './parts-decode.ts';
+import { encodeAnthropicParts } from './parts-encode.ts';
 import { ANTHROPIC, anthropicHint, hasHint } from './shape.ts';
 import { decodeAnthropicStopReason, encodeAnthropicStopReason } from './stop-reason.ts';
 import { decodeAnthropicUsage, encodeAnthropicUsage } from './usage.ts';

@@ -29,11 +29,11 @@ import type { StreamDecoder, StreamEvent, WireEvent } from '../../core/stream-ev
 import { CallNames, parseArguments } from '../../core/tools.ts';
 import { expectNumber, expectObject, expectString, isObject, pointer, required, unknownKeys, type JsonObject } from '../../core/wire.ts';
 import { decodeAnthropicError } from './error.ts';
-import { decodeAnthropicBlock, type BlockScope } from './parts.ts';
+import { decodeAnthropicBlock, type BlockScope } from './parts-decode.ts';
 import { decodeAnthropicResponse } from './response.ts';
 import { ANTHROPIC } from './shape.ts';
 import { decodeAnthropicStopReason } from './stop-reason.ts';
-import { TOOL_INPUT_TYPES } from './stream-blocks.ts';
+import { TOOL_INPUT_TYPES } from './block-types.ts';
 import { decodeAnthropicUsage } from './usage.ts';
 
 /** A block between `content_block_start` and `content_block_stop`: its skeleton and what its deltas added. */

@@ -5,7 +5,7 @@
  * nested blocks with contiguous indexes (a part whose events arrive while
  * another block is open, such as parallel OpenAI tool calls, is held and
  * written whole after it), one `message_delta` with the stop reason and the
- * usage, then `message_stop`. The blocks themselves are `stream-block-writer.ts`.
+ * usage, then `message_stop`. The blocks themselves are `stream-block-writer-encode.ts`.
  *
  * Pings: where the source was an Anthropic stream (start hint `$stream`),
  * exactly where it had them; otherwise one `ping` after the first
@@ -22,8 +22,8 @@ import { isObject, pointer, spreadExtensions, type JsonObject } from '../../core
 import { encodeAnthropicError } from './error.ts';
 import { encodeAnthropicResponse } from './response.ts';
 import { ANTHROPIC, hasHint } from './shape.ts';
-import { createBlockWriter } from './stream-block-writer.ts';
-import { finishDelta, pickUsage, sse, startMessage } from './stream-blocks.ts';
+import { createBlockWriter } from './stream-block-writer-encode.ts';
+import { finishDelta, pickUsage, sse, startMessage } from './stream-blocks-encode.ts';
 import { encodeAnthropicUsage } from './usage.ts';
 
 /** Put back the wire event's own unknown fields (decoder key `eventFields`) on the message the event became. */

@@ -8,7 +8,8 @@
 import type { CodecContext } from '../../core/codec.ts';
 import type { Generation, Message, Request } from '../../core/ir.ts';
 import { expectArray, expectNumber, expectObject, expectString, extend, extensionsOf, hint, isObject, pointer, required, type JsonObject } from '../../core/wire.ts';
-import { decodeBedrockMessages, decodeBedrockSystem, encodeBedrockMessages } from './messages.ts';
+import { decodeBedrockMessages, decodeBedrockSystem } from './messages-decode.ts';
+import { encodeBedrockMessages } from './messages-encode.ts';
 import { decodeBedrockToolConfig, encodeBedrockToolConfig, historyToolConfig } from './tools.ts';
 import { decodeBedrockAdditionalFields, decodeBedrockOutputConfig, encodeBedrockAdditionalFields, encodeBedrockOutputConfig, fitBedrockThinking } from './request-config.ts';
 import { BEDROCK, hasHint } from './shape.ts';

@@ -9,7 +9,7 @@ import type { Candidate, Response } from '../../core/ir.ts';
 import { expectObject, expectString, extend, extensionsOf, hint, isObject, required, unknownKeys, type JsonObject } from '../../core/wire.ts';
 import { decodeBedrockBlocks } from './blocks-decode.ts';
 import { encodeBedrockParts } from './blocks-encode.ts';
-import { messageExtras } from './messages.ts';
+import { messageExtras } from './messages-decode.ts';
 import { BEDROCK } from './shape.ts';
 import { decodeBedrockStopReason, encodeBedrockStopReason } from './stop-reason.ts';
 import { bedrockTier, decodeBedrockUsage, encodeBedrockUsage, readBedrockTier } from './usage.ts';

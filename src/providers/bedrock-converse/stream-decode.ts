@@ -19,7 +19,7 @@ import { bedrockException } from './error.ts';
 import { decodeBedrockCitation } from './citations.ts';
 import { BEDROCK } from './shape.ts';
 import { decodeBedrockStopReason } from './stop-reason.ts';
-import { EVENT_KEYS, exceptionName } from './stream-shared.ts';
+import { EVENT_KEYS, exceptionName } from './stream-event.ts';
 import { decodeBedrockUsage, readBedrockTier } from './usage.ts';
 
 type OpenKind = 'text' | 'reasoning' | 'tool_call' | 'opaque';

@@ -18,7 +18,7 @@ import { isObject, jsonString, type JsonObject } from '../../core/wire.ts';
 import { BEDROCK } from './shape.ts';
 import { encodeBedrockCitation } from './citations.ts';
 import { encodeBedrockStopReason } from './stop-reason.ts';
-import { streamExceptionFor } from './stream-shared.ts';
+import { streamExceptionFor } from './stream-event.ts';
 import { bedrockTier, encodeBedrockUsage } from './usage.ts';
 import { reportModalityBreakdown } from '../../core/usage.ts';
 

@@ -9,8 +9,8 @@ import { expectObject, extend, extensionsOf, hint, pointer, spreadExtensions, ty
 import { CallNames } from '../../core/tools.ts';
 import { PendingCalls } from './ids.ts';
 import { contentExtras, decodeGeminiParts } from './contents-decode.ts';
-import type { PartScope } from './parts-decode.ts';
-import { encodeGeminiPart, type EncodePartScope } from './parts-encode.ts';
+import { encodeGeminiPart } from './parts-encode.ts';
+import type { EncodePartScope, PartScope } from './parts.ts';
 import type { GroundingWriter } from './grounding.ts';
 
 

@@ -10,7 +10,8 @@ import type { LossCollector } from '../../core/losses.ts';
 import { hasMadeUpId, type Message, type Part } from '../../core/ir.ts';
 import { expectArray, expectObject, expectString, extend, hint, isObject, itemPointers, pointer, type JsonObject } from '../../core/wire.ts';
 import { PendingCalls } from './ids.ts';
-import { decodeGeminiPart, type PartScope } from './parts-decode.ts';
+import { decodeGeminiPart } from './parts-decode.ts';
+import type { PartScope } from './parts.ts';
 
 /** The keys of a `Content` other than `role` and `parts`, or `undefined` (a switch: cheaper than a set lookup per key). */
 export function contentExtras(content: JsonObject): JsonObject | undefined {

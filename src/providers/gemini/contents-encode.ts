@@ -9,7 +9,8 @@
 import type { LossCollector } from '../../core/losses.ts';
 import type { Message, Part } from '../../core/ir.ts';
 import { appended, extensionsOf, spreadExtensions, type JsonObject } from '../../core/wire.ts';
-import { encodeGeminiPart, type EncodePartScope } from './parts-encode.ts';
+import { encodeGeminiPart } from './parts-encode.ts';
+import type { EncodePartScope } from './parts.ts';
 import { messagePointer, partPointer } from '../../core/ir-pointers.ts';
 import { CallNames } from '../../core/tools.ts';
 

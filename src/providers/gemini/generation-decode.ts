@@ -4,24 +4,11 @@
  * `mediaResolution`, `imageConfig`, …) travel in `extensions.gemini.generationConfig`.
  * @see https://ai.google.dev/api/generate-content#generationconfig
  */
-import type { GenerationConfig } from '@google/genai';
 import type { Generation, OutputFormat, ReasoningConfig, Request } from '../../core/ir.ts';
 import { expectArray, expectBoolean, expectNumber, expectObject, expectString, extend, hint, pointer, unknownKeys, type JsonObject } from '../../core/wire.ts';
 import { knownKeys, Spelling } from './spelling.ts';
 import { geminiSchemaToJsonSchema } from './schema.ts';
-
-/** Number fields of `generationConfig` and their IR names. */
-export const NUMBER_FIELDS = [
-  ['maxOutputTokens', 'maxTokens'],
-  ['temperature', 'temperature'],
-  ['topP', 'topP'],
-  ['topK', 'topK'],
-  ['candidateCount', 'candidateCount'],
-  ['seed', 'seed'],
-  ['presencePenalty', 'presencePenalty'],
-  ['frequencyPenalty', 'frequencyPenalty'],
-  ['logprobs', 'topLogprobs'],
-] as const satisfies readonly (readonly [keyof GenerationConfig, keyof Generation])[];
+import { canonicalMimeType, NUMBER_FIELDS } from './generation.ts';
 
 /** The keys of `generationConfig` this file does not read (the wire keys of `NUMBER_FIELDS` and the rest), in either spelling, or `undefined` (a switch: cheaper than a set lookup per key). */
 function generationExtras(config: JsonObject): JsonObject | undefined {
@@ -178,12 +165,6 @@ function decodeOutput(config: JsonObject, path: string, spelling: Spelling, requ
   }
   if (output !== undefined) request.output = output;
   if (mimeType !== canonicalMimeType(output)) hint(request, 'gemini', '$responseMimeType', mimeType ?? null);
-}
-
-/** The `responseMimeType` the encoder writes for an output format. */
-export function canonicalMimeType(output: OutputFormat | undefined): string | undefined {
-  if (output === undefined) return undefined;
-  return output.type === 'text' ? 'text/plain' : 'application/json';
 }
 
 function decodeThinking(value: unknown, path: string, request: Request): void {

@@ -7,7 +7,7 @@ import type { ReasoningConfig, Request } from '../../core/ir.ts';
 import { extensionsOf, isObject, type JsonObject } from '../../core/wire.ts';
 import { respell } from './spelling.ts';
 import { jsonEqual } from './json.ts';
-import { canonicalMimeType } from './generation-decode.ts';
+import { canonicalMimeType } from './generation.ts';
 import { geminiSchemaToJsonSchema, jsonSchemaToGeminiSchema } from './schema.ts';
 import { stopsWithin } from '../../core/request-settings.ts';
 

@@ -1,4 +1,5 @@
-/** Small JSON helpers for the Gemini codec. */
+/** Small JSON helpers for the Gemini codec: deep equality (encoders) and the missing-field error (decoders). */
+import { InterlinguaError } from '../../core/errors.ts';
 
 /** Deep equality of two JSON values (key order ignored). */
 export function jsonEqual(left: unknown, right: unknown): boolean {
@@ -20,4 +21,9 @@ export function jsonEqual(left: unknown, right: unknown): boolean {
   }
   for (const key in rightObject) if (rightObject[key] !== undefined) count--;
   return count === 0;
+}
+
+/** A `missing_field` error for `key` at `path`. */
+export function missing(path: string, key: string): InterlinguaError {
+  return new InterlinguaError('missing_field', `"${key}" is required`, { path, format: 'gemini' });
 }

@@ -8,7 +8,7 @@ import { parseDataUrl } from '../../core/media.ts';
 import { setData } from '../../core/serialize.ts';
 import { extensionsOf, lookupTable, type JsonObject } from '../../core/wire.ts';
 import type { LossCollector } from '../../core/losses.ts';
-import { isGeminiFileUri } from './parts-decode.ts';
+import { isGeminiFileUri } from './parts.ts';
 
 /** Encode the source of a media part; `undefined` (with a loss) when Gemini cannot take it. */
 export function encodeGeminiMedia(

@@ -5,13 +5,13 @@
  * @see https://ai.google.dev/api/caching#Part
  */
 import type { Part as GeminiPart } from '@google/genai';
-import { InterlinguaError } from '../../core/errors.ts';
-import type { LossCollector } from '../../core/losses.ts';
 import type { MediaSource, OpaquePart, Part, ReasoningPart, TextPart, ToolCallPart } from '../../core/ir.ts';
 import { mediaKind, expectMediaType, sniffBase64 } from '../../core/media.ts';
 import { expectBoolean, expectObject, expectString, extend, hint, isObject, pointer, unknownKeys, type JsonObject } from '../../core/wire.ts';
 import { knownKeys, snakeCase, Spelling } from './spelling.ts';
-import { PendingCalls, syntheticCallId } from './ids.ts';
+import { syntheticCallId } from './ids.ts';
+import { missing } from './json.ts';
+import { isGeminiFileUri, type PartScope } from './parts.ts';
 import { decodeGeminiFunctionResponse } from './tool-result-decode.ts';
 
 /** The data fields of a part, in the order they are looked for. */
@@ -45,20 +45,6 @@ function functionCallExtras(call: JsonObject): JsonObject | undefined {
     (rest ??= {})[key] = call[key];
   }
   return rest;
-}
-
-/** What decoding a part needs to know about where it stands. */
-export interface PartScope {
-  losses: LossCollector;
-  /** `user` or `model`: a `functionResponse` in a model turn is a server-side result, kept opaque. */
-  role: 'user' | 'model';
-  /** Names the message or candidate, for synthesised call ids (a content's index, or a string). */
-  idScope: string | number;
-  pending: PendingCalls;
-  /** The IR is headed for another format: skip the hints only a trip back to Gemini needs. */
-  lean?: boolean;
-  /** The IR is headed back to Gemini: keep wire objects the encoder can send again as they came. */
-  same?: boolean;
 }
 
 const THOUGHT = DATA_KEYS.length;
@@ -161,7 +147,7 @@ export function decodeGeminiPart(value: unknown, path: string, partIndex: number
       break;
     case 'functionResponse':
       if (scope.role === 'model') return opaque(part, key);
-      result = decodeGeminiFunctionResponse(data, path, dataKey, partIndex, scope);
+      result = decodeGeminiFunctionResponse(data, path, dataKey, partIndex, scope, decodeGeminiPart);
       break;
     case 'executableCode':
     case 'codeExecutionResult':
@@ -212,11 +198,6 @@ function decodeInlineData(value: unknown, path: string, spelling: Spelling): Par
   const rest = unknownKeys(blob, KNOWN_INLINE_DATA);
   if (rest !== undefined) extend(part, 'gemini', { inlineData: rest });
   return part;
-}
-
-/** True for a Gemini Files API URI (`…/v1beta/files/…`), a vendor-scoped file id. */
-export function isGeminiFileUri(uri: string): boolean {
-  return uri.startsWith('https://generativelanguage.googleapis.com/') && uri.includes('/files/');
 }
 
 function decodeFileData(value: unknown, path: string, spelling: Spelling): Part {
@@ -276,9 +257,4 @@ function decodeFunctionCall(value: unknown, partPath: string, key: string, partI
   const rest = functionCallExtras(call);
   if (rest !== undefined) extend(part, 'gemini', { functionCall: rest });
   return part;
-}
-
-/** A `missing_field` error for `key` at `path`. */
-export function missing(path: string, key: string): InterlinguaError {
-  return new InterlinguaError('missing_field', `"${key}" is required`, { path, format: 'gemini' });
 }

@@ -6,22 +6,13 @@
 import type { LossCollector } from '../../core/losses.ts';
 import type { AudioPart, DocumentPart, ImagePart, Part, ReasoningPart, TextPart, ToolCallPart, VideoPart } from '../../core/ir.ts';
 import { unreachable } from '../../core/ir.ts';
-import { argumentsAsObject, type CallNames } from '../../core/tools.ts';
+import { argumentsAsObject } from '../../core/tools.ts';
 import { extensionsOf, spreadExtensions, type JsonObject } from '../../core/wire.ts';
 import { respell } from './spelling.ts';
 import { emitsId } from './ids.ts';
 import { encodeGeminiMedia } from './media-encode.ts';
 import { encodeGeminiFunctionResponse } from './tool-result-encode.ts';
-import type { GroundingWriter } from './grounding.ts';
-
-/** What encoding a part needs besides the part. */
-export interface EncodePartScope {
-  losses: LossCollector;
-  /** The calls written so far, for a `tool_result` without a name (it takes its call's). */
-  names: CallNames;
-  /** A candidate's: where its text parts' citations go (requests have no place for them). */
-  grounding?: GroundingWriter;
-}
+import type { EncodePartScope } from './parts.ts';
 
 /** Encode one IR part at IR pointer `path`. */
 export function encodeGeminiPart(part: Part, path: string, scope: EncodePartScope): JsonObject | undefined {
@@ -43,7 +34,7 @@ export function encodeGeminiPart(part: Part, path: string, scope: EncodePartScop
       wire = encodeToolCall(part, path, scope);
       break;
     case 'tool_result':
-      wire = encodeGeminiFunctionResponse(part, path, scope);
+      wire = encodeGeminiFunctionResponse(part, path, scope, encodeGeminiPart);
       break;
     case 'refusal':
       scope.losses.addAt(part, 'approximated', path, 'Gemini has no refusal part; the refusal is sent as text');

@@ -15,7 +15,8 @@ import { decodeGeminiContents, decodeGeminiSystemInstruction } from './contents-
 import { encodeGeminiContents } from './contents-encode.ts';
 import { decodeGeminiTools, encodeGeminiTools } from './tools.ts';
 import { decodeGeminiToolConfig, encodeGeminiToolConfig } from './tool-config.ts';
-import { decodeGeminiGenerationConfig, NUMBER_FIELDS } from './generation-decode.ts';
+import { decodeGeminiGenerationConfig } from './generation-decode.ts';
+import { NUMBER_FIELDS } from './generation.ts';
 import { encodeGeminiGenerationConfig } from './generation-encode.ts';
 import { dropRequestCacheBreakpoints } from '../../core/cache-points.ts';
 import { noConversation, reportUncarriedSettings } from '../../core/request-settings.ts';

@@ -1,12 +1,13 @@
 /**
  * Gemini `streamGenerateContent?alt=sse` chunks → IR stream events.
  *
- * Each chunk is a whole `GenerateContentResponse` with only the new parts.
- * Text (and thought) pieces extend the open part of their kind until the kind
- * changes or a `thoughtSignature` closes the part: a signature belongs to
- * exactly the part it arrived on, so signed text is never merged with what
- * follows. `functionCall` parts arrive whole (or, on Vertex AI with
- * `streamFunctionCallArguments`, as a head plus `partialArgs` pieces). The
+ * Each chunk is a whole `GenerateContentResponse` with only the new parts:
+ * this file reads the chunk around them (its envelope, candidates, usage,
+ * prompt feedback and the shape hints a trip back to Gemini rebuilds it
+ * from, and the usual text chunk read without parsing); each candidate's
+ * parts become events in `stream-candidate-decode.ts` (text and thought
+ * pieces extend the open part of their kind, so signed text is never merged
+ * with what follows; Vertex AI's streamed `functionCall` arguments). The
  * stream has no terminator: it is complete when every candidate has a
  * `finishReason`; otherwise `flush` reports it truncated.
  * @see https://ai.google.dev/api/generate-content#method:-models.streamgeneratecontent
@@ -14,34 +15,20 @@
 import type { CodecContext } from '../../core/codec.ts';
 import { DataTemplates, hasExactKeys, type Slot } from '../../core/data-template.ts';
 import { InterlinguaError } from '../../core/errors.ts';
-import type { Citation, Part, ReasoningPart, TextPart, ToolCallPart } from '../../core/ir.ts';
 import type { StreamDecoder, StreamEvent, WireEvent } from '../../core/stream-events.ts';
 import { expectArray, expectNumber, expectObject, expectString, hint, isObject, pointer, unknownKeys, type JsonObject } from '../../core/wire.ts';
 import { decodeGeminiError } from './error.ts';
 import { decodeGeminiBlockReason, decodeGeminiFinishReason } from './stop-reason.ts';
 import { decodeGeminiUsage } from './usage.ts';
-import { decodeGeminiPart, type PartScope } from './parts-decode.ts';
+import type { PartScope } from './parts.ts';
 import { idScope, PendingCalls } from './ids.ts';
-import { decodeGeminiGrounding, dropCarriedGrounding } from './grounding.ts';
-import { foldPartialArguments, PartialArguments, type CandidateShape, type ChunkShape } from './stream-chunk.ts';
+import { dropCarriedGrounding } from './grounding.ts';
+import type { CandidateShape, ChunkShape } from './stream-chunk.ts';
+import { CandidateState } from './stream-candidate-decode.ts';
 
 const KNOWN_CHUNK: ReadonlySet<string> = new Set(['candidates', 'usageMetadata', 'modelVersion', 'responseId', 'createTime']);
 const KNOWN_CANDIDATE: ReadonlySet<string> = new Set(['content', 'finishReason', 'index']);
 const KNOWN_CONTENT: ReadonlySet<string> = new Set(['role', 'parts']);
-
-/** The part a candidate is building. */
-type OpenPart =
-  | { kind: 'text'; index: number; text: string; signature?: string; sealed: boolean; citations?: Citation[] }
-  | { kind: 'reasoning'; index: number; sealed: boolean }
-  | { kind: 'call'; index: number; call: ToolCallPart; partial: PartialArguments };
-
-/** What the decoder remembers per candidate. */
-interface CandidateState {
-  next: number;
-  open?: OpenPart | undefined;
-  finished: boolean;
-  hasToolCalls: boolean;
-}
 
 /** A fresh Gemini stream decoder. */
 export function createGeminiStreamDecoder(context: CodecContext): StreamDecoder {
@@ -77,7 +64,7 @@ class GeminiStreamDecoder implements StreamDecoder {
     const read = this.templates.read(data, event);
     if (read === undefined) return undefined;
     const events: StreamEvent[] = [];
-    this.textPiece(0, this.state(0), { type: 'text', text: read[0] as string }, events);
+    this.state(0).textPiece({ type: 'text', text: read[0] as string }, events);
     const usual = this.templates.shape;
     if (usual !== null) {
       // The learned object with this chunk's counts, in its own key order: what parsing the chunk gives.
@@ -185,7 +172,7 @@ class GeminiStreamDecoder implements StreamDecoder {
       ];
     }
     const events: StreamEvent[] = [];
-    for (const [candidate, state] of this.candidates) this.closeOpen(candidate, state, events);
+    for (const state of this.candidates.values()) state.closeOpen(events);
     events.push({ type: 'end' });
     return events;
   }
@@ -224,7 +211,7 @@ class GeminiStreamDecoder implements StreamDecoder {
   private state(candidate: number): CandidateState {
     let state = this.candidates.get(candidate);
     if (state === undefined) {
-      state = { next: 0, finished: false, hasToolCalls: false };
+      state = new CandidateState(candidate);
       this.candidates.set(candidate, state);
     }
     return state;
@@ -267,195 +254,23 @@ class GeminiStreamDecoder implements StreamDecoder {
         const list = Array.isArray(parts) ? parts : expectArray(parts, pointer(contentPath, 'parts'), 'gemini');
         const scope = this.scope(candidate);
         for (let index = 0; index < list.length; index++) {
-          this.readPart(candidate, state, list[index], `${contentPath}/parts/${index}`, scope, events);
+          state.readPart(list[index], `${contentPath}/parts/${index}`, scope, events);
         }
       }
       const rest = unknownKeys(object, KNOWN_CONTENT);
       if (rest !== undefined) shape.content = rest;
     }
     const grounding = wire['groundingMetadata'];
-    if (grounding !== undefined) this.ground(state, grounding, `${path}/groundingMetadata`);
+    if (grounding !== undefined) this.grounded = state.ground(grounding, `${path}/groundingMetadata`, this.context.losses);
     const finish = wire['finishReason'];
     if (finish !== undefined) {
       const stopReason = decodeGeminiFinishReason(finish, pointer(path, 'finishReason'), state.hasToolCalls);
-      this.closeOpen(candidate, state, events);
+      state.closeOpen(events);
       state.finished = true;
       events.push({ type: 'finish', candidate, stopReason });
     }
     return shape;
   }
-
-  private readPart(candidate: number, state: CandidateState, value: unknown, path: string, scope: PartScope, events: StreamEvent[]): void {
-    const wire = expectObject(value, path, 'gemini');
-    const text = wire['text'];
-    if (typeof text === 'string' && soleKey(wire)) {
-      // The common chunk: one plain text part (what `decodeGeminiPart` makes of it, without its key scan).
-      this.textPiece(candidate, state, { type: 'text', text }, events);
-      return;
-    }
-    const call = wire['functionCall'] ?? wire['function_call'];
-    if (state.open?.kind === 'call' && isObject(call) && call['name'] === undefined) {
-      this.continueCall(candidate, state, state.open, wire, call, events);
-      return;
-    }
-    const part = decodeGeminiPart(wire, path, state.next, scope);
-    switch (part.type) {
-      case 'text':
-        this.textPiece(candidate, state, part, events);
-        return;
-      case 'reasoning':
-        this.reasoningPiece(candidate, state, part, events);
-        return;
-      case 'tool_call':
-        this.toolCall(candidate, state, foldPartialArguments(part), events);
-        return;
-      default:
-        this.wholePart(candidate, state, part, events);
-    }
-  }
-
-  private openNew(candidate: number, state: CandidateState, events: StreamEvent[]): number {
-    this.closeOpen(candidate, state, events);
-    return state.next++;
-  }
-
-  private textPiece(candidate: number, state: CandidateState, part: TextPart, events: StreamEvent[]): void {
-    let open = state.open;
-    if (open?.kind !== 'text' || open.sealed) {
-      const index = this.openNew(candidate, state, events);
-      open = { kind: 'text', index, text: '', sealed: false };
-      state.open = open;
-      events.push({ type: 'part_start', candidate, index, part: { type: 'text', text: '' } });
-    }
-    const delta: StreamEvent = { type: 'text_delta', candidate, index: open.index, text: part.text };
-    const gemini = part.extensions?.gemini;
-    if (gemini !== undefined) delta.extensions = { gemini: { ...gemini } };
-    events.push(delta);
-    open.text += part.text;
-    const signature = gemini?.['thoughtSignature'];
-    if (typeof signature === 'string') {
-      open.signature = signature;
-      open.sealed = true;
-    }
-  }
-
-  private reasoningPiece(candidate: number, state: CandidateState, part: ReasoningPart, events: StreamEvent[]): void {
-    let open = state.open;
-    if (open?.kind !== 'reasoning' || open.sealed) {
-      const index = this.openNew(candidate, state, events);
-      open = { kind: 'reasoning', index, sealed: false };
-      state.open = open;
-      const start: StreamEvent = { type: 'part_start', candidate, index, part: { type: 'reasoning', text: '' } };
-      hint(start.part, 'gemini', '$thought', true);
-      events.push(start);
-    }
-    const delta: StreamEvent = { type: 'reasoning_delta', candidate, index: open.index, text: part.text };
-    const { $thought: _thought, ...rest } = part.extensions?.gemini ?? {};
-    if (Object.keys(rest).length > 0) delta.extensions = { gemini: rest };
-    events.push(delta);
-    if (part.state !== undefined) {
-      events.push({ type: 'reasoning_signature', candidate, index: open.index, state: part.state });
-      open.sealed = true;
-    }
-  }
-
-  private toolCall(candidate: number, state: CandidateState, part: ToolCallPart, events: StreamEvent[]): void {
-    const index = this.openNew(candidate, state, events);
-    state.hasToolCalls = true;
-    const functionCall = part.extensions?.gemini?.['functionCall'];
-    const streamed = isObject(functionCall) && functionCall['willContinue'] === true;
-    const { arguments: _arguments, rawArguments: _raw, ...head } = streamed ? withoutWillContinue(part, true) : part;
-    events.push({ type: 'part_start', candidate, index, part: { ...head, arguments: undefined, rawArguments: '' } });
-    if (streamed) {
-      // Vertex AI streams the arguments in `partialArgs` pieces that follow this head.
-      state.open = { kind: 'call', index, call: part, partial: new PartialArguments() };
-      return;
-    }
-    events.push({ type: 'tool_call_delta', candidate, index, arguments: JSON.stringify(part.arguments ?? {}) });
-    events.push({ type: 'part_end', candidate, index, part });
-  }
-
-  private continueCall(
-    candidate: number,
-    state: CandidateState,
-    open: OpenPart & { kind: 'call' },
-    wire: JsonObject,
-    call: JsonObject,
-    events: StreamEvent[],
-  ): void {
-    open.partial.apply(call['partialArgs']);
-    const last = call['willContinue'] !== true;
-    events.push({
-      type: 'tool_call_delta',
-      candidate,
-      index: open.index,
-      arguments: last ? JSON.stringify(open.partial.value) : '',
-      extensions: { gemini: { $wire: wire } },
-    });
-    if (last) this.closeOpen(candidate, state, events);
-  }
-
-  private wholePart(candidate: number, state: CandidateState, part: Part, events: StreamEvent[]): void {
-    const index = this.openNew(candidate, state, events);
-    events.push({ type: 'part_start', candidate, index, part }, { type: 'part_end', candidate, index });
-  }
-
-  /**
-   * A chunk's grounding (mostly the last chunk's): its supports name byte
-   * ranges of the whole text streamed so far, so they become citations of
-   * the open text part, given with its final form at `part_end`. Supports
-   * of parts already closed have no event to go on.
-   */
-  private ground(state: CandidateState, metadata: unknown, path: string): void {
-    const open = state.open;
-    if (open?.kind !== 'text') return;
-    const part: TextPart = { type: 'text', text: open.text };
-    const parts: Part[] = [];
-    parts[open.index] = part;
-    this.grounded = decodeGeminiGrounding(metadata, { role: 'assistant', parts }, path, this.context.losses, open.index);
-    if (part.citations !== undefined) (open.citations ??= []).push(...part.citations);
-  }
-
-  private closeOpen(candidate: number, state: CandidateState, events: StreamEvent[]): void {
-    const open = state.open;
-    if (open === undefined) return;
-    state.open = undefined;
-    const end: StreamEvent = { type: 'part_end', candidate, index: open.index };
-    if (open.kind === 'text' && (open.signature !== undefined || open.citations !== undefined)) {
-      const part: TextPart = { type: 'text', text: open.text };
-      if (open.citations !== undefined) part.citations = open.citations;
-      if (open.signature !== undefined) part.extensions = { gemini: { thoughtSignature: open.signature } };
-      end.part = part;
-    } else if (open.kind === 'call') {
-      end.part = finalCall(open.call, open.partial.value);
-    }
-    events.push(end);
-  }
-}
-
-/** A streamed call's final form: the folded arguments, without the head's `willContinue`. */
-function finalCall(head: ToolCallPart, args: Record<string, unknown>): ToolCallPart {
-  return { ...withoutWillContinue(head, false), arguments: args };
-}
-
-/**
- * The call without the streaming flag `functionCall.willContinue` (no meaning
- * outside the stream). The head keeps it as the hint `$willContinue` and its
- * `$noArgs`; the final form has its arguments and keeps neither.
- */
-function withoutWillContinue(part: ToolCallPart, head: boolean): ToolCallPart {
-  const gemini = part.extensions?.gemini;
-  if (gemini === undefined) return { ...part };
-  const { functionCall, $noArgs, ...rest } = gemini;
-  if (isObject(functionCall)) {
-    const { willContinue: _willContinue, ...callRest } = functionCall;
-    if (Object.keys(callRest).length > 0) rest['functionCall'] = callRest;
-  }
-  if (head) {
-    rest['$willContinue'] = true;
-    if ($noArgs !== undefined) rest['$noArgs'] = $noArgs;
-  }
-  return { ...part, extensions: { ...part.extensions, gemini: rest } };
 }
 
 /**
@@ -548,14 +363,4 @@ function chunkKeys(value: unknown): value is JsonObject {
     }
   }
   return count === 3;
-}
-
-/** `object` has exactly one own key (the one the caller has read). */
-function soleKey(object: JsonObject): boolean {
-  let count = 0;
-  for (const key in object) {
-    void key;
-    if (++count > 1) return false;
-  }
-  return count === 1;
 }

@@ -7,6 +7,8 @@
  * function call is sent whole when its part ends), and a last chunk with the
  * finish reasons and usage. Gemini has no terminator event and no start
  * event; the model comes from the start event or `context.model` (the URL).
+ * This file follows the events; the chunk they fill, and how it is written,
+ * is `stream-chunk-encode.ts`.
  * @see https://ai.google.dev/api/generate-content#method:-models.streamgeneratecontent
  */
 import type { CodecContext } from '../../core/codec.ts';
@@ -14,13 +16,14 @@ import type { Part, ReasoningPart, ReasoningState, StopReason, TextPart, ToolCal
 import { unreachable } from '../../core/ir.ts';
 import type { SseMessage, StreamEncoder, StreamEvent } from '../../core/stream-events.ts';
 import { CallNames, parseArguments } from '../../core/tools.ts';
-import { isObject, jsonString, pointer, type JsonObject } from '../../core/wire.ts';
+import { isObject, pointer, type JsonObject } from '../../core/wire.ts';
 import { encodeGeminiError } from './error.ts';
 import { encodeGeminiFinishReason } from './stop-reason.ts';
 import { encodeGeminiUsage } from './usage.ts';
-import { encodeGeminiPart, type EncodePartScope } from './parts-encode.ts';
-import { respell } from './spelling.ts';
-import { chunkShapeOf, geminiOf, unfoldPartialArguments, type CandidateShape, type ChunkShape } from './stream-chunk.ts';
+import { encodeGeminiPart } from './parts-encode.ts';
+import type { EncodePartScope } from './parts.ts';
+import { chunkShapeOf, geminiOf, unfoldPartialArguments, type ChunkShape } from './stream-chunk.ts';
+import { ChunkWriter, copyFields, type LastWire } from './stream-chunk-encode.ts';
 import { GroundingWriter } from './grounding.ts';
 
 /** An IR part the encoder is following. */
@@ -39,17 +42,7 @@ interface PartState {
   /** Where a foreign text part starts in its candidate's text. */
   textStart?: number;
   /** The last wire part written for this IR part, while its chunk is still open. */
-  last?: { wire: JsonObject; generation: number };
-}
-
-/** One wire part in the chunk being built, with its snake_case spelling hint. */
-/** A text no stream holds, marking where the text goes in a chunk template. */
-const TEXT_MARK = '\u0000interlingua-text\u0000';
-const TEXT_MARK_JSON = JSON.stringify(TEXT_MARK);
-
-interface WirePart {
-  wire: JsonObject;
-  snake?: unknown;
+  last?: LastWire;
 }
 
 /** A fresh Gemini stream encoder. */
@@ -59,18 +52,10 @@ export function createGeminiStreamEncoder(context: CodecContext): StreamEncoder 
 
 class GeminiStreamEncoder implements StreamEncoder {
   private done = false;
-  private id: string | undefined;
-  private model: string | undefined;
+  private readonly chunk: ChunkWriter;
   private startFields: JsonObject | undefined;
   private createTime: string | undefined;
-  /** The template of {@link textChunk}, and what it was made from. */
-  private textTemplate: { model: string | undefined; id: string | undefined; createTime: string | undefined; thought: unknown; parts: readonly [string, string] } | undefined;
   private readonly parts = new Map<string, PartState>();
-  /** The chunk being built: wire parts, finish reasons and usage. */
-  private chunkParts = new Map<number, WirePart[]>();
-  private chunkFinishes = new Map<number, string | number>();
-  private chunkUsage: JsonObject | undefined;
-  private generation = 0;
   /** Finish reasons and usage of a foreign stream, sent in the last chunk. */
   private readonly tailFinishes = new Map<number, StopReason>();
   /** The citations of a foreign stream's text parts, per candidate, written with its finish on the last chunk. */
@@ -81,7 +66,7 @@ class GeminiStreamEncoder implements StreamEncoder {
   private readonly scope: EncodePartScope;
 
   constructor(private readonly context: CodecContext) {
-    this.model = context.model;
+    this.chunk = new ChunkWriter(context.model);
     this.scope = { losses: context.losses, names: new CallNames() };
   }
 
@@ -114,7 +99,7 @@ class GeminiStreamEncoder implements StreamEncoder {
         break;
       case 'usage':
         if (gemini?.['$carrier'] === true) break;
-        if (hinted) this.chunkUsage = encodeGeminiUsage(event.usage, this.context.losses, '/usage');
+        if (hinted) this.chunk.usage = encodeGeminiUsage(event.usage, this.context.losses, '/usage');
         else {
           this.context.losses.foreignExtensions(event.extensions, 'gemini', '/usage');
           this.tailUsage = { ...this.tailUsage, ...event.usage };
@@ -122,7 +107,7 @@ class GeminiStreamEncoder implements StreamEncoder {
         break;
       case 'finish':
         if (gemini?.['$promptBlocked'] === true) break;
-        if (hinted) this.chunkFinishes.set(event.candidate, this.finishReason(event.candidate, event.stopReason));
+        if (hinted) this.chunk.finishes.set(event.candidate, this.finishReason(event.candidate, event.stopReason));
         else {
           this.context.losses.foreignExtensions(event.extensions, 'gemini', pointer('/candidates', event.candidate));
           this.tailFinishes.set(event.candidate, event.stopReason);
@@ -143,7 +128,7 @@ class GeminiStreamEncoder implements StreamEncoder {
     }
     if (gemini?.['$more'] === true) return out;
     const shape = chunkShapeOf(event);
-    if (shape !== undefined) out.push(this.emitChunk(shape, gemini));
+    if (shape !== undefined) out.push(this.chunk.emit(shape, gemini));
     else this.emitOpenChunk(out);
     return out;
   }
@@ -158,13 +143,13 @@ class GeminiStreamEncoder implements StreamEncoder {
   }
 
   private start(event: StreamEvent & { type: 'start' }, hinted: boolean): void {
-    this.id = event.id;
-    if (event.model !== undefined) this.model = event.model;
+    this.chunk.id = event.id;
+    if (event.model !== undefined) this.chunk.model = event.model;
     if (hinted) return;
     if (event.usage !== undefined) this.tailUsage = { ...event.usage };
     this.context.losses.foreignExtensions(event.extensions, 'gemini', '');
     const gemini = geminiOf(event);
-    if (gemini?.['$noModelVersion'] === true) this.model = undefined;
+    if (gemini?.['$noModelVersion'] === true) this.chunk.model = undefined;
     // Only Vertex AI sends createTime: written when the source had it, never invented.
     const raw = gemini?.['$createTime'];
     if (event.created !== undefined && typeof raw === 'string') {
@@ -188,7 +173,7 @@ class GeminiStreamEncoder implements StreamEncoder {
         // The Gemini decoder's parts start empty (an accumulator may have filled them in since).
         state.textStart = this.text(candidate).length;
         if (!hinted && part.text !== '') {
-          this.push(candidate, { wire: { text: part.text } }, state);
+          this.chunk.push(candidate, { wire: { text: part.text } }, state);
           this.addText(candidate, part.text);
         }
         state.sentText = part.text.length;
@@ -205,7 +190,7 @@ class GeminiStreamEncoder implements StreamEncoder {
         fields['functionCall'] = { ...(isObject(call) ? call : {}), willContinue: true };
         const extensions = { ...part.extensions, gemini: fields };
         const wire = encodeGeminiPart({ ...head, arguments: {}, extensions }, this.path(candidate, index), this.scope);
-        if (wire !== undefined) this.push(candidate, { wire }, state);
+        if (wire !== undefined) this.chunk.push(candidate, { wire }, state);
         state.streamed = true;
         return;
       }
@@ -223,7 +208,7 @@ class GeminiStreamEncoder implements StreamEncoder {
     if (gemini?.['$thought'] === false) wire['thought'] = false;
     copyFields(wire, gemini);
     if (typeof wire['thoughtSignature'] === 'string') state.signatureSent = true;
-    this.push(candidate, { wire, snake: gemini?.['$snake'] }, state);
+    this.chunk.push(candidate, { wire, snake: gemini?.['$snake'] }, state);
   }
 
   private reasoningDelta(candidate: number, index: number, text: string, gemini: JsonObject | undefined): void {
@@ -234,7 +219,7 @@ class GeminiStreamEncoder implements StreamEncoder {
     }
     const wire: JsonObject = { text, thought: true };
     copyFields(wire, gemini);
-    this.push(candidate, { wire, snake: gemini?.['$snake'] }, state);
+    this.chunk.push(candidate, { wire, snake: gemini?.['$snake'] }, state);
   }
 
   private reasoningSignature(candidate: number, index: number, reasoningState: ReasoningState): void {
@@ -247,17 +232,17 @@ class GeminiStreamEncoder implements StreamEncoder {
     }
     state.signatureSent = true;
     const last = state.last;
-    if (last !== undefined && last.generation === this.generation && last.wire['thoughtSignature'] === undefined) {
+    if (last !== undefined && last.generation === this.chunk.generation && last.wire['thoughtSignature'] === undefined) {
       last.wire['thoughtSignature'] = reasoningState.value;
       return;
     }
-    this.push(candidate, { wire: { text: '', thought: true, thoughtSignature: reasoningState.value } }, state);
+    this.chunk.push(candidate, { wire: { text: '', thought: true, thoughtSignature: reasoningState.value } }, state);
   }
 
   private toolCallDelta(candidate: number, index: number, text: string, gemini: JsonObject | undefined): void {
     const state = this.partState(candidate, index, { type: 'tool_call', id: '', name: '', arguments: undefined });
     const wire = gemini?.['$wire'];
-    if (state.streamed && isObject(wire)) this.push(candidate, { wire: { ...wire } }, state);
+    if (state.streamed && isObject(wire)) this.chunk.push(candidate, { wire: { ...wire } }, state);
     else state.args += text;
   }
 
@@ -276,12 +261,12 @@ class GeminiStreamEncoder implements StreamEncoder {
       case 'refusal': {
         // The final part may hold text its deltas did not carry (a Responses `output_text.done` is the whole text).
         if (final !== undefined && geminiOf(part) === undefined && part.text.length > state.sentText) {
-          this.push(candidate, { wire: { text: part.text.slice(state.sentText) } }, state);
+          this.chunk.push(candidate, { wire: { text: part.text.slice(state.sentText) } }, state);
           this.addText(candidate, part.text.slice(state.sentText));
           state.sentText = part.text.length;
         }
         const signature = geminiOf(part)?.['thoughtSignature'];
-        if (typeof signature === 'string' && !state.signatureSent) this.push(candidate, { wire: { text: '', thoughtSignature: signature } }, state);
+        if (typeof signature === 'string' && !state.signatureSent) this.chunk.push(candidate, { wire: { text: '', thoughtSignature: signature } }, state);
         this.context.losses.foreignExtensions(part.extensions, 'gemini', path);
         if (part.type === 'text' && part.citations !== undefined && part.citations.length > 0) this.ground(candidate, part, state.textStart ?? 0, path);
         return;
@@ -332,13 +317,13 @@ class GeminiStreamEncoder implements StreamEncoder {
       return;
     }
     if (reasoningState?.format === 'gemini' && !state.signatureSent) {
-      this.push(candidate, { wire: { text: '', thought: true, thoughtSignature: reasoningState.value } }, state);
+      this.chunk.push(candidate, { wire: { text: '', thought: true, thoughtSignature: reasoningState.value } }, state);
     }
   }
 
   private pushWhole(candidate: number, part: Part, path: string): void {
     const wire = encodeGeminiPart(part, path, this.scope);
-    if (wire !== undefined) this.push(candidate, { wire }, undefined);
+    if (wire !== undefined) this.chunk.push(candidate, { wire }, undefined);
   }
 
   private partState(candidate: number, index: number, initial: Part): PartState {
@@ -351,122 +336,22 @@ class GeminiStreamEncoder implements StreamEncoder {
     return state;
   }
 
-  private push(candidate: number, entry: WirePart, state: PartState | undefined): void {
-    let list = this.chunkParts.get(candidate);
-    if (list === undefined) {
-      list = [];
-      this.chunkParts.set(candidate, list);
-    }
-    list.push(entry);
-    if (state !== undefined) state.last = { wire: entry.wire, generation: this.generation };
-  }
-
   private finishReason(candidate: number, stopReason: StopReason): string | number {
     return encodeGeminiFinishReason(stopReason, this.context.losses, pointer('/candidates', candidate, 'stopReason'));
   }
 
-  private takeParts(candidate: number): JsonObject[] {
-    const list = this.chunkParts.get(candidate) ?? [];
-    return list.map((entry) => (entry.snake === undefined ? entry.wire : respell(entry.wire, entry.snake)));
-  }
-
-  private resetChunk(): void {
-    this.chunkParts = new Map();
-    this.chunkFinishes = new Map();
-    this.chunkUsage = undefined;
-    this.generation++;
-  }
-
-  /** The chunk a decoded Gemini chunk came from, rebuilt from its shape. */
-  private emitChunk(shape: ChunkShape, gemini: JsonObject | undefined): SseMessage {
-    // The usual chunk (one piece of text for candidate 0, the stream's model and id) from the template.
-    if (plainShape(shape) && gemini?.['candidateFields'] === undefined && gemini?.['chunkFields'] === undefined) {
-      const text = this.textChunk(undefined);
-      if (text !== undefined) return text;
-    }
-    const chunk: JsonObject = {};
-    const fields = gemini?.['candidateFields'];
-    if (shape.candidates !== undefined) {
-      chunk['candidates'] = shape.candidates.map((candidate, position) => {
-        const extra = Array.isArray(fields) ? fields[position] : undefined;
-        return this.candidate(candidate, isObject(extra) ? extra : undefined);
-      });
-    }
-    if (this.chunkUsage !== undefined) chunk['usageMetadata'] = this.chunkUsage;
-    if (shape.noModelVersion !== true) setDefined(chunk, 'modelVersion', shape.modelVersion ?? this.model);
-    if (shape.noResponseId !== true) setDefined(chunk, 'responseId', shape.responseId ?? this.id);
-    if (shape.createTime !== undefined) chunk['createTime'] = shape.createTime;
-    const chunkFields = gemini?.['chunkFields'];
-    if (isObject(chunkFields)) copyFields(chunk, chunkFields);
-    this.resetChunk();
-    return { data: JSON.stringify(chunk) };
-  }
-
-  private candidate(shape: CandidateShape, extra: JsonObject | undefined): JsonObject {
-    const wire: JsonObject = {};
-    const parts = this.takeParts(shape.index);
-    if (shape.noContent !== true || parts.length > 0) {
-      const content: JsonObject = {};
-      if (shape.role === undefined) content['role'] = 'model';
-      else if (shape.role !== null) content['role'] = shape.role;
-      if (shape.noParts !== true || parts.length > 0) content['parts'] = parts;
-      if (shape.content !== undefined) Object.assign(content, shape.content);
-      wire['content'] = content;
-    }
-    const finish = this.chunkFinishes.get(shape.index);
-    if (finish !== undefined) wire['finishReason'] = finish;
-    if (shape.noIndex !== true) wire['index'] = shape.index;
-    if (extra !== undefined) Object.assign(wire, extra);
-    return wire;
-  }
-
-  /**
-   * The chunk of one text or thought piece of candidate 0 (`{text}` or `{text, thought}`), written as
-   * `emitChunk` would write it from a template made once per model, response id and piece shape; `undefined`
-   * for any other chunk.
-   */
-  private textChunk(createTime: string | undefined): SseMessage | undefined {
-    if (this.chunkFinishes.size !== 0 || this.chunkUsage !== undefined || this.chunkParts.size !== 1) return undefined;
-    const list = this.chunkParts.get(0);
-    const entry = list?.length === 1 ? list[0] : undefined;
-    if (entry === undefined || entry.snake !== undefined) return undefined;
-    const wire = entry.wire;
-    const text = wire['text'];
-    const thought = wire['thought'];
-    let keys = 0;
-    for (const _key in wire) keys++;
-    if (typeof text !== 'string' || keys !== (thought === undefined ? 1 : 2) || (thought !== undefined && typeof thought !== 'boolean')) return undefined;
-    const t = this.textTemplate;
-    let template: readonly [string, string];
-    if (t !== undefined && t.model === this.model && t.id === this.id && t.createTime === createTime && t.thought === thought) template = t.parts;
-    else {
-      const piece: JsonObject = { text: TEXT_MARK };
-      if (thought !== undefined) piece['thought'] = thought;
-      const chunk: JsonObject = { candidates: [{ content: { role: 'model', parts: [piece] }, index: 0 }] };
-      setDefined(chunk, 'modelVersion', this.model);
-      setDefined(chunk, 'responseId', this.id);
-      if (createTime !== undefined) chunk['createTime'] = createTime;
-      const parts = JSON.stringify(chunk).split(TEXT_MARK_JSON);
-      if (parts.length !== 2) return undefined;
-      template = [parts[0]!, parts[1]!];
-      this.textTemplate = { model: this.model, id: this.id, createTime, thought, parts: template };
-    }
-    this.resetChunk();
-    return { data: template[0] + jsonString(text) + template[1] };
-  }
-
   /** Emit what a foreign event added: its wire parts, one chunk. */
   private emitOpenChunk(out: SseMessage[]): void {
-    if (this.chunkParts.size === 0 && this.chunkFinishes.size === 0 && this.chunkUsage === undefined) return;
-    const text = this.startFields === undefined ? this.textChunk(this.createTime) : undefined;
+    if (this.chunk.isEmpty()) return;
+    const text = this.startFields === undefined ? this.chunk.textChunk(this.createTime) : undefined;
     if (text !== undefined) {
       out.push(text);
       return;
     }
-    const indexes = new Set([...this.chunkParts.keys(), ...this.chunkFinishes.keys()]);
+    const indexes = new Set([...this.chunk.parts.keys(), ...this.chunk.finishes.keys()]);
     const shape: ChunkShape = { candidates: [...indexes].sort((a, b) => a - b).map((index) => ({ index })) };
     if (this.createTime !== undefined) shape.createTime = this.createTime;
-    out.push(this.emitChunk(shape, this.takeChunkFields()));
+    out.push(this.chunk.emit(shape, this.takeChunkFields()));
   }
 
   /** The last chunk of a foreign stream: finish reasons and usage. */
@@ -478,8 +363,8 @@ class GeminiStreamEncoder implements StreamEncoder {
     }
     this.grounding.clear();
     if (this.tailFinishes.size === 0 && this.tailUsage === undefined && grounded.size === 0) return;
-    for (const [candidate, stopReason] of this.tailFinishes) this.chunkFinishes.set(candidate, this.finishReason(candidate, stopReason));
-    if (this.tailUsage !== undefined) this.chunkUsage = encodeGeminiUsage(this.tailUsage, this.context.losses, '/usage');
+    for (const [candidate, stopReason] of this.tailFinishes) this.chunk.finishes.set(candidate, this.finishReason(candidate, stopReason));
+    if (this.tailUsage !== undefined) this.chunk.usage = encodeGeminiUsage(this.tailUsage, this.context.losses, '/usage');
     const indexes = new Set([...this.tailFinishes.keys(), ...grounded.keys()]);
     const candidates = [...indexes].sort((a, b) => a - b).map((index) => ({ index }));
     const shape: ChunkShape = { candidates };
@@ -489,7 +374,7 @@ class GeminiStreamEncoder implements StreamEncoder {
     const fields = this.takeChunkFields();
     // Each grounded candidate's metadata beside its finish, as Gemini sends it on its last chunk.
     const candidateFields = grounded.size === 0 ? undefined : candidates.map(({ index }) => (grounded.has(index) ? { groundingMetadata: grounded.get(index) } : null));
-    out.push(this.emitChunk(shape, candidateFields === undefined ? fields : { ...fields, candidateFields }));
+    out.push(this.chunk.emit(shape, candidateFields === undefined ? fields : { ...fields, candidateFields }));
   }
 
   /** The start event's Gemini chunk fields, for the first chunk only. */
@@ -504,30 +389,4 @@ class GeminiStreamEncoder implements StreamEncoder {
 function callFromDeltas(part: ToolCallPart, text: string): ToolCallPart {
   const { rawArguments: _raw, ...rest } = part;
   return { ...rest, ...parseArguments(text) };
-}
-
-/** Event extension keys that belong to the chunk, not to the event's own wire part. */
-const CHUNK_KEYS: ReadonlySet<string> = new Set(['chunkFields', 'candidateFields']);
-
-/** Copy the non-`$` fields of `source` onto `target`, leaving out the chunk's own. */
-function copyFields(target: JsonObject, source: JsonObject | undefined): void {
-  if (source === undefined) return;
-  for (const key in source) {
-    if (key.charCodeAt(0) === 36 /* $ */ || CHUNK_KEYS.has(key)) continue;
-    target[key] = source[key];
-  }
-}
-
-/** True for the shape `{ candidates: [{ index: 0 }] }`: nothing about the chunk differs from the stream's defaults. */
-function plainShape(shape: ChunkShape): boolean {
-  for (const key in shape) if (key !== 'candidates') return false;
-  const candidates = shape.candidates;
-  if (candidates?.length !== 1) return false;
-  const only = candidates[0]!;
-  for (const key in only) if (key !== 'index') return false;
-  return only.index === 0;
-}
-
-function setDefined(target: JsonObject, key: string, value: unknown): void {
-  if (value !== undefined) target[key] = value;
 }

@@ -8,7 +8,8 @@
 import type { Part, ToolResultPart } from '../../core/ir.ts';
 import { expectArray, expectObject, expectString, extend, hint, isObject, pointer, type JsonObject } from '../../core/wire.ts';
 import { syntheticCallId } from './ids.ts';
-import { decodeGeminiPart, missing, type PartScope } from './parts-decode.ts';
+import { missing } from './json.ts';
+import type { NestedPartDecoder, PartScope, ResponseObjectHint, ResponseShape } from './parts.ts';
 
 /** The keys of a `functionResponse` other than `id`, `name`, `response` and `parts` (the same in both spellings), or `undefined` (a switch: cheaper than a set lookup per key). */
 function functionResponseExtras(response: JsonObject): JsonObject | undefined {
@@ -26,22 +27,14 @@ function functionResponseExtras(response: JsonObject): JsonObject | undefined {
   return rest;
 }
 
-/** How the `response` object was shaped, so the encoder rebuilds it exactly. */
-export type ResponseShape = 'output' | 'error' | 'json';
-
-/** The decoded `response` object and the text it became, for a trip back to Gemini. */
-export interface ResponseObjectHint {
-  text: string;
-  value: Record<string, unknown>;
-}
-
-/** Decode the `functionResponse` object at `partPath`/`key` in a user turn; its pointer is built only for an error or nested parts. */
+/** Decode the `functionResponse` object at `partPath`/`key` in a user turn, its nested `parts` with `decodePart`; its pointer is built only for an error or nested parts. */
 export function decodeGeminiFunctionResponse(
   value: unknown,
   partPath: string,
   key: string,
   partIndex: number,
   scope: PartScope,
+  decodePart: NestedPartDecoder,
 ): ToolResultPart {
   const response = isObject(value) ? value : expectObject(value, `${partPath}/${key}`, 'gemini');
   const name = response['name'];
@@ -72,7 +65,7 @@ export function decodeGeminiFunctionResponse(
     if (list.length === 0 && scope.lean !== true) hint(result, 'gemini', '$emptyParts', true);
     const nested: PartScope = { ...scope, role: 'model' };
     for (let index = 0; index < list.length; index++) {
-      result.content.push(decodeGeminiPart(list[index], pointer(path, 'parts', index), index, nested) as Part);
+      result.content.push(decodePart(list[index], pointer(path, 'parts', index), index, nested) as Part);
     }
   }
   const rest = functionResponseExtras(response);

@@ -9,11 +9,10 @@ import { InterlinguaError } from '../../core/errors.ts';
 import type { Part, ToolResultPart } from '../../core/ir.ts';
 import { extensionsOf, isObject, mayNestTooDeep, tooDeep, type JsonObject } from '../../core/wire.ts';
 import { emitsId } from './ids.ts';
-import { encodeGeminiPart, type EncodePartScope } from './parts-encode.ts';
-import type { ResponseObjectHint, ResponseShape } from './tool-result-decode.ts';
+import type { EncodePartScope, NestedPartEncoder, ResponseObjectHint, ResponseShape } from './parts.ts';
 
-/** Encode a tool result at IR pointer `path` as a `functionResponse` part. */
-export function encodeGeminiFunctionResponse(part: ToolResultPart, path: string, scope: EncodePartScope): JsonObject {
+/** Encode a tool result at IR pointer `path` as a `functionResponse` part, its media with `encodePart`. */
+export function encodeGeminiFunctionResponse(part: ToolResultPart, path: string, scope: EncodePartScope, encodePart: NestedPartEncoder): JsonObject {
   const name = part.name ?? scope.names.of(part.callId);
   if (name === undefined) {
     throw new InterlinguaError(
@@ -33,7 +32,7 @@ export function encodeGeminiFunctionResponse(part: ToolResultPart, path: string,
     if (inner.type === 'text') {
       text = texts === 0 ? inner.text : text + inner.text;
       texts++;
-    } else encodeResultPart(inner, `${path}/content/${index}`, scope, (media ??= []));
+    } else encodeResultPart(inner, `${path}/content/${index}`, scope, encodePart, (media ??= []));
   }
   const wire: JsonObject = { name };
   if (emitsId(part.callId, part.syntheticId, gemini)) wire['id'] = part.callId;
@@ -74,13 +73,13 @@ function startsObject(text: string): boolean {
   return false;
 }
 
-function encodeResultPart(inner: Part, path: string, scope: EncodePartScope, media: JsonObject[]): void {
+function encodeResultPart(inner: Part, path: string, scope: EncodePartScope, encodePart: NestedPartEncoder, media: JsonObject[]): void {
   switch (inner.type) {
     case 'image':
     case 'audio':
     case 'video':
     case 'document': {
-      const wire = encodeGeminiPart(inner, path, scope);
+      const wire = encodePart(inner, path, scope);
       if (wire === undefined) return;
       if ('text' in wire) {
         scope.losses.add('moved_content', path, 'text document inside a tool result dropped from Gemini functionResponse.parts');

@@ -10,7 +10,7 @@ import type { FunctionTool, Tool, WebSearchTool } from '../../core/ir.ts';
 import { reportWebSearchSettings } from '../../core/web-search.ts';
 import { expectArray, expectObject, expectString, extend, extensionsOf, hint, isObject, pointer, unknownKeys, type JsonObject } from '../../core/wire.ts';
 import { knownKeys, respell, Spelling } from './spelling.ts';
-import { missing } from './parts-decode.ts';
+import { missing } from './json.ts';
 import { geminiSchemaToJsonSchema, jsonSchemaToGeminiSchema } from './schema.ts';
 import { jsonEqual } from './json.ts';
 import { customAsFunction } from '../../core/custom-tools.ts';

@@ -1,6 +1,6 @@
 /**
  * Small helpers shared by the ollama codec files: the format id, the split of
- * known from unknown keys, and shape hints.
+ * known from unknown keys, and shape hints (a stream line's envelope among them).
  */
 import type { Extensible } from '../../core/ir.ts';
 import { extend, extensionsOf, unknownKeys, type JsonObject } from '../../core/wire.ts';
@@ -57,4 +57,22 @@ export function extras(object: JsonObject, first: string, second: string, third:
     (rest ??= {})[key] = object[key];
   }
   return rest;
+}
+
+/** The envelope of one line, kept so the encoder writes it back as it was. */
+export interface LineShape {
+  model?: unknown;
+  created_at?: unknown;
+  /** `/api/generate` line: `response` instead of `message`. */
+  generate?: true;
+  /** Line keys with no neutral meaning. */
+  rest?: JsonObject;
+  /** Message keys with no neutral meaning (a role other than assistant included); `null` when the line had no message. */
+  message?: JsonObject | null;
+  /** `content` was absent from the message. */
+  noContent?: true;
+  /** `thinking` was present and empty. */
+  emptyThinking?: true;
+  /** `done` when it was not the boolean the line's place implies. */
+  done?: unknown;
 }

@@ -21,28 +21,10 @@ import { decodeOllamaToolCall } from './parts-decode.ts';
 import { createdSeconds } from './response.ts';
 import { decodeOllamaDoneReason } from './stop-reason.ts';
 import { decodeOllamaUsage, USAGE_KEYS } from './usage.ts';
-import { FORMAT, keys } from './shape.ts';
+import { FORMAT, keys, type LineShape } from './shape.ts';
 
 const LINE_KNOWN = keys('model', 'created_at', 'message', 'response', 'thinking', 'done', 'done_reason', ...USAGE_KEYS);
 const MESSAGE_KNOWN = keys('role', 'content', 'thinking', 'tool_calls');
-
-/** The envelope of one line, kept so the encoder writes it back as it was. */
-export interface LineShape {
-  model?: unknown;
-  created_at?: unknown;
-  /** `/api/generate` line: `response` instead of `message`. */
-  generate?: true;
-  /** Line keys with no neutral meaning. */
-  rest?: JsonObject;
-  /** Message keys with no neutral meaning (a role other than assistant included); `null` when the line had no message. */
-  message?: JsonObject | null;
-  /** `content` was absent from the message. */
-  noContent?: true;
-  /** `thinking` was present and empty. */
-  emptyThinking?: true;
-  /** `done` when it was not the boolean the line's place implies. */
-  done?: unknown;
-}
 
 /** What the decoder reads of a usual line (see {@link usualLine}) besides its strings. */
 interface UsualLine {

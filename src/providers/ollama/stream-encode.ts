@@ -19,9 +19,8 @@ import { encodeOllamaError } from './error.ts';
 import { encodeOllamaToolCall } from './parts-encode.ts';
 import { createdAtText } from './response.ts';
 import { encodeOllamaDoneReason } from './stop-reason.ts';
-import type { LineShape } from './stream-decode.ts';
 import { encodeOllamaUsage } from './usage.ts';
-import { FORMAT } from './shape.ts';
+import { FORMAT, type LineShape } from './shape.ts';
 
 /** One line being built. */
 interface Line {

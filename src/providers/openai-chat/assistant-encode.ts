@@ -16,7 +16,7 @@ import { encodeOpenaiChatFunctionCall, encodeOpenaiChatToolCall, isFunctionCall,
 import { dialectFields, signToolCall, takeDialectReasoning, writeDialectFields, type DialectFields } from './dialect-encode.ts';
 import type { OpenaiChatDialect } from './dialects.ts';
 import { FORMAT, shapeHint } from './shape.ts';
-import type { AssistantPlace } from './assistant.ts';
+import type { AssistantPlace } from './assistant-decode.ts';
 
 /** Content parts of an assistant message and their places in the IR message (`parts` indexes), for loss paths. */
 interface Content {

@@ -8,7 +8,7 @@ import type { LossCollector } from '../../core/losses.ts';
 import type { Message, Part, ToolResultPart } from '../../core/ir.ts';
 import { InterlinguaError } from '../../core/errors.ts';
 import { expectArray, expectObject, expectString, isObject, itemPointers, type JsonObject } from '../../core/wire.ts';
-import { decodeOpenaiChatAssistant } from './assistant.ts';
+import { decodeOpenaiChatAssistant } from './assistant-decode.ts';
 import { decodeOpenaiChatContent } from './content-shape.ts';
 import { FORMAT, chatHint, keepUnknown, keepUnknownOf, keys, stringField } from './shape.ts';
 

@@ -2,14 +2,11 @@
  * Chat Completions request bodies ↔ IR requests.
  * @see https://platform.openai.com/docs/api-reference/chat/create
  */
-import type { ChatCompletionCreateParamsBase } from 'openai/resources/chat/completions/completions';
 import type { CodecContext } from '../../core/codec.ts';
-import type { Generation, Message, Request, Tool } from '../../core/ir.ts';
+import type { Message, Request, Tool } from '../../core/ir.ts';
 import type { LossCollector } from '../../core/losses.ts';
 import {
-  expectArray,
   expectBoolean,
-  expectNumber,
   expectObject,
   expectString,
   extend,
@@ -42,168 +39,9 @@ import { decodeOpenrouterReasoning, encodeOpenrouterReasoning } from './dialect-
 import { dropRequestCacheBreakpoints, placeAutomaticBreakpoint } from '../../core/cache-points.ts';
 import { allToolsDropped } from '../../core/tools.ts';
 import { automaticCacheControl, CACHE_CONTROL_KEY, CARRIED, liftAutomaticBreakpoint, requestMode, writesAutomatic } from './cache-breakpoint.ts';
-import { noConversation, stopsWithin } from '../../core/request-settings.ts';
-
-/** Wire keys with a neutral slot; every other key travels as an extension. */
-const KNOWN_KEYS = [
-  'model', 'messages', 'tools', 'tool_choice', 'parallel_tool_calls', 'response_format', 'reasoning_effort',
-  'max_tokens', 'max_completion_tokens', 'n', 'seed', 'stop', 'logprobs', 'top_logprobs', 'presence_penalty',
-  'frequency_penalty', 'user', 'safety_identifier', 'metadata', 'service_tier', 'stream', 'temperature', 'top_p',
-  'functions', 'function_call', 'store', 'prompt_cache_key', 'prompt_cache_retention', 'verbosity',
-  'stream_options', 'web_search_options',
-] as const;
-type KnownKey = (typeof KNOWN_KEYS)[number];
-
-/** One bit per known key, for the set of keys a body holds with a value other than `null` ({@link scanBody}). */
-// Spelled out (in KNOWN_KEYS order) so that each check is a constant, not a keyed lookup.
-const BIT = {
-  model: 1 << 0,
-  messages: 1 << 1,
-  tools: 1 << 2,
-  tool_choice: 1 << 3,
-  parallel_tool_calls: 1 << 4,
-  response_format: 1 << 5,
-  reasoning_effort: 1 << 6,
-  max_tokens: 1 << 7,
-  max_completion_tokens: 1 << 8,
-  n: 1 << 9,
-  seed: 1 << 10,
-  stop: 1 << 11,
-  logprobs: 1 << 12,
-  top_logprobs: 1 << 13,
-  presence_penalty: 1 << 14,
-  frequency_penalty: 1 << 15,
-  user: 1 << 16,
-  safety_identifier: 1 << 17,
-  metadata: 1 << 18,
-  service_tier: 1 << 19,
-  stream: 1 << 20,
-  temperature: 1 << 21,
-  top_p: 1 << 22,
-  functions: 1 << 23,
-  function_call: 1 << 24,
-  store: 1 << 25,
-  prompt_cache_key: 1 << 26,
-  prompt_cache_retention: 1 << 27,
-  verbosity: 1 << 28,
-  stream_options: 1 << 29,
-  web_search_options: 1 << 30,
-} as const satisfies Record<KnownKey, number>;
-/** The keys `decodeGeneration` reads. */
-const GENERATION_BITS = (['temperature', 'top_p', 'seed', 'presence_penalty', 'frequency_penalty', 'n', 'top_logprobs', 'max_tokens', 'max_completion_tokens', 'stop', 'logprobs'] as const).reduce(
-  (bits, key) => bits | BIT[key],
-  0,
-);
-
-/** A body's keys read once: which known keys hold a value (not `null`), and the rest (unknown keys and known keys set to `null`), which travel as extensions. */
-interface ScannedBody {
-  present: number;
-  rest: JsonObject | undefined;
-}
-
-/** The {@link BIT} of a known key, else 0 (a switch: cheaper than a map lookup per key). */
-function bitOf(key: string): number {
-  switch (key) {
-    case 'model':
-      return BIT.model;
-    case 'messages':
-      return BIT.messages;
-    case 'tools':
-      return BIT.tools;
-    case 'tool_choice':
-      return BIT.tool_choice;
-    case 'parallel_tool_calls':
-      return BIT.parallel_tool_calls;
-    case 'response_format':
-      return BIT.response_format;
-    case 'reasoning_effort':
-      return BIT.reasoning_effort;
-    case 'max_tokens':
-      return BIT.max_tokens;
-    case 'max_completion_tokens':
-      return BIT.max_completion_tokens;
-    case 'n':
-      return BIT.n;
-    case 'seed':
-      return BIT.seed;
-    case 'stop':
-      return BIT.stop;
-    case 'logprobs':
-      return BIT.logprobs;
-    case 'top_logprobs':
-      return BIT.top_logprobs;
-    case 'presence_penalty':
-      return BIT.presence_penalty;
-    case 'frequency_penalty':
-      return BIT.frequency_penalty;
-    case 'user':
-      return BIT.user;
-    case 'safety_identifier':
-      return BIT.safety_identifier;
-    case 'metadata':
-      return BIT.metadata;
-    case 'service_tier':
-      return BIT.service_tier;
-    case 'stream':
-      return BIT.stream;
-    case 'temperature':
-      return BIT.temperature;
-    case 'top_p':
-      return BIT.top_p;
-    case 'functions':
-      return BIT.functions;
-    case 'function_call':
-      return BIT.function_call;
-    case 'store':
-      return BIT.store;
-    case 'prompt_cache_key':
-      return BIT.prompt_cache_key;
-    case 'prompt_cache_retention':
-      return BIT.prompt_cache_retention;
-    case 'verbosity':
-      return BIT.verbosity;
-    case 'stream_options':
-      return BIT.stream_options;
-    case 'web_search_options':
-      return BIT.web_search_options;
-    default:
-      return 0;
-  }
-}
-
-function scanBody(object: JsonObject): ScannedBody {
-  let present = 0;
-  let rest: JsonObject | undefined;
-  for (const key in object) {
-    const value = object[key];
-    const bit = bitOf(key);
-    if (bit !== 0 && value !== null) {
-      if (value !== undefined) present |= bit;
-      continue;
-    }
-    (rest ??= {})[key] = value;
-  }
-  return { present, rest };
-}
-
-/** Numeric wire fields and their `generation` slots. */
-const NUMBERS = [
-  ['temperature', 'temperature'],
-  ['top_p', 'topP'],
-  ['seed', 'seed'],
-  ['presence_penalty', 'presencePenalty'],
-  ['frequency_penalty', 'frequencyPenalty'],
-  ['n', 'candidateCount'],
-  ['top_logprobs', 'topLogprobs'],
-] as const satisfies readonly (readonly [keyof ChatCompletionCreateParamsBase, keyof Generation])[];
-
-/** The {@link BIT}s of the entries of {@link NUMBERS}. */
-const NUMBER_MASK: number = NUMBERS.reduce((mask, [wire]) => mask | BIT[wire], 0);
-
-/** A finite number read from the body's `key`, else the `invalid_type` error naming it. */
-function numberField(value: unknown, key: string): number {
-  return typeof value === 'number' && Number.isFinite(value) ? value : expectNumber(value, pointer('', key), FORMAT);
-}
+import { noConversation } from '../../core/request-settings.ts';
+import { BIT, present, scanBody } from './request-keys-decode.ts';
+import { decodeOpenaiChatGeneration, encodeOpenaiChatGeneration, GENERATION_ORIGINS } from './generation.ts';
 
 /** Where the IR web search's settings come from in `web_search_options`, for loss paths. */
 const WEB_SEARCH_FIELDS = { contextSize: 'search_context_size', userLocation: 'user_location' } as const;
@@ -224,63 +62,6 @@ const REQUEST_ORIGINS = {
   promptCacheRetention: 'prompt_cache_retention',
   verbosity: 'verbosity',
 } as const;
-const GENERATION_ORIGINS = {
-  ...Object.fromEntries(NUMBERS.map(([wire, slot]) => [slot, wire])),
-  maxTokens: ['max_completion_tokens', 'max_tokens'],
-  stop: 'stop',
-  logprobs: 'logprobs',
-} as const;
-
-/** Does the scanned body hold the key of `bit` (from {@link BIT}) with a value other than `null`? */
-function present(fields: number, bit: number): boolean {
-  return (fields & bit) !== 0;
-}
-
-function decodeGeneration(body: JsonObject, request: Request, fields: number): Generation | undefined {
-  if ((fields & GENERATION_BITS) === 0) return undefined;
-  const generation: Generation = {};
-  let any = false;
-  // The NUMBERS in their order, read and written by name (a keyed read and write per entry cost more than the checks).
-  if ((fields & NUMBER_MASK) !== 0) {
-    any = true;
-    if (present(fields, BIT.temperature)) generation.temperature = numberField(body['temperature'], 'temperature');
-    if (present(fields, BIT.top_p)) generation.topP = numberField(body['top_p'], 'top_p');
-    if (present(fields, BIT.seed)) generation.seed = numberField(body['seed'], 'seed');
-    if (present(fields, BIT.presence_penalty)) generation.presencePenalty = numberField(body['presence_penalty'], 'presence_penalty');
-    if (present(fields, BIT.frequency_penalty)) generation.frequencyPenalty = numberField(body['frequency_penalty'], 'frequency_penalty');
-    if (present(fields, BIT.n)) generation.candidateCount = numberField(body['n'], 'n');
-    if (present(fields, BIT.top_logprobs)) {
-      generation.topLogprobs = numberField(body['top_logprobs'], 'top_logprobs');
-      // The API wants logprobs beside it, which the encoder adds for other formats' requests; a body without it goes back as it came.
-      if (!present(fields, BIT.logprobs)) chatHint(request, '$noLogprobs', true);
-    }
-  }
-  // Read only when the scan saw them (a read of a key the body lacks costs as much as one it has).
-  if (present(fields, BIT.max_completion_tokens)) {
-    generation.maxTokens = expectNumber(body['max_completion_tokens'], '/max_completion_tokens', FORMAT);
-    any = true;
-    if (present(fields, BIT.max_tokens)) keepUnknown(request, { max_tokens: expectNumber(body['max_tokens'], '/max_tokens', FORMAT) }, keys());
-  } else if (present(fields, BIT.max_tokens)) {
-    generation.maxTokens = expectNumber(body['max_tokens'], '/max_tokens', FORMAT);
-    chatHint(request, '$maxTokensField', 'max_tokens');
-    any = true;
-  }
-  if (present(fields, BIT.stop)) {
-    const stop = body['stop'];
-    if (typeof stop === 'string') {
-      generation.stop = [stop];
-      chatHint(request, '$stopString', true);
-    } else {
-      generation.stop = expectArray(stop, '/stop', FORMAT).map((item, index) => expectString(item, pointer('/stop', index), FORMAT));
-    }
-    any = true;
-  }
-  if (present(fields, BIT.logprobs)) {
-    generation.logprobs = expectBoolean(body['logprobs'], '/logprobs', FORMAT);
-    any = true;
-  }
-  return any ? generation : undefined;
-}
 
 /** The {@link BIT}s of the settings Chat shares with Responses only (see {@link decodeOpenaiSettings}). */
 const OPENAI_SETTINGS_BITS = BIT.store | BIT.prompt_cache_key | BIT.prompt_cache_retention | BIT.verbosity | BIT.stream_options;
@@ -434,7 +215,7 @@ export function decodeOpenaiChatRequest(body: unknown, context: CodecContext): R
   if (present(fields, BIT.reasoning_effort)) {
     request.reasoning = decodeOpenaiChatReasoningEffort(expectString(object['reasoning_effort'], '/reasoning_effort', FORMAT));
   }
-  const generation = decodeGeneration(object, request, fields);
+  const generation = decodeOpenaiChatGeneration(object, request, fields);
   if (generation !== undefined) request.generation = generation;
   if (present(fields, BIT.user) || present(fields, BIT.safety_identifier)) decodeUser(object, request);
   if (present(fields, BIT.metadata)) decodeMetadata(object['metadata'], request);
@@ -456,32 +237,6 @@ export function decodeOpenaiChatRequest(body: unknown, context: CodecContext): R
   return request;
 }
 
-/** The most stop sequences Chat Completions takes. */
-const CHAT_MAX_STOPS = 4;
-
-function encodeGeneration(generation: Generation, request: Request, wire: JsonObject, context: CodecContext): void {
-  // Named reads in the order of NUMBERS (a keyed read per entry costs more than the rest of this function).
-  if (generation.temperature !== undefined) wire['temperature'] = generation.temperature;
-  if (generation.topP !== undefined) wire['top_p'] = generation.topP;
-  if (generation.seed !== undefined) wire['seed'] = generation.seed;
-  if (generation.presencePenalty !== undefined) wire['presence_penalty'] = generation.presencePenalty;
-  if (generation.frequencyPenalty !== undefined) wire['frequency_penalty'] = generation.frequencyPenalty;
-  if (generation.candidateCount !== undefined) wire['n'] = generation.candidateCount;
-  if (generation.topLogprobs !== undefined) {
-    wire['top_logprobs'] = generation.topLogprobs;
-    // Chat refuses top_logprobs without logprobs: true, which the other formats' requests imply (a Responses `top_logprobs`, Gemini's `logprobs`).
-    if (generation.logprobs === undefined && shapeHint(request, '$noLogprobs') !== true) wire['logprobs'] = true;
-  }
-  if (generation.maxTokens !== undefined) {
-    wire[shapeHint(request, '$maxTokensField') === 'max_tokens' ? 'max_tokens' : 'max_completion_tokens'] = generation.maxTokens;
-  }
-  const stop = generation.stop === undefined ? undefined : stopsWithin(generation.stop, CHAT_MAX_STOPS, context.losses, 'Chat Completions');
-  if (stop !== undefined) wire['stop'] = stop.length === 1 && shapeHint(request, '$stopString') === true ? stop[0] : stop;
-  if (generation.logprobs !== undefined) wire['logprobs'] = generation.logprobs;
-  if (generation.topK !== undefined) {
-    context.losses.add('dropped_field', '/generation/topK', 'Chat Completions has no top_k; dropped');
-  }
-}
 
 /** Encode an IR request as a Chat Completions request body. */
 export function encodeOpenaiChatRequest(request: Request, context: CodecContext): JsonObject {
@@ -525,7 +280,7 @@ export function encodeOpenaiChatRequest(request: Request, context: CodecContext)
     const effort = encodeOpenaiChatReasoningEffort(request.reasoning, losses);
     if (effort !== undefined) wire['reasoning_effort'] = effort;
   }
-  if (request.generation !== undefined) encodeGeneration(request.generation, request, wire, context);
+  if (request.generation !== undefined) encodeOpenaiChatGeneration(request.generation, request, wire, context);
   if (request.user !== undefined) wire[shapeHint(request, '$userField') === 'user' ? 'user' : 'safety_identifier'] = request.user;
   if (request.metadata !== undefined) wire['metadata'] = request.metadata;
   if (request.serviceTier !== undefined) {

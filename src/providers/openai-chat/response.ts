@@ -16,7 +16,7 @@ import {
   type JsonObject,
 } from '../../core/wire.ts';
 import type { LossCollector } from '../../core/losses.ts';
-import { decodeOpenaiChatAssistant } from './assistant.ts';
+import { decodeOpenaiChatAssistant } from './assistant-decode.ts';
 import { encodeOpenaiChatAssistant } from './assistant-encode.ts';
 import { decodeOpenaiChatFinishReason, encodeOpenaiChatFinishReason } from './stop-reason.ts';
 import { answerTier, decodeOpenaiChatUsage, encodeOpenaiChatUsage, readAnswerTier } from './usage.ts';

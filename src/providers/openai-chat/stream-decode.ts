@@ -2,7 +2,9 @@
  * Chat Completions stream → IR stream events. Chunks are unnamed `data:`
  * lines (`chat.completion.chunk`), several choices interleave by `index`,
  * tool calls arrive as fragments keyed by their own `index`, an optional
- * usage chunk has `choices: []`, and `data: [DONE]` ends the stream.
+ * usage chunk has `choices: []`, and `data: [DONE]` ends the stream. This
+ * file reads the chunks (start, usage, the end, same-format hints, the fast
+ * path for usual deltas); each choice's parts are stream-choices-decode.ts's.
  * @see https://platform.openai.com/docs/api-reference/chat-streaming/streaming
  * @see https://platform.openai.com/docs/api-reference/chat/create#chat-create-stream_options
  */
@@ -10,52 +12,20 @@ import type { CodecContext } from '../../core/codec.ts';
 import { DataTemplates, hasExactKeys, type Slot } from '../../core/data-template.ts';
 import { InterlinguaError } from '../../core/errors.ts';
 import { LossCollector } from '../../core/losses.ts';
-import type { ToolCallPart, Usage } from '../../core/ir.ts';
+import type { Usage } from '../../core/ir.ts';
 import type { StartEvent, StreamDecoder, StreamEvent, WireEvent } from '../../core/stream-events.ts';
-import { expectArray, expectObject, isObject, jsonType, pointer, type JsonObject } from '../../core/wire.ts';
+import { expectArray, isObject, jsonType, type JsonObject } from '../../core/wire.ts';
 import { decodeOpenaiChatError } from './error.ts';
-import { decodeOpenaiChatFinishReason } from './stop-reason.ts';
 import { decodeOpenaiChatUsage, readAnswerTier } from './usage.ts';
 import { ChunkBuilder, diffChunk, obfuscationOnly, type ChunkHint } from './stream-chunk.ts';
 import { FORMAT } from './shape.ts';
-import type { OpenaiChatDialect } from './dialects.ts';
-
-/** Delta fields of reasoning text and the dialect each stands for. */
-const REASONING_FIELDS: readonly (readonly [string, OpenaiChatDialect])[] = [
-  ['reasoning_content', 'deepseek'],
-  ['reasoning', 'vllm'],
-];
+import { ChoiceDecoder } from './stream-choices-decode.ts';
 
 /** The `data:` text that ends a Chat stream. */
 const DONE = '[DONE]';
 
 /** Top-level chunk keys the `start` event carries neutrally (or the chunk patch carries as shape). */
 const START_KNOWN: ReadonlySet<string> = new Set(['id', 'object', 'created', 'model', 'choices', 'usage', 'obfuscation']);
-
-/**
- * Delta keys with meaning but no IR stream event (audio output, legacy
- * function calls, web-search annotations). The chunk patch carries them back
- * to openai-chat; they are also set as extension fields of the candidate's
- * first event, so that other encoders report what they drop.
- */
-const UNSTREAMED: readonly string[] = ['audio', 'function_call', 'annotations'];
-
-/** What the decoder knows of one choice: its open parts. */
-interface CandidateState {
-  /** The next free part index. */
-  next: number;
-  text?: number;
-  refusal?: number;
-  /** A refusal was streamed: a `stop` finish then means a refusal. */
-  refused?: boolean;
-  reasoning?: number;
-  /** Open tool calls: wire `index` → part index. */
-  tools: Map<number, number>;
-  /** `content: ""` arrived while no part was open (an empty answer is one empty text part). */
-  emptyContent: boolean;
-  /** The dialect whose field carried the open reasoning text; its state is sent when the part closes. */
-  reasoningDialect?: OpenaiChatDialect;
-}
 
 /** A usual delta chunk: its choice's index, and the delta field (or the tool call's wire index) its string is in. */
 interface UsualDelta {
@@ -133,15 +103,14 @@ export function createOpenaiChatStreamDecoder(context: CodecContext): StreamDeco
 }
 
 class OpenaiChatStreamDecoder implements StreamDecoder {
-  private readonly candidates = new Map<number, CandidateState>();
+  /** The open parts of each choice (stream-choices-decode.ts). */
+  private readonly choices: ChoiceDecoder;
   /** Builds the default chunk of each event group, to keep only the difference as a hint (its losses are not ours). */
   private readonly builder: ChunkBuilder;
   /** Chunks that made no IR event yet (a prompt-filter chunk, a role-only chunk), sent before the next event. */
   private pending: JsonObject[] = [];
   /** Same-format hints (`$chunk`, `$before`) are kept only when the IR may go back to Chat Completions. */
   private readonly hints: boolean;
-  /** Extension fields of a choice that made no event, for the chunk's first event. */
-  private extras: JsonObject | undefined;
   private started = false;
   private ended = false;
   private failed = false;
@@ -159,6 +128,7 @@ class OpenaiChatStreamDecoder implements StreamDecoder {
 
   constructor(private readonly context: CodecContext) {
     this.builder = new ChunkBuilder(new LossCollector(), context.model);
+    this.choices = new ChoiceDecoder(context);
     this.hints = context.target === undefined || context.target === FORMAT;
     this.decodeText = (data, event) => this.textChunk(data, event);
     this.learn = (data, wire) => this.learnChunk(data, wire);
@@ -247,7 +217,7 @@ class OpenaiChatStreamDecoder implements StreamDecoder {
   flush(): StreamEvent[] {
     if (this.ended || this.failed) return [];
     const events: StreamEvent[] = [];
-    for (const [candidate, state] of this.candidates) this.closeAll(candidate, state, events);
+    this.choices.closeEvery(events);
     const error: StreamEvent = {
       type: 'error',
       error: { type: 'server', message: 'the openai-chat stream ended without "data: [DONE]"; it was truncated' },
@@ -280,11 +250,12 @@ class OpenaiChatStreamDecoder implements StreamDecoder {
       this.started = true;
       events.push(this.start(data));
     }
-    for (let position = 0; position < choices.length; position++) this.choice(choices[position], position, events);
+    const decoder = this.choices;
+    for (let position = 0; position < choices.length; position++) decoder.choice(choices[position], position, events);
     if (isObject(usage)) events.push({ type: 'usage', usage: this.usage(usage, data['service_tier']) });
     const first = events[0];
-    const extras = this.extras;
-    this.extras = undefined;
+    const extras = decoder.extras;
+    decoder.extras = undefined;
     if (first === undefined) {
       if (this.hints) this.pending.push(text === undefined ? data : (JSON.parse(text) as JsonObject));
       return events;
@@ -368,150 +339,5 @@ class OpenaiChatStreamDecoder implements StreamDecoder {
     }
     if (fields !== undefined) start.extensions = { [FORMAT]: fields };
     return start;
-  }
-
-  private candidate(index: number): CandidateState {
-    let state = this.candidates.get(index);
-    if (state === undefined) {
-      state = { next: 0, tools: new Map(), emptyContent: false };
-      this.candidates.set(index, state);
-    }
-    return state;
-  }
-
-  private choice(value: unknown, position: number, events: StreamEvent[]): void {
-    // Pointers are built only where they are used (an error, a loss), not for every chunk.
-    const choice = isObject(value) ? value : expectObject(value, pointer('/choices', position), FORMAT);
-    const candidate = typeof choice['index'] === 'number' ? choice['index'] : position;
-    const state = this.candidate(candidate);
-    const mark = events.length;
-    const delta = choice['delta'];
-    let extras: JsonObject | undefined;
-    if (delta !== undefined && delta !== null) {
-      const object = isObject(delta) ? delta : expectObject(delta, pointer('/choices', position, 'delta'), FORMAT);
-      this.delta(object, position, candidate, state, events);
-      for (const key of UNSTREAMED) if (object[key] !== undefined && object[key] !== null) (extras ??= {})[key] = object[key];
-    }
-    const logprobs = choice['logprobs'];
-    if (logprobs !== undefined && logprobs !== null) (extras ??= {})['logprobs'] = logprobs;
-    const finish = choice['finish_reason'];
-    if (typeof finish === 'string') this.finish(candidate, state, finish, events);
-    if (extras === undefined) return;
-    const carrier = events[mark];
-    if (carrier === undefined) this.extras = { ...this.extras, ...extras };
-    else Object.assign(((carrier.extensions ??= {})[FORMAT] ??= {}), extras);
-  }
-
-  private finish(candidate: number, state: CandidateState, finish: string, events: StreamEvent[]): void {
-    if (state.next === 0 && state.emptyContent) {
-      // `content: ""` and nothing else: the whole answer is one empty text, as in the non-streamed body.
-      const address = { candidate, index: state.next++ };
-      events.push({ type: 'part_start', ...address, part: { type: 'text', text: '' } }, { type: 'part_end', ...address });
-    }
-    this.closeAll(candidate, state, events);
-    state.emptyContent = false;
-    events.push({ type: 'finish', candidate, stopReason: decodeOpenaiChatFinishReason(finish, state.refused === true) });
-  }
-
-  private delta(delta: JsonObject, position: number, candidate: number, state: CandidateState, events: StreamEvent[]): void {
-    // DeepSeek spells reasoning text `reasoning_content`; vLLM, Ollama and OpenRouter `reasoning`.
-    for (let at = 0; at < REASONING_FIELDS.length; at++) {
-      const [field, dialect] = REASONING_FIELDS[at]!;
-      const reasoning = delta[field];
-      if (typeof reasoning !== 'string' || reasoning === '') continue;
-      const index = (state.reasoning ??= this.open(candidate, state, events, 'reasoning'));
-      state.reasoningDialect ??= dialect;
-      events.push({ type: 'reasoning_delta', candidate, index, text: reasoning });
-    }
-    const content = delta['content'];
-    if (typeof content === 'string') {
-      if (content !== '') {
-        const index = (state.text ??= this.open(candidate, state, events, 'text'));
-        events.push({ type: 'text_delta', candidate, index, text: content });
-      } else if (state.text === undefined) {
-        state.emptyContent = true;
-      }
-    }
-    const refusal = delta['refusal'];
-    if (typeof refusal === 'string' && refusal !== '') {
-      const index = (state.refusal ??= this.open(candidate, state, events, 'refusal'));
-      state.refused = true;
-      events.push({ type: 'text_delta', candidate, index, text: refusal });
-    }
-    const toolCalls = delta['tool_calls'];
-    if (toolCalls !== undefined && toolCalls !== null) {
-      const list = Array.isArray(toolCalls) ? toolCalls : expectArray(toolCalls, pointer('/choices', position, 'delta', 'tool_calls'), FORMAT);
-      for (let at = 0; at < list.length; at++) this.toolFragment(list[at], position, at, candidate, state, events);
-    }
-  }
-
-  private toolFragment(value: unknown, choice: number, position: number, candidate: number, state: CandidateState, events: StreamEvent[]): void {
-    const fragment = isObject(value) ? value : expectObject(value, pointer('/choices', choice, 'delta', 'tool_calls', position), FORMAT);
-    const wire = typeof fragment['index'] === 'number' ? fragment['index'] : position;
-    // The first fragment of a custom call says `type: "custom"`; the ones after it carry only `custom.input`.
-    const custom = isObject(fragment['custom']) ? fragment['custom'] : undefined;
-    const body = custom ?? (isObject(fragment['function']) ? fragment['function'] : undefined);
-    const text = body?.[custom === undefined ? 'arguments' : 'input'];
-    let index = state.tools.get(wire);
-    if (index === undefined) {
-      index = this.open(candidate, state, events, 'tool_call');
-      state.tools.set(wire, index);
-      const id = fragment['id'];
-      const name = body?.['name'];
-      const part: ToolCallPart = {
-        type: 'tool_call',
-        id: typeof id === 'string' ? id : `call_${candidate}_${wire}`,
-        name: typeof name === 'string' ? name : '',
-        arguments: undefined,
-        rawArguments: '',
-      };
-      if (typeof id !== 'string') {
-        part.syntheticId = true;
-        this.context.losses.add('synthesised_id', pointer('/choices', choice, 'delta', 'tool_calls', position), `the first fragment of tool call ${wire} has no id; synthesised "${part.id}"`, 'info');
-      }
-      if (custom !== undefined) part.kind = 'custom';
-      events.push({ type: 'part_start', candidate, index, part });
-    }
-    if (typeof text === 'string' && text !== '') events.push({ type: 'tool_call_delta', candidate, index, arguments: text });
-  }
-
-  /** Open a part: text, refusal and reasoning follow each other; tool calls end them and stay open until the finish. */
-  private open(candidate: number, state: CandidateState, events: StreamEvent[], type: 'text' | 'refusal' | 'reasoning' | 'tool_call'): number {
-    if (type !== 'text') this.close(candidate, state, 'text', events);
-    if (type !== 'refusal') this.close(candidate, state, 'refusal', events);
-    if (type !== 'reasoning') this.close(candidate, state, 'reasoning', events);
-    const index = state.next++;
-    if (type !== 'tool_call') events.push({ type: 'part_start', candidate, index, part: { type, text: '' } });
-    return index;
-  }
-
-  private close(candidate: number, state: CandidateState, key: 'text' | 'refusal' | 'reasoning', events: StreamEvent[]): void {
-    const index = state[key];
-    if (index === undefined) return;
-    delete state[key];
-    if (key === 'reasoning') this.reasoningState(candidate, index, state, events);
-    events.push({ type: 'part_end', candidate, index });
-  }
-
-  /** The dialect's text state of a closing reasoning part: the text goes back to that dialect on later turns. */
-  private reasoningState(candidate: number, index: number, state: CandidateState, events: StreamEvent[]): void {
-    const dialect = state.reasoningDialect;
-    if (dialect === undefined) return;
-    delete state.reasoningDialect;
-    events.push({ type: 'reasoning_signature', candidate, index, state: { format: FORMAT, kind: 'text', value: '', dialect } });
-  }
-
-  /** Close every open part of a candidate, in part order. */
-  private closeAll(candidate: number, state: CandidateState, events: StreamEvent[]): void {
-    const open = [state.text, state.refusal, state.reasoning, ...state.tools.values()].filter((index) => index !== undefined);
-    open.sort((left, right) => left - right);
-    for (const index of open) {
-      if (index === state.reasoning) this.reasoningState(candidate, index, state, events);
-      events.push({ type: 'part_end', candidate, index });
-    }
-    delete state.text;
-    delete state.refusal;
-    delete state.reasoning;
-    state.tools.clear();
   }
 }

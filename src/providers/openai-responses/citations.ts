@@ -8,7 +8,7 @@
 import type { Citation } from '../../core/ir.ts';
 import type { LossCollector } from '../../core/losses.ts';
 import { expectNumber, expectObject, expectString, extend, lookupTable, pointer, spreadExtensions, unknownKeys, type JsonObject } from '../../core/wire.ts';
-import { FORMAT, own } from './shared.ts';
+import { FORMAT, own } from './shape.ts';
 
 /** The annotation kinds this codec maps field by field. */
 const NATIVE_KINDS: ReadonlySet<string> = new Set(['url_citation', 'file_citation', 'container_file_citation', 'file_path']);

@@ -11,7 +11,7 @@ import type { LossCollector } from '../../core/losses.ts';
 import { isFormattedDataUrl, parseDataUrl, sniffBase64 } from '../../core/media.ts';
 import { expectArray, expectObject, expectString, extend, hint, pointer, required, unknownKeys, lookupTable, type JsonObject } from '../../core/wire.ts';
 import { decodeOpenaiResponsesAnnotation } from './citations.ts';
-import { FORMAT, keepNulls } from './shared.ts';
+import { FORMAT, keepNulls } from './shape.ts';
 import { liftPartMarker } from '../../core/cache-points.ts';
 import { BREAKPOINT_KEY, RESPONSES_BREAKPOINT } from './cache-breakpoint.ts';
 

@@ -11,7 +11,7 @@ import { setDataUrl } from '../../core/serialize.ts';
 import { pointer, type JsonObject } from '../../core/wire.ts';
 import { encodeOpenaiResponsesAnnotation } from './citations.ts';
 import type { TextType } from './content-decode.ts';
-import { FORMAT, MESSAGE_KEY_PREFIX, own, ownHint, restoreNulls, wasNull } from './shared.ts';
+import { FORMAT, MESSAGE_KEY_PREFIX, own, ownHint, restoreNulls, wasNull } from './shape.ts';
 import { withPartMarker } from '../../core/cache-points.ts';
 import { RESPONSES_BREAKPOINT, takesBreakpoint } from './cache-breakpoint.ts';
 

@@ -8,7 +8,7 @@
 import type { CodecContext } from '../../core/codec.ts';
 import type { ApiError, ErrorType } from '../../core/ir.ts';
 import { extend, hint, isObject, unknownKeys, lookupTable, type JsonObject } from '../../core/wire.ts';
-import { FORMAT, own, ownHint } from './shared.ts';
+import { FORMAT, own, ownHint } from './shape.ts';
 
 const ERROR_KEYS: readonly string[] = ['message', 'type', 'param', 'code'];
 const ERROR_KNOWN: ReadonlySet<string> = new Set(ERROR_KEYS);

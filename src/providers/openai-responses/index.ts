@@ -9,7 +9,7 @@ import { openaiResponsesTokenCount } from './token-count.ts';
 import { decodeOpenaiResponsesError, encodeOpenaiResponsesError } from './error.ts';
 import { decodeOpenaiResponsesRequest, encodeOpenaiResponsesRequest } from './request.ts';
 import { decodeOpenaiResponsesResponse, encodeOpenaiResponsesResponse } from './response.ts';
-import { FORMAT } from './shared.ts';
+import { FORMAT } from './shape.ts';
 import { createOpenaiResponsesStreamDecoder, createOpenaiResponsesStreamEncoder } from './stream.ts';
 
 /** The openai-responses codec. */

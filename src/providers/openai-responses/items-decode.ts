@@ -14,7 +14,7 @@ import { InterlinguaError } from '../../core/errors.ts';
 import { appended, expectArray, expectObject, expectString, extend, hint, isObject, required, type JsonObject } from '../../core/wire.ts';
 import { decodeOpenaiResponsesContent, type TextType } from './content-decode.ts';
 import { decodeOpenaiResponsesReasoning } from './reasoning.ts';
-import { FORMAT, INPUT_POINTERS, MESSAGE_KEY_PREFIX, present } from './shared.ts';
+import { FORMAT, INPUT_POINTERS, MESSAGE_KEY_PREFIX, present } from './shape.ts';
 import { decodeOpenaiResponsesToolCall, decodeOpenaiResponsesToolOutput } from './tool-items.ts';
 
 /** The keys of a message item this file does not read, or `undefined` (a switch: cheaper than a set lookup per key). */

@@ -11,7 +11,7 @@ import { spreadExtensions, type JsonObject } from '../../core/wire.ts';
 import { encodeOpenaiResponsesContent } from './content-encode.ts';
 import type { MessageItemHint } from './items-decode.ts';
 import { encodeOpenaiResponsesReasoning } from './reasoning.ts';
-import { FORMAT, MESSAGE_KEY_PREFIX, own, ownHint, restoreNulls } from './shared.ts';
+import { FORMAT, MESSAGE_KEY_PREFIX, own, ownHint, restoreNulls } from './shape.ts';
 import { encodeOpenaiResponsesToolCall, encodeOpenaiResponsesToolOutput, type ItemEncodeContext } from './tool-items.ts';
 import { messagePointer } from '../../core/ir-pointers.ts';
 

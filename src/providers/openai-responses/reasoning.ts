@@ -14,7 +14,7 @@
 import type { ReasoningPart } from '../../core/ir.ts';
 import type { LossCollector } from '../../core/losses.ts';
 import { expectArray, expectString, extend, hint, isObject, pointer, spreadExtensions, type JsonObject } from '../../core/wire.ts';
-import { FORMAT, keepNulls, own, ownHint, restoreNulls } from './shared.ts';
+import { FORMAT, keepNulls, own, ownHint, restoreNulls } from './shape.ts';
 import type { ItemEncodeContext } from './tool-items.ts';
 
 /** The keys of a reasoning item this file does not read, or `undefined` (a switch: cheaper than a set lookup per key). */

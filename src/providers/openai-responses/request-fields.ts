@@ -9,7 +9,7 @@
 import type { OutputFormat, ReasoningConfig, Request } from '../../core/ir.ts';
 import type { LossCollector } from '../../core/losses.ts';
 import { expectObject, extend, hint, isObject, type JsonObject } from '../../core/wire.ts';
-import { FORMAT, own, ownHint } from './shared.ts';
+import { FORMAT, own, ownHint } from './shape.ts';
 import { effortForBudget } from '../../core/reasoning-levels.ts';
 
 /** Effort levels Responses accepts. */

@@ -23,7 +23,7 @@ import { encodeOpenaiResponsesItems } from './items-encode.ts';
 import {
   decodeOpenaiResponsesReasoningConfig, decodeOpenaiResponsesText, encodeOpenaiResponsesReasoningConfig, encodeOpenaiResponsesText,
 } from './request-fields.ts';
-import { FORMAT, keepNulls, own, ownHint, present, restoreNulls } from './shared.ts';
+import { FORMAT, keepNulls, own, ownHint, present, restoreNulls } from './shape.ts';
 import { noteOwnTier, ownOrMapped, valueTable } from '../../core/mapped-values.ts';
 import { messagePointer } from '../../core/ir-pointers.ts';
 import { decodeOpenaiResponsesTool, decodeOpenaiResponsesToolChoice, encodeOpenaiResponsesTool, encodeOpenaiResponsesToolChoice } from './tools.ts';

@@ -17,7 +17,7 @@ import {
 } from '../../core/wire.ts';
 import { decodeOpenaiResponsesOutput } from './items-decode.ts';
 import { encodeOpenaiResponsesOutput } from './items-encode.ts';
-import { FORMAT, keepNulls, present, restoreNulls } from './shared.ts';
+import { FORMAT, keepNulls, present, restoreNulls } from './shape.ts';
 import { decodeOpenaiResponsesStopReason, encodeOpenaiResponsesStopReason, isIncompleteReason, openaiResponsesStatusOf } from './stop-reason.ts';
 import { answerTier, decodeOpenaiResponsesUsage, encodeOpenaiResponsesUsage, readAnswerTier } from './usage.ts';
 import { dropResponseCacheBreakpoints } from '../../core/cache-points.ts';

@@ -8,7 +8,7 @@
  */
 import type { Part, StopReason, UnifiedStopReason } from '../../core/ir.ts';
 import type { LossCollector } from '../../core/losses.ts';
-import { FORMAT } from './shared.ts';
+import { FORMAT } from './shape.ts';
 import { lookupTable } from '../../core/wire.ts';
 
 /** `incomplete_details.reason` → neutral reason. */

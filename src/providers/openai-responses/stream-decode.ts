@@ -1,14 +1,15 @@
 /**
  * OpenAI Responses SSE events → IR stream events. `response.created` (with
  * `response.in_progress`) is the start; output items and content parts
- * become parts (stream-decode-items.ts); the terminal `response.completed` /
+ * become parts (stream-items-decode.ts); the terminal `response.completed` /
  * `.incomplete` / `.failed` becomes usage, finish (and, for a failed
- * response, an error) and end; an `error` event becomes an error.
+ * response, an error) and end; an `error` event becomes an error (those
+ * three in stream-response-decode.ts).
  *
  * Built-in tool progress events (`web_search_call.*`, `code_interpreter_call.*`,
  * `image_generation_call.*`, `mcp_*`, …) and annotations carry no neutral
  * meaning: they travel verbatim in the hints of the next IR event, checked
- * against what the encoder would write (see stream-shared.ts), so a
+ * against what the encoder would write (see stream-event.ts), so a
  * same-format trip writes them back where they were. The decoder keeps the
  * streamed items until the terminal event to make that check.
  *
@@ -17,20 +18,15 @@
 import type { CodecContext } from '../../core/codec.ts';
 import { DataTemplates, type Slot } from '../../core/data-template.ts';
 import { InterlinguaError } from '../../core/errors.ts';
-import type { ApiError, Response } from '../../core/ir.ts';
 import type { LossCollector } from '../../core/losses.ts';
 import type { StartEvent, StreamDecoder, StreamEvent, WireEvent } from '../../core/stream-events.ts';
 import { isObject, type JsonObject } from '../../core/wire.ts';
-import { decodeOpenaiResponsesError } from './error.ts';
-import { decodeOpenaiResponsesResponse } from './response.ts';
-import { FORMAT } from './shared.ts';
-import { fresh, ItemDecoder, numberField, stringField, usualDelta, type UsualDelta } from './stream-decode-items.ts';
+import { FORMAT } from './shape.ts';
+import { ItemDecoder, numberField, stringField, usualDelta, type UsualDelta } from './stream-items-decode.ts';
 import { OpenaiResponsesStreamWriter } from './stream-encode.ts';
-import type { KnownDelta, TextCheck } from './stream-output.ts';
-import {
-  BEFORE, FAILED, FLAT_ERROR, jsonEqual, NO_CREATED, NO_IN_PROGRESS, OUTPUT, QUIET, REMOVED, responseFields, scratch, setStreamHint, TERMINAL,
-  TRUNCATED, WIRE,
-} from './stream-shared.ts';
+import type { KnownDelta, TextCheck } from './stream-deltas-encode.ts';
+import { ResponseLevelDecoder } from './stream-response-decode.ts';
+import { BEFORE, jsonEqual, QUIET, scratch, setStreamHint, TRUNCATED, WIRE } from './stream-event.ts';
 
 /** Event types of built-in tools and other progress reports that need no IR event of their own. */
 const PROGRESS_PREFIXES: readonly string[] = [
@@ -49,13 +45,6 @@ type Phase = 'idle' | 'created' | 'open' | 'ended';
 const TRUNCATED_MESSAGE =
   'the OpenAI Responses stream ended before its terminal event (response.completed, response.incomplete or response.failed); the response is truncated';
 
-/** Decode a whole response leniently: a response without `output` decodes as one with none. */
-function decodeWhole(value: unknown, losses: LossCollector): Response {
-  const response = isObject(value) ? value : {};
-  const body = Array.isArray(response['output']) ? response : { ...response, output: [] };
-  return decodeOpenaiResponsesResponse(body, { losses });
-}
-
 
 class ResponsesStreamDecoder implements StreamDecoder {
   private readonly losses: LossCollector;
@@ -63,10 +52,9 @@ class ResponsesStreamDecoder implements StreamDecoder {
   private group: JsonObject[] = [];
   private phase: Phase = 'idle';
   private created: JsonObject | undefined;
-  private startFields: JsonObject = {};
-  private startIds: { id?: string | undefined; model?: string | undefined; created?: number | undefined } = {};
   private output: ItemDecoder;
-  private errorSent = false;
+  /** The start, the terminal response and errors (stream-response-decode.ts). */
+  private readonly response: ResponseLevelDecoder;
   private count = -1;
   /** The wire hints (`$wire`, `$before`, `$quiet`) are built only when the IR may go back to Responses. */
   private readonly hints: boolean;
@@ -88,6 +76,7 @@ class ResponsesStreamDecoder implements StreamDecoder {
     this.losses = context.losses;
     this.hints = context.target === undefined || context.target === FORMAT;
     this.output = new ItemDecoder(this.losses);
+    this.response = new ResponseLevelDecoder(this.losses, this.shadow);
     if (this.hints) {
       this.decodeText = (data, event) => this.sameDelta(data, event);
       this.learn = (data, wire) => this.learnSame(data, wire);
@@ -237,7 +226,7 @@ class ResponsesStreamDecoder implements StreamDecoder {
     const out: StreamEvent[] = [];
     if (this.phase === 'created') out.push(...this.seal([this.startEvent(true)]));
     if (this.phase === 'ended' && this.group.length === 0) return out;
-    if (this.errorSent || this.phase === 'ended') {
+    if (this.response.errorSent || this.phase === 'ended') {
       out.push(...this.seal([{ type: 'end' }]));
     } else {
       const error: StreamEvent = { type: 'error', error: { type: 'server', message: TRUNCATED_MESSAGE } };
@@ -251,7 +240,7 @@ class ResponsesStreamDecoder implements StreamDecoder {
   /**
    * Attach the current group of wire events to the first of `events`: as
    * `$before` when the encoder would write the group's tail itself, else
-   * as `$wire` (see stream-shared.ts).
+   * as `$wire` (see stream-event.ts).
    */
   private seal(events: StreamEvent[]): StreamEvent[] {
     const first = events[0];
@@ -348,7 +337,7 @@ class ResponsesStreamDecoder implements StreamDecoder {
       case 'response.failed':
         return this.onTerminal(data, type);
       case 'error':
-        return this.onError(data);
+        return this.response.error(data);
       default:
         if (!PROGRESS_TYPES.has(type) && !PROGRESS_PREFIXES.some((prefix) => type.startsWith(prefix))) {
           this.losses.add('unknown_block', `/${this.count}`, `unknown OpenAI Responses stream event "${type}"; kept verbatim for OpenAI Responses`);
@@ -365,123 +354,30 @@ class ResponsesStreamDecoder implements StreamDecoder {
     this.phase = 'created';
     this.created = data;
     this.output = new ItemDecoder(this.losses);
-    this.errorSent = false;
+    this.response.errorSent = false;
     return [];
   }
 
   private startEvent(noInProgress: boolean): StartEvent {
-    const response = decodeWhole(this.created?.['response'], this.losses);
-    const start: StartEvent = { type: 'start' };
-    if (response.id !== undefined) start.id = response.id;
-    if (response.model !== undefined) start.model = response.model;
-    if (response.created !== undefined) start.created = response.created;
-    if (response.usage !== undefined) start.usage = response.usage;
-    this.startFields = responseFields(response);
-    this.startIds = { id: response.id, model: response.model, created: response.created };
-    start.extensions = fresh(this.startFields);
-    if (noInProgress) setStreamHint(start, NO_IN_PROGRESS, true);
+    const start = this.response.start(this.created, noInProgress);
     this.phase = 'open';
     return start;
   }
 
   private implicitStart(): StartEvent {
-    const start: StartEvent = { type: 'start', extensions: fresh({}) };
-    setStreamHint(start, NO_CREATED, true);
-    this.startFields = {};
-    this.startIds = {};
+    const start = this.response.implicitStart();
     this.phase = 'open';
     return start;
   }
 
   // -------------------------------------------------------------------------
-  // Items and content parts
-
-
-  // -------------------------------------------------------------------------
-  // Errors and the end
-
-  private onError(data: JsonObject): StreamEvent[] {
-    const nested = data['error'];
-    const context = { losses: scratch() };
-    let error: ApiError;
-    let flat = false;
-    if (isObject(nested)) {
-      error = decodeOpenaiResponsesError({ error: nested }, context);
-    } else {
-      const inner: JsonObject = {};
-      for (const key of ['code', 'message', 'param']) if (data[key] !== undefined) inner[key] = data[key];
-      error = decodeOpenaiResponsesError({ error: inner }, context);
-      flat = true;
-    }
-    this.errorSent = true;
-    const event: StreamEvent = { type: 'error', error };
-    if (flat) setStreamHint(event, FLAT_ERROR, true);
-    return [event];
-  }
+  // The end
 
   private onTerminal(data: JsonObject, type: string): StreamEvent[] {
-    const wire = isObject(data['response']) ? data['response'] : {};
-    const response = decodeWhole(wire, scratch());
-    const out: StreamEvent[] = [];
-    const end: StreamEvent = { type: 'end', extensions: fresh(this.changedFields(response)) };
-    this.overrideOutput(end, wire['output']);
-    if (!this.errorSent) {
-      if (response.usage !== undefined) out.push({ type: 'usage', usage: response.usage });
-      let stopReason = response.candidates[0]?.stopReason;
-      // A terminal response without a status had its stop reason read from its own output, which may be absent: the streamed items decide.
-      if (stopReason !== undefined && stopReason.raw === undefined && stopReason.unified === 'end_turn' && this.streamedToolCall()) {
-        stopReason = { ...stopReason, unified: 'tool_calls' };
-      }
-      if (stopReason !== undefined) out.push({ type: 'finish', candidate: 0, stopReason });
-      if (type === 'response.failed') out.push(this.failure(wire));
-    }
-    out.push(end);
+    const out = this.response.terminal(data, type);
     this.phase = 'ended';
     this.output = new ItemDecoder(this.losses);
     return out;
-  }
-
-  /** Whether a function or custom tool call item was streamed. */
-  private streamedToolCall(): boolean {
-    return this.shadow.writtenOutput().some((item) => item['type'] === 'function_call' || item['type'] === 'custom_tool_call');
-  }
-
-  /** The response-level fields of the terminal response that differ from the start's. */
-  private changedFields(response: Response): JsonObject {
-    const fields = responseFields(response);
-    const changed: JsonObject = {};
-    for (const key in fields) if (!jsonEqual(fields[key], this.startFields[key])) changed[key] = fields[key];
-    const removed = Object.keys(this.startFields).filter((key) => !(key in fields));
-    if (removed.length > 0) changed[REMOVED] = removed;
-    const terminal: JsonObject = {};
-    if (response.id !== undefined && response.id !== this.startIds.id) terminal['id'] = response.id;
-    if (response.model !== undefined && response.model !== this.startIds.model) terminal['model'] = response.model;
-    if (response.created !== undefined && response.created !== this.startIds.created) terminal['created'] = response.created;
-    if (Object.keys(terminal).length > 0) changed[TERMINAL] = terminal;
-    return changed;
-  }
-
-  /** Output items of the terminal response that differ from the streamed ones travel whole (`$output`). */
-  private overrideOutput(end: StreamEvent, output: unknown): void {
-    if (!Array.isArray(output)) return;
-    const predicted = this.shadow.writtenOutput();
-    if (predicted.length !== output.length) return;
-    const overrides: JsonObject = {};
-    output.forEach((item, index) => {
-      if (!jsonEqual(item, predicted[index])) overrides[String(index)] = item;
-    });
-    if (Object.keys(overrides).length > 0) setStreamHint(end, OUTPUT, overrides);
-  }
-
-  private failure(response: JsonObject): StreamEvent {
-    const wire = response['error'];
-    const error: ApiError = isObject(wire)
-      ? decodeOpenaiResponsesError({ error: wire }, { losses: scratch() })
-      : { type: 'server', message: 'the response failed' };
-    this.errorSent = true;
-    const event: StreamEvent = { type: 'error', error };
-    setStreamHint(event, FAILED, true);
-    return event;
   }
 }
 
@@ -490,7 +386,7 @@ export function createOpenaiResponsesStreamDecoder(context: CodecContext): Strea
   return new ResponsesStreamDecoder(context);
 }
 
-/** The keys of a usual delta in the order the writer writes them (`OutputWriter.fastDelta`, and `textDelta` and its kin with `numbered`). */
+/** The keys of a usual delta in the order the writer writes them (`DeltaWriter.fastDelta`, and `textDelta` and its kin with `numbered`). */
 const DELTA_KEYS: readonly string[] = ['type', 'sequence_number', 'item_id', 'output_index', 'content_index', 'summary_index', 'delta', 'logprobs', 'obfuscation'];
 
 /** `data`, the text of the usual delta `wire`, is the text the writer writes for it: its keys in the writer's order, compact, each value as `JSON.stringify` spells it. */

@@ -9,7 +9,7 @@
  * `response.failed` whose response is the whole response, built from the
  * streamed parts with the non-streaming encoder. Sequence numbers count from
  * 0. Events of the decoder's own hints (`$before`, `$wire`) are written
- * verbatim; see stream-shared.ts.
+ * verbatim; see stream-event.ts.
  *
  * @see https://platform.openai.com/docs/api-reference/responses-streaming
  */
@@ -21,12 +21,13 @@ import { isObject, pointer, type JsonObject } from '../../core/wire.ts';
 import { encodeOpenaiResponsesError } from './error.ts';
 import { encodeOpenaiResponsesResponse } from './response.ts';
 import { encodeOpenaiResponsesStopReason } from './stop-reason.ts';
-import { FORMAT, ownHint } from './shared.ts';
-import { OutputWriter, type KnownDelta, type TextCheck } from './stream-output.ts';
+import { FORMAT, ownHint } from './shape.ts';
+import type { KnownDelta, TextCheck } from './stream-deltas-encode.ts';
+import { OutputWriter } from './stream-items-encode.ts';
 import {
   BEFORE, FAILED, FLAT_ERROR, NO_CREATED, NO_IN_PROGRESS, NO_LOGPROBS, OBFUSCATION, OUTPUT, QUIET, REMOVED, responseFields, scratch, streamHint, TERMINAL, TRUNCATED,
   WIRE,
-} from './stream-shared.ts';
+} from './stream-event.ts';
 
 /** Strings this long or longer are serialised once per stream (see `OpenaiResponsesStreamWriter.serialised`). */
 const LONG_STRING = 1024;
@@ -121,7 +122,7 @@ export class OpenaiResponsesStreamWriter {
   }
 
   /**
-   * For the decoder's text path (see `OutputWriter.matchKnown`): whether a
+   * For the decoder's text path (see `DeltaWriter.matchKnown`): whether a
    * wire event with the fields `known` and the delta of `event` is what
    * this writer writes for `event` (the caller has checked its sequence
    * number and, through the template the text matched, the rest of its

@@ -1,7 +1,7 @@
 /**
  * OpenAI Responses streaming: the decoder (wire events → IR events) and the
  * encoder (IR events → SSE messages), each in its own file; what they share
- * (hints, item builders) is in stream-shared.ts.
+ * (hints, item builders) is in stream-event.ts.
  *
  * @see https://platform.openai.com/docs/api-reference/responses-streaming
  */

@@ -13,7 +13,7 @@ import { argumentsAsText, argumentsObject } from '../../core/tools.ts';
 import { expectArray, expectString, extend, hint, required, spreadExtensions, type JsonObject } from '../../core/wire.ts';
 import { decodeOpenaiResponsesContent } from './content-decode.ts';
 import { encodeOpenaiResponsesContent } from './content-encode.ts';
-import { FORMAT, keepNulls, own, ownHint, restoreNulls, type ItemTarget } from './shared.ts';
+import { FORMAT, keepNulls, own, ownHint, restoreNulls, type ItemTarget } from './shape.ts';
 import { withPartMarker } from '../../core/cache-points.ts';
 import { BREAKPOINT_KEY, RESPONSES_BREAKPOINT, takesBreakpoint } from './cache-breakpoint.ts';
 

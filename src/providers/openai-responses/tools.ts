@@ -12,7 +12,7 @@ import type { LossCollector } from '../../core/losses.ts';
 import {
   expectBoolean, expectObject, expectString, extend, hint, isObject, pointer, required, spreadExtensions, unknownKeys, type JsonObject,
 } from '../../core/wire.ts';
-import { FORMAT, keepNulls, ownHint, restoreNulls, wasNull } from './shared.ts';
+import { FORMAT, keepNulls, ownHint, restoreNulls, wasNull } from './shape.ts';
 
 const FUNCTION_KEYS: ReadonlySet<string> = new Set(['type', 'name', 'description', 'parameters', 'strict']);
 

@@ -8,7 +8,7 @@
 import type { Usage } from '../../core/ir.ts';
 import type { LossCollector } from '../../core/losses.ts';
 import { expectNumber, expectObject, extend, hint, isObject, pointer, unknownKeys, type JsonObject } from '../../core/wire.ts';
-import { FORMAT, keepNulls, own, ownHint, present, restoreNulls } from './shared.ts';
+import { FORMAT, keepNulls, own, ownHint, present, restoreNulls } from './shape.ts';
 import { reportCacheWriteBreakdown, reportModalityBreakdown } from '../../core/usage.ts';
 import { answerTierFor, readAnswerTier as readTier, valueTable } from '../../core/mapped-values.ts';
 

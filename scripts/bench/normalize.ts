@@ -3,7 +3,8 @@
  * process per row, over a JSONL file of recorded exchanges made from the
  * golden cross cases of every format (each line with its own start time),
  * written to a temporary folder and deleted after. Rows: JSONL → JSONL and
- * JSONL → Parquet with `--jobs 1` and `--jobs 2`, and a large input
+ * JSONL → Parquet with `--jobs 1` and `--jobs 2`, OTLP trace lines →
+ * Parquet (the inputs fixture repeated), and a large input
  * (about 1 GB in a full run, a 256 KB image every 20 lines) for peak RSS
  * in bounded memory.
  * Peak RSS is the child's own `maxRSS` (worker threads included), written by
@@ -127,6 +128,19 @@ export function runNormalizeBench(root: string, options: { mediumBytes: number; 
       options.progress(row);
     }
     rmSync(medium, { force: true });
+    // OTLP traces (the collector's file exporter, one ExportTraceServiceRequest per line): the inputs fixture's lines, repeated.
+    const otlp = join(dir, 'otlp.jsonl');
+    const spans = readFileSync(join(root, 'test', 'fixtures', 'normalize', 'inputs', 'otlp.jsonl'), 'utf8').trimEnd();
+    const handle = openSync(otlp, 'w');
+    try {
+      for (let written = 0; written < options.mediumBytes; ) written += writeSync(handle, `${spans}\n`);
+    } finally {
+      closeSync(handle);
+    }
+    const otlpRow = measure(root, 'OTLP JSON lines → Parquet, --jobs 1', otlp, join(dir, 'out'), ['--jobs', '1', '--out-format', 'parquet']);
+    rows.push(otlpRow);
+    options.progress(otlpRow);
+    rmSync(otlp, { force: true });
     const large = join(dir, 'large.jsonl');
     generate(root, large, options.largeBytes, 20);
     const row = measure(root, `large input (${(options.largeBytes / 1e9).toFixed(2)} GB, a 256 KB image every 20 lines) → JSONL, --jobs 2`, large, join(dir, 'out'), ['--jobs', '2']);

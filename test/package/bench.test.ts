@@ -309,11 +309,12 @@ test('the report shows the output floor columns, and the output floors of the ce
 
 test('normalize rows: each run reads every generated record (the large input with its images too), with a peak RSS, and renders', () => {
   const rows = runNormalizeBench(REPO_ROOT, { mediumBytes: 40_000, largeBytes: 600_000, progress: () => {} });
-  assert.is(rows.length, 7);
+  assert.is(rows.length, 8);
   const medium = rows[0]?.records ?? 0;
   assert.ok(medium > 20);
   for (const row of rows.slice(0, 6)) assert.is(row.records, medium, row.name);
-  assert.ok((rows[6]?.records ?? 0) > 20, 'the large input is read line by line');
+  assert.ok((rows[6]?.records ?? 0) > 20, 'OTLP lines give a record per span');
+  assert.ok((rows[7]?.records ?? 0) > 20, 'the large input is read line by line');
   for (const row of rows) assert.ok(row.peakRss > 10_000_000 && row.cpuSeconds > 0 && row.megabytesPerSecond > 0, row.name);
   assert.match(normalizeSection(rows, '1.00 / 1.00 / 1.00'), '| JSONL → Parquet, --jobs 2 |');
 });

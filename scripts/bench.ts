@@ -4,7 +4,7 @@
  *
  *   npm run bench                  full run (< 5 minutes on 2 cores), writes docs/BENCHMARKS.md
  *   npm run bench -- --quick       short smoke run with small workloads; prints only
- *   options: --only=package,conversions,corpus,streams,memory,proxy   --write / --no-write   --out=FILE
+ *   options: --only=package,conversions,corpus,streams,memory,proxy,normalize   --write / --no-write   --out=FILE
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
@@ -15,6 +15,7 @@ import { parseArgs } from 'node:util';
 import { runConversions } from './bench/conversions.ts';
 import { runCorpus } from './bench/corpus.ts';
 import { runMemory } from './bench/memory.ts';
+import { normalizeConsole, normalizeSection, runNormalizeBench, type NormalizeBenchRow } from './bench/normalize.ts';
 import { runPackage } from './bench/package.ts';
 import { runProxy } from './bench/proxy.ts';
 import { consoleSummary, markdown, type BenchRun } from './bench/report.ts';
@@ -23,7 +24,7 @@ import { formatNs, sink } from './bench/timing.ts';
 import { bodyWorkloads, smallChatBodies, streamWorkload } from './bench/workloads.ts';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-const SECTIONS = ['package', 'conversions', 'corpus', 'streams', 'memory', 'proxy'] as const;
+const SECTIONS = ['package', 'conversions', 'corpus', 'streams', 'memory', 'proxy', 'normalize'] as const;
 type Section = (typeof SECTIONS)[number];
 
 const { values } = parseArgs({
@@ -42,8 +43,8 @@ const write = values['no-write'] === true ? false : (values.write ?? !quick);
 const out = resolve(values.out ?? join(ROOT, 'docs/BENCHMARKS.md'));
 
 const settings = quick
-  ? { budgetMs: 20, corpusWarmupMs: 20, imageSize: 256 * 1024, turns: 5, streamEvents: 500, duration: 1, warmup: 0.3, rate: 200 }
-  : { budgetMs: 250, corpusWarmupMs: 1000, imageSize: 10 * 1024 * 1024, turns: 50, streamEvents: 10_000, duration: 10, warmup: 2, rate: 1000 };
+  ? { budgetMs: 20, corpusWarmupMs: 20, imageSize: 256 * 1024, turns: 5, streamEvents: 500, duration: 1, warmup: 0.3, rate: 200, normalizeBytes: 2e6, normalizeLargeBytes: 20e6 }
+  : { budgetMs: 250, corpusWarmupMs: 1000, imageSize: 10 * 1024 * 1024, turns: 50, streamEvents: 10_000, duration: 10, warmup: 2, rate: 1000, normalizeBytes: 20e6, normalizeLargeBytes: 1e9 };
 
 function gitCommit(): string {
   try {
@@ -165,13 +166,28 @@ if (only.has('proxy')) {
   );
 }
 
+let normalizeRows: NormalizeBenchRow[] = [];
+if (only.has('normalize')) {
+  log('normalize (child processes; generated JSONL in a temporary folder)…');
+  if (!existsSync(join(ROOT, 'dist/cli/main.js'))) throw new Error('dist/ is missing: run "npm run build" first');
+  normalizeRows = runNormalizeBench(ROOT, {
+    mediumBytes: settings.normalizeBytes,
+    largeBytes: settings.normalizeLargeBytes,
+    progress: (row) => log(`  ${row.name}: ${Math.round(row.recordsPerSecond)} records/s, ${row.megabytesPerSecond.toFixed(1)} MB/s, peak RSS ${(row.peakRss / 1024 / 1024).toFixed(0)} MiB`),
+  });
+}
+
 run.seconds = (Date.now() - started) / 1000;
 run.machine['load average at end (1/5/15 min)'] = loadavg().map((value) => value.toFixed(2)).join(' / ');
-console.log(consoleSummary(run));
+console.log(consoleSummary(run) + normalizeConsole(normalizeRows));
 if (write) {
   const notesFile = join(ROOT, 'scripts/bench/notes.md');
   const notes = existsSync(notesFile) ? readFileSync(notesFile, 'utf8').trim() : '';
-  writeFileSync(out, markdown(run, notes));
+  // The normalize section goes before the profile notes that close the report.
+  const report = markdown(run, notes);
+  const notesAt = report.indexOf('## What the profiles show');
+  const section = normalizeSection(normalizeRows, machine['load average at start (1/5/15 min)'] ?? '?');
+  writeFileSync(out, notesAt < 0 || section === '' ? report + section : `${report.slice(0, notesAt)}${section}\n${report.slice(notesAt)}`);
   log(`\nwrote ${out} (${run.seconds.toFixed(0)} s)`);
 }
 if (sink === -1) log('');

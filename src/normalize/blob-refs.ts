@@ -5,6 +5,11 @@
  * generation results, and data URLs anywhere), so opaque reasoning state
  * (signatures, `encrypted_content`, redacted thinking) is never mistaken for
  * media. Only canonical base64 is replaced, so resolving gives back the exact text.
+ *
+ * The input is hostile as often as not: an object of the input that already
+ * has a `$blob` key (or the escape key `$literal`) is wrapped as
+ * `{ "$literal": object }`, so every `$blob` left in a record is one the
+ * normalizer wrote, and `resolveBlobs` gives the object back untouched.
  */
 import { createHash } from 'node:crypto';
 import { DEFAULT_MEDIA_TYPE, sniffBytes } from '../core/media.ts';
@@ -26,9 +31,27 @@ export interface BlobReference {
 /** Receives each blob found: its sha256 hex and decoded bytes. */
 export type BlobSink = (hash: string, bytes: Buffer) => void;
 
-/** True for a {@link BlobReference}. */
+/** The only `$blob` names the normalizer writes: `sha256:` and 64 lower-case hex digits. */
+export const BLOB_NAME = /^sha256:[0-9a-f]{64}$/;
+
+/** True for a {@link BlobReference}: a `$blob` of the one form the normalizer writes. */
 export function isBlobReference(value: unknown): value is BlobReference {
-  return isObject(value) && typeof value['$blob'] === 'string' && value['$blob'].startsWith('sha256:');
+  return isObject(value) && typeof value['$blob'] === 'string' && BLOB_NAME.test(value['$blob']);
+}
+
+/** The key that wraps an input object which could be mistaken for a reference: `{ "$literal": object }` stands for `object`, verbatim. */
+export const LITERAL_KEY = '$literal';
+
+/** True for an input object that must be escaped: it has a `$blob` or a `$literal` key of its own. */
+export function needsEscape(value: unknown): value is JsonObject {
+  return isObject(value) && (Object.hasOwn(value, '$blob') || Object.hasOwn(value, LITERAL_KEY));
+}
+
+/** True for an escaped input object, `{ "$literal": object }`. */
+export function isEscaped(value: unknown): value is { $literal: unknown } {
+  if (!isObject(value) || !Object.hasOwn(value, LITERAL_KEY)) return false;
+  for (const key in value) if (key !== LITERAL_KEY) return false;
+  return true;
 }
 
 const MEDIA_TYPE_KEYS = ['mediaType', 'media_type', 'mimeType', 'mime_type'] as const;
@@ -62,14 +85,33 @@ function splitDataUrl(text: string): { prefix: string; payload: string; mediaTyp
   return { prefix, payload: text.slice(comma + 1), mediaType: mediaType === '' ? undefined : mediaType };
 }
 
+/** Drop the `$` keys of each format's extensions; true when nothing is left. */
+function dropHints(extensions: JsonObject): boolean {
+  for (const format in extensions) {
+    const own = extensions[format];
+    if (!isObject(own)) continue;
+    for (const key in own) if (key.startsWith('$')) delete own[key];
+    if (Object.keys(own).length === 0) delete extensions[format];
+  }
+  return Object.keys(extensions).length === 0;
+}
+
 /** Replaces large media in place, calling `sink` once per reference. */
 export class BlobExtractor {
   /** References made so far. */
   referenced = 0;
+  /** Input objects escaped so far (they had a `$blob` or `$literal` key of their own). */
+  escaped = 0;
 
+  /**
+   * `stripHints`: also drop the IR's shape hints on the way (keys starting
+   * with `$` in a node's `extensions[format]`, such as `$contentString`):
+   * they serve re-encoding the source byte for byte, not readers.
+   */
   constructor(
     private readonly threshold: number,
     private readonly sink: BlobSink,
+    private readonly stripHints = false,
   ) {}
 
   /** Replace every large media string inside `value` (in place); returns `value`. */
@@ -85,23 +127,36 @@ export class BlobExtractor {
         if (typeof item === 'string') {
           const reference = item.length > this.threshold ? this.dataUrlReference(item) : undefined;
           if (reference !== undefined) node[index] = reference;
+        } else if (needsEscape(item)) {
+          node[index] = this.escape(item);
         } else {
           this.visit(item, nodeKey);
         }
       }
       return;
     }
-    if (!isObject(node) || isBlobReference(node)) return;
+    if (!isObject(node)) return;
     for (const key in node) {
       const item = node[key];
+      if (key === 'extensions' && this.stripHints && isObject(item) && dropHints(item)) {
+        delete node[key];
+        continue;
+      }
       if (typeof item !== 'string') {
-        this.visit(item, key);
+        if (needsEscape(item)) node[key] = this.escape(item);
+        else this.visit(item, key);
         continue;
       }
       if (item.length <= this.threshold) continue;
       const reference = this.dataUrlReference(item) ?? (isMediaSlot(node, key, nodeKey) ? this.reference(item, '', siblingMediaType(node)) : undefined);
       if (reference !== undefined) node[key] = reference;
     }
+  }
+
+  /** An input object kept verbatim (its media are not moved either), marked so no reader takes it for a reference. */
+  private escape(value: JsonObject): { $literal: JsonObject } {
+    this.escaped++;
+    return { $literal: value };
   }
 
   private dataUrlReference(text: string): BlobReference | undefined {

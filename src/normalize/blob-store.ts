@@ -6,14 +6,16 @@
  * base64 text back into a record.
  */
 import { createHash } from 'node:crypto';
-import { existsSync, linkSync, mkdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, fstatSync, linkSync, mkdirSync, openSync, readSync, unlinkSync, writeFileSync, constants } from 'node:fs';
 import { join } from 'node:path';
 import { threadId } from 'node:worker_threads';
 import { isObject } from '../core/wire.ts';
-import { isBlobReference } from './blob-refs.ts';
+import { InterlinguaError } from '../core/errors.ts';
+import { BLOB_NAME, isEscaped, LITERAL_KEY } from './blob-refs.ts';
 
-/** The file of the blob with sha256 `hash` under the output directory. */
+/** The file of the blob with sha256 `hash` (64 hex digits, else an `invalid_value` error) under the output directory. */
 export function blobPath(directory: string, hash: string): string {
+  if (!/^[0-9a-f]{64}$/.test(hash)) throw new InterlinguaError('invalid_value', `${JSON.stringify(hash)} is not a sha256 hex digest`);
   return join(directory, 'blobs', 'sha256', hash);
 }
 
@@ -57,23 +59,56 @@ export class BlobStore {
 
 /**
  * A copy of `value` with every blob reference replaced by the original
- * string (`prefix` + base64 of the blob file), read from `directory`. Throws
- * when a blob is missing or its bytes do not match its hash.
+ * string (`prefix` + base64 of the blob file), read from `directory`, and
+ * every escaped input object (`{ "$literal": object }`) by that object,
+ * verbatim. A `$blob` whose name is not `sha256:` and 64 hex digits is an
+ * `invalid_value` error naming its path, never a file name; so is a blob
+ * that is missing, not a regular file, of another size than `bytes`, or
+ * whose bytes do not match its hash.
  */
 export function resolveBlobs<T>(value: T, directory: string): T {
-  return resolve(value, directory) as T;
+  return resolve(value, directory, '') as T;
 }
 
-function resolve(value: unknown, directory: string): unknown {
-  if (Array.isArray(value)) return value.map((item) => resolve(item, directory));
+function resolve(value: unknown, directory: string, path: string): unknown {
+  if (Array.isArray(value)) return value.map((item, index) => resolve(item, directory, `${path}/${index}`));
   if (!isObject(value)) return value;
-  if (isBlobReference(value)) {
-    const hash = value.$blob.slice('sha256:'.length);
-    const bytes = readFileSync(blobPath(directory, hash));
-    if (createHash('sha256').update(bytes).digest('hex') !== hash) throw new Error(`blob ${hash} does not match its hash; the store is corrupt`);
-    return (value.prefix ?? '') + bytes.toString('base64');
-  }
+  if (isEscaped(value)) return value[LITERAL_KEY];
+  if (Object.hasOwn(value, '$blob')) return readBlob(value, directory, path);
   const out: Record<string, unknown> = {};
-  for (const key in value) out[key] = resolve(value[key], directory);
+  for (const key in value) out[key] = resolve(value[key], directory, `${path}/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`);
   return out;
+}
+
+function readBlob(reference: Record<string, unknown>, directory: string, path: string): string {
+  const name = reference['$blob'];
+  const fail = (message: string): never => {
+    throw new InterlinguaError('invalid_value', message, { path: `${path}/$blob` });
+  };
+  if (typeof name !== 'string' || !BLOB_NAME.test(name)) return fail(`${JSON.stringify(name)} is not a blob name the normalizer writes (sha256: and 64 hex digits); it is not resolved`);
+  const hash = name.slice('sha256:'.length);
+  const expected = reference['bytes'];
+  let descriptor: number;
+  try {
+    // O_NOFOLLOW: a symbolic link planted in the store is refused, not followed.
+    descriptor = openSync(blobPath(directory, hash), constants.O_RDONLY | constants.O_NOFOLLOW);
+  } catch (error) {
+    return fail(`blob ${hash} cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+  }
+  try {
+    const stats = fstatSync(descriptor);
+    if (!stats.isFile()) return fail(`blob ${hash} is not a regular file`);
+    if (typeof expected === 'number' && stats.size !== expected) return fail(`blob ${hash} holds ${stats.size} bytes, the reference says ${expected}`);
+    const bytes = Buffer.alloc(stats.size);
+    let read = 0;
+    while (read < bytes.length) {
+      const count = readSync(descriptor, bytes, read, bytes.length - read, read);
+      if (count === 0) break;
+      read += count;
+    }
+    if (read !== bytes.length || createHash('sha256').update(bytes).digest('hex') !== hash) return fail(`blob ${hash} does not match its hash; the store is corrupt`);
+    return (typeof reference['prefix'] === 'string' ? reference['prefix'] : '') + bytes.toString('base64');
+  } finally {
+    closeSync(descriptor);
+  }
 }

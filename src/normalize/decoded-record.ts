@@ -62,7 +62,9 @@ export function decodedOutcome(exchange: Exchange, decoded: DecodedExchange, ide
       ...(exchange.status === undefined ? {} : { status: exchange.status }),
       ...(exchange.timing === undefined ? {} : { timing: exchange.timing }),
     };
-    return { kind: 'record', record };
+    // The IR beside the record, for the flat columns of Parquet output.
+    const ir = { ...(decoded.request === undefined ? {} : { request: decoded.request }), ...(decoded.response === undefined ? {} : { response: decoded.response }), ...(decoded.error === undefined ? {} : { error: decoded.error }) };
+    return { kind: 'record', record, ir, ...(decoded.request?.model === undefined ? {} : { requested: decoded.request.model }) };
   } catch (error) {
     const record: ErrorRecord = { id: identity.id, source: identity.source, reason: reasonOf(error), format: decoded.format };
     if (exchange.status !== undefined) record.status = exchange.status;

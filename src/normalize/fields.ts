@@ -88,6 +88,7 @@ export function bodyOf(container: unknown): RecordedBody | undefined {
 
 const STARTED_KEYS = ['startedDateTime', 'started_at', 'startedAt', 'start_time', 'startTime', 'timestamp', 'created_at', 'createdAt', 'time'] as const;
 const DURATION_KEYS = ['duration_ms', 'durationMs', 'latency_ms', 'latencyMs', 'elapsed_ms', 'elapsedMs', 'response_time_ms'] as const;
+const FIRST_TOKEN_KEYS = ['time_to_first_token_ms', 'timeToFirstTokenMs', 'ttft_ms', 'ttftMs'] as const;
 
 /** An ISO time from an ISO string, or from epoch seconds or milliseconds. */
 export function isoTime(value: unknown): string | undefined {
@@ -98,7 +99,7 @@ export function isoTime(value: unknown): string | undefined {
   return Number.isNaN(date.getTime()) ? undefined : date.toISOString();
 }
 
-/** Start time and duration from the usual field names, looked up in each object in turn. */
+/** Start time, duration and time to first token from the usual field names, looked up in each object in turn. */
 export function timingOf(...objects: (JsonObject | undefined)[]): Timing | undefined {
   const timing: Timing = {};
   for (const object of objects) {
@@ -106,6 +107,8 @@ export function timingOf(...objects: (JsonObject | undefined)[]): Timing | undef
     if (startedAt !== undefined) timing.startedAt = startedAt;
     const durationMs = timing.durationMs ?? numberOf(object, DURATION_KEYS);
     if (durationMs !== undefined) timing.durationMs = durationMs;
+    const firstToken = timing.timeToFirstTokenMs ?? numberOf(object, FIRST_TOKEN_KEYS);
+    if (firstToken !== undefined) timing.timeToFirstTokenMs = firstToken;
   }
-  return timing.startedAt === undefined && timing.durationMs === undefined ? undefined : timing;
+  return Object.keys(timing).length === 0 ? undefined : timing;
 }

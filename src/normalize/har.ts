@@ -49,7 +49,10 @@ function harTiming(entry: JsonObject): Timing | undefined {
   if (startedAt !== undefined) timing.startedAt = startedAt;
   const time = entry['time'];
   if (typeof time === 'number' && Number.isFinite(time) && time >= 0) timing.durationMs = time;
-  return timing.startedAt === undefined && timing.durationMs === undefined ? undefined : timing;
+  // The first byte: every phase before `receive` (-1 is "does not apply").
+  const phases = isObject(entry['timings']) ? ['blocked', 'dns', 'connect', 'send', 'wait'].map((key) => (entry['timings'] as JsonObject)[key]) : [];
+  if (typeof phases[4] === 'number' && phases[4] >= 0) timing.timeToFirstByteMs = phases.reduce<number>((sum, phase) => sum + (typeof phase === 'number' && phase > 0 ? phase : 0), 0);
+  return Object.keys(timing).length === 0 ? undefined : timing;
 }
 
 /** The exchange of one `log.entries[i]`. HAR entries are `optional`: one that is not an LLM call is skipped. */

@@ -52,8 +52,9 @@ export class WorkerPool implements TaskRunner {
   private readonly queue: Pending[] = [];
   private failure: Error | undefined;
   private closing = false;
+  private inline: TaskProcessor | undefined;
 
-  constructor(size: number, options: ProcessOptions) {
+  constructor(size: number, private readonly options: ProcessOptions) {
     // Compiled (dist/), the worker is plain JavaScript. From source (tests,
     // under tsx) it is TypeScript, and the bootstrap registers tsx's loader
     // in the worker thread first; the bootstrap is not shipped.
@@ -89,11 +90,27 @@ export class WorkerPool implements TaskRunner {
 
   private dispatch(): void {
     for (const slot of this.slots) {
-      if (slot.current !== undefined) continue;
-      const next = this.queue.shift();
-      if (next === undefined) return;
-      slot.current = next;
-      slot.worker.postMessage(next.task);
+      while (slot.current === undefined) {
+        const next = this.queue.shift();
+        if (next === undefined) return;
+        try {
+          slot.worker.postMessage(next.task);
+          slot.current = next;
+        } catch {
+          // A task that cannot be copied to a worker (a value the structured
+          // clone cannot take) runs here, where each item fails on its own.
+          this.runHere(next);
+        }
+      }
+    }
+  }
+
+  private runHere(pending: Pending): void {
+    try {
+      this.inline ??= new TaskProcessor(this.options);
+      pending.resolve(this.inline.run(pending.task));
+    } catch (error) {
+      pending.reject(error as Error);
     }
   }
 

@@ -4,20 +4,20 @@
  * format when asked, and collect the losses of every step. Anything thrown
  * becomes an error record with its reason; nothing here does I/O.
  */
-import { convertRequest, decodeError, decodeRequest, decodeResponse, encodeError, encodeResponse } from '../formats/convert.ts';
+import { decodeError, decodeRequest, decodeResponse, encodeError, encodeResponse } from '../formats/convert.ts';
 import { convertBetween } from '../core/engine.ts';
 import { codecFor } from '../formats/registry.ts';
 import { detectFormat, formatFromPath } from '../core/detect.ts';
 import { InterlinguaError } from '../core/errors.ts';
 import { LossCollector, type Loss } from '../core/losses.ts';
-import type { FormatId, Response } from '../core/ir.ts';
+import type { ApiError, FormatId, Request, Response } from '../core/ir.ts';
 import type { WireEvent } from '../core/stream-events.ts';
 import { isObject } from '../core/wire.ts';
 import { accumulateStream, parseRecordedBody, type ParsedBody } from './body.ts';
 import { endpointOf, exchangeFormat, isNonGenerationEndpoint, modelFromPath } from './exchange-format.ts';
 import { decodedOutcome } from './decoded-record.ts';
 import { reasonOf } from './failure.ts';
-import type { ErrorRecord, Exchange, RecordedBody, LossSide, NormalizedRecord, Outcome, RecordLoss, RecordSource, Target } from './types.ts';
+import type { ErrorRecord, Exchange, ExchangeIr, RecordedBody, LossSide, NormalizedRecord, Outcome, RecordLoss, RecordSource, Target } from './types.ts';
 
 /** Who the outcome is for: its stable id and where it came from. */
 export interface ItemIdentity {
@@ -39,18 +39,19 @@ function stringField(body: ParsedBody | undefined, key: string): string | undefi
   return typeof value === 'string' && value !== '' ? value : undefined;
 }
 
-/** The request side: decode, and encode into the target when it is a format. */
-function convertRequestSide(format: FormatId, body: ParsedBody, to: Target, model: string | undefined, losses: RecordLoss[]): unknown {
+/** The request side: decode, and encode into the target when it is a format; `ir` is the decoded request either way. */
+function convertRequestSide(format: FormatId, body: ParsedBody, to: Target, model: string | undefined, losses: RecordLoss[]): { out: unknown; ir: Request } {
   if (body.kind !== 'json') throw new InterlinguaError('invalid_value', 'the request body is an event stream; a request must be one JSON body');
   if (to === 'ir') {
     const decoded = decodeRequest(format, body.value, modelOptions(model));
     sided(decoded.losses, 'request', losses);
-    return decoded.ir;
+    return { out: decoded.ir, ir: decoded.ir };
   }
   // One conversion, so the losses of encoding point into the recorded body (with the IR pointer as `irPath`).
-  const converted = convertRequest(body.value, { from: format, to, ...modelOptions(model) });
+  const keep: { ir?: object } = {};
+  const converted = convertBetween('request', body.value, codecFor(format), codecFor(to), modelOptions(model), keep);
   sided(converted.losses, 'request', losses);
-  return converted.body;
+  return { out: converted.body, ir: keep.ir as Request };
 }
 
 /** A whole response from a recorded stream's wire events. */
@@ -67,20 +68,22 @@ function isErrorBody(value: unknown, status: number | undefined): boolean {
   return detection?.kind === 'error' || (status !== undefined && status >= 400 && detection === undefined);
 }
 
-/** What the response side adds to a record; `model` is the model the response names. */
+/** What the response side adds to a record; `model` is the model the response names; `ir` and `errorIr` are the decoded sides. */
 interface ResponseSide {
   response?: unknown;
   error?: unknown;
   stream?: true;
   model?: string;
+  ir?: Response;
+  errorIr?: ApiError;
 }
 
 function responseInTarget(response: Response, to: Target, model: string | undefined, losses: RecordLoss[]): ResponseSide {
   const named = response.model === undefined ? {} : { model: response.model };
-  if (to === 'ir') return { response, ...named };
+  if (to === 'ir') return { response, ...named, ir: response };
   const encoded = encodeResponse(to, response, modelOptions(model));
   sided(encoded.losses, 'response', losses);
-  return { response: encoded.body, ...named };
+  return { response: encoded.body, ...named, ir: response };
 }
 
 /** The response side: `{ response }` or `{ error }` in the target form, and whether it was a stream. */
@@ -100,18 +103,18 @@ function convertResponseSide(
     const decoded = decodeError(format, body.value, modelOptions(model));
     if (exchange.status !== undefined && decoded.ir.status === undefined) decoded.ir.status = exchange.status;
     sided(decoded.losses, 'error', losses);
-    if (to === 'ir') return { error: decoded.ir };
+    if (to === 'ir') return { error: decoded.ir, errorIr: decoded.ir };
     const encoded = encodeError(to, decoded.ir, modelOptions(model));
     sided(encoded.losses, 'error', losses);
-    return { error: encoded.body };
+    return { error: encoded.body, errorIr: decoded.ir };
   }
   if (to !== 'ir') {
     // One conversion, so the losses of encoding point into the recorded body; a model the response names is kept for the record.
     const keep: { ir?: object } = {};
     const converted = convertBetween('response', body.value, codecFor(format), codecFor(to), modelOptions(model), keep);
     sided(converted.losses, 'response', losses);
-    const named = (keep.ir as Response | undefined)?.model;
-    return named === undefined ? { response: converted.body } : { response: converted.body, model: named };
+    const ir = keep.ir as Response;
+    return ir.model === undefined ? { response: converted.body, ir } : { response: converted.body, model: ir.model, ir };
   }
   const decoded = decodeResponse(format, body.value, modelOptions(model));
   sided(decoded.losses, 'response', losses);
@@ -164,8 +167,9 @@ export function buildOutcome(exchange: Exchange, identity: ItemIdentity, to: Tar
     const responseBody = lenient ? parseSide(exchange.response, 'response', false) : response;
     const model = stringField(requestBody, 'model') ?? (endpoint === undefined ? undefined : modelFromPath(endpoint));
     const losses: RecordLoss[] = [];
-    const requestOut = requestBody === undefined ? undefined : convertRequestSide(format, requestBody, to, model, losses);
-    const { model: answeredModel, ...responseOut } = responseBody === undefined ? {} : convertResponseSide(format, responseBody, exchange, to, model, losses);
+    const requestSide = requestBody === undefined ? undefined : convertRequestSide(format, requestBody, to, model, losses);
+    const requestOut = requestSide?.out;
+    const { model: answeredModel, ir: responseIr, errorIr, ...responseOut } = responseBody === undefined ? {} : convertResponseSide(format, responseBody, exchange, to, model, losses);
     const recordModel = model ?? answeredModel;
     const record: NormalizedRecord = {
       id: identity.id,
@@ -181,7 +185,11 @@ export function buildOutcome(exchange: Exchange, identity: ItemIdentity, to: Tar
       ...(exchange.status === undefined ? {} : { status: exchange.status }),
       ...(exchange.timing === undefined ? {} : { timing: exchange.timing }),
     };
-    return { kind: 'record', record };
+    const ir: ExchangeIr = {};
+    if (requestSide !== undefined) ir.request = requestSide.ir;
+    if (responseIr !== undefined) ir.response = responseIr;
+    if (errorIr !== undefined) ir.error = errorIr;
+    return { kind: 'record', record, ir, ...(model === undefined ? {} : { requested: model }) };
   } catch (error) {
     return errorOutcome(identity, error, exchange, format);
   }

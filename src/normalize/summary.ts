@@ -107,6 +107,41 @@ export function summarize(
     blobs,
     seconds: Math.round(seconds * 1000) / 1000,
     recordsPerSecond: seconds > 0 ? Math.round(tally.read / seconds) : tally.read,
+    runs: 1,
+  };
+}
+
+function added(a: Counts | undefined, b: Counts): Counts {
+  const out: Counts = { ...a };
+  mergeCounts(out, b);
+  return sorted(out);
+}
+
+/** The summary of an output written by several runs (`--append`): counts added up, inputs listed in run order; the rate is the last run's. */
+export function mergeSummaries(previous: NormalizeSummary, current: NormalizeSummary): NormalizeSummary {
+  const blobs = previous.blobs ?? { written: 0, referenced: 0, bytesWritten: 0, escaped: 0 };
+  return {
+    read: previous.read + current.read,
+    written: previous.written + current.written,
+    errored: previous.errored + current.errored,
+    skipped: previous.skipped + current.skipped,
+    inputs: [...(previous.inputs ?? []), ...current.inputs],
+    byFormat: added(previous.byFormat, current.byFormat),
+    byModel: added(previous.byModel, current.byModel),
+    byInputKind: added(previous.byInputKind, current.byInputKind),
+    streams: previous.streams + current.streams,
+    lossesByCode: added(previous.lossesByCode, current.lossesByCode),
+    errorsByReason: added(previous.errorsByReason, current.errorsByReason),
+    skippedByReason: added(previous.skippedByReason, current.skippedByReason),
+    blobs: {
+      written: blobs.written + current.blobs.written,
+      referenced: blobs.referenced + current.blobs.referenced,
+      bytesWritten: blobs.bytesWritten + current.blobs.bytesWritten,
+      escaped: (blobs.escaped ?? 0) + current.blobs.escaped,
+    },
+    seconds: Math.round((previous.seconds + current.seconds) * 1000) / 1000,
+    recordsPerSecond: current.recordsPerSecond,
+    runs: (previous.runs ?? 1) + 1,
   };
 }
 
@@ -132,6 +167,7 @@ export function formatSummary(summary: NormalizeSummary): string {
     line('errors', summary.errorsByReason) +
     line('skipped', summary.skippedByReason) +
     (summary.streams === 0 ? '' : `  streams reassembled: ${summary.streams}\n`) +
-    (summary.blobs.referenced === 0 ? '' : `  blobs: ${summary.blobs.referenced} references, ${summary.blobs.written} new files (${summary.blobs.bytesWritten} bytes)\n`)
+    (summary.blobs.referenced === 0 ? '' : `  blobs: ${summary.blobs.referenced} references, ${summary.blobs.written} new files (${summary.blobs.bytesWritten} bytes)\n`) +
+    (summary.blobs.escaped === 0 ? '' : `  escaped: ${summary.blobs.escaped} input objects with a $blob or $literal key of their own, kept as {"$literal": …}\n`)
   );
 }

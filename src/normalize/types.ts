@@ -54,6 +54,8 @@ export interface RecordSource {
   entry?: number;
   /** The batch item's id (`custom_id`, Gemini's `key`, Bedrock's `recordId`), which joins a batch input line to its output line. */
   customId?: string;
+  /** Byte offset of the line in the file, for lines read by byte range (`--shard` over a large file), where `line` is not known. */
+  offset?: number;
 }
 
 /** A body as recorded: a parsed JSON value, or text (JSON text or SSE) with its content type, or a recorded stream's events. */
@@ -71,8 +73,10 @@ export interface Timing {
   startedAt?: string;
   /** Total time in milliseconds (HAR `time`, or a `duration_ms`-like field). */
   durationMs?: number;
-  /** Milliseconds from the start to the first token, where the input says (LiteLLM and Langfuse `completionStartTime`). */
+  /** Milliseconds from the start to the first token, where the input says (LiteLLM and Langfuse `completionStartTime`, or a recorder's `time_to_first_token_ms`, `ttft_ms`, …). */
   timeToFirstTokenMs?: number;
+  /** Milliseconds from the start to the first byte of the response (HAR `timings`: blocked + dns + connect + send + wait); for a stream, about the first token. */
+  timeToFirstByteMs?: number;
 }
 
 /** One recorded request/response pair, either side possibly absent, before any decoding. */
@@ -176,9 +180,16 @@ export interface ErrorRecord {
   status?: number;
 }
 
-/** What one input item became. */
+/** The IR of both sides of an exchange, as decoded (before any `--to` encoding). */
+export interface ExchangeIr {
+  request?: Request;
+  response?: Response;
+  error?: ApiError;
+}
+
+/** What one input item became. A record comes with the IR it was made from (`ir`) and the model its request named (`requested`). */
 export type Outcome =
-  | { kind: 'record'; record: NormalizedRecord }
+  | { kind: 'record'; record: NormalizedRecord; ir?: ExchangeIr; requested?: string }
   | { kind: 'error'; error: ErrorRecord }
   /** A HAR entry that is not an LLM API call (a page, an asset, a preflight). */
   | { kind: 'skipped'; reason: string };
@@ -212,7 +223,10 @@ export interface NormalizeSummary {
   lossesByCode: Counts;
   errorsByReason: Counts;
   skippedByReason: Counts;
-  blobs: { written: number; referenced: number; bytesWritten: number };
+  /** `escaped`: input objects with a `$blob` (or `$literal`) key of their own, kept as `{ "$literal": object }` so they are never resolved. */
+  blobs: { written: number; referenced: number; bytesWritten: number; escaped: number };
   seconds: number;
   recordsPerSecond: number;
+  /** How many runs wrote this output: 1, plus one per `--append`. */
+  runs: number;
 }

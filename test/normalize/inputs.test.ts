@@ -54,17 +54,18 @@ function outputs(dir: string): Run {
   };
 }
 
-/** `node dist/cli/main.js normalize FILES --out DIR [...]`. */
+/** `node dist/cli/main.js normalize FILES --out DIR --keep-hints [...]` (records are compared with the decoders' IR, shape hints included). */
 function cli(inputs: string[], extra: string[] = []): Run {
   const dir = mkdtempSync(join(tmpdir(), 'interlingua-inputs-'));
-  const result = spawnSync(process.execPath, [CLI, 'normalize', ...inputs, '--out', dir, ...extra], { encoding: 'utf8', cwd: FIXTURES });
+  const result = spawnSync(process.execPath, [CLI, 'normalize', ...inputs, '--out', dir, '--keep-hints', ...extra], { encoding: 'utf8', cwd: FIXTURES });
   assert.is(result.status, 0, result.stderr);
   return outputs(dir);
 }
 
 async function library(inputs: string[], options: { maxLineBytes?: number; jobs?: number; workerMinBytes?: number } = {}): Promise<Run> {
   const dir = mkdtempSync(join(tmpdir(), 'interlingua-inputs-'));
-  await normalizeFiles({ inputs, outDir: dir, ...options });
+  // keepHints: records are compared with the decoders' IR, shape hints included.
+  await normalizeFiles({ inputs, outDir: dir, keepHints: true, ...options });
   return outputs(dir);
 }
 

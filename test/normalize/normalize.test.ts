@@ -46,7 +46,8 @@ function readLines<T>(file: string): T[] {
 
 async function normalize(options: Partial<NormalizeOptions> = {}): Promise<Run> {
   const dir = mkdtempSync(join(tmpdir(), 'interlingua-normalize-'));
-  const summary = await normalizeFiles({ inputs: INPUTS, outDir: dir, ...options });
+  // keepHints: these tests compare records with the decoders' IR, shape hints included (test/normalize/outputs.test.ts checks they go by default).
+  const summary = await normalizeFiles({ inputs: INPUTS, outDir: dir, keepHints: true, ...options });
   const recordsText = readFileSync(join(dir, 'records.jsonl'), 'utf8');
   const errorsText = readFileSync(join(dir, 'errors.jsonl'), 'utf8');
   return { dir, summary, records: readLines(join(dir, 'records.jsonl')), errors: readLines(join(dir, 'errors.jsonl')), recordsText, errorsText };
@@ -146,7 +147,7 @@ test('HAR: LLM entries become records with status and timing; pages, preflights 
   assert.is(first?.format, 'anthropic');
   assert.is(first?.formatEvidence, 'url');
   assert.is(first?.status, 200);
-  assert.equal(first?.timing, { startedAt: '2025-11-21T09:00:00.000Z', durationMs: 812 });
+  assert.equal(first?.timing, { startedAt: '2025-11-21T09:00:00.000Z', durationMs: 812, timeToFirstByteMs: 811 });
   assert.equal(first?.request, decodeRequest('anthropic', readJsonFixture('cross/plain-chat/anthropic.request.json')).ir);
   assert.equal(first?.response, decodeResponse('anthropic', readJsonFixture('cross/plain-chat/anthropic.response.json')).ir);
   assert.is(at(run, 'traffic.har', { entry: 3 }).record?.format, 'openai-chat', 'a base64-encoded HAR body is read');

@@ -16,6 +16,8 @@ import { bridgeProvider, runConversions } from '../../scripts/bench/conversions.
 import { runCorpus } from '../../scripts/bench/corpus.ts';
 import { cellRatios, outputFloorOf } from '../../scripts/bench/floors.ts';
 import { differences, wireFacts } from '../../scripts/bench/meaning.ts';
+import { normalizeSection, runNormalizeBench } from '../../scripts/bench/normalize.ts';
+import { REPO_ROOT } from '../support/fixtures.ts';
 import { markdown, targetRows, type BenchRun } from '../../scripts/bench/report.ts';
 import { framedBytes, splitSse, streamFacts, transcodeMessages } from '../../scripts/bench/streams.ts';
 import type { RoundTiming, Timing } from '../../scripts/bench/timing.ts';
@@ -307,6 +309,18 @@ test('the report shows the output floor columns, and the output floors of the ce
   assert.is(conversions[2], '**missed**', 'the verdict is still the ratio to the floor');
   const corpus = rows.find((row) => row[0]?.endsWith('corpus requests') === true)!;
   assert.is(corpus[1], '1/2 pairs within; worst 1.60× (openai-chat → ollama); the 1 over has an output floor of 1.20×');
+});
+
+test('normalize rows: each run reads every generated record (the large input with its images too), with a peak RSS, and renders', () => {
+  const rows = runNormalizeBench(REPO_ROOT, { mediumBytes: 40_000, largeBytes: 600_000, progress: () => {} });
+  assert.is(rows.length, 8);
+  const medium = rows[0]?.records ?? 0;
+  assert.ok(medium > 20);
+  for (const row of rows.slice(0, 6)) assert.is(row.records, medium, row.name);
+  assert.ok((rows[6]?.records ?? 0) > 20, 'OTLP lines give a record per span');
+  assert.ok((rows[7]?.records ?? 0) > 20, 'the large input is read line by line');
+  for (const row of rows) assert.ok(row.peakRss > 10_000_000 && row.cpuSeconds > 0 && row.megabytesPerSecond > 0, row.name);
+  assert.match(normalizeSection(rows, '1.00 / 1.00 / 1.00'), '| JSONL → Parquet, --jobs 2 |');
 });
 
 test.run();

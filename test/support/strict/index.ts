@@ -228,3 +228,27 @@ export function startFakeBedrock(credentials: AwsCredentials, region: string, an
 
 /** The name the lenient fake's tests use for a running upstream. */
 export type FakeUpstream = StrictUpstream;
+
+/**
+ * The refusal `format`'s vendor gives `request`, for a hand-written test
+ * upstream (one that controls its sockets or its bytes) that answers only
+ * what the vendor would accept: call it first and `sendRefusal` what it
+ * returns. Signatures are checked against `issued` (none by default).
+ */
+export function strictCheck(format: FormatId, request: { url: string; method?: string; headers: IncomingMessage['headers']; text: string }, issued = new Issued()): Refusal | undefined {
+  const vendor = VENDORS[format];
+  let body: Json;
+  try {
+    body = request.text === '' ? {} : (JSON.parse(request.text) as Json);
+  } catch (error) {
+    return { status: 400, rule: 'json', body: { error: { message: `the body is not JSON: ${(error as Error).message}` } } };
+  }
+  const strict: StrictRequest = { url: request.url, method: request.method ?? 'POST', headers: request.headers, body, text: request.text };
+  return vendor.isGeneration(strict) ? vendor.validate(strict, issued) : undefined;
+}
+
+/** Answer `refusal` as the vendor does. */
+export function sendRefusal(response: ServerResponse, refusal: Refusal): void {
+  response.writeHead(refusal.status, { 'content-type': 'application/json', ...refusal.headers });
+  response.end(JSON.stringify(refusal.body));
+}

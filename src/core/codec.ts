@@ -33,6 +33,12 @@ export interface CodecContext {
    * IR was decoded from, or writes the plain format.
    */
   dialect?: string;
+  /**
+   * Stream encoders of formats that report a stream's usage only when asked
+   * (OpenAI Chat: `stream_options.include_usage`): whether to write it. A
+   * proxy sets what its caller asked; unset, the usage is written.
+   */
+  streamUsage?: boolean;
 }
 
 /** Decode and encode one wire format. Every provider exports one. */

@@ -35,6 +35,12 @@ export interface ConvertStreamOptions {
   dialect?: string;
   /** Rewrite each IR event before it is encoded (see `CodecStreamOptions.mapEvent`). */
   mapEvent?: (event: StreamEvent) => StreamEvent;
+  /**
+   * Whether an OpenAI Chat target stream ends with its usage chunk (whose
+   * `choices` is empty), as OpenAI sends it only for
+   * `stream_options.include_usage`. Default true: the usage is written.
+   */
+  streamUsage?: boolean;
 }
 
 /** The stream decoder of `format` (bounded indexes), or an error if its streaming is not implemented yet. */

@@ -1,0 +1,84 @@
+/**
+ * Tool loops as agents run them, through the proxy to the strict vendor
+ * emulators (test/support/strict): parallel calls whose results come back
+ * in the order they finished, reasoning state across turns, and what the
+ * official SDKs' commonest loops read from a stream.
+ */
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import Anthropic from '@anthropic-ai/sdk';
+import OpenAI from 'openai';
+import type { FormatId } from '../../src/core/ir.ts';
+import type { ProxyConfig } from '../../src/proxy/index.ts';
+import { createNodeFetch } from '../../src/node/fetch.ts';
+import { withProxy } from '../support/proxy-server.ts';
+import { startStrictUpstream, type ScriptedAnswer, type StrictUpstream } from '../support/strict/index.ts';
+
+const test = suite('agent loops through the proxy to strict vendors');
+const KEY = 'caller-key';
+
+/** A strict `format` upstream answering `script`, behind the proxy, for the length of `run`. */
+async function throughProxy(format: FormatId, script: ScriptedAnswer[], run: (url: string, upstream: StrictUpstream) => Promise<void>, extra: Partial<ProxyConfig> = {}): Promise<void> {
+  const upstream = await startStrictUpstream({ format, script });
+  try {
+    const config: ProxyConfig = { upstream: { format, baseUrl: upstream.url, apiKey: 'upstream-secret' }, modelMap: { '*': 'test-model' }, fetch: createNodeFetch(), ...extra };
+    await withProxy(config, (url) => run(url, upstream));
+  } finally {
+    await upstream.close();
+  }
+}
+
+const TOOLS: Anthropic.Tool[] = [
+  { name: 'lookup_order', description: 'Look up an order.', input_schema: { type: 'object', properties: { order_id: { type: 'string' } }, required: ['order_id'] } },
+  { name: 'lookup_stock', description: 'Look up stock.', input_schema: { type: 'object', properties: { item: { type: 'string' } }, required: ['item'] } },
+];
+const PARALLEL: ScriptedAnswer = {
+  kind: 'tool_calls',
+  text: 'Looking both up.',
+  calls: [
+    { name: 'lookup_order', arguments: { order_id: 'A-18' } },
+    { name: 'lookup_stock', arguments: { item: 'B' } },
+  ],
+};
+const OUTPUT: Record<string, string> = { lookup_order: 'shipped on Monday', lookup_stock: 'in stock' };
+
+for (const upstreamFormat of ['gemini', 'ollama', 'anthropic', 'openai-chat', 'openai-responses'] as const) {
+  for (const stream of [false, true]) {
+    test(`Claude Code's parallel calls → ${upstreamFormat}${stream ? ', streamed' : ''}: results sent in the order they finished reach the upstream paired with their calls`, () =>
+      throughProxy(upstreamFormat, [PARALLEL, { kind: 'text', text: 'Shipped, and B is in stock.' }], async (url, upstream) => {
+        const client = new Anthropic({ apiKey: KEY, baseURL: url, maxRetries: 0 });
+        const question: Anthropic.MessageParam = { role: 'user', content: 'Where is order A-18, and is item B in stock?' };
+        const params = { model: 'claude-test', max_tokens: 256, tools: TOOLS, messages: [question] };
+        const first = stream ? await client.messages.stream(params).finalMessage() : await client.messages.create(params);
+        const uses = first.content.filter((block): block is Anthropic.ToolUseBlock => block.type === 'tool_use');
+        assert.equal(uses.map((use) => use.name), ['lookup_order', 'lookup_stock']);
+        // The second call finished first: Claude Code returns results in the order they finish, with their ids.
+        const results: Anthropic.ToolResultBlockParam[] = [...uses].reverse().map((use) => ({ type: 'tool_result', tool_use_id: use.id, content: OUTPUT[use.name] ?? '' }));
+        const next = { ...params, messages: [question, { role: 'assistant' as const, content: first.content }, { role: 'user' as const, content: results }] };
+        const second = stream ? await client.messages.stream(next).finalMessage() : await client.messages.create(next);
+        assert.equal(upstream.refusals(), [], 'the upstream accepted every request');
+        assert.equal(second.content.map((block) => (block.type === 'text' ? block.text : block.type)), ['Shipped, and B is in stock.']);
+      }),
+    );
+  }
+}
+
+test('an OpenAI Chat stream without stream_options.include_usage has a choice in every chunk (the commonest loop reads chunk.choices[0].delta)', () =>
+  throughProxy('anthropic', [{ kind: 'text', text: 'Hello there.' }, { kind: 'text', text: 'Hello again.' }], async (url) => {
+    const client = new OpenAI({ apiKey: KEY, baseURL: `${url}/v1`, maxRetries: 0 });
+    let text = '';
+    for await (const chunk of await client.chat.completions.create({ model: 'gpt-test', messages: [{ role: 'user', content: 'hi' }], stream: true })) {
+      const choice = chunk.choices[0];
+      assert.ok(choice !== undefined, `a chunk without a choice: ${JSON.stringify(chunk)}`);
+      text += choice.delta.content ?? '';
+    }
+    assert.is(text, 'Hello there.');
+    // Asked for, the usage comes last, in the chunk whose choices is empty.
+    const chunks: OpenAI.ChatCompletionChunk[] = [];
+    for await (const chunk of await client.chat.completions.create({ model: 'gpt-test', messages: [{ role: 'user', content: 'hi' }], stream: true, stream_options: { include_usage: true } })) chunks.push(chunk);
+    assert.equal(chunks.at(-1)?.choices, []);
+    assert.ok((chunks.at(-1)?.usage?.total_tokens ?? 0) > 0);
+  }),
+);
+
+test.run();

@@ -8,6 +8,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
+import { Ollama } from 'ollama';
 import type { FormatId } from '../../src/core/ir.ts';
 import type { ProxyConfig } from '../../src/proxy/index.ts';
 import { createNodeFetch } from '../../src/node/fetch.ts';
@@ -62,6 +63,41 @@ for (const upstreamFormat of ['gemini', 'ollama', 'anthropic', 'openai-chat', 'o
     );
   }
 }
+
+const CHAT_TOOLS: OpenAI.ChatCompletionTool[] = [{ type: 'function', function: { name: 'lookup_order', description: 'Look up an order.', parameters: { type: 'object', properties: { order_id: { type: 'string' } }, required: ['order_id'] } } }];
+const ONE_CALL: ScriptedAnswer = { kind: 'tool_calls', calls: [{ name: 'lookup_order', arguments: { order_id: 'A-18' } }] };
+
+for (const stream of [false, true]) {
+  test(`a Chat caller with reasoning in front of Anthropic with thinking${stream ? ', streamed' : ''}: the tool result turn is sent without thinking, which Anthropic accepts`, () =>
+    throughProxy('anthropic', [ONE_CALL, { kind: 'text', text: 'It shipped.' }], async (url, upstream) => {
+      const client = new OpenAI({ apiKey: KEY, baseURL: `${url}/v1`, maxRetries: 0 });
+      const question: OpenAI.ChatCompletionMessageParam = { role: 'user', content: 'Where is order A-18?' };
+      const params = { model: 'gpt-test', reasoning_effort: 'high' as const, tools: CHAT_TOOLS, messages: [question] };
+      const first = (stream ? await client.chat.completions.stream(params).finalChatCompletion() : await client.chat.completions.create(params)).choices[0]?.message;
+      const call = first?.tool_calls?.[0];
+      assert.ok(call?.type === 'function', 'a tool call');
+      assert.ok(upstream.received[0]?.body['thinking'] !== undefined, 'the first turn thinks');
+      const next = { ...params, messages: [question, { role: 'assistant' as const, content: first?.content ?? null, tool_calls: first?.tool_calls ?? [] }, { role: 'tool' as const, tool_call_id: call.id, content: 'shipped' }] };
+      const second = (stream ? await client.chat.completions.stream(next).finalChatCompletion() : await client.chat.completions.create(next)).choices[0]?.message;
+      assert.equal(upstream.refusals(), [], 'the upstream accepted every request');
+      assert.is(second?.content, 'It shipped.');
+      assert.is(upstream.received[1]?.body['thinking'], undefined);
+    }),
+  );
+}
+
+test('an Ollama caller with think in front of Anthropic with thinking: the tool result turn is sent without thinking, which Anthropic accepts', () =>
+  throughProxy('anthropic', [ONE_CALL, { kind: 'text', text: 'It shipped.' }], async (url, upstream) => {
+    const client = new Ollama({ host: url });
+    const question = { role: 'user', content: 'Where is order A-18?' };
+    const tools = [{ type: 'function', function: { name: 'lookup_order', description: 'Look up an order.', parameters: { type: 'object', properties: { order_id: { type: 'string' } }, required: ['order_id'] } } }];
+    const first = await client.chat({ model: 'llama-test', think: true, tools, messages: [question], stream: false });
+    assert.is(first.message.tool_calls?.[0]?.function.name, 'lookup_order');
+    const second = await client.chat({ model: 'llama-test', think: true, tools, messages: [question, first.message, { role: 'tool', content: 'shipped', tool_name: 'lookup_order' }], stream: false });
+    assert.equal(upstream.refusals(), [], 'the upstream accepted every request');
+    assert.is(second.message.content, 'It shipped.');
+  }),
+);
 
 test('an OpenAI Chat stream without stream_options.include_usage has a choice in every chunk (the commonest loop reads chunk.choices[0].delta)', () =>
   throughProxy('anthropic', [{ kind: 'text', text: 'Hello there.' }, { kind: 'text', text: 'Hello again.' }], async (url) => {

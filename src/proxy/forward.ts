@@ -12,7 +12,7 @@ import { hint, isObject, type JsonObject } from '../core/wire.ts';
 import { bodyText, joinedText, markPieces, piecesMark } from '../core/serialize.ts';
 import { errorAnswer } from './errors.ts';
 import { jsonAnswer, type Answer, type UpstreamInit, type UpstreamReply } from './exchange.ts';
-import { carryEventState, carryResponseStates, restoreRequestStates } from '../core/carried-state.ts';
+import { carryResponseStates, createEventCarrier, restoreRequestStates } from '../core/carried-state.ts';
 import { CustomCallRestorer, customToolNames, restoreCustomCalls } from '../core/custom-tools.ts';
 import type { CodecContext } from '../core/codec.ts';
 import { modelInPath } from './routes.ts';
@@ -119,6 +119,7 @@ function streamTranscoder(options: ForwardOptions, prepared: Prepared): Transcod
   const route = options.route;
   const custom = prepared.customTools === undefined ? undefined : new CustomCallRestorer(prepared.customTools);
   const entry = options.entry;
+  const carry = createEventCarrier(route.format);
   const transcoder = createTranscoder({
     from: options.upstream,
     to: route.format,
@@ -129,11 +130,11 @@ function streamTranscoder(options: ForwardOptions, prepared: Prepared): Transcod
       custom === undefined
         ? (event) => {
             noteStreamEvent(entry, event);
-            return generateShape(carryEventState(event, route.format), route);
+            return generateShape(carry(event), route);
           }
         : (event) => {
             noteStreamEvent(entry, event);
-            return generateShape(carryEventState(custom.map(event), route.format), route);
+            return generateShape(carry(custom.map(event)), route);
           },
   });
   options.transcoder = transcoder;

@@ -7,7 +7,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { decodeRequest, decodeResponse, encodeRequest, encodeResponse } from '../../src/core/convert.ts';
-import { carryEventState, carryResponseStates, restoreRequestStates } from '../../src/core/carried-state.ts';
+import { carryEventState, carryResponseStates, createEventCarrier, restoreRequestStates } from '../../src/core/carried-state.ts';
 import { accumulate, responseToEvents } from '../../src/core/accumulate.ts';
 import type { FormatId, Message, Part, Request } from '../../src/core/ir.ts';
 import { implementedFormats } from '../../src/core/registry.ts';
@@ -89,6 +89,68 @@ test('a Gemini caller keeps the signature on the call itself: nothing is wrapped
   const call = response.candidates[0]?.message.parts[0];
   assert.ok(call?.type === 'tool_call' && !call.id.includes('__il1_'));
   assert.equal(encodeResponse('gemini', response).body, GEMINI_CALLS);
+});
+
+/** Claude with thinking, answering with a call. */
+const ANTHROPIC_CALL = {
+  id: 'msg_1',
+  type: 'message',
+  role: 'assistant',
+  model: 'claude-test',
+  content: [
+    { type: 'thinking', thinking: 'I should look the order up.', signature: 'EqQBCkYIBxgCKkA+c2lnbmF0dXJl' },
+    { type: 'tool_use', id: 'toolu_01A', name: 'lookup_order', input: { order_id: 'A-18' } },
+  ],
+  stop_reason: 'tool_use',
+  stop_sequence: null,
+  usage: { input_tokens: 9, output_tokens: 4 },
+};
+
+/** The next Gemini request as Gemini CLI sends it: its history without the thought parts, and the function response. */
+function geminiCliTurn(modelParts: Record<string, unknown>[]): unknown {
+  return {
+    contents: [
+      { role: 'user', parts: [{ text: 'Where is order A-18?' }] },
+      { role: 'model', parts: modelParts.filter((part) => part['thought'] !== true) },
+      { role: 'user', parts: [{ functionResponse: { name: 'lookup_order', response: { output: 'shipped' } } }] },
+    ],
+    generationConfig: { thinkingConfig: { thinkingBudget: 2048, includeThoughts: true } },
+  };
+}
+
+/** The first assistant turn of `request` encoded for Anthropic. */
+function anthropicAssistant(request: Request): Record<string, unknown>[] {
+  const body = encodeRequest('anthropic', request, { model: 'claude-test' }).body as { messages: { role: string; content: Record<string, unknown>[] }[] };
+  return body.messages.find((message) => message.role === 'assistant')?.content ?? [];
+}
+
+test("a Gemini caller gets Claude's thinking on its first functionCall too, where Gemini CLI keeps it (whole)", () => {
+  const response = carryResponseStates(decodeResponse('anthropic', ANTHROPIC_CALL).ir, 'gemini');
+  const body = encodeResponse('gemini', response).body as { candidates: { content: { parts: Record<string, unknown>[] } }[] };
+  const parts = body.candidates[0]?.content.parts ?? [];
+  const call = parts.find((part) => part['functionCall'] !== undefined);
+  assert.match(String(call?.['thoughtSignature']), /^interlingua\.1c\./);
+  const request = restoreRequestStates(decodeRequest('gemini', geminiCliTurn(parts), { model: 'gemini-test' }).ir);
+  const assistant = anthropicAssistant(request);
+  assert.equal(assistant[0], { type: 'thinking', thinking: 'I should look the order up.', signature: 'EqQBCkYIBxgCKkA+c2lnbmF0dXJl' });
+  assert.is(assistant[1]?.['type'], 'tool_use');
+  // A client that keeps the thought part too sends the thinking once.
+  const kept = restoreRequestStates(decodeRequest('gemini', { ...(geminiCliTurn(parts) as object), contents: [{ role: 'user', parts: [{ text: 'q' }] }, { role: 'model', parts }, { role: 'user', parts: [{ functionResponse: { name: 'lookup_order', response: { output: 'shipped' } } }] }] }, { model: 'gemini-test' }).ir);
+  assert.equal(anthropicAssistant(kept).filter((block) => block['type'] === 'thinking').length, 1);
+});
+
+test("a Gemini caller gets Claude's thinking on its first functionCall too, where Gemini CLI keeps it (streamed)", () => {
+  const carry = createEventCarrier('gemini');
+  // Claude's own stream, as the Anthropic decoder reads it (a thinking block starts with an empty signature).
+  const claude = encodeEvents('anthropic', responseToEvents(decodeResponse('anthropic', ANTHROPIC_CALL).ir), 'claude-test').messages;
+  const events = decodeEvents('anthropic', messagesAsWireEvents(claude), 'claude-test').events.map(carry);
+  const encoded = encodeEvents('gemini', events, 'gemini-test');
+  const chunks = messagesAsWireEvents(encoded.messages).map((event) => event.data as { candidates?: { content?: { parts?: Record<string, unknown>[] } }[] });
+  const parts = chunks.flatMap((chunk) => chunk.candidates?.[0]?.content?.parts ?? []);
+  const call = parts.find((part) => part['functionCall'] !== undefined);
+  assert.match(String(call?.['thoughtSignature']), /^interlingua\.1c\./);
+  const request = restoreRequestStates(decodeRequest('gemini', geminiCliTurn(parts), { model: 'gemini-test' }).ir);
+  assert.equal(anthropicAssistant(request)[0], { type: 'thinking', thinking: 'I should look the order up.', signature: 'EqQBCkYIBxgCKkA+c2lnbmF0dXJl' });
 });
 
 test.run();

@@ -9,6 +9,7 @@ import * as assert from 'uvu/assert';
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { Ollama } from 'ollama';
+import { GoogleGenAI } from '@google/genai';
 import type { FormatId } from '../../src/core/ir.ts';
 import type { ProxyConfig } from '../../src/proxy/index.ts';
 import { createNodeFetch } from '../../src/node/fetch.ts';
@@ -98,6 +99,34 @@ test('an Ollama caller with think in front of Anthropic with thinking: the tool 
     assert.is(second.message.content, 'It shipped.');
   }),
 );
+
+for (const stream of [false, true]) {
+  test(`a Gemini caller that drops thought parts from its history (Gemini CLI) in front of Anthropic with thinking${stream ? ', streamed' : ''}: the thinking comes back on its function call, and Anthropic accepts the turn`, () =>
+    throughProxy('anthropic', [{ ...ONE_CALL, reasoning: 'I should look the order up.' }, { kind: 'text', text: 'It shipped.' }], async (url, upstream) => {
+      const client = new GoogleGenAI({ apiKey: KEY, httpOptions: { baseUrl: url } });
+      const config = {
+        thinkingConfig: { thinkingBudget: 2048, includeThoughts: true },
+        tools: [{ functionDeclarations: [{ name: 'lookup_order', description: 'Look up an order.', parametersJsonSchema: { type: 'object', properties: { order_id: { type: 'string' } }, required: ['order_id'] } }] }],
+      };
+      const question = { role: 'user', parts: [{ text: 'Where is order A-18?' }] };
+      const ask = async (contents: unknown[]) => {
+        const params = { model: 'gemini-test', contents: contents as Parameters<typeof client.models.generateContent>[0]['contents'], config };
+        if (!stream) return (await client.models.generateContent(params)).candidates?.[0]?.content?.parts ?? [];
+        const parts: Record<string, unknown>[] = [];
+        for await (const chunk of await client.models.generateContentStream(params)) parts.push(...((chunk.candidates?.[0]?.content?.parts ?? []) as Record<string, unknown>[]));
+        return parts;
+      };
+      const first = (await ask([question])) as Record<string, unknown>[];
+      assert.ok(first.some((part) => part['functionCall'] !== undefined), 'a function call');
+      const history = first.filter((part) => part['thought'] !== true);
+      const second = await ask([question, { role: 'model', parts: history }, { role: 'user', parts: [{ functionResponse: { name: 'lookup_order', response: { output: 'shipped' } } }] }]);
+      assert.equal(upstream.refusals(), [], 'the upstream accepted every request');
+      assert.match(JSON.stringify(second), 'It shipped.');
+      const assistant = (upstream.received[1]?.body['messages'] as { role: string; content: { type: string }[] }[])[1];
+      assert.is(assistant?.content[0]?.type, 'thinking');
+    }),
+  );
+}
 
 test('an OpenAI Chat stream without stream_options.include_usage has a choice in every chunk (the commonest loop reads chunk.choices[0].delta)', () =>
   throughProxy('anthropic', [{ kind: 'text', text: 'Hello there.' }, { kind: 'text', text: 'Hello again.' }], async (url) => {

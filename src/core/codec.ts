@@ -7,6 +7,7 @@ import type { ApiError, Extensible, FormatId, Request, Response } from './ir.ts'
 import type { StreamDecoder, StreamEncoder } from './stream-events.ts';
 import type { StreamFraming } from './framing.ts';
 import type { JsonObject } from './wire.ts';
+import type { AnswerIds } from './answer-ids.ts';
 
 /** What a codec function receives besides the body. */
 export interface CodecContext {
@@ -39,6 +40,8 @@ export interface CodecContext {
    * proxy sets what its caller asked; unset, the usage is written.
    */
   streamUsage?: boolean;
+  /** Where the ids and times an encoder makes up come from (`src/core/answer-ids.ts`); unset: fresh random ids and the clock. */
+  ids?: AnswerIds;
 }
 
 /** Decode and encode one wire format. Every provider exports one. */

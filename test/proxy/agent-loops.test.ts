@@ -128,6 +128,23 @@ for (const stream of [false, true]) {
   );
 }
 
+test('answers behind an upstream without ids (Ollama) get a fresh id each, in the caller format\'s shape, whole and streamed; Chat chunks carry created', () =>
+  throughProxy('ollama', [{ kind: 'text', text: 'One.' }], async (url) => {
+    const anthropic = new Anthropic({ apiKey: KEY, baseURL: url, maxRetries: 0 });
+    const params = { model: 'claude-test', max_tokens: 64, messages: [{ role: 'user' as const, content: 'hi' }] };
+    const ids = [(await anthropic.messages.create(params)).id, (await anthropic.messages.create(params)).id, (await anthropic.messages.stream(params).finalMessage()).id];
+    for (const id of ids) assert.match(id, /^msg_[A-Za-z0-9]{24}$/);
+    assert.is(new Set(ids).size, 3, ids.join(' '));
+    const chat = new OpenAI({ apiKey: KEY, baseURL: `${url}/v1`, maxRetries: 0 });
+    const whole = await chat.chat.completions.create({ model: 'gpt-test', messages: [{ role: 'user', content: 'hi' }] });
+    assert.match(whole.id, /^chatcmpl-[A-Za-z0-9]{24}$/);
+    for await (const chunk of await chat.chat.completions.create({ model: 'gpt-test', messages: [{ role: 'user', content: 'hi' }], stream: true })) {
+      assert.match(chunk.id, /^chatcmpl-/);
+      assert.ok(chunk.created > 1_700_000_000, `created ${chunk.created}`);
+    }
+  }),
+);
+
 test('an OpenAI Chat stream without stream_options.include_usage has a choice in every chunk (the commonest loop reads chunk.choices[0].delta)', () =>
   throughProxy('anthropic', [{ kind: 'text', text: 'Hello there.' }, { kind: 'text', text: 'Hello again.' }], async (url) => {
     const client = new OpenAI({ apiKey: KEY, baseURL: `${url}/v1`, maxRetries: 0 });

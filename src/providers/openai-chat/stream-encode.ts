@@ -86,7 +86,7 @@ class OpenaiChatStreamEncoder implements StreamEncoder {
 
   constructor(private readonly context: CodecContext) {
     this.dialect = isOpenaiChatDialect(context.dialect) ? context.dialect : 'openai';
-    this.builder = new ChunkBuilder(context.losses, context.model);
+    this.builder = new ChunkBuilder(context.losses, context.model, context.ids);
   }
 
   encode(event: StreamEvent): SseMessage[] {

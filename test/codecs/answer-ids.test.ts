@@ -6,8 +6,8 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { join } from 'node:path';
-import { convertResponse } from '../../src/core/convert.ts';
-import { convertStream } from '../../src/core/stream.ts';
+import { convertResponse } from '../../src/formats/convert.ts';
+import { convertStream } from '../../src/formats/stream.ts';
 import { fixedAnswerIds } from '../../src/core/answer-ids.ts';
 import type { FormatId } from '../../src/core/ir.ts';
 import { GOLDEN_DIR, readJson } from '../support/fixtures.ts';

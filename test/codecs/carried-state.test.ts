@@ -6,11 +6,11 @@
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { decodeRequest, decodeResponse, encodeRequest, encodeResponse } from '../../src/core/convert.ts';
+import { decodeRequest, decodeResponse, encodeRequest, encodeResponse } from '../../src/formats/convert.ts';
 import { carryEventState, carryResponseStates, createEventCarrier, restoreRequestStates } from '../../src/core/carried-state.ts';
 import { accumulate, responseToEvents } from '../../src/core/accumulate.ts';
 import type { FormatId, Message, Part, Request } from '../../src/core/ir.ts';
-import { implementedFormats } from '../../src/core/registry.ts';
+import { implementedFormats } from '../../src/formats/registry.ts';
 import { decodeEvents, encodeEvents, messagesAsWireEvents } from '../support/streams.ts';
 
 const test = suite('carried state');

@@ -5,7 +5,7 @@
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { convertRequest } from '../../src/core/convert.ts';
+import { convertRequest } from '../../src/formats/convert.ts';
 import { resolves } from '../support/pointers.ts';
 
 const test = suite('tool results in call order');

@@ -35,9 +35,9 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import type { FormatId } from '../../../src/core/ir.ts';
-import { decodeResponse } from '../../../src/core/convert.ts';
+import { decodeResponse } from '../../../src/formats/convert.ts';
 import { responseToEvents } from '../../../src/core/accumulate.ts';
-import { framingFor } from '../../../src/core/stream.ts';
+import { framingFor } from '../../../src/formats/stream.ts';
 import type { AwsCredentials } from '../../../src/proxy/sigv4.ts';
 import { encodeEvents, messagesAsBytes } from '../streams.ts';
 import { Issued, type Json, type Refusal, type ScriptedAnswer, type StrictRequest, type StrictVendor } from './core.ts';

@@ -25,7 +25,7 @@ import { createProxy } from '../../src/proxy/index.ts';
 import { serve, portOf } from '../../src/node/server.ts';
 import { GOLDEN_DIR, readJson, REPO_ROOT } from '../support/fixtures.ts';
 import { decodeEvents, encodeEvents, messagesAsBytes, wireEventsFromBytes } from '../support/streams.ts';
-import { startUpstream, type FakeUpstream } from '../support/upstream.ts';
+import { startUpstream, type FakeUpstream } from '../support/strict/index.ts';
 
 const golden = (name: string, kind: 'request' | 'response') => readJson(join(GOLDEN_DIR, 'openai-chat', name, `${kind}.json`)) as Record<string, unknown>;
 const reasoningOf = (parts: { type: string }[]) => parts.filter((part): part is ReasoningPart => part.type === 'reasoning');

@@ -10,6 +10,7 @@ import { dirname, join, relative } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import { convertRequest, convertResponse } from '../src/formats/convert.ts';
 import { implementedFormats } from '../src/formats/registry.ts';
+import { fixedAnswerIds } from '../src/core/answer-ids.ts';
 import { crossCases, crossLossesFile, crossSource, readJson, REPO_ROOT } from '../test/support/fixtures.ts';
 import { lossKeys } from '../test/support/compare.ts';
 
@@ -34,7 +35,8 @@ for (const crossCase of crossCases()) {
       if (source === undefined) continue;
       for (const to of formats) {
         const convert = kind === 'request' ? convertRequest : convertResponse;
-        const options = crossCase.model === undefined ? { from, to } : { from, to, model: crossCase.model };
+        // Fixed ids and time, so the goldens are reproducible.
+        const options = crossCase.model === undefined ? { from, to, ids: fixedAnswerIds } : { from, to, model: crossCase.model, ids: fixedAnswerIds };
         let result;
         try {
           result = convert(readJson(source), options);

@@ -57,5 +57,6 @@ export { sseFraming, ndjsonFraming, wireEventOf, type StreamFraming, type FrameR
 export { accumulate, Accumulator, responseToEvents, type Accumulated } from './core/accumulate.ts';
 export type * from './core/stream-events.ts';
 export { checkDialect } from './core/dialect.ts';
-export { carryReasoningState, carriedReasoningState, carryResponseStates, restoreRequestStates, carryEventState } from './core/carried-state.ts';
+export { carryReasoningState, carriedReasoningState, carryResponseStates, restoreRequestStates, carryEventState, createEventCarrier } from './core/carried-state.ts';
+export { fixedAnswerIds, randomAnswerIds, type AnswerIds } from './core/answer-ids.ts';
 export { customToolNames, restoreCustomCalls, CustomCallRestorer } from './core/custom-tools.ts';

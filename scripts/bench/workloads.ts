@@ -7,6 +7,7 @@
 import { Buffer } from 'node:buffer';
 import { convertRequest, convertResponse } from '../../src/formats/convert.ts';
 import { codecFor, implementedFormats } from '../../src/formats/registry.ts';
+import { fixedAnswerIds } from '../../src/core/answer-ids.ts';
 import { LossCollector } from '../../src/core/losses.ts';
 import type { FormatId } from '../../src/core/ir.ts';
 import type { SseMessage, WireEvent } from '../../src/core/stream-events.ts';
@@ -294,7 +295,8 @@ function bodyWorkload(name: string, title: string, kind: 'request' | 'response',
   const convert = kind === 'request' ? convertRequest : convertResponse;
   for (const format of implementedFormats()) {
     if (format === 'anthropic') continue;
-    texts[format] = JSON.stringify(convert(text, { from: 'anthropic', to: format, model: BENCH_MODEL }).body);
+    // Fixed made-up ids and time: the workloads are the same on every run.
+    texts[format] = JSON.stringify(convert(text, { from: 'anthropic', to: format, model: BENCH_MODEL, ids: fixedAnswerIds }).body);
   }
   return { name, title, kind, texts };
 }

@@ -7,6 +7,7 @@ import type { ApiError, Extensible, FormatId, Request, Response } from './ir.ts'
 import type { StreamDecoder, StreamEncoder } from './stream-events.ts';
 import type { StreamFraming } from './framing.ts';
 import type { JsonObject } from './wire.ts';
+import type { AnswerIds } from './answer-ids.ts';
 
 /** What a codec function receives besides the body. */
 export interface CodecContext {
@@ -35,6 +36,14 @@ export interface CodecContext {
   dialect?: string;
   /** `max_tokens` an encoder whose format requires it (Anthropic) writes when the IR names none, instead of its own default. */
   maxTokensDefault?: number;
+  /**
+   * Stream encoders of formats that report a stream's usage only when asked
+   * (OpenAI Chat: `stream_options.include_usage`): whether to write it. A
+   * proxy sets what its caller asked; unset, the usage is written.
+   */
+  streamUsage?: boolean;
+  /** Where the ids and times an encoder makes up come from (`src/core/answer-ids.ts`); unset: fresh random ids and the clock. */
+  ids?: AnswerIds;
 }
 
 /** Decode and encode one wire format. Every provider exports one. */

@@ -12,6 +12,7 @@ import { markPieces, piecesMark } from './serialize.ts';
 import { checkIrError, checkIrRequest, checkIrResponse } from './ir-check.ts';
 import type { ApiError, FormatId, Request, Response } from './ir.ts';
 import type { Codec, CodecContext } from './codec.ts';
+import type { AnswerIds } from './answer-ids.ts';
 import { checkDialect } from './dialect.ts';
 
 /**
@@ -29,6 +30,8 @@ export interface CodecConvertOptions<From = Codec, To = Codec> {
   model?: string;
   /** The dialect of the target format (`openai-chat`: `deepseek`, `openrouter`, `gemini-openai`, `vllm`, `ollama-openai`, `openai`). */
   dialect?: string;
+  /** Where made-up answer ids and times come from (default: fresh random ids and the clock; `fixedAnswerIds` for reproducible output). */
+  ids?: AnswerIds;
 }
 
 /** A converted body and what the conversion could not carry. */
@@ -55,6 +58,8 @@ export interface CodecOptions {
   strict?: boolean;
   /** The dialect to encode (see {@link CodecConvertOptions.dialect}). */
   dialect?: string;
+  /** Where made-up answer ids and times come from (see {@link CodecConvertOptions.ids}). */
+  ids?: AnswerIds;
 }
 
 /** Parse JSON text into a value; objects pass through untouched. Either way, a value nested deeper than `MAX_DEPTH` is an `invalid_value` error. */
@@ -76,9 +81,10 @@ export function parseBody(body: unknown): unknown {
   return value;
 }
 
-function context(losses: LossCollector, model: string | undefined, dialect?: string): CodecContext {
+function context(losses: LossCollector, model: string | undefined, dialect?: string, ids?: AnswerIds): CodecContext {
   const result: CodecContext = model === undefined ? { losses } : { losses, model };
   if (dialect !== undefined) result.dialect = dialect;
+  if (ids !== undefined) result.ids = ids;
   return result;
 }
 
@@ -151,6 +157,7 @@ export interface ConversionSettings {
   strict?: boolean | undefined;
   model?: string | undefined;
   dialect?: string | undefined;
+  ids?: AnswerIds | undefined;
 }
 
 /**
@@ -175,7 +182,7 @@ export function convertBetween(kind: Kind, body: unknown, from: AnyCodec, to: An
   const decoded = losses.losses.length;
   if (keep !== undefined) keep.ir = ir;
   const mark = piecesMark();
-  const out = markPieces(encode.call(to, ir as never, context(losses, model, kind === 'error' ? undefined : checkDialect(to, options.dialect))), mark);
+  const out = markPieces(encode.call(to, ir as never, context(losses, model, kind === 'error' ? undefined : checkDialect(to, options.dialect), options.ids)), mark);
   // Encode losses that anchors and field origins cannot place need every origin: recorded from the start, or by decoding the same body again.
   const needed = losses.losses.length > decoded && !placeLosses(losses.losses, decoded, ir, losses);
   if (needed) {
@@ -303,7 +310,7 @@ export function decodeRequest(codec: Pick<Codec, 'decodeRequest'>, body: unknown
 export function encodeRequest(codec: Pick<Codec, 'encodeRequest'>, request: Request, options: CodecOptions = {}): Encoded {
   checkIrRequest(request);
   const mark = piecesMark();
-  return encodeWith((losses) => markPieces(codec.encodeRequest(request, context(losses, options.model, checkDialect(codec, options.dialect))), mark), options.strict);
+  return encodeWith((losses) => markPieces(codec.encodeRequest(request, context(losses, options.model, checkDialect(codec, options.dialect), options.ids)), mark), options.strict);
 }
 
 /** Decode a response body of `codec`'s format into the IR. */
@@ -314,7 +321,7 @@ export function decodeResponse(codec: Pick<Codec, 'decodeResponse'>, body: unkno
 /** Encode an IR response into a body of `codec`'s format. IR of the wrong shape is an `InterlinguaError` naming its pointer in the IR. */
 export function encodeResponse(codec: Pick<Codec, 'encodeResponse'>, response: Response, options: CodecOptions = {}): Encoded {
   checkIrResponse(response);
-  return encodeWith((losses) => codec.encodeResponse(response, context(losses, options.model, checkDialect(codec, options.dialect))), options.strict);
+  return encodeWith((losses) => codec.encodeResponse(response, context(losses, options.model, checkDialect(codec, options.dialect), options.ids)), options.strict);
 }
 
 /** Decode a vendor error body of `codec`'s format into the IR. */

@@ -57,6 +57,7 @@ export { sniffBase64, sniffBytes, parseDataUrl, formatDataUrl, base64Prefix } fr
 export { stringifyBody } from './serialize.ts';
 export { accumulate, Accumulator, responseToEvents, type Accumulated } from './accumulate.ts';
 export { checkDialect } from './dialect.ts';
-export { carryReasoningState, carriedReasoningState, carryResponseStates, restoreRequestStates, carryEventState } from './carried-state.ts';
+export { carryReasoningState, carriedReasoningState, carryResponseStates, restoreRequestStates, carryEventState, createEventCarrier } from './carried-state.ts';
+export { fixedAnswerIds, randomAnswerIds, type AnswerIds } from './answer-ids.ts';
 export { customToolNames, restoreCustomCalls, CustomCallRestorer } from './custom-tools.ts';
 export type * from './stream-events.ts';

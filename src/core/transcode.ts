@@ -9,6 +9,7 @@ import { checkDialect } from './dialect.ts';
 import { LossCollector, type Loss } from './losses.ts';
 import { wireEventOf, type DataEvent, type StreamFraming } from './framing.ts';
 import type { Codec, CodecContext } from './codec.ts';
+import type { AnswerIds } from './answer-ids.ts';
 import type { FrameReader } from './framing.ts';
 import type { FormatId } from './ir.ts';
 import type { SseMessage, StreamDecoder, StreamEncoder, StreamEvent, WireEvent } from './stream-events.ts';
@@ -66,6 +67,10 @@ export interface CodecStreamOptions {
   dialect?: string;
   /** Rewrite each IR event before it is encoded (the proxy carries foreign reasoning state through the caller's own slot). */
   mapEvent?: (event: StreamEvent) => StreamEvent;
+  /** Write the usage where the target reports it only when asked (see `CodecContext.streamUsage`; default true). */
+  streamUsage?: boolean;
+  /** Where made-up ids and times come from (see `CodecContext.ids`). */
+  ids?: AnswerIds;
 }
 
 /** A converted SSE byte stream; `losses` resolves when the stream has been read to its end. */
@@ -92,7 +97,10 @@ export function createTranscoder(options: CodecStreamOptions): Transcoder {
   const context: CodecContext = options.model === undefined ? { losses: collector } : { losses: collector, model: options.model };
   const decoder = createDecoder(options.from, { ...context, target: options.to.format });
   const dialect = checkDialect(options.to, options.dialect);
-  const encoder = createEncoder(options.to, dialect === undefined ? context : { ...context, dialect });
+  const encodeContext: CodecContext = dialect === undefined ? context : { ...context, dialect };
+  if (options.streamUsage !== undefined) encodeContext.streamUsage = options.streamUsage;
+  if (options.ids !== undefined) encodeContext.ids = options.ids;
+  const encoder = createEncoder(options.to, encodeContext);
   return new FusedTranscoder(
     framingOf(options.from).createReader(),
     decoder,

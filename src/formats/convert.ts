@@ -9,6 +9,7 @@ import * as engine from '../core/engine.ts';
 import type { Codec } from '../core/codec.ts';
 import type { ApiError, FormatId, Request, Response } from '../core/ir.ts';
 import * as counting from '../core/token-count.ts';
+import type { AnswerIds } from '../core/answer-ids.ts';
 
 export { parseBody, type ConvertResult, type Decoded, type Encoded, type CodecOptions, type CodecConvertOptions } from '../core/engine.ts';
 
@@ -25,6 +26,8 @@ export interface ConvertOptions {
   model?: string;
   /** The dialect of the target format (`openai-chat`: `deepseek`, `openrouter`, `gemini-openai`, `vllm`, `ollama-openai`, `openai`). */
   dialect?: string;
+  /** Where the ids and times a response encoder makes up come from (default: fresh random ids and the clock; `fixedAnswerIds` for reproducible output). */
+  ids?: AnswerIds;
 }
 
 /** The codec of `format`: the object itself, or the registry's codec for an id. */

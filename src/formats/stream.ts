@@ -7,6 +7,7 @@ import { createDecoder, createEncoder, createTranscoder as createCodecTranscoder
 import type { CodecContext } from '../core/codec.ts';
 import type { StreamFraming } from '../core/framing.ts';
 import type { StreamDecoder, StreamEncoder, StreamEvent } from '../core/stream-events.ts';
+import type { AnswerIds } from '../core/answer-ids.ts';
 
 export {
   DONE,
@@ -35,6 +36,14 @@ export interface ConvertStreamOptions {
   dialect?: string;
   /** Rewrite each IR event before it is encoded (see `CodecStreamOptions.mapEvent`). */
   mapEvent?: (event: StreamEvent) => StreamEvent;
+  /**
+   * Whether an OpenAI Chat target stream ends with its usage chunk (whose
+   * `choices` is empty), as OpenAI sends it only for
+   * `stream_options.include_usage`. Default true: the usage is written.
+   */
+  streamUsage?: boolean;
+  /** Where made-up ids and times come from (default: fresh random ids and the clock; `fixedAnswerIds` for reproducible output). */
+  ids?: AnswerIds;
 }
 
 /** The stream decoder of `format` (bounded indexes), or an error if its streaming is not implemented yet. */

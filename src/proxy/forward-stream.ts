@@ -84,8 +84,8 @@ export function transcodedSource(source: ByteSource, transcoder: Transcoder): By
   };
 }
 
-export function syntheticStream(events: StreamEvent[], format: FormatId, options: ForwardOptions): ReadableStream<Uint8Array> {
-  const encoder = streamEncoderFor(format, { losses: options.losses });
+export function syntheticStream(events: StreamEvent[], format: FormatId, options: ForwardOptions, streamUsage: boolean): ReadableStream<Uint8Array> {
+  const encoder = streamEncoderFor(format, { losses: options.losses, streamUsage });
   return new ReadableStream<StreamEvent>({
     start(controller) {
       for (const event of events) controller.enqueue(event);

@@ -12,7 +12,7 @@ import { hint, isObject, type JsonObject } from '../core/wire.ts';
 import { bodyText, joinedText, markPieces, piecesMark } from '../core/serialize.ts';
 import { errorAnswer } from './errors.ts';
 import { jsonAnswer, type Answer, type UpstreamInit, type UpstreamReply } from './exchange.ts';
-import { carryEventState, carryResponseStates, restoreRequestStates } from '../core/carried-state.ts';
+import { carryResponseStates, createEventCarrier, restoreRequestStates } from '../core/carried-state.ts';
 import { CustomCallRestorer, customToolNames, restoreCustomCalls } from '../core/custom-tools.ts';
 import type { CodecContext } from '../core/codec.ts';
 import { modelInPath } from './routes.ts';
@@ -39,6 +39,15 @@ interface Prepared {
   stream: boolean;
   /** The caller's custom tools, which went to the upstream as functions: their calls in the answer go back as custom calls. */
   customTools?: ReadonlySet<string>;
+  /** Whether the caller's stream reports usage where its format does so only when asked (Chat `stream_options.include_usage`). */
+  streamUsage: boolean;
+}
+
+/** Whether a caller's request asks for a stream's usage: always, but for a Chat caller, only with `stream_options.include_usage`. */
+function callerStreamUsage(format: FormatId, body: JsonObject): boolean {
+  if (format !== 'openai-chat') return true;
+  const options = body['stream_options'];
+  return isObject(options) && options['include_usage'] === true;
 }
 
 /** The formats whose tools include custom (free-text) ones. */
@@ -58,7 +67,7 @@ function prepare(options: ForwardOptions, body: JsonObject): Prepared {
     if (model !== undefined) options.entry.model = model;
     if (mapped !== undefined) options.entry.upstreamModel = mapped;
     if (!modelInPath(upstream) && mapped !== model && mapped !== undefined) body['model'] = mapped;
-    return { body, model: mapped, stream: wantsStream };
+    return { body, model: mapped, stream: wantsStream, streamUsage: callerStreamUsage(route.format, body) };
   }
   // Reasoning state this proxy wrapped into the caller's own slot last turn goes back to the upstream as it was.
   const ir = restoreRequestStates(codecFor(route.format).decodeRequest(body, context));
@@ -83,7 +92,7 @@ function prepare(options: ForwardOptions, body: JsonObject): Prepared {
   const mark = piecesMark();
   const encoded = codecFor(upstream).encodeRequest(ir, encodeContext);
   const out = isObject(encoded) ? markPieces(encoded, mark) : {};
-  const prepared: Prepared = { body: out, model: mapped, stream: upstreamStreams };
+  const prepared: Prepared = { body: out, model: mapped, stream: upstreamStreams, streamUsage: callerStreamUsage(route.format, body) };
   const customTools = takesCustomTools(upstream) ? undefined : customToolNames(ir);
   if (customTools !== undefined) prepared.customTools = customTools;
   return prepared;
@@ -123,20 +132,22 @@ function streamTranscoder(options: ForwardOptions, prepared: Prepared): Transcod
   const route = options.route;
   const custom = prepared.customTools === undefined ? undefined : new CustomCallRestorer(prepared.customTools);
   const entry = options.entry;
+  const carry = createEventCarrier(route.format);
   const transcoder = createTranscoder({
     from: options.upstream,
     to: route.format,
     ...(prepared.model === undefined ? {} : { model: prepared.model }),
+    streamUsage: prepared.streamUsage,
     // Each event is seen on its way for the log (usage, stop reasons, an error event).
     mapEvent:
       custom === undefined
         ? (event) => {
             noteStreamEvent(entry, event);
-            return generateShape(carryEventState(event, route.format), route);
+            return generateShape(carry(event), route);
           }
         : (event) => {
             noteStreamEvent(entry, event);
-            return generateShape(carryEventState(custom.map(event), route.format), route);
+            return generateShape(carry(custom.map(event)), route);
           },
   });
   options.transcoder = transcoder;
@@ -234,7 +245,7 @@ export async function forwardToUpstream(options: ForwardOptions): Promise<Answer
     noteResponse(options.entry, ir);
     if (prepared.customTools !== undefined) restoreCustomCalls(ir, prepared.customTools);
     if (route.generate === true) hint(ir, 'ollama', '$generate', true);
-    if (wantsStream) return streamAnswer(route.format, lossCount(), syntheticStream(responseToEvents(ir), route.format, options));
+    if (wantsStream) return streamAnswer(route.format, lossCount(), syntheticStream(responseToEvents(ir), route.format, options, prepared.streamUsage));
     const out = codecFor(route.format).encodeResponse(ir, context);
     return jsonAnswer(200, JSON.stringify(out), lossHeader());
   } catch (error) {

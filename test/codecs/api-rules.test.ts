@@ -188,3 +188,36 @@ test('stop sequences within what Chat (4) and Gemini (5) take, an empty list lef
 });
 
 test.run();
+
+test("Claude's thinking continuity: a Chat or Ollama tool loop with reasoning, whose last tool turn has no thinking block to send, goes to Anthropic without thinking, reported", () => {
+  const call = { id: 'call_1', type: 'function', function: { name: 'lookup_order', arguments: '{"order_id":"A-18"}' } };
+  const tools = [{ type: 'function', function: { name: 'lookup_order', parameters: { type: 'object', properties: { order_id: { type: 'string' } } } } }];
+  const chat = {
+    model: 'gpt-test',
+    reasoning_effort: 'high',
+    tools,
+    messages: [
+      { role: 'user', content: 'Where is order A-18?' },
+      { role: 'assistant', content: null, tool_calls: [call] },
+      { role: 'tool', tool_call_id: 'call_1', content: 'shipped' },
+    ],
+  };
+  const ollama = {
+    model: 'llama-test',
+    think: true,
+    tools,
+    messages: [
+      { role: 'user', content: 'Where is order A-18?' },
+      { role: 'assistant', content: '', thinking: 'I should look it up.', tool_calls: [{ function: { name: 'lookup_order', arguments: { order_id: 'A-18' } } }] },
+      { role: 'tool', tool_name: 'lookup_order', content: 'shipped' },
+    ],
+  };
+  for (const [from, body, path] of [['openai-chat', chat, '/reasoning_effort'], ['ollama', ollama, '/think']] as const) {
+    const { body: out, losses } = convertRequest(body, { from, to: 'anthropic', model: 'claude-sonnet' });
+    assert.is((out as Json)['thinking'], undefined, from);
+    assert.ok(losses.some((loss) => loss.code === 'dropped_field' && loss.path === path && loss.message.includes('without thinking')), `${from}: ${JSON.stringify(losses)}`);
+    // The first turn of the same loop keeps its thinking.
+    const first = convertRequest({ ...body, messages: body.messages.slice(0, 1) }, { from, to: 'anthropic', model: 'claude-sonnet' }).body as Json;
+    assert.ok(first['thinking'] !== undefined, from);
+  }
+});

@@ -23,7 +23,7 @@ import { LossCollector } from '../../src/core/losses.ts';
 import { isInterlinguaError } from '../../src/core/errors.ts';
 import type { Request } from '../../src/core/ir.ts';
 import { CORPUS_DIR, REPO_ROOT } from '../support/fixtures.ts';
-import { startFakeBedrock } from '../support/fake-bedrock.ts';
+import { startFakeBedrock } from '../support/strict/index.ts';
 import { chunked, collect, decodeEvents, wireEvents, wireEventsFromBytes, type StreamFixture } from '../support/streams.ts';
 import { lossKeys } from '../support/compare.ts';
 

@@ -18,7 +18,7 @@ import type { ProxyConfig } from '../../src/proxy/index.ts';
 import { receivedThrough, withProxy } from '../support/proxy-server.ts';
 import { createNodeFetch } from '../../src/node/fetch.ts';
 import { corpusFixtures, fixtureBody, GOLDEN_DIR, readJson } from '../support/fixtures.ts';
-import { startFakeBedrock } from '../support/fake-bedrock.ts';
+import { startFakeBedrock } from '../support/strict/index.ts';
 import { bedrockClient } from '../support/clients.ts';
 import OpenAI from 'openai';
 import { SpecValidators, describeErrors } from '../support/spec-schemas.ts';

@@ -14,7 +14,7 @@ import type { StreamEvent } from '../../src/core/stream-events.ts';
 import type { FormatId } from '../../src/core/ir.ts';
 import { createNodeFetch } from '../../src/node/fetch.ts';
 import { withProxy } from '../support/proxy-server.ts';
-import { startUpstream } from '../support/upstream.ts';
+import { startUpstream } from '../support/strict/index.ts';
 import { SpecValidators, describeErrors } from '../support/spec-schemas.ts';
 
 type Json = Record<string, unknown>;

@@ -25,7 +25,7 @@ import { createProxy } from '../../src/proxy/index.ts';
 import { serve, portOf } from '../../src/node/server.ts';
 import { GOLDEN_DIR, readJson, REPO_ROOT } from '../support/fixtures.ts';
 import { decodeEvents, encodeEvents, messagesAsBytes, wireEventsFromBytes } from '../support/streams.ts';
-import { startUpstream, type FakeUpstream } from '../support/upstream.ts';
+import { startUpstream, type FakeUpstream } from '../support/strict/index.ts';
 
 const golden = (name: string, kind: 'request' | 'response') => readJson(join(GOLDEN_DIR, 'openai-chat', name, `${kind}.json`)) as Record<string, unknown>;
 const reasoningOf = (parts: { type: string }[]) => parts.filter((part): part is ReasoningPart => part.type === 'reasoning');
@@ -116,8 +116,14 @@ cross('naming a dialect writes its fields for IR from another format', () => {
 });
 
 cross('OpenRouter reasoning settings: the request `reasoning` object is the IR reasoning config, both ways', () => {
-  const anthropic = convertRequest(golden('dialect-openrouter-reasoning', 'request'), { from: 'openai-chat', to: 'anthropic' }).body as { thinking?: unknown };
+  const request = golden('dialect-openrouter-reasoning', 'request');
+  const question = { ...request, messages: (request['messages'] as unknown[]).slice(0, 1) };
+  const anthropic = convertRequest(question, { from: 'openai-chat', to: 'anthropic' }).body as { thinking?: unknown };
   assert.equal(anthropic.thinking, { type: 'enabled', budget_tokens: 2000 });
+  // The whole golden ends in a tool loop whose thinking (OpenRouter's state) cannot go to Anthropic, which then refuses thinking.
+  const loop = convertRequest(request, { from: 'openai-chat', to: 'anthropic' });
+  assert.is((loop.body as { thinking?: unknown }).thinking, undefined);
+  assert.ok(loop.losses.some((loss) => loss.code === 'dropped_field' && loss.path === '/reasoning'));
   const claude = readJson(join(GOLDEN_DIR, 'cross', 'thinking', 'anthropic.request.json'));
   const openrouter = convertRequest(claude, { from: 'anthropic', to: 'openai-chat', dialect: 'openrouter' }).body as Record<string, unknown>;
   const budget = decodeRequest('anthropic', claude).ir.reasoning?.budgetTokens;

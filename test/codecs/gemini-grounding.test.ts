@@ -16,7 +16,7 @@ import type { WireEvent } from '../../src/core/stream-events.ts';
 import type { FormatId } from '../../src/core/ir.ts';
 import { createNodeFetch } from '../../src/node/fetch.ts';
 import { withProxy } from '../support/proxy-server.ts';
-import { startUpstream } from '../support/upstream.ts';
+import { startUpstream } from '../support/strict/index.ts';
 import { corpusFixtures, fixtureBody } from '../support/fixtures.ts';
 import { convertedStream, streamFixtures } from '../support/streams.ts';
 import { SpecValidators, describeErrors } from '../support/spec-schemas.ts';

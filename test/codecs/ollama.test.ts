@@ -18,7 +18,7 @@ import type { ImagePart, ToolCallPart, ToolResultPart } from '../../src/core/ir.
 import { normalizeFiles } from '../../src/normalize/run.ts';
 import type { NormalizedRecord } from '../../src/normalize/types.ts';
 import { CORPUS_DIR, corpusDirectory, GOLDEN_DIR, readJson, REPO_ROOT } from '../support/fixtures.ts';
-import { startUpstream } from '../support/upstream.ts';
+import { startUpstream } from '../support/strict/index.ts';
 import { createProxy } from '../../src/proxy/index.ts';
 import { serve, portOf } from '../../src/node/server.ts';
 import { Ollama } from 'ollama';

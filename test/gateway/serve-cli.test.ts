@@ -16,7 +16,7 @@ import OpenAI from 'openai';
 import { GoogleGenAI } from '@google/genai';
 import { Ollama } from 'ollama';
 import { GOLDEN_DIR, readJson, REPO_ROOT } from '../support/fixtures.ts';
-import { startUpstream, type FakeUpstream } from '../support/upstream.ts';
+import { startUpstream, type FakeUpstream } from '../support/strict/index.ts';
 import { startScriptedVendor, type ScriptedVendor } from '../support/corpus-vendors.ts';
 
 const BIN = join(REPO_ROOT, 'dist', 'cli', 'main.js');

@@ -17,8 +17,7 @@ import { bodyText, stringifyBody } from '../../src/core/serialize.ts';
 import { proxyBodies } from '../support/serialize-bodies.ts';
 import type { FormatId, ToolResultPart } from '../../src/core/ir.ts';
 import { GOLDEN_DIR, readJson } from '../support/fixtures.ts';
-import { startUpstream } from '../support/upstream.ts';
-import { startFakeBedrock } from '../support/fake-bedrock.ts';
+import { startUpstream, startFakeBedrock } from '../support/strict/index.ts';
 import { bedrockClient, clientFor } from '../support/clients.ts';
 
 const OTHERS: FormatId[] = ['anthropic', 'openai-chat', 'openai-responses', 'gemini'];

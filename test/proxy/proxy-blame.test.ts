@@ -21,7 +21,7 @@ import { streamingFormats } from '../support/streams.ts';
 import { framingFor } from '../../src/formats/stream.ts';
 import { ConverseCommand, ConverseStreamCommand, type Message as BedrockMessage } from '@aws-sdk/client-bedrock-runtime';
 import { bedrockClient } from '../support/clients.ts';
-import { startUpstream, type FakeUpstream } from '../support/upstream.ts';
+import { startUpstream, type FakeUpstream } from '../support/strict/index.ts';
 
 const formats = implementedFormats();
 const streaming = new Set(streamingFormats());

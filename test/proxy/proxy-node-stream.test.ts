@@ -13,6 +13,7 @@ import { createProxy } from '../../src/proxy/index.ts';
 import { CallerCancel, UPSTREAM_CALL, type UpstreamCall } from '../../src/proxy/exchange.ts';
 import { serve, portOf } from '../../src/node/server.ts';
 import { createNodeFetch } from '../../src/node/fetch.ts';
+import { sendRefusal, strictCheck } from '../support/strict/index.ts';
 
 const test = suite('proxy on Node: streams as a ByteSource');
 
@@ -46,8 +47,12 @@ async function close(server: Server): Promise<void> {
 test('a caller that stops reading longer than the time-out still gets the whole converted stream', async () => {
   const { bytes, text } = chatStream(150_000);
   const upstream = await listen((message, out) => {
-    message.resume();
+    const chunks: Buffer[] = [];
+    message.on('data', (chunk: Buffer) => chunks.push(chunk));
     message.on('end', () => {
+      // What OpenAI would refuse is refused.
+      const refusal = strictCheck('openai-chat', { url: message.url ?? '', headers: message.headers, text: Buffer.concat(chunks).toString('utf8') });
+      if (refusal !== undefined) return sendRefusal(out, refusal);
       out.writeHead(200, { 'content-type': 'text/event-stream' });
       out.end(bytes);
     });

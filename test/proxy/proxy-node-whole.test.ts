@@ -16,6 +16,7 @@ import { createNodeFetch } from '../../src/node/fetch.ts';
 import { convertRequest } from '../../src/formats/convert.ts';
 import { bodyText, stringifyBody } from '../../src/core/serialize.ts';
 import { proxyBodies } from '../support/serialize-bodies.ts';
+import { sendRefusal, strictCheck } from '../support/strict/index.ts';
 
 const test = suite('proxy on Node: whole answers over undici');
 
@@ -27,6 +28,9 @@ const CHAT_ANSWER = JSON.stringify({
   choices: [{ index: 0, message: { role: 'assistant', content: 'hello' }, finish_reason: 'stop' }],
   usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 },
 });
+
+/** A Chat request OpenAI accepts, for calls made straight to the upstream. */
+const CHAT_REQUEST = JSON.stringify({ model: 'm', messages: [{ role: 'user', content: 'hi' }] });
 
 const MESSAGES_BODY = JSON.stringify({ model: 'm', max_tokens: 10, messages: [{ role: 'user', content: 'hi' }] });
 
@@ -53,9 +57,13 @@ async function listen(handle: (message: IncomingMessage, out: ServerResponse) =>
     const chunks: Buffer[] = [];
     message.on('data', (chunk: Buffer) => chunks.push(chunk));
     message.on('end', () => {
-      upstream.bodies.push(Buffer.concat(chunks).toString('utf8'));
+      const text = Buffer.concat(chunks).toString('utf8');
+      upstream.bodies.push(text);
       upstream.lengths.push(message.headers['content-length']);
-      handle(message, out);
+      // What OpenAI would refuse is refused, whatever the test's handler does.
+      const refusal = strictCheck('openai-chat', { url: message.url ?? '', headers: message.headers, text });
+      if (refusal !== undefined) sendRefusal(out, refusal);
+      else handle(message, out);
     });
   });
   const upstream: Upstream = { server, url: '', accepted: 0, open: new Set(), most: 0, requests: [], bodies: [], lengths: [] };
@@ -197,7 +205,7 @@ test('at most 256 connections per upstream: further whole calls wait for one and
   try {
     const call = (createNodeFetch() as unknown as { [UPSTREAM_CALL]: UpstreamCall })[UPSTREAM_CALL];
     const replies = await Promise.all(
-      Array.from({ length: 300 }, () => call(`${upstream.url}/chat/completions`, { headers: { 'content-type': 'application/json' }, body: '{}', timeoutMs: 30_000, signal: new CallerCancel(), stream: false })),
+      Array.from({ length: 300 }, () => call(`${upstream.url}/chat/completions`, { headers: { 'content-type': 'application/json' }, body: CHAT_REQUEST, timeoutMs: 30_000, signal: new CallerCancel(), stream: false })),
     );
     assert.ok(replies.every((reply) => reply.status === 200 && reply.text === CHAT_ANSWER), 'every call answered whole');
     assert.ok(upstream.most <= 256, `${upstream.most} connections at once`);

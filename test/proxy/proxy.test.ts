@@ -17,7 +17,7 @@ import { implementedFormats } from '../../src/formats/registry.ts';
 import type { FormatId, ToolResultPart } from '../../src/core/ir.ts';
 import { GOLDEN_DIR, readJson } from '../support/fixtures.ts';
 import { streamingFormats } from '../support/streams.ts';
-import { startUpstream, type FakeUpstream } from '../support/upstream.ts';
+import { startUpstream, type FakeUpstream } from '../support/strict/index.ts';
 import { clientFor } from '../support/clients.ts';
 
 // Bedrock callers and upstreams are tested in test/proxy/bedrock-proxy.test.ts (AWS SDK client, signed upstream) and test/proxy/faults.test.ts.

@@ -9,7 +9,8 @@
  * as read by test/support/meaning-reader.ts, which shares no code with the
  * codecs. Inherent exceptions are listed with reasons in
  * test/replay-exceptions.json, keyed by recording (every caller) or by
- * `recording → caller`.
+ * `recording → caller`. The fake upstream refuses what its vendor would
+ * (test/support/strict) before it serves the recording.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
@@ -27,6 +28,7 @@ import { createNodeFetch } from '../../src/node/fetch.ts';
 import { corpusFixtures, fixtureBody, goldenFixtures, REPO_ROOT } from '../support/fixtures.ts';
 import { streamFixtures } from '../support/streams.ts';
 import { readStream, readWhole, type Meaning, type WireFormat } from '../support/meaning-reader.ts';
+import { sendRefusal, strictCheck } from '../support/strict/index.ts';
 
 const FORMATS: readonly WireFormat[] = ['anthropic', 'openai-chat', 'openai-responses', 'gemini'];
 const EXCEPTIONS = JSON.parse(readFileSync(join(REPO_ROOT, 'test/proxy/replay-exceptions.json'), 'utf8')) as Record<string, string>;
@@ -106,8 +108,12 @@ async function startLane(caller: WireFormat, upstream: WireFormat): Promise<Lane
   const sockets = new Set<Socket>();
   const lane: Lane = { url: '', next: undefined, close: async () => {} };
   const fake: Server = createServer((request: IncomingMessage, response: ServerResponse) => {
-    request.resume();
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
     request.on('end', () => {
+      // What the vendor would refuse is refused, as the vendor does.
+      const refusal = strictCheck(upstream, { url: request.url ?? '', headers: request.headers, text: Buffer.concat(chunks).toString('utf8') });
+      if (refusal !== undefined) return sendRefusal(response, refusal);
       const recording = lane.next;
       if (recording === undefined) {
         response.writeHead(500, { 'content-type': 'application/json' });

@@ -51,9 +51,9 @@ function decode(events: WireEvent[]): { events: StreamEvent[]; losses: LossColle
   return { events: out, losses };
 }
 
-function encode(events: StreamEvent[]): { messages: SseMessage[]; data: unknown[]; losses: LossCollector } {
+function encode(events: StreamEvent[], streamUsage?: boolean): { messages: SseMessage[]; data: unknown[]; losses: LossCollector } {
   const losses = new LossCollector();
-  const encoder = createOpenaiChatStreamEncoder({ losses });
+  const encoder = createOpenaiChatStreamEncoder(streamUsage === undefined ? { losses } : { losses, streamUsage });
   const messages: SseMessage[] = [];
   for (const event of events) messages.push(...encoder.encode(event));
   messages.push(...encoder.flush());
@@ -190,6 +190,25 @@ test('events from another decoder: role chunk first, tool indices 0..k, usage be
   const parts = back.candidates[0]?.message.parts ?? [];
   assert.equal(parts.map((part) => (part.type === 'tool_call' ? [part.name, part.arguments] : part.type)), ['text', ['weather', { city: 'Oslo' }], ['time', { tz: 'UTC' }]]);
   assert.equal(back.candidates[0]?.stopReason?.raw, 'tool_calls');
+});
+
+test('without include_usage (streamUsage false) no chunk has empty choices: OpenAI sends the usage chunk only when asked', () => {
+  const at = { candidate: 0 };
+  const events: StreamEvent[] = [
+    { type: 'start', id: 'msg_1', model: 'claude-test', usage: { inputTokens: 30 } },
+    { type: 'part_start', ...at, index: 0, part: { type: 'text', text: '' } },
+    { type: 'text_delta', ...at, index: 0, text: 'Hello.' },
+    { type: 'part_end', ...at, index: 0 },
+    { type: 'finish', candidate: 0, stopReason: { unified: 'end_turn', raw: 'end_turn', format: 'anthropic' } },
+    { type: 'usage', usage: { outputTokens: 12 } },
+    { type: 'end' },
+  ];
+  const without = encode(events, false).data;
+  assert.equal(without.at(-1), '[DONE]');
+  for (const chunk of without.slice(0, -1)) assert.is((chunk as { choices: unknown[] }).choices.length, 1, JSON.stringify(chunk));
+  assert.equal(without.length, encode(events).data.length - 1, 'only the usage chunk is left out');
+  const asked = encode(events, true).data.at(-2) as { choices: unknown[]; usage: unknown };
+  assert.equal(asked.choices, []);
 });
 
 test('foreign events: several candidates, usage late, an error in the target form', () => {

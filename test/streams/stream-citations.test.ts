@@ -13,7 +13,7 @@ import { ConverseStreamCommand } from '@aws-sdk/client-bedrock-runtime';
 import { convertResponse } from '../../src/formats/convert.ts';
 import { createNodeFetch } from '../../src/node/fetch.ts';
 import { withProxy } from '../support/proxy-server.ts';
-import { startUpstream } from '../support/upstream.ts';
+import { startUpstream } from '../support/strict/index.ts';
 import { bedrockClient } from '../support/clients.ts';
 import { convertedStream, streamFixtures, wireEvents } from '../support/streams.ts';
 

@@ -3,7 +3,8 @@
  * scripts/soak.ts: it speaks one vendor format, answers healthy requests with
  * a golden response (whole or streamed), and on demand answers with vendor
  * error bodies, resets, stalls, garbage, half bodies, truncated streams,
- * in-stream error events, or silence.
+ * in-stream error events, or silence. Requests the vendor would refuse get
+ * the vendor's refusal first (test/support/strict).
  */
 import { readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
@@ -15,6 +16,7 @@ import type { FormatId } from '../../src/core/ir.ts';
 import { GOLDEN_DIR } from './fixtures.ts';
 import { encodeEvents } from './streams.ts';
 import { framingFor } from '../../src/formats/stream.ts';
+import { sendRefusal, strictCheck } from './strict/index.ts';
 
 /** What the upstream does with one request. */
 export type Fault =
@@ -160,6 +162,13 @@ export async function startFaultUpstream(format: FormatId, answer: UpstreamAnswe
     requests.push({ url: request.url ?? '', headers: request.headers, body: text });
     if (requests.length > 50) requests.shift();
     if (options.keepAlive !== true) response.setHeader('connection', 'close');
+    // What the vendor would refuse is refused first, as the vendor does, whatever the fault.
+    const refusal = strictCheck(format, { url: request.url ?? '', headers: request.headers, text });
+    if (refusal !== undefined) {
+      received++;
+      sendRefusal(response, refusal);
+      return;
+    }
     let body: Record<string, unknown> = {};
     try {
       body = JSON.parse(text) as Record<string, unknown>;

@@ -5,7 +5,7 @@ import type { FormatId } from '../../src/core/ir.ts';
 import { createProxy, type ProxyConfig } from '../../src/proxy/index.ts';
 import { serve, portOf } from '../../src/node/server.ts';
 import { createNodeFetch } from '../../src/node/fetch.ts';
-import { startUpstream } from './upstream.ts';
+import { startUpstream } from './strict/index.ts';
 import { GOLDEN_DIR, readJson } from './fixtures.ts';
 
 export async function withProxy<T>(config: ProxyConfig, run: (url: string) => Promise<T>): Promise<T> {
@@ -19,7 +19,7 @@ export async function withProxy<T>(config: ProxyConfig, run: (url: string) => Pr
 }
 
 /**
- * The body a fake `upstreamFormat` vendor on 127.0.0.1 (answering with the
+ * The body a strict `upstreamFormat` emulator on 127.0.0.1 (test/support/strict: it refuses what the vendor refuses; answering with the
  * plain-chat golden answer; in `dialect` if given) received when `call`
  * went through the proxy in front of it, every model mapped to `model`.
  */

@@ -4,6 +4,7 @@
  * @see https://docs.anthropic.com/en/api/messages#response
  */
 import type { CodecContext } from '../../core/codec.ts';
+import { randomAnswerIds } from '../../core/answer-ids.ts';
 import type { Candidate, Message, Part, Response } from '../../core/ir.ts';
 import { expectArray, expectObject, expectString, extend, pointer, required, spreadExtensions, unknownKeys, type JsonObject } from '../../core/wire.ts';
 import { decodeAnthropicBlockAt, keepsHints, type BlockScope } from './parts-decode.ts';
@@ -97,8 +98,8 @@ export function encodeAnthropicResponse(response: Response, context: CodecContex
   const native = response.extensions?.anthropic !== undefined;
   if (response.id !== undefined) wire['id'] = response.id;
   else if (!absent.includes('id') && !native) {
-    wire['id'] = 'msg_interlingua';
-    losses.add('synthesised_id', '/id', 'Anthropic responses need an id; "msg_interlingua" was made up', 'info');
+    wire['id'] = (context.ids ?? randomAnswerIds).id('msg_');
+    losses.add('synthesised_id', '/id', `Anthropic responses need an id; "${String(wire['id'])}" was made up`, 'info');
   }
   const type = response.extensions?.anthropic?.['$type'];
   if (!hasHint(response, '$typeAbsent')) wire['type'] = type ?? 'message';

@@ -6,6 +6,7 @@
  * @see https://docs.anthropic.com/en/docs/build-with-claude/streaming
  */
 import type { CodecContext } from '../../core/codec.ts';
+import { randomAnswerIds } from '../../core/answer-ids.ts';
 import type { Candidate, Part, ReasoningPart, Response, TextPart, ToolCallPart } from '../../core/ir.ts';
 import { unreachable } from '../../core/ir.ts';
 import type { LossCollector } from '../../core/losses.ts';
@@ -136,6 +137,11 @@ export function startMessage(start: StartEvent | undefined, context: CodecContex
   if (isObject(candidateHints)) candidate.extensions = { anthropic: candidateHints };
   const response: Response = { candidates: [candidate] };
   if (start?.id !== undefined) response.id = start.id;
+  else if (hints === undefined) {
+    // Another format's answer without an id (Ollama's): clients dedupe and chain by it, so it gets a fresh one.
+    response.id = (context.ids ?? randomAnswerIds).id('msg_');
+    context.losses.add('synthesised_id', '/id', `Anthropic messages need an id; "${response.id}" was made up`, 'info');
+  }
   const model = start?.model ?? context.model;
   if (model !== undefined) response.model = model;
   if (start?.usage !== undefined) response.usage = start.usage;

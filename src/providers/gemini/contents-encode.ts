@@ -3,7 +3,8 @@
  * messages become `systemInstruction`; tool messages become user turns of
  * `functionResponse` parts. For IR from other formats, consecutive turns of
  * the same Gemini role are merged (tool results, then a directly following
- * user message, share one user turn).
+ * user message, share one user turn), and the results of a run of tool
+ * messages go in the order of their calls (src/core/result-order.ts).
  * @see https://ai.google.dev/api/caching#Content
  */
 import type { LossCollector } from '../../core/losses.ts';
@@ -13,6 +14,7 @@ import { encodeGeminiPart } from './parts-encode.ts';
 import type { EncodePartScope } from './parts.ts';
 import { messagePointer, partPointer } from '../../core/ir-pointers.ts';
 import { CallNames } from '../../core/tools.ts';
+import { resultsInCallOrder, type PartAt } from '../../core/result-order.ts';
 
 /** The encoded conversation. */
 export interface GeminiConversation {
@@ -36,10 +38,16 @@ export function encodeGeminiContents(messages: readonly Message[], native: boole
     const message = messages[index] as Message;
     const path = messagePointer(index);
     const role = message.role === 'assistant' ? 'model' : 'user';
-    const parts = encodeMessageParts(message, index, path, scope);
+    // Gemini pairs function responses with calls by position: results of other formats go in their calls' order.
+    const run = !native && message.role === 'tool' ? resultsInCallOrder(messages, index, losses, 'Gemini') : undefined;
+    const parts = run === undefined ? encodeMessageParts(message, index, path, scope) : encodeOrderedResults(messages, run.order, scope);
     const gemini = extensionsOf(message, 'gemini');
-    losses.foreignExtensions(message.extensions, 'gemini', path);
-    if (message.name !== undefined) losses.add('dropped_field', path, `Gemini turns have no participant name ("${message.name}"); dropped`, 'info');
+    for (let each = index; each < (run?.end ?? index + 1); each++) {
+      const one = messages[each] as Message;
+      losses.foreignExtensions(one.extensions, 'gemini', messagePointer(each));
+      if (one.name !== undefined) losses.add('dropped_field', messagePointer(each), `Gemini turns have no participant name ("${one.name}"); dropped`, 'info');
+    }
+    if (run !== undefined) index = run.end - 1;
     if (!native && parts.length === 0) {
       // Gemini rejects a turn without parts; everything in it was dropped (and reported) above.
       joinNext = false;
@@ -76,6 +84,17 @@ function encodeMessageParts(message: Message, messageIndex: number, path: string
     parts = appended(parts, wire);
   }
   return parts ?? [];
+}
+
+/** The parts of a run of tool messages in `order`, each at its own IR pointer. */
+function encodeOrderedResults(messages: readonly Message[], order: readonly PartAt[], scope: EncodePartScope): JsonObject[] {
+  const parts: JsonObject[] = [];
+  for (const [messageIndex, partIndex] of order) {
+    const part = (messages[messageIndex] as Message).parts[partIndex] as Part;
+    const wire = encodeGeminiPart(part, partPointer(messagePointer(messageIndex), messageIndex, partIndex), scope);
+    if (wire !== undefined) parts.push(wire);
+  }
+  return parts;
 }
 
 /** Encode the leading system messages (`messages` up to `count`). */

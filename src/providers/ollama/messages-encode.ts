@@ -2,12 +2,14 @@
  * IR messages → Ollama `messages`. Every IR message becomes one Ollama
  * message, except tool messages, which become one message per result
  * (`tool_name` from the result or its call; `tool_call_id` only when Ollama
- * itself sent one).
+ * itself sent one), in the order of the calls they answer, as Ollama renders
+ * them in order (src/core/result-order.ts).
  * @see https://github.com/ollama/ollama/blob/main/docs/api.md#chat-request-with-history-with-tools
  */
 import type { LossCollector } from '../../core/losses.ts';
 import type { Message, Part, ToolResultPart } from '../../core/ir.ts';
 import { CallNames } from '../../core/tools.ts';
+import { resultsInCallOrder } from '../../core/result-order.ts';
 import { extensionsOf, spreadExtensions, type JsonObject } from '../../core/wire.ts';
 import { SYNTHETIC_ID_PREFIX } from './ids.ts';
 import { encodeOllamaParts, joinTexts } from './parts-encode.ts';
@@ -91,6 +93,26 @@ function plainText(message: Message): string | undefined {
   return part.type === 'text' && part.extensions === undefined && (part.citations === undefined || part.citations.length === 0) ? part.text : undefined;
 }
 
+/** One part of a tool message, as its own Ollama `tool` message. */
+function encodeToolPart(message: Message, index: number, partIndex: number, names: CallNames, losses: LossCollector, out: JsonObject[]): void {
+  const part = message.parts[partIndex] as Part;
+  const text = message.extensions?.[FORMAT] === undefined && part.type === 'tool_result' ? plainResultText(part) : undefined;
+  if (text !== undefined) {
+    // One plain text result and no Ollama hints (the common result): what `encodeToolResult` writes, without a path or sorting.
+    const wire: JsonObject = { role: 'tool', content: text };
+    const name = resultName(part as ToolResultPart, names);
+    if (name !== undefined) wire['tool_name'] = name;
+    out.push(wire);
+    return;
+  }
+  const partPath = `/messages/${index}/parts/${partIndex}`;
+  if (part.type !== 'tool_result') {
+    losses.add('unsupported_part', partPath, `a ${part.type} part in a tool message has no Ollama form; dropped`);
+    return;
+  }
+  out.push(spreadExtensions(encodeToolResult(part, message, names, losses, partPath), message, FORMAT));
+}
+
 /** Encode IR messages as Ollama `messages`. */
 export function encodeOllamaMessages(messages: readonly Message[], losses: LossCollector): JsonObject[] {
   const out: JsonObject[] = [];
@@ -99,26 +121,14 @@ export function encodeOllamaMessages(messages: readonly Message[], losses: LossC
     const message = messages[index] as Message;
     if (message.extensions !== undefined) losses.foreignExtensions(message.extensions, FORMAT, `/messages/${index}`);
     if (message.role === 'tool') {
-      const parts = message.parts;
-      const plain = message.extensions?.[FORMAT] === undefined;
-      for (let partIndex = 0; partIndex < parts.length; partIndex++) {
-        const part = parts[partIndex] as Part;
-        const text = plain && part.type === 'tool_result' ? plainResultText(part) : undefined;
-        if (text !== undefined) {
-          // One plain text result and no Ollama hints (the common result): what `encodeToolResult` writes, without a path or sorting.
-          const wire: JsonObject = { role: 'tool', content: text };
-          const name = resultName(part as ToolResultPart, names);
-          if (name !== undefined) wire['tool_name'] = name;
-          out.push(wire);
-          continue;
-        }
-        const partPath = `/messages/${index}/parts/${partIndex}`;
-        if (part.type !== 'tool_result') {
-          losses.add('unsupported_part', partPath, `a ${part.type} part in a tool message has no Ollama form; dropped`);
-          continue;
-        }
-        out.push(spreadExtensions(encodeToolResult(part, message, names, losses, partPath), message, FORMAT));
+      // Ollama renders tool messages in order, so each result goes where its call stands.
+      const { order, end } = resultsInCallOrder(messages, index, losses, 'Ollama');
+      for (const [messageIndex, partIndex] of order) encodeToolPart(messages[messageIndex] as Message, messageIndex, partIndex, names, losses, out);
+      for (let run = index + 1; run < end; run++) {
+        const extra = messages[run] as Message;
+        if (extra.extensions !== undefined) losses.foreignExtensions(extra.extensions, FORMAT, `/messages/${run}`);
       }
+      index = end - 1;
       continue;
     }
     // Other formats' extensions were reported above; Ollama's own hints and extras take the full path.

@@ -4,6 +4,7 @@
  * @see https://platform.openai.com/docs/api-reference/chat/object
  */
 import type { CodecContext } from '../../core/codec.ts';
+import { randomAnswerIds } from '../../core/answer-ids.ts';
 import type { Candidate, Part, Response, Usage } from '../../core/ir.ts';
 import {
   expectArray,
@@ -189,16 +190,16 @@ export function encodeOpenaiChatResponse(response: Response, context: CodecConte
   const absent: readonly unknown[] = Array.isArray(absentHint) ? absentHint : [];
   if (response.id !== undefined) wire['id'] = response.id;
   else if (!absent.includes('id')) {
-    wire['id'] = 'chatcmpl-interlingua';
-    losses.add('synthesised_id', '/id', 'Chat Completions responses need an id; "chatcmpl-interlingua" was made up', 'info');
+    wire['id'] = (context.ids ?? randomAnswerIds).id('chatcmpl-');
+    losses.add('synthesised_id', '/id', `Chat Completions responses need an id; "${String(wire['id'])}" was made up`, 'info');
   }
   const object = shapeHint(response, '$object');
   if (object === undefined) wire['object'] = 'chat.completion';
   else if (object !== 'absent') wire['object'] = object;
   if (response.created !== undefined) wire['created'] = response.created;
   else if (!absent.includes('created')) {
-    wire['created'] = 0;
-    losses.add('defaulted', '/created', 'Chat Completions responses need created; the source had no time, 0 was sent', 'info');
+    wire['created'] = (context.ids ?? randomAnswerIds).now();
+    losses.add('defaulted', '/created', `Chat Completions responses need created; the source had no time, ${String(wire['created'])} (the time of the answer) was sent`, 'info');
   }
   if (response.model !== undefined) wire['model'] = response.model;
   else if (!absent.includes('model')) {

@@ -13,6 +13,7 @@
  */
 import type { ChatCompletionChunk } from 'openai/resources/chat/completions/completions';
 import type { LossCollector } from '../../core/losses.ts';
+import { randomAnswerIds, type AnswerIds } from '../../core/answer-ids.ts';
 import type { StartEvent, StreamEvent } from '../../core/stream-events.ts';
 import { unreachable } from '../../core/ir.ts';
 import { isObject, type JsonObject } from '../../core/wire.ts';
@@ -129,6 +130,7 @@ export class ChunkBuilder {
   constructor(
     private readonly losses: LossCollector,
     private readonly model: string | undefined,
+    private readonly ids: AnswerIds = randomAnswerIds,
   ) {}
 
   /** The top-level fields every chunk repeats now: a new object whenever they change. */
@@ -144,6 +146,14 @@ export class ChunkBuilder {
   /** Set the top-level fields from a `start` event. */
   begin(start: StartEvent): void {
     this.top = baselineTop(start, this.model);
+    if (start.extensions?.[FORMAT] === undefined) {
+      // Another format's answer: every chunk needs an id and `created` (the spec requires both), the same in every chunk.
+      if (this.top['id'] === undefined) {
+        this.top['id'] = this.ids.id('chatcmpl-');
+        this.losses.add('synthesised_id', '/id', `Chat Completions chunks need an id; "${String(this.top['id'])}" was made up`, 'info');
+      }
+      if (this.top['created'] === undefined) this.top = { id: this.top['id'], object: this.top['object'], created: this.ids.now(), ...this.top };
+    }
     this.base = this.top;
   }
 

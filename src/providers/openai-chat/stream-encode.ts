@@ -5,7 +5,8 @@
  * chunks OpenAI itself sends: a role chunk first (with the first part, or
  * as soon as a part that is dropped begins), one chunk per delta, tool
  * calls numbered 0..k per choice, a finish chunk per choice, the usage chunk
- * (`choices: []`) last, then `data: [DONE]`.
+ * (`choices: []`) last unless `context.streamUsage` is false (OpenAI sends it
+ * only for `stream_options.include_usage`), then `data: [DONE]`.
  * @see https://platform.openai.com/docs/api-reference/chat-streaming/streaming
  */
 import type { CodecContext } from '../../core/codec.ts';
@@ -85,7 +86,7 @@ class OpenaiChatStreamEncoder implements StreamEncoder {
 
   constructor(private readonly context: CodecContext) {
     this.dialect = isOpenaiChatDialect(context.dialect) ? context.dialect : 'openai';
-    this.builder = new ChunkBuilder(context.losses, context.model);
+    this.builder = new ChunkBuilder(context.losses, context.model, context.ids);
   }
 
   encode(event: StreamEvent): SseMessage[] {
@@ -333,7 +334,8 @@ class OpenaiChatStreamEncoder implements StreamEncoder {
       }
       case 'end':
         if (!this.sent) out.push(this.chunk(0, {}));
-        if (this.usage !== undefined) {
+        // OpenAI sends the usage chunk (empty `choices`) only when the request asked (`stream_options.include_usage`).
+        if (this.usage !== undefined && this.context.streamUsage !== false) {
           const usage = encodeOpenaiChatUsage(this.usage, losses, '/usage');
           const chunk = this.builder.assemble([], usage);
           // The tier that served the answer rides with its usage (the usage chunk is the one chunk that has it).

@@ -11,6 +11,7 @@
  */
 import type { LossCollector } from '../../core/losses.ts';
 import type { CodecContext } from '../../core/codec.ts';
+import { randomAnswerIds } from '../../core/answer-ids.ts';
 import type { Message, Part, Response, Usage } from '../../core/ir.ts';
 import {
   expectArray, expectNumber, expectObject, expectString, extend, hint, isObject, pointer, required, spreadExtensions, type JsonObject,
@@ -166,14 +167,14 @@ export function encodeOpenaiResponsesResponse(response: Response, context: Codec
   const native = echo !== undefined;
   if (response.id !== undefined) body['id'] = response.id;
   else if (!native) {
-    body['id'] = 'resp_interlingua';
+    body['id'] = (context.ids ?? randomAnswerIds).id('resp_');
     losses.add('synthesised_id', '/id', 'response id made up by interlingua', 'info');
   }
   if (!omitted.includes('object')) body['object'] = 'response';
   if (response.created !== undefined) body['created_at'] = response.created;
   else if (!native) {
-    body['created_at'] = 0;
-    losses.add('defaulted', '/created', 'OpenAI Responses needs created_at; 0 was used', 'info');
+    body['created_at'] = (context.ids ?? randomAnswerIds).now();
+    losses.add('defaulted', '/created', `OpenAI Responses needs created_at; ${String(body['created_at'])} (the time of the answer) was used`, 'info');
   }
   if (response.model !== undefined) body['model'] = response.model;
   const message: Message = candidate?.message ?? { role: 'assistant', parts: [] };

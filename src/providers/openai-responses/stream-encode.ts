@@ -14,6 +14,7 @@
  * @see https://platform.openai.com/docs/api-reference/responses-streaming
  */
 import type { CodecContext } from '../../core/codec.ts';
+import { randomAnswerIds, type AnswerIds } from '../../core/answer-ids.ts';
 import type { ApiError, Part, Response, StopReason, Usage } from '../../core/ir.ts';
 import type { LossCollector } from '../../core/losses.ts';
 import { DATA_PIECES, type EncodedOnce, type ReasoningDeltaEvent, type SseMessage, type StartEvent, type StreamEncoder, type StreamEvent, type TextDeltaEvent, type ToolCallDeltaEvent } from '../../core/stream-events.ts';
@@ -89,6 +90,7 @@ export class OpenaiResponsesStreamWriter {
   constructor(
     private readonly losses: LossCollector,
     private readonly model?: string,
+    private readonly ids?: AnswerIds,
   ) {
     this.output = new OutputWriter(losses);
   }
@@ -327,6 +329,9 @@ export class OpenaiResponsesStreamWriter {
     const model = event.model ?? (foreign ? this.model : undefined);
     if (model !== undefined) start.model = model;
     if (event.created !== undefined) start.created = event.created;
+    // Another format's answer without an id or time: made up once, so every event of the stream names the same response.
+    if (foreign && start.id === undefined) start.id = (this.ids ?? randomAnswerIds).id('resp_');
+    if (foreign && start.created === undefined) start.created = (this.ids ?? randomAnswerIds).now();
     if (event.usage !== undefined) start.usage = event.usage;
     this.start = start;
     if (event.usage !== undefined) this.usage = { ...event.usage };
@@ -428,7 +433,7 @@ function outputText(output: unknown[]): string {
 
 /** A fresh OpenAI Responses stream encoder. */
 export function createOpenaiResponsesStreamEncoder(context: CodecContext): StreamEncoder {
-  const writer = new OpenaiResponsesStreamWriter(context.losses, context.model);
+  const writer = new OpenaiResponsesStreamWriter(context.losses, context.model, context.ids);
   return {
     encode: (event) => writer.encode(event),
     flush: () => [],

@@ -6,7 +6,7 @@
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { convertRequest } from '../../src/index.ts';
+import { convertRequest, convertResponse, decodeResponse } from '../../src/index.ts';
 import type { FormatId } from '../../src/index.ts';
 import { SpecValidators } from '../support/spec-schemas.ts';
 
@@ -45,6 +45,65 @@ test('1. URL-safe base64 from Gemini becomes standard base64 (alphabet and paddi
   const standard = { contents: [{ role: 'user', parts: [{ inlineData: { mimeType: 'image/png', data: STANDARD_PNG } }] }] };
   const anthropic = convertRequest(standard, { from: 'gemini', to: 'anthropic', model: MODEL }).body as { messages: [{ content: [{ source: { data: string } }] }] };
   assert.is(anthropic.messages[0].content[0].source.data, STANDARD_PNG);
+});
+
+// 5. Shapes the vendor accepts. Gemini `tools` is a list of `Tool`
+// (https://ai.google.dev/api/caching#Tool), but the API answers 200 to one
+// `Tool` object; `videoMetadata` (https://ai.google.dev/api/caching#VideoMetadata)
+// also comes as a part of its own after the video's `fileData`.
+test('5. Gemini tools as one object and videoMetadata as a part of its own decode, go back to Gemini as they came, and reach other targets', () => {
+  const request = {
+    contents: [
+      {
+        role: 'user',
+        parts: [
+          { fileData: { mimeType: 'video/mp4', fileUri: 'https://www.youtube.com/watch?v=9hE5-98ZeCg' } },
+          { videoMetadata: { startOffset: '10s', endOffset: '20s' } },
+          { text: 'What is the weather where this was filmed?' },
+        ],
+      },
+    ],
+    tools: { functionDeclarations: [{ name: 'get_weather', description: 'Weather for a city', parameters: { type: 'OBJECT', properties: { city: { type: 'STRING' } }, required: ['city'] } }] },
+  };
+  const same = convertRequest(request, { from: 'gemini', to: 'gemini', model: MODEL });
+  assert.equal(same.body, request);
+  assert.equal(same.losses, []);
+  const anthropic = convertRequest(request, { from: 'gemini', to: 'anthropic', model: MODEL });
+  const tools = (anthropic.body as { tools: { name: string }[] }).tools;
+  assert.equal(tools.map((tool) => tool.name), ['get_weather']);
+  // The clip offsets have no place in Anthropic: reported at the part that held them.
+  assert.ok(anthropic.losses.some((loss) => loss.path === '/contents/0/parts/1' && loss.code === 'unsupported_part'), JSON.stringify(anthropic.losses));
+  assert.is(specErrors('anthropic', 'request', anthropic.body), '[]');
+});
+
+// Converse: `ContentBlock.text` is a string
+// (https://docs.aws.amazon.com/bedrock/latest/APIReference/API_runtime_ContentBlock.html);
+// Converse refuses only an empty one ("The text field in the ContentBlock
+// object … is blank"), and answered 200 to " " and "\n" in recorded traffic.
+test('5. Converse whitespace-only text blocks travel; only an empty one is left out', () => {
+  const request = {
+    messages: [
+      { role: 'user', content: [{ text: ' ' }, { text: 'Hello' }] },
+      { role: 'assistant', content: [{ text: '\n' }, { text: '' }] },
+      { role: 'user', content: [{ text: 'Again' }] },
+    ],
+  };
+  const { body, losses } = convertRequest(request, { from: 'bedrock-converse', to: 'bedrock-converse', model: MODEL });
+  const messages = (body as { messages: { content: unknown[] }[] }).messages;
+  assert.equal(messages[0]?.content, [{ text: ' ' }, { text: 'Hello' }]);
+  assert.equal(messages[1]?.content, [{ text: '\n' }]);
+  assert.equal(losses.map((loss) => loss.path), ['/messages/1/content/1']);
+});
+
+// Converse `TokenUsage` (https://docs.aws.amazon.com/bedrock/latest/APIReference/API_runtime_TokenUsage.html):
+// an answer that gave only `outputTokens` keeps the other counts missing.
+test('5. a Converse answer without inputTokens and totalTokens: the counts stay missing, none invented', () => {
+  const response = { output: { message: { role: 'assistant', content: [{ text: 'Hi' }] } }, stopReason: 'end_turn', usage: { outputTokens: 5 }, metrics: { latencyMs: 10 } };
+  const { ir } = decodeResponse('bedrock-converse', response);
+  assert.is(ir.usage?.inputTokens, undefined);
+  assert.is(ir.usage?.totalTokens, undefined);
+  assert.equal(convertResponse(response, { from: 'bedrock-converse', to: 'bedrock-converse' }).body, response);
+  assert.equal((convertResponse(response, { from: 'bedrock-converse', to: 'gemini' }).body as { usageMetadata: unknown }).usageMetadata, { candidatesTokenCount: 5 });
 });
 
 test.run();

@@ -95,7 +95,10 @@ export function decodeGeminiRequest(body: unknown, context: CodecContext): Reque
   const lean = context.target !== undefined && context.target !== 'gemini';
   decodeGeminiContents(contents, '/contents', context.losses, request.messages, lean, context.target === 'gemini');
   const tools = object['tools'];
-  if (tools !== undefined) request.tools = decodeGeminiTools(tools, '/tools', context.losses);
+  if (tools !== undefined) {
+    request.tools = decodeGeminiTools(tools, '/tools', context.losses);
+    if (isObject(tools)) hint(request, 'gemini', '$toolsObject', true);
+  }
   const toolConfig = spelling.read(object, 'toolConfig');
   if (toolConfig !== undefined) decodeGeminiToolConfig(toolConfig, topPointer(object, 'toolConfig', '/toolConfig'), request);
   const generation = spelling.read(object, 'generationConfig');
@@ -150,7 +153,7 @@ export function encodeGeminiRequest(request: Request, context: CodecContext): Js
   if (request.tools !== undefined) {
     const tools = encodeGeminiTools(request.tools, losses);
     toolless = allToolsDropped(request, tools.length, losses, 'Gemini');
-    if (!toolless) body['tools'] = tools;
+    if (!toolless) body['tools'] = tools.length === 1 && extensionsOf(request, 'gemini')?.['$toolsObject'] === true ? (tools[0] as JsonObject) : tools;
   }
   const toolConfig = toolless ? undefined : encodeGeminiToolConfig(request, losses);
   if (toolConfig !== undefined) body['toolConfig'] = toolConfig;

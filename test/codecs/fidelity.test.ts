@@ -47,6 +47,43 @@ test('1. URL-safe base64 from Gemini becomes standard base64 (alphabet and paddi
   assert.is(anthropic.messages[0].content[0].source.data, STANDARD_PNG);
 });
 
+// 4. OpenAI Chat takes a system message anywhere in `messages`
+// (https://platform.openai.com/docs/api-reference/chat/create#chat-create-messages);
+// Anthropic's `MessageParam.role` is `user | assistant`
+// (node_modules/@anthropic-ai/sdk/resources/messages/messages.d.ts), and
+// Gemini's `Content.role` is `user | model`.
+test('4. a mid-conversation Chat system message: the leading one is the system prompt, a later one user text marked "System: " with a loss', () => {
+  const request = {
+    model: 'gpt-4.1',
+    messages: [
+      { role: 'system', content: 'You are terse.' },
+      { role: 'user', content: 'List the files.' },
+      { role: 'assistant', content: 'a.txt b.txt' },
+      { role: 'system', content: 'The user switched to plan mode.' },
+      { role: 'user', content: 'Now plan.' },
+    ],
+  };
+  const anthropic = convertRequest(request, { from: 'openai-chat', to: 'anthropic' });
+  const body = anthropic.body as { system: unknown; messages: { role: string; content: unknown }[] };
+  assert.is(body.system, 'You are terse.');
+  assert.equal(body.messages.map((message) => message.role), ['user', 'assistant', 'user']);
+  assert.equal(body.messages[2]?.content, [
+    { type: 'text', text: 'System: The user switched to plan mode.' },
+    { type: 'text', text: 'Now plan.' },
+  ]);
+  assert.ok(anthropic.losses.some((loss) => loss.code === 'moved_content' && loss.path === '/messages/3'), JSON.stringify(anthropic.losses));
+  assert.is(specErrors('anthropic', 'request', body), '[]');
+  // Right after a user turn too (where it used to stay `role: "system"`).
+  const afterUser = { model: 'gpt-4.1', messages: [{ role: 'user', content: 'Hi' }, { role: 'system', content: 'Be brief.' }] };
+  const turns = (convertRequest(afterUser, { from: 'openai-chat', to: 'anthropic' }).body as { messages: { role: string }[] }).messages;
+  assert.equal(turns.map((message) => message.role), ['user']);
+  const gemini = convertRequest(request, { from: 'openai-chat', to: 'gemini' });
+  const contents = (gemini.body as { contents: { role: string; parts: { text: string }[] }[] }).contents;
+  assert.equal(contents.map((content) => content.role), ['user', 'model', 'user']);
+  assert.ok(contents[2]?.parts.some((part) => part.text === 'System: The user switched to plan mode.'), JSON.stringify(contents));
+  assert.is(specErrors('gemini', 'request', gemini.body), '[]');
+});
+
 // 5. Shapes the vendor accepts. Gemini `tools` is a list of `Tool`
 // (https://ai.google.dev/api/caching#Tool), but the API answers 200 to one
 // `Tool` object; `videoMetadata` (https://ai.google.dev/api/caching#VideoMetadata)

@@ -143,4 +143,27 @@ test('5. a Converse answer without inputTokens and totalTokens: the counts stay 
   assert.equal((convertResponse(response, { from: 'bedrock-converse', to: 'gemini' }).body as { usageMetadata: unknown }).usageMetadata, { candidatesTokenCount: 5 });
 });
 
+// 7. A Responses `function_call_output` carries only `call_id`
+// (https://platform.openai.com/docs/api-reference/responses/create#responses-create-input);
+// Gemini's `FunctionResponse.name` is required (https://ai.google.dev/api/caching#FunctionResponse).
+test('7. Responses tool results without a name reach Gemini named after the call in the same request; with no such call, a typed error', () => {
+  const request = {
+    model: 'gpt-5',
+    input: [
+      { role: 'user', content: 'Weather in Paris, time in Rome?' },
+      { type: 'function_call', call_id: 'call_a', name: 'get_weather', arguments: '{"city":"Paris"}' },
+      { type: 'function_call', call_id: 'call_b', name: 'get_time', arguments: '{"city":"Rome"}' },
+      { type: 'function_call_output', call_id: 'call_b', output: '12:00' },
+      { type: 'function_call_output', call_id: 'call_a', output: '{"temp":21}' },
+    ],
+  };
+  const { body } = convertRequest(request, { from: 'openai-responses', to: 'gemini' });
+  const results = (body as { contents: { parts: { functionResponse?: { name: string; response: unknown } }[] }[] }).contents[2]?.parts ?? [];
+  const byName = Object.fromEntries(results.map((part) => [part.functionResponse?.name, part.functionResponse?.response]));
+  assert.equal(byName, { get_time: { output: '12:00' }, get_weather: { temp: 21 } });
+  assert.is(specErrors('gemini', 'request', body), '[]');
+  const chained = { model: 'gpt-5', previous_response_id: 'resp_1', input: [{ type: 'function_call_output', call_id: 'call_a', output: 'x' }] };
+  assert.throws(() => convertRequest(chained, { from: 'openai-responses', to: 'gemini' }), (error: Error) => /call_a.*no tool name/.test(error.message));
+});
+
 test.run();

@@ -250,6 +250,15 @@ export interface Usage extends Extensible {
    * `completion_tokens_details` text and audio tokens).
    */
   outputTokensByModality?: TokenModalities;
+  /** `cacheReadTokens` by modality (Gemini `cacheTokensDetails`). */
+  cacheReadTokensByModality?: TokenModalities;
+  /**
+   * The tokens of tool-use prompts (the results of the vendor's own tools,
+   * such as a search, fed back to the model) by modality: Gemini
+   * `toolUsePromptTokensDetails`, whose total, `toolUsePromptTokenCount`,
+   * stays Gemini's own field.
+   */
+  toolUseTokensByModality?: TokenModalities;
   totalTokens?: number;
   /**
    * The service tier that served the answer, as the vendor named it

@@ -166,4 +166,37 @@ test('7. Responses tool results without a name reach Gemini named after the call
   assert.throws(() => convertRequest(chained, { from: 'openai-responses', to: 'gemini' }), (error: Error) => /call_a.*no tool name/.test(error.message));
 });
 
+// 9. Gemini `UsageMetadata` (https://ai.google.dev/api/generate-content#UsageMetadata):
+// `cacheTokensDetails` and `toolUsePromptTokensDetails` are `ModalityTokenCount` lists.
+const geminiUsageAnswer = {
+  candidates: [{ content: { role: 'model', parts: [{ text: 'Rain tomorrow.' }] }, finishReason: 'STOP', index: 0 }],
+  usageMetadata: {
+    promptTokenCount: 1300,
+    candidatesTokenCount: 5,
+    cachedContentTokenCount: 1032,
+    toolUsePromptTokenCount: 180,
+    totalTokenCount: 1485,
+    promptTokensDetails: [{ modality: 'TEXT', tokenCount: 1042 }, { modality: 'IMAGE', tokenCount: 258 }],
+    cacheTokensDetails: [{ modality: 'TEXT', tokenCount: 774 }, { modality: 'IMAGE', tokenCount: 258 }],
+    toolUsePromptTokensDetails: [{ modality: 'TEXT', tokenCount: 180 }],
+  },
+  modelVersion: 'gemini-2.5-flash',
+};
+
+test('9. Gemini cache and tool-use tokens by modality have an IR place, go back to Gemini as they came, and are reported where a target has none', () => {
+  const { ir } = decodeResponse('gemini', geminiUsageAnswer);
+  assert.equal(ir.usage?.cacheReadTokensByModality, { text: 774, image: 258 });
+  assert.equal(ir.usage?.toolUseTokensByModality, { text: 180 });
+  const same = convertResponse(geminiUsageAnswer, { from: 'gemini', to: 'gemini' });
+  assert.equal(same.body, geminiUsageAnswer);
+  assert.equal(same.losses, []);
+  for (const to of ['anthropic', 'openai-chat', 'openai-responses', 'bedrock-converse', 'ollama'] as const) {
+    const { losses } = convertResponse(geminiUsageAnswer, { from: 'gemini', to });
+    const paths = losses.filter((loss) => /by modality/.test(loss.message) && !/input tokens/.test(loss.message)).map((loss) => loss.path);
+    assert.equal(paths.sort(), ['/usageMetadata/cacheTokensDetails', '/usageMetadata/toolUsePromptTokensDetails'], to);
+    // Nothing is reported twice as a leftover Gemini field.
+    assert.not.ok(losses.some((loss) => /cacheTokensDetails|toolUsePromptTokensDetails/.test(loss.message)), JSON.stringify(losses));
+  }
+});
+
 test.run();

@@ -47,6 +47,65 @@ test('1. URL-safe base64 from Gemini becomes standard base64 (alphabet and paddi
   assert.is(anthropic.messages[0].content[0].source.data, STANDARD_PNG);
 });
 
+// 2. Values outside the target's bounds (src/core/bounds.ts holds them, each
+// with its source). Claude Code sends `metadata.user_id` of about 150
+// characters (Anthropic's `Metadata.user_id` takes 512); OpenAI's
+// `safety_identifier` takes 64 ("a maximum length of 64 characters",
+// openai `ResponseCreateParams`). Ollama passes `options.top_k` to
+// llama.cpp, where a value ≤ 0 means no top-k
+// (https://github.com/ollama/ollama/blob/main/docs/modelfile.md#valid-parameters-and-values).
+const CLAUDE_CODE_USER = `user_${'a1'.repeat(32)}_account_${'0f3c2d1e-5b6a-4c7d-8e9f-a0b1c2d3e4f5'}_session_${'7e6d5c4b-3a29-4817-9605-f4e3d2c1b0a9'}`;
+
+test('2. an end-user id over the target\'s length limit is dropped with a loss; inside it, it travels', () => {
+  const request = { model: 'claude-sonnet-4-5', max_tokens: 1024, messages: [{ role: 'user', content: 'Hi' }], metadata: { user_id: CLAUDE_CODE_USER } };
+  assert.ok(CLAUDE_CODE_USER.length > 64 && CLAUDE_CODE_USER.length <= 512);
+  for (const to of ['openai-chat', 'openai-responses'] as const) {
+    const { body, losses } = convertRequest(request, { from: 'anthropic', to });
+    assert.not.ok('safety_identifier' in (body as object) || 'user' in (body as object), to);
+    assert.ok(losses.some((loss) => loss.code === 'dropped_field' && loss.irPath === '/user' && loss.severity === 'warning'), JSON.stringify(losses));
+    assert.is(specErrors(to, 'request', body), '[]', to);
+  }
+  assert.equal(convertRequest(request, { from: 'anthropic', to: 'anthropic' }).body, request);
+  const short = { ...request, metadata: { user_id: 'user-42' } };
+  assert.is((convertRequest(short, { from: 'anthropic', to: 'openai-chat' }).body as { safety_identifier: string }).safety_identifier, 'user-42');
+});
+
+test('2. numeric settings outside the target\'s range: sentinels dropped, others clamped to the nearest bound, each reported', () => {
+  const ollama = { model: 'llama3.2', stream: false, messages: [{ role: 'user', content: 'Hi' }], options: { top_k: -1, temperature: 1.5, top_p: 0.9 } };
+  const anthropic = convertRequest(ollama, { from: 'ollama', to: 'anthropic' });
+  const body = anthropic.body as Record<string, unknown>;
+  assert.is(body['top_k'], undefined);
+  assert.is(body['temperature'], 1);
+  assert.is(body['top_p'], 0.9);
+  const codes = Object.fromEntries(anthropic.losses.filter((loss) => loss.irPath?.startsWith('/generation/')).map((loss) => [loss.irPath, loss.code]));
+  assert.equal(codes, { '/generation/topK': 'dropped_field', '/generation/temperature': 'approximated', '/generation/maxTokens': 'defaulted' });
+  assert.is(specErrors('anthropic', 'request', body), '[]');
+  // Gemini's top-k starts at 1: Anthropic's `top_k: 0` (no top-k) is left out, not made greedy.
+  const fromAnthropic = convertRequest({ model: 'claude-sonnet-4-5', max_tokens: 64, top_k: 0, messages: [{ role: 'user', content: 'Hi' }] }, { from: 'anthropic', to: 'gemini' });
+  assert.equal((fromAnthropic.body as { generationConfig: unknown }).generationConfig, { maxOutputTokens: 64 });
+  // Chat's n goes to 128, penalties to ±2: a Gemini body's are fitted.
+  const gemini = { contents: [{ role: 'user', parts: [{ text: 'Hi' }] }], generationConfig: { candidateCount: 200, presencePenalty: -3, topP: 0.5 } };
+  const chat = convertRequest(gemini, { from: 'gemini', to: 'openai-chat', model: MODEL });
+  const chatBody = chat.body as Record<string, unknown>;
+  assert.is(chatBody['n'], 128);
+  assert.is(chatBody['presence_penalty'], -2);
+  assert.is(chatBody['top_p'], 0.5);
+  assert.is(specErrors('openai-chat', 'request', chatBody), '[]');
+});
+
+test('2. OpenAI metadata limits: at most 16 entries, keys of 64 and values of 512 characters; the rest dropped with a loss each', () => {
+  const labels: Record<string, string> = {};
+  for (let index = 0; index < 18; index++) labels[`team${index}`] = 'search';
+  labels['k'.repeat(65)] = 'x';
+  const vertex = { contents: [{ role: 'user', parts: [{ text: 'Hi' }] }], labels };
+  const { body, losses } = convertRequest(vertex, { from: 'gemini', to: 'openai-responses', model: MODEL });
+  const metadata = (body as { metadata: Record<string, string> }).metadata;
+  assert.is(Object.keys(metadata).length, 16);
+  assert.not.ok('k'.repeat(65) in metadata);
+  assert.is(losses.filter((loss) => loss.irPath?.startsWith('/metadata/')).length, 3, JSON.stringify(losses));
+  assert.is(specErrors('openai-responses', 'request', body), '[]');
+});
+
 // 4. OpenAI Chat takes a system message anywhere in `messages`
 // (https://platform.openai.com/docs/api-reference/chat/create#chat-create-messages);
 // Anthropic's `MessageParam.role` is `user | assistant`

@@ -32,6 +32,7 @@ import { decodeAnthropicToolChoice, decodeAnthropicTools, encodeAnthropicToolCho
 import { noConversation, reportUncarriedSettings } from '../../core/request-settings.ts';
 import { allToolsDropped } from '../../core/tools.ts';
 import { fitThinking } from './thinking-limits-encode.ts';
+import { fitRequestBounds } from '../../core/bounds.ts';
 
 /** The keys of the body without a neutral slot, which travel as extensions (a switch: cheaper than a set lookup per key). */
 function requestExtras(object: JsonObject): JsonObject | undefined {
@@ -205,6 +206,7 @@ export function encodeAnthropicRequest(request: Request, context: CodecContext):
   losses.foreignExtensions(request.extensions, ANTHROPIC, '');
   const hints = request.extensions?.anthropic;
   const exact = hints !== undefined && isSet(hints['$keepTurns']);
+  if (!exact) request = fitRequestBounds(request, ANTHROPIC, losses);
   const body: JsonObject = {};
   // `options.model` names the model when the source body had none (a Gemini body, whose model is in the URL; a Bedrock body).
   const model = request.model ?? context.model;

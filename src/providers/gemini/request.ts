@@ -21,6 +21,7 @@ import { encodeGeminiGenerationConfig } from './generation-encode.ts';
 import { dropRequestCacheBreakpoints } from '../../core/cache-points.ts';
 import { noConversation, reportUncarriedSettings } from '../../core/request-settings.ts';
 import { allToolsDropped } from '../../core/tools.ts';
+import { fitRequestBounds } from '../../core/bounds.ts';
 
 /** The keys of a request body this file does not read, in either spelling, or `undefined` (a switch: cheaper than a set lookup per key). */
 function requestExtras(object: JsonObject): JsonObject | undefined {
@@ -135,6 +136,7 @@ export function encodeGeminiRequest(request: Request, context: CodecContext): Js
   const gemini = extensionsOf(request, 'gemini');
   const native = gemini?.['$native'] !== undefined;
   losses.foreignExtensions(request.extensions, 'gemini', '');
+  if (!native) request = fitRequestBounds(request, 'gemini', losses);
   dropRequestCacheBreakpoints(request, losses, 'gemini');
   const conversation = encodeGeminiContents(request.messages, native, losses);
   const body: JsonObject = {};

@@ -40,6 +40,7 @@ import { dropRequestCacheBreakpoints, placeAutomaticBreakpoint } from '../../cor
 import { allToolsDropped } from '../../core/tools.ts';
 import { automaticCacheControl, CACHE_CONTROL_KEY, CARRIED, liftAutomaticBreakpoint, requestMode, writesAutomatic } from './cache-breakpoint.ts';
 import { noConversation } from '../../core/request-settings.ts';
+import { fitRequestBounds, outOfBounds } from '../../core/bounds.ts';
 import { BIT, present, scanBody } from './request-keys-decode.ts';
 import { decodeOpenaiChatGeneration, encodeOpenaiChatGeneration, GENERATION_ORIGINS } from './generation.ts';
 
@@ -234,6 +235,8 @@ export function decodeOpenaiChatRequest(body: unknown, context: CodecContext): R
   decodeOpenrouterReasoning(request);
   context.losses.originFields(request, object, '', REQUEST_ORIGINS);
   context.losses.originFields(request.generation, object, '', GENERATION_ORIGINS);
+  // A value outside Chat's own bounds (a body OpenAI refused, kept as recorded) goes back to Chat as it came.
+  if (keepsHints(target) && outOfBounds(request, FORMAT)) chatHint(request, '$outOfBounds', true);
   return request;
 }
 
@@ -247,6 +250,8 @@ export function encodeOpenaiChatRequest(request: Request, context: CodecContext)
   const model = request.model ?? context.model;
   if (model !== undefined) wire['model'] = model;
   const dialect = activeDialect(request, context.dialect);
+  // The bounds are plain OpenAI's; a dialect's server has its own (vLLM's `top_k: -1`, …).
+  if (dialect === 'openai' && shapeHint(request, '$outOfBounds') !== true) request = fitRequestBounds(request, FORMAT, losses);
   // Plain OpenAI and OpenRouter write the breakpoints of content parts and tool results in their spelling, the other dialects those spelled in Chat (see cache-breakpoint.ts).
   const mode = requestMode(dialect);
   const automatic = writesAutomatic(request, mode);

@@ -106,6 +106,45 @@ test('2. OpenAI metadata limits: at most 16 entries, keys of 64 and values of 51
   assert.is(specErrors('openai-responses', 'request', body), '[]');
 });
 
+// 3. Gemini `GroundingChunk.web.uri` is a plain string
+// (https://ai.google.dev/api/generate-content#GroundingChunk); OpenAI's
+// `url_citation.url` is `format: uri` (openai spec `UrlCitationBody`, Chat
+// `ChatCompletionResponseMessage.annotations`), which RFC 3986 §2 limits.
+const SPACED_URI = 'https://example.com/docs/Weather Report (März).pdf?q=rain "today"';
+const geminiGrounded = {
+  candidates: [
+    {
+      content: { role: 'model', parts: [{ text: 'Rain is likely tomorrow.' }] },
+      finishReason: 'STOP',
+      index: 0,
+      groundingMetadata: {
+        groundingChunks: [{ web: { uri: SPACED_URI, title: 'Weather Report' } }, { web: { uri: 'https://example.org/a%20b', title: 'Escaped' } }],
+        groundingSupports: [{ segment: { startIndex: 0, endIndex: 24, text: 'Rain is likely tomorrow.' }, groundingChunkIndices: [0, 1] }],
+      },
+    },
+  ],
+  usageMetadata: { promptTokenCount: 8, candidatesTokenCount: 6, totalTokenCount: 14 },
+  modelVersion: 'gemini-2.5-flash',
+};
+
+test('3. URIs a source took with characters no URI may hold are percent-encoded for targets whose spec says format: uri; valid ones and escapes stay', () => {
+  const expected = ['https://example.com/docs/Weather%20Report%20(M%C3%A4rz).pdf?q=rain%20%22today%22', 'https://example.org/a%20b'];
+  const chat = convertResponse(geminiGrounded, { from: 'gemini', to: 'openai-chat' });
+  const annotations = (chat.body as { choices: { message: { annotations: { url_citation: { url: string } }[] } }[] }).choices[0]?.message.annotations ?? [];
+  assert.equal(annotations.map((annotation) => annotation.url_citation.url), expected);
+  assert.is(specErrors('openai-chat', 'response', chat.body), '[]');
+  const responses = convertResponse(geminiGrounded, { from: 'gemini', to: 'openai-responses' });
+  const output = (responses.body as { output: { content: { annotations: { url: string }[] }[] }[] }).output[0]?.content[0]?.annotations ?? [];
+  assert.equal(output.map((annotation) => annotation.url), expected);
+  assert.is(specErrors('openai-responses', 'response', responses.body), '[]');
+  // Back to Gemini the URI is as it came.
+  assert.equal(convertResponse(geminiGrounded, { from: 'gemini', to: 'gemini' }).body, geminiGrounded);
+  // An image URL in a Gemini request reaches Chat's `image_url.url` (format: uri) escaped too.
+  const request = { contents: [{ role: 'user', parts: [{ fileData: { mimeType: 'image/png', fileUri: 'https://example.com/my photo.png' } }] }] };
+  const chatRequest = convertRequest(request, { from: 'gemini', to: 'openai-chat', model: MODEL }).body as { messages: { content: { image_url: { url: string } }[] }[] };
+  assert.is(chatRequest.messages[0]?.content[0]?.image_url.url, 'https://example.com/my%20photo.png');
+});
+
 // 4. OpenAI Chat takes a system message anywhere in `messages`
 // (https://platform.openai.com/docs/api-reference/chat/create#chat-create-messages);
 // Anthropic's `MessageParam.role` is `user | assistant`

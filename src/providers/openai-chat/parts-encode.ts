@@ -17,6 +17,7 @@ import { FORMAT, nestedExtras, shapeHint } from './shape.ts';
 import { audioFormat } from './media-types.ts';
 import { withChatMarkers, type ChatSpelling } from './cache-breakpoint.ts';
 import { standardBase64 } from '../../core/media.ts';
+import { validUri } from '../../core/uri.ts';
 
 /** Report a part Chat Completions cannot carry. */
 export function reportUnsupported(part: Part, where: string, losses: LossCollector, path: string): void {
@@ -55,7 +56,7 @@ function encodeImage(part: ImagePart, losses: LossCollector, path: string): Json
       break;
     }
     case 'url':
-      imageUrl['url'] = source.url;
+      imageUrl['url'] = validUri(source.url);
       break;
     case 'file':
       losses.add('unsupported_part', path, `Chat Completions images cannot refer to an uploaded file ("${source.id}"); dropped`);
@@ -120,7 +121,7 @@ function encodeDocument(part: DocumentPart, losses: LossCollector, path: string)
       return { type: 'text', text: source.text };
     case 'url':
       if (shapeHint(part, '$fileDataUrl') === true) {
-        file['file_data'] = source.url;
+        file['file_data'] = validUri(source.url);
         break;
       }
       losses.add('unsupported_part', path, `Chat Completions file parts cannot refer to a URL ("${source.url}"); dropped`);

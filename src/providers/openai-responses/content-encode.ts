@@ -15,6 +15,7 @@ import { FORMAT, MESSAGE_KEY_PREFIX, own, ownHint, restoreNulls, wasNull } from 
 import { withPartMarker } from '../../core/cache-points.ts';
 import { RESPONSES_BREAKPOINT, takesBreakpoint } from './cache-breakpoint.ts';
 import { standardBase64 } from '../../core/media.ts';
+import { validUri } from '../../core/uri.ts';
 
 /** Finish an encoded part: report foreign extensions, spread our own (not the item-level ones), restore `null`s. */
 function finish(target: JsonObject, part: Part, losses: LossCollector, path: string): JsonObject {
@@ -109,7 +110,7 @@ function encodeImage(part: ImagePart, losses: LossCollector, path: string): Json
       setDataUrl(target, 'image_url', `data:${source.mediaType};base64,`, standardBase64(source.data));
       break;
     case 'url':
-      target['image_url'] = source.url;
+      target['image_url'] = validUri(source.url);
       break;
     case 'file':
       if (!openaiFile(source.format)) {
@@ -138,7 +139,7 @@ function encodeDocument(part: DocumentPart, losses: LossCollector, path: string)
       break;
     }
     case 'url':
-      target['file_url'] = source.url;
+      target['file_url'] = validUri(source.url);
       break;
     case 'file':
       if (!openaiFile(source.format)) {

@@ -33,6 +33,14 @@ export interface CodecContext {
    * IR was decoded from, or writes the plain format.
    */
   dialect?: string;
+  /**
+   * For a response encoder: the request the answer answers, as the caller
+   * sent it, in the format being encoded. A format whose answers restate
+   * the request's settings (Responses echoes `tools`, `tool_choice`,
+   * `temperature`, …, as OpenAI does) echoes them from it, and its own
+   * defaults for what it lacks; without it, the defaults alone.
+   */
+  request?: unknown;
 }
 
 /** Decode and encode one wire format. Every provider exports one. */

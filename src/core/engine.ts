@@ -29,6 +29,8 @@ export interface CodecConvertOptions<From = Codec, To = Codec> {
   model?: string;
   /** The dialect of the target format (`openai-chat`: `deepseek`, `openrouter`, `gemini-openai`, `vllm`, `ollama-openai`, `openai`). */
   dialect?: string;
+  /** For a response: the request it answers, in the target format, whose settings the answer echoes (see `CodecContext.request`). */
+  request?: unknown;
 }
 
 /** A converted body and what the conversion could not carry. */
@@ -151,6 +153,7 @@ export interface ConversionSettings {
   strict?: boolean | undefined;
   model?: string | undefined;
   dialect?: string | undefined;
+  request?: unknown;
 }
 
 /**
@@ -175,7 +178,9 @@ export function convertBetween(kind: Kind, body: unknown, from: AnyCodec, to: An
   const decoded = losses.losses.length;
   if (keep !== undefined) keep.ir = ir;
   const mark = piecesMark();
-  const out = markPieces(encode.call(to, ir as never, context(losses, model, kind === 'error' ? undefined : checkDialect(to, options.dialect))), mark);
+  const encodeContext = context(losses, model, kind === 'error' ? undefined : checkDialect(to, options.dialect));
+  if (kind === 'response' && options.request !== undefined) encodeContext.request = parseBody(options.request);
+  const out = markPieces(encode.call(to, ir as never, encodeContext), mark);
   // Encode losses that anchors and field origins cannot place need every origin: recorded from the start, or by decoding the same body again.
   const needed = losses.losses.length > decoded && !placeLosses(losses.losses, decoded, ir, losses);
   if (needed) {

@@ -66,6 +66,8 @@ export interface CodecStreamOptions {
   dialect?: string;
   /** Rewrite each IR event before it is encoded (the proxy carries foreign reasoning state through the caller's own slot). */
   mapEvent?: (event: StreamEvent) => StreamEvent;
+  /** The request the stream answers, in the target format, whose settings the answer echoes (see `CodecContext.request`). */
+  request?: unknown;
 }
 
 /** A converted SSE byte stream; `losses` resolves when the stream has been read to its end. */
@@ -92,7 +94,9 @@ export function createTranscoder(options: CodecStreamOptions): Transcoder {
   const context: CodecContext = options.model === undefined ? { losses: collector } : { losses: collector, model: options.model };
   const decoder = createDecoder(options.from, { ...context, target: options.to.format });
   const dialect = checkDialect(options.to, options.dialect);
-  const encoder = createEncoder(options.to, dialect === undefined ? context : { ...context, dialect });
+  const encodeContext: CodecContext = dialect === undefined ? { ...context } : { ...context, dialect };
+  if (options.request !== undefined) encodeContext.request = options.request;
+  const encoder = createEncoder(options.to, encodeContext);
   return new FusedTranscoder(
     framingOf(options.from).createReader(),
     decoder,

@@ -25,6 +25,13 @@ export interface ConvertOptions {
   model?: string;
   /** The dialect of the target format (`openai-chat`: `deepseek`, `openrouter`, `gemini-openai`, `vllm`, `ollama-openai`, `openai`). */
   dialect?: string;
+  /**
+   * `convertResponse` only: the request the answer answers, as the caller
+   * sent it in the target format. A Responses answer echoes its settings
+   * (`tools`, `tool_choice`, `temperature`, `max_output_tokens`, …) as
+   * OpenAI does; without it, OpenAI's defaults.
+   */
+  request?: unknown;
 }
 
 /** The codec of `format`: the object itself, or the registry's codec for an id. */

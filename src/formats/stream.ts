@@ -35,6 +35,8 @@ export interface ConvertStreamOptions {
   dialect?: string;
   /** Rewrite each IR event before it is encoded (see `CodecStreamOptions.mapEvent`). */
   mapEvent?: (event: StreamEvent) => StreamEvent;
+  /** The request the stream answers, in the target format (see `ConvertOptions.request`). */
+  request?: unknown;
 }
 
 /** The stream decoder of `format` (bounded indexes), or an error if its streaming is not implemented yet. */

@@ -39,6 +39,8 @@ interface Prepared {
   stream: boolean;
   /** The caller's custom tools, which went to the upstream as functions: their calls in the answer go back as custom calls. */
   customTools?: ReadonlySet<string>;
+  /** The caller's request as it came, whose settings its answer echoes (`CodecContext.request`). */
+  request?: JsonObject;
 }
 
 /** The formats whose tools include custom (free-text) ones. */
@@ -82,7 +84,7 @@ function prepare(options: ForwardOptions, body: JsonObject): Prepared {
   const mark = piecesMark();
   const encoded = codecFor(upstream).encodeRequest(ir, encodeContext);
   const out = isObject(encoded) ? markPieces(encoded, mark) : {};
-  const prepared: Prepared = { body: out, model: mapped, stream: upstreamStreams };
+  const prepared: Prepared = { body: out, model: mapped, stream: upstreamStreams, request: body };
   const customTools = takesCustomTools(upstream) ? undefined : customToolNames(ir);
   if (customTools !== undefined) prepared.customTools = customTools;
   return prepared;
@@ -114,6 +116,7 @@ function streamTranscoder(options: ForwardOptions, prepared: Prepared): Transcod
     from: options.upstream,
     to: route.format,
     ...(prepared.model === undefined ? {} : { model: prepared.model }),
+    ...(prepared.request === undefined ? {} : { request: prepared.request }),
     // Each event is seen on its way for the log (usage, stop reasons, an error event).
     mapEvent:
       custom === undefined
@@ -221,7 +224,7 @@ export async function forwardToUpstream(options: ForwardOptions): Promise<Answer
     if (prepared.customTools !== undefined) restoreCustomCalls(ir, prepared.customTools);
     if (route.generate === true) hint(ir, 'ollama', '$generate', true);
     if (wantsStream) return streamAnswer(route.format, lossCount(), syntheticStream(responseToEvents(ir), route.format, options));
-    const out = codecFor(route.format).encodeResponse(ir, context);
+    const out = codecFor(route.format).encodeResponse(ir, prepared.request === undefined ? context : { ...context, request: prepared.request });
     return jsonAnswer(200, JSON.stringify(out), lossHeader());
   } catch (error) {
     const fault = upstreamAnswerFault(upstream, route.format, error);

@@ -6,7 +6,7 @@
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { convertRequest, convertResponse, decodeResponse } from '../../src/index.ts';
+import { convertRequest, convertResponse, convertStream, decodeResponse } from '../../src/index.ts';
 import type { FormatId } from '../../src/index.ts';
 import { SpecValidators } from '../support/spec-schemas.ts';
 
@@ -294,6 +294,74 @@ test('9. Gemini cache and tool-use tokens by modality have an IR place, go back 
     assert.equal(paths.sort(), ['/usageMetadata/cacheTokensDetails', '/usageMetadata/toolUsePromptTokensDetails'], to);
     // Nothing is reported twice as a leftover Gemini field.
     assert.not.ok(losses.some((loss) => /cacheTokensDetails|toolUsePromptTokensDetails/.test(loss.message)), JSON.stringify(losses));
+  }
+});
+
+// 10. OpenAI's `Response` object (https://platform.openai.com/docs/api-reference/responses/object;
+// openai `Response` type) always restates the request's settings. An
+// Anthropic answer (https://docs.anthropic.com/en/api/messages#response) to
+// a Responses caller echoes the request it answers, whole and streamed.
+const anthropicAnswer = {
+  id: 'msg_01XFDUDYJgAACzvnptvVoYEL',
+  type: 'message',
+  role: 'assistant',
+  model: 'claude-sonnet-4-5',
+  content: [{ type: 'text', text: 'Checking.' }, { type: 'tool_use', id: 'toolu_01A', name: 'get_weather', input: { city: 'Paris' } }],
+  stop_reason: 'tool_use',
+  stop_sequence: null,
+  usage: { input_tokens: 20, output_tokens: 9 },
+};
+const responsesRequest = {
+  model: 'gpt-5',
+  input: 'Weather in Paris?',
+  temperature: 0.2,
+  max_output_tokens: 500,
+  tools: [{ type: 'function', name: 'get_weather', parameters: { type: 'object', properties: { city: { type: 'string' } } }, strict: false }],
+  tool_choice: { type: 'function', name: 'get_weather' },
+  reasoning: { effort: 'low' },
+};
+const ECHO_FIELDS = ['background', 'completed_at', 'frequency_penalty', 'max_output_tokens', 'max_tool_calls', 'presence_penalty', 'previous_response_id', 'prompt_cache_key', 'reasoning', 'safety_identifier', 'service_tier', 'store', 'temperature', 'text', 'tool_choice', 'tools', 'top_logprobs', 'top_p', 'truncation'];
+
+test('10. a Responses answer from another format holds every field OpenAI returns: the request\'s settings when given, else OpenAI\'s defaults; function_call items have ids', () => {
+  const echoed = convertResponse(anthropicAnswer, { from: 'anthropic', to: 'openai-responses', request: responsesRequest }).body as Record<string, unknown>;
+  for (const key of ECHO_FIELDS) assert.ok(key in echoed, key);
+  assert.is(echoed['temperature'], 0.2);
+  assert.is(echoed['max_output_tokens'], 500);
+  assert.equal(echoed['tools'], responsesRequest.tools);
+  assert.equal(echoed['tool_choice'], responsesRequest.tool_choice);
+  assert.equal(echoed['reasoning'], { effort: 'low', summary: null });
+  assert.equal(echoed['text'], { format: { type: 'text' }, verbosity: 'medium' });
+  const call = (echoed['output'] as { type: string; id?: string }[]).find((item) => item.type === 'function_call');
+  assert.is(typeof call?.id, 'string');
+  assert.is(specErrors('openai-responses', 'response', echoed), '[]');
+  const defaults = convertResponse(anthropicAnswer, { from: 'anthropic', to: 'openai-responses' }).body as Record<string, unknown>;
+  for (const key of ECHO_FIELDS) assert.ok(key in defaults, key);
+  assert.is(defaults['temperature'], 1);
+  assert.is(defaults['top_p'], 1);
+  assert.equal(defaults['tools'], []);
+  assert.is(defaults['tool_choice'], 'auto');
+  assert.is(defaults['truncation'], 'disabled');
+});
+
+test('10. a streamed Responses answer from another format echoes the request in response.created, response.in_progress and response.completed', async () => {
+  const events = [
+    ['message_start', { type: 'message_start', message: { ...anthropicAnswer, content: [], stop_reason: null, usage: { input_tokens: 20, output_tokens: 1 } } }],
+    ['content_block_start', { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } }],
+    ['content_block_delta', { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'Checking.' } }],
+    ['content_block_stop', { type: 'content_block_stop', index: 0 }],
+    ['message_delta', { type: 'message_delta', delta: { stop_reason: 'end_turn', stop_sequence: null }, usage: { output_tokens: 9 } }],
+    ['message_stop', { type: 'message_stop' }],
+  ] as const;
+  const sse = events.map(([name, data]) => `event: ${name}\ndata: ${JSON.stringify(data)}\n\n`).join('');
+  const source = new Response(sse).body as ReadableStream<Uint8Array>;
+  const text = await new Response(convertStream(source, { from: 'anthropic', to: 'openai-responses', request: responsesRequest })).text();
+  const objects = text.split('\n').filter((line) => line.startsWith('data: ')).map((line) => JSON.parse(line.slice(6)) as { type: string; response?: Record<string, unknown> });
+  const envelopes = objects.filter((event) => event.response !== undefined);
+  assert.equal(envelopes.map((event) => event.type), ['response.created', 'response.in_progress', 'response.completed']);
+  for (const { response } of envelopes) {
+    assert.is(response?.['temperature'], 0.2);
+    assert.equal(response?.['tool_choice'], responsesRequest.tool_choice);
+    for (const key of ECHO_FIELDS) assert.ok(key in (response ?? {}), key);
   }
 });
 

@@ -4,7 +4,7 @@
  * response echoes (`instructions`, `tools`, `temperature`, …) are kept
  * together as the `$echo` hint: they restate the request and carry nothing
  * about the answer, so other formats need not report them. Fields that
- * describe the answer (`billing`, `completed_at`, a failed response's
+ * describe the answer (`billing`, a failed response's
  * `error`, …) are extensions.
  *
  * @see https://platform.openai.com/docs/api-reference/responses/object
@@ -25,7 +25,7 @@ import { dropResponseCacheBreakpoints } from '../../core/cache-points.ts';
 
 /** Request settings that a response echoes. */
 const ECHO: ReadonlySet<string> = new Set([
-  'background', 'conversation', 'context_management', 'frequency_penalty', 'include', 'input', 'instructions', 'max_output_tokens',
+  'background', 'completed_at', 'conversation', 'context_management', 'frequency_penalty', 'include', 'input', 'instructions', 'max_output_tokens',
   'max_tool_calls', 'metadata', 'moderation', 'parallel_tool_calls', 'presence_penalty', 'previous_response_id', 'prompt',
   'prompt_cache_key', 'prompt_cache_options', 'prompt_cache_retention', 'reasoning', 'safety_identifier', 'store', 'temperature',
   'text', 'tool_choice', 'tools', 'top_logprobs', 'top_p', 'truncation', 'user',
@@ -80,11 +80,7 @@ function writeEcho(body: JsonObject, request: unknown): void {
   body['reasoning'] = { effort: null, summary: null, ...(isObject(reasoning) ? reasoning : {}) };
   const text = sent?.['text'];
   body['text'] = { format: { type: 'text' }, verbosity: 'medium', ...(isObject(text) ? text : {}) };
-  // The tier that served the answer is the usage's; else the request's, `auto` being served as `default`.
-  if (body['service_tier'] === undefined) {
-    const tier = sent?.['service_tier'];
-    body['service_tier'] = typeof tier === 'string' && tier !== 'auto' ? tier : 'default';
-  }
+  // `service_tier` is the tier that served the answer (`Usage.serviceTier`), written with the usage when known: one made up here would read back as a served tier.
   // Completed answers say when; another format's answer says only when it was made.
   body['completed_at'] = body['status'] === 'completed' && typeof body['created_at'] === 'number' ? body['created_at'] : null;
 }

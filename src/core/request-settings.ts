@@ -31,6 +31,18 @@ export function reportUncarriedSettings(request: Request, losses: LossCollector,
 }
 
 /**
+ * Report the output modalities of `request` that `target` (a format whose
+ * answers are text only: Anthropic, Responses, Converse, Ollama) cannot
+ * give: audio or images asked for are dropped, so the answer is text.
+ */
+export function reportOutputModalities(request: Request, losses: LossCollector, target: string): void {
+  const modalities = request.outputModalities;
+  if (modalities === undefined) return;
+  const other = modalities.filter((modality) => modality !== 'text');
+  if (other.length > 0) losses.add('dropped_field', '/outputModalities', `${target} answers in text only; the ${other.join(' and ')} output asked for was dropped`);
+}
+
+/**
  * The stop sequences `target` takes, at most `max` of them (OpenAI Chat 4,
  * Gemini 5): the first `max`, the rest reported; `undefined` for an empty
  * list, which OpenAI refuses (`minItems` 1) and which stops nothing.

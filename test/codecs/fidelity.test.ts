@@ -264,6 +264,41 @@ test('7. Responses tool results without a name reach Gemini named after the call
   assert.throws(() => convertRequest(chained, { from: 'openai-responses', to: 'gemini' }), (error: Error) => /call_a.*no tool name/.test(error.message));
 });
 
+// 8. Output modalities. Chat: `modalities: ["text", "audio"]` with `audio:
+// {voice, format}` (https://platform.openai.com/docs/guides/audio); Gemini:
+// `generationConfig.responseModalities` and `speechConfig`
+// (https://ai.google.dev/gemini-api/docs/speech-generation).
+test('8. output modalities map between Chat and Gemini; voices (which the vendors do not share) and text-only targets are reported', () => {
+  const chat = {
+    model: 'gpt-4o-audio-preview',
+    modalities: ['text', 'audio'],
+    audio: { voice: 'alloy', format: 'wav' },
+    messages: [{ role: 'user', content: 'Is a golden retriever a good family dog?' }],
+  };
+  const toGemini = convertRequest(chat, { from: 'openai-chat', to: 'gemini' });
+  assert.equal((toGemini.body as { generationConfig: unknown }).generationConfig, { responseModalities: ['TEXT', 'AUDIO'] });
+  assert.ok(toGemini.losses.some((loss) => loss.path === '/audio'), JSON.stringify(toGemini.losses));
+  assert.is(specErrors('gemini', 'request', toGemini.body), '[]');
+  assert.equal(convertRequest(chat, { from: 'openai-chat', to: 'openai-chat' }).body, chat);
+  const gemini = {
+    contents: [{ role: 'user', parts: [{ text: 'Say cheerfully: Have a wonderful day!' }] }],
+    generationConfig: { responseModalities: ['AUDIO'], speechConfig: { voiceConfig: { prebuiltVoiceConfig: { voiceName: 'Kore' } } } },
+  };
+  const toChat = convertRequest(gemini, { from: 'gemini', to: 'openai-chat', model: 'gpt-4o-audio-preview' });
+  const body = toChat.body as Record<string, unknown>;
+  assert.equal(body['modalities'], ['audio']);
+  assert.equal(body['audio'], { voice: 'alloy', format: 'pcm16' });
+  assert.ok(toChat.losses.some((loss) => loss.code === 'defaulted' && loss.irPath === '/outputModalities'), JSON.stringify(toChat.losses));
+  // The voice (Gemini's speechConfig, left in its generationConfig) is reported where it was.
+  assert.ok(toChat.losses.some((loss) => loss.path === '/generationConfig' && loss.code === 'dropped_field'), JSON.stringify(toChat.losses));
+  assert.is(specErrors('openai-chat', 'request', body), '[]');
+  assert.equal(convertRequest(gemini, { from: 'gemini', to: 'gemini' }).body, gemini);
+  for (const to of ['anthropic', 'openai-responses', 'bedrock-converse', 'ollama'] as const) {
+    const { losses } = convertRequest(gemini, { from: 'gemini', to, model: MODEL });
+    assert.ok(losses.some((loss) => loss.code === 'dropped_field' && /audio output/.test(loss.message)), `${to}: ${JSON.stringify(losses)}`);
+  }
+});
+
 // 9. Gemini `UsageMetadata` (https://ai.google.dev/api/generate-content#UsageMetadata):
 // `cacheTokensDetails` and `toolUsePromptTokensDetails` are `ModalityTokenCount` lists.
 const geminiUsageAnswer = {
@@ -320,7 +355,7 @@ const responsesRequest = {
   tool_choice: { type: 'function', name: 'get_weather' },
   reasoning: { effort: 'low' },
 };
-const ECHO_FIELDS = ['background', 'completed_at', 'frequency_penalty', 'max_output_tokens', 'max_tool_calls', 'presence_penalty', 'previous_response_id', 'prompt_cache_key', 'reasoning', 'safety_identifier', 'service_tier', 'store', 'temperature', 'text', 'tool_choice', 'tools', 'top_logprobs', 'top_p', 'truncation'];
+const ECHO_FIELDS = ['background', 'completed_at', 'frequency_penalty', 'max_output_tokens', 'max_tool_calls', 'presence_penalty', 'previous_response_id', 'prompt_cache_key', 'reasoning', 'safety_identifier', 'store', 'temperature', 'text', 'tool_choice', 'tools', 'top_logprobs', 'top_p', 'truncation'];
 
 test('10. a Responses answer from another format holds every field OpenAI returns: the request\'s settings when given, else OpenAI\'s defaults; function_call items have ids', () => {
   const echoed = convertResponse(anthropicAnswer, { from: 'anthropic', to: 'openai-responses', request: responsesRequest }).body as Record<string, unknown>;

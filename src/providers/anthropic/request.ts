@@ -29,7 +29,7 @@ import { ANTHROPIC, anthropicHint, hasHint } from './shape.ts';
 import { cacheControlBreakpoint, cacheControlOf } from './cache-control.ts';
 import { mapValue, valueTable } from '../../core/mapped-values.ts';
 import { decodeAnthropicToolChoice, decodeAnthropicTools, encodeAnthropicToolChoice, encodeAnthropicTools } from './tools.ts';
-import { noConversation, reportUncarriedSettings } from '../../core/request-settings.ts';
+import { noConversation, reportOutputModalities, reportUncarriedSettings } from '../../core/request-settings.ts';
 import { allToolsDropped } from '../../core/tools.ts';
 import { fitThinking } from './thinking-limits-encode.ts';
 import { fitRequestBounds } from '../../core/bounds.ts';
@@ -242,5 +242,6 @@ export function encodeAnthropicRequest(request: Request, context: CodecContext):
   }
   if (request.cache !== undefined) body['cache_control'] = cacheControlOf(request.cache, '', losses);
   reportUncarriedSettings(request, losses, 'Anthropic');
+  reportOutputModalities(request, losses, 'Anthropic');
   return spreadExtensions(body, request, ANTHROPIC);
 }

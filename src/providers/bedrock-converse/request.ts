@@ -16,7 +16,7 @@ import { BEDROCK, hasHint } from './shape.ts';
 import { placeAutomaticBreakpoint } from '../../core/cache-points.ts';
 import { takesCachePoint } from './cache-point.ts';
 import { noteOwnTier, ownOrMapped, valueTable } from '../../core/mapped-values.ts';
-import { noConversation, reportUncarriedSettings } from '../../core/request-settings.ts';
+import { noConversation, reportOutputModalities, reportUncarriedSettings } from '../../core/request-settings.ts';
 import { fitRequestBounds } from '../../core/bounds.ts';
 
 /** The keys of a request body this file does not read, or `undefined` (a switch: cheaper than a set lookup per key). */
@@ -213,6 +213,7 @@ export function encodeBedrockRequest(request: Request, context: CodecContext): J
   } else if (isObject(tier)) body['serviceTier'] = tier;
   if (request.user !== undefined) losses.add('dropped_field', '/user', 'Converse has no end-user id; dropped (requestMetadata is for logs only)', 'info');
   reportUncarriedSettings(request, losses, 'Converse');
+  reportOutputModalities(request, losses, 'Converse');
   if (fields !== undefined) {
     for (const key in fields) if (key.charCodeAt(0) !== 36 && !NESTED_KEYS.has(key) && !(key in body)) body[key] = fields[key];
   }

@@ -47,6 +47,7 @@ export function encodeGeminiGenerationConfig(request: Request, losses: LossColle
     }
     if (generation.logprobs !== undefined) config['responseLogprobs'] = generation.logprobs;
   }
+  if (request.outputModalities !== undefined) config['responseModalities'] = request.outputModalities.map((modality) => modality.toUpperCase());
   if (gemini !== undefined || request.output !== undefined) encodeOutput(request, gemini, config, losses);
   if (gemini !== undefined || request.reasoning !== undefined) {
     const thinking = encodeThinking(request, gemini, losses);

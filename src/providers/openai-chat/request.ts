@@ -41,6 +41,7 @@ import { allToolsDropped } from '../../core/tools.ts';
 import { automaticCacheControl, CACHE_CONTROL_KEY, CARRIED, liftAutomaticBreakpoint, requestMode, writesAutomatic } from './cache-breakpoint.ts';
 import { noConversation } from '../../core/request-settings.ts';
 import { fitRequestBounds, outOfBounds } from '../../core/bounds.ts';
+import { decodeOpenaiChatModalities, encodeOpenaiChatModalities } from './modalities.ts';
 import { BIT, present, scanBody } from './request-keys-decode.ts';
 import { decodeOpenaiChatGeneration, encodeOpenaiChatGeneration, GENERATION_ORIGINS } from './generation.ts';
 
@@ -157,6 +158,7 @@ export function decodeOpenaiChatRequest(body: unknown, context: CodecContext): R
     if (extensions !== undefined) noteDialect(request, extensions[FORMAT]?.['$dialect'] as OpenaiChatDialect | undefined);
   }
   const { present: fields, rest } = scanBody(object);
+  decodeOpenaiChatModalities(rest, request);
   extend(request, FORMAT, rest?.[CACHE_CONTROL_KEY] === undefined ? rest : liftAutomaticBreakpoint(request, rest, context.losses));
   if (present(fields, BIT.model)) request.model = expectString(object['model'], '/model', FORMAT);
   else if (context.model !== undefined) request.model = context.model;
@@ -300,5 +302,6 @@ export function encodeOpenaiChatRequest(request: Request, context: CodecContext)
   const streamOptions = encodeStreamOptions(request);
   if (streamOptions !== undefined) wire['stream_options'] = streamOptions;
   if (automatic && request.cache !== undefined) wire[CACHE_CONTROL_KEY] = automaticCacheControl(request.cache, losses);
+  encodeOpenaiChatModalities(request, wire, losses);
   return spreadExtensions(wire, request, FORMAT);
 }

@@ -31,6 +31,7 @@ import { dropRequestCacheBreakpoints, placeAutomaticBreakpoint } from '../../cor
 import { responsesCarries } from './cache-breakpoint.ts';
 import { allToolsDropped } from '../../core/tools.ts';
 import { fitRequestBounds } from '../../core/bounds.ts';
+import { reportOutputModalities } from '../../core/request-settings.ts';
 
 const KNOWN_KEYS: readonly string[] = [
   'model', 'input', 'instructions', 'tools', 'tool_choice', 'parallel_tool_calls', 'text', 'reasoning', 'max_output_tokens',
@@ -401,6 +402,7 @@ export function encodeOpenaiResponsesRequest(request: Request, context: CodecCon
   losses.foreignExtensions(request.extensions, FORMAT, '');
   // The bounds (max_output_tokens at least 16: 400 "integer_below_min_value", recorded in the corpus) hold for another format's values.
   if (own(request) === undefined) request = fitRequestBounds(request, FORMAT, losses);
+  reportOutputModalities(request, losses, 'OpenAI Responses');
   // Responses has no automatic caching: its breakpoint goes on the last part that takes one, as Anthropic places it.
   const placed = placeAutomaticBreakpoint(request, responsesCarries, losses, FORMAT);
   dropRequestCacheBreakpoints(placed, losses, FORMAT, responsesCarries);

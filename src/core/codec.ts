@@ -44,6 +44,14 @@ export interface CodecContext {
   streamUsage?: boolean;
   /** Where the ids and times an encoder makes up come from (`src/core/answer-ids.ts`); unset: fresh random ids and the clock. */
   ids?: AnswerIds;
+  /**
+   * For a response encoder: the request the answer answers, as the caller
+   * sent it, in the format being encoded. A format whose answers restate
+   * the request's settings (Responses echoes `tools`, `tool_choice`,
+   * `temperature`, …, as OpenAI does) echoes them from it, and its own
+   * defaults for what it lacks; without it, the defaults alone.
+   */
+  request?: unknown;
 }
 
 /** Decode and encode one wire format. Every provider exports one. */

@@ -32,6 +32,8 @@ export interface CodecConvertOptions<From = Codec, To = Codec> {
   dialect?: string;
   /** Where made-up answer ids and times come from (default: fresh random ids and the clock; `fixedAnswerIds` for reproducible output). */
   ids?: AnswerIds;
+  /** For a response: the request it answers, in the target format, whose settings the answer echoes (see `CodecContext.request`). */
+  request?: unknown;
 }
 
 /** A converted body and what the conversion could not carry. */
@@ -158,6 +160,7 @@ export interface ConversionSettings {
   model?: string | undefined;
   dialect?: string | undefined;
   ids?: AnswerIds | undefined;
+  request?: unknown;
 }
 
 /**
@@ -182,7 +185,9 @@ export function convertBetween(kind: Kind, body: unknown, from: AnyCodec, to: An
   const decoded = losses.losses.length;
   if (keep !== undefined) keep.ir = ir;
   const mark = piecesMark();
-  const out = markPieces(encode.call(to, ir as never, context(losses, model, kind === 'error' ? undefined : checkDialect(to, options.dialect), options.ids)), mark);
+  const encodeContext = context(losses, model, kind === 'error' ? undefined : checkDialect(to, options.dialect), options.ids);
+  if (kind === 'response' && options.request !== undefined) encodeContext.request = parseBody(options.request);
+  const out = markPieces(encode.call(to, ir as never, encodeContext), mark);
   // Encode losses that anchors and field origins cannot place need every origin: recorded from the start, or by decoding the same body again.
   const needed = losses.losses.length > decoded && !placeLosses(losses.losses, decoded, ir, losses);
   if (needed) {

@@ -320,7 +320,7 @@ export function checkIrResponse(response: Response): void {
     extensible(usage, '/usage');
     for (const key of USAGE_NUMBERS) optional(usage, key, 'number', '/usage');
     optional(usage, 'serviceTier', 'string', '/usage');
-    for (const key of ['inputTokensByModality', 'outputTokensByModality']) {
+    for (const key of ['inputTokensByModality', 'outputTokensByModality', 'cacheReadTokensByModality', 'toolUseTokensByModality']) {
       if (usage[key] === undefined) continue;
       const byModality = object(usage[key], `/usage/${key}`);
       for (const modality in byModality) {

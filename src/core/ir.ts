@@ -178,6 +178,14 @@ export interface Request extends Extensible {
   /** Pad each stream event with random characters against length side channels (OpenAI `stream_options.include_obfuscation`). */
   streamObfuscation?: boolean;
   /**
+   * What the answer may hold besides text: OpenAI Chat `modalities`
+   * (`text`, `audio`), Gemini `generationConfig.responseModalities`
+   * (`TEXT`, `AUDIO`, `IMAGE`), in the source's order. The voice and audio
+   * format stay each format's own (Chat `audio`, Gemini `speechConfig`):
+   * the vendors share no voice.
+   */
+  outputModalities?: OutputModality[];
+  /**
    * Automatic prompt caching: a breakpoint the vendor puts on the last
    * cacheable block of the request (Anthropic's and OpenRouter's top-level
    * `cache_control`). Formats without the setting get it on that part
@@ -212,6 +220,9 @@ export interface StopReason {
   /** The stop sequence that matched, where known. */
   sequence?: string;
 }
+
+/** A kind of content an answer may hold (see `Request.outputModalities`). */
+export type OutputModality = 'text' | 'audio' | 'image';
 
 /** What tokens are of, where a vendor counts them apart. */
 export type TokenModality = 'text' | 'image' | 'audio' | 'video' | 'document';
@@ -250,6 +261,15 @@ export interface Usage extends Extensible {
    * `completion_tokens_details` text and audio tokens).
    */
   outputTokensByModality?: TokenModalities;
+  /** `cacheReadTokens` by modality (Gemini `cacheTokensDetails`). */
+  cacheReadTokensByModality?: TokenModalities;
+  /**
+   * The tokens of tool-use prompts (the results of the vendor's own tools,
+   * such as a search, fed back to the model) by modality: Gemini
+   * `toolUsePromptTokensDetails`, whose total, `toolUsePromptTokenCount`,
+   * stays Gemini's own field.
+   */
+  toolUseTokensByModality?: TokenModalities;
   totalTokens?: number;
   /**
    * The service tier that served the answer, as the vendor named it

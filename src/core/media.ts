@@ -85,6 +85,20 @@ export function sniffBase64(data: string, fallback: string = DEFAULT_MEDIA_TYPE)
   return sniffBytes(base64Prefix(data, 16)) ?? fallback;
 }
 
+/**
+ * `data` in the standard base64 alphabet with its padding (RFC 4648 §4),
+ * which Anthropic, Converse, Ollama and OpenAI's data URLs require, from
+ * the URL-safe alphabet (§5: `-` and `_`, padding optional) that Gemini also
+ * accepts in `inlineData.data`. A character pass, never a decode, and only
+ * when the text holds `-` or `_`: otherwise `data` itself comes back.
+ */
+export function standardBase64(data: string): string {
+  if (data.indexOf('-') < 0 && data.indexOf('_') < 0) return data;
+  const text = data.replaceAll('-', '+').replaceAll('_', '/');
+  const tail = text.length % 4;
+  return tail === 2 ? `${text}==` : tail === 3 ? `${text}=` : text;
+}
+
 /** A parsed `data:` URL. `data` is the payload text as it stood in the URL. */
 export interface DataUrl {
   mediaType: string;

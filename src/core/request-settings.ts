@@ -4,8 +4,7 @@
  * obfuscation, which OpenAI Chat and Responses carry; a stream's usage every
  * format reports without asking), reported by the encoders of the other
  * formats here in one place, against their IR fields (a conversion points
- * each loss at the field in the source body); the stop sequences and the
- * temperature a target takes; and the error for a request with no conversation to send.
+ * each loss at the field in the source body); the stop sequences a target takes; and the error for a request with no conversation to send.
  */
 import { InterlinguaError } from './errors.ts';
 import type { Request } from './ir.ts';
@@ -32,6 +31,18 @@ export function reportUncarriedSettings(request: Request, losses: LossCollector,
 }
 
 /**
+ * Report the output modalities of `request` that `target` (a format whose
+ * answers are text only: Anthropic, Responses, Converse, Ollama) cannot
+ * give: audio or images asked for are dropped, so the answer is text.
+ */
+export function reportOutputModalities(request: Request, losses: LossCollector, target: string): void {
+  const modalities = request.outputModalities;
+  if (modalities === undefined) return;
+  const other = modalities.filter((modality) => modality !== 'text');
+  if (other.length > 0) losses.add('dropped_field', '/outputModalities', `${target} answers in text only; the ${other.join(' and ')} output asked for was dropped`);
+}
+
+/**
  * The stop sequences `target` takes, at most `max` of them (OpenAI Chat 4,
  * Gemini 5): the first `max`, the rest reported; `undefined` for an empty
  * list, which OpenAI refuses (`minItems` 1) and which stops nothing.
@@ -41,17 +52,6 @@ export function stopsWithin(stop: string[], max: number, losses: LossCollector, 
   if (stop.length <= max) return stop;
   losses.add('dropped_field', '/generation/stop', `${target} takes at most ${max} stop sequences; the last ${stop.length - max} of ${stop.length} were dropped`);
   return stop.slice(0, max);
-}
-
-/**
- * The temperature `target` takes, at most `max` (Anthropic and Converse 1,
- * where OpenAI and Gemini go to 2 and Ollama has no bound): a higher one is
- * sent as `max`, reported.
- */
-export function temperatureWithin(temperature: number, max: number, losses: LossCollector, target: string): number {
-  if (temperature <= max) return temperature;
-  losses.add('approximated', '/generation/temperature', `${target} temperature is at most ${max}; ${temperature} was sent as ${max}`);
-  return max;
 }
 
 /**

@@ -71,6 +71,8 @@ export interface CodecStreamOptions {
   streamUsage?: boolean;
   /** Where made-up ids and times come from (see `CodecContext.ids`). */
   ids?: AnswerIds;
+  /** The request the stream answers, in the target format, whose settings the answer echoes (see `CodecContext.request`). */
+  request?: unknown;
 }
 
 /** A converted SSE byte stream; `losses` resolves when the stream has been read to its end. */
@@ -97,9 +99,10 @@ export function createTranscoder(options: CodecStreamOptions): Transcoder {
   const context: CodecContext = options.model === undefined ? { losses: collector } : { losses: collector, model: options.model };
   const decoder = createDecoder(options.from, { ...context, target: options.to.format });
   const dialect = checkDialect(options.to, options.dialect);
-  const encodeContext: CodecContext = dialect === undefined ? context : { ...context, dialect };
+  const encodeContext: CodecContext = dialect === undefined ? { ...context } : { ...context, dialect };
   if (options.streamUsage !== undefined) encodeContext.streamUsage = options.streamUsage;
   if (options.ids !== undefined) encodeContext.ids = options.ids;
+  if (options.request !== undefined) encodeContext.request = options.request;
   const encoder = createEncoder(options.to, encodeContext);
   return new FusedTranscoder(
     framingOf(options.from).createReader(),

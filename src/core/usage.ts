@@ -68,9 +68,29 @@ export function reportModalityBreakdown(
     const split = unsaid(output, answered, carried.output);
     if (split !== '') losses.add('dropped_field', `${path}/outputTokensByModality`, `${vendor} usage has no output tokens by modality (${split}); dropped`, 'info');
   }
+  reportDetailBreakdown(usage, losses, path, vendor);
 }
 
 const NOTHING_CARRIED = { input: [], output: [] } as const;
+
+/**
+ * Report the cache-read and tool-use tokens by modality of `usage` (Gemini's
+ * `cacheTokensDetails` and `toolUsePromptTokensDetails`), which no format but
+ * Gemini has a place for: the cache reads unless all text, the tool-use
+ * tokens (whose total no other format holds) whenever there are any.
+ */
+export function reportDetailBreakdown(usage: Usage, losses: LossCollector, path: string, vendor: string): void {
+  const cache = usage.cacheReadTokensByModality;
+  if (cache !== undefined) {
+    const split = unsaid(cache, usage.cacheReadTokens, []);
+    if (split !== '') losses.add('dropped_field', `${path}/cacheReadTokensByModality`, `${vendor} usage has no cache reads by modality (${split}); dropped`, 'info');
+  }
+  const toolUse = usage.toolUseTokensByModality;
+  if (toolUse !== undefined) {
+    const split = unsaid(toolUse, undefined, []);
+    if (split !== '') losses.add('dropped_field', `${path}/toolUseTokensByModality`, `${vendor} usage has no tool-use prompt tokens by modality (${split}); dropped`, 'info');
+  }
+}
 
 /** Record where the counts by modality of `usage` came from (the wire lists or objects at `input` and `output`), so that a target's loss on them points there. */
 export function modalityOrigins(usage: Usage, losses: LossCollector, input: string, output: string): void {

@@ -28,6 +28,13 @@ export interface ConvertOptions {
   dialect?: string;
   /** Where the ids and times a response encoder makes up come from (default: fresh random ids and the clock; `fixedAnswerIds` for reproducible output). */
   ids?: AnswerIds;
+  /**
+   * `convertResponse` only: the request the answer answers, as the caller
+   * sent it in the target format. A Responses answer echoes its settings
+   * (`tools`, `tool_choice`, `temperature`, `max_output_tokens`, …) as
+   * OpenAI does; without it, OpenAI's defaults.
+   */
+  request?: unknown;
 }
 
 /** The codec of `format`: the object itself, or the registry's codec for an id. */

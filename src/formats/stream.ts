@@ -44,6 +44,8 @@ export interface ConvertStreamOptions {
   streamUsage?: boolean;
   /** Where made-up ids and times come from (default: fresh random ids and the clock; `fixedAnswerIds` for reproducible output). */
   ids?: AnswerIds;
+  /** The request the stream answers, in the target format (see `ConvertOptions.request`). */
+  request?: unknown;
 }
 
 /** The stream decoder of `format` (bounded indexes), or an error if its streaming is not implemented yet. */

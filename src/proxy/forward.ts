@@ -41,6 +41,8 @@ interface Prepared {
   customTools?: ReadonlySet<string>;
   /** Whether the caller's stream reports usage where its format does so only when asked (Chat `stream_options.include_usage`). */
   streamUsage: boolean;
+  /** The caller's request as it came, whose settings its answer echoes (`CodecContext.request`). */
+  request?: JsonObject;
 }
 
 /** Whether a caller's request asks for a stream's usage: always, but for a Chat caller, only with `stream_options.include_usage`. */
@@ -92,7 +94,7 @@ function prepare(options: ForwardOptions, body: JsonObject): Prepared {
   const mark = piecesMark();
   const encoded = codecFor(upstream).encodeRequest(ir, encodeContext);
   const out = isObject(encoded) ? markPieces(encoded, mark) : {};
-  const prepared: Prepared = { body: out, model: mapped, stream: upstreamStreams, streamUsage: callerStreamUsage(route.format, body) };
+  const prepared: Prepared = { body: out, model: mapped, stream: upstreamStreams, streamUsage: callerStreamUsage(route.format, body), request: body };
   const customTools = takesCustomTools(upstream) ? undefined : customToolNames(ir);
   if (customTools !== undefined) prepared.customTools = customTools;
   return prepared;
@@ -138,6 +140,7 @@ function streamTranscoder(options: ForwardOptions, prepared: Prepared): Transcod
     to: route.format,
     ...(prepared.model === undefined ? {} : { model: prepared.model }),
     streamUsage: prepared.streamUsage,
+    ...(prepared.request === undefined ? {} : { request: prepared.request }),
     // Each event is seen on its way for the log (usage, stop reasons, an error event).
     mapEvent:
       custom === undefined
@@ -246,7 +249,7 @@ export async function forwardToUpstream(options: ForwardOptions): Promise<Answer
     if (prepared.customTools !== undefined) restoreCustomCalls(ir, prepared.customTools);
     if (route.generate === true) hint(ir, 'ollama', '$generate', true);
     if (wantsStream) return streamAnswer(route.format, lossCount(), syntheticStream(responseToEvents(ir), route.format, options, prepared.streamUsage));
-    const out = codecFor(route.format).encodeResponse(ir, context);
+    const out = codecFor(route.format).encodeResponse(ir, prepared.request === undefined ? context : { ...context, request: prepared.request });
     return jsonAnswer(200, JSON.stringify(out), lossHeader());
   } catch (error) {
     const fault = upstreamAnswerFault(upstream, route.format, error);

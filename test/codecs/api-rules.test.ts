@@ -5,7 +5,7 @@
  * tool choice or parallel switch without tools where the API refuses one,
  * and Converse's own rules: a conversation holding tool calls or results
  * declares tools ("The toolConfig field must be defined when using toolUse
- * and toolResult content blocks"), no blank text block ("The text field in
+ * and toolResult content blocks"), no empty text block ("The text field in
  * the ContentBlock object … is blank"), no message with empty content.
  */
 import { test } from 'uvu';
@@ -68,7 +68,7 @@ function refused(format: string, body: Json): string[] {
       const messages = body['messages'] as Json[];
       const blocks = messages.some((message) => (message['content'] as Json[]).some((block) => 'toolUse' in block || 'toolResult' in block));
       if (blocks && config === undefined) problems.push('tool blocks without toolConfig');
-      const blank = (block: Json) => typeof block['text'] === 'string' && block['text'].trim() === '';
+      const blank = (block: Json) => typeof block['text'] === 'string' && block['text'] === '';
       messages.forEach((message, index) => {
         const content = message['content'] as Json[];
         if (content.length === 0) problems.push(`/messages/${index}: empty content`);

@@ -8,7 +8,6 @@
 import type { Generation } from '../../core/ir.ts';
 import type { LossCollector } from '../../core/losses.ts';
 import type { JsonObject } from '../../core/wire.ts';
-import { temperatureWithin } from '../../core/request-settings.ts';
 
 /** `max_tokens` sent when the IR has none (Anthropic requires it). */
 export const DEFAULT_MAX_TOKENS = 4096;
@@ -27,7 +26,8 @@ export function encodeAnthropicGeneration(generation: Generation | undefined, bo
     losses.add('defaulted', '/generation/maxTokens', `Anthropic requires max_tokens; sent the default ${maxTokens}`);
   }
   if (generation === undefined) return;
-  if (generation.temperature !== undefined) body['temperature'] = exact ? generation.temperature : temperatureWithin(generation.temperature, 1, losses, 'Anthropic');
+  // Its range (0–1) was fitted by the request encoder (`core/bounds.ts`).
+  if (generation.temperature !== undefined) body['temperature'] = generation.temperature;
   if (generation.topP !== undefined) body['top_p'] = generation.topP;
   if (generation.topK !== undefined) body['top_k'] = generation.topK;
   if (generation.stop !== undefined) body['stop_sequences'] = generation.stop;

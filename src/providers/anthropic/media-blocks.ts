@@ -7,7 +7,7 @@
 import type { FileImageSource, URLImageSource } from '@anthropic-ai/sdk/resources/messages/messages';
 import type { ContentSource, DocumentPart, ImagePart, MediaSource, Part, TextSource } from '../../core/ir.ts';
 import { InterlinguaError } from '../../core/errors.ts';
-import { expectMediaType, parseDataUrl } from '../../core/media.ts';
+import { expectMediaType, parseDataUrl, standardBase64 } from '../../core/media.ts';
 import { setData } from '../../core/serialize.ts';
 import {
   expectArray,
@@ -154,10 +154,10 @@ export function encodeAnthropicMediaSource(source: MediaSource): JsonObject | un
   switch (source.kind) {
     case 'base64':
       // Images and PDFs share this shape; the media type is whatever the part holds.
-      return base64Source(source.mediaType, source.data);
+      return base64Source(source.mediaType, standardBase64(source.data));
     case 'url': {
       const data = parseDataUrl(source.url);
-      if (data?.base64) return base64Source(data.mediaType, data.data);
+      if (data?.base64) return base64Source(data.mediaType, standardBase64(data.data));
       return { type: 'url', url: source.url } satisfies URLImageSource;
     }
     case 'file':

@@ -5,9 +5,9 @@
  * own turn and the shape hints rebuild the body as it was. For IR from other
  * formats, the documented policies apply:
  * - leading system messages become `system`;
- * - a later system message stays `role: "system"` when it directly follows a
- *   user turn (newest models accept that), else it is folded into user text
- *   with a `System:` prefix (`moved_content` loss);
+ * - a later system message is folded into user text with a `System:`
+ *   prefix (`moved_content` loss): `MessageParam.role` is `user` or
+ *   `assistant` only;
  * - consecutive tool and user messages merge into one user turn, tool
  *   results first; consecutive assistant messages merge too;
  * - empty messages and empty text blocks are never sent.
@@ -198,14 +198,13 @@ function encodeForeign(messages: readonly Message[], losses: LossCollector): Enc
     const last = turns.length > 0 ? turns[turns.length - 1] : undefined;
     let role: Turn['role'] = message.role === 'assistant' ? 'assistant' : 'user';
     if (message.role === 'system') {
-      if (last?.role === 'user') role = 'system';
-      else {
-        if (blocks !== undefined) blocks = foldSystem(blocks);
-        else text = SYSTEM_PREFIX + (text as string);
-        losses.add('moved_content', `/messages/${index}`, 'Anthropic accepts a system message only right after a user turn; sent as user text prefixed "System: "');
-      }
+      // The Messages API takes `user` and `assistant` turns only (`MessageParam.role`): a system message
+      // mid-conversation (Claude Code and pydantic-ai send them to Chat) is user text, marked as Gemini's is.
+      if (blocks !== undefined) blocks = foldSystem(blocks);
+      else text = SYSTEM_PREFIX + (text as string);
+      losses.add('moved_content', `/messages/${index}`, 'Anthropic has no system turn mid-conversation; sent as user text prefixed "System: "');
     }
-    if (last !== undefined && last.role === role && role !== 'system') addToTurn(last, blocks ?? [{ type: 'text', text }], message.role === 'tool');
+    if (last !== undefined && last.role === role) addToTurn(last, blocks ?? [{ type: 'text', text }], message.role === 'tool');
     else turns.push({ role, blocks, text: blocks === undefined ? text : undefined });
   }
   // Mapped, not written into `new Array(length)` (a holey array takes JSON.stringify's slow path, a lookup per element) nor pushed (grown from `[]`, a list gets room for 17).

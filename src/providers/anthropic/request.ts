@@ -29,9 +29,10 @@ import { ANTHROPIC, anthropicHint, hasHint } from './shape.ts';
 import { cacheControlBreakpoint, cacheControlOf } from './cache-control.ts';
 import { mapValue, valueTable } from '../../core/mapped-values.ts';
 import { decodeAnthropicToolChoice, decodeAnthropicTools, encodeAnthropicToolChoice, encodeAnthropicTools } from './tools.ts';
-import { noConversation, reportUncarriedSettings } from '../../core/request-settings.ts';
+import { noConversation, reportOutputModalities, reportUncarriedSettings } from '../../core/request-settings.ts';
 import { allToolsDropped } from '../../core/tools.ts';
 import { fitThinking } from './thinking-limits-encode.ts';
+import { fitRequestBounds } from '../../core/bounds.ts';
 
 /** The keys of the body without a neutral slot, which travel as extensions (a switch: cheaper than a set lookup per key). */
 function requestExtras(object: JsonObject): JsonObject | undefined {
@@ -205,6 +206,7 @@ export function encodeAnthropicRequest(request: Request, context: CodecContext):
   losses.foreignExtensions(request.extensions, ANTHROPIC, '');
   const hints = request.extensions?.anthropic;
   const exact = hints !== undefined && isSet(hints['$keepTurns']);
+  if (!exact) request = fitRequestBounds(request, ANTHROPIC, losses);
   const body: JsonObject = {};
   // `options.model` names the model when the source body had none (a Gemini body, whose model is in the URL; a Bedrock body).
   const model = request.model ?? context.model;
@@ -240,5 +242,6 @@ export function encodeAnthropicRequest(request: Request, context: CodecContext):
   }
   if (request.cache !== undefined) body['cache_control'] = cacheControlOf(request.cache, '', losses);
   reportUncarriedSettings(request, losses, 'Anthropic');
+  reportOutputModalities(request, losses, 'Anthropic');
   return spreadExtensions(body, request, ANTHROPIC);
 }

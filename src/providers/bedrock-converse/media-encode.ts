@@ -8,7 +8,7 @@
  */
 import type { AudioPart, DocumentPart, ImagePart, MediaSource, VideoPart } from '../../core/ir.ts';
 import type { LossCollector } from '../../core/losses.ts';
-import { parseDataUrl } from '../../core/media.ts';
+import { parseDataUrl, standardBase64 } from '../../core/media.ts';
 import { setData } from '../../core/serialize.ts';
 import { extensionsOf, isObject, spreadExtensions, type JsonObject } from '../../core/wire.ts';
 import { BEDROCK, formatOf, type MediaKind } from './shape.ts';
@@ -17,10 +17,10 @@ import { BEDROCK, formatOf, type MediaKind } from './shape.ts';
 function encodeSource(source: MediaSource, node: ImagePart | AudioPart | VideoPart | DocumentPart): { source: JsonObject; mediaType: string | undefined } | undefined {
   switch (source.kind) {
     case 'base64':
-      return { source: bytesSource(source.data), mediaType: source.mediaType };
+      return { source: bytesSource(standardBase64(source.data)), mediaType: source.mediaType };
     case 'url': {
       const data = parseDataUrl(source.url);
-      if (data !== undefined) return { source: bytesSource(data.data), mediaType: data.mediaType };
+      if (data !== undefined) return { source: bytesSource(standardBase64(data.data)), mediaType: data.mediaType };
       if (source.url.startsWith('s3://')) return { source: { s3Location: { uri: source.url } }, mediaType: source.mediaType };
       return undefined;
     }

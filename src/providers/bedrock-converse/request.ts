@@ -16,7 +16,8 @@ import { BEDROCK, hasHint } from './shape.ts';
 import { placeAutomaticBreakpoint } from '../../core/cache-points.ts';
 import { takesCachePoint } from './cache-point.ts';
 import { noteOwnTier, ownOrMapped, valueTable } from '../../core/mapped-values.ts';
-import { noConversation, reportUncarriedSettings, temperatureWithin } from '../../core/request-settings.ts';
+import { noConversation, reportOutputModalities, reportUncarriedSettings } from '../../core/request-settings.ts';
+import { fitRequestBounds } from '../../core/bounds.ts';
 
 /** The keys of a request body this file does not read, or `undefined` (a switch: cheaper than a set lookup per key). */
 function requestExtras(object: JsonObject): JsonObject | undefined {
@@ -161,7 +162,7 @@ function encodeInferenceConfig(request: Request, context: CodecContext): JsonObj
   if (generation?.maxTokens !== undefined) config['maxTokens'] = generation.maxTokens;
   if (generation?.temperature !== undefined) {
     // Converse takes 0–1 (a Converse body's own value goes back as it came).
-    config['temperature'] = hasHint(request, '$source') ? generation.temperature : temperatureWithin(generation.temperature, 1, context.losses, 'Converse');
+    config['temperature'] = generation.temperature;
   }
   if (generation?.topP !== undefined) config['topP'] = generation.topP;
   if (generation?.stop !== undefined) config['stopSequences'] = generation.stop;
@@ -181,6 +182,7 @@ function encodeInferenceConfig(request: Request, context: CodecContext): JsonObj
 export function encodeBedrockRequest(request: Request, context: CodecContext): JsonObject {
   const losses = context.losses;
   losses.foreignExtensions(request.extensions, BEDROCK, '');
+  if (!hasHint(request, '$source')) request = fitRequestBounds(request, BEDROCK, losses);
   const body: JsonObject = {};
   // Converse has no automatic caching: its breakpoint goes after the last block that takes a cache point, as Anthropic places it.
   const conversation = encodeBedrockMessages(placeAutomaticBreakpoint(request, takesCachePoint, losses, BEDROCK).messages, losses);
@@ -211,6 +213,7 @@ export function encodeBedrockRequest(request: Request, context: CodecContext): J
   } else if (isObject(tier)) body['serviceTier'] = tier;
   if (request.user !== undefined) losses.add('dropped_field', '/user', 'Converse has no end-user id; dropped (requestMetadata is for logs only)', 'info');
   reportUncarriedSettings(request, losses, 'Converse');
+  reportOutputModalities(request, losses, 'Converse');
   if (fields !== undefined) {
     for (const key in fields) if (key.charCodeAt(0) !== 36 && !NESTED_KEYS.has(key) && !(key in body)) body[key] = fields[key];
   }

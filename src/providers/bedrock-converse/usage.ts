@@ -86,6 +86,9 @@ export function decodeBedrockUsage(value: unknown, path: string): Usage {
   if (read !== undefined) usage.cacheReadTokens = read;
   if (write !== undefined) usage.cacheWriteTokens = write;
   if (total !== undefined) usage.totalTokens = total;
+  // A count Converse left out stays out when the answer goes back to Converse; another format gets the counts it requires.
+  if (input === undefined) hint(usage, BEDROCK, '$noInputTokens', true);
+  if (total === undefined) hint(usage, BEDROCK, '$noTotalTokens', true);
   const details = wire['cacheDetails'];
   if (details !== undefined) {
     const byTtl = cacheDetailsOf(details);
@@ -108,6 +111,9 @@ export function encodeBedrockUsage(usage: Usage | undefined): JsonObject {
   const input = Math.max(0, (usage?.inputTokens ?? 0) - (read ?? 0) - (write ?? 0));
   const output = usage?.outputTokens ?? 0;
   const wire: JsonObject = { inputTokens: input, outputTokens: output, totalTokens: usage?.totalTokens ?? input + output + (read ?? 0) + (write ?? 0) };
+  const own = usage?.extensions?.[BEDROCK];
+  if (own?.['$noInputTokens'] === true && usage?.inputTokens === undefined) delete wire['inputTokens'];
+  if (own?.['$noTotalTokens'] === true && usage?.totalTokens === undefined) delete wire['totalTokens'];
   if (read !== undefined) wire['cacheReadInputTokens'] = read;
   if (write !== undefined) wire['cacheWriteInputTokens'] = write;
   const byTtl = usage?.cacheWriteByTtl;

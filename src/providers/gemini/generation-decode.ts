@@ -1,20 +1,24 @@
 /**
  * Gemini `generationConfig` → IR `generation`, `reasoning` and `output`.
- * Fields without a neutral slot (`responseModalities`, `speechConfig`,
+ * `responseModalities` → `outputModalities`. Fields without a neutral slot (`speechConfig`,
  * `mediaResolution`, `imageConfig`, …) travel in `extensions.gemini.generationConfig`.
  * @see https://ai.google.dev/api/generate-content#generationconfig
  */
-import type { Generation, OutputFormat, ReasoningConfig, Request } from '../../core/ir.ts';
+import type { Generation, OutputFormat, OutputModality, ReasoningConfig, Request } from '../../core/ir.ts';
 import { expectArray, expectBoolean, expectNumber, expectObject, expectString, extend, hint, pointer, unknownKeys, type JsonObject } from '../../core/wire.ts';
 import { knownKeys, Spelling } from './spelling.ts';
 import { geminiSchemaToJsonSchema } from './schema.ts';
 import { canonicalMimeType, NUMBER_FIELDS } from './generation.ts';
 
 /** The keys of `generationConfig` this file does not read (the wire keys of `NUMBER_FIELDS` and the rest), in either spelling, or `undefined` (a switch: cheaper than a set lookup per key). */
-function generationExtras(config: JsonObject): JsonObject | undefined {
+function generationExtras(config: JsonObject, modalitiesRead: boolean): JsonObject | undefined {
   let rest: JsonObject | undefined;
   for (const key in config) {
     switch (key) {
+      case 'responseModalities':
+      case 'response_modalities':
+        if (modalitiesRead) continue;
+        break;
       case 'maxOutputTokens':
       case 'max_output_tokens':
       case 'temperature':
@@ -49,6 +53,22 @@ function generationExtras(config: JsonObject): JsonObject | undefined {
     (rest ??= {})[key] = config[key];
   }
   return rest;
+}
+
+/** Gemini's `Modality` names the IR has (`MODALITY_UNSPECIFIED` has no meaning to carry). */
+const MODALITIES: Readonly<Record<string, OutputModality>> = { TEXT: 'text', AUDIO: 'audio', IMAGE: 'image' };
+
+/** `responseModalities` into `request.outputModalities` when every entry is one the IR has; false (it stays Gemini's) otherwise. */
+function decodeModalities(value: unknown, request: Request): boolean {
+  if (!Array.isArray(value) || value.length === 0) return false;
+  const modalities: OutputModality[] = [];
+  for (const entry of value) {
+    const modality = typeof entry === 'string' && Object.hasOwn(MODALITIES, entry) ? MODALITIES[entry] : undefined;
+    if (modality === undefined || modalities.includes(modality)) return false;
+    modalities.push(modality);
+  }
+  request.outputModalities = modalities;
+  return true;
 }
 
 const KNOWN_THINKING = knownKeys(['thinkingBudget', 'thinkingLevel', 'includeThoughts']);
@@ -136,7 +156,7 @@ export function decodeGeminiGenerationConfig(value: unknown, path: string, reque
   decodeOutput(config, path, spelling, request);
   const thinking = spelling.read(config, 'thinkingConfig');
   if (thinking !== undefined) decodeThinking(thinking, pointer(path, Spelling.key(config, 'thinkingConfig')), request);
-  const rest = generationExtras(config);
+  const rest = generationExtras(config, decodeModalities(spelling.read(config, 'responseModalities'), request));
   if (rest !== undefined) extend(request, 'gemini', { generationConfig: rest });
   if (!lean) hint(request, 'gemini', '$generationConfig', spelling.snake ?? true);
 }

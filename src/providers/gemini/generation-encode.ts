@@ -10,6 +10,7 @@ import { jsonEqual } from './json.ts';
 import { canonicalMimeType } from './generation.ts';
 import { geminiSchemaToJsonSchema, jsonSchemaToGeminiSchema } from './schema.ts';
 import { stopsWithin } from '../../core/request-settings.ts';
+import { FORMAT_BOUNDS } from '../../core/bounds.ts';
 
 /** `thinkingLevel` values (`XHIGH` since @google/genai 3.x), lower-cased as the IR spells efforts. */
 const LEVELS: ReadonlySet<string> = new Set(['minimal', 'low', 'medium', 'high', 'xhigh']);
@@ -20,7 +21,7 @@ function isEmpty(object: JsonObject): boolean {
 }
 
 /** The most stop sequences Gemini takes. */
-const GEMINI_MAX_STOPS = 5;
+const GEMINI_MAX_STOPS = FORMAT_BOUNDS['gemini'].stopCount ?? Infinity;
 
 /** Encode the generation settings of `request`, or `undefined` when there are none. */
 export function encodeGeminiGenerationConfig(request: Request, losses: LossCollector): JsonObject | undefined {
@@ -46,6 +47,7 @@ export function encodeGeminiGenerationConfig(request: Request, losses: LossColle
     }
     if (generation.logprobs !== undefined) config['responseLogprobs'] = generation.logprobs;
   }
+  if (request.outputModalities !== undefined) config['responseModalities'] = request.outputModalities.map((modality) => modality.toUpperCase());
   if (gemini !== undefined || request.output !== undefined) encodeOutput(request, gemini, config, losses);
   if (gemini !== undefined || request.reasoning !== undefined) {
     const thinking = encodeThinking(request, gemini, losses);

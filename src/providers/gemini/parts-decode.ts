@@ -89,6 +89,16 @@ function partField(key: string): number | undefined {
   }
 }
 
+/** Is `part` only a `videoMetadata` (either spelling)? */
+function isVideoMetadataPart(part: JsonObject): boolean {
+  let seen = false;
+  for (const key in part) {
+    if ((key !== 'videoMetadata' && key !== 'video_metadata') || !isObject(part[key])) return false;
+    seen = true;
+  }
+  return seen;
+}
+
 /** Decode one Gemini part at `path` (index `partIndex` within its content). */
 export function decodeGeminiPart(value: unknown, path: string, partIndex: number, scope: PartScope): Part {
   const part = expectObject(value, path, 'gemini');
@@ -106,6 +116,10 @@ export function decodeGeminiPart(value: unknown, path: string, partIndex: number
   }
   if (rank === DATA_KEYS.length) {
     const blockType = Object.keys(part)[0] ?? 'empty';
+    // `videoMetadata` (clip offsets, frame rate) sent as a part of its own after the video part it
+    // describes, which the Gemini API accepts: a known Gemini part, kept whole for Gemini without a warning
+    // (another target reports it where it drops it, as it does the metadata on a video part).
+    if (isVideoMetadataPart(part)) return { type: 'opaque', format: 'gemini', blockType, value: part };
     scope.losses.add('unknown_block', path, `Gemini part without a known data field ("${blockType}"); kept as an opaque part`);
     return { type: 'opaque', format: 'gemini', blockType, value: part };
   }

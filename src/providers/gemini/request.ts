@@ -21,6 +21,7 @@ import { encodeGeminiGenerationConfig } from './generation-encode.ts';
 import { dropRequestCacheBreakpoints } from '../../core/cache-points.ts';
 import { noConversation, reportUncarriedSettings } from '../../core/request-settings.ts';
 import { allToolsDropped } from '../../core/tools.ts';
+import { fitRequestBounds } from '../../core/bounds.ts';
 
 /** The keys of a request body this file does not read, in either spelling, or `undefined` (a switch: cheaper than a set lookup per key). */
 function requestExtras(object: JsonObject): JsonObject | undefined {
@@ -95,7 +96,10 @@ export function decodeGeminiRequest(body: unknown, context: CodecContext): Reque
   const lean = context.target !== undefined && context.target !== 'gemini';
   decodeGeminiContents(contents, '/contents', context.losses, request.messages, lean, context.target === 'gemini');
   const tools = object['tools'];
-  if (tools !== undefined) request.tools = decodeGeminiTools(tools, '/tools', context.losses);
+  if (tools !== undefined) {
+    request.tools = decodeGeminiTools(tools, '/tools', context.losses);
+    if (isObject(tools)) hint(request, 'gemini', '$toolsObject', true);
+  }
   const toolConfig = spelling.read(object, 'toolConfig');
   if (toolConfig !== undefined) decodeGeminiToolConfig(toolConfig, topPointer(object, 'toolConfig', '/toolConfig'), request);
   const generation = spelling.read(object, 'generationConfig');
@@ -132,6 +136,7 @@ export function encodeGeminiRequest(request: Request, context: CodecContext): Js
   const gemini = extensionsOf(request, 'gemini');
   const native = gemini?.['$native'] !== undefined;
   losses.foreignExtensions(request.extensions, 'gemini', '');
+  if (!native) request = fitRequestBounds(request, 'gemini', losses);
   dropRequestCacheBreakpoints(request, losses, 'gemini');
   const conversation = encodeGeminiContents(request.messages, native, losses);
   const body: JsonObject = {};
@@ -150,7 +155,7 @@ export function encodeGeminiRequest(request: Request, context: CodecContext): Js
   if (request.tools !== undefined) {
     const tools = encodeGeminiTools(request.tools, losses);
     toolless = allToolsDropped(request, tools.length, losses, 'Gemini');
-    if (!toolless) body['tools'] = tools;
+    if (!toolless) body['tools'] = tools.length === 1 && extensionsOf(request, 'gemini')?.['$toolsObject'] === true ? (tools[0] as JsonObject) : tools;
   }
   const toolConfig = toolless ? undefined : encodeGeminiToolConfig(request, losses);
   if (toolConfig !== undefined) body['toolConfig'] = toolConfig;

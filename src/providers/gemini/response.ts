@@ -82,6 +82,8 @@ export function decodeGeminiResponse(body: unknown, context: CodecContext): Resp
   if (usage !== undefined) {
     response.usage = context.losses.anchor(decodeGeminiUsage(usage, '/usageMetadata', lean), '/usageMetadata');
     modalityOrigins(response.usage, context.losses, '/usageMetadata/promptTokensDetails', '/usageMetadata/candidatesTokensDetails');
+    if (response.usage.cacheReadTokensByModality !== undefined) context.losses.originField(response.usage, 'cacheReadTokensByModality', '/usageMetadata/cacheTokensDetails');
+    if (response.usage.toolUseTokensByModality !== undefined) context.losses.originField(response.usage, 'toolUseTokensByModality', '/usageMetadata/toolUsePromptTokensDetails');
   }
   extend(response, 'gemini', responseExtras(object));
   addPromptBlock(response, object['promptFeedback']);

@@ -31,10 +31,13 @@ function decodeGoogleSearch(entry: JsonObject): WebSearchTool | undefined {
 
 /** Decode `tools` into IR tools. */
 export function decodeGeminiTools(value: unknown, path: string, losses: LossCollector): Tool[] {
-  const entries = expectArray(value, path, 'gemini');
+  // One tool object instead of a list: the Gemini API answers 200 to it (recorded traffic, issue 39), so it
+  // is read as a list of one, and the request's `$toolsObject` hint writes it back as it came.
+  const single = isObject(value);
+  const entries = single ? [value] : expectArray(value, path, 'gemini');
   const tools: Tool[] = [];
   for (let index = 0; index < entries.length; index++) {
-    const entryPath = `${path}/${index}`;
+    const entryPath = single ? path : `${path}/${index}`;
     const entry = expectObject(entries[index], entryPath, 'gemini');
     const spelling = new Spelling(entry);
     const declarations = spelling.read(entry, 'functionDeclarations');

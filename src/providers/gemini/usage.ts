@@ -32,6 +32,12 @@ function usageExtras(wire: JsonObject, usage: Usage): JsonObject | undefined {
         break;
       case 'candidatesTokensDetails':
         if (usage.outputTokensByModality !== undefined) continue;
+        break;
+      case 'cacheTokensDetails':
+        if (usage.cacheReadTokensByModality !== undefined) continue;
+        break;
+      case 'toolUsePromptTokensDetails':
+        if (usage.toolUseTokensByModality !== undefined) continue;
     }
     (rest ??= {})[key] = wire[key];
   }
@@ -103,6 +109,10 @@ export function decodeGeminiUsage(value: unknown, path: string, lean = false): U
   if (input !== undefined) usage.inputTokensByModality = input;
   const output = readModalities(wire['candidatesTokensDetails']);
   if (output !== undefined) usage.outputTokensByModality = output;
+  const cache = readModalities(wire['cacheTokensDetails']);
+  if (cache !== undefined) usage.cacheReadTokensByModality = cache;
+  const toolUse = readModalities(wire['toolUsePromptTokensDetails']);
+  if (toolUse !== undefined) usage.toolUseTokensByModality = toolUse;
   extend(usage, 'gemini', usageExtras(wire, usage));
   return usage;
 }
@@ -132,6 +142,14 @@ export function encodeGeminiUsage(usage: Usage, losses: LossCollector, path: str
   if (usage.outputTokensByModality !== undefined) {
     const list = modalityList(usage.outputTokensByModality, native);
     if (list.length > 0) wire['candidatesTokensDetails'] = list;
+  }
+  if (usage.cacheReadTokensByModality !== undefined) {
+    const list = modalityList(usage.cacheReadTokensByModality, native);
+    if (list.length > 0) wire['cacheTokensDetails'] = list;
+  }
+  if (usage.toolUseTokensByModality !== undefined) {
+    const list = modalityList(usage.toolUseTokensByModality, native);
+    if (list.length > 0) wire['toolUsePromptTokensDetails'] = list;
   }
   if (usage.cacheWriteTokens !== undefined && usage.cacheWriteTokens > 0) {
     losses.add('dropped_field', path, 'Gemini usage has no cache-write count; dropped', 'info');

@@ -7,7 +7,7 @@
 import type { LossCollector } from '../../core/losses.ts';
 import type { ImagePart, Part, ToolCallPart } from '../../core/ir.ts';
 import { unreachable } from '../../core/ir.ts';
-import { parseDataUrl } from '../../core/media.ts';
+import { parseDataUrl, standardBase64 } from '../../core/media.ts';
 import { setData } from '../../core/serialize.ts';
 import { argumentsAsObject } from '../../core/tools.ts';
 import { extensionsOf, isObject, type JsonObject } from '../../core/wire.ts';
@@ -25,10 +25,10 @@ export interface EncodedParts {
 /** The base64 data of an image part, or `undefined` (reported) when Ollama cannot take it. */
 export function encodeOllamaImage(part: ImagePart, losses: LossCollector, path: string): string | undefined {
   const source = part.source;
-  if (source.kind === 'base64') return source.data;
+  if (source.kind === 'base64') return standardBase64(source.data);
   if (source.kind === 'url') {
     const data = parseDataUrl(source.url);
-    if (data?.base64 === true) return data.data;
+    if (data?.base64 === true) return standardBase64(data.data);
     losses.add('unsupported_part', path, 'Ollama takes images only as base64 data, not URLs; the image was dropped');
     return undefined;
   }

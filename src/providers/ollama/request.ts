@@ -19,7 +19,7 @@ import { decodeOllamaTools, encodeOllamaTools, reportOllamaToolChoice } from './
 import { decodeOllamaGeneratePrompt, encodeOllamaGeneratePrompt } from './generate.ts';
 import { FORMAT, keepsHints, keys, ollamaHint } from './shape.ts';
 import { dropRequestCacheBreakpoints } from '../../core/cache-points.ts';
-import { reportUncarriedSettings } from '../../core/request-settings.ts';
+import { reportOutputModalities, reportUncarriedSettings } from '../../core/request-settings.ts';
 
 const GENERATE_KNOWN = keys('model', 'prompt', 'system', 'images', 'format', 'options', 'stream', 'think', 'logprobs', 'top_logprobs');
 
@@ -155,5 +155,6 @@ export function encodeOllamaRequest(request: Request, context: CodecContext): Js
   if (request.metadata !== undefined) losses.add('dropped_field', '/metadata', 'Ollama has no request metadata; dropped');
   if (request.serviceTier !== undefined) losses.add('dropped_field', '/serviceTier', 'Ollama has no service tier; dropped');
   reportUncarriedSettings(request, losses, 'Ollama');
+  reportOutputModalities(request, losses, 'Ollama');
   return spreadExtensions(wire, request, FORMAT);
 }

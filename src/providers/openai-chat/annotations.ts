@@ -8,6 +8,7 @@ import type { LossCollector } from '../../core/losses.ts';
 import type { Citation } from '../../core/ir.ts';
 import { expectObject, expectString, pointer, required, spreadExtensions, type JsonObject } from '../../core/wire.ts';
 import { FORMAT, keepNestedUnknown, keepUnknown, keys, nestedExtras } from './shape.ts';
+import { validUri } from '../../core/uri.ts';
 
 type UrlCitation = ChatCompletionMessage.Annotation['url_citation'];
 
@@ -66,7 +67,7 @@ export function encodeOpenaiChatAnnotation(
   let inner: JsonObject;
   if (foreign) {
     const built: UrlCitation = {
-      url: citation.url,
+      url: validUri(citation.url),
       title: citation.title ?? '',
       // Another kind's range is in its cited source (characters, pages or blocks of a document), not in this text: the whole part.
       start_index: span.offset,
@@ -75,7 +76,7 @@ export function encodeOpenaiChatAnnotation(
     inner = { ...built };
     losses.add('approximated', path, `"${citation.kind}" citation sent as a url_citation over the whole text part`, 'info');
   } else {
-    inner = { url: citation.url };
+    inner = { url: validUri(citation.url) };
     if (citation.title !== undefined) inner['title'] = citation.title;
     // A citation's range is within its text part; Chat's indices are within the message's whole content.
     if (citation.start !== undefined) inner['start_index'] = span.offset + citation.start;

@@ -17,6 +17,7 @@ import { dialectFields, signToolCall, takeDialectReasoning, writeDialectFields, 
 import type { OpenaiChatDialect } from './dialects.ts';
 import { FORMAT, shapeHint } from './shape.ts';
 import type { AssistantPlace } from './assistant-decode.ts';
+import { standardBase64 } from '../../core/media.ts';
 
 /** Content parts of an assistant message and their places in the IR message (`parts` indexes), for loss paths. */
 interface Content {
@@ -44,7 +45,7 @@ function encodeAudio(item: Located<AudioPart>, place: AssistantPlace, losses: Lo
   }
   if (source.kind === 'base64' && place === 'response') {
     losses.foreignExtensions(part.extensions, FORMAT, path);
-    const wire: JsonObject = { data: source.data };
+    const wire: JsonObject = { data: standardBase64(source.data) };
     if (part.transcript !== undefined) wire['transcript'] = part.transcript;
     if (extensionsOf(part, FORMAT) === undefined) {
       // The response message's audio requires id, expires_at and transcript; another format's audio output (Gemini) has none of them.

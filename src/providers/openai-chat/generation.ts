@@ -11,6 +11,7 @@ import { stopsWithin } from '../../core/request-settings.ts';
 import { expectArray, expectBoolean, expectNumber, expectString, pointer, type JsonObject } from '../../core/wire.ts';
 import { BIT, present } from './request-keys-decode.ts';
 import { FORMAT, chatHint, keepUnknown, keys, shapeHint } from './shape.ts';
+import { FORMAT_BOUNDS } from '../../core/bounds.ts';
 
 /** Numeric wire fields and their `generation` slots. */
 const NUMBERS = [
@@ -93,7 +94,7 @@ export function decodeOpenaiChatGeneration(body: JsonObject, request: Request, f
 }
 
 /** The most stop sequences Chat Completions takes. */
-const CHAT_MAX_STOPS = 4;
+const CHAT_MAX_STOPS = FORMAT_BOUNDS[FORMAT].stopCount ?? Infinity;
 
 /** Write the IR generation settings into `wire`, reporting what Chat cannot carry. */
 export function encodeOpenaiChatGeneration(generation: Generation, request: Request, wire: JsonObject, context: CodecContext): void {

@@ -16,6 +16,8 @@ import { pointer, spreadExtensions, type JsonObject } from '../../core/wire.ts';
 import { FORMAT, nestedExtras, shapeHint } from './shape.ts';
 import { audioFormat } from './media-types.ts';
 import { withChatMarkers, type ChatSpelling } from './cache-breakpoint.ts';
+import { standardBase64 } from '../../core/media.ts';
+import { validUri } from '../../core/uri.ts';
 
 /** Report a part Chat Completions cannot carry. */
 export function reportUnsupported(part: Part, where: string, losses: LossCollector, path: string): void {
@@ -50,11 +52,11 @@ function encodeImage(part: ImagePart, losses: LossCollector, path: string): Json
   switch (source.kind) {
     case 'base64': {
       const header = shapeHint(part, '$dataUrlHeader');
-      setDataUrl(imageUrl, 'url', typeof header === 'string' ? header : `data:${source.mediaType};base64,`, source.data);
+      setDataUrl(imageUrl, 'url', typeof header === 'string' ? header : `data:${source.mediaType};base64,`, standardBase64(source.data));
       break;
     }
     case 'url':
-      imageUrl['url'] = source.url;
+      imageUrl['url'] = validUri(source.url);
       break;
     case 'file':
       losses.add('unsupported_part', path, `Chat Completions images cannot refer to an uploaded file ("${source.id}"); dropped`);
@@ -87,7 +89,7 @@ function encodeAudio(part: AudioPart, losses: LossCollector, path: string): Json
       losses.add('approximated', path, `Chat Completions accepts wav or mp3 audio input; ${source.mediaType} sent as format "${format}"`);
     }
   }
-  const inputAudio = nestedExtras({ data: source.data, format }, part, 'input_audio');
+  const inputAudio = nestedExtras({ data: standardBase64(source.data), format }, part, 'input_audio');
   const wire = { type: 'input_audio', input_audio: inputAudio as ChatCompletionContentPartInputAudio.InputAudio };
   if (part.transcript !== undefined) losses.add('dropped_field', pointer(path, 'transcript'), 'Chat audio input has no transcript');
   return spreadExtensions(wire, part, FORMAT);
@@ -100,8 +102,8 @@ function encodeDocument(part: DocumentPart, losses: LossCollector, path: string)
     case 'base64': {
       const header = shapeHint(part, '$dataUrlHeader');
       const bare = shapeHint(part, '$bareFileData') === true;
-      if (bare) file['file_data'] = source.data;
-      else setDataUrl(file, 'file_data', typeof header === 'string' ? header : `data:${source.mediaType};base64,`, source.data);
+      if (bare) file['file_data'] = standardBase64(source.data);
+      else setDataUrl(file, 'file_data', typeof header === 'string' ? header : `data:${source.mediaType};base64,`, standardBase64(source.data));
       if (source.mediaType !== 'application/pdf' && part.extensions?.[FORMAT] === undefined) {
         losses.add('approximated', path, `Chat Completions file parts are meant for PDF; ${source.mediaType} may be rejected`);
       }
@@ -119,7 +121,7 @@ function encodeDocument(part: DocumentPart, losses: LossCollector, path: string)
       return { type: 'text', text: source.text };
     case 'url':
       if (shapeHint(part, '$fileDataUrl') === true) {
-        file['file_data'] = source.url;
+        file['file_data'] = validUri(source.url);
         break;
       }
       losses.add('unsupported_part', path, `Chat Completions file parts cannot refer to a URL ("${source.url}"); dropped`);

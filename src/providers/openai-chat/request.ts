@@ -40,6 +40,8 @@ import { dropRequestCacheBreakpoints, placeAutomaticBreakpoint } from '../../cor
 import { allToolsDropped } from '../../core/tools.ts';
 import { automaticCacheControl, CACHE_CONTROL_KEY, CARRIED, liftAutomaticBreakpoint, requestMode, writesAutomatic } from './cache-breakpoint.ts';
 import { noConversation } from '../../core/request-settings.ts';
+import { fitRequestBounds, outOfBounds } from '../../core/bounds.ts';
+import { decodeOpenaiChatModalities, encodeOpenaiChatModalities } from './modalities.ts';
 import { BIT, present, scanBody } from './request-keys-decode.ts';
 import { decodeOpenaiChatGeneration, encodeOpenaiChatGeneration, GENERATION_ORIGINS } from './generation.ts';
 
@@ -156,6 +158,7 @@ export function decodeOpenaiChatRequest(body: unknown, context: CodecContext): R
     if (extensions !== undefined) noteDialect(request, extensions[FORMAT]?.['$dialect'] as OpenaiChatDialect | undefined);
   }
   const { present: fields, rest } = scanBody(object);
+  decodeOpenaiChatModalities(rest, request);
   extend(request, FORMAT, rest?.[CACHE_CONTROL_KEY] === undefined ? rest : liftAutomaticBreakpoint(request, rest, context.losses));
   if (present(fields, BIT.model)) request.model = expectString(object['model'], '/model', FORMAT);
   else if (context.model !== undefined) request.model = context.model;
@@ -234,6 +237,8 @@ export function decodeOpenaiChatRequest(body: unknown, context: CodecContext): R
   decodeOpenrouterReasoning(request);
   context.losses.originFields(request, object, '', REQUEST_ORIGINS);
   context.losses.originFields(request.generation, object, '', GENERATION_ORIGINS);
+  // A value outside Chat's own bounds (a body OpenAI refused, kept as recorded) goes back to Chat as it came.
+  if (keepsHints(target) && outOfBounds(request, FORMAT)) chatHint(request, '$outOfBounds', true);
   return request;
 }
 
@@ -247,6 +252,8 @@ export function encodeOpenaiChatRequest(request: Request, context: CodecContext)
   const model = request.model ?? context.model;
   if (model !== undefined) wire['model'] = model;
   const dialect = activeDialect(request, context.dialect);
+  // The bounds are plain OpenAI's; a dialect's server has its own (vLLM's `top_k: -1`, …).
+  if (dialect === 'openai' && shapeHint(request, '$outOfBounds') !== true) request = fitRequestBounds(request, FORMAT, losses);
   // Plain OpenAI and OpenRouter write the breakpoints of content parts and tool results in their spelling, the other dialects those spelled in Chat (see cache-breakpoint.ts).
   const mode = requestMode(dialect);
   const automatic = writesAutomatic(request, mode);
@@ -295,5 +302,6 @@ export function encodeOpenaiChatRequest(request: Request, context: CodecContext)
   const streamOptions = encodeStreamOptions(request);
   if (streamOptions !== undefined) wire['stream_options'] = streamOptions;
   if (automatic && request.cache !== undefined) wire[CACHE_CONTROL_KEY] = automaticCacheControl(request.cache, losses);
+  encodeOpenaiChatModalities(request, wire, losses);
   return spreadExtensions(wire, request, FORMAT);
 }

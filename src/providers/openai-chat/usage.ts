@@ -9,7 +9,7 @@ import type { LossCollector } from '../../core/losses.ts';
 import type { TokenModalities, TokenModality, Usage } from '../../core/ir.ts';
 import { expectNumber, expectObject, extend, spreadExtensions, type JsonObject } from '../../core/wire.ts';
 import { FORMAT, chatHint, nestedExtras, shapeHint } from './shape.ts';
-import { reportCacheWriteBreakdown, reportModalityBreakdown } from '../../core/usage.ts';
+import { reportCacheWriteBreakdown, reportDetailBreakdown, reportModalityBreakdown } from '../../core/usage.ts';
 import { answerTierFor, readAnswerTier as readTier, valueTable } from '../../core/mapped-values.ts';
 
 /** The keys of a usage object without a neutral slot, and its known keys set to `null` (a switch: cheaper than a set lookup per key). */
@@ -131,6 +131,7 @@ export function encodeOpenaiChatUsage(usage: Usage, losses: LossCollector, path:
   const ownOutput = shapeHint(usage, '$outputTokensByModality');
   // Chat's own text and image counts go back as they came; another format's are reported unless they say nothing more.
   if (ownInput === undefined && ownOutput === undefined) reportModalityBreakdown(usage, losses, path, 'Chat Completions', CARRIED);
+  else reportDetailBreakdown(usage, losses, path, 'Chat Completions');
   const absent = shapeHint(usage, '$absent');
   const skip: readonly unknown[] = Array.isArray(absent) ? absent : [];
   const prompt = usage.inputTokens ?? 0;

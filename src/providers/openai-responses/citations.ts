@@ -9,6 +9,7 @@ import type { Citation } from '../../core/ir.ts';
 import type { LossCollector } from '../../core/losses.ts';
 import { expectNumber, expectObject, expectString, extend, lookupTable, pointer, spreadExtensions, unknownKeys, type JsonObject } from '../../core/wire.ts';
 import { FORMAT, own } from './shape.ts';
+import { validUri } from '../../core/uri.ts';
 
 /** The annotation kinds this codec maps field by field. */
 const NATIVE_KINDS: ReadonlySet<string> = new Set(['url_citation', 'file_citation', 'container_file_citation', 'file_path']);
@@ -70,7 +71,7 @@ export function encodeOpenaiResponsesAnnotation(
   }
   losses.add('approximated', path, `"${citation.kind}" citation sent as a url_citation over the whole text`, 'info');
   losses.foreignExtensions(citation.extensions, FORMAT, path);
-  return { type: 'url_citation', url: citation.url, title: citation.title ?? '', start_index: 0, end_index: textLength };
+  return { type: 'url_citation', url: validUri(citation.url), title: citation.title ?? '', start_index: 0, end_index: textLength };
 }
 
 function encodeNative(citation: Citation, losses: LossCollector, path: string): JsonObject {
@@ -78,7 +79,7 @@ function encodeNative(citation: Citation, losses: LossCollector, path: string): 
   const annotation: JsonObject = { type: citation.kind };
   switch (citation.kind) {
     case 'url_citation':
-      setDefined(annotation, 'url', citation.url);
+      setDefined(annotation, 'url', citation.url === undefined ? undefined : validUri(citation.url));
       setDefined(annotation, 'title', citation.title);
       setDefined(annotation, 'start_index', citation.start);
       setDefined(annotation, 'end_index', citation.end);

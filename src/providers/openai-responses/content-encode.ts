@@ -14,6 +14,8 @@ import type { TextType } from './content-decode.ts';
 import { FORMAT, MESSAGE_KEY_PREFIX, own, ownHint, restoreNulls, wasNull } from './shape.ts';
 import { withPartMarker } from '../../core/cache-points.ts';
 import { RESPONSES_BREAKPOINT, takesBreakpoint } from './cache-breakpoint.ts';
+import { standardBase64 } from '../../core/media.ts';
+import { validUri } from '../../core/uri.ts';
 
 /** Finish an encoded part: report foreign extensions, spread our own (not the item-level ones), restore `null`s. */
 function finish(target: JsonObject, part: Part, losses: LossCollector, path: string): JsonObject {
@@ -105,10 +107,10 @@ function encodeImage(part: ImagePart, losses: LossCollector, path: string): Json
   const source = part.source;
   switch (source.kind) {
     case 'base64':
-      setDataUrl(target, 'image_url', `data:${source.mediaType};base64,`, source.data);
+      setDataUrl(target, 'image_url', `data:${source.mediaType};base64,`, standardBase64(source.data));
       break;
     case 'url':
-      target['image_url'] = source.url;
+      target['image_url'] = validUri(source.url);
       break;
     case 'file':
       if (!openaiFile(source.format)) {
@@ -132,12 +134,12 @@ function encodeDocument(part: DocumentPart, losses: LossCollector, path: string)
   switch (source.kind) {
     case 'base64': {
       const prefix = ownHint(part, '$dataUrlPrefix');
-      if (ownHint(part, '$rawBase64') === true) target['file_data'] = source.data;
-      else setDataUrl(target, 'file_data', typeof prefix === 'string' ? prefix : `data:${source.mediaType};base64,`, source.data);
+      if (ownHint(part, '$rawBase64') === true) target['file_data'] = standardBase64(source.data);
+      else setDataUrl(target, 'file_data', typeof prefix === 'string' ? prefix : `data:${source.mediaType};base64,`, standardBase64(source.data));
       break;
     }
     case 'url':
-      target['file_url'] = source.url;
+      target['file_url'] = validUri(source.url);
       break;
     case 'file':
       if (!openaiFile(source.format)) {
@@ -179,6 +181,6 @@ function encodeAudio(part: AudioPart, losses: LossCollector, path: string): Json
     return undefined;
   }
   const extra = own(part)?.['input_audio'];
-  const input = { ...(typeof extra === 'object' && extra !== null ? (extra as JsonObject) : {}), data: part.source.data, format };
+  const input = { ...(typeof extra === 'object' && extra !== null ? (extra as JsonObject) : {}), data: standardBase64(part.source.data), format };
   return finish({ type: 'input_audio', input_audio: input }, part, losses, path);
 }

@@ -186,7 +186,7 @@ function encodeAssistantItem(part: Part, context: ItemEncodeContext, path: strin
     case 'reasoning':
       return encodeOpenaiResponsesReasoning(part, context, path, index);
     case 'tool_call':
-      return encodeOpenaiResponsesToolCall(part, context, path);
+      return encodeOpenaiResponsesToolCall(part, context, path, index);
     case 'tool_result':
       return encodeOpenaiResponsesToolOutput(part, context, path);
     case 'opaque':

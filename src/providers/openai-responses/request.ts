@@ -30,6 +30,8 @@ import { decodeOpenaiResponsesTool, decodeOpenaiResponsesToolChoice, encodeOpena
 import { dropRequestCacheBreakpoints, placeAutomaticBreakpoint } from '../../core/cache-points.ts';
 import { responsesCarries } from './cache-breakpoint.ts';
 import { allToolsDropped } from '../../core/tools.ts';
+import { fitRequestBounds } from '../../core/bounds.ts';
+import { reportOutputModalities } from '../../core/request-settings.ts';
 
 const KNOWN_KEYS: readonly string[] = [
   'model', 'input', 'instructions', 'tools', 'tool_choice', 'parallel_tool_calls', 'text', 'reasoning', 'max_output_tokens',
@@ -360,9 +362,6 @@ function encodeInstructions(request: Request, body: JsonObject, losses: LossColl
 /** Generation settings Responses has no field for. */
 const UNSUPPORTED_GENERATION = ['topK', 'stop', 'seed', 'presencePenalty', 'frequencyPenalty'] as const;
 
-/** The smallest `max_output_tokens` the API takes. */
-const MIN_OUTPUT_TOKENS = 16;
-
 function encodeGeneration(request: Request, body: JsonObject, losses: LossCollector): void {
   const generation = request.generation;
   if (generation === undefined) return;
@@ -370,12 +369,6 @@ function encodeGeneration(request: Request, body: JsonObject, losses: LossCollec
   if (generation.temperature !== undefined) body['temperature'] = generation.temperature;
   if (generation.topP !== undefined) body['top_p'] = generation.topP;
   if (generation.topLogprobs !== undefined) body['top_logprobs'] = generation.topLogprobs;
-  // The API refuses max_output_tokens below 16 (400 "integer_below_min_value", recorded in the corpus); another format's smaller limit is raised.
-  const limit = generation.maxTokens;
-  if (limit !== undefined && limit < MIN_OUTPUT_TOKENS && own(request) === undefined) {
-    body['max_output_tokens'] = MIN_OUTPUT_TOKENS;
-    losses.add('approximated', '/generation/maxTokens', `OpenAI Responses takes at least ${MIN_OUTPUT_TOKENS} output tokens; the limit ${limit} was raised to ${MIN_OUTPUT_TOKENS}`);
-  }
   if (generation.topK !== undefined || generation.stop !== undefined || generation.seed !== undefined
     || generation.presencePenalty !== undefined || generation.frequencyPenalty !== undefined) {
     for (let index = 0; index < UNSUPPORTED_GENERATION.length; index++) {
@@ -407,6 +400,9 @@ function encodeInput(request: Request, body: JsonObject, start: number, losses: 
 export function encodeOpenaiResponsesRequest(request: Request, context: CodecContext): JsonObject {
   const losses = context.losses;
   losses.foreignExtensions(request.extensions, FORMAT, '');
+  // The bounds (max_output_tokens at least 16: 400 "integer_below_min_value", recorded in the corpus) hold for another format's values.
+  if (own(request) === undefined) request = fitRequestBounds(request, FORMAT, losses);
+  reportOutputModalities(request, losses, 'OpenAI Responses');
   // Responses has no automatic caching: its breakpoint goes on the last part that takes one, as Anthropic places it.
   const placed = placeAutomaticBreakpoint(request, responsesCarries, losses, FORMAT);
   dropRequestCacheBreakpoints(placed, losses, FORMAT, responsesCarries);

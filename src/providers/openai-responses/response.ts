@@ -4,7 +4,7 @@
  * response echoes (`instructions`, `tools`, `temperature`, …) are kept
  * together as the `$echo` hint: they restate the request and carry nothing
  * about the answer, so other formats need not report them. Fields that
- * describe the answer (`billing`, `completed_at`, a failed response's
+ * describe the answer (`billing`, a failed response's
  * `error`, …) are extensions.
  *
  * @see https://platform.openai.com/docs/api-reference/responses/object
@@ -26,7 +26,7 @@ import { dropResponseCacheBreakpoints } from '../../core/cache-points.ts';
 
 /** Request settings that a response echoes. */
 const ECHO: ReadonlySet<string> = new Set([
-  'background', 'conversation', 'context_management', 'frequency_penalty', 'include', 'input', 'instructions', 'max_output_tokens',
+  'background', 'completed_at', 'conversation', 'context_management', 'frequency_penalty', 'include', 'input', 'instructions', 'max_output_tokens',
   'max_tool_calls', 'metadata', 'moderation', 'parallel_tool_calls', 'presence_penalty', 'previous_response_id', 'prompt',
   'prompt_cache_key', 'prompt_cache_options', 'prompt_cache_retention', 'reasoning', 'safety_identifier', 'store', 'temperature',
   'text', 'tool_choice', 'tools', 'top_logprobs', 'top_p', 'truncation', 'user',
@@ -34,15 +34,56 @@ const ECHO: ReadonlySet<string> = new Set([
 
 const NONE: readonly string[] = [];
 
-/** Echo values sent for responses of other formats, which the SDK's `Response` type requires (written in place, as `Object.assign` would). */
-function writeDefaultEcho(body: JsonObject): void {
-  body['instructions'] = null;
-  body['metadata'] = {};
-  body['parallel_tool_calls'] = true;
-  body['temperature'] = null;
-  body['tool_choice'] = 'auto';
-  body['tools'] = [];
-  body['top_p'] = null;
+/**
+ * The request settings every OpenAI answer restates, with the values it
+ * gives a request that did not set them (recorded answers in the corpus,
+ * such as lingua `codeInterpreterToolParam`; the SDK's `Response` type).
+ * The object-valued ones (`metadata`, `reasoning`, `text`, `tools`) are
+ * written fresh per body in {@link writeEcho}.
+ */
+const SCALAR_ECHO: readonly (readonly [string, unknown])[] = [
+  ['background', false],
+  ['frequency_penalty', 0],
+  ['instructions', null],
+  ['max_output_tokens', null],
+  ['max_tool_calls', null],
+  ['parallel_tool_calls', true],
+  ['presence_penalty', 0],
+  ['previous_response_id', null],
+  ['prompt_cache_key', null],
+  ['safety_identifier', null],
+  ['store', true],
+  ['temperature', 1],
+  ['tool_choice', 'auto'],
+  ['top_logprobs', 0],
+  ['top_p', 1],
+  ['truncation', 'disabled'],
+  ['user', null],
+];
+
+/**
+ * Echo, for a response of another format, the settings of the request it
+ * answers (`request`, the caller's Responses body, when known) as OpenAI
+ * does: the values the request sent, else OpenAI's defaults.
+ */
+function writeEcho(body: JsonObject, request: unknown): void {
+  const sent = isObject(request) ? request : undefined;
+  for (let index = 0; index < SCALAR_ECHO.length; index++) {
+    const [key, fallback] = SCALAR_ECHO[index] as readonly [string, unknown];
+    const value = sent?.[key];
+    body[key] = (value === undefined ? fallback : value) as JsonObject[string];
+  }
+  const metadata = sent?.['metadata'];
+  body['metadata'] = isObject(metadata) ? metadata : {};
+  const tools = sent?.['tools'];
+  body['tools'] = Array.isArray(tools) ? tools : [];
+  const reasoning = sent?.['reasoning'];
+  body['reasoning'] = { effort: null, summary: null, ...(isObject(reasoning) ? reasoning : {}) };
+  const text = sent?.['text'];
+  body['text'] = { format: { type: 'text' }, verbosity: 'medium', ...(isObject(text) ? text : {}) };
+  // `service_tier` is the tier that served the answer (`Usage.serviceTier`), written with the usage when known: one made up here would read back as a served tier.
+  // Completed answers say when; another format's answer says only when it was made.
+  body['completed_at'] = body['status'] === 'completed' && typeof body['created_at'] === 'number' ? body['created_at'] : null;
 }
 
 /** Whether some message item of `output` holds a refusal part. */
@@ -202,7 +243,7 @@ export function encodeOpenaiResponsesResponse(response: Response, context: Codec
     if (tier !== undefined) body['service_tier'] = tier;
   }
   if (isObject(echo)) Object.assign(body, echo);
-  else if (!native) writeDefaultEcho(body);
+  else if (!native) writeEcho(body, context.request);
   if (own !== undefined) {
     const text = own['$outputText'];
     if (text === true) body['output_text'] = outputText(output);

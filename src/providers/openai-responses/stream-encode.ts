@@ -91,6 +91,8 @@ export class OpenaiResponsesStreamWriter {
     private readonly losses: LossCollector,
     private readonly model?: string,
     private readonly ids?: AnswerIds,
+    /** The request the stream answers, whose settings each response object echoes. */
+    private readonly request?: unknown,
   ) {
     this.output = new OutputWriter(losses);
   }
@@ -337,7 +339,7 @@ export class OpenaiResponsesStreamWriter {
     if (event.usage !== undefined) this.usage = { ...event.usage };
     if (streamHint(event, NO_CREATED) === true) return [];
     const stop: StopReason = { unified: 'pause', raw: 'in_progress', format: FORMAT };
-    const body = encodeOpenaiResponsesResponse(this.response([], stop, fields), { losses: this.losses });
+    const body = encodeOpenaiResponsesResponse(this.response([], stop, fields), this.request === undefined ? { losses: this.losses } : { losses: this.losses, request: this.request });
     const out: JsonObject[] = [{ type: 'response.created', response: body }];
     if (streamHint(event, NO_IN_PROGRESS) !== true) out.push({ type: 'response.in_progress', response: body });
     return out;
@@ -391,7 +393,7 @@ export class OpenaiResponsesStreamWriter {
     encodeOpenaiResponsesStopReason(stop, this.losses, '/candidates/0/stopReason', parts.some((part) => part.type === 'refusal'));
     if (this.usage !== undefined) reportOpenaiResponsesUsage(this.usage, this.losses, '/usage');
     const response = this.response(parts, stop, fields, isObject(terminal) ? terminal : undefined);
-    const body = encodeOpenaiResponsesResponse(response, { losses: scratch() });
+    const body = encodeOpenaiResponsesResponse(response, this.request === undefined ? { losses: scratch() } : { losses: scratch(), request: this.request });
     const items: unknown[] = this.output.writtenOutput();
     const output = streamHint(event, OUTPUT);
     if (isObject(output)) for (const key in output) items[Number(key)] = output[key];
@@ -433,7 +435,7 @@ function outputText(output: unknown[]): string {
 
 /** A fresh OpenAI Responses stream encoder. */
 export function createOpenaiResponsesStreamEncoder(context: CodecContext): StreamEncoder {
-  const writer = new OpenaiResponsesStreamWriter(context.losses, context.model, context.ids);
+  const writer = new OpenaiResponsesStreamWriter(context.losses, context.model, context.ids, context.request);
   return {
     encode: (event) => writer.encode(event),
     flush: () => [],

@@ -143,15 +143,26 @@ function finishItem(item: JsonObject, part: Part, context: ItemEncodeContext, pa
   return restoreNulls(spreadExtensions(item, part, FORMAT), part);
 }
 
-/** Encode a tool call as a `function_call` (or `custom_tool_call`) item. */
-export function encodeOpenaiResponsesToolCall(part: ToolCallPart, context: ItemEncodeContext, path: string): JsonObject {
+/**
+ * Encode a tool call as a `function_call` (or `custom_tool_call`) item, at
+ * `index` in the output. In a response, an item OpenAI would have given an
+ * id (`fc_…`, which the SDK's `ResponseFunctionToolCall` carries and strict
+ * schemas require) and the source did not gets interlingua's, as the
+ * stream encoder names it (`fc_interlingua_<n>`).
+ */
+export function encodeOpenaiResponsesToolCall(part: ToolCallPart, context: ItemEncodeContext, path: string, index?: number): JsonObject {
   if (part.syntheticId === true) context.losses.addAt(part, 'synthesised_id', `${path}/id`, `call id "${part.id}" was made up by interlingua`, 'info');
   if (part.kind === 'custom') {
     (context.customCalls ??= new Set()).add(part.id);
     const input = part.rawArguments ?? JSON.stringify(part.arguments ?? {});
     return finishItem({ type: 'custom_tool_call', call_id: part.id, name: part.name, input }, part, context, path);
   }
-  return finishItem({ type: 'function_call', call_id: part.id, name: part.name, arguments: argumentsAsText(part) }, part, context, path);
+  const item = finishItem({ type: 'function_call', call_id: part.id, name: part.name, arguments: argumentsAsText(part) }, part, context, path);
+  if (context.target === 'response' && index !== undefined && item['id'] === undefined && own(part) === undefined) {
+    item['id'] = `fc_interlingua_${index}`;
+    context.losses.addAt(part, 'synthesised_id', path, 'function call item id made up by interlingua', 'info');
+  }
+  return item;
 }
 
 /** Encode a tool result as a `function_call_output` (or `custom_tool_call_output`) item. */

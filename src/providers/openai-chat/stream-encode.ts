@@ -334,8 +334,10 @@ class OpenaiChatStreamEncoder implements StreamEncoder {
       }
       case 'end':
         if (!this.sent) out.push(this.chunk(0, {}));
-        // OpenAI sends the usage chunk (empty `choices`) only when the request asked (`stream_options.include_usage`).
-        if (this.usage !== undefined && this.context.streamUsage !== false) {
+        // OpenAI sends the usage chunk (empty `choices`) only when the request asked (`stream_options.include_usage`);
+        // unasked, what the usage could not carry is still reported, as the whole answer's conversion reports it.
+        if (this.usage !== undefined && this.context.streamUsage === false) encodeOpenaiChatUsage(this.usage, losses, '/usage');
+        else if (this.usage !== undefined) {
           const usage = encodeOpenaiChatUsage(this.usage, losses, '/usage');
           const chunk = this.builder.assemble([], usage);
           // The tier that served the answer rides with its usage (the usage chunk is the one chunk that has it).

@@ -140,6 +140,9 @@ export function createGatewayExchange(config: GatewayConfig): Exchange {
   const token = config.inboundToken;
   const maxBodyBytes = config.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   const firstFormat = upstreams.values().next().value?.format ?? 'openai-chat';
+  const single = router.single;
+  // Every model takes one route of one target, tried once, without a deadline: no body to read or model to find before the proxy.
+  const direct = single !== undefined && single.fixed?.length === 1 && single.retry.attempts === 1 && single.deadlineMs === undefined ? single : undefined;
 
   const noRoute = (format: FormatId, model: string | undefined): ApiError => {
     const served = [...router.models, ...router.patterns.filter((pattern) => !router.models.includes(pattern))];
@@ -189,6 +192,7 @@ export function createGatewayExchange(config: GatewayConfig): Exchange {
     const format = ingress.format;
     entry.ingress = format;
     if (!authorized) return done(errorAnswer(format, { type: 'authentication', message: 'missing or wrong proxy token' }), undefined, 'missing or wrong proxy token');
+    if (direct !== undefined && !observing) return done(await once(request, direct, state));
     const text = await request.text(maxBodyBytes);
     if (text === undefined) return done(errorAnswer(format, { type: 'request_too_large', message: `request body is larger than ${maxBodyBytes} bytes` }));
     const model = ingress.model ?? (router.single === undefined ? modelOf(text) : undefined);
@@ -203,6 +207,36 @@ export function createGatewayExchange(config: GatewayConfig): Exchange {
     const observation = observing ? observer.startRequest({ method: request.method, path: pathname, ingress: format, ...(model === undefined ? {} : { model }), route: route.name }) : undefined;
     return done(await attempt(request, text, route, format, started, state, observation), observation);
   };
+
+  /**
+   * A route of one target tried once, with no deadline, for every model (the
+   * one-upstream flags' config): the request goes to that upstream's proxy
+   * as it came, which reads the body itself, as `createProxy` alone would.
+   */
+  async function once(request: Inbound, route: Route, state: { entry: ProxyLogEntry }): Promise<Answer> {
+    const target = route.fixed![0]!;
+    const upstream = upstreams.get(target.upstream)!;
+    let inner: ProxyLogEntry | undefined;
+    const at = Date.now();
+    const inbound: Inbound = { method: request.method, pathname: request.pathname, query: request.query, header: request.header, text: request.text, signal: request.signal, strict: route.strict };
+    if (target.model !== undefined) inbound.upstreamModel = target.model;
+    if (log !== undefined) inbound.report = (reported) => (inner = reported);
+    const answer = await upstream.exchange(inbound);
+    answer.headers[UPSTREAM_HEADER] = upstream.name;
+    if (log === undefined) return answer;
+    const entry = inner ?? state.entry;
+    const failure = answer.upstreamFailure;
+    const record: AttemptLog = { ...inner?.attempts?.[0], upstream: upstream.name, format: upstream.format, status: failure === undefined ? answer.status : (failure.status ?? 0), durationMs: Date.now() - at };
+    const model = entry.upstreamModel ?? target.model;
+    if (model !== undefined) record.model = model;
+    if (failure !== undefined) record.failure = failureName(failure);
+    entry.route = route.name;
+    entry.upstream = upstream.format;
+    entry.upstreamName = upstream.name;
+    entry.attempts = [record];
+    state.entry = entry;
+    return answer;
+  }
 
   /** Try the route's targets in order until one answers; the caller's answer (a success, a caller fault, or the last failure with the attempts listed). */
   async function attempt(request: Inbound, text: string, route: Route, format: FormatId, started: number, state: { entry: ProxyLogEntry }, observation: RequestObservation | undefined): Promise<Answer> {

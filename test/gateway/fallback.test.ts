@@ -243,6 +243,32 @@ test('a strict route refuses a lossy conversion with a 400 listing the losses, a
   assert.equal(counts(context), before);
 });
 
+test('one route of one target tried once (what the one-upstream flags build): the proxy reads the body, the log still has route and attempt', async (context) => {
+  const logs: ProxyLogEntry[] = [];
+  const gateway = createGateway({
+    upstreams: { openai: { format: 'openai-chat', url: context.openai.upstream.url, key: 'k' } },
+    routes: [{ match: '*', targets: [{ upstream: 'openai', model: 'gpt-5-nano' }] }],
+    retry: { attempts: 1 },
+    maxBodyBytes: 2000,
+    fetch: createNodeFetch(),
+    log: (entry) => logs.push(entry),
+  });
+  const ask = (content: string) =>
+    gateway(new Request('http://gateway/v1/messages', { method: 'POST', headers: { 'anthropic-version': '2023-06-01' }, body: JSON.stringify({ model: 'claude-test', max_tokens: 20, messages: [{ role: 'user', content }] }) }));
+  const answer = await ask('hi');
+  assert.is(answer.status, 200);
+  assert.is(answer.headers.get('x-interlingua-upstream'), 'openai');
+  assert.is((JSON.parse(context.openai.upstream.requests.at(-1)!.body) as Record<string, unknown>)['model'], 'gpt-5-nano');
+  assert.equal([logs[0]?.route, logs[0]?.model, logs[0]?.upstreamModel, logs[0]?.upstreamName, logs[0]?.attempts?.map((attempt) => [attempt.upstream, attempt.status, attempt.model])], ['*', 'claude-test', 'gpt-5-nano', 'openai', [['openai', 200, 'gpt-5-nano']]]);
+  context.openai.script = [{ kind: 'status', status: 429, body: vendorErrorBody('openai-chat', 429, 'slow down') }];
+  const limited = await ask('hi');
+  assert.is(limited.status, 429, 'tried once: the 429 goes back as it came');
+  assert.equal(logs[1]?.attempts?.map((attempt) => [attempt.status, attempt.failure]), [[429, 'rate_limit']]);
+  const large = await ask('x'.repeat(3000));
+  assert.is(large.status, 413);
+  assert.is(((await large.json()) as { type: string }).type, 'error', 'in the caller format');
+});
+
 test('a model no route serves: a 404 in the caller format naming what is served; probes and unknown paths', async (context) => {
   let failed: unknown;
   try {

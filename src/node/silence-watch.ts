@@ -15,7 +15,7 @@ export interface Watched {
   active: boolean;
   /** The time of the first sweep that found the call quiet, ms (`performance.now()`). */
   quietSince: number;
-  /** Held back by the reader's back-pressure: a slow caller is not a silent upstream. */
+  /** Held back by the reader's back-pressure: a slow caller is not a silent upstream, but one that stops reading for `timeoutMs` is {@link stalled}. */
   paused: boolean;
   timeoutMs: number;
   /** While a large request body is going out: the bytes the socket has written so far (progress is a sign of life). */
@@ -24,6 +24,8 @@ export interface Watched {
   lastWritten?: number;
   /** The call was silent for `timeoutMs`: it ends here (it is no longer watched). */
   silent: () => void;
+  /** The reader held the call paused for `timeoutMs` (it stopped reading): it ends here; without this, {@link silent} is called. */
+  stalled?: () => void;
 }
 
 /**
@@ -72,12 +74,14 @@ export class SilenceWatch {
           call.active = true;
         }
       }
-      if (call.active || call.paused) {
+      // A paused call is quiet too: a caller that stopped reading for the whole limit no longer holds the upstream open.
+      if (call.active) {
         call.active = false;
         call.quietSince = now;
       } else if (now - call.quietSince >= call.timeoutMs) {
         this.#calls.delete(call);
-        call.silent();
+        if (call.paused && call.stalled !== undefined) call.stalled();
+        else call.silent();
       }
     }
   };

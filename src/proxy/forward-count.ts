@@ -10,7 +10,7 @@ import { isObject, type JsonObject } from '../core/wire.ts';
 import { errorAnswer } from './errors.ts';
 import { jsonAnswer, type Answer, type UpstreamInit, type UpstreamReply } from './exchange.ts';
 import type { ForwardOptions } from './forward-options.ts';
-import { bodyFailure, callFailure, describe, readText, translateError } from './upstream-reply.ts';
+import { bodyFailure, callFailure, describe, isRedirect, readText, redirectAnswer, translateError } from './upstream-reply.ts';
 
 /**
  * The model a counting body names, read by its format's own counting codec
@@ -64,14 +64,14 @@ export async function forwardCount(options: ForwardOptions, url: (model: string 
   const text = JSON.stringify(out);
   let response: UpstreamReply;
   try {
-    const init: UpstreamInit = { headers: options.headers, body: text, timeoutMs: options.timeoutMs, signal: options.signal, stream: false };
+    const init: UpstreamInit = { headers: options.headers, body: text, timeoutMs: options.timeoutMs, signal: options.signal, stream: false, maxAnswerBytes: options.maxAnswerBytes };
     const sign = options.sign;
     response = await (sign === undefined ? options.call(target, init) : sign(target, options.headers, text).then((headers) => options.call(target, { ...init, headers })));
   } catch (error) {
     const apiError = callFailure(error, options);
     return errorAnswer(route.format, { ...apiError, message: options.redact(apiError.message) });
   }
-  if (response.status < 200 || response.status > 299) return translateError(response, options);
+  if (response.status < 200 || response.status > 299) return isRedirect(response) ? redirectAnswer(response, options) : translateError(response, options);
   let answer: string;
   try {
     answer = await readText(response, options);

@@ -4,7 +4,7 @@
  */
 import type { FormatId } from '../core/ir.ts';
 import type { LossCollector } from '../core/losses.ts';
-import type { Cancel, UpstreamCall } from './exchange.ts';
+import type { Cancel, Deadline, UpstreamCall } from './exchange.ts';
 import type { Route } from './routes.ts';
 import type { RequestSigner } from './sigv4.ts';
 
@@ -37,9 +37,14 @@ export interface ForwardOptions {
   mapModel: (model: string | undefined) => string | undefined;
   call: UpstreamCall;
   timeoutMs: number;
+  /** The largest whole upstream answer read (`limits.maxAnswerBytes`). */
+  maxAnswerBytes: number;
+  /** The caller's cancellation; a {@link Deadline} when the request has an overall deadline. */
   signal: Cancel;
   entry: ProxyLogEntry;
   losses: LossCollector;
   /** Remove secrets from text that reaches the caller. */
   redact: (text: string) => string;
+  /** The secrets {@link redact} removes, for the byte redactor of a same-format stream. */
+  secrets: readonly (string | undefined)[];
 }

@@ -29,6 +29,12 @@ AWS_SECRET_ACCESS_KEY and AWS_SESSION_TOKEN (or sent a Bedrock API key as a
 bearer token with --api-key-env); its URL defaults to
 https://bedrock-runtime.REGION.amazonaws.com.
 
+With --inbound-token-env, callers present the token in x-interlingua-token
+or their SDK's key header; with --pass-through-auth too, that header carries
+their own vendor key and the token goes in x-interlingua-token only
+(--pass-through-auth with --api-key-env is refused). Redirects from the
+upstream are never followed. Limits and what the proxy redacts: docs/SECURITY.md.
+
 Options:
   --port N                 port to listen on (default 8787; 0 picks a free one)
   --host HOST              address to bind (default 127.0.0.1)
@@ -45,6 +51,10 @@ Options:
   --timeout MS             time for the upstream to start answering, and the
                            longest silence within an answer (default 120000)
   --max-body BYTES         largest request body (default 33554432)
+  --max-answer BYTES       largest whole upstream answer (default 134217728; larger is a 502)
+  --max-inflight BYTES     request bytes all requests in flight may hold (default 268435456;
+                           beyond it 503 with retry-after)
+  --deadline MS            longest a request may take, streams included (default: none)
   -h, --help               show this help
 `;
 
@@ -162,6 +172,9 @@ export async function runServe(args: string[]): Promise<void> {
         'inbound-token-env': { type: 'string' },
         timeout: { type: 'string' },
         'max-body': { type: 'string' },
+        'max-answer': { type: 'string' },
+        'max-inflight': { type: 'string' },
+        deadline: { type: 'string' },
       },
     });
   } catch (error) {
@@ -204,6 +217,11 @@ export async function runServe(args: string[]): Promise<void> {
     modelMap: rules,
     timeoutMs: positiveInteger(values.timeout, 'timeout', 120_000),
     maxBodyBytes: positiveInteger(values['max-body'], 'max-body', 32 * 1024 * 1024),
+    limits: {
+      maxAnswerBytes: positiveInteger(values['max-answer'], 'max-answer', 128 * 1024 * 1024),
+      maxInflightBytes: positiveInteger(values['max-inflight'], 'max-inflight', 256 * 1024 * 1024),
+      ...(values.deadline === undefined ? {} : { deadlineMs: positiveInteger(values.deadline, 'deadline', 0) }),
+    },
     ...(inboundToken === undefined ? {} : { inboundToken }),
     fetch: createNodeFetch(),
     log: (entry) => log.entry(entry),

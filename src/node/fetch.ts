@@ -155,7 +155,8 @@ function nodeUpstreamCall(http: HttpAgent, https: HttpsAgent): UpstreamCall {
         if (STREAMED.test(contentType ?? '')) {
           const source = streamSource(incoming, outgoing, watched, release);
           failBody = source.fail;
-          watched.stalled = () => source.fail(stalledReader(init.timeoutMs));
+          watched.stalledMs = init.stalledReaderMs;
+          watched.stalled = () => source.fail(stalledReader(init.stalledReaderMs ?? 0));
           // The content-type the proxy reads next comes from the raw list (Node keeps a repeated one's first value too), so a stream's answer builds no `headers` object.
           resolve({ status, header: (name) => (name === 'content-type' ? (contentType ?? null) : headerOf(incoming, name)), source, body: null });
           return;

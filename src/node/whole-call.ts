@@ -133,9 +133,12 @@ class WholeCall implements Watched, ByteSource, Dispatcher.DispatchHandlers {
     this.fail(brokenOff());
   }
 
-  /** A streamed answer whose reader stopped reading for `timeoutMs`. */
+  /** How long a streamed answer's reader may stop reading (`UpstreamInit.stalledReaderMs`). */
+  stalledMs: number | undefined;
+
+  /** A streamed answer whose reader stopped reading for `stalledMs`. */
   stalled(): void {
-    this.fail(new Error(`the caller stopped reading for ${this.timeoutMs} ms`));
+    this.fail(new Error(`the caller stopped reading for ${this.stalledMs ?? 0} ms`));
   }
 
   silent(): void {
@@ -366,6 +369,7 @@ export function wholeUpstreamCall(watch: SilenceWatch): (target: Target, init: U
         return;
       }
       const call = new WholeCall(calls, calls.originOf(target), { path: target.path, method: 'POST', headers, body: init.body }, init.timeoutMs, init.maxAnswerBytes ?? Number.POSITIVE_INFINITY, resolve, reject);
+      call.stalledMs = init.stalledReaderMs;
       watch.add(call);
       call.unlisten = init.signal.listen(() => call.abort(new Error('aborted')));
       calls.run(call);

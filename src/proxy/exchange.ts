@@ -214,6 +214,8 @@ export interface UpstreamInit {
   signal: Cancel;
   /** The largest whole answer read, in bytes: a longer one fails with {@link AnswerTooLarge} (streams are not bounded). */
   maxAnswerBytes?: number;
+  /** How long the reader of a streamed answer may stop reading before the stream is ended (unset: no limit). */
+  stalledReaderMs?: number;
   /**
    * Whether the request asks for a streamed answer (`stream: true`, Gemini's
    * `streamGenerateContent`, Bedrock's `converse-stream`). A transport may

@@ -39,6 +39,8 @@ export interface ForwardOptions {
   timeoutMs: number;
   /** The largest whole upstream answer read (`limits.maxAnswerBytes`). */
   maxAnswerBytes: number;
+  /** How long a caller may stop reading a stream before the upstream stream is ended (`limits.stalledReaderMs`). */
+  stalledReaderMs: number;
   /** The caller's cancellation; a {@link Deadline} when the request has an overall deadline. */
   signal: Cancel;
   entry: ProxyLogEntry;

@@ -92,7 +92,7 @@ function callUpstream(options: ForwardOptions, prepared: Prepared, url: string, 
   try {
     const text = bodyText(prepared.body);
     const body = joinedText(text);
-    const init: UpstreamInit = { headers: options.headers, body, timeoutMs: options.timeoutMs, signal: options.signal, stream: prepared.stream, maxAnswerBytes: options.maxAnswerBytes };
+    const init: UpstreamInit = { headers: options.headers, body, timeoutMs: options.timeoutMs, signal: options.signal, stream: prepared.stream, maxAnswerBytes: options.maxAnswerBytes, stalledReaderMs: options.stalledReaderMs };
     if (typeof text !== 'string') init.pieces = text;
     if (sent !== undefined) init.sent = sent;
     const sign = options.sign;

@@ -84,6 +84,8 @@ export interface ProxyLimits {
   maxInflightBytes?: number;
   /** Longest a request may take from start to the end of its answer, streams included, in ms (default: none; `timeoutMs` still bounds every silence). */
   deadlineMs?: number;
+  /** Longest a caller may stop reading a stream before the upstream stream is ended, in ms (default 300,000; a slow reader is not a stopped one). */
+  stalledReaderMs?: number;
 }
 
 /** Header carrying how many losses the conversion reported. */
@@ -93,6 +95,7 @@ const DEFAULT_TIMEOUT_MS = 120_000;
 const DEFAULT_MAX_BODY_BYTES = 32 * 1024 * 1024;
 const DEFAULT_MAX_ANSWER_BYTES = 128 * 1024 * 1024;
 const DEFAULT_MAX_INFLIGHT_BYTES = 256 * 1024 * 1024;
+const DEFAULT_STALLED_READER_MS = 300_000;
 
 function processEnv(): Record<string, string | undefined> {
   const global = globalThis as { process?: { env?: Record<string, string | undefined> } };
@@ -165,6 +168,7 @@ export function createExchange(config: ProxyConfig): Exchange {
   const maxAnswerBytes = config.limits?.maxAnswerBytes ?? DEFAULT_MAX_ANSWER_BYTES;
   const maxInflightBytes = config.limits?.maxInflightBytes ?? DEFAULT_MAX_INFLIGHT_BYTES;
   const deadlineMs = config.limits?.deadlineMs;
+  const stalledReaderMs = config.limits?.stalledReaderMs ?? DEFAULT_STALLED_READER_MS;
   /** Request body bytes held by the requests in flight (UTF-16 units of their texts, or their declared length while being read). */
   let inflight = 0;
   const call = fetchCall(config.fetch ?? fetch);
@@ -257,6 +261,7 @@ export function createExchange(config: ProxyConfig): Exchange {
       call,
       timeoutMs,
       maxAnswerBytes,
+      stalledReaderMs,
       signal: deadline ?? request.signal,
       entry,
       losses: new LossCollector(),

@@ -64,7 +64,7 @@ export function redirectAnswer(response: UpstreamReply, options: ForwardOptions)
 export function guarded(body: ReadableStream<Uint8Array>, options: ForwardOptions, onFailure: 'close' | 'error'): ReadableStream<Uint8Array> {
   const reader = body.getReader();
   let timer: ReturnType<typeof setTimeout> | undefined;
-  /** Runs while the reader holds a chunk and has not asked for the next: a reader that stopped reading for `timeoutMs` ends the upstream stream. */
+  /** Runs while the reader holds a chunk and has not asked for the next: a reader that stopped reading for `stalledReaderMs` ends the upstream stream. */
   let stalled: ReturnType<typeof setTimeout> | undefined;
   const fail = (controller: ReadableStreamDefaultController<Uint8Array>, reason: unknown) => {
     if (onFailure === 'close') controller.close();
@@ -84,14 +84,14 @@ export function guarded(body: ReadableStream<Uint8Array>, options: ForwardOption
         else {
           controller.enqueue(result.value);
           stalled = setTimeout(() => {
-            const reason = new Error(`the caller stopped reading for ${options.timeoutMs} ms`);
+            const reason = new Error(`the caller stopped reading for ${options.stalledReaderMs} ms`);
             reader.cancel(reason).catch(() => {});
             try {
               controller.error(reason);
             } catch {
               // Already closed.
             }
-          }, options.timeoutMs);
+          }, options.stalledReaderMs);
         }
       } catch (error) {
         fail(controller, error);

@@ -318,7 +318,7 @@ test('a caller that stops reading a stream no longer holds the upstream stream o
   try {
     for (const [name, client] of CLIENTS) {
       const before = upstream.closed;
-      await withServe({ upstream: { format: 'anthropic', baseUrl: upstream.url, apiKey: KEY }, fetch: client(), timeoutMs: 300 }, async (url) => {
+      await withServe({ upstream: { format: 'anthropic', baseUrl: upstream.url, apiKey: KEY }, fetch: client(), limits: { stalledReaderMs: 300 } }, async (url) => {
         const { port } = new URL(url);
         const body = JSON.stringify({ ...(CALLER_BODY['anthropic']!.body as object), stream: true });
         const socket = netConnect(Number(port), '127.0.0.1');

@@ -14,7 +14,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { runConversions } from './bench/conversions.ts';
 import { runCorpus } from './bench/corpus.ts';
-import { runMemory } from './bench/memory.ts';
+import { runMemory, runMemoryPerPart } from './bench/memory.ts';
 import { normalizeConsole, normalizeSection, runNormalizeBench, type NormalizeBenchRow } from './bench/normalize.ts';
 import { runPackage } from './bench/package.ts';
 import { runProxy } from './bench/proxy.ts';
@@ -141,6 +141,8 @@ if (only.has('memory')) {
   const image = workloads.find((workload) => workload.name === 'image-10mb');
   const text = image?.texts.anthropic;
   if (text !== undefined) run.memory = runMemory(ROOT, 'anthropic', text);
+  // The per-part cost: RSS per MB of a body of tiny text blocks (issue 38).
+  run.memoryParts = runMemoryPerPart(ROOT);
 }
 
 if (only.has('proxy')) {

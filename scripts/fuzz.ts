@@ -11,7 +11,10 @@
  * - 55–69  a random wire body made of the corpus vocabulary, converted to every format;
  * - 70–79  a random IR conversation: encode → decode → encode must be stable (see DESIGN "Reliability");
  * - 80–96  a recorded stream with mutated events and garbage, through the stream decoder and every encoder;
- * - 97–99  a recorded stream's bytes re-chunked, truncated and garbled, through `convertStream` end to end.
+ * - 97–99  a recorded stream's bytes re-chunked, truncated and garbled (in its own framing: SSE, Ollama's
+ *          NDJSON, Bedrock's binary event stream), through `convertStream` end to end, the output read
+ *          back in the target's framing.
+ * Every format is a source and a target (Bedrock and Ollama included); mutations include array holes.
  * Before those, a fixed set of big inputs: a 50 MB string and 10,000-deep nesting in every format and kind.
  *
  * Each input ends as a conversion, a typed error (`InterlinguaError` with a
@@ -30,7 +33,7 @@ import { convertError, convertRequest, convertResponse, decodeError, decodeReque
 import { detectFormat } from '../src/core/detect.ts';
 import { implementedFormats, codecFor } from '../src/formats/registry.ts';
 import { accumulate } from '../src/core/accumulate.ts';
-import { convertStream, errorFromException } from '../src/formats/stream.ts';
+import { convertStream, errorFromException, framingFor } from '../src/formats/stream.ts';
 import { LossCollector } from '../src/core/losses.ts';
 import fc from 'fast-check';
 import type { FormatId, Request as IrRequest, Response as IrResponse } from '../src/core/ir.ts';
@@ -277,7 +280,17 @@ async function streamBytesInput(recorder: Recorder, material: Material, rng: Rng
   if (pool.length === 0) return;
   const seed = pick(rng, pool);
   const options = { rechunk: true, truncate: rng() < 0.4, garbage: rng() < 0.5 ? int(rng, 1, 3) : 0, mutations: rng() < 0.3 ? 1 : 0 };
-  const { bytes, cuts, notes } = garbleStream(seed, rng, options, material.mutate);
+  const garbled = garbleStream(seed, rng, options, material.mutate);
+  let { bytes, cuts } = garbled;
+  const notes = garbled.notes;
+  const framing = framingFor(seed.format);
+  if (framing.contentType !== 'text/event-stream') {
+    // Ollama's NDJSON and Bedrock's binary event stream: the garbled events (garbage lines included) in the source's own framing, cut and re-chunked there.
+    bytes = framing.write(parseSse(new TextDecoder().decode(bytes)));
+    if (options.truncate && bytes.length > 0) bytes = bytes.subarray(0, int(rng, 0, bytes.length - 1));
+    cuts = cuts.map((cut) => Math.max(1, Math.min(cut, bytes.length - 1)));
+    notes.push(`as ${framing.contentType}`);
+  }
   const to = pick(rng, material.streaming);
   const note = `${seed.name} → ${to}: ${notes.join(', ')}`;
   let timer: NodeJS.Timeout | undefined;
@@ -286,8 +299,12 @@ async function streamBytesInput(recorder: Recorder, material: Material, rng: Rng
     const hang = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error('HANG: the converted stream did not end')), STREAM_TIMEOUT_MS)));
     const chunks = await Promise.race([collect(converted), hang]);
     await Promise.race([converted.losses, hang]);
-    const text = Buffer.concat(chunks).toString('utf8');
-    for (const message of parseSse(text)) if (message.data !== '[DONE]') JSON.parse(message.data);
+    // The output must be valid in the target's own framing, every event JSON.
+    const reader = framingFor(to).createReader();
+    const output = Buffer.concat(chunks);
+    for (const event of [...reader.push(new Uint8Array(output.buffer, output.byteOffset, output.byteLength)), ...reader.end()]) {
+      if (event.invalid !== undefined) throw new Error(`the ${to} output holds an event that is not JSON: ${event.invalid}`);
+    }
     recorder.converted();
   } catch (error) {
     if (isTypedError(error)) recorder.typed();

@@ -2,11 +2,11 @@
  * `npm run soak`: many requests through the real `interlingua serve`, with
  * faults injected, checking that the proxy neither leaks nor drops anything.
  *
- * Four proxies run as child processes (`bin/interlingua.js serve`, one per
+ * Six proxies run as child processes (`bin/interlingua.js serve`, one per
  * upstream format, upstream calls over node:http as in production), each in
  * front of a fake upstream on 127.0.0.1 (test/support/fault-upstream.ts,
- * keep-alive). Request `i` is spoken in format `i % 4` to the proxy of format
- * `⌊i / 4⌋ % 4`, so all 16 caller/upstream pairs get the same share; about
+ * keep-alive). Request `i` is spoken in format `i % 6` to the proxy of format
+ * `⌊i / 6⌋ % 6`, so all 36 caller/upstream pairs get the same share; about
  * 30% are streamed. A seeded share (default 10%) carries a fault, named in the
  * model (`soak-<i>-<fault>`) so the upstream knows what to do and the checker
  * knows what the caller must see:
@@ -17,7 +17,10 @@
  * - streams: truncated mid-event, the vendor's error event, silence after the
  *   first event, and a caller that hangs up after its first bytes.
  *
- * Each answer is checked in the caller's own format: a whole response that
+ * Each answer is checked in the caller's own format, read as its SDK reads
+ * it (a stream in its own framing: SSE, Ollama's NDJSON, Bedrock's binary
+ * event stream; an error's type from Bedrock's `x-amzn-errortype` header, or
+ * from the status where Ollama's body has none): a whole response that
  * decodes, a stream that decodes to a response without error, or the error
  * (status and type) that fits the fault; a broken converted stream must end
  * with the caller's error event. The run reports RSS of each proxy after a
@@ -47,8 +50,9 @@ import { parseArgs } from 'node:util';
 import { accumulate } from '../src/core/accumulate.ts';
 import { decodeError, decodeResponse } from '../src/formats/convert.ts';
 import type { ErrorType, FormatId } from '../src/core/ir.ts';
-import { implementedFormats } from '../src/formats/registry.ts';
-import { parseSse } from '../test/support/arbitraries/streams.ts';
+import { codecFor, implementedFormats } from '../src/formats/registry.ts';
+import { framingFor } from '../src/formats/stream.ts';
+import { errorTypeForStatus } from '../src/core/http-status.ts';
 import { startFaultUpstream, upstreamAnswer, vendorErrorBody, type Fault, type FaultUpstream } from '../test/support/fault-upstream.ts';
 import { decodeEvents, random } from '../test/support/streams.ts';
 
@@ -259,7 +263,11 @@ function requestBody(ingress: FormatId, model: string, stream: boolean): string 
 interface Answer {
   status: number;
   retryAfter: string | undefined;
+  /** The answer's headers (Bedrock names its exception in `x-amzn-errortype`). */
+  headers: Record<string, string | string[] | undefined>;
   text: string;
+  /** The body as bytes (a Bedrock stream is binary). */
+  bytes: Buffer;
   aborted: boolean;
   /** How many times the request settled (must be 1), and by which events. */
   settlements: number;
@@ -275,7 +283,7 @@ const HANG_MS = 30_000;
 function send(base: string, path: string, body: string, abortOnFirstBytes: boolean): Promise<Answer> {
   const started = performance.now();
   return new Promise((resolve) => {
-    const answer: Answer = { status: 0, retryAfter: undefined, text: '', aborted: false, settlements: 0, settledBy: [], ms: 0 };
+    const answer: Answer = { status: 0, retryAfter: undefined, headers: {}, text: '', bytes: Buffer.alloc(0), aborted: false, settlements: 0, settledBy: [], ms: 0 };
     const settle = (by: string, failure?: string) => {
       answer.settlements++;
       answer.settledBy.push(by);
@@ -291,6 +299,7 @@ function send(base: string, path: string, body: string, abortOnFirstBytes: boole
     }, HANG_MS);
     const request = httpRequest(`${base}${path}`, { method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (response) => {
       answer.status = response.statusCode ?? 0;
+      answer.headers = response.headers;
       const retryAfter = response.headers['retry-after'];
       answer.retryAfter = Array.isArray(retryAfter) ? retryAfter[0] : retryAfter;
       const chunks: Buffer[] = [];
@@ -305,7 +314,8 @@ function send(base: string, path: string, body: string, abortOnFirstBytes: boole
       response.on('end', () => {
         // A caller that hung up has had its answer; Node may still report the end of what it had buffered.
         if (answer.aborted) return;
-        answer.text = Buffer.concat(chunks).toString('utf8');
+        answer.bytes = Buffer.concat(chunks);
+        answer.text = answer.bytes.toString('utf8');
         settle('end');
       });
       response.on('error', (error) => {
@@ -324,19 +334,29 @@ function send(base: string, path: string, body: string, abortOnFirstBytes: boole
 
 type Outcome = 'ok' | 'error-as-expected' | 'stream-error-event' | 'passed-through' | 'aborted' | 'wrong' | 'no-answer';
 
-function errorOf(format: FormatId, text: string): { type: ErrorType } | string {
+/** The caller's error as its SDK reads it: the body, and where the format says so the headers (Bedrock's `x-amzn-errortype`) and the status (Ollama's bodies have no type). */
+function errorOf(format: FormatId, answer: Answer): { type: ErrorType } | string {
   try {
-    const { ir, losses } = decodeError(format, JSON.parse(text));
+    const { ir, losses } = decodeError(format, JSON.parse(answer.text));
     if (losses.length > 0) return `the error body is not ${format}'s own shape (${losses.length} losses)`;
-    return ir;
+    const header = (name: string) => {
+      const value = answer.headers[name];
+      return value === undefined ? null : Array.isArray(value) ? value.join(', ') : value;
+    };
+    const error = codecFor(format).errorFromAnswer?.(ir, { get: header }, answer.status) ?? ir;
+    return error.type === 'other' ? { type: errorTypeForStatus(answer.status) } : error;
   } catch (error) {
     return `the error body does not decode: ${(error as Error).message.slice(0, 120)}`;
   }
 }
 
-function streamOf(format: FormatId, text: string): { error: boolean; content: boolean } | string {
+/** The caller's stream read in its own framing (SSE, Ollama's NDJSON, Bedrock's binary event stream), decoded and accumulated. */
+function streamOf(format: FormatId, bytes: Buffer): { error: boolean; content: boolean } | string {
   try {
-    const events = parseSse(text).map((message) => (message.data === '[DONE]' ? { data: '[DONE]' } : { ...(message.event === undefined ? {} : { event: message.event }), data: JSON.parse(message.data) as unknown }));
+    const reader = framingFor(format).createReader();
+    const events = [...reader.push(new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength)), ...reader.end()];
+    const invalid = events.find((event) => event.invalid !== undefined);
+    if (invalid !== undefined) return `the stream holds an event that is not JSON: ${invalid.invalid}`;
     const result = accumulate(decodeEvents(format, events).events);
     return { error: result.error !== undefined, content: (result.response?.candidates[0]?.message.parts.length ?? 0) > 0 };
   } catch (error) {
@@ -351,7 +371,7 @@ function check(answer: Answer, ingress: FormatId, upstream: FormatId, stream: bo
   const expected = fault === undefined ? undefined : fault === 'silent' && !stream ? { status: 504, types: ['timeout'] as const } : expectedError(fault, ingress);
   if (expected !== undefined) {
     if (answer.status !== expected.status) return wrong(`expected HTTP ${expected.status}`);
-    const error = errorOf(ingress, answer.text);
+    const error = errorOf(ingress, answer);
     if (typeof error === 'string') return wrong(error);
     if (!expected.types.includes(error.type)) return wrong(`expected ${expected.types.join(' or ')}, got ${error.type}`);
     if (fault === 'status429' && answer.retryAfter !== '3') return wrong('retry-after was not passed on');
@@ -370,7 +390,7 @@ function check(answer: Answer, ingress: FormatId, upstream: FormatId, stream: bo
     // Same format: the upstream's bytes pass through as they are, cut where the upstream cut them.
     return { outcome: 'passed-through' };
   }
-  const decoded = streamOf(ingress, answer.text);
+  const decoded = streamOf(ingress, answer.bytes);
   if (typeof decoded === 'string') return wrong(decoded);
   if (fault === undefined) return decoded.error ? wrong('a healthy stream ended with an error event') : decoded.content ? { outcome: 'ok' } : wrong('a stream without content');
   return decoded.error ? { outcome: 'stream-error-event' } : wrong(`a ${fault} stream did not end with the caller's error event`);

@@ -51,3 +51,26 @@ export function runMemory(root: string, from: FormatId, text: string): MemoryRes
   }
   return results;
 }
+
+/**
+ * A pathological request: `blocks` one-character text blocks in one Anthropic
+ * user turn (a million of them make a 27 MB body). What a conversion costs
+ * per MB of such a body measures the per-part memory cost, which the
+ * in-flight budget (docs/SECURITY.md) has to allow for.
+ */
+export function tinyBlocksBody(blocks: number): string {
+  return `{"model":"bench-model","max_tokens":16,"messages":[{"role":"user","content":[${Array.from({ length: blocks }, () => '{"type":"text","text":"a"}').join(',')}]}]}`;
+}
+
+/** RSS added per MB of body, for the conversions of a {@link tinyBlocksBody} (the floor first). */
+export function runMemoryPerPart(root: string, blocks = 200_000): MemoryResult[] {
+  return runMemory(root, 'anthropic', tinyBlocksBody(blocks)).map((result) => ({ ...result, operation: `${blocks.toLocaleString('en-US')} tiny text blocks: ${result.operation}` }));
+}
+
+if (process.argv[1]?.endsWith('memory.ts')) {
+  // `tsx scripts/bench/memory.ts [BLOCKS]`: the per-part figures alone.
+  const blocks = Number(process.argv[2] ?? 200_000);
+  for (const result of runMemoryPerPart(join(import.meta.dirname, '..', '..'), blocks)) {
+    console.log(`${result.operation}: body ${(result.bodyBytes / 2 ** 20).toFixed(1)} MB, added ${(result.added / 2 ** 20).toFixed(0)} MB at peak, ${(result.added / result.bodyBytes).toFixed(1)} MB of RSS per MB of body`);
+  }
+}

@@ -24,6 +24,8 @@ export interface BenchRun {
   stream?: StreamWorkload;
   streams: StreamCell[];
   memory: MemoryResult[];
+  /** The same for a body of tiny text blocks: the memory cost per part (RSS per MB of body). */
+  memoryParts?: MemoryResult[];
   /** CLI start-up and bundle sizes of the compiled build. */
   package?: PackageRun;
   proxy: ProxyScenario[];
@@ -328,7 +330,10 @@ function memorySection(run: BenchRun): string {
     mb(result.added),
     `${(result.added / result.bodyBytes).toFixed(2)}×`,
   ]);
-  return table(['operation', 'body', 'RSS before', 'peak RSS', 'added at peak', 'added ÷ body'], rows);
+  const parts = (run.memoryParts ?? []).map((result) => [result.operation, mb(result.bodyBytes), mb(result.rssBefore), mb(result.peak), mb(result.added), `${(result.added / result.bodyBytes).toFixed(2)}×`]);
+  const main = table(['operation', 'body', 'RSS before', 'peak RSS', 'added at peak', 'added ÷ body'], rows);
+  if (parts.length === 0) return main;
+  return `${main}\n\nMemory per MB of body, for a body of tiny text blocks (the per-part cost; "added ÷ body" is MB of RSS per MB of body):\n\n${table(['operation', 'body', 'RSS before', 'peak RSS', 'added at peak', 'added ÷ body'], parts)}`;
 }
 
 /** A difference in ms with its sign. */

@@ -83,6 +83,12 @@ AWS_SECRET_ACCESS_KEY and AWS_SESSION_TOKEN (or sent a Bedrock API key as a
 bearer token with --api-key-env); its URL defaults to
 https://bedrock-runtime.REGION.amazonaws.com.
 
+With --inbound-token-env, callers present the token in x-interlingua-token
+or their SDK's key header; with --pass-through-auth too, that header carries
+their own vendor key and the token goes in x-interlingua-token only
+(--pass-through-auth with --api-key-env is refused). Redirects from the
+upstream are never followed. Limits and what the proxy redacts: docs/SECURITY.md.
+
 Options:
   --config FILE            the gateway's configuration (YAML or JSON); not with the upstream flags
   --port N                 port to listen on (default 8787; 0 picks a free one)
@@ -107,6 +113,10 @@ Options:
                            (default 4096; reported as a "defaulted" loss)
   --strict                 refuse, with a 400 in the caller's format listing them, requests whose
                            conversion reports losses (warnings or worse) instead of converting
+  --max-answer BYTES       largest whole upstream answer (default 134217728; larger is a 502)
+  --max-inflight BYTES     request bytes all requests in flight may hold (default 268435456;
+                           beyond it 503 with retry-after)
+  --deadline MS            longest a request may take, streams included (default: none)
   -h, --help               show this help
 
 At start-up serve warns when it binds a non-loopback address without an
@@ -293,6 +303,9 @@ export async function runServe(args: string[]): Promise<void> {
         config: { type: 'string' },
         'max-tokens-default': { type: 'string' },
         strict: { type: 'boolean' },
+        'max-answer': { type: 'string' },
+        'max-inflight': { type: 'string' },
+        deadline: { type: 'string' },
       },
     });
   } catch (error) {
@@ -328,6 +341,12 @@ export async function runServe(args: string[]): Promise<void> {
     config.maxTokensDefault = tokens;
   }
   if (values.strict === true) config.strict = true;
+  config.limits = {
+    ...config.limits,
+    maxAnswerBytes: positiveInteger(values['max-answer'], 'max-answer', config.limits?.maxAnswerBytes ?? 128 * 1024 * 1024),
+    maxInflightBytes: positiveInteger(values['max-inflight'], 'max-inflight', config.limits?.maxInflightBytes ?? 256 * 1024 * 1024),
+    ...(values.deadline === undefined ? {} : { deadlineMs: positiveInteger(values.deadline, 'deadline', 0) }),
+  };
   if (inboundToken !== undefined) config.inboundToken = inboundToken;
   const host = values.host ?? config.listen?.host ?? '127.0.0.1';
   const port = values.port === undefined ? (config.listen?.port ?? 8787) : positiveInteger(values.port, 'port', 8787);

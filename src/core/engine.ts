@@ -8,6 +8,7 @@
 import { InterlinguaError } from './errors.ts';
 import { LossCollector, throwIfStrict, type Loss } from './losses.ts';
 import { checkDepth, mayNestTooDeep } from './wire.ts';
+import { checkBodyValues, mayHoldNonFinite } from './body-check.ts';
 import { markPieces, piecesMark } from './serialize.ts';
 import { checkIrError, checkIrRequest, checkIrResponse } from './ir-check.ts';
 import type { ApiError, FormatId, Request, Response } from './ir.ts';
@@ -67,7 +68,7 @@ export interface CodecOptions {
 /** Parse JSON text into a value; objects pass through untouched. Either way, a value nested deeper than `MAX_DEPTH` is an `invalid_value` error. */
 export function parseBody(body: unknown): unknown {
   if (typeof body !== 'string') {
-    checkDepth(body);
+    checkBodyValues(body);
     return body;
   }
   let value: unknown;
@@ -80,6 +81,7 @@ export function parseBody(body: unknown): unknown {
     });
   }
   if (mayNestTooDeep(body)) checkDepth(value);
+  if (mayHoldNonFinite(body)) checkBodyValues(value);
   return value;
 }
 

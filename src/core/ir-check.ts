@@ -43,6 +43,10 @@ function object(value: unknown, path: string): Node {
 
 function array(value: unknown, path: string): unknown[] {
   if (!Array.isArray(value)) throw wrongType('an array', value, path);
+  // A hole (a JavaScript caller's `delete list[i]`) is skipped by `forEach` here but read as `undefined` by every encoder.
+  for (let index = 0; index < value.length; index++) {
+    if (!(index in value)) throw new InterlinguaError('invalid_type', 'expected a value in the IR, got an empty array slot (a hole, as `delete list[i]` leaves); remove the slot with `splice`', { path: pointer(path, index) });
+  }
   return value;
 }
 
@@ -56,6 +60,7 @@ function required(node: Node, key: string, path: string): unknown {
 function optional(node: Node, key: string, type: 'string' | 'number' | 'boolean', path: string): void {
   const value = node[key];
   if (value !== undefined && typeof value !== type) throw wrongType(`a ${type}`, value, pointer(path, key));
+  if (typeof value === 'number' && !Number.isFinite(value)) throw new InterlinguaError('invalid_value', `${String(value)} is not a number JSON can carry; use a finite number`, { path: pointer(path, key) });
 }
 
 function string(node: Node, key: string, path: string): string {

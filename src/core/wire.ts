@@ -261,6 +261,16 @@ export function checkDepth(value: unknown, path = '', format?: FormatId): void {
 }
 
 /**
+ * `target[key] = value` as an own data property, for a key read from the
+ * wire: assignment to `"__proto__"` would set the object's prototype
+ * instead (JSON.parse makes it an own key, so a body can hold one).
+ */
+export function setOwn(target: Record<string, unknown>, key: string, value: unknown): void {
+  if (key === '__proto__') Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+  else target[key] = value;
+}
+
+/**
  * A lookup table keyed by wire strings, without a prototype: a wire value
  * such as "constructor" or "toString" finds nothing instead of an inherited
  * function.

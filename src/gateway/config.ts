@@ -6,6 +6,7 @@
  * environment.
  */
 import type { TelemetrySink } from '../telemetry/record.ts';
+import type { ProxyLimits } from '../proxy/index.ts';
 import type { FormatId } from '../core/ir.ts';
 import type { Fetch, GatewayObserver } from './observe.ts';
 import type { ProxyLogEntry } from '../proxy/exchange.ts';
@@ -94,6 +95,8 @@ export interface GatewayConfig {
   timeoutMs?: number;
   /** Largest request body accepted, in bytes (default 32 MiB). */
   maxBodyBytes?: number;
+  /** Bounds on answers, requests in flight and time, for every upstream's proxy (see `ProxyLimits`, docs/SECURITY.md). */
+  limits?: ProxyLimits;
   /** When set, callers must present this token (Bearer, x-api-key, x-goog-api-key or ?key=). */
   inboundToken?: string;
   /** Where `serve` listens (its `--host` and `--port` win). */

@@ -55,6 +55,7 @@ function proxyConfigOf(upstream: GatewayUpstream, config: GatewayConfig): ProxyC
   if (config.env !== undefined) proxy.env = config.env;
   if (config.maxTokensDefault !== undefined) proxy.maxTokensDefault = config.maxTokensDefault;
   if (config.telemetry !== undefined) proxy.telemetry = config.telemetry;
+  if (config.limits !== undefined) proxy.limits = config.limits;
   return proxy;
 }
 

@@ -11,7 +11,7 @@
 import { Agent as HttpAgent, request as httpRequest, type ClientRequest, type IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { Readable } from 'node:stream';
-import { UPSTREAM_CALL, UpstreamTimeout, type ByteSink, type ByteSource, type UpstreamCall, type UpstreamReply } from '../proxy/exchange.ts';
+import { AnswerTooLarge, UPSTREAM_CALL, UpstreamTimeout, type ByteSink, type ByteSource, type UpstreamCall, type UpstreamReply } from '../proxy/exchange.ts';
 import { LARGE_BODY, silence, SilenceWatch, type Watched } from './silence-watch.ts';
 import { firstRawHeader, headerList, STREAMED, targetCache } from './upstream-target.ts';
 import { wholeUpstreamCall } from './whole-call.ts';
@@ -155,6 +155,8 @@ function nodeUpstreamCall(http: HttpAgent, https: HttpsAgent): UpstreamCall {
         if (STREAMED.test(contentType ?? '')) {
           const source = streamSource(incoming, outgoing, watched, release);
           failBody = source.fail;
+          watched.stalledMs = init.stalledReaderMs;
+          watched.stalled = () => source.fail(stalledReader(init.stalledReaderMs ?? 0));
           // The content-type the proxy reads next comes from the raw list (Node keeps a repeated one's first value too), so a stream's answer builds no `headers` object.
           resolve({ status, header: (name) => (name === 'content-type' ? (contentType ?? null) : headerOf(incoming, name)), source, body: null });
           return;
@@ -169,8 +171,17 @@ function nodeUpstreamCall(http: HttpAgent, https: HttpsAgent): UpstreamCall {
           resolve({ status, header, failure: error, body: null });
         };
         failBody = fail;
+        const limit = init.maxAnswerBytes ?? Number.POSITIVE_INFINITY;
+        let bytes = 0;
         incoming.on('data', (chunk: Buffer) => {
           watched.active = true;
+          bytes += chunk.length;
+          if (bytes > limit) {
+            chunks.length = 0;
+            fail(new AnswerTooLarge(limit));
+            outgoing.destroy();
+            return;
+          }
           chunks.push(chunk);
         });
         incoming.on('end', () => {
@@ -218,6 +229,11 @@ function nodeUpstreamCall(http: HttpAgent, https: HttpsAgent): UpstreamCall {
 }
 
 function noop(): void {}
+
+/** What a streamed answer whose reader stopped reading for `timeoutMs` ends with. */
+export function stalledReader(timeoutMs: number): Error {
+  return new Error(`the caller stopped reading for ${timeoutMs} ms`);
+}
 
 /** The UTF-8 length of the pieces of a body (see `UpstreamInit.pieces`): each counted apart, so the whole is never flattened. */
 function piecesLength(pieces: readonly string[]): number {

@@ -286,26 +286,62 @@ function bridge(socket: Socket, first: Buffer): Duplex {
   return duplex;
 }
 
-/** How long a new connection may stay silent before its first bytes. */
-const SILENT_CONNECTION_MS = 60_000;
+/**
+ * The time limits of the server's connections, the same for HTTP/1.1 and
+ * h2c. HTTP/1.1 keeps them with Node's own `headersTimeout` and
+ * `requestTimeout` (and closes a keep-alive connection idle for
+ * `idleMs`); HTTP/2, which Node does not bound, with a timer per session
+ * and per stream.
+ */
+export interface ServerTimeouts {
+  /** A new connection's first bytes, an HTTP/2 session's first request, a request's headers (default 60,000 ms). */
+  headersMs?: number;
+  /** An HTTP/2 session, or a keep-alive connection, with no request in progress (default 90,000 ms). */
+  idleMs?: number;
+  /** A whole request, body included, from its headers to its last byte (default 300,000 ms). */
+  requestMs?: number;
+}
+
+const DEFAULT_TIMEOUTS: Required<ServerTimeouts> = { headersMs: 60_000, idleMs: 90_000, requestMs: 300_000 };
 
 /** The HTTP/2 connection preface: a client that speaks HTTP/2 without upgrading opens with it. */
 const HTTP2_PREFACE = 'PRI * HTTP/2.0';
 
 /** Route each connection of `server` by its first bytes: the HTTP/2 preface to an h2c server running `handle`, the rest to `server` as before. */
-function acceptHttp2(server: Server, handle: (message: IncomingMessage, out: ServerResponse) => void): void {
+function acceptHttp2(server: Server, handle: (message: IncomingMessage, out: ServerResponse) => void, timeouts: Required<ServerTimeouts>): void {
   // Node's HTTP/2 compatibility request and response have the surface `handle` uses.
-  const http2 = createHttp2Server((message, out) => handle(message as unknown as IncomingMessage, out as unknown as ServerResponse));
+  const http2 = createHttp2Server((message, out) => {
+    // A request whose body has not ended within `requestMs` is reset, as HTTP/1.1's requestTimeout does.
+    const stream = (message as unknown as { stream: { destroy(): void; once(event: string, listener: () => void): void } }).stream;
+    const timer = setTimeout(() => stream.destroy(), timeouts.requestMs);
+    const clear = () => clearTimeout(timer);
+    message.once('end', clear);
+    stream.once('close', clear);
+    handle(message as unknown as IncomingMessage, out as unknown as ServerResponse);
+  });
   const sessions = new Set<Http2Session>();
   http2.on('session', (session) => {
     sessions.add(session);
-    session.once('close', () => sessions.delete(session));
+    // No request yet (a preface and nothing more) within `headersMs`, or none open for `idleMs`: the session is closed.
+    let open = 0;
+    let idle = setTimeout(() => session.destroy(), timeouts.headersMs);
+    session.on('stream', (stream) => {
+      open++;
+      clearTimeout(idle);
+      stream.once('close', () => {
+        if (--open === 0 && !session.destroyed) idle = setTimeout(() => session.close(() => session.destroy()), timeouts.idleMs);
+      });
+    });
+    session.once('close', () => {
+      clearTimeout(idle);
+      sessions.delete(session);
+    });
   });
   const http1Listeners = server.listeners('connection') as ((socket: Socket) => void)[];
   server.removeAllListeners('connection');
   server.on('connection', (socket: Socket) => {
     // A connection that never says anything is not kept: the HTTP/1.1 server's own time-outs start only once it is routed.
-    const silence = setTimeout(() => socket.destroy(), SILENT_CONNECTION_MS);
+    const silence = setTimeout(() => socket.destroy(), timeouts.headersMs);
     socket.once('close', () => clearTimeout(silence));
     socket.once('data', (chunk: Buffer) => {
       clearTimeout(silence);
@@ -332,7 +368,8 @@ function acceptHttp2(server: Server, handle: (message: IncomingMessage, out: Ser
 }
 
 /** Serve `handler` on `port` (0 picks a free one), HTTP/1.1 and h2c on the same port. Resolves once listening. */
-export function serve(handler: FetchHandler, options: { port: number; host?: string }): Promise<Server> {
+export function serve(handler: FetchHandler, options: { port: number; host?: string; timeouts?: ServerTimeouts }): Promise<Server> {
+  const timeouts: Required<ServerTimeouts> = { ...DEFAULT_TIMEOUTS, ...options.timeouts };
   const exchange = (handler as { [PROXY_EXCHANGE]?: Exchange })[PROXY_EXCHANGE];
   const handle = (message: IncomingMessage, out: ServerResponse): void => {
     if (exchange !== undefined) {
@@ -356,8 +393,12 @@ export function serve(handler: FetchHandler, options: { port: number; host?: str
       .then((response) => writeResponse(response, out))
       .catch(() => internalError(out));
   };
-  const server = createServer(handle);
-  acceptHttp2(server, handle);
+  // Node checks headersTimeout and requestTimeout every connectionsCheckingInterval (default 30 s): short limits need a shorter one.
+  const server = createServer(
+    { headersTimeout: timeouts.headersMs, requestTimeout: timeouts.requestMs, keepAliveTimeout: Math.min(timeouts.idleMs, 5_000), connectionsCheckingInterval: Math.min(30_000, timeouts.headersMs, timeouts.requestMs) },
+    handle,
+  );
+  acceptHttp2(server, handle, timeouts);
   return new Promise((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port, options.host ?? '127.0.0.1', () => resolve(server));

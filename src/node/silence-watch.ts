@@ -15,7 +15,7 @@ export interface Watched {
   active: boolean;
   /** The time of the first sweep that found the call quiet, ms (`performance.now()`). */
   quietSince: number;
-  /** Held back by the reader's back-pressure: a slow caller is not a silent upstream. */
+  /** Held back by the reader's back-pressure: a slow caller is not a silent upstream, but one that stops reading for `stalledMs` is {@link stalled}. */
   paused: boolean;
   timeoutMs: number;
   /** While a large request body is going out: the bytes the socket has written so far (progress is a sign of life). */
@@ -24,6 +24,10 @@ export interface Watched {
   lastWritten?: number;
   /** The call was silent for `timeoutMs`: it ends here (it is no longer watched). */
   silent: () => void;
+  /** How long the reader may hold the call paused (it stopped reading) before {@link stalled} ends it; unset, never. */
+  stalledMs?: number | undefined;
+  /** The reader held the call paused for `stalledMs`: it ends here (it is no longer watched). */
+  stalled?: (() => void) | undefined;
 }
 
 /**
@@ -72,9 +76,15 @@ export class SilenceWatch {
           call.active = true;
         }
       }
-      if (call.active || call.paused) {
+      if (call.active) {
         call.active = false;
         call.quietSince = now;
+      } else if (call.paused) {
+        // A slow caller is not a silent upstream; one that stopped reading for `stalledMs` no longer holds the upstream open.
+        if (call.stalled !== undefined && call.stalledMs !== undefined && now - call.quietSince >= call.stalledMs) {
+          this.#calls.delete(call);
+          call.stalled();
+        }
       } else if (now - call.quietSince >= call.timeoutMs) {
         this.#calls.delete(call);
         call.silent();

@@ -14,7 +14,7 @@
  * SilenceWatch} keeps the limits, as for node:http.
  */
 import { Client, type Dispatcher } from 'undici';
-import { UpstreamTimeout, type ByteSink, type ByteSource, type UpstreamInit, type UpstreamReply } from '../proxy/exchange.ts';
+import { AnswerTooLarge, UpstreamTimeout, type ByteSink, type ByteSource, type UpstreamInit, type UpstreamReply } from '../proxy/exchange.ts';
 import { silence, type SilenceWatch, type Watched } from './silence-watch.ts';
 import { headerList, STREAMED, type Target } from './upstream-target.ts';
 
@@ -79,6 +79,9 @@ class WholeCall implements Watched, ByteSource, Dispatcher.DispatchHandlers {
   quietSince = 0;
   paused = false;
   readonly timeoutMs: number;
+  /** The largest whole answer read (`UpstreamInit.maxAnswerBytes`); `bytes` counts what came. */
+  readonly maxAnswerBytes: number;
+  bytes = 0;
   readonly origin: Origin;
   readonly options: Dispatcher.DispatchOptions;
   readonly calls: WholeCalls;
@@ -100,8 +103,9 @@ class WholeCall implements Watched, ByteSource, Dispatcher.DispatchHandlers {
   ended = false;
   resumeReading: (() => void) | undefined;
 
-  constructor(calls: WholeCalls, origin: Origin, options: Dispatcher.DispatchOptions, timeoutMs: number, resolve: (reply: UpstreamReply) => void, reject: (error: Error) => void) {
+  constructor(calls: WholeCalls, origin: Origin, options: Dispatcher.DispatchOptions, timeoutMs: number, maxAnswerBytes: number, resolve: (reply: UpstreamReply) => void, reject: (error: Error) => void) {
     this.calls = calls;
+    this.maxAnswerBytes = maxAnswerBytes;
     this.origin = origin;
     this.options = options;
     this.timeoutMs = timeoutMs;
@@ -127,6 +131,14 @@ class WholeCall implements Watched, ByteSource, Dispatcher.DispatchHandlers {
       return;
     }
     this.fail(brokenOff());
+  }
+
+  /** How long a streamed answer's reader may stop reading (`UpstreamInit.stalledReaderMs`). */
+  stalledMs: number | undefined;
+
+  /** A streamed answer whose reader stopped reading for `stalledMs`. */
+  stalled(): void {
+    this.fail(new Error(`the caller stopped reading for ${this.stalledMs ?? 0} ms`));
   }
 
   silent(): void {
@@ -175,6 +187,12 @@ class WholeCall implements Watched, ByteSource, Dispatcher.DispatchHandlers {
     if (this.settled) return true;
     this.active = true;
     if (this.sink === undefined) {
+      this.bytes += chunk.length;
+      if (!this.streamed && this.bytes > this.maxAnswerBytes) {
+        this.chunks = [];
+        this.fail(new AnswerTooLarge(this.maxAnswerBytes));
+        return true;
+      }
       this.chunks.push(chunk);
       return true;
     }
@@ -350,7 +368,8 @@ export function wholeUpstreamCall(watch: SilenceWatch): (target: Target, init: U
         reject(new Error('aborted'));
         return;
       }
-      const call = new WholeCall(calls, calls.originOf(target), { path: target.path, method: 'POST', headers, body: init.body }, init.timeoutMs, resolve, reject);
+      const call = new WholeCall(calls, calls.originOf(target), { path: target.path, method: 'POST', headers, body: init.body }, init.timeoutMs, init.maxAnswerBytes ?? Number.POSITIVE_INFINITY, resolve, reject);
+      call.stalledMs = init.stalledReaderMs;
       watch.add(call);
       call.unlisten = init.signal.listen(() => call.abort(new Error('aborted')));
       calls.run(call);

@@ -12,6 +12,18 @@ export function constantTimeEqual(a: string, b: string): boolean {
   return difference === 0;
 }
 
+/**
+ * The header a caller presents the proxy's inbound token in when the
+ * proxy also forwards the caller's own vendor key (`passThroughAuth`): the
+ * vendor key then keeps the vendor's own header.
+ */
+export const TOKEN_HEADER = 'x-interlingua-token';
+
+/** A credential an HTTP header can carry as it is: visible ASCII only (no CR, LF, NUL, space or non-ASCII). */
+export function headerSafeCredential(credential: string): boolean {
+  return /^[\x21-\x7e]*$/.test(credential);
+}
+
 /** The credential a caller sent, in whichever header (or `?key=`) its SDK uses. */
 export function callerCredential(request: Pick<Inbound, 'header' | 'query'>): string | undefined {
   const authorization = request.header('authorization');

@@ -216,6 +216,40 @@ export interface UpstreamReply {
 /** Raised by an {@link UpstreamCall} whose upstream did not start answering within `timeoutMs`. */
 export class UpstreamTimeout extends Error {}
 
+/** What a whole upstream answer longer than `UpstreamInit.maxAnswerBytes` fails with (answered 502). */
+export class AnswerTooLarge extends Error {
+  constructor(readonly limit: number) {
+    super(`the upstream's answer is larger than ${limit} bytes`);
+  }
+}
+
+/**
+ * A request's cancellation: the caller going away, or its overall deadline
+ * (`limits.deadlineMs`) passing, whichever comes first; `expired` says
+ * which.
+ */
+export class Deadline extends CallerCancel {
+  expired = false;
+  readonly ms: number;
+  #timer: ReturnType<typeof setTimeout> | undefined;
+
+  constructor(caller: Cancel, ms: number) {
+    super();
+    this.ms = ms;
+    caller.listen(() => this.abort());
+    this.#timer = setTimeout(() => {
+      this.expired = true;
+      this.abort();
+    }, ms);
+    (this.#timer as { unref?: () => void }).unref?.();
+  }
+
+  /** The request is over: the deadline no longer runs. */
+  clear(): void {
+    clearTimeout(this.#timer);
+  }
+}
+
 /** The options of one upstream call: always a POST of a JSON text. */
 export interface UpstreamInit {
   headers: Record<string, string>;
@@ -230,6 +264,10 @@ export interface UpstreamInit {
   timeoutMs: number;
   /** The caller's cancellation. */
   signal: Cancel;
+  /** The largest whole answer read, in bytes: a longer one fails with {@link AnswerTooLarge} (streams are not bounded). */
+  maxAnswerBytes?: number;
+  /** How long the reader of a streamed answer may stop reading before the stream is ended (unset: no limit). */
+  stalledReaderMs?: number;
   /**
    * Whether the request asks for a streamed answer (`stream: true`, Gemini's
    * `streamGenerateContent`, Bedrock's `converse-stream`). A transport may
@@ -275,16 +313,18 @@ export function fetchCall(fetchUpstream: typeof fetch): UpstreamCall {
       timedOut = true;
       controller.abort();
     }, init.timeoutMs);
+    // Kept after the answer's head: the caller's cancellation (or deadline) also ends a body still coming.
     const unlisten = init.signal.listen(() => controller.abort());
     try {
-      const response = await fetchUpstream(url, { method: 'POST', headers: init.headers, body: init.body, signal: controller.signal });
+      // Never follow a redirect: it would carry the body and the key (fetch strips only Authorization) to wherever it points.
+      const response = await fetchUpstream(url, { method: 'POST', headers: init.headers, body: init.body, signal: controller.signal, redirect: 'manual' });
       return { status: response.status, header: (name) => response.headers.get(name), body: response.body };
     } catch (error) {
+      unlisten();
       if (timedOut) throw new UpstreamTimeout(`the upstream did not answer within ${init.timeoutMs} ms`);
       throw error;
     } finally {
       clearTimeout(timer);
-      unlisten();
     }
   };
 }

@@ -11,7 +11,7 @@ import { errorAnswer } from './errors.ts';
 import { jsonAnswer, type Answer, type UpstreamInit, type UpstreamReply } from './exchange.ts';
 import type { ForwardOptions } from './forward-options.ts';
 import { noteLosses, noteUpstreamReply } from '../telemetry/record.ts';
-import { brokenBody, describe, failedCall, readText, translateError } from './upstream-reply.ts';
+import { brokenBody, describe, failedCall, isRedirect, readText, redirectAnswer, translateError } from './upstream-reply.ts';
 
 /**
  * The model a counting body names, read by its format's own counting codec
@@ -65,14 +65,14 @@ export async function forwardCount(options: ForwardOptions, url: (model: string 
   const text = JSON.stringify(out);
   let response: UpstreamReply;
   try {
-    const init: UpstreamInit = { headers: options.headers, body: text, timeoutMs: options.timeoutMs, signal: options.signal, stream: false };
+    const init: UpstreamInit = { headers: options.headers, body: text, timeoutMs: options.timeoutMs, signal: options.signal, stream: false, maxAnswerBytes: options.maxAnswerBytes };
     const sign = options.sign;
     response = await (sign === undefined ? options.call(target, init) : sign(target, options.headers, text).then((headers) => options.call(target, { ...init, headers })));
   } catch (error) {
     return failedCall(error, options);
   }
   noteUpstreamReply(options.entry, response.status, response.header);
-  if (response.status < 200 || response.status > 299) return translateError(response, options);
+  if (response.status < 200 || response.status > 299) return isRedirect(response) ? redirectAnswer(response, options) : translateError(response, options);
   let answer: string;
   try {
     answer = await readText(response, options);

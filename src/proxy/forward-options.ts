@@ -4,7 +4,7 @@
  */
 import type { FormatId } from '../core/ir.ts';
 import type { LossCollector } from '../core/losses.ts';
-import type { Cancel, ProxyLogEntry, UpstreamCall } from './exchange.ts';
+import type { Cancel, Deadline, ProxyLogEntry, UpstreamCall } from './exchange.ts';
 import type { Route } from './routes.ts';
 import type { RequestSigner } from './sigv4.ts';
 import type { Transcoder } from '../formats/stream.ts';
@@ -26,6 +26,11 @@ export interface ForwardOptions {
   mapModel: (model: string | undefined) => string | undefined;
   call: UpstreamCall;
   timeoutMs: number;
+  /** The largest whole upstream answer read (`limits.maxAnswerBytes`). */
+  maxAnswerBytes: number;
+  /** How long a caller may stop reading a stream before the upstream stream is ended (`limits.stalledReaderMs`). */
+  stalledReaderMs: number;
+  /** The caller's cancellation; a {@link Deadline} when the request has an overall deadline. */
   signal: Cancel;
   entry: ProxyLogEntry;
   losses: LossCollector;
@@ -39,4 +44,6 @@ export interface ForwardOptions {
   strict: boolean;
   /** `max_tokens` for an Anthropic upstream when the request names none. */
   maxTokensDefault: number | undefined;
+  /** The secrets {@link redact} removes, for the byte redactor of a same-format stream. */
+  secrets: readonly (string | undefined)[];
 }

@@ -17,10 +17,11 @@ import { CustomCallRestorer, customToolNames, restoreCustomCalls } from '../core
 import type { CodecContext } from '../core/codec.ts';
 import { modelInPath } from './routes.ts';
 import type { ForwardOptions } from './forward-options.ts';
-import { brokenBody, failedCall, guarded, readText, translateError, upstreamAnswerFault } from './upstream-reply.ts';
+import { brokenBody, failedCall, guarded, isRedirect, readText, redirectAnswer, translateError, upstreamAnswerFault } from './upstream-reply.ts';
 import { generateShape, streamAnswer, syntheticStream, transcodedSource } from './forward-stream.ts';
 import { noteResponse, noteStreamEvent, noteUpstreamReply } from '../telemetry/record.ts';
 import { LossCollector } from '../core/losses.ts';
+import { ByteRedactor, redactedEvent, redactedSource, redactedStream } from './redact-stream.ts';
 
 /** The media type of a content-type header value, lower-cased, without parameters. */
 function mediaType(contentType: string): string {
@@ -113,12 +114,11 @@ function strictRefusal(options: ForwardOptions): Answer | undefined {
 }
 
 /** Call the upstream with a time limit for its first byte and the caller's cancellation; rejects with what {@link callFailure} answers. */
-function callUpstream(options: ForwardOptions, prepared: Prepared, sent?: () => void): Promise<UpstreamReply> {
+function callUpstream(options: ForwardOptions, prepared: Prepared, url: string, sent?: () => void): Promise<UpstreamReply> {
   try {
-    const url = options.url(prepared.model, prepared.stream);
     const text = bodyText(prepared.body);
     const body = joinedText(text);
-    const init: UpstreamInit = { headers: options.headers, body, timeoutMs: options.timeoutMs, signal: options.signal, stream: prepared.stream };
+    const init: UpstreamInit = { headers: options.headers, body, timeoutMs: options.timeoutMs, signal: options.signal, stream: prepared.stream, maxAnswerBytes: options.maxAnswerBytes, stalledReaderMs: options.stalledReaderMs };
     if (typeof text !== 'string') init.pieces = text;
     if (sent !== undefined) init.sent = sent;
     const sign = options.sign;
@@ -146,11 +146,11 @@ function streamTranscoder(options: ForwardOptions, prepared: Prepared): Transcod
       custom === undefined
         ? (event) => {
             noteStreamEvent(entry, event);
-            return generateShape(carry(event), route);
+            return generateShape(carry(redactedEvent(event, options.redact)), route);
           }
         : (event) => {
             noteStreamEvent(entry, event);
-            return generateShape(carry(custom.map(event)), route);
+            return generateShape(carry(custom.map(redactedEvent(event, options.redact))), route);
           },
   });
   options.transcoder = transcoder;
@@ -194,14 +194,15 @@ export async function forwardToUpstream(options: ForwardOptions): Promise<Answer
           }
         }
       : undefined;
-  const call = callUpstream(options, prepared, sent);
+  // A model the upstream URL cannot carry (a Bedrock id of "..") is the caller's error: thrown here, answered 400.
+  const call = callUpstream(options, prepared, options.url(prepared.model, prepared.stream), sent);
   try {
     response = await call;
   } catch (error) {
     return failedCall(error, options);
   }
   noteUpstreamReply(options.entry, response.status, response.header);
-  if (response.status < 200 || response.status > 299) return translateError(response, options);
+  if (response.status < 200 || response.status > 299) return isRedirect(response) ? redirectAnswer(response, options) : translateError(response, options);
   const lossCount = () => String(options.losses.losses.length);
   const lossHeader = () => ({ 'x-interlingua-losses': lossCount() });
   const upstreamStreamed = response.text === undefined && mediaType(response.header('content-type') ?? '') === mediaType(framingFor(upstream).contentType);
@@ -209,14 +210,18 @@ export async function forwardToUpstream(options: ForwardOptions): Promise<Answer
     // The Node upstream call: its data events go through a synchronous transcoder to the caller, no Web stream on the way.
     if (route.format === upstream) {
       options.passedThrough = true;
-      return streamAnswer(route.format, lossCount(), response.source);
+      // The upstream's bytes as they came, but for the secrets (an error event may quote the key).
+      const redactor = new ByteRedactor(options.secrets);
+      return streamAnswer(route.format, lossCount(), redactor.active ? redactedSource(response.source, redactor) : response.source);
     }
     return streamAnswer(route.format, lossCount(), transcodedSource(response.source, transcoder ?? streamTranscoder(options, prepared)));
   }
   if (upstreamStreamed && response.body !== null) {
     if (route.format === upstream) {
       options.passedThrough = true;
-      return streamAnswer(route.format, lossCount(), guarded(response.body, options, 'error'));
+      const redactor = new ByteRedactor(options.secrets);
+      const body = guarded(response.body, options, 'error');
+      return streamAnswer(route.format, lossCount(), redactor.active ? redactedStream(body, redactor) : body);
     }
     const converted = transcodedStream(guarded(response.body, options, 'close'), transcoder ?? streamTranscoder(options, prepared));
     return streamAnswer(route.format, lossCount(), converted);

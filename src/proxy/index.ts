@@ -9,9 +9,9 @@ import { checkDialect } from '../core/dialect.ts';
 import { InterlinguaError, isInterlinguaError } from '../core/errors.ts';
 import { LossCollector } from '../core/losses.ts';
 import type { ApiError, FormatId } from '../core/ir.ts';
-import { callerCredential, constantTimeEqual, redact, sanitizeHeaderValue, upstreamAuthHeaders } from './auth.ts';
+import { callerCredential, constantTimeEqual, headerSafeCredential, redact, sanitizeHeaderValue, TOKEN_HEADER, upstreamAuthHeaders } from './auth.ts';
 import { errorAnswer, unknownPath } from './errors.ts';
-import { fetchCall, jsonAnswer, PROXY_EXCHANGE, webInbound, webResponse, type Answer, type Exchange, type Inbound } from './exchange.ts';
+import { Deadline, fetchCall, jsonAnswer, PROXY_EXCHANGE, webInbound, webResponse, type Answer, type Exchange, type Inbound } from './exchange.ts';
 import { createModelMap, type ModelRule } from './model-map.ts';
 import { countUrl, routeFor, upstreamUrl, type Route } from './routes.ts';
 import { forwardToUpstream } from './forward.ts';
@@ -61,7 +61,13 @@ export interface ProxyConfig {
   timeoutMs?: number;
   /** Largest request body accepted, in bytes (default 32 MiB); larger gets 413 in the caller's format. */
   maxBodyBytes?: number;
-  /** When set, callers must present this token (Bearer, x-api-key, x-goog-api-key or ?key=). */
+  /**
+   * When set, callers must present this token: in `x-interlingua-token`, or
+   * (without `passThroughAuth`) in the header their SDK sends its key in
+   * (Bearer, x-api-key, x-goog-api-key or ?key=). With `passThroughAuth`
+   * that header carries the caller's vendor key, so the token goes in
+   * `x-interlingua-token` only.
+   */
   inboundToken?: string;
   /** The `fetch` used upstream (default: the global one). */
   fetch?: typeof fetch;
@@ -85,6 +91,24 @@ export interface ProxyConfig {
   strict?: boolean;
   /** `max_tokens` sent to an Anthropic upstream for a request that names none (default 4096, reported as `defaulted`). */
   maxTokensDefault?: number;
+  /** Bounds on what one request, or all of them together, may hold (see docs/SECURITY.md). */
+  limits?: ProxyLimits;
+}
+
+/** The proxy's resource limits beside `timeoutMs` and `maxBodyBytes`; each has a default. */
+export interface ProxyLimits {
+  /** Largest whole (non-streamed) upstream answer read, in bytes (default 128 MiB); a larger one is a 502 in the caller's format. */
+  maxAnswerBytes?: number;
+  /**
+   * Request body bytes all requests in flight may hold together (default
+   * 256 MiB, eight bodies of the largest size): a request beyond it is
+   * refused with 503 (Anthropic: 529) and `retry-after` in the caller's format.
+   */
+  maxInflightBytes?: number;
+  /** Longest a request may take from start to the end of its answer, streams included, in ms (default: none; `timeoutMs` still bounds every silence). */
+  deadlineMs?: number;
+  /** Longest a caller may stop reading a stream before the upstream stream is ended, in ms (default 300,000; a slow reader is not a stopped one). */
+  stalledReaderMs?: number;
 }
 
 /** Header carrying how many losses the conversion reported (those known when the answer's headers go: a stream's own come later, in the log). */
@@ -98,6 +122,9 @@ export const UPSTREAM_REQUEST_ID_HEADER = 'x-interlingua-upstream-request-id';
 
 const DEFAULT_TIMEOUT_MS = 120_000;
 const DEFAULT_MAX_BODY_BYTES = 32 * 1024 * 1024;
+const DEFAULT_MAX_ANSWER_BYTES = 128 * 1024 * 1024;
+const DEFAULT_MAX_INFLIGHT_BYTES = 256 * 1024 * 1024;
+const DEFAULT_STALLED_READER_MS = 300_000;
 
 function processEnv(): Record<string, string | undefined> {
   const global = globalThis as { process?: { env?: Record<string, string | undefined> } };
@@ -160,11 +187,24 @@ export function createExchange(config: ProxyConfig): Exchange {
     // Requests without the key would reach the vendor as the caller's 401s; say so once, here.
     throw new InterlinguaError('missing_field', `upstream.apiKeyEnv names ${upstream.apiKeyEnv}, which is ${rawKey === undefined ? 'not set' : 'empty'} in the environment; set it to the upstream API key, or pass upstream.apiKey`, { path: '/upstream/apiKeyEnv' });
   }
+  if (upstream.passThroughAuth === true && (upstream.apiKey !== undefined || upstream.apiKeyEnv !== undefined)) {
+    // Which key would go upstream? Refused here rather than one of them silently ignored on every request.
+    throw new InterlinguaError('invalid_value', 'upstream.passThroughAuth forwards the caller\'s own key, so upstream.apiKey and upstream.apiKeyEnv cannot be set with it; choose one', { path: '/upstream/passThroughAuth' });
+  }
+  if (config.inboundToken !== undefined && (config.inboundToken.trim() === '' || sanitizeHeaderValue(config.inboundToken) !== config.inboundToken)) {
+    throw new InterlinguaError('invalid_value', 'the inbound token is empty or contains control characters; set it to a plain token', { path: '/inboundToken' });
+  }
   const apiKey = checkedKey(rawKey, upstream.apiKey === undefined ? `the environment variable ${upstream.apiKeyEnv ?? ''}` : 'upstream.apiKey');
   const aws = awsSetup(upstream, env, apiKey);
   const secrets = [rawKey, apiKey, config.inboundToken, ...aws.secrets];
   const timeoutMs = config.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const maxBodyBytes = config.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+  const maxAnswerBytes = config.limits?.maxAnswerBytes ?? DEFAULT_MAX_ANSWER_BYTES;
+  const maxInflightBytes = config.limits?.maxInflightBytes ?? DEFAULT_MAX_INFLIGHT_BYTES;
+  const deadlineMs = config.limits?.deadlineMs;
+  const stalledReaderMs = config.limits?.stalledReaderMs ?? DEFAULT_STALLED_READER_MS;
+  /** Request body bytes held by the requests in flight (UTF-16 units of their texts, or their declared length while being read). */
+  let inflight = 0;
   const call = fetchCall(config.fetch ?? fetch);
   const extraHeaders = Object.fromEntries(Object.entries(upstream.headers ?? {}).map(([name, value]) => [name, sanitizeHeaderValue(value)]));
   const url = (model: string | undefined, stream: boolean) => upstreamUrl(aws.baseUrl, upstream.format, model, stream);
@@ -237,47 +277,87 @@ export function createExchange(config: ProxyConfig): Exchange {
     entry.ingress = route.format;
     entry.operation = operation(route);
     const fail = (error: ApiError) => finish(errorAnswer(route.format, { ...error, message: redact(error.message, secrets) }), error.message);
+    const busy = () => finish(busyAnswer(route.format), 'over the in-flight budget');
     if (request.method !== 'POST') return fail({ type: 'not_found', status: 405, message: `use POST for ${pathname}` });
-    const credential = config.inboundToken !== undefined || upstream.passThroughAuth === true ? callerCredential(request) : undefined;
-    if (config.inboundToken !== undefined && !constantTimeEqual(credential ?? '', config.inboundToken)) {
-      return fail({ type: 'authentication', message: 'missing or wrong proxy token' });
+    const passThrough = upstream.passThroughAuth === true;
+    const credential = config.inboundToken !== undefined || passThrough ? callerCredential(request) : undefined;
+    if (config.inboundToken !== undefined) {
+      // With pass-through the SDK's own header holds the vendor key: the token has a header of its own.
+      const token = request.header(TOKEN_HEADER) ?? (passThrough ? undefined : credential);
+      if (!constantTimeEqual(token ?? '', config.inboundToken)) {
+        return fail({ type: 'authentication', message: passThrough ? `missing or wrong proxy token (send it in ${TOKEN_HEADER}; your SDK's key header carries your own vendor key)` : 'missing or wrong proxy token' });
+      }
     }
-    const text = await request.text(maxBodyBytes);
-    if (text === undefined) return fail({ type: 'request_too_large', message: `request body is larger than ${maxBodyBytes} bytes` });
-    if (capture) entry.content = capturedRequest(route, text);
+    if (passThrough && credential !== undefined && !headerSafeCredential(credential)) {
+      // The caller's fault, not the upstream's: said without the key, which could not go on the wire anyway.
+      return fail({ type: 'authentication', message: 'the API key sent contains characters an HTTP header cannot carry (CR, LF, NUL, spaces or non-ASCII); send the bare key' });
+    }
+    // The budget is taken before the body is read (its declared length), and held until the answer is made.
+    const declared = Math.min(maxBodyBytes, Number(request.header('content-length') ?? '0') || 0);
+    if (inflight + declared > maxInflightBytes) return busy();
+    inflight += declared;
+    let held = declared;
+    let deadline: Deadline | undefined;
     try {
+      const text = await request.text(maxBodyBytes);
+      if (text === undefined) return fail({ type: 'request_too_large', message: `request body is larger than ${maxBodyBytes} bytes` });
+      inflight += text.length - held;
+      held = text.length;
+      if (inflight > maxInflightBytes && held > declared) return busy();
+      if (capture) entry.content = capturedRequest(route, text);
       const attempt: AttemptRecord = { upstream: upstream.format, format: upstream.format, startMs: Date.now() - started };
       if (upstream.dialect !== undefined) attempt.dialect = upstream.dialect;
       if (server !== undefined) attempt.server = server;
       entry.attempts = [attempt];
-      forward = {
-        route,
-        text,
-        upstream: upstream.format,
-        // Every field set, absent ones as undefined: one object shape for every request.
-        dialect: upstream.dialect,
-        url: route.generate === true && upstream.format === 'ollama' ? generateUrl : url,
-        headers: fixedHeaders ?? { ...upstreamAuthHeaders(upstream.format, credential), ...extraHeaders },
-        sign: aws.sign,
-        mapModel: request.upstreamModel === undefined ? mapModel : fixedModel(request.upstreamModel),
-        call,
-        timeoutMs,
-        signal: request.signal,
-        entry,
-        losses: new LossCollector(),
-        redact: redactSecrets,
-        transcoder: undefined,
-        passedThrough: false,
-        strict: request.strict ?? config.strict === true,
-        maxTokensDefault: config.maxTokensDefault,
-      };
-      return finish(await (route.count === true ? forwardCount(forward, countingUrl) : forwardToUpstream(forward)));
+      deadline = deadlineMs === undefined ? undefined : new Deadline(request.signal, deadlineMs);
+      forward = forwardOptions(request, route, entry, text, passThrough ? credential : undefined, deadline);
+      const answer = await (route.count === true ? forwardCount(forward, countingUrl) : forwardToUpstream(forward));
+      // A whole answer is done; a stream keeps its deadline running to its end.
+      if (typeof answer.body === 'string') deadline?.clear();
+      return finish(answer);
     } catch (error) {
+      deadline?.clear();
       const message = error instanceof Error ? error.message : String(error);
       if (isInterlinguaError(error)) return fail({ type: 'invalid_request', message });
       return fail({ type: 'server', message: `proxy error: ${message}` });
+    } finally {
+      inflight -= held;
     }
   };
+
+  /** The 503 of a request over the in-flight budget. */
+  function busyAnswer(format: FormatId): Answer {
+    return errorAnswer(format, { type: 'overloaded', status: 503, message: `the proxy holds ${maxInflightBytes} bytes of requests already; retry shortly` }, { 'retry-after': '1' });
+  }
+
+  /** The options of forwarding one read request (its caller already checked). */
+  function forwardOptions(request: Inbound, route: Route, entry: ProxyLogEntry, text: string, passedKey: string | undefined, deadline: Deadline | undefined): ForwardOptions {
+    return {
+      route,
+      text,
+      upstream: upstream.format,
+      // Every field set, absent ones as undefined: one object shape for every request.
+      dialect: upstream.dialect,
+      url: route.generate === true && upstream.format === 'ollama' ? generateUrl : url,
+      headers: fixedHeaders ?? { ...upstreamAuthHeaders(upstream.format, passedKey), ...extraHeaders },
+      sign: aws.sign,
+      mapModel: request.upstreamModel === undefined ? mapModel : fixedModel(request.upstreamModel),
+      call,
+      timeoutMs,
+      maxAnswerBytes,
+      stalledReaderMs,
+      signal: deadline ?? request.signal,
+      entry,
+      losses: new LossCollector(),
+      // The caller's own key, where it goes upstream, is redacted from what comes back too.
+      redact: passedKey === undefined ? redactSecrets : (value: string) => redact(value, [...secrets, passedKey]),
+      secrets: passedKey === undefined ? secrets : [...secrets, passedKey],
+      transcoder: undefined,
+      passedThrough: false,
+      strict: request.strict ?? config.strict === true,
+      maxTokensDefault: config.maxTokensDefault,
+    };
+  }
 }
 
 /** The caller's request as the IR, for the spans' captured messages; nothing when it cannot be read (its conversion says why). */

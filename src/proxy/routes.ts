@@ -2,7 +2,19 @@
  * Ingress routing: which wire format a request speaks, from its path, and
  * where each format's endpoint lives under an upstream base URL.
  */
+import { InterlinguaError } from '../core/errors.ts';
 import type { FormatId } from '../core/ir.ts';
+
+/**
+ * A Bedrock model id as its path segment: percent-encoded, so it cannot add
+ * segments, a query or a host. `.` and `..` stay what they are under any
+ * encoding (URL parsers resolve `%2e` as a dot too), so they are refused.
+ */
+function modelSegment(model: string | undefined): string {
+  const id = model ?? '';
+  if (id === '.' || id === '..') throw new InterlinguaError('invalid_value', `"${id}" is not a model id: a dot segment would change the upstream path`, { path: '/model' });
+  return encodeURIComponent(id);
+}
 
 /** A recognised ingress request. */
 export interface Route {
@@ -110,7 +122,7 @@ export function upstreamUrl(baseUrl: string, format: FormatId, model: string | u
       return stream ? `${base}/v1beta/models/${name}:streamGenerateContent?alt=sse` : `${base}/v1beta/models/${name}:generateContent`;
     }
     case 'bedrock-converse':
-      return `${base}/model/${encodeURIComponent(model ?? '')}/${stream ? 'converse-stream' : 'converse'}`;
+      return `${base}/model/${modelSegment(model)}/${stream ? 'converse-stream' : 'converse'}`;
   }
 }
 
@@ -125,7 +137,7 @@ export function countUrl(baseUrl: string, format: FormatId, model: string | unde
     case 'gemini':
       return `${base}/v1beta/models/${encodeURIComponent(model ?? '')}:countTokens`;
     case 'bedrock-converse':
-      return `${base}/model/${encodeURIComponent(model ?? '')}/count-tokens`;
+      return `${base}/model/${modelSegment(model)}/count-tokens`;
     case 'openai-chat':
     case 'ollama':
       return undefined;

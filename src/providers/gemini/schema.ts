@@ -5,7 +5,7 @@
  */
 import type { LossCollector } from '../../core/losses.ts';
 import type { JsonSchema } from '../../core/ir.ts';
-import { isObject, pointer, type JsonObject } from '../../core/wire.ts';
+import { isObject, pointer, setOwn, type JsonObject } from '../../core/wire.ts';
 import { SCHEMA_TYPE_NAMES } from './enums.ts';
 
 /** Keywords whose value is a count; proto-JSON spells int64 values as strings. */
@@ -36,7 +36,7 @@ export function geminiSchemaToJsonSchema(schema: JsonObject): JsonSchema {
         result['examples'] = [value];
         break;
       default:
-        result[key] = COUNT_KEYWORDS.has(key) && typeof value === 'string' && /^\d+$/.test(value) ? Number(value) : value;
+        setOwn(result, key, COUNT_KEYWORDS.has(key) && typeof value === 'string' && /^\d+$/.test(value) ? Number(value) : value);
     }
   }
   if (schema['nullable'] === true) {
@@ -53,7 +53,7 @@ function mapValues(value: unknown, convert: (schema: JsonObject) => JsonObject):
   const result: JsonObject = {};
   for (const key in value) {
     const item = value[key];
-    result[key] = isObject(item) ? convert(item) : item;
+    setOwn(result, key, isObject(item) ? convert(item) : item);
   }
   return result;
 }
@@ -199,7 +199,7 @@ function mapEntries(value: unknown, path: string, scope: SchemaScope): unknown {
   const result: JsonObject = {};
   for (const key in value) {
     const item = value[key];
-    result[key] = isObject(item) ? convert(item, pointer(path, key), scope) : item;
+    setOwn(result, key, isObject(item) ? convert(item, pointer(path, key), scope) : item);
   }
   return result;
 }

@@ -23,11 +23,12 @@ export const MUTATIONS = [
   'json_text',
   'null_slot',
   'insert_entry',
+  'hole',
 ] as const;
 export type Mutation = (typeof MUTATIONS)[number];
 
-/** The mutations of one crash class: `null` or a value of the wrong type in any array slot or object field, or inserted into any array. */
-export const SLOT_MUTATIONS = ['null_slot', 'retype', 'insert_entry'] as const satisfies readonly Mutation[];
+/** The mutations of one crash class: `null` or a value of the wrong type in any array slot or object field, or inserted into any array, or an array slot emptied (a hole, as a JavaScript caller's `delete list[i]` leaves). */
+export const SLOT_MUTATIONS = ['null_slot', 'retype', 'insert_entry', 'hole'] as const satisfies readonly Mutation[];
 
 /** Every array in `root` (breadth-first, at most `limit`). */
 function arraysOf(root: unknown, limit = 20_000): unknown[][] {
@@ -181,6 +182,15 @@ export function mutate(root: unknown, kind: Mutation, rng: Rng, options: MutateO
     case 'null_slot':
       set(slot, null);
       break;
+    case 'hole': {
+      // An empty slot in some array: JSON cannot say it, a JavaScript caller's IR or body can.
+      const arrays = arraysOf(root).filter((list) => list.length > 0);
+      const target = arrays.length > 0 ? pick(rng, arrays) : undefined;
+      if (target === undefined) break;
+      const at = int(rng, 0, target.length - 1);
+      delete target[at];
+      return { value: root, note: `hole at ${at} of an array of ${target.length}` };
+    }
     case 'insert_entry': {
       // A null (or a value of another type) as a new entry of some array: `tools: [null, …]`.
       const arrays = arraysOf(root);

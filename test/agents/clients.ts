@@ -99,3 +99,37 @@ export function codexRun(script: string, wire: 'responses' | 'chat') {
     };
   };
 }
+
+/** Gemini CLI's bundle (`bin: bundle/gemini.js`, Node ≥ 20). */
+export function geminiScript(): { path?: string; skip?: string } {
+  const dir = packageDir('@google/gemini-cli');
+  if (dir === undefined) return { skip: '@google/gemini-cli is not installed' };
+  const [major] = process.versions.node.split('.').map(Number);
+  if ((major ?? 0) < 20) return { skip: `Gemini CLI needs Node ≥ 20, this is ${process.versions.node}` };
+  return { path: join(dir, 'bundle/gemini.js') };
+}
+
+export const GEMINI_READ: ReadTool = { name: 'read_file', args: (path) => ({ file_path: path }) };
+
+/**
+ * Gemini CLI headless (`-p`), with the API-key auth (settings
+ * `security.auth.selectedType`: with GOOGLE_GEMINI_BASE_URL alone it picks
+ * the `gateway` auth type, which 0.61 refuses as "Invalid auth method
+ * selected."), GOOGLE_GEMINI_BASE_URL at the proxy, the folder trusted for
+ * the session (`--skip-trust`, else `--yolo` falls back to prompting) and
+ * usage statistics and telemetry off. It asks for thoughts with every
+ * model; `reasoning` picks a Gemini 3 model (thinkingLevel HIGH) over 2.5.
+ */
+export function geminiRun(script: string) {
+  return (setup: CellSetup): ClientRun => {
+    const dir = join(setup.home, '.gemini');
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, 'settings.json'), JSON.stringify({ privacy: { usageStatisticsEnabled: false }, telemetry: { enabled: false }, security: { auth: { selectedType: 'gemini-api-key' } } }));
+    return {
+      command: process.execPath,
+      args: [script, '-p', setup.prompt, '--yolo', '--skip-trust', '-m', setup.reasoning ? 'gemini-3-flash-preview' : 'gemini-2.5-flash', '-o', 'text'],
+      env: { ...isolatedEnv(setup.home), GEMINI_API_KEY: 'dummy-key', GOOGLE_GEMINI_BASE_URL: setup.proxy, GEMINI_CLI_NO_RELAUNCH: 'true' },
+      cwd: setup.work,
+    };
+  };
+}

@@ -88,8 +88,9 @@ export function isolatedEnv(home: string): Record<string, string> {
  * final text. Requests without tools (titles, summaries, probes) get a
  * short text and do not advance the loop.
  */
-export function loopAnswer(format: FormatId, tool: ReadTool, files: CellResult['files'], reasoning: boolean, counter: { tooled: number }) {
+export function loopAnswer(format: FormatId, tool: ReadTool, files: CellResult['files'], wanted: boolean, counter: { tooled: number }) {
   return (request: StrictRequest): Behaviour | undefined => {
+    let reasoning = wanted;
     let ir: Request;
     try {
       ir = decodeRequest(format, request.body).ir;
@@ -100,6 +101,9 @@ export function loopAnswer(format: FormatId, tool: ReadTool, files: CellResult['
     const results = ir.messages.flatMap((message) => message.parts.filter((part) => part.type === 'tool_result')).length;
     const turn = typeof request.body['previous_response_id'] === 'string' ? counter.tooled : results === 0 ? 0 : results < 3 ? 1 : 2;
     counter.tooled = turn + 1;
+    // A vendor asked to reason answers with reasoning, whatever the cell says.
+    const asked = ir.reasoning !== undefined && ir.reasoning.mode !== 'disabled' && ir.reasoning.effort !== 'none';
+    reasoning ||= asked;
     const thought = reasoning ? { reasoning: 'Checking the first file.' } : {};
     if (turn === 0) return { kind: 'tool_calls', calls: [{ name: tool.name, arguments: tool.args(files.a) }], ...thought };
     if (turn === 1) return { kind: 'tool_calls', calls: [{ name: tool.name, arguments: tool.args(files.b) }, { name: tool.name, arguments: tool.args(files.c) }], ...(reasoning ? { reasoning: 'Now the other two, at once.' } : {}) };

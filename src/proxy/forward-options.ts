@@ -2,7 +2,7 @@
  * What one forwarded exchange carries: the options of the forwarding
  * functions, and the log entry they fill in.
  */
-import type { FormatId } from '../core/ir.ts';
+import type { FormatId, Request } from '../core/ir.ts';
 import type { LossCollector } from '../core/losses.ts';
 import type { Cancel, UpstreamCall } from './exchange.ts';
 import type { Route } from './routes.ts';
@@ -36,4 +36,6 @@ export interface ForwardOptions {
   transcoder: Transcoder | undefined;
   /** Set here: the answer is the upstream's stream passed through unconverted (the log reads its events on the way). */
   passedThrough: boolean;
+  /** Changes a converted request needs before it is encoded (what the caller's vendor headers mean there, see vendor-headers.ts). */
+  adjust: ((request: Request) => void) | undefined;
 }

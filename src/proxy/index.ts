@@ -17,6 +17,7 @@ import { countUrl, routeFor, upstreamUrl, type Route } from './routes.ts';
 import { forwardToUpstream } from './forward.ts';
 import { forwardCount } from './forward-count.ts';
 import type { ForwardOptions, ProxyLogEntry } from './forward-options.ts';
+import { vendorHeaders } from './vendor-headers.ts';
 import { createSigV4Signer, type AwsCredentials, type RequestSigner } from './sigv4.ts';
 import { eventTap, watchedBody, type BodyEnd } from './answer-watch.ts';
 import { combineSinks, noteLosses, noteStreamEvent, requestIdOf, type AttemptRecord, type TelemetrySink } from '../telemetry/record.ts';
@@ -237,6 +238,9 @@ export function createExchange(config: ProxyConfig): Exchange {
       if (upstream.dialect !== undefined) attempt.dialect = upstream.dialect;
       if (server !== undefined) attempt.server = server;
       entry.attempts = [attempt];
+      const losses = new LossCollector();
+      const vendor = vendorHeaders((name) => request.header(name), route.format, upstream.format, upstream.dialect);
+      if (route.format !== upstream.format) vendor.report(losses);
       forward = {
         route,
         text,
@@ -244,17 +248,19 @@ export function createExchange(config: ProxyConfig): Exchange {
         // Every field set, absent ones as undefined: one object shape for every request.
         dialect: upstream.dialect,
         url: route.generate === true && upstream.format === 'ollama' ? generateUrl : url,
-        headers: fixedHeaders ?? { ...upstreamAuthHeaders(upstream.format, credential), ...extraHeaders },
+        // The caller's vendor headers replace the defaults (anthropic-version), not what the operator configured.
+        headers: vendor.headers === undefined ? (fixedHeaders ?? { ...upstreamAuthHeaders(upstream.format, credential), ...extraHeaders }) : { ...(fixedHeaders ?? upstreamAuthHeaders(upstream.format, credential)), ...vendor.headers, ...extraHeaders },
         sign: aws.sign,
         mapModel,
         call,
         timeoutMs,
         signal: request.signal,
         entry,
-        losses: new LossCollector(),
+        losses,
         redact: redactSecrets,
         transcoder: undefined,
         passedThrough: false,
+        adjust: vendor.adjust === undefined ? undefined : (ir) => vendor.adjust?.(ir, losses),
       };
       return finish(await (route.count === true ? forwardCount(forward, countingUrl) : forwardToUpstream(forward)));
     } catch (error) {

@@ -14,7 +14,7 @@ import { mkdtempSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { FormatId, Message, Part, Request } from '../../src/core/ir.ts';
-import { decodeRequest } from '../../src/core/convert.ts';
+import { decodeRequest } from '../../src/formats/convert.ts';
 import { startStrictUpstream, type Behaviour, type StrictRequest, type StrictUpstream } from '../support/strict/index.ts';
 
 export const UPSTREAMS: FormatId[] = ['anthropic', 'openai-chat', 'openai-responses', 'gemini', 'bedrock-converse', 'ollama'];

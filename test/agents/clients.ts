@@ -133,3 +133,78 @@ export function geminiRun(script: string) {
     };
   };
 }
+
+/** opencode's native binary from its platform package (`opencode-ai`'s bin is a launcher its postinstall sets up). */
+export function opencodeBinary(): { path?: string; skip?: string } {
+  const platform = `opencode-${process.platform}-${process.arch}`;
+  const dir = packageDir(platform);
+  if (dir === undefined) return { skip: `${platform} is not installed (no opencode binary for this platform)` };
+  const path = join(dir, 'bin', process.platform === 'win32' ? 'opencode.exe' : 'opencode');
+  return existsSync(path) ? { path } : { skip: `${path} is missing` };
+}
+
+export const OPENCODE_READ: ReadTool = { name: 'read', args: (path) => ({ filePath: path }) };
+
+/** The ai-sdk providers opencode has built in, each speaking its vendor's format to the proxy. */
+export const OPENCODE_PROVIDERS = {
+  anthropic: { npm: '@ai-sdk/anthropic', path: '/v1', model: 'claude-sonnet-4-5', thinking: { thinking: { type: 'enabled', budgetTokens: 2048 } } },
+  openai: { npm: '@ai-sdk/openai', path: '/v1', model: 'gpt-5.1', thinking: { reasoningEffort: 'high', reasoningSummary: 'auto' } },
+  google: { npm: '@ai-sdk/google', path: '/v1beta', model: 'gemini-3-flash-preview', thinking: { thinkingConfig: { includeThoughts: true, thinkingLevel: 'high' } } },
+  'openai-compatible': { npm: '@ai-sdk/openai-compatible', path: '/v1', model: 'gpt-5.1', thinking: { reasoningEffort: 'high' } },
+} as const;
+export type OpencodeProvider = keyof typeof OPENCODE_PROVIDERS;
+
+/**
+ * `opencode run --format json` with one provider in OPENCODE_CONFIG_CONTENT
+ * pointed at the proxy, every permission allowed, and the models.dev fetch,
+ * autoupdate, sharing, default plugins and LSP downloads off.
+ */
+export function opencodeRun(binary: string, provider: OpencodeProvider) {
+  return (setup: CellSetup): ClientRun => {
+    const spec = OPENCODE_PROVIDERS[provider];
+    const config = {
+      $schema: 'https://opencode.ai/config.json',
+      autoupdate: false,
+      share: 'disabled',
+      permission: { '*': 'allow' },
+      provider: {
+        interlingua: {
+          npm: spec.npm,
+          name: 'interlingua',
+          options: { baseURL: `${setup.proxy}${spec.path}`, apiKey: 'dummy-key' },
+          models: { [spec.model]: { name: spec.model, tool_call: true, reasoning: setup.reasoning, limit: { context: 200000, output: 8192 }, ...(setup.reasoning ? { options: spec.thinking } : {}) } },
+        },
+      },
+    };
+    return {
+      command: binary,
+      args: ['run', ...(process.env['OC_DEBUG'] ? ['--print-logs', '--log-level', 'DEBUG'] : []), '--format', 'json', '-m', `interlingua/${spec.model}`, setup.prompt],
+      env: {
+        ...isolatedEnv(setup.home),
+        OPENCODE_CONFIG_CONTENT: JSON.stringify(config),
+        OPENCODE_DISABLE_MODELS_FETCH: '1',
+        OPENCODE_DISABLE_AUTOUPDATE: '1',
+        OPENCODE_DISABLE_SHARE: '1',
+        OPENCODE_DISABLE_DEFAULT_PLUGINS: '1',
+        OPENCODE_DISABLE_LSP_DOWNLOAD: '1',
+        OPENCODE_DISABLE_CLAUDE_CODE: '1',
+        OPENCODE_DISABLE_PROJECT_CONFIG: '1',
+        OPENCODE_PURE: '1',
+      },
+      cwd: setup.work,
+    };
+  };
+}
+
+/** The Agents SDK's read tool (agents-sdk-client.ts). */
+export const AGENTS_READ: ReadTool = { name: 'read_file', args: (path) => ({ path }) };
+
+/** The OpenAI Agents SDK script, with tsx, over the Responses or Chat model, streamed or not. */
+export function agentsRun(api: 'responses' | 'chat', stream: boolean) {
+  return (setup: CellSetup): ClientRun => ({
+    command: process.execPath,
+    args: ['--import', 'tsx', join(ROOT, 'test/agents/agents-sdk-client.ts')],
+    env: { ...isolatedEnv(setup.home), AGENT_PROXY: setup.proxy, AGENT_API: api, AGENT_STREAM: stream ? '1' : '0', AGENT_REASONING: setup.reasoning ? '1' : '0', AGENT_PROMPT: setup.prompt.replace('alpha.txt', `${setup.work}/alpha.txt`).replace('bravo.txt', `${setup.work}/bravo.txt`).replace('charlie.txt', `${setup.work}/charlie.txt`), OPENAI_AGENTS_DISABLE_TRACING: '1' },
+    cwd: ROOT,
+  });
+}

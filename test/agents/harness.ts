@@ -133,10 +133,28 @@ export async function startServe(upstream: StrictUpstream): Promise<{ url: strin
   return { url, child, log: () => log };
 }
 
+/** The process groups of the clients still running, killed if this process ends first (they run detached). */
+const live = new Set<number>();
+const killLive = () => {
+  for (const pid of live) {
+    try {
+      process.kill(-pid, 'SIGKILL');
+    } catch {
+      // already gone
+    }
+  }
+};
+process.once('exit', killLive);
+process.once('SIGTERM', () => {
+  killLive();
+  process.exit(143);
+});
+
 /** Run `command` with `env`, killed (process group) after `timeoutMs`. */
 export function runProcess(run: ClientRun, timeoutMs: number): Promise<{ stdout: string; stderr: string; code: number | null; timedOut: boolean }> {
   return new Promise((done) => {
     const child = spawn(run.command, run.args, { env: run.env, cwd: run.cwd, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    if (child.pid !== undefined) live.add(child.pid);
     let stdout = '';
     let stderr = '';
     let timedOut = false;
@@ -156,6 +174,7 @@ export function runProcess(run: ClientRun, timeoutMs: number): Promise<{ stdout:
     child.on('close', (code) => {
       clearTimeout(timer);
       kill();
+      if (child.pid !== undefined) live.delete(child.pid);
       done({ stdout, stderr, code, timedOut });
     });
   });

@@ -5,18 +5,16 @@
  */
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { isolatedEnv, ROOT, type CellSetup, type ClientRun, type ReadTool } from './harness.ts';
 
 const require = createRequire(join(ROOT, 'package.json'));
 
 /** The directory of an installed package, or `undefined`. */
 export function packageDir(name: string): string | undefined {
-  try {
-    return dirname(require.resolve(`${name}/package.json`));
-  } catch {
-    return undefined;
-  }
+  // By the lookup paths, not `require.resolve(name/package.json)`: packages whose exports map leaves package.json out (`@openai/agents`) refuse that.
+  for (const base of require.resolve.paths(name) ?? []) if (existsSync(join(base, name, 'package.json'))) return join(base, name);
+  return undefined;
 }
 
 /** Claude Code's native binary from its platform package (the main package's bin is a placeholder its postinstall replaces). */

@@ -2,7 +2,7 @@
  * What one forwarded exchange carries: the options of the forwarding
  * functions, and the log entry they fill in.
  */
-import type { FormatId } from '../core/ir.ts';
+import type { FormatId, Request } from '../core/ir.ts';
 import type { LossCollector } from '../core/losses.ts';
 import type { Cancel, Deadline, ProxyLogEntry, UpstreamCall } from './exchange.ts';
 import type { Route } from './routes.ts';
@@ -46,4 +46,6 @@ export interface ForwardOptions {
   maxTokensDefault: number | undefined;
   /** The secrets {@link redact} removes, for the byte redactor of a same-format stream. */
   secrets: readonly (string | undefined)[];
+  /** Changes a converted request needs before it is encoded (what the caller's vendor headers mean there, see vendor-headers.ts). */
+  adjust: ((request: Request) => void) | undefined;
 }

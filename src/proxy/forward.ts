@@ -80,6 +80,7 @@ function prepare(options: ForwardOptions, body: JsonObject): Prepared {
     ir.model = mapped;
     options.entry.upstreamModel = mapped;
   }
+  options.adjust?.(ir);
   const upstreamStreams = wantsStream && streamable(upstream, route.format);
   // A Chat upstream reports a stream's usage only when asked, which the caller's answer needs (every other format always reports it).
   if (upstreamStreams) {

@@ -17,6 +17,7 @@ import { countUrl, routeFor, upstreamUrl, type Route } from './routes.ts';
 import { forwardToUpstream } from './forward.ts';
 import { forwardCount } from './forward-count.ts';
 import type { ForwardOptions, ProxyLogEntry } from './forward-options.ts';
+import { vendorHeaders, type VendorHeaders } from './vendor-headers.ts';
 import { createSigV4Signer, type AwsCredentials, type RequestSigner } from './sigv4.ts';
 import { eventTap, watchedBody, type BodyEnd } from './answer-watch.ts';
 import { combineSinks, noteLosses, noteStreamEvent, requestIdOf, type AttemptRecord, type TelemetrySink } from '../telemetry/record.ts';
@@ -309,8 +310,11 @@ export function createExchange(config: ProxyConfig): Exchange {
       if (upstream.dialect !== undefined) attempt.dialect = upstream.dialect;
       if (server !== undefined) attempt.server = server;
       entry.attempts = [attempt];
+      const losses = new LossCollector();
+      const vendor = vendorHeaders((name) => request.header(name), route.format, upstream.format, upstream.dialect);
+      if (route.format !== upstream.format) vendor.report(losses);
       deadline = deadlineMs === undefined ? undefined : new Deadline(request.signal, deadlineMs);
-      forward = forwardOptions(request, route, entry, text, passThrough ? credential : undefined, deadline);
+      forward = forwardOptions(request, route, entry, text, passThrough ? credential : undefined, deadline, vendor, losses);
       const answer = await (route.count === true ? forwardCount(forward, countingUrl) : forwardToUpstream(forward));
       // A whole answer is done; a stream keeps its deadline running to its end.
       if (typeof answer.body === 'string') deadline?.clear();
@@ -331,7 +335,7 @@ export function createExchange(config: ProxyConfig): Exchange {
   }
 
   /** The options of forwarding one read request (its caller already checked). */
-  function forwardOptions(request: Inbound, route: Route, entry: ProxyLogEntry, text: string, passedKey: string | undefined, deadline: Deadline | undefined): ForwardOptions {
+  function forwardOptions(request: Inbound, route: Route, entry: ProxyLogEntry, text: string, passedKey: string | undefined, deadline: Deadline | undefined, vendor: VendorHeaders, losses: LossCollector): ForwardOptions {
     return {
       route,
       text,
@@ -339,7 +343,8 @@ export function createExchange(config: ProxyConfig): Exchange {
       // Every field set, absent ones as undefined: one object shape for every request.
       dialect: upstream.dialect,
       url: route.generate === true && upstream.format === 'ollama' ? generateUrl : url,
-      headers: fixedHeaders ?? { ...upstreamAuthHeaders(upstream.format, passedKey), ...extraHeaders },
+      // The caller's vendor headers replace the defaults (anthropic-version), not what the operator configured.
+      headers: vendor.headers === undefined ? (fixedHeaders ?? { ...upstreamAuthHeaders(upstream.format, passedKey), ...extraHeaders }) : { ...(fixedHeaders ?? upstreamAuthHeaders(upstream.format, passedKey)), ...vendor.headers, ...extraHeaders },
       sign: aws.sign,
       mapModel: request.upstreamModel === undefined ? mapModel : fixedModel(request.upstreamModel),
       call,
@@ -348,7 +353,7 @@ export function createExchange(config: ProxyConfig): Exchange {
       stalledReaderMs,
       signal: deadline ?? request.signal,
       entry,
-      losses: new LossCollector(),
+      losses,
       // The caller's own key, where it goes upstream, is redacted from what comes back too.
       redact: passedKey === undefined ? redactSecrets : (value: string) => redact(value, [...secrets, passedKey]),
       secrets: passedKey === undefined ? secrets : [...secrets, passedKey],
@@ -356,6 +361,7 @@ export function createExchange(config: ProxyConfig): Exchange {
       passedThrough: false,
       strict: request.strict ?? config.strict === true,
       maxTokensDefault: config.maxTokensDefault,
+      adjust: vendor.adjust === undefined ? undefined : (ir) => vendor.adjust?.(ir, losses),
     };
   }
 }

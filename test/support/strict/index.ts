@@ -49,7 +49,7 @@ import { bedrockConverse } from './bedrock-converse.ts';
 import { ollama } from './ollama.ts';
 import { verifySigV4 } from './sigv4-check.ts';
 
-export type { ScriptedAnswer, ScriptedCall, Refusal } from './core.ts';
+export type { ScriptedAnswer, ScriptedCall, Refusal, StrictRequest } from './core.ts';
 
 const VENDORS: Record<FormatId, StrictVendor> = {
   anthropic,
@@ -74,6 +74,8 @@ export interface StrictOptions {
   model?: string;
   /** Bedrock only: check each request's SigV4 signature against these credentials. */
   bedrock?: { credentials: AwsCredentials; region: string };
+  /** Picks the answer from the request, ahead of the script (`undefined`: the script answers); for clients whose side requests come in no fixed order. */
+  choose?: (request: StrictRequest) => Behaviour | undefined;
 }
 
 /** One request as the emulator received it. */
@@ -193,7 +195,7 @@ export async function startStrictUpstream(options: StrictOptions): Promise<Stric
     const refusal = received.refusal ?? (vendor.isGeneration(request) ? vendor.validate(request, state.issued) : undefined);
     if (refusal !== undefined) received.refusal = refusal;
     if (received.refusal !== undefined) return send(response, received.refusal.status, received.refusal.body, received.refusal.headers);
-    answer(request, raw, response, state.script.shift() ?? state.behaviour);
+    answer(request, raw, response, options.choose?.(request) ?? state.script.shift() ?? state.behaviour);
   };
 
   const server: Server = createServer((request, response) => {

@@ -136,7 +136,8 @@ export function geminiRun(script: string) {
 export function opencodeBinary(): { path?: string; skip?: string } {
   const platform = `opencode-${process.platform}-${process.arch}`;
   const dir = packageDir(platform);
-  if (dir === undefined) return { skip: `${platform} is not installed (no opencode binary for this platform)` };
+  // opencode-ai is not a dev dependency: its macOS and Windows platform packages are missing from the registry this project installs from, so npm cannot lock it and `npm ci` refuses the lock file. Installed by hand (`npm install --no-save opencode-ai`), its cells run.
+  if (dir === undefined) return { skip: `${platform} is not installed: opencode-ai is no dev dependency (its macOS and Windows platform packages are missing from this registry, so npm ci refuses a lock with it); npm install --no-save opencode-ai to run these cells` };
   const path = join(dir, 'bin', process.platform === 'win32' ? 'opencode.exe' : 'opencode');
   return existsSync(path) ? { path } : { skip: `${path} is missing` };
 }

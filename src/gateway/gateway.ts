@@ -9,7 +9,7 @@
  */
 import { InterlinguaError } from '../core/errors.ts';
 import type { ApiError, FormatId } from '../core/ir.ts';
-import { createExchange, type ProxyConfig } from '../proxy/index.ts';
+import { createExchange, InflightBudget, type ProxyConfig } from '../proxy/index.ts';
 import { callerCredential, constantTimeEqual } from '../proxy/auth.ts';
 import { errorAnswer } from '../proxy/errors.ts';
 import { jsonAnswer } from '../proxy/exchange.ts';
@@ -36,7 +36,7 @@ interface Upstream {
   exchange: Exchange;
 }
 
-function proxyConfigOf(upstream: GatewayUpstream, config: GatewayConfig): ProxyConfig {
+function proxyConfigOf(upstream: GatewayUpstream, config: GatewayConfig, budget: InflightBudget): ProxyConfig {
   const proxy: ProxyConfig = {
     upstream: {
       format: upstream.format,
@@ -48,6 +48,7 @@ function proxyConfigOf(upstream: GatewayUpstream, config: GatewayConfig): ProxyC
       ...(upstream.headers === undefined ? {} : { headers: upstream.headers }),
     },
     maxBodyBytes: config.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
+    budget,
   };
   const timeoutMs = upstream.timeoutMs ?? config.timeoutMs;
   if (timeoutMs !== undefined) proxy.timeoutMs = timeoutMs;
@@ -111,7 +112,7 @@ function wait(ms: number, signal: Cancel): Promise<void> {
 
 /** The caller's request as one attempt sees it: the body already read, the target's model, the route's strictness. */
 function attemptInbound(request: Inbound, text: string, model: string | undefined, strict: boolean, signal: Cancel, report: ((entry: ProxyLogEntry) => void) | undefined): Inbound {
-  const inbound: Inbound = { method: request.method, pathname: request.pathname, query: request.query, header: request.header, text: () => Promise.resolve(text), signal, strict };
+  const inbound: Inbound = { method: request.method, pathname: request.pathname, query: request.query, header: request.header, text: () => Promise.resolve(text), signal, strict, budgeted: true };
   if (model !== undefined) inbound.upstreamModel = model;
   if (report !== undefined) inbound.report = report;
   return inbound;
@@ -120,9 +121,11 @@ function attemptInbound(request: Inbound, text: string, model: string | undefine
 /** Create the gateway's transport-neutral exchange (what its fetch handler and the Node adapter run). */
 export function createGatewayExchange(config: GatewayConfig): Exchange {
   const upstreams = new Map<string, Upstream>();
+  // One in-flight budget for every upstream's proxy: the bound is the gateway's, not one per upstream.
+  const budget = new InflightBudget(config.limits?.maxInflightBytes);
   for (const [name, upstream] of Object.entries(config.upstreams)) {
     try {
-      upstreams.set(name, { name, format: upstream.format, exchange: createExchange(proxyConfigOf(upstream, config)) });
+      upstreams.set(name, { name, format: upstream.format, exchange: createExchange(proxyConfigOf(upstream, config, budget)) });
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
       throw new InterlinguaError('invalid_value', `upstreams.${name}: ${message}`, { path: `/upstreams/${name}` });
@@ -194,19 +197,29 @@ export function createGatewayExchange(config: GatewayConfig): Exchange {
     entry.ingress = format;
     if (!authorized) return done(errorAnswer(format, { type: 'authentication', message: 'missing or wrong proxy token' }), undefined, 'missing or wrong proxy token');
     if (direct !== undefined && !observing) return done(await once(request, direct, state));
-    const text = await request.text(maxBodyBytes);
-    if (text === undefined) return done(errorAnswer(format, { type: 'request_too_large', message: `request body is larger than ${maxBodyBytes} bytes` }));
-    const model = ingress.model ?? (router.single === undefined ? modelOf(text) : undefined);
-    const route = router.single ?? router.route(model);
-    if (route === undefined) {
+    // The body read here is held in the budget (its declared length while read) through every attempt; the attempts' proxies take none for it.
+    let held = Math.min(maxBodyBytes, Number(request.header('content-length') ?? '0') || 0);
+    if (!budget.take(held)) return done(budget.refusal(format), undefined, 'over the in-flight budget');
+    try {
+      const text = await request.text(maxBodyBytes);
+      if (text === undefined) return done(errorAnswer(format, { type: 'request_too_large', message: `request body is larger than ${maxBodyBytes} bytes` }));
+      const fits = budget.resize(held, text.length);
+      held = text.length;
+      if (!fits) return done(budget.refusal(format), undefined, 'over the in-flight budget');
+      const model = ingress.model ?? (router.single === undefined ? modelOf(text) : undefined);
+      const route = router.single ?? router.route(model);
+      if (route === undefined) {
+        if (model !== undefined) entry.model = model;
+        const error = noRoute(format, model);
+        return done(errorAnswer(format, error), undefined, error.message);
+      }
+      entry.route = route.name;
       if (model !== undefined) entry.model = model;
-      const error = noRoute(format, model);
-      return done(errorAnswer(format, error), undefined, error.message);
+      const observation = observing ? observer.startRequest({ method: request.method, path: pathname, ingress: format, ...(model === undefined ? {} : { model }), route: route.name }) : undefined;
+      return done(await attempt(request, text, route, format, started, state, observation), observation);
+    } finally {
+      budget.give(held);
     }
-    entry.route = route.name;
-    if (model !== undefined) entry.model = model;
-    const observation = observing ? observer.startRequest({ method: request.method, path: pathname, ingress: format, ...(model === undefined ? {} : { model }), route: route.name }) : undefined;
-    return done(await attempt(request, text, route, format, started, state, observation), observation);
   };
 
   /**

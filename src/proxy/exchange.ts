@@ -100,6 +100,8 @@ export interface Inbound {
   strict?: boolean;
   /** Called with this request's log entry when it is done, besides the proxy's `log` (a layer above the proxy reads it). */
   report?: (entry: ProxyLogEntry) => void;
+  /** The layer above read the body and holds its bytes in the shared in-flight budget (`ProxyConfig.budget`): the proxy takes none for it. */
+  budgeted?: boolean;
 }
 
 /** Where a {@link ByteSource} delivers its bytes: chunks, then exactly one of `end` or `fail`. */

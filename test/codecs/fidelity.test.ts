@@ -8,7 +8,11 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { convertRequest, convertResponse, convertStream, decodeResponse } from '../../src/index.ts';
 import type { FormatId } from '../../src/index.ts';
+import OpenAI from 'openai';
 import { SpecValidators } from '../support/spec-schemas.ts';
+import { startStrictUpstream } from '../support/strict/index.ts';
+import { withProxy } from '../support/proxy-server.ts';
+import { createNodeFetch } from '../../src/node/fetch.ts';
 
 const test = suite('fidelity');
 const validators = new SpecValidators();
@@ -397,6 +401,31 @@ test('10. a streamed Responses answer from another format echoes the request in 
     assert.is(response?.['temperature'], 0.2);
     assert.equal(response?.['tool_choice'], responsesRequest.tool_choice);
     for (const key of ECHO_FIELDS) assert.ok(key in (response ?? {}), key);
+  }
+});
+
+test('10. a whole upstream answer to a streaming Responses caller: the stream made from it echoes the request as a streamed answer does', async () => {
+  // Claude answered whole although the caller asked for a stream (as a gateway or cache in front of it may): the proxy replays it as a stream.
+  const upstream = await startStrictUpstream({ format: 'anthropic', behaviour: { kind: 'raw', status: 200, contentType: 'application/json', text: JSON.stringify(anthropicAnswer) } });
+  try {
+    await withProxy({ upstream: { format: 'anthropic', baseUrl: upstream.url, apiKey: 'k' }, modelMap: { '*': 'claude-sonnet-4-5' }, fetch: createNodeFetch() }, async (url) => {
+      const client = new OpenAI({ baseURL: `${url}/v1`, apiKey: 'caller', maxRetries: 0 });
+      const envelopes: { type: string; response: Record<string, unknown> }[] = [];
+      for await (const event of await client.responses.create({ ...responsesRequest, stream: true } as never) as unknown as AsyncIterable<{ type: string; response?: Record<string, unknown> }>) {
+        if (event.response !== undefined) envelopes.push({ type: event.type, response: event.response });
+      }
+      assert.equal(envelopes.map((event) => event.type), ['response.created', 'response.in_progress', 'response.completed']);
+      for (const { response } of envelopes) {
+        assert.is(response['temperature'], 0.2);
+        assert.is(response['max_output_tokens'], 500);
+        assert.equal(response['tools'], responsesRequest.tools);
+        assert.equal(response['tool_choice'], responsesRequest.tool_choice);
+        for (const key of ECHO_FIELDS) assert.ok(key in response, key);
+      }
+      assert.is(specErrors('openai-responses', 'response', envelopes.at(-1)?.response), '[]');
+    });
+  } finally {
+    await upstream.close();
   }
 });
 

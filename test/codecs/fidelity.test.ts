@@ -404,6 +404,36 @@ test('10. a streamed Responses answer from another format echoes the request in 
   }
 });
 
+test('10. streamed output_text from another format carries logprobs: [] on its parts, deltas, done events and items, as OpenAI\'s streams do; every event is a ResponseStreamEvent of the spec', async () => {
+  const message = { ...anthropicAnswer, content: [], stop_reason: null, usage: { input_tokens: 20, output_tokens: 1 } };
+  const events = [
+    ['message_start', { type: 'message_start', message }],
+    ...[0, 1].flatMap((index) => [
+      ['content_block_start', { type: 'content_block_start', index, content_block: { type: 'text', text: '' } }],
+      ['content_block_delta', { type: 'content_block_delta', index, delta: { type: 'text_delta', text: `Part ${index}.` } }],
+      ['content_block_stop', { type: 'content_block_stop', index }],
+    ]),
+    ['message_delta', { type: 'message_delta', delta: { stop_reason: 'end_turn', stop_sequence: null }, usage: { output_tokens: 9 } }],
+    ['message_stop', { type: 'message_stop' }],
+  ] as const;
+  const sse = events.map(([name, data]) => `event: ${name}\ndata: ${JSON.stringify(data)}\n\n`).join('');
+  const text = await new Response(convertStream(new Response(sse).body as ReadableStream<Uint8Array>, { from: 'anthropic', to: 'openai-responses', request: responsesRequest })).text();
+  const objects = text.split('\n').filter((line) => line.startsWith('data: ')).map((line) => JSON.parse(line.slice(6)) as Record<string, unknown> & { type: string });
+  const texts: unknown[] = [];
+  for (const event of objects) {
+    assert.is(validators.validateAs('openai', 'ResponseStreamEvent', event), undefined, event.type);
+    if (event.type === 'response.output_text.delta' || event.type === 'response.output_text.done') texts.push(event['logprobs']);
+    const part = event['part'] as Record<string, unknown> | undefined;
+    if (part !== undefined) texts.push(part['logprobs']);
+    const item = (event['item'] ?? undefined) as { content?: Record<string, unknown>[] } | undefined;
+    for (const content of item?.content ?? []) texts.push(content['logprobs']);
+    const response = event['response'] as { output: { content?: Record<string, unknown>[] }[] } | undefined;
+    for (const output of response?.output ?? []) for (const content of output.content ?? []) texts.push(content['logprobs']);
+  }
+  // Per part: content_part.added, delta, done, content_part.done, output_item.done; then both in response.completed.
+  assert.equal(texts, Array.from({ length: 12 }, () => []));
+});
+
 test('10. a whole upstream answer to a streaming Responses caller: the stream made from it echoes the request as a streamed answer does', async () => {
   // Claude answered whole although the caller asked for a stream (as a gateway or cache in front of it may): the proxy replays it as a stream.
   const upstream = await startStrictUpstream({ format: 'anthropic', behaviour: { kind: 'raw', status: 200, contentType: 'application/json', text: JSON.stringify(anthropicAnswer) } });

@@ -48,6 +48,9 @@ function withHints(part: Part, fields: JsonObject): Part {
   return { ...part, extensions } as Part;
 }
 
+/** The hint a foreign text part is written with: its output_text carries the empty `logprobs` OpenAI's own text parts carry. */
+const FOREIGN_TEXT: JsonObject = { $emptyLogprobs: true };
+
 function stringOr(value: unknown, fallback: string): string {
   return typeof value === 'string' ? value : fallback;
 }
@@ -128,6 +131,8 @@ export class OutputWriter extends DeltaWriter {
       this.openMessage = message;
       out.push({ type: 'response.output_item.added', output_index: outputIndex, item: added });
     }
+    // OpenAI's output_text parts carry `logprobs` (the spec requires it, its streams send `[]`): another format's text has none to give.
+    if (foreign && working.type === 'text') working = withHints(working, FOREIGN_TEXT);
     const contentIndex = message.parts.length;
     message.parts.push(index);
     const slot: PartSlot = { index, kind, item: message, contentIndex, part: working, foreign, summary: undefined, reasoningText: false, textAsSummary: false, ended: false };
@@ -206,6 +211,7 @@ export class OutputWriter extends DeltaWriter {
       part = { ...part, id: slot.part.id };
     }
     if (own === undefined) return part;
+    if (own['$emptyLogprobs'] === true) part = withHints(part, FOREIGN_TEXT);
     if (own['$item'] !== undefined) return withHints(part, { $item: { ...(own['$item'] as JsonObject), status: 'completed' } });
     if (own['$id'] !== undefined) return withHints(part, { $id: own['$id'], $status: 'completed' });
     return part;

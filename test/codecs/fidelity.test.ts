@@ -434,6 +434,32 @@ test('10. streamed output_text from another format carries logprobs: [] on its p
   assert.equal(texts, Array.from({ length: 12 }, () => []));
 });
 
+test('10. a Chat answer from another format carries system_fingerprint: null, whole and in every chunk, as OpenAI\'s own do; a Chat body without one and a dialect\'s answer get none', async () => {
+  const whole = convertResponse(anthropicAnswer, { from: 'anthropic', to: 'openai-chat' }).body as Record<string, unknown>;
+  assert.ok('system_fingerprint' in whole && whole['system_fingerprint'] === null, JSON.stringify(whole));
+  assert.is(specErrors('openai-chat', 'response', whole), '[]');
+  assert.not.ok('system_fingerprint' in (convertResponse(anthropicAnswer, { from: 'anthropic', to: 'openai-chat', dialect: 'deepseek' }).body as object));
+  // A gateway's Chat body without the field goes back as it came; OpenAI's fingerprint stays.
+  const gateway = { id: 'chatcmpl-1', object: 'chat.completion', created: 1, model: 'gpt-4o', choices: [{ index: 0, message: { role: 'assistant', content: 'Hi' }, finish_reason: 'stop' }] };
+  assert.equal(convertResponse(gateway, { from: 'openai-chat', to: 'openai-chat' }).body, gateway);
+  const fingerprinted = { ...gateway, system_fingerprint: 'fp_29330a9688' };
+  assert.equal(convertResponse(fingerprinted, { from: 'openai-chat', to: 'openai-chat' }).body, fingerprinted);
+  const message = { ...anthropicAnswer, content: [], stop_reason: null, usage: { input_tokens: 20, output_tokens: 1 } };
+  const events = [
+    ['message_start', { type: 'message_start', message }],
+    ['content_block_start', { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } }],
+    ['content_block_delta', { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'Checking.' } }],
+    ['content_block_stop', { type: 'content_block_stop', index: 0 }],
+    ['message_delta', { type: 'message_delta', delta: { stop_reason: 'end_turn', stop_sequence: null }, usage: { output_tokens: 9 } }],
+    ['message_stop', { type: 'message_stop' }],
+  ] as const;
+  const sse = events.map(([name, data]) => `event: ${name}\ndata: ${JSON.stringify(data)}\n\n`).join('');
+  const text = await new Response(convertStream(new Response(sse).body as ReadableStream<Uint8Array>, { from: 'anthropic', to: 'openai-chat' })).text();
+  const chunks = text.split('\n').filter((line) => line.startsWith('data: {')).map((line) => JSON.parse(line.slice(6)) as Record<string, unknown>);
+  assert.ok(chunks.length >= 3);
+  for (const chunk of chunks) assert.ok('system_fingerprint' in chunk && chunk['system_fingerprint'] === null, JSON.stringify(chunk));
+});
+
 test('10. a whole upstream answer to a streaming Responses caller: the stream made from it echoes the request as a streamed answer does', async () => {
   // Claude answered whole although the caller asked for a stream (as a gateway or cache in front of it may): the proxy replays it as a stream.
   const upstream = await startStrictUpstream({ format: 'anthropic', behaviour: { kind: 'raw', status: 200, contentType: 'application/json', text: JSON.stringify(anthropicAnswer) } });

@@ -335,6 +335,9 @@ for (const format of ['anthropic', 'gemini'] as const) {
         const client = new OpenAI({ baseURL: `${url}/v1`, apiKey: 'caller', maxRetries: 0 });
         const whole = await client.responses.create(REQUEST as never);
         assert.equal(whole.output.map((item) => [item.type, item.type === 'custom_tool_call' ? item.input : undefined]), [['custom_tool_call', PATCH]]);
+        // The item gets the id OpenAI would have given it (ctc_…), the same whole and streamed.
+        assert.is(whole.output[0]?.id, 'ctc_interlingua_0');
+        assert.equal(validators.validate('openai-responses', 'response', whole) ?? [], []);
 
         // The Responses stream helper: the deltas and the done event carry the text, the final response the call.
         const helper = client.responses.stream(REQUEST as never);
@@ -345,7 +348,7 @@ for (const format of ['anthropic', 'gemini'] as const) {
         const final = await helper.finalResponse();
         assert.is(deltas, PATCH);
         assert.is(done, PATCH);
-        assert.equal(final.output.map((item) => [item.type, item.type === 'custom_tool_call' ? [item.name, item.input] : undefined]), [['custom_tool_call', ['apply_patch', PATCH]]]);
+        assert.equal(final.output.map((item) => [item.type, item.id, item.type === 'custom_tool_call' ? [item.name, item.input] : undefined]), [['custom_tool_call', 'ctc_interlingua_0', ['apply_patch', PATCH]]]);
 
         const completion = await client.chat.completions.create(CHAT_REQUEST);
         const call = completion.choices[0]?.message.tool_calls?.[0];

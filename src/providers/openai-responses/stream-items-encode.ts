@@ -9,7 +9,7 @@
  * final part, and keeps those items for the terminal response.
  *
  * Parts of other formats get interlingua's item ids (`msg_interlingua_<n>`,
- * `rs_interlingua_<n>`, `fc_interlingua_<n>`); their reasoning text is
+ * `rs_interlingua_<n>`, `fc_interlingua_<n>`, `ctc_interlingua_<n>`); their reasoning text is
  * written as summary 0, as the non-streaming encoder writes it.
  *
  * @see https://platform.openai.com/docs/api-reference/responses-streaming
@@ -23,6 +23,7 @@ import { encodeOpenaiResponsesAnnotation } from './citations.ts';
 import { FORMAT, ownHint } from './shape.ts';
 import { DeltaWriter, setLogprobs, type ItemSlot, type PartKind, type PartSlot } from './stream-deltas-encode.ts';
 import { ANNOTATED, encodeItem, ITEM_OPEN, NO_NAME, SAME_ITEM, scratch, streamHint } from './stream-event.ts';
+import { callItemPrefix } from './tool-items.ts';
 
 function kindOf(part: Part): PartKind | undefined {
   switch (part.type) {
@@ -108,7 +109,7 @@ export class OutputWriter extends DeltaWriter {
       }
       case 'tool_call': {
         const initial: Part = { ...part, arguments: undefined, rawArguments: '' };
-        return foreign ? withHints(initial, { $id: `fc_interlingua_${outputIndex}`, $status: 'in_progress' }) : initial;
+        return foreign ? withHints(initial, { $id: `${callItemPrefix(part)}${outputIndex}`, $status: 'in_progress' }) : initial;
       }
       default:
         return part;

@@ -26,6 +26,8 @@ import { createOtelSink } from '../telemetry/otel.ts';
 import { PROMETHEUS_CONTENT_TYPE } from '../telemetry/metrics.ts';
 import { captureRequested, type CapturedContent } from '../telemetry/content.ts';
 import { parseBody } from '../formats/convert.ts';
+import type { StateStore } from '../store/store.ts';
+import { statefulExchange } from '../state/responses-exchange.ts';
 
 /** The upstream the proxy talks to. */
 export interface UpstreamConfig {
@@ -94,6 +96,18 @@ export interface ProxyConfig {
   maxTokensDefault?: number;
   /** Bounds on what one request, or all of them together, may hold (see docs/SECURITY.md). */
   limits?: ProxyLimits;
+  /**
+   * Where stateful Responses and Conversations live (`createMemoryStore()`,
+   * or another `StateStore`): with a store, `previous_response_id`,
+   * `conversation`, `store`, `GET`/`DELETE /v1/responses/{id}`,
+   * `…/input_items` and `/v1/conversations…` work in front of any upstream,
+   * each caller's entries under a hash of the credential its SDK sends
+   * (docs/DESIGN.md, "State"). Without one, a Responses upstream gets
+   * `previous_response_id` as sent and other upstreams report it lost.
+   */
+  store?: StateStore;
+  /** Seconds a stored response or conversation lives (default: the store's own, 30 days for the memory store). */
+  storeTtlSeconds?: number;
 }
 
 /** The proxy's resource limits beside `timeoutMs` and `maxBodyBytes`; each has a default. */
@@ -222,7 +236,7 @@ export function createExchange(config: ProxyConfig): Exchange {
   const capture = sink !== undefined && captureRequested(env);
   const operation = (route: Route) => operationName(upstream.format, route);
 
-  return async (request: Inbound): Promise<Answer> => {
+  const exchange = async (request: Inbound): Promise<Answer> => {
     const started = Date.now();
     const pathname = request.pathname;
     if (pathname === '/metrics' && config.metrics !== undefined) return metricsAnswer(request, config.metrics, config.inboundToken);
@@ -328,6 +342,7 @@ export function createExchange(config: ProxyConfig): Exchange {
       inflight -= held;
     }
   };
+  return config.store === undefined ? exchange : statefulExchange(exchange, { store: config.store, ...(config.storeTtlSeconds === undefined ? {} : { ttlSeconds: config.storeTtlSeconds }), admit: admitter(config), maxBodyBytes });
 
   /** The 503 of a request over the in-flight budget. */
   function busyAnswer(format: FormatId): Answer {
@@ -364,6 +379,17 @@ export function createExchange(config: ProxyConfig): Exchange {
       adjust: vendor.adjust === undefined ? undefined : (ir) => vendor.adjust?.(ir, losses),
     };
   }
+}
+
+/** The stateful layer's token check: the proxy's own rule (see `ProxyConfig.inboundToken`), answered in the Responses error shape. */
+function admitter(config: ProxyConfig): (request: Inbound) => Answer | undefined {
+  const token = config.inboundToken;
+  const passThrough = config.upstream.passThroughAuth === true;
+  return (request) => {
+    if (token === undefined) return undefined;
+    const presented = request.header(TOKEN_HEADER) ?? (passThrough ? undefined : callerCredential(request));
+    return constantTimeEqual(presented ?? '', token) ? undefined : errorAnswer('openai-responses', { type: 'authentication', message: 'missing or wrong proxy token' });
+  };
 }
 
 /** The caller's request as the IR, for the spans' captured messages; nothing when it cannot be read (its conversion says why). */

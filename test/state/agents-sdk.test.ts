@@ -9,7 +9,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import OpenAI from 'openai';
-import { Agent, OpenAIResponsesModel, run, setTracingDisabled, tool } from '@openai/agents';
+import { Agent, OpenAIProvider, run, setTracingDisabled, tool } from '@openai/agents';
 import type { FormatId } from '../../src/core/ir.ts';
 import { createNodeFetch } from '../../src/node/fetch.ts';
 import { createMemoryStore } from '../../src/store/memory.ts';
@@ -45,7 +45,9 @@ for (const format of ['anthropic', 'openai-chat', 'gemini', 'bedrock-converse', 
         try {
           await withProxy({ upstream: { format, baseUrl: upstream.url, apiKey: 'upstream-secret' }, modelMap: { '*': 'test-model' }, fetch: createNodeFetch(), store: createMemoryStore() }, async (url) => {
             const client = new OpenAI({ apiKey: 'caller-key', baseURL: `${url}/v1`, maxRetries: 0 });
-            const agent = new Agent({ name: 'orders', instructions: 'Answer questions about orders.', model: new OpenAIResponsesModel(client, 'gpt-test'), tools: [lookupOrder] });
+            // The provider makes the SDK's own OpenAI client (its own `openai` version) on the proxy's URL.
+            const provider = new OpenAIProvider({ apiKey: 'caller-key', baseURL: `${url}/v1`, useResponses: true });
+            const agent = new Agent({ name: 'orders', instructions: 'Answer questions about orders.', model: await provider.getModel('gpt-test'), tools: [lookupOrder] });
             const conversationId = how === 'conversationId' ? (await client.conversations.create({})).id : undefined;
             const once = async (input: string, previousResponseId: string | undefined) => {
               const options = { maxTurns: 4, ...(conversationId === undefined ? {} : { conversationId }), ...(previousResponseId === undefined ? {} : { previousResponseId }) };

@@ -49,7 +49,7 @@ async function statefulProxy(format: FormatId, run: (url: string, upstream: Stri
 /** One turn through the SDK, whole or streamed; the response as the SDK reads it. */
 async function turn(client: OpenAI, params: OpenAI.Responses.ResponseCreateParamsNonStreaming, stream: boolean): Promise<OpenAI.Responses.Response> {
   if (!stream) return client.responses.create(params);
-  return client.responses.stream(params).finalResponse();
+  return client.responses.stream({ ...params, stream: true }).finalResponse();
 }
 
 /** The text of a response's output messages (the SDK's `output_text` is its own addition, not on every path). */
@@ -114,11 +114,11 @@ test('GET, input_items and DELETE through the SDK; a second credential gets 404 
     for (const attempt of [() => other.responses.retrieve(first.id), () => other.responses.delete(first.id), () => other.responses.inputItems.list(first.id)]) {
       const error = await attempt().then(() => undefined, (caught: unknown) => caught);
       assert.ok(error instanceof OpenAI.NotFoundError, 'another credential gets 404');
-      assert.equal((error as OpenAI.APIError).message, `404 Response with id '${first.id}' not found.`);
+      assert.equal((error as InstanceType<typeof OpenAI.APIError>).message, `404 Response with id '${first.id}' not found.`);
     }
     const chained = await other.responses.create({ model: 'gpt-test', previous_response_id: first.id, input: 'Go on.' }).then(() => undefined, (caught: unknown) => caught);
     assert.ok(chained instanceof OpenAI.BadRequestError);
-    assert.equal((chained as OpenAI.APIError).code, 'previous_response_not_found');
+    assert.equal((chained as InstanceType<typeof OpenAI.APIError>).code, 'previous_response_not_found');
     await client.responses.delete(first.id);
     const gone = await client.responses.retrieve(first.id).then(() => undefined, (caught: unknown) => caught);
     assert.ok(gone instanceof OpenAI.NotFoundError, 'deleted');

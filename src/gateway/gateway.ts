@@ -23,6 +23,7 @@ import { modelOf } from './model-of.ts';
 import { backoffMs, decide } from './retry.ts';
 import { createRouter, targetOrder, type Route } from './routing.ts';
 import { isHealthPath, serviceAnswer, type ListedModel, type ModelLists } from './service.ts';
+import { statefulExchange } from '../state/responses-exchange.ts';
 
 /** Header naming the upstream (by its configured name) that answered. */
 export const UPSTREAM_HEADER = 'x-interlingua-upstream';
@@ -151,7 +152,7 @@ export function createGatewayExchange(config: GatewayConfig): Exchange {
     return { type: 'not_found', status: 404, message: `no route of this gateway serves ${named}; it serves ${served.length === 0 ? 'no model by name' : served.join(', ')}` };
   };
 
-  return async (request: Inbound): Promise<Answer> => {
+  const exchange = async (request: Inbound): Promise<Answer> => {
     const started = Date.now();
     const pathname = request.pathname;
     const ingress = routeFor(pathname);
@@ -208,6 +209,7 @@ export function createGatewayExchange(config: GatewayConfig): Exchange {
     const observation = observing ? observer.startRequest({ method: request.method, path: pathname, ingress: format, ...(model === undefined ? {} : { model }), route: route.name }) : undefined;
     return done(await attempt(request, text, route, format, started, state, observation), observation);
   };
+  return stateful(exchange, config, maxBodyBytes);
 
   /**
    * A route of one target tried once, with no deadline, for every model (the
@@ -331,6 +333,19 @@ export function createGatewayExchange(config: GatewayConfig): Exchange {
       clearTimeout(timer);
     }
   }
+}
+
+/** The gateway's exchange with stateful Responses in front of all its upstreams, when a store is configured. */
+function stateful(exchange: Exchange, config: GatewayConfig, maxBodyBytes: number): Exchange {
+  const store = config.store;
+  if (store === undefined) return exchange;
+  if (typeof store === 'string') {
+    throw new InterlinguaError('invalid_value', `store "${store}" is a store's spec: open it first (openStore in src/node/open-store.ts, as interlingua serve does) and pass the StateStore`, { path: '/store' });
+  }
+  const token = config.inboundToken;
+  const admit = (request: Inbound): Answer | undefined =>
+    token === undefined || constantTimeEqual(callerCredential(request) ?? '', token) ? undefined : errorAnswer('openai-responses', { type: 'authentication', message: 'missing or wrong proxy token' });
+  return statefulExchange(exchange, { store, ...(config.storeTtlSeconds === undefined ? {} : { ttlSeconds: config.storeTtlSeconds }), admit, maxBodyBytes });
 }
 
 /** Create the gateway's fetch handler (it carries its exchange under `PROXY_EXCHANGE`, which the Node adapter runs directly). */

@@ -22,7 +22,7 @@ const TOOLS: OpenAI.Responses.FunctionTool[] = [
   { type: 'function', name: 'lookup_order', description: 'Look up an order.', parameters: { type: 'object', properties: { order_id: { type: 'string' } }, required: ['order_id'] }, strict: false },
 ];
 const SCRIPT: ScriptedAnswer[] = [
-  { kind: 'tool_calls', calls: [{ name: 'lookup_order', arguments: { order_id: 'A-18' } }] },
+  { kind: 'tool_calls', calls: [{ name: 'lookup_order', arguments: { order_id: 'A-18' } }], reasoning: 'The order needs a lookup.' },
   { kind: 'text', text: 'Order A-18 shipped on Monday.' },
   { kind: 'text', text: 'It should arrive on Thursday.' },
 ];
@@ -31,8 +31,9 @@ const FOLLOW_UP = 'When will it arrive?';
 
 /** The conversation's turns as the upstream's body holds them (its messages or contents, the system prompt aside). */
 function turnsOf(format: FormatId, body: Record<string, unknown>): number {
-  const list = (format === 'gemini' ? body['contents'] : format === 'openai-responses' ? body['input'] : body['messages']) as { role?: string }[] | undefined;
-  return (list ?? []).filter((entry) => entry.role !== 'system').length;
+  const list = (format === 'gemini' ? body['contents'] : format === 'openai-responses' ? body['input'] : body['messages']) as { role?: string; type?: string }[] | undefined;
+  // Responses reasoning items are items of their own; the other formats hold reasoning inside the assistant turn.
+  return (list ?? []).filter((entry) => entry.role !== 'system' && entry.type !== 'reasoning').length;
 }
 
 /** A strict `format` upstream answering the script, behind a proxy with a memory store, for the length of `run`. */
@@ -60,7 +61,7 @@ function textOf(response: OpenAI.Responses.Response): string {
 /** The three turns, chained by `previous_response_id` or by `conversation`; checks the upstream's view after each. */
 async function threeTurns(client: OpenAI, upstream: StrictUpstream, format: FormatId, how: 'previous' | 'conversation', stream: boolean): Promise<OpenAI.Responses.Response[]> {
   const conversation = how === 'conversation' ? (await client.conversations.create({ metadata: { topic: 'orders' } })).id : undefined;
-  const base = { model: 'gpt-test', tools: TOOLS, ...(conversation === undefined ? {} : { conversation }) };
+  const base = { model: 'gpt-test', tools: TOOLS, reasoning: { effort: 'medium' as const }, ...(conversation === undefined ? {} : { conversation }) };
   const first = await turn(client, { ...base, input: QUESTION }, stream);
   assert.match(first.id, /^resp_[A-Za-z0-9]{20,}$/);
   const call = first.output.find((item): item is OpenAI.Responses.ResponseFunctionToolCall => item.type === 'function_call');
@@ -102,10 +103,13 @@ test('GET, input_items and DELETE through the SDK; a second credential gets 404 
   statefulProxy('anthropic', async (url) => {
     const client = new OpenAI({ apiKey: 'caller-key', baseURL: `${url}/v1`, maxRetries: 0 });
     const other = new OpenAI({ apiKey: 'someone-else', baseURL: `${url}/v1`, maxRetries: 0 });
-    const first = await client.responses.create({ model: 'gpt-test', tools: TOOLS, input: QUESTION });
-    const fetched = await client.responses.retrieve(first.id);
+    const first = await client.responses.create({ model: 'gpt-test', tools: TOOLS, reasoning: { effort: 'medium' }, input: QUESTION });
+    const fetched = await client.responses.retrieve(first.id, { include: ['reasoning.encrypted_content'] });
     assert.equal(fetched.id, first.id);
     assert.equal(fetched.output, first.output);
+    const reasoning = (await client.responses.retrieve(first.id)).output.find((item) => item.type === 'reasoning');
+    assert.ok(reasoning !== undefined && reasoning.encrypted_content === undefined, 'without include, no encrypted reasoning (as OpenAI)');
+    assert.ok(first.output.some((item) => item.type === 'reasoning' && typeof item.encrypted_content === 'string'), 'the answer carried it');
     const items = await client.responses.inputItems.list(first.id);
     assert.equal(items.data.length, 1);
     const item = items.data[0];

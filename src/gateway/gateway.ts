@@ -115,6 +115,7 @@ function attemptInbound(request: Inbound, text: string, model: string | undefine
   const inbound: Inbound = { method: request.method, pathname: request.pathname, query: request.query, header: request.header, text: () => Promise.resolve(text), signal, strict };
   if (model !== undefined) inbound.upstreamModel = model;
   if (report !== undefined) inbound.report = report;
+  if (request.toolNames !== undefined) inbound.toolNames = request.toolNames;
   return inbound;
 }
 
@@ -223,6 +224,7 @@ export function createGatewayExchange(config: GatewayConfig): Exchange {
     const at = Date.now();
     const inbound: Inbound = { method: request.method, pathname: request.pathname, query: request.query, header: request.header, text: request.text, signal: request.signal, strict: route.strict };
     if (target.model !== undefined) inbound.upstreamModel = target.model;
+    if (request.toolNames !== undefined) inbound.toolNames = request.toolNames;
     if (log !== undefined) inbound.report = (reported) => (inner = reported);
     const answer = await upstream.exchange(inbound);
     answer.headers[UPSTREAM_HEADER] = upstream.name;

@@ -377,6 +377,7 @@ export function createExchange(config: ProxyConfig): Exchange {
       strict: request.strict ?? config.strict === true,
       maxTokensDefault: config.maxTokensDefault,
       adjust: vendor.adjust === undefined ? undefined : (ir) => vendor.adjust?.(ir, losses),
+      toolNames: request.toolNames,
     };
   }
 }

@@ -20,6 +20,7 @@ import { isObject, type JsonObject } from '../core/wire.ts';
 import { CONVERSATION_KIND, freshId, inputItems, listPage, listQuery, outputItems, parseRecord, replayedItems, RESPONSE_KIND, type StoredConversation, type StoredResponse } from './records.ts';
 import { captureStream, captureWhole, type ResponseStamp } from './responses-capture.ts';
 import { conversationAnswer, conversationPath, KeyedQueue, appendItems } from './conversations.ts';
+import { indexCalls, storedToolNames } from './call-index.ts';
 import { invalidStateRequest, methodNotAllowed, previousResponseNotFound, responseNotFound, storeUnavailable } from './state-errors.ts';
 
 /** How {@link statefulExchange} keeps state. */
@@ -150,12 +151,14 @@ export function statefulExchange(inner: Exchange, options: StatefulOptions): Exc
       history = record.items;
     }
     const input = inputItems(body['input']);
-    const forwarded: JsonObject = { ...body, input: [...replayedItems(history), ...replayedItems(input)] };
+    const sent = [...replayedItems(history), ...replayedItems(input)];
+    const forwarded: JsonObject = { ...body, input: sent };
     delete forwarded['previous_response_id'];
     delete forwarded['conversation'];
     // The proxy keeps the state itself: the upstream is not asked to (another vendor reports `store` as lost).
     delete forwarded['store'];
-    const answer = await inner(withText(request, JSON.stringify(forwarded)));
+    // A result whose call is neither in the input nor in the history takes its tool's name from the store (call-index.ts).
+    const answer = await inner(withText(request, JSON.stringify(forwarded), await storedToolNames(store, scope, sent)));
     if (answer.status !== 200) return answer;
     const stamp: ResponseStamp = {
       id: freshId('resp_'),
@@ -181,7 +184,7 @@ export function statefulExchange(inner: Exchange, options: StatefulOptions): Exc
     const writes: Promise<unknown>[] = [];
     if (turn.keep) {
       const record: StoredResponse = { response, input: turn.input, history: turn.history };
-      writes.push(store.set(key, JSON.stringify(record), ttl));
+      writes.push(store.set(key, JSON.stringify(record), ttl), ...indexCalls(store, turn.scope, outputItems(response), ttl));
     }
     if (turn.conversation !== undefined) writes.push(appendItems(context, turn.scope, turn.conversation, [...turn.input, ...outputItems(response)]));
     const written = Promise.all(writes);
@@ -212,11 +215,12 @@ class ChainMissing extends Error {
 }
 
 /** The request with its body replaced. */
-function withText(request: Inbound, text: string): Inbound {
+function withText(request: Inbound, text: string, toolNames?: ReadonlyMap<string, string>): Inbound {
   const inbound: Inbound = { method: request.method, pathname: request.pathname, query: request.query, header: request.header, text: () => Promise.resolve(text), signal: request.signal };
   if (request.upstreamModel !== undefined) inbound.upstreamModel = request.upstreamModel;
   if (request.strict !== undefined) inbound.strict = request.strict;
   if (request.report !== undefined) inbound.report = request.report;
+  if (toolNames !== undefined) inbound.toolNames = toolNames;
   return inbound;
 }
 

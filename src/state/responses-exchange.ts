@@ -61,6 +61,7 @@ export function statefulExchange(inner: Exchange, options: StatefulOptions): Exc
   // Writes not yet settled, by key: a chain that names one waits for it rather than missing it.
   const pending = new Map<string, Promise<unknown>>();
   const queue = new KeyedQueue();
+  const scopes = new ScopeCache();
   const context = { store, ttl, queue, pending };
 
   return async (request: Inbound): Promise<Answer> => {
@@ -71,7 +72,7 @@ export function statefulExchange(inner: Exchange, options: StatefulOptions): Exc
     if (conversation === undefined && (stored === null || NOT_IDS.has(stored[1] ?? '')) && !creating) return inner(request);
     const refusal = options.admit(request);
     if (refusal !== undefined) return refusal;
-    const scope = await credentialScope(callerCredential(request));
+    const scope = await scopes.of(callerCredential(request));
     try {
       if (conversation !== undefined) return await conversationAnswer(request, conversation, scope, context, options.maxBodyBytes);
       if (creating) return await create(request, scope);
@@ -199,6 +200,26 @@ export function statefulExchange(inner: Exchange, options: StatefulOptions): Exc
     } finally {
       pending.delete(key);
     }
+  }
+}
+
+/**
+ * Scopes of the credentials seen lately: hashing one (`crypto.subtle`, on
+ * the thread pool in Node) costs more than the rest of a chained turn's
+ * state work, and a caller sends the same key every time. Bounded; emptied
+ * when full.
+ */
+class ScopeCache {
+  readonly #scopes = new Map<string, string>();
+
+  async of(credential: string | undefined): Promise<string> {
+    if (credential === undefined) return credentialScope(undefined);
+    const known = this.#scopes.get(credential);
+    if (known !== undefined) return known;
+    const scope = await credentialScope(credential);
+    if (this.#scopes.size >= 1024) this.#scopes.clear();
+    this.#scopes.set(credential, scope);
+    return scope;
   }
 }
 

@@ -436,4 +436,6 @@ export { countUrl, pathFormat, routeFor, upstreamUrl, type Route } from './route
 export { errorAnswer, statusFor, unknownPath } from './errors.ts';
 export { createModelMap, parseModelRule, type ModelRule } from './model-map.ts';
 export { constantTimeEqual } from './auth.ts';
+export type { StateStore } from '../store/store.ts';
+export { STATE_NOTE_HEADER } from '../state/responses-exchange.ts';
 export { CallerCancel, PROXY_EXCHANGE, UPSTREAM_CALL, UpstreamTimeout, type Answer, type AttemptLog, type ProxyLogEntry, type UpstreamFailure, type Exchange, type Inbound, type UpstreamCall, type UpstreamInit, type UpstreamReply } from './exchange.ts';

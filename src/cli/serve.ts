@@ -406,6 +406,7 @@ export async function runServe(args: string[]): Promise<void> {
   setFlagsFromString(NO_PRETENURING);
   config.fetch = createNodeFetch();
   config.log = (entry) => log.entry(entry);
+  config.onStoreFailure = (message) => process.stderr.write(`interlingua: warning: ${message}\n`);
   config.telemetry = otlp === undefined ? metrics : combineSinks([metrics, createOtelSink()])!;
   config.metrics = metrics;
   let handler: ReturnType<typeof createGateway>;

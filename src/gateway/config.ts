@@ -124,6 +124,8 @@ export interface GatewayConfig {
   telemetry?: TelemetrySink | false;
   /** Served as Prometheus text at `GET /metrics` (behind the inbound token when one is set). */
   metrics?: { render(): string };
+  /** Told when a response or conversation could not be stored (the answer still reached the caller, saying so); `serve` writes it on stderr. */
+  onStoreFailure?: (message: string) => void;
   /** Told when each caller request and each upstream attempt starts and ends (tracing); no-op by default. */
   observe?: GatewayObserver;
 }

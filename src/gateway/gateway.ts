@@ -24,6 +24,7 @@ import { backoffMs, decide } from './retry.ts';
 import { createRouter, targetOrder, type Route } from './routing.ts';
 import { isHealthPath, serviceAnswer, type ListedModel, type ModelLists } from './service.ts';
 import { statefulExchange } from '../state/responses-exchange.ts';
+import { tokenAdmitter } from '../state/admit.ts';
 
 /** Header naming the upstream (by its configured name) that answered. */
 export const UPSTREAM_HEADER = 'x-interlingua-upstream';
@@ -344,10 +345,8 @@ function stateful(exchange: Exchange, config: GatewayConfig, maxBodyBytes: numbe
   if (typeof store === 'string') {
     throw new InterlinguaError('invalid_value', `store "${store}" is a store's spec: open it first (openStore in src/node/open-store.ts, as interlingua serve does) and pass the StateStore`, { path: '/store' });
   }
-  const token = config.inboundToken;
-  const admit = (request: Inbound): Answer | undefined =>
-    token === undefined || constantTimeEqual(callerCredential(request) ?? '', token) ? undefined : errorAnswer('openai-responses', { type: 'authentication', message: 'missing or wrong proxy token' });
-  return statefulExchange(exchange, { store, ...(config.storeTtlSeconds === undefined ? {} : { ttlSeconds: config.storeTtlSeconds }), admit, maxBodyBytes });
+  const admit = tokenAdmitter(config.inboundToken, 'key-header');
+  return statefulExchange(exchange, { store, ttlSeconds: config.storeTtlSeconds, warn: config.onStoreFailure, admit, maxBodyBytes });
 }
 
 /** Create the gateway's fetch handler (it carries its exchange under `PROXY_EXCHANGE`, which the Node adapter runs directly). */

@@ -28,6 +28,7 @@ import { captureRequested, type CapturedContent } from '../telemetry/content.ts'
 import { parseBody } from '../formats/convert.ts';
 import type { StateStore } from '../store/store.ts';
 import { statefulExchange } from '../state/responses-exchange.ts';
+import { tokenAdmitter } from '../state/admit.ts';
 
 /** The upstream the proxy talks to. */
 export interface UpstreamConfig {
@@ -108,6 +109,8 @@ export interface ProxyConfig {
   store?: StateStore;
   /** Seconds a stored response or conversation lives (default: the store's own, 30 days for the memory store). */
   storeTtlSeconds?: number;
+  /** Told when a response or conversation could not be stored (the answer still reaches the caller, with `x-interlingua-state` or an SSE comment saying so). */
+  onStoreFailure?: (message: string) => void;
 }
 
 /** The proxy's resource limits beside `timeoutMs` and `maxBodyBytes`; each has a default. */
@@ -342,7 +345,9 @@ export function createExchange(config: ProxyConfig): Exchange {
       inflight -= held;
     }
   };
-  return config.store === undefined ? exchange : statefulExchange(exchange, { store: config.store, ...(config.storeTtlSeconds === undefined ? {} : { ttlSeconds: config.storeTtlSeconds }), admit: admitter(config), maxBodyBytes });
+  if (config.store === undefined) return exchange;
+  const admit = tokenAdmitter(config.inboundToken, upstream.passThroughAuth === true ? 'token-header' : 'either');
+  return statefulExchange(exchange, { store: config.store, ttlSeconds: config.storeTtlSeconds, warn: config.onStoreFailure, admit, maxBodyBytes });
 
   /** The 503 of a request over the in-flight budget. */
   function busyAnswer(format: FormatId): Answer {
@@ -380,17 +385,6 @@ export function createExchange(config: ProxyConfig): Exchange {
       toolNames: request.toolNames,
     };
   }
-}
-
-/** The stateful layer's token check: the proxy's own rule (see `ProxyConfig.inboundToken`), answered in the Responses error shape. */
-function admitter(config: ProxyConfig): (request: Inbound) => Answer | undefined {
-  const token = config.inboundToken;
-  const passThrough = config.upstream.passThroughAuth === true;
-  return (request) => {
-    if (token === undefined) return undefined;
-    const presented = request.header(TOKEN_HEADER) ?? (passThrough ? undefined : callerCredential(request));
-    return constantTimeEqual(presented ?? '', token) ? undefined : errorAnswer('openai-responses', { type: 'authentication', message: 'missing or wrong proxy token' });
-  };
 }
 
 /** The caller's request as the IR, for the spans' captured messages; nothing when it cannot be read (its conversion says why). */

@@ -27,13 +27,13 @@ import { invalidStateRequest, methodNotAllowed, previousResponseNotFound, respon
 export interface StatefulOptions {
   readonly store: StateStore;
   /** Seconds a stored response or conversation lives (default: the store's own). */
-  readonly ttlSeconds?: number;
+  readonly ttlSeconds?: number | undefined;
   /** The answer refusing a caller the proxy does not admit (a missing or wrong inbound token), or `undefined`. */
   readonly admit: (request: Inbound) => Answer | undefined;
   /** Largest request body read, in bytes. */
   readonly maxBodyBytes: number;
   /** Told when a response or conversation could not be stored (the answer still reached the caller). */
-  readonly warn?: (message: string) => void;
+  readonly warn?: ((message: string) => void) | undefined;
 }
 
 /** The header of a whole answer whose response could not be stored, saying why. */

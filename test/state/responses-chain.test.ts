@@ -142,4 +142,20 @@ test('store: false stores nothing, and an unknown id is OpenAI\'s 404', () =>
   }),
 );
 
+test('with an inbound token: the stateful endpoints refuse a wrong one (401) before reading the store, and callers presenting the token share its scope', () =>
+  statefulProxy(
+    'anthropic',
+    async (url) => {
+      const client = new OpenAI({ apiKey: 'proxy-token', baseURL: `${url}/v1`, maxRetries: 0 });
+      const first = await client.responses.create({ model: 'gpt-test', input: QUESTION });
+      for (const [method, path] of [['GET', `/v1/responses/${first.id}`], ['DELETE', `/v1/responses/${first.id}`], ['GET', `/v1/responses/${first.id}/input_items`], ['POST', '/v1/conversations']] as const) {
+        const response = await fetch(`${url}${path}`, { method, headers: { authorization: 'Bearer wrong-token' } });
+        assert.equal(response.status, 401, `${method} ${path}`);
+      }
+      assert.equal((await client.responses.retrieve(first.id)).id, first.id);
+    },
+    { inboundToken: 'proxy-token' },
+  ),
+);
+
 test.run();

@@ -23,7 +23,7 @@ export interface ResponseStamp {
 /** Where a captured response goes; the promise settles when it is stored, with a note when it could not be. */
 export type CaptureSink = (response: JsonObject) => Promise<string | undefined>;
 
-const ENCODER_ITEM_ID = /"(msg|fc|rs)_interlingua_/g;
+const ENCODER_ITEM_ID = /"(msg|fc|rs|ctc)_interlingua_/g;
 
 /** `text` with the encoder's per-answer item ids made unique to this response. */
 export function uniqueItemIds(text: string, suffix: string): string {

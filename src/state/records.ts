@@ -54,10 +54,14 @@ function itemPrefix(type: unknown): string {
   }
 }
 
+/** The item types whose stored form carries a `status`. */
+const STATUSED = new Set<unknown>(['message', 'function_call', 'function_call_output', 'custom_tool_call', 'custom_tool_call_output']);
+
 /**
  * A request's `input` as items with ids: a string is one user message, an
  * item without `type` but with a `role` is a message (the "easy" input
- * message), and an item without an id gets a fresh one.
+ * message), an item without an id gets a fresh one, and one without a
+ * status is `completed`.
  */
 export function inputItems(input: unknown): JsonObject[] {
   if (typeof input === 'string') return [{ id: freshId('msg_'), type: 'message', role: 'user', content: [{ type: 'input_text', text: input }] }];
@@ -67,6 +71,8 @@ export function inputItems(input: unknown): JsonObject[] {
     if (!isObject(entry)) continue;
     const item: JsonObject = entry['type'] === undefined && entry['role'] !== undefined ? { type: 'message', ...entry } : { ...entry };
     if (typeof item['id'] !== 'string') item['id'] = freshId(itemPrefix(item['type']));
+    // Stored items say they are done, as OpenAI's do (its item schemas require the status).
+    if (item['status'] === undefined && STATUSED.has(item['type'])) item['status'] = 'completed';
     items.push(item);
   }
   return items;
@@ -79,15 +85,15 @@ export function outputItems(response: JsonObject): JsonObject[] {
 }
 
 /**
- * Stored items as they go back into a request's `input`: the ids this proxy
- * made for input items are left off (an OpenAI upstream would look them up
- * as its own), and so are the statuses OpenAI does not take on input.
+ * Stored items as they go back into a request's `input`: the ids (and
+ * statuses) this proxy gave input items are left off, since an OpenAI
+ * upstream would look such ids up as its own.
  */
 export function replayedItems(items: readonly JsonObject[]): JsonObject[] {
   return items.map((item) => {
     const type = item['type'];
     if (type === 'function_call_output' || (type === 'message' && item['role'] !== 'assistant')) {
-      const { id: _id, ...rest } = item;
+      const { id: _id, status: _status, ...rest } = item;
       return rest;
     }
     return item;

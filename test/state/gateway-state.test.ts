@@ -8,6 +8,8 @@
  * `--store` no state is kept. Runs the compiled build for `serve`.
  */
 import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -76,6 +78,25 @@ test('serve --store memory: a conversation by previous_response_id through the r
   } finally {
     await proxy.stop();
     await upstream.close();
+  }
+});
+
+test('serve --config with store: memory in the file: the chain goes on through the gateway', async () => {
+  const upstream = await startStrictUpstream({ format: 'ollama', script: [{ kind: 'text', text: 'First.' }, { kind: 'text', text: 'Second.' }] });
+  const directory = mkdtempSync(join(tmpdir(), 'interlingua-gateway-state-'));
+  const file = join(directory, 'gateway.yaml');
+  writeFileSync(file, `upstreams:\n  local:\n    format: ollama\n    url: ${upstream.url}\n    models: [llama-test]\nstore: memory\nstoreTtlSeconds: 600\n`);
+  const proxy = await startServe(['--config', file]);
+  try {
+    const client = new OpenAI({ apiKey: 'caller-key', baseURL: `${proxy.url}/v1`, maxRetries: 0 });
+    const first = await client.responses.create({ model: 'llama-test', input: 'One.' });
+    await client.responses.create({ model: 'llama-test', previous_response_id: first.id, input: 'Two.' });
+    assert.equal(upstream.refusals(), []);
+    assert.equal((upstream.received[1]?.body['messages'] as unknown[]).length, 3);
+  } finally {
+    await proxy.stop();
+    await upstream.close();
+    rmSync(directory, { recursive: true, force: true });
   }
 });
 

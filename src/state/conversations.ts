@@ -16,7 +16,7 @@ import { scopedKey } from '../store/scope.ts';
 import type { StateStore, StoreSetOptions } from '../store/store.ts';
 import { isObject, type JsonObject } from '../core/wire.ts';
 import { randomAnswerIds } from '../core/answer-ids.ts';
-import { CONVERSATION_KIND, freshId, inputItems, listPage, listQuery, parseRecord, type StoredConversation } from './records.ts';
+import { CONVERSATION_KIND, freshId, inputItems, listPage, listQuery, parseRecord, pathSegment, type StoredConversation } from './records.ts';
 import { conversationNotFound, invalidStateRequest, itemNotFound, methodNotAllowed } from './state-errors.ts';
 
 /** A conversation path: the conversation's id (none for `/conversations`), whether it is under `items`, and the item's id. */
@@ -43,8 +43,8 @@ export function conversationPath(pathname: string): ConversationPath | undefined
   const match = PATH.exec(pathname);
   if (match === null) return undefined;
   const path: { id?: string; items: boolean; item?: string } = { items: match[2] !== undefined };
-  if (match[1] !== undefined) path.id = decodeURIComponent(match[1]);
-  if (match[3] !== undefined) path.item = decodeURIComponent(match[3]);
+  if (match[1] !== undefined) path.id = pathSegment(match[1]);
+  if (match[3] !== undefined) path.item = pathSegment(match[3]);
   return path;
 }
 

@@ -141,3 +141,12 @@ export function listPage(items: readonly JsonObject[], paging: ListQuery): JsonO
   const last = data[data.length - 1]?.['id'];
   return { object: 'list', data, first_id: typeof first === 'string' ? first : null, last_id: typeof last === 'string' ? last : null, has_more: start + paging.limit < ordered.length };
 }
+
+/** `segment` percent-decoded; as it is when it is not valid percent-encoding (an id with a stray `%` is simply not found). */
+export function pathSegment(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
+}

@@ -17,7 +17,7 @@ import { jsonAnswer } from '../proxy/exchange.ts';
 import { credentialScope, scopedKey } from '../store/scope.ts';
 import { StoreError, type StateStore } from '../store/store.ts';
 import { isObject, type JsonObject } from '../core/wire.ts';
-import { CONVERSATION_KIND, freshId, inputItems, listPage, listQuery, outputItems, parseRecord, replayedItems, RESPONSE_KIND, type StoredConversation, type StoredResponse } from './records.ts';
+import { CONVERSATION_KIND, freshId, inputItems, listPage, listQuery, outputItems, parseRecord, pathSegment, replayedItems, RESPONSE_KIND, type StoredConversation, type StoredResponse } from './records.ts';
 import { captureStream, captureWhole, type ResponseStamp } from './responses-capture.ts';
 import { conversationAnswer, conversationPath, KeyedQueue, appendItems } from './conversations.ts';
 import { indexCalls, storedToolNames } from './call-index.ts';
@@ -49,6 +49,15 @@ interface Chain {
 const RESPONSE_PATH = /\/responses\/([^/]+?)(\/input_items)?$/;
 const NOT_IDS = new Set(['input_tokens', 'compact']);
 
+/**
+ * Is `error` a store's `StoreError`? By its name too: a backend loaded with
+ * `import()` under another module loader throws one from a second copy of
+ * the class, which `instanceof` does not recognise.
+ */
+function isStoreFailure(error: unknown): boolean {
+  return error instanceof StoreError || (error instanceof Error && error.name === 'StoreError');
+}
+
 /** The message of a store failure, for a note or a 503. */
 function storeFailure(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
@@ -76,9 +85,9 @@ export function statefulExchange(inner: Exchange, options: StatefulOptions): Exc
     try {
       if (conversation !== undefined) return await conversationAnswer(request, conversation, scope, context, options.maxBodyBytes);
       if (creating) return await create(request, scope);
-      return await storedResponse(request, decodeURIComponent(stored?.[1] ?? ''), stored?.[2] !== undefined, scope);
+      return await storedResponse(request, pathSegment(stored?.[1] ?? ''), stored?.[2] !== undefined, scope);
     } catch (error) {
-      if (error instanceof StoreError) return storeUnavailable(storeFailure(error));
+      if (isStoreFailure(error)) return storeUnavailable(storeFailure(error));
       throw error;
     }
   };

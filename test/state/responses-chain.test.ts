@@ -139,6 +139,9 @@ test('store: false stores nothing, and an unknown id is OpenAI\'s 404', () =>
     const response = await fetch(`${url}/v1/responses/resp_unknown`, { headers: { authorization: 'Bearer caller-key' } });
     assert.equal(response.status, 404);
     assert.equal(await response.json(), { error: { message: "Response with id 'resp_unknown' not found.", type: 'invalid_request_error', param: null, code: null } });
+    for (const path of ['/v1/responses/resp_%E0%A4%A', '/v1/conversations/conv_%zz/items/%']) {
+      assert.equal((await fetch(`${url}${path}`, { headers: { authorization: 'Bearer caller-key' } })).status, 404, `${path}: a stray % is an unknown id, not a crash`);
+    }
   }),
 );
 

@@ -102,6 +102,8 @@ export interface Inbound {
   report?: (entry: ProxyLogEntry) => void;
   /** The layer above read the body and holds its bytes in the shared in-flight budget (`ProxyConfig.budget`): the proxy takes none for it. */
   budgeted?: boolean;
+  /** Tool names by call id for results whose call the body lacks (the state layer finds them in its store; src/state/call-index.ts). */
+  toolNames?: ReadonlyMap<string, string>;
 }
 
 /** Where a {@link ByteSource} delivers its bytes: chunks, then exactly one of `end` or `fail`. */

@@ -27,6 +27,9 @@ import { createOtelSink } from '../telemetry/otel.ts';
 import { PROMETHEUS_CONTENT_TYPE } from '../telemetry/metrics.ts';
 import { captureRequested, type CapturedContent } from '../telemetry/content.ts';
 import { parseBody } from '../formats/convert.ts';
+import type { StateStore } from '../store/store.ts';
+import { statefulExchange } from '../state/responses-exchange.ts';
+import { tokenAdmitter } from '../state/admit.ts';
 
 /** The upstream the proxy talks to. */
 export interface UpstreamConfig {
@@ -101,6 +104,20 @@ export interface ProxyConfig {
    * budget of its own, of `limits.maxInflightBytes`, which is then ignored.
    */
   budget?: InflightBudget;
+  /**
+   * Where stateful Responses and Conversations live (`createMemoryStore()`,
+   * or another `StateStore`): with a store, `previous_response_id`,
+   * `conversation`, `store`, `GET`/`DELETE /v1/responses/{id}`,
+   * `…/input_items` and `/v1/conversations…` work in front of any upstream,
+   * each caller's entries under a hash of the credential its SDK sends
+   * (docs/DESIGN.md, "State"). Without one, a Responses upstream gets
+   * `previous_response_id` as sent and other upstreams report it lost.
+   */
+  store?: StateStore;
+  /** Seconds a stored response or conversation lives (default: the store's own, 30 days for the memory store). */
+  storeTtlSeconds?: number;
+  /** Told when a response or conversation could not be stored (the answer still reaches the caller, with `x-interlingua-state` or an SSE comment saying so). */
+  onStoreFailure?: (message: string) => void;
 }
 
 /** The proxy's resource limits beside `timeoutMs` and `maxBodyBytes`; each has a default. */
@@ -227,7 +244,7 @@ export function createExchange(config: ProxyConfig): Exchange {
   const capture = sink !== undefined && captureRequested(env);
   const operation = (route: Route) => operationName(upstream.format, route);
 
-  return async (request: Inbound): Promise<Answer> => {
+  const exchange = async (request: Inbound): Promise<Answer> => {
     const started = Date.now();
     const pathname = request.pathname;
     if (pathname === '/metrics' && config.metrics !== undefined) return metricsAnswer(request, config.metrics, config.inboundToken);
@@ -335,6 +352,9 @@ export function createExchange(config: ProxyConfig): Exchange {
       budget.give(held);
     }
   };
+  if (config.store === undefined) return exchange;
+  const admit = tokenAdmitter(config.inboundToken, upstream.passThroughAuth === true ? 'token-header' : 'either');
+  return statefulExchange(exchange, { store: config.store, ttlSeconds: config.storeTtlSeconds, warn: config.onStoreFailure, admit, maxBodyBytes });
 
   /** The options of forwarding one read request (its caller already checked). */
   function forwardOptions(request: Inbound, route: Route, entry: ProxyLogEntry, text: string, passedKey: string | undefined, deadline: Deadline | undefined, vendor: VendorHeaders, losses: LossCollector): ForwardOptions {
@@ -364,6 +384,7 @@ export function createExchange(config: ProxyConfig): Exchange {
       strict: request.strict ?? config.strict === true,
       maxTokensDefault: config.maxTokensDefault,
       adjust: vendor.adjust === undefined ? undefined : (ir) => vendor.adjust?.(ir, losses),
+      toolNames: request.toolNames,
     };
   }
 }
@@ -412,4 +433,6 @@ export { errorAnswer, statusFor, unknownPath } from './errors.ts';
 export { createModelMap, parseModelRule, type ModelRule } from './model-map.ts';
 export { constantTimeEqual } from './auth.ts';
 export { InflightBudget, DEFAULT_MAX_INFLIGHT_BYTES } from './budget.ts';
+export type { StateStore } from '../store/store.ts';
+export { STATE_NOTE_HEADER } from '../state/responses-exchange.ts';
 export { CallerCancel, PROXY_EXCHANGE, UPSTREAM_CALL, UpstreamTimeout, type Answer, type AttemptLog, type ProxyLogEntry, type UpstreamFailure, type Exchange, type Inbound, type UpstreamCall, type UpstreamInit, type UpstreamReply } from './exchange.ts';

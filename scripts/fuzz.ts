@@ -478,7 +478,7 @@ function report(tally: Tally, seconds: number, hangs: string[]): void {
   console.log(`  conversions:    ${number(tally.converted)}`);
   console.log(`  typed errors:   ${number(tally.typed)}`);
   console.log(`  anything else:  ${number(tally.other + hangs.length)}${tally.other + hangs.length === 0 ? '' : '   <- must be zero'}`);
-  console.log('\n  by phase (inputs / conversions / typed errors / anything else / CPU ms per input):');
+  console.log('\n  by phase (inputs / conversions / typed errors / anything else / ms per input, wall clock):');
   for (const phase of PHASES) {
     const counts = tally.byPhase[phase];
     if (counts !== undefined) console.log(`    ${phase.padEnd(14)} ${number(counts.inputs).padStart(10)} ${number(counts.converted).padStart(10)} ${number(counts.typed).padStart(10)} ${number(counts.other).padStart(6)} ${(counts.ms / Math.max(1, counts.inputs)).toFixed(2).padStart(8)}`);

@@ -8,7 +8,6 @@
 import type { TelemetrySink } from '../telemetry/record.ts';
 import type { ProxyLimits } from '../proxy/index.ts';
 import type { FormatId } from '../core/ir.ts';
-import type { Fetch, GatewayObserver } from './observe.ts';
 import type { ProxyLogEntry } from '../proxy/exchange.ts';
 
 /** One upstream: a vendor endpoint in one format. */
@@ -104,17 +103,20 @@ export interface GatewayConfig {
 
   // Runtime only: never in a file.
   /** The `fetch` used upstream (default: the global one). */
-  fetch?: Fetch;
+  fetch?: typeof fetch;
   /** Environment for the AWS credentials of Bedrock upstreams (default: `process.env` where it exists). */
   env?: Record<string, string | undefined>;
-  /** Called once per caller request with its log line's fields (the route, every attempt). */
+  /** Called once per caller request, at its end (a stream's at its last byte), with its log line's fields (the route, every attempt). */
   log?: (entry: ProxyLogEntry) => void;
-  /** Where each upstream attempt's record goes besides `log` (spans and metrics; see `ProxyConfig.telemetry`). */
+  /**
+   * Where each caller request's record goes besides `log`, once, over all
+   * its attempts (one request span with a child span per attempt, one set
+   * of metrics). Default: spans and metrics through `@opentelemetry/api` (a
+   * no-op until an SDK is registered); `false` for none.
+   */
   telemetry?: TelemetrySink | false;
   /** Served as Prometheus text at `GET /metrics` (behind the inbound token when one is set). */
   metrics?: { render(): string };
-  /** Told when each caller request and each upstream attempt starts and ends (tracing); no-op by default. */
-  observe?: GatewayObserver;
 }
 
 /** Defaults of {@link RetryPolicy}. */

@@ -9,4 +9,3 @@ export { createGateway, createGatewayExchange, UPSTREAM_HEADER } from './gateway
 export { validateGatewayConfig, type ConfigProblem } from './schema.ts';
 export { gatewayWarnings } from './warnings.ts';
 export { DEFAULT_RETRY, type GatewayConfig, type GatewayRoute, type GatewayTarget, type GatewayUpstream, type RetryPolicy, type RouteSettings } from './config.ts';
-export { NO_OBSERVER, type AttemptInfo, type AttemptObservation, type GatewayObserver, type RequestInfo, type RequestObservation, type ResultInfo } from './observe.ts';

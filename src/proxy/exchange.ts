@@ -98,8 +98,16 @@ export interface Inbound {
   upstreamModel?: string;
   /** Refuse a conversion with losses for this request (in place of the proxy's `strict`). */
   strict?: boolean;
-  /** Called with this request's log entry when it is done, besides the proxy's `log` (a layer above the proxy reads it). */
+  /** Called with this request's log entry when its answer's head is made, besides the proxy's `log` (a layer above the proxy reads it). */
   report?: (entry: ProxyLogEntry) => void;
+  /** The request's id, in place of one from the caller's `x-request-id` (a layer above made it once for all its calls). */
+  requestId?: string;
+  /**
+   * Called once at this request's true end (a stream's last byte) with its
+   * finished entry, in place of the proxy's own sinks and log: a layer above
+   * records the caller's request, of which this call is one attempt.
+   */
+  settled?: (entry: ProxyLogEntry) => void;
 }
 
 /** Where a {@link ByteSource} delivers its bytes: chunks, then exactly one of `end` or `fail`. */

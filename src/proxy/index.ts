@@ -219,7 +219,7 @@ export function createExchange(config: ProxyConfig): Exchange {
   const sink = combineSinks([config.telemetry === false ? undefined : (config.telemetry ?? createOtelSink()), config.log === undefined ? undefined : { record: config.log }]);
   const server = hostOf(aws.baseUrl);
   // Message content goes into spans only when the standard variable asks for it.
-  const capture = sink !== undefined && captureRequested(env);
+  const capture = captureRequested(env);
   const operation = (route: Route) => operationName(upstream.format, route);
 
   return async (request: Inbound): Promise<Answer> => {
@@ -227,8 +227,10 @@ export function createExchange(config: ProxyConfig): Exchange {
     const pathname = request.pathname;
     if (pathname === '/metrics' && config.metrics !== undefined) return metricsAnswer(request, config.metrics, config.inboundToken);
     const route = routeFor(pathname);
-    const entry: ProxyLogEntry = { requestId: requestIdOf(request.header(REQUEST_ID_HEADER)), startedAt: started, method: request.method, path: pathname, upstream: upstream.format, stream: false, status: 0, durationMs: 0, losses: 0 };
-    const begun = sink?.begin?.();
+    const entry: ProxyLogEntry = { requestId: request.requestId ?? requestIdOf(request.header(REQUEST_ID_HEADER)), startedAt: started, method: request.method, path: pathname, upstream: upstream.format, stream: false, status: 0, durationMs: 0, losses: 0 };
+    // Under a layer that records the request itself (the gateway), this call is one of its attempts: no sink of its own.
+    const settled = request.settled;
+    const begun = settled === undefined ? sink?.begin?.() : undefined;
     let forward: ForwardOptions | undefined;
     const emit = () => {
       if (forward !== undefined) {
@@ -242,7 +244,8 @@ export function createExchange(config: ProxyConfig): Exchange {
         attempt.durationMs = entry.durationMs - (attempt.startMs ?? 0);
         if (entry.upstreamModel !== undefined) attempt.model = entry.upstreamModel;
       }
-      sink!.record(entry, begun);
+      if (settled === undefined) sink!.record(entry, begun);
+      else settled(entry);
     };
     const finish = (answer: Answer, error?: string): Answer => {
       answer.headers[REQUEST_ID_HEADER] = entry.requestId;
@@ -251,7 +254,7 @@ export function createExchange(config: ProxyConfig): Exchange {
       if (error !== undefined) entry.error = redact(error, secrets);
       // A gateway above reads the entry as the answer's head comes back (its attempts, its log line).
       request.report?.(entry);
-      if (sink === undefined) return answer;
+      if (sink === undefined && settled === undefined) return answer;
       const body = answer.body;
       if (body === null || typeof body === 'string') {
         entry.durationMs = entry.firstByteMs = Date.now() - started;
@@ -305,7 +308,7 @@ export function createExchange(config: ProxyConfig): Exchange {
       inflight += text.length - held;
       held = text.length;
       if (inflight > maxInflightBytes && held > declared) return busy();
-      if (capture) entry.content = capturedRequest(route, text);
+      if (capture && (sink !== undefined || settled !== undefined)) entry.content = capturedRequest(route, text);
       const attempt: AttemptRecord = { upstream: upstream.format, format: upstream.format, startMs: Date.now() - started };
       if (upstream.dialect !== undefined) attempt.dialect = upstream.dialect;
       if (server !== undefined) attempt.server = server;

@@ -1,11 +1,14 @@
 /**
- * The telemetry sinks behind a request/attempt observer, for a caller that
- * makes several upstream calls per request (the gateway's fallbacks):
+ * The one lifecycle of a caller's request, for a caller that makes several
+ * upstream calls per request (the gateway's retries and fallbacks):
  * `startRequest(info)` as the request comes in, `attempt(info)` before each
- * upstream call and its `end(result)` when that call's answer is over, and
- * the request's `end(result)` at its true end (a stream's last byte). It
- * builds the same {@link RequestRecord} the one-upstream proxy fills in, with
- * one {@link AttemptRecord} per call, and hands it to the sinks once.
+ * upstream call and its `end(result)` when that call is over, and the
+ * request's `end(result)` at its true end (a stream's last byte). It builds
+ * the same {@link RequestRecord} the one-upstream proxy fills in for its one
+ * call, with one {@link AttemptRecord} per call, and hands it to the sinks
+ * once: one request span with a child span per attempt, one log line, one
+ * set of metrics. Classes, not closures: a request costs two objects and an
+ * attempt one.
  */
 import { requestIdOf, type AttemptRecord, type RequestRecord, type TelemetrySink } from './record.ts';
 
@@ -15,18 +18,69 @@ export type RequestStart = Pick<RequestRecord, 'method' | 'path' | 'upstream'> &
 /** What is known of an attempt before its call. */
 export type AttemptStart = Pick<AttemptRecord, 'upstream'> & Partial<Omit<AttemptRecord, 'upstream' | 'startMs' | 'durationMs'>>;
 
+/** What is left to say of an attempt when its call is over (status 0 and `error` for one that never answered). */
+export type AttemptResult = Partial<Omit<AttemptRecord, 'upstream' | 'startMs'>>;
+
+/** What is left to say of a request at its end (status, usage, losses…). */
+export type RequestResult = Partial<Omit<RequestRecord, 'requestId' | 'startedAt' | 'attempts'>>;
+
 /** One upstream call under way. */
-export interface AttemptObservation {
-  /** The call's answer is over (status 0 and `error` for one that never answered). */
-  end(result: Partial<Omit<AttemptRecord, 'upstream' | 'startMs'>>): void;
+export class AttemptObservation {
+  readonly record: AttemptRecord;
+  readonly #request: RequestObservation;
+
+  constructor(request: RequestObservation, record: AttemptRecord) {
+    this.#request = request;
+    this.record = record;
+  }
+
+  /** The call's answer is over: what is left to say of it (its duration, when not given, runs to now). */
+  end(result: AttemptResult): void {
+    const attempt = this.record;
+    Object.assign(attempt, result);
+    const request = this.#request;
+    attempt.durationMs ??= request.now() - request.record.startedAt - (attempt.startMs ?? 0);
+    if (attempt.upstreamRequestId !== undefined) request.record.upstreamRequestId = attempt.upstreamRequestId;
+  }
 }
 
 /** One request under way. */
-export interface RequestObservation {
+export class RequestObservation {
   readonly record: RequestRecord;
-  attempt(info: AttemptStart): AttemptObservation;
-  /** The request is over: what is left to say of it (status, usage, losses…), then the record goes to the sinks. */
-  end(result: Partial<Omit<RequestRecord, 'requestId' | 'startedAt' | 'attempts'>>): void;
+  /** What the sinks' `begin` returned as the request came in (the OpenTelemetry sink's request span). */
+  readonly begun: unknown;
+  readonly now: () => number;
+  readonly #sink: TelemetrySink | undefined;
+  #ended = false;
+
+  constructor(sink: TelemetrySink | undefined, record: RequestRecord, now: () => number) {
+    this.#sink = sink;
+    this.record = record;
+    this.now = now;
+    this.begun = sink?.begin?.();
+  }
+
+  /** Has {@link end} run? */
+  get ended(): boolean {
+    return this.#ended;
+  }
+
+  /** An upstream call starts now. */
+  attempt(start: AttemptStart): AttemptObservation {
+    const record: AttemptRecord = { ...start, startMs: this.now() - this.record.startedAt };
+    (this.record.attempts ??= []).push(record);
+    return new AttemptObservation(this, record);
+  }
+
+  /** The request is over: what is left to say of it, then the record goes to the sinks (once; later calls do nothing). */
+  end(result: RequestResult): void {
+    if (this.#ended) return;
+    this.#ended = true;
+    const record = this.record;
+    Object.assign(record, result);
+    if (result.durationMs === undefined) record.durationMs = this.now() - record.startedAt;
+    this.#sink?.record(record, this.begun);
+  }
 }
 
 /** Observes requests into telemetry records. */
@@ -34,35 +88,12 @@ export interface RequestObserver {
   startRequest(info: RequestStart): RequestObservation;
 }
 
-/** An observer whose records go to `sink` (nothing observed without one). */
+/** An observer whose records go to `sink` (nothing recorded without one). */
 export function createRequestObserver(sink: TelemetrySink | undefined, now: () => number = Date.now): RequestObserver {
   return {
     startRequest(info) {
-      const startedAt = now();
-      const record: RequestRecord = { ...info, requestId: info.requestId ?? requestIdOf(null), startedAt, stream: info.stream ?? false, status: info.status ?? 0, durationMs: 0, losses: 0 };
-      const begun = sink?.begin?.();
-      let ended = false;
-      return {
-        record,
-        attempt(start) {
-          const attempt: AttemptRecord = { ...start, startMs: now() - startedAt };
-          (record.attempts ??= []).push(attempt);
-          return {
-            end(result) {
-              Object.assign(attempt, result);
-              attempt.durationMs ??= now() - startedAt - (attempt.startMs ?? 0);
-              if (attempt.upstreamRequestId !== undefined) record.upstreamRequestId = attempt.upstreamRequestId;
-            },
-          };
-        },
-        end(result) {
-          if (ended) return;
-          ended = true;
-          Object.assign(record, result);
-          if (result.durationMs === undefined) record.durationMs = now() - startedAt;
-          sink?.record(record, begun);
-        },
-      };
+      const record: RequestRecord = { ...info, requestId: info.requestId ?? requestIdOf(null), startedAt: now(), stream: info.stream ?? false, status: info.status ?? 0, durationMs: 0, losses: 0 };
+      return new RequestObservation(sink, record, now);
     },
   };
 }

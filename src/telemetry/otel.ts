@@ -101,6 +101,8 @@ function attemptSpan(tracer: ReturnType<typeof trace.getTracer>, parent: Context
   serverAttributes(attempt.server, attributes);
   if (attempt.status !== undefined && attempt.status > 0) attributes[semconv.ATTR_HTTP_STATUS] = attempt.status;
   if (attempt.upstreamRequestId !== undefined) attributes['interlingua.upstream_request_id'] = attempt.upstreamRequestId;
+  if (attempt.failure !== undefined) attributes['interlingua.failure'] = attempt.failure;
+  if (attempt.retryDelayMs !== undefined) attributes['interlingua.retry_delay_ms'] = attempt.retryDelayMs;
   if (answered) answerAttributes(record, attributes);
   if (record.content !== undefined) contentAttributes(record, attributes, answered);
   const failed = attempt.error !== undefined || (attempt.status !== undefined && (attempt.status === 0 || attempt.status >= 400)) || (answered && record.streamError === true);

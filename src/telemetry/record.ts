@@ -41,6 +41,8 @@ export interface AttemptRecord {
   failure?: string;
   /** The upstream's own request id (`x-request-id`, `request-id`, `x-amzn-requestid`). */
   upstreamRequestId?: string;
+  /** The back-off waited after this attempt failed, before the next one, in ms (the gateway's). */
+  retryDelayMs?: number;
 }
 
 /** One request, as logged and measured. */

@@ -1,0 +1,126 @@
+/**
+ * One caller request as the gateway records it: one
+ * {@link RequestObservation} (src/telemetry/observer.ts) over all its
+ * attempts, so the request has one span with a child span per attempt, one
+ * log line listing the attempts and one set of metrics. Each attempt runs
+ * through its upstream's one-upstream proxy, which records nothing of its
+ * own here: it hands its entry over at its true end (`Inbound.settled`: a
+ * whole answer before the proxy returns it, a stream at its last byte, seen
+ * by the proxy's own body watcher, so a stream is wrapped once), and the
+ * request ends from that signal. Web APIs only.
+ */
+import type { Answer, ProxyLogEntry } from '../proxy/exchange.ts';
+import type { AttemptObservation, AttemptResult, RequestObservation, RequestResult } from '../telemetry/observer.ts';
+import type { FormatId } from '../core/ir.ts';
+
+/** What the upstream's proxy saw of its one call, for the gateway's attempt: where it went, what came back. */
+function attemptResultOf(entry: ProxyLogEntry | undefined): AttemptResult {
+  const own = entry?.attempts?.[0];
+  const result: AttemptResult = {};
+  if (own === undefined) return result;
+  if (own.server !== undefined) result.server = own.server;
+  if (own.dialect !== undefined) result.dialect = own.dialect;
+  if (own.status !== undefined) result.status = own.status;
+  if (own.error !== undefined) result.error = own.error;
+  if (own.upstreamRequestId !== undefined) result.upstreamRequestId = own.upstreamRequestId;
+  if (entry?.upstreamModel !== undefined) result.model = entry.upstreamModel;
+  return result;
+}
+
+/** What the caller's request takes from the entry of the attempt that answered it (or failed last). */
+function requestResultOf(entry: ProxyLogEntry, observation: RequestObservation): RequestResult {
+  const result: RequestResult = { upstream: entry.upstream, stream: entry.stream, losses: entry.losses };
+  if (entry.operation !== undefined) result.operation = entry.operation;
+  if (observation.record.model === undefined && entry.model !== undefined) result.model = entry.model;
+  if (entry.upstreamModel !== undefined) result.upstreamModel = entry.upstreamModel;
+  if (entry.responseModel !== undefined) result.responseModel = entry.responseModel;
+  if (entry.streamError !== undefined) result.streamError = entry.streamError;
+  if (entry.usage !== undefined) result.usage = entry.usage;
+  if (entry.finishReasons !== undefined) result.finishReasons = entry.finishReasons;
+  if (entry.lossCodes !== undefined) result.lossCodes = entry.lossCodes;
+  if (entry.upstreamRequestId !== undefined) result.upstreamRequestId = entry.upstreamRequestId;
+  if (entry.error !== undefined) result.error = entry.error;
+  if (entry.content !== undefined) result.content = entry.content;
+  // The proxy measured from its own start, a little after the caller's request came in.
+  if (entry.firstByteMs !== undefined) result.firstByteMs = entry.startedAt - observation.record.startedAt + entry.firstByteMs;
+  return result;
+}
+
+/** One caller request's record under the gateway (made only when the gateway has somewhere to send records). */
+export class Recording {
+  readonly observation: RequestObservation;
+  /** Hand to each attempt's proxy as `Inbound.settled`: made once per request. */
+  readonly settled = (entry: ProxyLogEntry): void => this.#settle(entry);
+  #attempt: AttemptObservation | undefined;
+  /**
+   * The entry of the latest attempt once its proxy has settled it. A failed
+   * attempt's answer is a whole error, settled before its proxy returns; only
+   * the answer the caller gets can be a stream that settles later.
+   */
+  #settledEntry: ProxyLogEntry | undefined;
+  /** The caller's answer is a stream whose proxy has not settled its entry yet. */
+  #pending = false;
+  #status = 0;
+  #error: string | undefined;
+
+  constructor(observation: RequestObservation) {
+    this.observation = observation;
+  }
+
+  /** An upstream call starts now. */
+  startAttempt(upstream: string, format: FormatId, model: string | undefined): void {
+    this.#settledEntry = undefined;
+    this.#attempt = this.observation.attempt(model === undefined ? { upstream, format } : { upstream, format, model });
+  }
+
+  /** The current call failed before anything reached the caller (`status` 0: no answer; `failure` what failed, in one word). */
+  failAttempt(status: number, failure: string): void {
+    const attempt = this.#attempt;
+    this.#attempt = undefined;
+    if (attempt === undefined) return;
+    const result = attemptResultOf(this.#settledEntry);
+    result.status = status;
+    result.failure = failure;
+    attempt.end(result);
+  }
+
+  /** The gateway waits `delayMs` before its next attempt: said on the attempt that just failed. */
+  retryDelay(delayMs: number): void {
+    const attempts = this.observation.record.attempts;
+    const last = attempts?.[attempts.length - 1];
+    if (last !== undefined) last.retryDelayMs = delayMs;
+  }
+
+  /**
+   * The caller's answer, made by the latest attempt's proxy or by the
+   * gateway (`error`: what the log says went wrong). A stream ends the
+   * request at its end, when its proxy settles the entry; anything else
+   * now, with what the latest attempt's proxy saw.
+   */
+  commit(answer: Answer, error?: string): void {
+    this.#status = answer.status;
+    this.#error = error;
+    const body = answer.body;
+    if (this.#attempt !== undefined && this.#settledEntry === undefined && body !== null && typeof body !== 'string') {
+      this.#pending = true;
+      return;
+    }
+    this.#finish(this.#settledEntry);
+  }
+
+  #settle(entry: ProxyLogEntry): void {
+    this.#settledEntry = entry;
+    if (this.#pending) this.#finish(entry);
+  }
+
+  #finish(entry: ProxyLogEntry | undefined): void {
+    this.#pending = false;
+    const attempt = this.#attempt;
+    this.#attempt = undefined;
+    attempt?.end(attemptResultOf(entry));
+    const result = entry === undefined ? {} : requestResultOf(entry, this.observation);
+    result.status = this.#status;
+    if (this.#error !== undefined) result.error = this.#error;
+    this.observation.end(result);
+  }
+}

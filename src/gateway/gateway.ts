@@ -112,6 +112,7 @@ function attemptInbound(request: Inbound, text: string | undefined, model: strin
   if (recording !== undefined) {
     inbound.requestId = recording.observation.record.requestId;
     inbound.settled = recording.settled;
+    if (recording.traceHeaders !== undefined) inbound.traceHeaders = recording.traceHeaders;
   }
   return inbound;
 }
@@ -155,7 +156,7 @@ export function createGatewayExchange(config: GatewayConfig): Exchange {
     if (observer === undefined) return undefined;
     const start: RequestStart = { method: request.method, path: request.pathname, upstream: firstFormat, requestId: requestIdOf(request.header(REQUEST_ID_HEADER)) };
     if (ingress !== undefined) start.ingress = ingress;
-    return new Recording(observer.startRequest(start));
+    return new Recording(observer.startRequest(start, request.header), request.header);
   };
 
   /** An answer the gateway made itself (no upstream called, or every one failed), recorded. */

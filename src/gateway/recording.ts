@@ -12,6 +12,7 @@
 import type { Answer, ProxyLogEntry } from '../proxy/exchange.ts';
 import type { AttemptObservation, AttemptResult, RequestObservation, RequestResult } from '../telemetry/observer.ts';
 import type { FormatId } from '../core/ir.ts';
+import type { HeaderLookup } from '../telemetry/record.ts';
 
 /** What the upstream's proxy saw of its one call, for the gateway's attempt: where it went, what came back. */
 function attemptResultOf(entry: ProxyLogEntry | undefined): AttemptResult {
@@ -63,8 +64,12 @@ export class Recording {
   #status = 0;
   #error: string | undefined;
 
-  constructor(observation: RequestObservation) {
+  /** The W3C trace context every attempt sends upstream (the request span's, else the caller's). */
+  readonly traceHeaders: Record<string, string> | undefined;
+
+  constructor(observation: RequestObservation, header: HeaderLookup) {
     this.observation = observation;
+    this.traceHeaders = observation.traceHeaders(header);
   }
 
   /** An upstream call starts now. */

@@ -108,6 +108,8 @@ export interface Inbound {
    * records the caller's request, of which this call is one attempt.
    */
   settled?: (entry: ProxyLogEntry) => void;
+  /** The W3C trace context (`traceparent`, `tracestate`) to send upstream, in place of the proxy's own request span's or the caller's (a layer above has the request's span). */
+  traceHeaders?: Record<string, string>;
 }
 
 /** Where a {@link ByteSource} delivers its bytes: chunks, then exactly one of `end` or `fail`. */

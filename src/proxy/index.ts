@@ -20,7 +20,7 @@ import type { ForwardOptions, ProxyLogEntry } from './forward-options.ts';
 import { vendorHeaders, type VendorHeaders } from './vendor-headers.ts';
 import { createSigV4Signer, type AwsCredentials, type RequestSigner } from './sigv4.ts';
 import { eventTap, watchedBody, type BodyEnd } from './answer-watch.ts';
-import { combineSinks, noteLosses, noteStreamEvent, requestIdOf, type AttemptRecord, type TelemetrySink } from '../telemetry/record.ts';
+import { callerTraceHeaders, combineSinks, noteLosses, noteStreamEvent, requestIdOf, type AttemptRecord, type TelemetrySink } from '../telemetry/record.ts';
 import { operationName } from '../telemetry/semconv.ts';
 import { createOtelSink } from '../telemetry/otel.ts';
 import { PROMETHEUS_CONTENT_TYPE } from '../telemetry/metrics.ts';
@@ -230,7 +230,7 @@ export function createExchange(config: ProxyConfig): Exchange {
     const entry: ProxyLogEntry = { requestId: request.requestId ?? requestIdOf(request.header(REQUEST_ID_HEADER)), startedAt: started, method: request.method, path: pathname, upstream: upstream.format, stream: false, status: 0, durationMs: 0, losses: 0 };
     // Under a layer that records the request itself (the gateway), this call is one of its attempts: no sink of its own.
     const settled = request.settled;
-    const begun = settled === undefined ? sink?.begin?.() : undefined;
+    const begun = settled === undefined ? sink?.begin?.(started, request.header) : undefined;
     let forward: ForwardOptions | undefined;
     const emit = () => {
       if (forward !== undefined) {
@@ -317,7 +317,7 @@ export function createExchange(config: ProxyConfig): Exchange {
       const vendor = vendorHeaders((name) => request.header(name), route.format, upstream.format, upstream.dialect);
       if (route.format !== upstream.format) vendor.report(losses);
       deadline = deadlineMs === undefined ? undefined : new Deadline(request.signal, deadlineMs);
-      forward = forwardOptions(request, route, entry, text, passThrough ? credential : undefined, deadline, vendor, losses);
+      forward = forwardOptions(request, route, entry, text, passThrough ? credential : undefined, deadline, vendor, losses, request.traceHeaders ?? (settled === undefined ? sink?.traceHeaders?.(begun) : undefined) ?? callerTraceHeaders(request.header));
       const answer = await (route.count === true ? forwardCount(forward, countingUrl) : forwardToUpstream(forward));
       // A whole answer is done; a stream keeps its deadline running to its end.
       if (typeof answer.body === 'string') deadline?.clear();
@@ -338,7 +338,8 @@ export function createExchange(config: ProxyConfig): Exchange {
   }
 
   /** The options of forwarding one read request (its caller already checked). */
-  function forwardOptions(request: Inbound, route: Route, entry: ProxyLogEntry, text: string, passedKey: string | undefined, deadline: Deadline | undefined, vendor: VendorHeaders, losses: LossCollector): ForwardOptions {
+  function forwardOptions(request: Inbound, route: Route, entry: ProxyLogEntry, text: string, passedKey: string | undefined, deadline: Deadline | undefined, vendor: VendorHeaders, losses: LossCollector, trace: Record<string, string> | undefined): ForwardOptions {
+    const headers = vendor.headers === undefined ? (fixedHeaders ?? { ...upstreamAuthHeaders(upstream.format, passedKey), ...extraHeaders }) : { ...(fixedHeaders ?? upstreamAuthHeaders(upstream.format, passedKey)), ...vendor.headers, ...extraHeaders };
     return {
       route,
       text,
@@ -347,7 +348,8 @@ export function createExchange(config: ProxyConfig): Exchange {
       dialect: upstream.dialect,
       url: route.generate === true && upstream.format === 'ollama' ? generateUrl : url,
       // The caller's vendor headers replace the defaults (anthropic-version), not what the operator configured.
-      headers: vendor.headers === undefined ? (fixedHeaders ?? { ...upstreamAuthHeaders(upstream.format, passedKey), ...extraHeaders }) : { ...(fixedHeaders ?? upstreamAuthHeaders(upstream.format, passedKey)), ...vendor.headers, ...extraHeaders },
+      // W3C trace context goes upstream: the request span's own, or the caller's as it came.
+      headers: trace === undefined ? headers : { ...headers, ...trace },
       sign: aws.sign,
       mapModel: request.upstreamModel === undefined ? mapModel : fixedModel(request.upstreamModel),
       call,

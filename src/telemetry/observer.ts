@@ -10,7 +10,7 @@
  * set of metrics. Classes, not closures: a request costs two objects and an
  * attempt one.
  */
-import { requestIdOf, type AttemptRecord, type RequestRecord, type TelemetrySink } from './record.ts';
+import { callerTraceHeaders, requestIdOf, type AttemptRecord, type HeaderLookup, type RequestRecord, type TelemetrySink } from './record.ts';
 
 /** What is known of a request as it comes in. */
 export type RequestStart = Pick<RequestRecord, 'method' | 'path' | 'upstream'> & Partial<Omit<RequestRecord, 'method' | 'path' | 'upstream' | 'startedAt' | 'attempts' | 'durationMs' | 'losses'>>;
@@ -53,11 +53,16 @@ export class RequestObservation {
   readonly #sink: TelemetrySink | undefined;
   #ended = false;
 
-  constructor(sink: TelemetrySink | undefined, record: RequestRecord, now: () => number) {
+  constructor(sink: TelemetrySink | undefined, record: RequestRecord, now: () => number, header?: HeaderLookup) {
     this.#sink = sink;
     this.record = record;
     this.now = now;
-    this.begun = sink?.begin?.();
+    this.begun = sink?.begin?.(record.startedAt, header);
+  }
+
+  /** The W3C trace context to send upstream for this request: the request span's own, else the caller's as it came. */
+  traceHeaders(header: HeaderLookup): Record<string, string> | undefined {
+    return this.#sink?.traceHeaders?.(this.begun) ?? callerTraceHeaders(header);
   }
 
   /** Has {@link end} run? */
@@ -85,15 +90,16 @@ export class RequestObservation {
 
 /** Observes requests into telemetry records. */
 export interface RequestObserver {
-  startRequest(info: RequestStart): RequestObservation;
+  /** A request comes in (`header`: its headers, for the caller's trace context). */
+  startRequest(info: RequestStart, header?: HeaderLookup): RequestObservation;
 }
 
 /** An observer whose records go to `sink` (nothing recorded without one). */
 export function createRequestObserver(sink: TelemetrySink | undefined, now: () => number = Date.now): RequestObserver {
   return {
-    startRequest(info) {
+    startRequest(info, header) {
       const record: RequestRecord = { ...info, requestId: info.requestId ?? requestIdOf(null), startedAt: now(), stream: info.stream ?? false, status: info.status ?? 0, durationMs: 0, losses: 0 };
-      return new RequestObservation(sink, record, now);
+      return new RequestObservation(sink, record, now, header);
     },
   };
 }

@@ -7,12 +7,14 @@
  * `gen_ai.client.token.usage` and `gen_ai.client.operation.time_to_first_chunk`.
  * A library user's own SDK picks them up; with none registered the API is a
  * no-op, and so is this sink: the request's span is a non-recording one and
- * nothing else is built. Spans are made when the request has ended (a
- * stream at its last byte), with the times it had, under the context that
- * was active when it came in.
+ * nothing else is built. The request's span starts as the request comes in
+ * (under the caller's `traceparent`, through the registered propagator, or
+ * the context active then), so its context goes upstream; its attributes
+ * and the attempts' spans are made when the request has ended (a stream at
+ * its last byte), with the times they had.
  */
-import { context, createNoopMeter, metrics, SpanKind, SpanStatusCode, trace, ValueType, type Attributes, type Context, type Histogram, type MeterProvider, type Span } from '@opentelemetry/api';
-import type { AttemptRecord, RequestRecord, TelemetrySink } from './record.ts';
+import { context, createNoopMeter, isSpanContextValid, metrics, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, ValueType, type Attributes, type Context, type Histogram, type MeterProvider, type Span, type TextMapGetter, type Tracer } from '@opentelemetry/api';
+import type { AttemptRecord, HeaderLookup, RequestRecord, TelemetrySink } from './record.ts';
 import * as semconv from './semconv.ts';
 import { inputMessages, outputMessages } from './content.ts';
 
@@ -89,7 +91,7 @@ function attemptsOf(record: RequestRecord): readonly AttemptRecord[] {
   return record.attempts ?? [];
 }
 
-function attemptSpan(tracer: ReturnType<typeof trace.getTracer>, parent: Context, record: RequestRecord, attempt: AttemptRecord, answered: boolean): void {
+function attemptSpan(tracer: Tracer, parent: Context, record: RequestRecord, attempt: AttemptRecord, answered: boolean): void {
   const operation = record.operation ?? 'chat';
   const model = attempt.model ?? record.upstreamModel ?? record.model;
   const attributes: Attributes = {
@@ -113,12 +115,36 @@ function attemptSpan(tracer: ReturnType<typeof trace.getTracer>, parent: Context
   span.end(start + (attempt.durationMs ?? record.durationMs - (attempt.startMs ?? 0)));
 }
 
-function requestSpan(tracer: ReturnType<typeof trace.getTracer>, parent: Context, record: RequestRecord): Span {
+/** Reads a request's headers for `propagation.extract`. */
+const HEADER_GETTER: TextMapGetter<HeaderLookup> = {
+  get: (header, key) => header(key) ?? undefined,
+  keys: () => ['traceparent', 'tracestate', 'baggage'],
+};
+
+/**
+ * The request's span, started as it comes in (so its context can go
+ * upstream in `traceparent`), under the caller's trace context when it sent
+ * one and a propagator is registered, else under the active context.
+ */
+function startRequestSpan(tracer: Tracer, startedAt: number, header: HeaderLookup | undefined, under: Context = context.active()): Span {
+  const parent = header !== undefined && header('traceparent') !== null ? propagation.extract(under, header, HEADER_GETTER) : under;
+  // Under a span of the application's own (its HTTP server's, say) the request is a step of that one, not a second server span; under a remote caller's, it is the server.
+  const local = trace.getSpanContext(parent);
+  const kind = local === undefined || local.isRemote === true ? SpanKind.SERVER : SpanKind.INTERNAL;
+  return tracer.startSpan(REQUEST_SPAN_NAME, { kind, startTime: startedAt }, parent);
+}
+
+/** The request span's name until its end says what the request was. */
+const REQUEST_SPAN_NAME = 'interlingua.request';
+
+/** What `begin` returned: the request's span, or (from a caller of `record` alone) the context to make it under. */
+function isSpan(begun: unknown): begun is Span {
+  return typeof begun === 'object' && begun !== null && typeof (begun as Span).spanContext === 'function';
+}
+
+function requestSpanName(record: RequestRecord): string {
   const operation = record.operation;
-  const name = operation === undefined ? `${record.method} ${record.path}` : record.model === undefined ? operation : `${operation} ${record.model}`;
-  // Under a span of the application's own (its HTTP server's, say) the request is a step of that one, not a second server span.
-  const kind = trace.getSpan(parent) === undefined ? SpanKind.SERVER : SpanKind.INTERNAL;
-  return tracer.startSpan(name, { kind, startTime: record.startedAt }, parent);
+  return operation === undefined ? `${record.method} ${record.path}` : record.model === undefined ? operation : `${operation} ${record.model}`;
 }
 
 /**
@@ -173,14 +199,20 @@ export function createOtelSink(): TelemetrySink {
   const tracer = trace.getTracer(SCOPE_NAME);
   const instruments = instrumentsCache();
   return {
-    begin: () => context.active(),
+    begin: (startedAt, header) => startRequestSpan(tracer, startedAt, header),
+    traceHeaders(begun) {
+      if (!isSpan(begun) || !isSpanContextValid(begun.spanContext())) return undefined;
+      const carrier: Record<string, string> = {};
+      propagation.inject(trace.setSpan(ROOT_CONTEXT, begun), carrier);
+      return carrier['traceparent'] === undefined ? undefined : carrier;
+    },
     record(record, begun) {
-      const parent = (begun as Context | undefined) ?? context.active();
-      const span = requestSpan(tracer, parent, record);
+      const span = isSpan(begun) ? begun : startRequestSpan(tracer, record.startedAt, undefined, (begun as Context | undefined) ?? context.active());
       if (span.isRecording()) {
+        span.updateName(requestSpanName(record));
         const attempts = attemptsOf(record);
         span.setAttributes(requestAttributes(record, attempts.length > 0));
-        const within = trace.setSpan(parent, span);
+        const within = trace.setSpan(ROOT_CONTEXT, span);
         for (let index = 0; index < attempts.length; index++) attemptSpan(tracer, within, record, attempts[index]!, index === attempts.length - 1 && record.status < 400);
         if (semconv.errorType(record.status, record.streamError) !== undefined) span.setStatus(record.error === undefined ? { code: SpanStatusCode.ERROR } : { code: SpanStatusCode.ERROR, message: record.error });
       }

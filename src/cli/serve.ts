@@ -79,8 +79,12 @@ upstream, a route per --model-map rule, then every other model, no retry.
 
 Also answered: GET /v1/models (OpenAI's list shape, Anthropic's when
 anthropic-version is sent), /v1beta/models (Gemini), /api/tags (Ollama)
-with the configured model names; /healthz and /readyz; HEAD on any path
-(client probes) with 200. Unknown paths get a 404 in their format's shape.
+with the configured model names; /healthz (the process is up) and /readyz
+(every route has a live upstream: each upstream's models list is probed
+with its key, Bedrock's endpoint for reachability, at most every 5 s;
+503 listing the upstreams that are down otherwise; readiness: { probe:
+false } in the config skips the probes); HEAD on any path (client probes)
+with 200. Unknown paths get a 404 in their format's shape.
 The answer's x-interlingua-upstream header names the upstream that served.
 
 A Bedrock upstream is signed with SigV4 using AWS_ACCESS_KEY_ID,

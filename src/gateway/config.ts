@@ -62,6 +62,16 @@ export interface RetryPolicy {
   maxDelayMs?: number;
 }
 
+/** How `GET /readyz` probes the upstreams (src/gateway/readiness.ts). */
+export interface ReadinessSettings {
+  /** Probe the upstreams (default true); false: ready once the configuration is loaded. */
+  probe?: boolean;
+  /** How long a round of probes answers `/readyz` before the next, in ms (default 5000). */
+  cacheMs?: number;
+  /** Time for one probe's answer, in ms (default 2000). */
+  timeoutMs?: number;
+}
+
 /** What a route (or the `default` route) says beyond its targets. */
 export interface RouteSettings {
   targets: GatewayTarget[];
@@ -98,6 +108,8 @@ export interface GatewayConfig {
   limits?: ProxyLimits;
   /** When set, callers must present this token (Bearer, x-api-key, x-goog-api-key or ?key=). */
   inboundToken?: string;
+  /** How `GET /readyz` probes the upstreams. */
+  readiness?: ReadinessSettings;
   /** Where `serve` listens (its `--host` and `--port` win). */
   listen?: { host?: string; port?: number };
 

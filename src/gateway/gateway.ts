@@ -20,6 +20,7 @@ import { combineSinks, requestIdOf } from '../telemetry/record.ts';
 import { createRequestObserver, type RequestStart } from '../telemetry/observer.ts';
 import type { GatewayConfig, GatewayUpstream } from './config.ts';
 import { Recording } from './recording.ts';
+import { createReadiness } from './readiness.ts';
 import { modelOf } from './model-of.ts';
 import { backoffMs, decide } from './retry.ts';
 import { createRouter, targetOrder, type Route } from './routing.ts';
@@ -135,6 +136,7 @@ export function createGatewayExchange(config: GatewayConfig): Exchange {
   }
   const router = createRouter(config);
   const lists: ModelLists = { models: listedModels(config, router.models), started: new Date() };
+  const readiness = createReadiness(config, lists.models.length);
   // One record per caller request, over all its attempts: the upstreams' proxies record none of their own.
   const sink = combineSinks([config.telemetry === false ? undefined : (config.telemetry ?? createOtelSink()), config.log === undefined ? undefined : { record: config.log }]);
   const observer = sink === undefined ? undefined : createRequestObserver(sink);
@@ -177,6 +179,7 @@ export function createGatewayExchange(config: GatewayConfig): Exchange {
       return { status: 200, headers: { 'content-type': PROMETHEUS_CONTENT_TYPE }, body: config.metrics.render() };
     }
     if (ingress === undefined || request.method !== 'POST') {
+      if (pathname === '/readyz' && request.method === 'GET') return readiness.answer();
       if (isHealthPath(pathname)) return serviceAnswer(request, lists, authorized, upstreams.size);
       const answer = ingress !== undefined && request.method !== 'HEAD' ? errorAnswer(ingress.format, { type: 'not_found', status: 405, message: `use POST for ${pathname}` }) : serviceAnswer(request, lists, authorized, upstreams.size);
       return done(answer, begin(request, ingress?.format));

@@ -11,7 +11,7 @@ import { InterlinguaError } from '../core/errors.ts';
 import type { ApiError, FormatId } from '../core/ir.ts';
 import { createExchange, REQUEST_ID_HEADER, type ProxyConfig } from '../proxy/index.ts';
 import { callerCredential, constantTimeEqual } from '../proxy/auth.ts';
-import { errorAnswer } from '../proxy/errors.ts';
+import { errorAnswer, statusFor } from '../proxy/errors.ts';
 import { routeFor } from '../proxy/routes.ts';
 import { CallerCancel, jsonAnswer, PROXY_EXCHANGE, webInbound, webResponse, type Answer, type Cancel, type Exchange, type Inbound, type ProxyLogEntry, type UpstreamFailure } from '../proxy/exchange.ts';
 import { PROMETHEUS_CONTENT_TYPE } from '../telemetry/metrics.ts';
@@ -21,6 +21,7 @@ import { createRequestObserver, type RequestStart } from '../telemetry/observer.
 import type { GatewayConfig, GatewayUpstream } from './config.ts';
 import { Recording } from './recording.ts';
 import { createReadiness } from './readiness.ts';
+import { holdStreamHead } from './stream-head.ts';
 import { modelOf } from './model-of.ts';
 import { backoffMs, decide } from './retry.ts';
 import { createRouter, targetOrder, type Route } from './routing.ts';
@@ -85,6 +86,12 @@ function listedModels(config: GatewayConfig, literal: readonly string[]): Listed
 /** `upstream status type` for an attempts list: `anthropic 429 rate_limit`, `bedrock connect`. */
 function attemptText(upstream: string, status: number, failure: string): string {
   return status === 0 ? `${upstream} ${failure}` : `${upstream} ${status} ${failure}`;
+}
+
+/** An error event that came first in a stream answered 200, as the failure of its attempt (an overloaded one is Anthropic's 529). */
+function firstEventFailure(error: ApiError, format: FormatId): UpstreamFailure {
+  const status = statusFor(error, format);
+  return { kind: 'status', status, error: { ...error, status, message: `${error.message} (the upstream answered 200, then this error as its stream's first event)` } };
 }
 
 /** What a failure is called in logs and attempt lists. */
@@ -241,9 +248,20 @@ export function createGatewayExchange(config: GatewayConfig): Exchange {
           break targets;
         }
         recording?.startAttempt(upstream.name, upstream.format, target.model);
-        const answer = await call(request, text, upstream, target.model, route.strict, deadline, () => (deadlinePassed = true), recording);
-        const failure = answer.upstreamFailure;
-        if (failure === undefined) return served(answer, upstream, recording);
+        let answer = await call(request, text, upstream, target.model, route.strict, deadline, () => (deadlinePassed = true), recording);
+        let failure = answer.upstreamFailure;
+        if (failure === undefined) {
+          const body = answer.body;
+          // A stream is held until its first content event: an error event first (Anthropic's 200, then overloaded_error) is a failure like its status, retried or answered as one.
+          if (body === null || typeof body === 'string') return served(answer, upstream, recording);
+          const head = await holdStreamHead(body, format);
+          if ('body' in head) {
+            answer.body = head.body;
+            return served(answer, upstream, recording);
+          }
+          failure = firstEventFailure(head.error, upstream.format);
+          answer = errorAnswer(format, failure.error);
+        }
         const next = decide(failure);
         if (next === 'answer' && !(failure.kind === 'cancelled' && deadlinePassed)) return served(answer, upstream, recording, failure);
         const status = failure.status ?? 0;

@@ -13,7 +13,7 @@
  * and the attempts' spans are made when the request has ended (a stream at
  * its last byte), with the times they had.
  */
-import { context, createNoopMeter, isSpanContextValid, metrics, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, ValueType, type Attributes, type Context, type Histogram, type MeterProvider, type Span, type TextMapGetter, type Tracer } from '@opentelemetry/api';
+import { context, createNoopMeter, isSpanContextValid, metrics, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, TraceFlags, ValueType, type Attributes, type Context, type Histogram, type MeterProvider, type Span, type TextMapGetter, type Tracer } from '@opentelemetry/api';
 import type { AttemptRecord, HeaderLookup, RequestRecord, TelemetrySink } from './record.ts';
 import * as semconv from './semconv.ts';
 import { inputMessages, outputMessages } from './content.ts';
@@ -97,8 +97,9 @@ function attemptSpan(tracer: Tracer, parent: Context, record: RequestRecord, att
   const attributes: Attributes = {
     [semconv.ATTR_OPERATION_NAME]: operation,
     [semconv.ATTR_PROVIDER_NAME]: semconv.providerName(attempt.format ?? record.upstream, attempt.dialect),
-    'interlingua.upstream': attempt.upstream,
   };
+  // The one-upstream proxy names its upstream by its format, which the provider name says already (every attribute costs the SDK a check and a copy).
+  if (attempt.upstream !== attempt.format) attributes['interlingua.upstream'] = attempt.upstream;
   if (model !== undefined) attributes[semconv.ATTR_REQUEST_MODEL] = model;
   serverAttributes(attempt.server, attributes);
   if (attempt.status !== undefined && attempt.status > 0) attributes[semconv.ATTR_HTTP_STATUS] = attempt.status;
@@ -159,8 +160,8 @@ function requestAttributes(record: RequestRecord, attempted: boolean): Attribute
     [semconv.ATTR_HTTP_ROUTE]: record.path,
     [semconv.ATTR_HTTP_STATUS]: record.status,
     'interlingua.request_id': record.requestId,
-    'interlingua.losses': record.losses,
   };
+  if (record.losses > 0) attributes['interlingua.losses'] = record.losses;
   if (record.operation !== undefined) attributes[semconv.ATTR_OPERATION_NAME] = record.operation;
   if (record.model !== undefined) attributes[semconv.ATTR_REQUEST_MODEL] = record.model;
   if (record.ingress !== undefined) attributes['interlingua.ingress.format'] = record.ingress;
@@ -172,39 +173,70 @@ function requestAttributes(record: RequestRecord, attempted: boolean): Attribute
   return attributes;
 }
 
-function recordMetrics(instruments: Instruments, record: RequestRecord): void {
+/** The attribute sets of one series' points: made once per operation, provider, model and error, not per request. */
+interface PointAttributes {
+  duration: Attributes;
+  firstChunk: Attributes;
+  input: Attributes;
+  output: Attributes;
+}
+
+/** The most attribute sets kept; past it (models callers make up) each request makes its own, so the cache cannot grow without bound. */
+const MAX_ATTRIBUTE_SETS = 1000;
+
+function pointAttributes(operation: string, provider: string, model: string, error: string | undefined): PointAttributes {
+  const base = { [semconv.ATTR_OPERATION_NAME]: operation, [semconv.ATTR_PROVIDER_NAME]: provider, [semconv.ATTR_REQUEST_MODEL]: model };
+  return {
+    duration: error === undefined ? base : { ...base, [semconv.ATTR_ERROR_TYPE]: error },
+    firstChunk: base,
+    input: { ...base, [semconv.ATTR_TOKEN_TYPE]: 'input' },
+    output: { ...base, [semconv.ATTR_TOKEN_TYPE]: 'output' },
+  };
+}
+
+/** The attribute sets of a request's points, from the cache. */
+function attributeCache(): (operation: string, provider: string, model: string, error: string | undefined) => PointAttributes {
+  const sets = new Map<string, PointAttributes>();
+  return (operation, provider, model, error) => {
+    const key = `${operation}\u0000${provider}\u0000${model}\u0000${error ?? ''}`;
+    let found = sets.get(key);
+    if (found === undefined) {
+      found = pointAttributes(operation, provider, model, error);
+      if (sets.size < MAX_ATTRIBUTE_SETS) sets.set(key, found);
+    }
+    return found;
+  };
+}
+
+function recordMetrics(instruments: Instruments, attributesOf: ReturnType<typeof attributeCache>, record: RequestRecord): void {
   if (record.operation === undefined) return;
   const answered = record.attempts?.at(-1);
   // The conventions' required and conditionally required attributes (each point's attribute set is hashed: no more than these).
-  const operation = record.operation;
   const provider = semconv.providerName(answered?.format ?? record.upstream, answered?.dialect);
-  const model = record.upstreamModel ?? record.model ?? '';
   const error = semconv.errorType(record.status, record.streamError);
-  instruments.duration.record(
-    record.durationMs / 1000,
-    error === undefined
-      ? { [semconv.ATTR_OPERATION_NAME]: operation, [semconv.ATTR_PROVIDER_NAME]: provider, [semconv.ATTR_REQUEST_MODEL]: model }
-      : { [semconv.ATTR_OPERATION_NAME]: operation, [semconv.ATTR_PROVIDER_NAME]: provider, [semconv.ATTR_REQUEST_MODEL]: model, [semconv.ATTR_ERROR_TYPE]: error },
-  );
-  if (record.stream && record.firstByteMs !== undefined && error === undefined) {
-    instruments.firstChunk.record(record.firstByteMs / 1000, { [semconv.ATTR_OPERATION_NAME]: operation, [semconv.ATTR_PROVIDER_NAME]: provider, [semconv.ATTR_REQUEST_MODEL]: model });
-  }
+  const attributes = attributesOf(record.operation, provider, record.upstreamModel ?? record.model ?? '', error);
+  instruments.duration.record(record.durationMs / 1000, attributes.duration);
+  if (record.stream && record.firstByteMs !== undefined && error === undefined) instruments.firstChunk.record(record.firstByteMs / 1000, attributes.firstChunk);
   const usage = record.usage;
-  if (usage?.inputTokens !== undefined) instruments.tokens.record(usage.inputTokens, { [semconv.ATTR_OPERATION_NAME]: operation, [semconv.ATTR_PROVIDER_NAME]: provider, [semconv.ATTR_REQUEST_MODEL]: model, [semconv.ATTR_TOKEN_TYPE]: 'input' });
-  if (usage?.outputTokens !== undefined) instruments.tokens.record(usage.outputTokens, { [semconv.ATTR_OPERATION_NAME]: operation, [semconv.ATTR_PROVIDER_NAME]: provider, [semconv.ATTR_REQUEST_MODEL]: model, [semconv.ATTR_TOKEN_TYPE]: 'output' });
+  if (usage?.inputTokens !== undefined) instruments.tokens.record(usage.inputTokens, attributes.input);
+  if (usage?.outputTokens !== undefined) instruments.tokens.record(usage.outputTokens, attributes.output);
 }
 
 /** The OpenTelemetry sink: spans and metrics through the global providers of `@opentelemetry/api`. */
 export function createOtelSink(): TelemetrySink {
   const tracer = trace.getTracer(SCOPE_NAME);
   const instruments = instrumentsCache();
+  const attributeSets = attributeCache();
   return {
     begin: (startedAt, header) => startRequestSpan(tracer, startedAt, header),
     traceHeaders(begun) {
-      if (!isSpan(begun) || !isSpanContextValid(begun.spanContext())) return undefined;
-      const carrier: Record<string, string> = {};
-      propagation.inject(trace.setSpan(ROOT_CONTEXT, begun), carrier);
-      return carrier['traceparent'] === undefined ? undefined : carrier;
+      if (!isSpan(begun)) return undefined;
+      const span = begun.spanContext();
+      if (!isSpanContextValid(span)) return undefined;
+      // W3C Trace Context written directly (what its propagator writes), without a context and a carrier per request.
+      const traceparent = `00-${span.traceId}-${span.spanId}-${span.traceFlags & TraceFlags.SAMPLED ? '01' : '00'}`;
+      const tracestate = span.traceState?.serialize();
+      return tracestate === undefined || tracestate === '' ? { traceparent } : { traceparent, tracestate };
     },
     record(record, begun) {
       const span = isSpan(begun) ? begun : startRequestSpan(tracer, record.startedAt, undefined, (begun as Context | undefined) ?? context.active());
@@ -218,7 +250,7 @@ export function createOtelSink(): TelemetrySink {
       }
       span.end(record.startedAt + record.durationMs);
       const current = instruments();
-      if (current !== undefined) recordMetrics(current, record);
+      if (current !== undefined) recordMetrics(current, attributeSets, record);
     },
   };
 }

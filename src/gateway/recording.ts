@@ -10,41 +10,40 @@
  * request ends from that signal. Web APIs only.
  */
 import type { Answer, ProxyLogEntry } from '../proxy/exchange.ts';
-import type { AttemptObservation, AttemptResult, RequestObservation, RequestResult } from '../telemetry/observer.ts';
+import type { AttemptObservation, RequestObservation } from '../telemetry/observer.ts';
 import type { FormatId } from '../core/ir.ts';
-import type { HeaderLookup } from '../telemetry/record.ts';
+import type { AttemptRecord, HeaderLookup, RequestRecord } from '../telemetry/record.ts';
 
-/** What the upstream's proxy saw of its one call, for the gateway's attempt: where it went, what came back. */
-function attemptResultOf(entry: ProxyLogEntry | undefined): AttemptResult {
+/** What the upstream's proxy saw of its one call, written on the gateway's attempt: where it went, what came back. */
+function noteAttempt(attempt: AttemptRecord, entry: ProxyLogEntry | undefined): void {
   const own = entry?.attempts?.[0];
-  const result: AttemptResult = {};
-  if (own === undefined) return result;
-  if (own.server !== undefined) result.server = own.server;
-  if (own.dialect !== undefined) result.dialect = own.dialect;
-  if (own.status !== undefined) result.status = own.status;
-  if (own.error !== undefined) result.error = own.error;
-  if (own.upstreamRequestId !== undefined) result.upstreamRequestId = own.upstreamRequestId;
-  if (entry?.upstreamModel !== undefined) result.model = entry.upstreamModel;
-  return result;
+  if (own === undefined) return;
+  if (own.server !== undefined) attempt.server = own.server;
+  if (own.dialect !== undefined) attempt.dialect = own.dialect;
+  if (own.status !== undefined) attempt.status = own.status;
+  if (own.error !== undefined) attempt.error = own.error;
+  if (own.upstreamRequestId !== undefined) attempt.upstreamRequestId = own.upstreamRequestId;
+  if (entry?.upstreamModel !== undefined) attempt.model = entry.upstreamModel;
 }
 
-/** What the caller's request takes from the entry of the attempt that answered it (or failed last). */
-function requestResultOf(entry: ProxyLogEntry, observation: RequestObservation): RequestResult {
-  const result: RequestResult = { upstream: entry.upstream, stream: entry.stream, losses: entry.losses };
-  if (entry.operation !== undefined) result.operation = entry.operation;
-  if (observation.record.model === undefined && entry.model !== undefined) result.model = entry.model;
-  if (entry.upstreamModel !== undefined) result.upstreamModel = entry.upstreamModel;
-  if (entry.responseModel !== undefined) result.responseModel = entry.responseModel;
-  if (entry.streamError !== undefined) result.streamError = entry.streamError;
-  if (entry.usage !== undefined) result.usage = entry.usage;
-  if (entry.finishReasons !== undefined) result.finishReasons = entry.finishReasons;
-  if (entry.lossCodes !== undefined) result.lossCodes = entry.lossCodes;
-  if (entry.upstreamRequestId !== undefined) result.upstreamRequestId = entry.upstreamRequestId;
-  if (entry.error !== undefined) result.error = entry.error;
-  if (entry.content !== undefined) result.content = entry.content;
+/** What the caller's request takes from the entry of the attempt that answered it (or failed last), written on its record. */
+function noteAnswer(record: RequestRecord, entry: ProxyLogEntry): void {
+  record.upstream = entry.upstream;
+  record.stream = entry.stream;
+  record.losses = entry.losses;
+  if (entry.operation !== undefined) record.operation = entry.operation;
+  if (record.model === undefined && entry.model !== undefined) record.model = entry.model;
+  if (entry.upstreamModel !== undefined) record.upstreamModel = entry.upstreamModel;
+  if (entry.responseModel !== undefined) record.responseModel = entry.responseModel;
+  if (entry.streamError !== undefined) record.streamError = entry.streamError;
+  if (entry.usage !== undefined) record.usage = entry.usage;
+  if (entry.finishReasons !== undefined) record.finishReasons = entry.finishReasons;
+  if (entry.lossCodes !== undefined) record.lossCodes = entry.lossCodes;
+  if (entry.upstreamRequestId !== undefined) record.upstreamRequestId = entry.upstreamRequestId;
+  if (entry.error !== undefined) record.error = entry.error;
+  if (entry.content !== undefined) record.content = entry.content;
   // The proxy measured from its own start, a little after the caller's request came in.
-  if (entry.firstByteMs !== undefined) result.firstByteMs = entry.startedAt - observation.record.startedAt + entry.firstByteMs;
-  return result;
+  if (entry.firstByteMs !== undefined) record.firstByteMs = entry.startedAt - record.startedAt + entry.firstByteMs;
 }
 
 /** One caller request's record under the gateway (made only when the gateway has somewhere to send records). */
@@ -83,10 +82,11 @@ export class Recording {
     const attempt = this.#attempt;
     this.#attempt = undefined;
     if (attempt === undefined) return;
-    const result = attemptResultOf(this.#settledEntry);
-    result.status = status;
-    result.failure = failure;
-    attempt.end(result);
+    const record = attempt.record;
+    noteAttempt(record, this.#settledEntry);
+    record.status = status;
+    record.failure = failure;
+    attempt.end();
   }
 
   /** The gateway waits `delayMs` before its next attempt: said on the attempt that just failed. */
@@ -122,10 +122,14 @@ export class Recording {
     this.#pending = false;
     const attempt = this.#attempt;
     this.#attempt = undefined;
-    attempt?.end(attemptResultOf(entry));
-    const result = entry === undefined ? {} : requestResultOf(entry, this.observation);
-    result.status = this.#status;
-    if (this.#error !== undefined) result.error = this.#error;
-    this.observation.end(result);
+    if (attempt !== undefined) {
+      noteAttempt(attempt.record, entry);
+      attempt.end();
+    }
+    const record = this.observation.record;
+    if (entry !== undefined) noteAnswer(record, entry);
+    record.status = this.#status;
+    if (this.#error !== undefined) record.error = this.#error;
+    this.observation.end();
   }
 }

@@ -252,7 +252,7 @@ export function createExchange(config: ProxyConfig): Exchange {
       if (entry.upstreamRequestId !== undefined) answer.headers[UPSTREAM_REQUEST_ID_HEADER] = entry.upstreamRequestId;
       entry.status = answer.status;
       if (error !== undefined) entry.error = redact(error, secrets);
-      // A gateway above reads the entry as the answer's head comes back (its attempts, its log line).
+      // A layer above may read the entry as the answer's head comes back.
       request.report?.(entry);
       if (sink === undefined && settled === undefined) return answer;
       const body = answer.body;

@@ -13,10 +13,10 @@
 import { callerTraceHeaders, requestIdOf, type AttemptRecord, type HeaderLookup, type RequestRecord, type TelemetrySink } from './record.ts';
 
 /** What is known of a request as it comes in. */
-export type RequestStart = Pick<RequestRecord, 'method' | 'path' | 'upstream'> & Partial<Omit<RequestRecord, 'method' | 'path' | 'upstream' | 'startedAt' | 'attempts' | 'durationMs' | 'losses'>>;
+export type RequestStart = Pick<RequestRecord, 'method' | 'path' | 'upstream'> & Partial<Pick<RequestRecord, 'requestId' | 'ingress' | 'model' | 'route' | 'operation' | 'stream'>>;
 
 /** What is known of an attempt before its call. */
-export type AttemptStart = Pick<AttemptRecord, 'upstream'> & Partial<Omit<AttemptRecord, 'upstream' | 'startMs' | 'durationMs'>>;
+export type AttemptStart = Pick<AttemptRecord, 'upstream'> & Partial<Pick<AttemptRecord, 'format' | 'model' | 'server' | 'dialect'>>;
 
 /** What is left to say of an attempt when its call is over (status 0 and `error` for one that never answered). */
 export type AttemptResult = Partial<Omit<AttemptRecord, 'upstream' | 'startMs'>>;
@@ -34,10 +34,10 @@ export class AttemptObservation {
     this.record = record;
   }
 
-  /** The call's answer is over: what is left to say of it (its duration, when not given, runs to now). */
-  end(result: AttemptResult): void {
+  /** The call's answer is over: what is left to say of it, written on {@link record} by the caller or given here (its duration, when not set, runs to now). */
+  end(result?: AttemptResult): void {
     const attempt = this.record;
-    Object.assign(attempt, result);
+    if (result !== undefined) Object.assign(attempt, result);
     const request = this.#request;
     attempt.durationMs ??= request.now() - request.record.startedAt - (attempt.startMs ?? 0);
     if (attempt.upstreamRequestId !== undefined) request.record.upstreamRequestId = attempt.upstreamRequestId;
@@ -72,18 +72,22 @@ export class RequestObservation {
 
   /** An upstream call starts now. */
   attempt(start: AttemptStart): AttemptObservation {
-    const record: AttemptRecord = { ...start, startMs: this.now() - this.record.startedAt };
+    const record: AttemptRecord = { upstream: start.upstream, startMs: this.now() - this.record.startedAt };
+    if (start.format !== undefined) record.format = start.format;
+    if (start.model !== undefined) record.model = start.model;
+    if (start.server !== undefined) record.server = start.server;
+    if (start.dialect !== undefined) record.dialect = start.dialect;
     (this.record.attempts ??= []).push(record);
     return new AttemptObservation(this, record);
   }
 
-  /** The request is over: what is left to say of it, then the record goes to the sinks (once; later calls do nothing). */
-  end(result: RequestResult): void {
+  /** The request is over: what is left to say of it, written on {@link record} by the caller or given here (its duration, when not given, runs to now), then the record goes to the sinks (once; later calls do nothing). */
+  end(result?: RequestResult): void {
     if (this.#ended) return;
     this.#ended = true;
     const record = this.record;
-    Object.assign(record, result);
-    if (result.durationMs === undefined) record.durationMs = this.now() - record.startedAt;
+    if (result !== undefined) Object.assign(record, result);
+    if (result?.durationMs === undefined) record.durationMs = this.now() - record.startedAt;
     this.#sink?.record(record, this.begun);
   }
 }
@@ -98,7 +102,12 @@ export interface RequestObserver {
 export function createRequestObserver(sink: TelemetrySink | undefined, now: () => number = Date.now): RequestObserver {
   return {
     startRequest(info, header) {
-      const record: RequestRecord = { ...info, requestId: info.requestId ?? requestIdOf(null), startedAt: now(), stream: info.stream ?? false, status: info.status ?? 0, durationMs: 0, losses: 0 };
+      // The proxy's entry's shape, field by field: no spread per request.
+      const record: RequestRecord = { requestId: info.requestId ?? requestIdOf(null), startedAt: now(), method: info.method, path: info.path, upstream: info.upstream, stream: info.stream ?? false, status: 0, durationMs: 0, losses: 0 };
+      if (info.operation !== undefined) record.operation = info.operation;
+      if (info.ingress !== undefined) record.ingress = info.ingress;
+      if (info.model !== undefined) record.model = info.model;
+      if (info.route !== undefined) record.route = info.route;
       return new RequestObservation(sink, record, now, header);
     },
   };

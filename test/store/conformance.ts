@@ -68,7 +68,7 @@ async function expectStoreError(work: Promise<unknown>, code: StoreError['code']
     assert.is((error as StoreError).code, code);
     return error as StoreError;
   }
-  throw new assert.Assertion({ message: `expected a StoreError ${code}, but the call succeeded` });
+  return assert.unreachable(`expected a StoreError ${code}, but the call succeeded`) as never;
 }
 
 const sleep = (milliseconds: number) => new Promise((resolve) => setTimeout(resolve, milliseconds));

@@ -12,6 +12,8 @@ import { dirname, resolve } from 'node:path';
 import Database from 'libsql';
 import { StoreError, type StateStore, type StoreSetOptions } from './store.ts';
 
+export { StoreError, isStoreError, type StateStore, type StoreSetOptions } from './store.ts';
+
 /** Where the file store keeps its entries, and its bounds. */
 export interface FileStoreOptions {
   /** The database file; it and its folder are created when missing. */

@@ -6,6 +6,8 @@
  */
 import { StoreError, type StateStore, type StoreSetOptions } from './store.ts';
 
+export { StoreError, isStoreError, type StateStore, type StoreSetOptions } from './store.ts';
+
 /** Bounds of the in-memory store. */
 export interface MemoryStoreOptions {
   /** Entries kept at most; the oldest go first. Default 10,000. */

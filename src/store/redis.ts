@@ -14,6 +14,8 @@
 import { createClient, type RedisClientType } from '@redis/client';
 import { StoreError, type StateStore, type StoreSetOptions } from './store.ts';
 
+export { StoreError, isStoreError, type StateStore, type StoreSetOptions } from './store.ts';
+
 /** Where the Redis store connects, and its bounds. */
 export interface RedisStoreOptions {
   /** The server: `redis://[user:password@]host[:port][/database]`, or `rediss://` for TLS. */

@@ -387,7 +387,8 @@ consumer('a Worker importing interlingua/store/workers bundles without Node buil
     logLevel: 'silent',
   });
   const source = await readFile(outfile, 'utf8');
-  assert.match(source, /class StateStoreObject/);
+  assert.match(source, /StateStoreObject/);
+  assert.match(source, /interlingua_parts/, 'the Durable Object store is in the bundle');
   assert.not.match(source, /libsql/i, 'no file database in the Worker bundle');
   assert.not.match(source, /@redis|RESP3/, 'no Redis client in the Worker bundle');
 });

@@ -14,6 +14,8 @@ import { join } from 'node:path';
 export interface RedisServer {
   readonly url: string;
   readonly port: number;
+  /** The server's process id. */
+  readonly pid: number | undefined;
   /** Stops the server and removes its folder. */
   stop(): Promise<void>;
 }
@@ -64,7 +66,7 @@ export async function startRedisServer(path: string, port?: number): Promise<Red
   };
   for (let attempt = 0; attempt < 100; attempt += 1) {
     if (exited) break;
-    if (await answersPing(chosen)) return { url: `redis://127.0.0.1:${chosen}`, port: chosen, stop };
+    if (await answersPing(chosen)) return { url: `redis://127.0.0.1:${chosen}`, port: chosen, pid: child.pid, stop };
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
   await stop();

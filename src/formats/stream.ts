@@ -3,11 +3,10 @@
  * around the stages in `transcode.ts`.
  */
 import { resolveCodec, type FormatRef } from './convert.ts';
-import { createDecoder, createEncoder, createTranscoder as createCodecTranscoder, framingOf, transcodeStream, type ConvertedStream, type Transcoder } from '../core/transcode.ts';
+import { createDecoder, createEncoder, createTranscoder as createCodecTranscoder, framingOf, transcodeStream, type CodecStreamOptions, type ConvertedStream, type Transcoder } from '../core/transcode.ts';
 import type { CodecContext } from '../core/codec.ts';
 import type { StreamFraming } from '../core/framing.ts';
-import type { StreamDecoder, StreamEncoder, StreamEvent } from '../core/stream-events.ts';
-import type { AnswerIds } from '../core/answer-ids.ts';
+import type { StreamDecoder, StreamEncoder } from '../core/stream-events.ts';
 
 export {
   DONE,
@@ -26,26 +25,10 @@ export {
   type Transcoder,
 } from '../core/transcode.ts';
 
-/** Options of {@link convertStream}. */
-export interface ConvertStreamOptions {
+/** Options of {@link convertStream}: the codec stream options, with the formats named by id or codec. */
+export interface ConvertStreamOptions extends Omit<CodecStreamOptions, 'from' | 'to'> {
   from: FormatRef;
   to: FormatRef;
-  /** The model, for formats that carry it in the URL (Gemini). */
-  model?: string;
-  /** The dialect of the target format (see `ConvertOptions.dialect`). */
-  dialect?: string;
-  /** Rewrite each IR event before it is encoded (see `CodecStreamOptions.mapEvent`). */
-  mapEvent?: (event: StreamEvent) => StreamEvent;
-  /**
-   * Whether an OpenAI Chat target stream ends with its usage chunk (whose
-   * `choices` is empty), as OpenAI sends it only for
-   * `stream_options.include_usage`. Default true: the usage is written.
-   */
-  streamUsage?: boolean;
-  /** Where made-up ids and times come from (default: fresh random ids and the clock; `fixedAnswerIds` for reproducible output). */
-  ids?: AnswerIds;
-  /** The request the stream answers, in the target format (see `ConvertOptions.request`). */
-  request?: unknown;
 }
 
 /** The stream decoder of `format` (bounded indexes), or an error if its streaming is not implemented yet. */

@@ -91,6 +91,10 @@ export async function runStores(options: { budgetMs: number; progress: (line: st
           return store.get(key);
         };
       });
+      for (const { name, store } of stores) {
+        await store.set('interlingua:bench:check', value);
+        if ((await store.get('interlingua:bench:check')) !== value) throw new Error(`the ${name} store did not give back the ${label} it was given`);
+      }
       const ticksBefore = processTicks(server?.pid);
       const timings = await measureRounds(operations, { budgetMs: options.budgetMs });
       const ticksAfter = processTicks(server?.pid);

@@ -7,7 +7,7 @@ import { codecFor } from '../formats/registry.ts';
 import { parseBody } from '../formats/convert.ts';
 import { createTranscoder, framingFor, transcodedStream, type Transcoder } from '../formats/stream.ts';
 import { responseToEvents } from '../core/accumulate.ts';
-import type { FormatId } from '../core/ir.ts';
+import type { FormatId, Request } from '../core/ir.ts';
 import { hint, isObject, type JsonObject } from '../core/wire.ts';
 import { bodyText, joinedText, markPieces, piecesMark } from '../core/serialize.ts';
 import { errorAnswer } from './errors.ts';
@@ -73,7 +73,10 @@ function prepare(options: ForwardOptions, body: JsonObject): Prepared {
     return { body, model: mapped, stream: wantsStream, streamUsage: callerStreamUsage(route.format, body) };
   }
   // Reasoning state this proxy wrapped into the caller's own slot last turn goes back to the upstream as it was.
-  const ir = restoreRequestStates(codecFor(route.format).decodeRequest(body, context));
+  const decoded = codecFor(route.format).decodeRequest(body, context);
+  // Named by the call ids as the caller sent them, before the state they carry is unwrapped from them.
+  if (options.toolNames !== undefined) nameToolResults(decoded, options.toolNames);
+  const ir = restoreRequestStates(decoded);
   if (ir.model !== undefined) options.entry.model = ir.model;
   const mapped = options.mapModel(ir.model);
   if (mapped !== undefined) {
@@ -100,6 +103,17 @@ function prepare(options: ForwardOptions, body: JsonObject): Prepared {
   const customTools = takesCustomTools(upstream) ? undefined : customToolNames(ir);
   if (customTools !== undefined) prepared.customTools = customTools;
   return prepared;
+}
+
+/** Gives the request's nameless tool results the names a layer above found for their calls. */
+function nameToolResults(request: Request, names: ReadonlyMap<string, string>): void {
+  for (const message of request.messages) {
+    for (const part of message.parts) {
+      if (part.type !== 'tool_result' || part.name !== undefined) continue;
+      const name = names.get(part.callId);
+      if (name !== undefined) part.name = name;
+    }
+  }
 }
 
 /**

@@ -26,6 +26,9 @@ import { createOtelSink } from '../telemetry/otel.ts';
 import { PROMETHEUS_CONTENT_TYPE } from '../telemetry/metrics.ts';
 import { captureRequested, type CapturedContent } from '../telemetry/content.ts';
 import { parseBody } from '../formats/convert.ts';
+import type { StateStore } from '../store/store.ts';
+import { statefulExchange } from '../state/responses-exchange.ts';
+import { tokenAdmitter } from '../state/admit.ts';
 
 /** The upstream the proxy talks to. */
 export interface UpstreamConfig {
@@ -94,6 +97,20 @@ export interface ProxyConfig {
   maxTokensDefault?: number;
   /** Bounds on what one request, or all of them together, may hold (see docs/SECURITY.md). */
   limits?: ProxyLimits;
+  /**
+   * Where stateful Responses and Conversations live (`createMemoryStore()`,
+   * or another `StateStore`): with a store, `previous_response_id`,
+   * `conversation`, `store`, `GET`/`DELETE /v1/responses/{id}`,
+   * `…/input_items` and `/v1/conversations…` work in front of any upstream,
+   * each caller's entries under a hash of the credential its SDK sends
+   * (docs/DESIGN.md, "State"). Without one, a Responses upstream gets
+   * `previous_response_id` as sent and other upstreams report it lost.
+   */
+  store?: StateStore;
+  /** Seconds a stored response or conversation lives (default: the store's own, 30 days for the memory store). */
+  storeTtlSeconds?: number;
+  /** Told when a response or conversation could not be stored (the answer still reaches the caller, with `x-interlingua-state` or an SSE comment saying so). */
+  onStoreFailure?: (message: string) => void;
 }
 
 /** The proxy's resource limits beside `timeoutMs` and `maxBodyBytes`; each has a default. */
@@ -222,7 +239,7 @@ export function createExchange(config: ProxyConfig): Exchange {
   const capture = sink !== undefined && captureRequested(env);
   const operation = (route: Route) => operationName(upstream.format, route);
 
-  return async (request: Inbound): Promise<Answer> => {
+  const exchange = async (request: Inbound): Promise<Answer> => {
     const started = Date.now();
     const pathname = request.pathname;
     if (pathname === '/metrics' && config.metrics !== undefined) return metricsAnswer(request, config.metrics, config.inboundToken);
@@ -328,6 +345,9 @@ export function createExchange(config: ProxyConfig): Exchange {
       inflight -= held;
     }
   };
+  if (config.store === undefined) return exchange;
+  const admit = tokenAdmitter(config.inboundToken, upstream.passThroughAuth === true ? 'token-header' : 'either');
+  return statefulExchange(exchange, { store: config.store, ttlSeconds: config.storeTtlSeconds, warn: config.onStoreFailure, admit, maxBodyBytes });
 
   /** The 503 of a request over the in-flight budget. */
   function busyAnswer(format: FormatId): Answer {
@@ -362,6 +382,7 @@ export function createExchange(config: ProxyConfig): Exchange {
       strict: request.strict ?? config.strict === true,
       maxTokensDefault: config.maxTokensDefault,
       adjust: vendor.adjust === undefined ? undefined : (ir) => vendor.adjust?.(ir, losses),
+      toolNames: request.toolNames,
     };
   }
 }
@@ -409,4 +430,6 @@ export { countUrl, pathFormat, routeFor, upstreamUrl, type Route } from './route
 export { errorAnswer, statusFor, unknownPath } from './errors.ts';
 export { createModelMap, parseModelRule, type ModelRule } from './model-map.ts';
 export { constantTimeEqual } from './auth.ts';
+export type { StateStore } from '../store/store.ts';
+export { STATE_NOTE_HEADER } from '../state/responses-exchange.ts';
 export { CallerCancel, PROXY_EXCHANGE, UPSTREAM_CALL, UpstreamTimeout, type Answer, type AttemptLog, type ProxyLogEntry, type UpstreamFailure, type Exchange, type Inbound, type UpstreamCall, type UpstreamInit, type UpstreamReply } from './exchange.ts';

@@ -73,5 +73,7 @@ export class StoreSpecError extends Error {
 }
 
 function invalid(spec: string, why: string): StoreSpecError {
-  return new StoreSpecError(spec, `--store ${JSON.stringify(spec)}: ${why}; write "memory", a redis://host:port (or rediss://) URL, or the path of a file for the file store`);
+  // Quoted only when it would not read as one word (empty, or with spaces).
+  const shown = /^\S+$/.test(spec) ? spec : JSON.stringify(spec);
+  return new StoreSpecError(spec, `--store ${shown}: ${why}; write "memory", a redis://host:port (or rediss://) URL, or the path of a file for the file store`);
 }

@@ -20,7 +20,7 @@ import type { ForwardOptions, ProxyLogEntry } from './forward-options.ts';
 import { vendorHeaders, type VendorHeaders } from './vendor-headers.ts';
 import { createSigV4Signer, type AwsCredentials, type RequestSigner } from './sigv4.ts';
 import { eventTap, watchedBody, type BodyEnd } from './answer-watch.ts';
-import { combineSinks, noteLosses, noteStreamEvent, requestIdOf, type AttemptRecord, type TelemetrySink } from '../telemetry/record.ts';
+import { callerTraceHeaders, combineSinks, noteLosses, noteStreamEvent, requestIdOf, type AttemptRecord, type TelemetrySink } from '../telemetry/record.ts';
 import { operationName } from '../telemetry/semconv.ts';
 import { createOtelSink } from '../telemetry/otel.ts';
 import { PROMETHEUS_CONTENT_TYPE } from '../telemetry/metrics.ts';
@@ -236,7 +236,7 @@ export function createExchange(config: ProxyConfig): Exchange {
   const sink = combineSinks([config.telemetry === false ? undefined : (config.telemetry ?? createOtelSink()), config.log === undefined ? undefined : { record: config.log }]);
   const server = hostOf(aws.baseUrl);
   // Message content goes into spans only when the standard variable asks for it.
-  const capture = sink !== undefined && captureRequested(env);
+  const capture = captureRequested(env);
   const operation = (route: Route) => operationName(upstream.format, route);
 
   const exchange = async (request: Inbound): Promise<Answer> => {
@@ -244,8 +244,10 @@ export function createExchange(config: ProxyConfig): Exchange {
     const pathname = request.pathname;
     if (pathname === '/metrics' && config.metrics !== undefined) return metricsAnswer(request, config.metrics, config.inboundToken);
     const route = routeFor(pathname);
-    const entry: ProxyLogEntry = { requestId: requestIdOf(request.header(REQUEST_ID_HEADER)), startedAt: started, method: request.method, path: pathname, upstream: upstream.format, stream: false, status: 0, durationMs: 0, losses: 0 };
-    const begun = sink?.begin?.();
+    const entry: ProxyLogEntry = { requestId: request.requestId ?? requestIdOf(request.header(REQUEST_ID_HEADER)), startedAt: started, method: request.method, path: pathname, upstream: upstream.format, stream: false, status: 0, durationMs: 0, losses: 0 };
+    // Under a layer that records the request itself (the gateway), this call is one of its attempts: no sink of its own.
+    const settled = request.settled;
+    const begun = settled === undefined ? sink?.begin?.(started, request.header) : undefined;
     let forward: ForwardOptions | undefined;
     const emit = () => {
       if (forward !== undefined) {
@@ -259,16 +261,17 @@ export function createExchange(config: ProxyConfig): Exchange {
         attempt.durationMs = entry.durationMs - (attempt.startMs ?? 0);
         if (entry.upstreamModel !== undefined) attempt.model = entry.upstreamModel;
       }
-      sink!.record(entry, begun);
+      if (settled === undefined) sink!.record(entry, begun);
+      else settled(entry);
     };
     const finish = (answer: Answer, error?: string): Answer => {
       answer.headers[REQUEST_ID_HEADER] = entry.requestId;
       if (entry.upstreamRequestId !== undefined) answer.headers[UPSTREAM_REQUEST_ID_HEADER] = entry.upstreamRequestId;
       entry.status = answer.status;
       if (error !== undefined) entry.error = redact(error, secrets);
-      // A gateway above reads the entry as the answer's head comes back (its attempts, its log line).
+      // A layer above may read the entry as the answer's head comes back.
       request.report?.(entry);
-      if (sink === undefined) return answer;
+      if (sink === undefined && settled === undefined) return answer;
       const body = answer.body;
       if (body === null || typeof body === 'string') {
         entry.durationMs = entry.firstByteMs = Date.now() - started;
@@ -322,7 +325,7 @@ export function createExchange(config: ProxyConfig): Exchange {
       inflight += text.length - held;
       held = text.length;
       if (inflight > maxInflightBytes && held > declared) return busy();
-      if (capture) entry.content = capturedRequest(route, text);
+      if (capture && (sink !== undefined || settled !== undefined)) entry.content = capturedRequest(route, text);
       const attempt: AttemptRecord = { upstream: upstream.format, format: upstream.format, startMs: Date.now() - started };
       if (upstream.dialect !== undefined) attempt.dialect = upstream.dialect;
       if (server !== undefined) attempt.server = server;
@@ -331,7 +334,7 @@ export function createExchange(config: ProxyConfig): Exchange {
       const vendor = vendorHeaders((name) => request.header(name), route.format, upstream.format, upstream.dialect);
       if (route.format !== upstream.format) vendor.report(losses);
       deadline = deadlineMs === undefined ? undefined : new Deadline(request.signal, deadlineMs);
-      forward = forwardOptions(request, route, entry, text, passThrough ? credential : undefined, deadline, vendor, losses);
+      forward = forwardOptions(request, route, entry, text, passThrough ? credential : undefined, deadline, vendor, losses, request.traceHeaders ?? (settled === undefined ? sink?.traceHeaders?.(begun) : undefined) ?? callerTraceHeaders(request.header));
       const answer = await (route.count === true ? forwardCount(forward, countingUrl) : forwardToUpstream(forward));
       // A whole answer is done; a stream keeps its deadline running to its end.
       if (typeof answer.body === 'string') deadline?.clear();
@@ -355,7 +358,8 @@ export function createExchange(config: ProxyConfig): Exchange {
   }
 
   /** The options of forwarding one read request (its caller already checked). */
-  function forwardOptions(request: Inbound, route: Route, entry: ProxyLogEntry, text: string, passedKey: string | undefined, deadline: Deadline | undefined, vendor: VendorHeaders, losses: LossCollector): ForwardOptions {
+  function forwardOptions(request: Inbound, route: Route, entry: ProxyLogEntry, text: string, passedKey: string | undefined, deadline: Deadline | undefined, vendor: VendorHeaders, losses: LossCollector, trace: Record<string, string> | undefined): ForwardOptions {
+    const headers = vendor.headers === undefined ? (fixedHeaders ?? { ...upstreamAuthHeaders(upstream.format, passedKey), ...extraHeaders }) : { ...(fixedHeaders ?? upstreamAuthHeaders(upstream.format, passedKey)), ...vendor.headers, ...extraHeaders };
     return {
       route,
       text,
@@ -364,7 +368,8 @@ export function createExchange(config: ProxyConfig): Exchange {
       dialect: upstream.dialect,
       url: route.generate === true && upstream.format === 'ollama' ? generateUrl : url,
       // The caller's vendor headers replace the defaults (anthropic-version), not what the operator configured.
-      headers: vendor.headers === undefined ? (fixedHeaders ?? { ...upstreamAuthHeaders(upstream.format, passedKey), ...extraHeaders }) : { ...(fixedHeaders ?? upstreamAuthHeaders(upstream.format, passedKey)), ...vendor.headers, ...extraHeaders },
+      // W3C trace context goes upstream: the request span's own, or the caller's as it came.
+      headers: trace === undefined ? headers : { ...headers, ...trace },
       sign: aws.sign,
       mapModel: request.upstreamModel === undefined ? mapModel : fixedModel(request.upstreamModel),
       call,

@@ -115,8 +115,8 @@ Options:
   --strict                 refuse, with a 400 in the caller's format listing them, requests whose
                            conversion reports losses (warnings or worse) instead of converting
   --max-answer BYTES       largest whole upstream answer (default 134217728; larger is a 502)
-  --max-inflight BYTES     request bytes all requests in flight may hold (default 268435456;
-                           beyond it 503 with retry-after)
+  --max-inflight BYTES     request bytes all requests in flight, to every upstream, may hold
+                           together (default 268435456; beyond it 503 with retry-after)
   --deadline MS            longest a request may take, streams included (default: none)
   --store SPEC             keep stateful Responses and Conversations in this store: memory,
                            a FILE path, or a redis:// URL

@@ -9,7 +9,7 @@
  */
 import { InterlinguaError } from '../core/errors.ts';
 import type { ApiError, FormatId } from '../core/ir.ts';
-import { createExchange, REQUEST_ID_HEADER, type ProxyConfig } from '../proxy/index.ts';
+import { createExchange, InflightBudget, REQUEST_ID_HEADER, type ProxyConfig } from '../proxy/index.ts';
 import { callerCredential, constantTimeEqual } from '../proxy/auth.ts';
 import { errorAnswer, statusFor } from '../proxy/errors.ts';
 import { routeFor } from '../proxy/routes.ts';
@@ -41,7 +41,7 @@ interface Upstream {
   exchange: Exchange;
 }
 
-function proxyConfigOf(upstream: GatewayUpstream, config: GatewayConfig): ProxyConfig {
+function proxyConfigOf(upstream: GatewayUpstream, config: GatewayConfig, budget: InflightBudget): ProxyConfig {
   const proxy: ProxyConfig = {
     upstream: {
       format: upstream.format,
@@ -53,6 +53,7 @@ function proxyConfigOf(upstream: GatewayUpstream, config: GatewayConfig): ProxyC
       ...(upstream.headers === undefined ? {} : { headers: upstream.headers }),
     },
     maxBodyBytes: config.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
+    budget,
   };
   const timeoutMs = upstream.timeoutMs ?? config.timeoutMs;
   if (timeoutMs !== undefined) proxy.timeoutMs = timeoutMs;
@@ -118,6 +119,8 @@ function wait(ms: number, signal: Cancel): Promise<void> {
 /** The caller's request as one attempt sees it: the body already read (`text`; undefined: the proxy reads it), the target's model, the route's strictness, the request's record. */
 function attemptInbound(request: Inbound, text: string | undefined, model: string | undefined, strict: boolean, signal: Cancel, recording: Recording | undefined): Inbound {
   const inbound: Inbound = { method: request.method, pathname: request.pathname, query: request.query, header: request.header, text: text === undefined ? request.text : () => Promise.resolve(text), signal, strict };
+  // A body the gateway read is held in its budget: the attempt's proxy takes none for it.
+  if (text !== undefined) inbound.budgeted = true;
   if (model !== undefined) inbound.upstreamModel = model;
   if (recording !== undefined) {
     inbound.requestId = recording.observation.record.requestId;
@@ -131,9 +134,11 @@ function attemptInbound(request: Inbound, text: string | undefined, model: strin
 /** Create the gateway's transport-neutral exchange (what its fetch handler and the Node adapter run). */
 export function createGatewayExchange(config: GatewayConfig): Exchange {
   const upstreams = new Map<string, Upstream>();
+  // One in-flight budget for every upstream's proxy: the bound is the gateway's, not one per upstream.
+  const budget = new InflightBudget(config.limits?.maxInflightBytes);
   for (const [name, upstream] of Object.entries(config.upstreams)) {
     try {
-      upstreams.set(name, { name, format: upstream.format, exchange: createExchange(proxyConfigOf(upstream, config)) });
+      upstreams.set(name, { name, format: upstream.format, exchange: createExchange(proxyConfigOf(upstream, config, budget)) });
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
       throw new InterlinguaError('invalid_value', `upstreams.${name}: ${message}`, { path: `/upstreams/${name}` });
@@ -198,17 +203,27 @@ export function createGatewayExchange(config: GatewayConfig): Exchange {
     const recording = begin(request, format);
     if (!authorized) return done(errorAnswer(format, { type: 'authentication', message: 'missing or wrong proxy token' }), recording, 'missing or wrong proxy token');
     if (direct !== undefined) return once(request, direct, recording);
-    const text = await request.text(maxBodyBytes);
-    if (text === undefined) return done(errorAnswer(format, { type: 'request_too_large', message: `request body is larger than ${maxBodyBytes} bytes` }), recording);
-    const model = ingress.model ?? (router.single === undefined ? modelOf(text) : undefined);
-    if (recording !== undefined && model !== undefined) recording.observation.record.model = model;
-    const route = router.single ?? router.route(model);
-    if (route === undefined) {
-      const error = noRoute(model);
-      return done(errorAnswer(format, error), recording, error.message);
+    // The body read here is held in the budget (its declared length while read) through every attempt; the attempts' proxies take none for it.
+    let held = Math.min(maxBodyBytes, Number(request.header('content-length') ?? '0') || 0);
+    if (!budget.take(held)) return done(budget.refusal(format), recording, 'over the in-flight budget');
+    try {
+      const text = await request.text(maxBodyBytes);
+      if (text === undefined) return done(errorAnswer(format, { type: 'request_too_large', message: `request body is larger than ${maxBodyBytes} bytes` }), recording);
+      const fits = budget.resize(held, text.length);
+      held = text.length;
+      if (!fits) return done(budget.refusal(format), recording, 'over the in-flight budget');
+      const model = ingress.model ?? (router.single === undefined ? modelOf(text) : undefined);
+      if (recording !== undefined && model !== undefined) recording.observation.record.model = model;
+      const route = router.single ?? router.route(model);
+      if (route === undefined) {
+        const error = noRoute(model);
+        return done(errorAnswer(format, error), recording, error.message);
+      }
+      if (recording !== undefined) recording.observation.record.route = route.name;
+      return await attempt(request, text, route, format, started, recording);
+    } finally {
+      budget.give(held);
     }
-    if (recording !== undefined) recording.observation.record.route = route.name;
-    return attempt(request, text, route, format, started, recording);
   };
   return stateful(exchange, config, maxBodyBytes);
 

@@ -100,6 +100,8 @@ export interface Inbound {
   strict?: boolean;
   /** Called with this request's log entry when its answer's head is made, besides the proxy's `log` (a layer above the proxy reads it). */
   report?: (entry: ProxyLogEntry) => void;
+  /** The layer above read the body and holds its bytes in the shared in-flight budget (`ProxyConfig.budget`): the proxy takes none for it. */
+  budgeted?: boolean;
   /** Tool names by call id for results whose call the body lacks (the state layer finds them in its store; src/state/call-index.ts). */
   toolNames?: ReadonlyMap<string, string>;
   /** The request's id, in place of one from the caller's `x-request-id` (a layer above made it once for all its calls). */

@@ -11,6 +11,7 @@ import { LossCollector } from '../core/losses.ts';
 import type { ApiError, FormatId } from '../core/ir.ts';
 import { callerCredential, constantTimeEqual, headerSafeCredential, redact, sanitizeHeaderValue, TOKEN_HEADER, upstreamAuthHeaders } from './auth.ts';
 import { errorAnswer, unknownPath } from './errors.ts';
+import { InflightBudget } from './budget.ts';
 import { Deadline, fetchCall, jsonAnswer, PROXY_EXCHANGE, webInbound, webResponse, type Answer, type Exchange, type Inbound } from './exchange.ts';
 import { createModelMap, type ModelRule } from './model-map.ts';
 import { countUrl, routeFor, upstreamUrl, type Route } from './routes.ts';
@@ -98,6 +99,12 @@ export interface ProxyConfig {
   /** Bounds on what one request, or all of them together, may hold (see docs/SECURITY.md). */
   limits?: ProxyLimits;
   /**
+   * The in-flight budget this proxy shares with others (a gateway hands one
+   * to every upstream's proxy, so the bound is one per gateway). Default: a
+   * budget of its own, of `limits.maxInflightBytes`, which is then ignored.
+   */
+  budget?: InflightBudget;
+  /**
    * Where stateful Responses and Conversations live (`createMemoryStore()`,
    * or another `StateStore`): with a store, `previous_response_id`,
    * `conversation`, `store`, `GET`/`DELETE /v1/responses/{id}`,
@@ -121,6 +128,7 @@ export interface ProxyLimits {
    * Request body bytes all requests in flight may hold together (default
    * 256 MiB, eight bodies of the largest size): a request beyond it is
    * refused with 503 (Anthropic: 529) and `retry-after` in the caller's format.
+   * Bounds this proxy's requests, or with `budget` those of every proxy sharing it.
    */
   maxInflightBytes?: number;
   /** Longest a request may take from start to the end of its answer, streams included, in ms (default: none; `timeoutMs` still bounds every silence). */
@@ -141,7 +149,6 @@ export const UPSTREAM_REQUEST_ID_HEADER = 'x-interlingua-upstream-request-id';
 const DEFAULT_TIMEOUT_MS = 120_000;
 const DEFAULT_MAX_BODY_BYTES = 32 * 1024 * 1024;
 const DEFAULT_MAX_ANSWER_BYTES = 128 * 1024 * 1024;
-const DEFAULT_MAX_INFLIGHT_BYTES = 256 * 1024 * 1024;
 const DEFAULT_STALLED_READER_MS = 300_000;
 
 function processEnv(): Record<string, string | undefined> {
@@ -218,11 +225,9 @@ export function createExchange(config: ProxyConfig): Exchange {
   const timeoutMs = config.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const maxBodyBytes = config.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   const maxAnswerBytes = config.limits?.maxAnswerBytes ?? DEFAULT_MAX_ANSWER_BYTES;
-  const maxInflightBytes = config.limits?.maxInflightBytes ?? DEFAULT_MAX_INFLIGHT_BYTES;
+  const budget = config.budget ?? new InflightBudget(config.limits?.maxInflightBytes);
   const deadlineMs = config.limits?.deadlineMs;
   const stalledReaderMs = config.limits?.stalledReaderMs ?? DEFAULT_STALLED_READER_MS;
-  /** Request body bytes held by the requests in flight (UTF-16 units of their texts, or their declared length while being read). */
-  let inflight = 0;
   const call = fetchCall(config.fetch ?? fetch);
   const extraHeaders = Object.fromEntries(Object.entries(upstream.headers ?? {}).map(([name, value]) => [name, sanitizeHeaderValue(value)]));
   const url = (model: string | undefined, stream: boolean) => upstreamUrl(aws.baseUrl, upstream.format, model, stream);
@@ -298,7 +303,7 @@ export function createExchange(config: ProxyConfig): Exchange {
     entry.ingress = route.format;
     entry.operation = operation(route);
     const fail = (error: ApiError) => finish(errorAnswer(route.format, { ...error, message: redact(error.message, secrets) }), error.message);
-    const busy = () => finish(busyAnswer(route.format), 'over the in-flight budget');
+    const busy = () => finish(budget.refusal(route.format), 'over the in-flight budget');
     if (request.method !== 'POST') return fail({ type: 'not_found', status: 405, message: `use POST for ${pathname}` });
     const passThrough = upstream.passThroughAuth === true;
     const credential = config.inboundToken !== undefined || passThrough ? callerCredential(request) : undefined;
@@ -313,18 +318,20 @@ export function createExchange(config: ProxyConfig): Exchange {
       // The caller's fault, not the upstream's: said without the key, which could not go on the wire anyway.
       return fail({ type: 'authentication', message: 'the API key sent contains characters an HTTP header cannot carry (CR, LF, NUL, spaces or non-ASCII); send the bare key' });
     }
-    // The budget is taken before the body is read (its declared length), and held until the answer is made.
-    const declared = Math.min(maxBodyBytes, Number(request.header('content-length') ?? '0') || 0);
-    if (inflight + declared > maxInflightBytes) return busy();
-    inflight += declared;
+    // The budget is taken before the body is read (its declared length), and held until the answer is made; unless a gateway above holds it.
+    const counted = request.budgeted !== true;
+    const declared = counted ? Math.min(maxBodyBytes, Number(request.header('content-length') ?? '0') || 0) : 0;
+    if (!budget.take(declared)) return busy();
     let held = declared;
     let deadline: Deadline | undefined;
     try {
       const text = await request.text(maxBodyBytes);
       if (text === undefined) return fail({ type: 'request_too_large', message: `request body is larger than ${maxBodyBytes} bytes` });
-      inflight += text.length - held;
-      held = text.length;
-      if (inflight > maxInflightBytes && held > declared) return busy();
+      if (counted) {
+        const fits = budget.resize(held, text.length);
+        held = text.length;
+        if (!fits) return busy();
+      }
       if (capture && (sink !== undefined || settled !== undefined)) entry.content = capturedRequest(route, text);
       const attempt: AttemptRecord = { upstream: upstream.format, format: upstream.format, startMs: Date.now() - started };
       if (upstream.dialect !== undefined) attempt.dialect = upstream.dialect;
@@ -345,17 +352,12 @@ export function createExchange(config: ProxyConfig): Exchange {
       if (isInterlinguaError(error)) return fail({ type: 'invalid_request', message });
       return fail({ type: 'server', message: `proxy error: ${message}` });
     } finally {
-      inflight -= held;
+      budget.give(held);
     }
   };
   if (config.store === undefined) return exchange;
   const admit = tokenAdmitter(config.inboundToken, upstream.passThroughAuth === true ? 'token-header' : 'either');
   return statefulExchange(exchange, { store: config.store, ttlSeconds: config.storeTtlSeconds, warn: config.onStoreFailure, admit, maxBodyBytes });
-
-  /** The 503 of a request over the in-flight budget. */
-  function busyAnswer(format: FormatId): Answer {
-    return errorAnswer(format, { type: 'overloaded', status: 503, message: `the proxy holds ${maxInflightBytes} bytes of requests already; retry shortly` }, { 'retry-after': '1' });
-  }
 
   /** The options of forwarding one read request (its caller already checked). */
   function forwardOptions(request: Inbound, route: Route, entry: ProxyLogEntry, text: string, passedKey: string | undefined, deadline: Deadline | undefined, vendor: VendorHeaders, losses: LossCollector, trace: Record<string, string> | undefined): ForwardOptions {
@@ -435,6 +437,7 @@ export { countUrl, pathFormat, routeFor, upstreamUrl, type Route } from './route
 export { errorAnswer, statusFor, unknownPath } from './errors.ts';
 export { createModelMap, parseModelRule, type ModelRule } from './model-map.ts';
 export { constantTimeEqual } from './auth.ts';
+export { InflightBudget, DEFAULT_MAX_INFLIGHT_BYTES } from './budget.ts';
 export type { StateStore } from '../store/store.ts';
 export { STATE_NOTE_HEADER } from '../state/responses-exchange.ts';
 export { CallerCancel, PROXY_EXCHANGE, UPSTREAM_CALL, UpstreamTimeout, type Answer, type AttemptLog, type ProxyLogEntry, type UpstreamFailure, type Exchange, type Inbound, type UpstreamCall, type UpstreamInit, type UpstreamReply } from './exchange.ts';

@@ -4,7 +4,7 @@
  *
  *   npm run bench                  full run (< 5 minutes on 2 cores), writes docs/BENCHMARKS.md
  *   npm run bench -- --quick       short smoke run with small workloads; prints only
- *   options: --only=package,conversions,corpus,streams,memory,proxy,state,normalize   --write / --no-write   --out=FILE
+ *   options: --only=package,conversions,corpus,streams,memory,stores,proxy,state,normalize   --write / --no-write   --out=FILE
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
@@ -20,12 +20,13 @@ import { runPackage } from './bench/package.ts';
 import { runProxy } from './bench/proxy.ts';
 import { runStateBench, stateConsole, stateSection, type StateBenchRow } from './bench/state.ts';
 import { consoleSummary, markdown, type BenchRun } from './bench/report.ts';
+import { runStores } from './bench/stores.ts';
 import { runStreamsApart } from './bench/streams.ts';
 import { formatNs, sink } from './bench/timing.ts';
 import { bodyWorkloads, smallChatBodies, streamWorkload } from './bench/workloads.ts';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-const SECTIONS = ['package', 'conversions', 'corpus', 'streams', 'memory', 'proxy', 'state', 'normalize'] as const;
+const SECTIONS = ['package', 'conversions', 'corpus', 'streams', 'memory', 'stores', 'proxy', 'state', 'normalize'] as const;
 type Section = (typeof SECTIONS)[number];
 
 const { values } = parseArgs({
@@ -144,6 +145,12 @@ if (only.has('memory')) {
   if (text !== undefined) run.memory = runMemory(ROOT, 'anthropic', text);
   // The per-part cost: RSS per MB of a body of tiny text blocks (issue 38).
   run.memoryParts = runMemoryPerPart(ROOT);
+}
+
+if (only.has('stores')) {
+  log('stores (memory, file, Redis)…');
+  run.stores = await runStores({ budgetMs: settings.budgetMs, progress: (line) => log(`  ${line}`) });
+  for (const reason of run.stores.skipped) log(`  SKIPPED ${reason}`);
 }
 
 if (only.has('proxy')) {

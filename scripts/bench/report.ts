@@ -8,6 +8,7 @@ import type { CorpusCell } from './corpus.ts';
 import type { MemoryResult } from './memory.ts';
 import type { PackageRun } from './package.ts';
 import { median, roundsRatio, telemetryRatios, type CpuRounds, type ProxyScenario } from './proxy.ts';
+import { storesSection, type StoreBench } from './stores.ts';
 import type { StreamCell } from './streams.ts';
 import { formatNs } from './timing.ts';
 import type { BodyWorkload, StreamWorkload } from './workloads.ts';
@@ -28,6 +29,8 @@ export interface BenchRun {
   memoryParts?: MemoryResult[];
   /** CLI start-up and bundle sizes of the compiled build. */
   package?: PackageRun;
+  /** The state stores' raw get + set cost. */
+  stores?: StoreBench;
   proxy: ProxyScenario[];
   /** Why the proxy section has no numbers, where it has none. */
   proxyError?: string;
@@ -473,6 +476,10 @@ ${run.stream === undefined ? '' : `Source events per format: ${Object.entries(ru
 
 ${memorySection(run)}
 
+## State stores: get + set
+
+${storesSection(run.stores)}
+
 ## Proxy overhead
 
 ${proxySection(run)}
@@ -517,6 +524,11 @@ export function consoleSummary(run: BenchRun): string {
   if (run.memory.length > 0) {
     lines.push('\nMemory (10 MB request, child processes)');
     for (const result of run.memory) lines.push(`  ${result.operation.padEnd(38)} peak ${mb(result.peak).padStart(10)} added ${mb(result.added).padStart(10)} (${(result.added / result.bodyBytes).toFixed(2)}× body)`);
+  }
+  if (run.stores !== undefined) {
+    lines.push('\nStores (set + get)');
+    for (const cell of run.stores.cells) lines.push(`  ${`${cell.store} ${cell.value}`.padEnd(32)} wall ${formatNs(cell.wallNs).padStart(9)}  CPU ${formatNs(cell.cpuNs).padStart(9)}  ${cell.ratioToMemory.toFixed(1)}× memory`);
+    for (const reason of run.stores.skipped) lines.push(`  skipped: ${reason}`);
   }
   if (run.proxy.length > 0 || run.proxyError !== undefined) {
     lines.push('\nProxy');

@@ -1,4 +1,4 @@
-/** The text of `interlingua serve --help`: every flag, the config file's shape, and what serve warns about. */
+/** The text of `interlingua serve --help`: every flag, the config file's shape, the store specs, and what serve warns about (kept apart so that serve.ts stays small). */
 export const SERVE_HELP = `Usage: interlingua serve --config FILE [options]
        interlingua serve --upstream FORMAT --upstream-url URL [options]
        interlingua serve --upstream bedrock-converse --region REGION [options]
@@ -83,9 +83,11 @@ front of any upstream: previous_response_id, conversation, store,
 GET/DELETE /v1/responses/ID, /v1/responses/ID/input_items and the
 Conversations API (/v1/conversations…), each caller's entries under a hash
 of the key its SDK sends. The store is shared by all upstreams, so a chain
-may cross a fallback to another vendor. Specs: memory (lost at exit; the
-only one so far). Without --store no state is kept, and an openai-responses
-upstream gets previous_response_id as sent.
+may cross a fallback to another vendor. Specs: memory (lost at exit), a
+FILE path (one SQLite file, created on first use, kept across restarts and
+shareable by serve processes on one machine), or redis://host:port
+(rediss:// for TLS; for several instances). Without --store no state is
+kept, and an openai-responses upstream gets previous_response_id as sent.
 
 Options:
   --config FILE            the gateway's configuration (YAML or JSON); not with the upstream flags
@@ -116,7 +118,8 @@ Options:
   --max-inflight BYTES     request bytes all requests in flight, to every upstream, may hold
                            together (default 268435456; beyond it 503 with retry-after)
   --deadline MS            longest a request may take, streams included (default: none)
-  --store SPEC             keep stateful Responses and Conversations in this store: memory
+  --store SPEC             keep stateful Responses and Conversations in this store: memory,
+                           a FILE path, or a redis:// URL
   --store-ttl SECONDS      how long stored responses and conversations live (default 2592000, 30 days)
   -h, --help               show this help
 

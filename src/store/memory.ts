@@ -6,6 +6,8 @@
  */
 import { StoreError, type StateStore, type StoreSetOptions } from './store.ts';
 
+export { StoreError, isStoreError, type StateStore, type StoreSetOptions } from './store.ts';
+
 /** Bounds of the in-memory store. */
 export interface MemoryStoreOptions {
   /** Entries kept at most; the oldest go first. Default 10,000. */
@@ -36,6 +38,10 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): StateStore 
   const now = options.now ?? Date.now;
   const entries = new Map<string, Entry>();
   let chars = 0;
+  let closed = false;
+  const open = (): void => {
+    if (closed) throw new StoreError('unavailable', 'the memory store is closed');
+  };
 
   const remove = (key: string): boolean => {
     const entry = entries.get(key);
@@ -47,6 +53,7 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): StateStore 
 
   return {
     async get(key) {
+      open();
       const entry = entries.get(key);
       if (entry === undefined) return undefined;
       if (entry.expires <= now()) {
@@ -56,6 +63,7 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): StateStore 
       return entry.value;
     },
     async set(key, value, setOptions?: StoreSetOptions) {
+      open();
       if (value.length > maxValueChars) {
         throw new StoreError('too_large', `a value of ${value.length} characters is over the memory store's bound of ${maxValueChars} (maxValueChars)`);
       }
@@ -68,9 +76,11 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): StateStore 
       }
     },
     async delete(key) {
+      open();
       return remove(key);
     },
     async close() {
+      closed = true;
       entries.clear();
       chars = 0;
     },

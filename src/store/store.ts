@@ -42,3 +42,12 @@ export class StoreError extends Error {
     this.code = code;
   }
 }
+
+/**
+ * Whether `value` is a `StoreError`, also one from a second copy of this
+ * module (a backend loaded by `import()` under a CommonJS test loader, or two
+ * installed versions), where `instanceof` alone says no.
+ */
+export function isStoreError(value: unknown): value is StoreError {
+  return value instanceof StoreError || (value instanceof Error && value.name === 'StoreError' && 'code' in value);
+}

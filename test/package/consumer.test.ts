@@ -357,9 +357,40 @@ consumer('Node ESM: convertRequest and convertStream from "interlingua", and one
     assert.ok(Array.isArray(names) && names.length > 0, `import('${specifier}') loads and exports something: ${JSON.stringify(names)}`);
   }
   assert.ok(result.subpaths['interlingua/proxy']?.includes('createProxy'), 'interlingua/proxy exports createProxy');
+  const stores: Record<string, string[]> = {
+    'interlingua/store/memory': ['createMemoryStore', 'StoreError'],
+    'interlingua/store/file': ['createFileStore', 'StoreError'],
+    'interlingua/store/redis': ['createRedisStore', 'StoreError'],
+    'interlingua/store/workers': ['createKvStore', 'createDurableObjectStore', 'StateStoreObject', 'StoreError'],
+  };
+  for (const [specifier, names] of Object.entries(stores)) {
+    for (const name of names) assert.ok(result.subpaths[specifier]?.includes(name), `${specifier} exports ${name}: ${JSON.stringify(result.subpaths[specifier])}`);
+  }
   await checkRequest(result.body, result.losses);
   await checkRequest(result.lean.body, result.lean.losses);
   checkStream(result.stream);
+});
+
+consumer('a Worker importing interlingua/store/workers bundles without Node built-ins, the file database or the Redis client', async () => {
+  const { app } = await outcome(setup);
+  const outfile = join(app, 'store-worker.bundle.js');
+  await bundle({
+    entryPoints: [join(app, 'store-worker.mjs')],
+    absWorkingDir: app,
+    outfile,
+    bundle: true,
+    format: 'esm',
+    platform: 'neutral',
+    target: 'es2022',
+    conditions: ['workerd', 'worker', 'browser'],
+    mainFields: ['browser', 'module', 'main'],
+    logLevel: 'silent',
+  });
+  const source = await readFile(outfile, 'utf8');
+  assert.match(source, /StateStoreObject/);
+  assert.match(source, /interlingua_parts/, 'the Durable Object store is in the bundle');
+  assert.not.match(source, /libsql/i, 'no file database in the Worker bundle');
+  assert.not.match(source, /@redis|RESP3/, 'no Redis client in the Worker bundle');
 });
 
 consumer('Node CommonJS: require("interlingua") returns the real functions', async () => {

@@ -7,7 +7,7 @@ import { codecFor } from '../formats/registry.ts';
 import { parseBody } from '../formats/convert.ts';
 import { createTranscoder, framingFor, transcodedStream, type Transcoder } from '../formats/stream.ts';
 import { responseToEvents } from '../core/accumulate.ts';
-import type { FormatId } from '../core/ir.ts';
+import type { FormatId, Request } from '../core/ir.ts';
 import { hint, isObject, type JsonObject } from '../core/wire.ts';
 import { bodyText, joinedText, markPieces, piecesMark } from '../core/serialize.ts';
 import { errorAnswer } from './errors.ts';
@@ -22,6 +22,8 @@ import { generateShape, streamAnswer, syntheticStream, transcodedSource } from '
 import { noteResponse, noteStreamEvent, noteUpstreamReply } from '../telemetry/record.ts';
 import { LossCollector } from '../core/losses.ts';
 import { ByteRedactor, redactedEvent, redactedSource, redactedStream } from './redact-stream.ts';
+import { candidateParts, type ReasoningSession } from '../state/reasoning-keeper.ts';
+import { reasoningOrigin, streamKeeper } from './reasoning-hooks.ts';
 
 /** The media type of a content-type header value, lower-cased, without parameters. */
 function mediaType(contentType: string): string {
@@ -58,10 +60,17 @@ function takesCustomTools(format: FormatId): boolean {
   return format === 'openai-chat' || format === 'openai-responses';
 }
 
-function prepare(options: ForwardOptions, body: JsonObject): Prepared {
+/** The caller's request as the IR, with the reasoning state this proxy wrapped into the caller's own slot last turn put back as it was. */
+function decodeCaller(options: ForwardOptions, body: JsonObject): Request {
   const { route, upstream } = options;
   // The decoder knows the IR goes to the upstream's format, so it skips what only a trip back to its own needs.
   const context: CodecContext = route.model === undefined ? { losses: options.losses, target: upstream } : { losses: options.losses, model: route.model, target: upstream };
+  return restoreRequestStates(codecFor(route.format).decodeRequest(body, context));
+}
+
+/** The request for the upstream: `decoded` (the caller's, already decoded) or `body` decoded here, encoded for the upstream. */
+function prepare(options: ForwardOptions, body: JsonObject, decoded?: Request): Prepared {
+  const { route, upstream } = options;
   const wantsStream = route.streamByPath ?? (body['stream'] === true || (route.streamByDefault === true && body['stream'] === undefined));
   options.entry.stream = wantsStream;
   if (route.format === upstream) {
@@ -72,8 +81,7 @@ function prepare(options: ForwardOptions, body: JsonObject): Prepared {
     if (!modelInPath(upstream) && mapped !== model && mapped !== undefined) body['model'] = mapped;
     return { body, model: mapped, stream: wantsStream, streamUsage: callerStreamUsage(route.format, body) };
   }
-  // Reasoning state this proxy wrapped into the caller's own slot last turn goes back to the upstream as it was.
-  const ir = restoreRequestStates(codecFor(route.format).decodeRequest(body, context));
+  const ir = decoded ?? decodeCaller(options, body);
   if (ir.model !== undefined) options.entry.model = ir.model;
   const mapped = options.mapModel(ir.model);
   if (mapped !== undefined) {
@@ -100,6 +108,13 @@ function prepare(options: ForwardOptions, body: JsonObject): Prepared {
   const customTools = takesCustomTools(upstream) ? undefined : customToolNames(ir);
   if (customTools !== undefined) prepared.customTools = customTools;
   return prepared;
+}
+
+/** {@link prepare}, with the reasoning state kept for the caller's assistant turns put back before the request is encoded. */
+async function restoredPrepare(options: ForwardOptions, body: JsonObject, reasoning: ReasoningSession): Promise<Prepared> {
+  const ir = decodeCaller(options, body);
+  await reasoning.restore(ir, reasoningOrigin(options, options.mapModel(ir.model)), options.losses);
+  return prepare(options, body, ir);
 }
 
 /**
@@ -136,6 +151,7 @@ function streamTranscoder(options: ForwardOptions, prepared: Prepared): Transcod
   const custom = prepared.customTools === undefined ? undefined : new CustomCallRestorer(prepared.customTools);
   const entry = options.entry;
   const carry = createEventCarrier(route.format);
+  const keep = streamKeeper(options, prepared.model);
   const transcoder = createTranscoder({
     from: options.upstream,
     to: route.format,
@@ -147,10 +163,12 @@ function streamTranscoder(options: ForwardOptions, prepared: Prepared): Transcod
       custom === undefined
         ? (event) => {
             noteStreamEvent(entry, event);
+            keep?.(event);
             return generateShape(carry(redactedEvent(event, options.redact)), route);
           }
         : (event) => {
             noteStreamEvent(entry, event);
+            keep?.(event);
             return generateShape(carry(custom.map(redactedEvent(event, options.redact))), route);
           },
   });
@@ -177,7 +195,7 @@ export async function forwardToUpstream(options: ForwardOptions): Promise<Answer
   const { route, upstream } = options;
   const body = parseBody(options.text);
   if (!isObject(body)) return errorAnswer(route.format, { type: 'invalid_request', message: 'the request body must be a JSON object' });
-  const prepared = prepare(options, body);
+  const prepared = options.reasoning === undefined || route.format === upstream ? prepare(options, body) : await restoredPrepare(options, body, options.reasoning);
   if (options.strict) {
     const refusal = strictRefusal(options);
     if (refusal !== undefined) return refusal;
@@ -250,7 +268,11 @@ export async function forwardToUpstream(options: ForwardOptions): Promise<Answer
   const context: CodecContext = prepared.model === undefined ? { losses: options.losses } : { losses: options.losses, model: prepared.model };
   try {
     // The upstream's reasoning state rides in the caller's own slot, so the caller's next turn brings it back.
-    const ir = carryResponseStates(codecFor(upstream).decodeResponse(json, { ...context, target: route.format }), route.format);
+    const decoded = codecFor(upstream).decodeResponse(json, { ...context, target: route.format });
+    // What the caller cannot carry back is kept as the upstream answered it, before anything is carried.
+    const kept = options.reasoning?.watches(upstream) === true ? candidateParts(decoded) : undefined;
+    const ir = carryResponseStates(decoded, route.format);
+    if (kept !== undefined) await options.reasoning?.keep(kept, reasoningOrigin(options, prepared.model), options.losses);
     noteResponse(options.entry, ir);
     if (prepared.customTools !== undefined) restoreCustomCalls(ir, prepared.customTools);
     if (route.generate === true) hint(ir, 'ollama', '$generate', true);

@@ -26,6 +26,8 @@ import { createOtelSink } from '../telemetry/otel.ts';
 import { PROMETHEUS_CONTENT_TYPE } from '../telemetry/metrics.ts';
 import { captureRequested, type CapturedContent } from '../telemetry/content.ts';
 import { parseBody } from '../formats/convert.ts';
+import type { StateStore } from '../store/store.ts';
+import { createReasoningKeeper } from '../state/reasoning-keeper.ts';
 
 /** The upstream the proxy talks to. */
 export interface UpstreamConfig {
@@ -94,6 +96,13 @@ export interface ProxyConfig {
   maxTokensDefault?: number;
   /** Bounds on what one request, or all of them together, may hold (see docs/SECURITY.md). */
   limits?: ProxyLimits;
+  /**
+   * Where the proxy keeps state between requests, scoped to each caller's
+   * credential: the reasoning state a Chat or Ollama caller cannot carry
+   * (kept from the answer, restored into its next turn; see DESIGN "State").
+   * None by default: such state is then dropped and reported as a loss.
+   */
+  store?: StateStore;
 }
 
 /** The proxy's resource limits beside `timeoutMs` and `maxBodyBytes`; each has a default. */
@@ -221,6 +230,7 @@ export function createExchange(config: ProxyConfig): Exchange {
   // Message content goes into spans only when the standard variable asks for it.
   const capture = sink !== undefined && captureRequested(env);
   const operation = (route: Route) => operationName(upstream.format, route);
+  const reasoning = config.store === undefined ? undefined : createReasoningKeeper(config.store);
 
   return async (request: Inbound): Promise<Answer> => {
     const started = Date.now();
@@ -362,6 +372,7 @@ export function createExchange(config: ProxyConfig): Exchange {
       strict: request.strict ?? config.strict === true,
       maxTokensDefault: config.maxTokensDefault,
       adjust: vendor.adjust === undefined ? undefined : (ir) => vendor.adjust?.(ir, losses),
+      reasoning: reasoning?.session(route.format, callerCredential(request)),
     };
   }
 }

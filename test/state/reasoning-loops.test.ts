@@ -162,6 +162,29 @@ for (const [what, change] of [
   );
 }
 
+/** What a Responses or Bedrock upstream received back of its reasoning in the assistant turn before the call. */
+function reasoningSentBack(format: FormatId, upstream: StrictUpstream): unknown[] {
+  const body = upstream.received.at(-1)?.body ?? {};
+  if (format === 'openai-responses') return ((body['input'] ?? []) as Json[]).filter((item) => item['type'] === 'reasoning');
+  const messages = (body['messages'] ?? []) as { role: string; content: Json[] }[];
+  return messages.filter((message) => message.role === 'assistant').flatMap((message) => message.content.filter((block) => block['reasoningContent'] !== undefined));
+}
+
+for (const [format, model] of [['openai-responses', 'gpt-5'], ['bedrock-converse', 'anthropic.claude-sonnet-4-5-20250929-v1:0']] as const) {
+  test(`a Chat client in front of the strict ${format} with reasoning gets its ${format === 'openai-responses' ? 'reasoning item' : 'signed reasoning block'} back into the tool result turn with a store, and not without`, async () => {
+    for (const store of [true, false]) {
+      await throughProxy(format, LOOP, store, async (url, upstream) => {
+        assert.is(await chatLoop(url, false), 'A-18 shipped on Monday; B is in stock.');
+        assert.equal(upstream.refusals(), []);
+        const sent = reasoningSentBack(format, upstream);
+        assert.is(sent.length, store ? 2 : 0, JSON.stringify(sent));
+        if (store && format === 'openai-responses') for (const item of sent as Json[]) assert.ok(upstream.issued.has('responses.reasoning_id', String(item['id'])));
+        if (store && format === 'bedrock-converse') for (const block of sent as Json[]) assert.ok(upstream.issued.has('bedrock.signature', String((block['reasoningContent'] as { reasoningText: Json }).reasoningText['signature'])));
+      }, { modelMap: { '*': model } });
+    }
+  });
+}
+
 /** A Gemini 3 answer: thought summaries, then text and calls; the emulator signs the first call of each step. */
 function geminiAnswer(parts: Json[]): Behaviour {
   return { kind: 'body', body: { candidates: [{ content: { role: 'model', parts }, finishReason: 'STOP', index: 0 }], usageMetadata: { promptTokenCount: 20, candidatesTokenCount: 10, totalTokenCount: 30 }, modelVersion: 'gemini-3-pro-preview' } };

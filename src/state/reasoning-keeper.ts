@@ -80,11 +80,8 @@ export function createReasoningKeeper(store: StateStore): ReasoningKeeper {
     }
     return scope;
   };
-  // Keeps not yet written: a restore waits for them, so a caller's next turn finds what its last answer kept.
-  const pending = new Set<Promise<void>>();
-  const settle = async () => {
-    if (pending.size > 0) await Promise.allSettled([...pending]);
-  };
+  // Keeps not yet written, by message hash: a restore of that message waits for its write, so a caller's next turn finds what its last answer kept.
+  const pending = new Map<string, Promise<void>>();
 
   return {
     session(caller, credential) {
@@ -95,9 +92,11 @@ export function createReasoningKeeper(store: StateStore): ReasoningKeeper {
         const message = request.messages[index] as Message;
         if (!hasVisibleContent(message)) return;
         const path = `/messages/${index}`;
+        const hash = assistantMessageHash(message.parts, caller);
         let text: string | undefined;
         try {
-          text = await store.get(await scoped(assistantMessageHash(message.parts, caller)));
+          await pending.get(hash);
+          text = await store.get(await scoped(hash));
         } catch (error) {
           losses.add('reasoning_state_dropped', path, `the reasoning state kept for this assistant turn could not be read from the store (${storeFault(error)}); sent without it`);
           return;
@@ -127,22 +126,24 @@ export function createReasoningKeeper(store: StateStore): ReasoningKeeper {
           if (origin.format === caller || (slot && origin.format !== 'gemini')) return;
           const turn = currentTurn(request.messages);
           if (turn.length === 0) return;
-          await settle();
           await Promise.all(turn.map((index) => restoreOne(request, index, origin, losses)));
         },
         async keep(candidates, origin, losses) {
           const writes: Promise<void>[] = [];
           for (const parts of candidates) {
             if (!needsKeeping(parts, caller, origin.format) || !hasVisibleContent({ role: 'assistant', parts: [...parts] })) continue;
+            const hash = assistantMessageHash(parts, caller);
             const write = (async () => {
               try {
-                await store.set(await scoped(assistantMessageHash(parts, caller)), encodeRecord(parts, origin));
+                await store.set(await scoped(hash), encodeRecord(parts, origin));
               } catch (error) {
                 losses.add('reasoning_state_dropped', '', `the answer's reasoning state could not be kept in the store (${storeFault(error)}), and ${caller} cannot carry it: the next turn goes without it`);
               }
             })();
-            pending.add(write);
-            void write.finally(() => pending.delete(write));
+            pending.set(hash, write);
+            void write.then(() => {
+              if (pending.get(hash) === write) pending.delete(hash);
+            });
             writes.push(write);
           }
           if (writes.length > 0) await Promise.all(writes);

@@ -10,7 +10,7 @@ import { LossCollector } from '../../src/core/losses.ts';
 import { createMemoryStore } from '../../src/store/memory.ts';
 import { StoreError, type StateStore } from '../../src/store/store.ts';
 import { createReasoningKeeper } from '../../src/state/reasoning-keeper.ts';
-import { modelFamily, type ReasoningOrigin } from '../../src/state/reasoning-record.ts';
+import { modelFamily, needsKeeping, type ReasoningOrigin } from '../../src/state/reasoning-record.ts';
 
 const test = suite('reasoning state: the keeper');
 
@@ -124,6 +124,18 @@ test('nothing is kept for a caller that carries the state itself, for a final an
   await keeper.session('openai-chat', 'k').keep([ANSWER], ORIGIN, new LossCollector());
   assert.is(writes.length, 1);
   assert.match(writes[0] ?? '', /^interlingua:reasoning:[0-9a-f]{32}:[0-9a-f]{64}$/);
+});
+
+test('which answers need keeping: any state for a caller with no slot; for a caller with one, only a Gemini signature on text, which rides in none', () => {
+  const signedText: Part = { type: 'text', text: 'Checking.', extensions: { gemini: { thoughtSignature: 'c2ln' } } };
+  const signedCall: Part = { ...CALL, extensions: { gemini: { thoughtSignature: 'c2ln' } } } as Part;
+  assert.ok(needsKeeping([signedCall], 'openai-chat', 'gemini'));
+  assert.ok(needsKeeping([signedCall], 'ollama', 'gemini'));
+  assert.not.ok(needsKeeping([signedCall], 'anthropic', 'gemini'), 'the call id carries it');
+  assert.ok(needsKeeping([signedText, signedCall], 'anthropic', 'gemini'));
+  assert.not.ok(needsKeeping([signedText, signedCall], 'gemini', 'gemini'));
+  assert.not.ok(needsKeeping(ANSWER, 'openai-responses', 'anthropic'), 'wrapped into encrypted_content');
+  assert.ok(needsKeeping([{ type: 'reasoning', text: '', id: 'rs_1' }, CALL], 'openai-chat', 'openai-responses'), 'a stored reasoning item by id');
 });
 
 test('a restore waits for a keep still being written (the next turn can come before the write ends)', async () => {

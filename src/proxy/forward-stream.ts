@@ -3,6 +3,7 @@
  * into the caller's format, or a whole answer replayed as a stream.
  */
 import { framingFor, irToSseMessages, messagesToFramedBytes, streamEncoderFor, type Transcoder } from '../formats/stream.ts';
+import type { CodecContext } from '../core/codec.ts';
 import type { FormatId } from '../core/ir.ts';
 import type { StreamEvent } from '../core/stream-events.ts';
 import type { Answer, ByteSource } from './exchange.ts';
@@ -84,8 +85,12 @@ export function transcodedSource(source: ByteSource, transcoder: Transcoder): By
   };
 }
 
-export function syntheticStream(events: StreamEvent[], format: FormatId, options: ForwardOptions, streamUsage: boolean): ReadableStream<Uint8Array> {
-  const encoder = streamEncoderFor(format, { losses: options.losses, streamUsage });
+export function syntheticStream(events: StreamEvent[], format: FormatId, options: ForwardOptions, prepared: SyntheticSettings): ReadableStream<Uint8Array> {
+  const context: CodecContext = { losses: options.losses, streamUsage: prepared.streamUsage };
+  // The response objects a Responses stream carries echo the caller's request, as a whole answer does.
+  if (prepared.model !== undefined) context.model = prepared.model;
+  if (prepared.request !== undefined) context.request = prepared.request;
+  const encoder = streamEncoderFor(format, context);
   return new ReadableStream<StreamEvent>({
     start(controller) {
       for (const event of events) controller.enqueue(event);
@@ -94,6 +99,16 @@ export function syntheticStream(events: StreamEvent[], format: FormatId, options
   })
     .pipeThrough(irToSseMessages(encoder, format))
     .pipeThrough(messagesToFramedBytes(framingFor(format)));
+}
+
+/** What a whole answer replayed as a stream takes from the prepared request. */
+export interface SyntheticSettings {
+  /** Whether the caller asked for the stream's usage (Chat `stream_options.include_usage`). */
+  streamUsage: boolean;
+  /** The model sent upstream. */
+  model?: string | undefined;
+  /** The caller's request body, whose settings the stream's response objects echo. */
+  request?: unknown;
 }
 
 /** An Ollama `/api/generate` caller gets `response` lines: the stream's start says so to the Ollama encoder. */

@@ -276,7 +276,7 @@ export async function forwardToUpstream(options: ForwardOptions): Promise<Answer
     noteResponse(options.entry, ir);
     if (prepared.customTools !== undefined) restoreCustomCalls(ir, prepared.customTools);
     if (route.generate === true) hint(ir, 'ollama', '$generate', true);
-    if (wantsStream) return streamAnswer(route.format, lossCount(), syntheticStream(responseToEvents(ir), route.format, options, prepared.streamUsage));
+    if (wantsStream) return streamAnswer(route.format, lossCount(), syntheticStream(responseToEvents(ir), route.format, options, prepared));
     const out = codecFor(route.format).encodeResponse(ir, prepared.request === undefined ? context : { ...context, request: prepared.request });
     return jsonAnswer(200, JSON.stringify(out), lossHeader());
   } catch (error) {

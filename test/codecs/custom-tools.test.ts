@@ -14,7 +14,8 @@ import type { StreamEvent } from '../../src/core/stream-events.ts';
 import type { FormatId } from '../../src/core/ir.ts';
 import { createNodeFetch } from '../../src/node/fetch.ts';
 import { withProxy } from '../support/proxy-server.ts';
-import { startUpstream } from '../support/strict/index.ts';
+import { ChatCompletionStream } from 'openai/lib/ChatCompletionStream';
+import { startStrictUpstream, startUpstream } from '../support/strict/index.ts';
 import { SpecValidators, describeErrors } from '../support/spec-schemas.ts';
 
 type Json = Record<string, unknown>;
@@ -271,6 +272,112 @@ for (const format of ['gemini', 'ollama', 'bedrock-converse'] as const) {
         assert.is(deltas, PATCH);
         assert.equal(completed?.map((item) => [item.type, item.input]), [['custom_tool_call', PATCH]]);
       });
+    } finally {
+      await upstream.close();
+    }
+  });
+}
+
+/** A Gemini SSE answer calling `apply_patch` (Gemini streams a call whole, here in the chunk that ends the answer). */
+function geminiStream(): Uint8Array {
+  const chunks: Json[] = [
+    { candidates: [{ content: { role: 'model', parts: [{ functionCall: { name: 'apply_patch', args: { input: PATCH } } }] }, finishReason: 'STOP', index: 0 }], usageMetadata: { promptTokenCount: 10, candidatesTokenCount: 30, totalTokenCount: 40 }, modelVersion: 'gemini-x' },
+  ];
+  return new TextEncoder().encode(chunks.map((chunk) => `data: ${JSON.stringify(chunk)}\r\n\r\n`).join(''));
+}
+
+/** The Anthropic and Gemini answers (whole and streamed, in each vendor's documented shape) calling the function that stands for `apply_patch`. */
+function callingAnswer(format: 'anthropic' | 'gemini'): { kind: 'answer'; body: unknown; stream: Uint8Array } {
+  if (format === 'gemini') return { kind: 'answer', body: CALLING['gemini'], stream: geminiStream() };
+  const json = JSON.stringify({ input: PATCH });
+  return {
+    kind: 'answer',
+    body: {
+      id: 'msg_1', type: 'message', role: 'assistant', model: 'claude-x', stop_reason: 'tool_use', stop_sequence: null,
+      content: [{ type: 'tool_use', id: 'toolu_1', name: 'apply_patch', input: { input: PATCH } }],
+      usage: { input_tokens: 10, output_tokens: 30 },
+    },
+    stream: anthropicStream([json.slice(0, 5), json.slice(5, 33), json.slice(33)]),
+  };
+}
+
+const CHAT_REQUEST = {
+  model: 'gpt-5',
+  messages: [{ role: 'user' as const, content: 'Fix a.txt.' }],
+  tools: [{ type: 'custom' as const, custom: { name: 'apply_patch', format: { type: 'grammar' as const, grammar: { definition: GRAMMAR, syntax: 'lark' as const } } } }],
+};
+
+/** OpenAI's own Chat stream of a custom call (openai/openai-openapi#576: `type: "custom"`, the text in `custom.input`), as JSON lines. */
+function openaiCustomStream(): ReadableStream<Uint8Array> {
+  const base = { id: 'chatcmpl-1', object: 'chat.completion.chunk', created: 1, model: 'gpt-5' };
+  const chunks = [
+    { ...base, choices: [{ index: 0, delta: { role: 'assistant', content: null, tool_calls: [{ index: 0, id: 'call_1', type: 'custom', custom: { name: 'apply_patch', input: '' } }] }, finish_reason: null }] },
+    { ...base, choices: [{ index: 0, delta: { tool_calls: [{ index: 0, custom: { input: PATCH } }] }, finish_reason: null }] },
+    { ...base, choices: [{ index: 0, delta: {}, finish_reason: 'tool_calls' }] },
+  ];
+  return new Response(chunks.map((chunk) => `${JSON.stringify(chunk)}\n`).join('')).body as ReadableStream<Uint8Array>;
+}
+
+/** How the openai SDK's ChatCompletionStream helper ends on `stream`: its final completion's calls, or its error. */
+async function helperOutcome(stream: ChatCompletionStream): Promise<string> {
+  try {
+    return JSON.stringify((await stream.finalChatCompletion()).choices[0]?.message.tool_calls);
+  } catch (error) {
+    return `threw ${(error as Error).message.split('\n')[0]}`;
+  }
+}
+
+for (const format of ['anthropic', 'gemini'] as const) {
+  proxied(`every OpenAI SDK call in front of ${format}: responses.create and responses.stream, chat.completions.create whole and streamed, the .stream() helper as on OpenAI`, async () => {
+    const upstream = await startStrictUpstream({ format, behaviour: callingAnswer(format) });
+    try {
+      await withProxy({ upstream: { format, baseUrl: upstream.url, apiKey: 'k' }, modelMap: { '*': 'model-x' }, fetch: createNodeFetch() }, async (url) => {
+        const client = new OpenAI({ baseURL: `${url}/v1`, apiKey: 'caller', maxRetries: 0 });
+        const whole = await client.responses.create(REQUEST as never);
+        assert.equal(whole.output.map((item) => [item.type, item.type === 'custom_tool_call' ? item.input : undefined]), [['custom_tool_call', PATCH]]);
+        // The item gets the id OpenAI would have given it (ctc_…), the same whole and streamed.
+        assert.is(whole.output[0]?.id, 'ctc_interlingua_0');
+        assert.equal(validators.validate('openai-responses', 'response', whole) ?? [], []);
+
+        // The Responses stream helper: the deltas and the done event carry the text, the final response the call.
+        const helper = client.responses.stream(REQUEST as never);
+        let deltas = '';
+        let done: string | undefined;
+        helper.on('response.custom_tool_call_input.delta', (event) => (deltas += event.delta));
+        helper.on('response.custom_tool_call_input.done', (event) => (done = event.input));
+        const final = await helper.finalResponse();
+        assert.is(deltas, PATCH);
+        assert.is(done, PATCH);
+        assert.equal(final.output.map((item) => [item.type, item.id, item.type === 'custom_tool_call' ? [item.name, item.input] : undefined]), [['custom_tool_call', 'ctc_interlingua_0', ['apply_patch', PATCH]]]);
+
+        const completion = await client.chat.completions.create(CHAT_REQUEST);
+        const call = completion.choices[0]?.message.tool_calls?.[0];
+        assert.ok(call?.type === 'custom', JSON.stringify(completion.choices[0]?.message));
+        assert.equal([call.custom.name, call.custom.input], ['apply_patch', PATCH]);
+
+        // The raw chunks are OpenAI's shape: the first fragment of the call says type "custom" and its name, the text comes in custom.input, no function.
+        const fragments: Json[] = [];
+        let finish: string | null | undefined;
+        for await (const chunk of await client.chat.completions.create({ ...CHAT_REQUEST, stream: true })) {
+          for (const choice of chunk.choices) {
+            fragments.push(...((choice.delta.tool_calls ?? []) as unknown as Json[]));
+            finish = choice.finish_reason ?? finish;
+          }
+        }
+        assert.equal(fragments.map((fragment) => Object.keys(fragment).sort()), [['custom', 'id', 'index', 'type'], ...fragments.slice(1).map(() => ['custom', 'index'])]);
+        assert.equal([fragments[0]?.['type'], (fragments[0]?.['custom'] as Json)['name']], ['custom', 'apply_patch']);
+        assert.is(fragments.map((fragment) => (fragment['custom'] as Json)['input']).join(''), PATCH);
+        assert.is(finish, 'tool_calls');
+
+        // The .stream() helper of openai 6.30.1 takes function calls only: it ends on the proxy's stream exactly as on OpenAI's own.
+        const chunks: unknown[] = [];
+        const stream = client.chat.completions.stream(CHAT_REQUEST);
+        stream.on('chunk', (chunk) => chunks.push(chunk));
+        const outcome = await helperOutcome(stream);
+        assert.is(outcome, await helperOutcome(ChatCompletionStream.fromReadableStream(openaiCustomStream())));
+        assert.ok(chunks.length > 0);
+      });
+      assert.equal(upstream.refusals(), []);
     } finally {
       await upstream.close();
     }

@@ -8,7 +8,11 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { convertRequest, convertResponse, convertStream, decodeResponse } from '../../src/index.ts';
 import type { FormatId } from '../../src/index.ts';
+import OpenAI from 'openai';
 import { SpecValidators } from '../support/spec-schemas.ts';
+import { startStrictUpstream } from '../support/strict/index.ts';
+import { withProxy } from '../support/proxy-server.ts';
+import { createNodeFetch } from '../../src/node/fetch.ts';
 
 const test = suite('fidelity');
 const validators = new SpecValidators();
@@ -397,6 +401,87 @@ test('10. a streamed Responses answer from another format echoes the request in 
     assert.is(response?.['temperature'], 0.2);
     assert.equal(response?.['tool_choice'], responsesRequest.tool_choice);
     for (const key of ECHO_FIELDS) assert.ok(key in (response ?? {}), key);
+  }
+});
+
+test('10. streamed output_text from another format carries logprobs: [] on its parts, deltas, done events and items, as OpenAI\'s streams do; every event is a ResponseStreamEvent of the spec', async () => {
+  const message = { ...anthropicAnswer, content: [], stop_reason: null, usage: { input_tokens: 20, output_tokens: 1 } };
+  const events = [
+    ['message_start', { type: 'message_start', message }],
+    ...[0, 1].flatMap((index) => [
+      ['content_block_start', { type: 'content_block_start', index, content_block: { type: 'text', text: '' } }],
+      ['content_block_delta', { type: 'content_block_delta', index, delta: { type: 'text_delta', text: `Part ${index}.` } }],
+      ['content_block_stop', { type: 'content_block_stop', index }],
+    ]),
+    ['message_delta', { type: 'message_delta', delta: { stop_reason: 'end_turn', stop_sequence: null }, usage: { output_tokens: 9 } }],
+    ['message_stop', { type: 'message_stop' }],
+  ] as const;
+  const sse = events.map(([name, data]) => `event: ${name}\ndata: ${JSON.stringify(data)}\n\n`).join('');
+  const text = await new Response(convertStream(new Response(sse).body as ReadableStream<Uint8Array>, { from: 'anthropic', to: 'openai-responses', request: responsesRequest })).text();
+  const objects = text.split('\n').filter((line) => line.startsWith('data: ')).map((line) => JSON.parse(line.slice(6)) as Record<string, unknown> & { type: string });
+  const texts: unknown[] = [];
+  for (const event of objects) {
+    assert.is(validators.validateAs('openai', 'ResponseStreamEvent', event), undefined, event.type);
+    if (event.type === 'response.output_text.delta' || event.type === 'response.output_text.done') texts.push(event['logprobs']);
+    const part = event['part'] as Record<string, unknown> | undefined;
+    if (part !== undefined) texts.push(part['logprobs']);
+    const item = (event['item'] ?? undefined) as { content?: Record<string, unknown>[] } | undefined;
+    for (const content of item?.content ?? []) texts.push(content['logprobs']);
+    const response = event['response'] as { output: { content?: Record<string, unknown>[] }[] } | undefined;
+    for (const output of response?.output ?? []) for (const content of output.content ?? []) texts.push(content['logprobs']);
+  }
+  // Per part: content_part.added, delta, done, content_part.done, output_item.done; then both in response.completed.
+  assert.equal(texts, Array.from({ length: 12 }, () => []));
+});
+
+test('10. a Chat answer from another format carries system_fingerprint: null, whole and in every chunk, as OpenAI\'s own do; a Chat body without one and a dialect\'s answer get none', async () => {
+  const whole = convertResponse(anthropicAnswer, { from: 'anthropic', to: 'openai-chat' }).body as Record<string, unknown>;
+  assert.ok('system_fingerprint' in whole && whole['system_fingerprint'] === null, JSON.stringify(whole));
+  assert.is(specErrors('openai-chat', 'response', whole), '[]');
+  assert.not.ok('system_fingerprint' in (convertResponse(anthropicAnswer, { from: 'anthropic', to: 'openai-chat', dialect: 'deepseek' }).body as object));
+  // A gateway's Chat body without the field goes back as it came; OpenAI's fingerprint stays.
+  const gateway = { id: 'chatcmpl-1', object: 'chat.completion', created: 1, model: 'gpt-4o', choices: [{ index: 0, message: { role: 'assistant', content: 'Hi' }, finish_reason: 'stop' }] };
+  assert.equal(convertResponse(gateway, { from: 'openai-chat', to: 'openai-chat' }).body, gateway);
+  const fingerprinted = { ...gateway, system_fingerprint: 'fp_29330a9688' };
+  assert.equal(convertResponse(fingerprinted, { from: 'openai-chat', to: 'openai-chat' }).body, fingerprinted);
+  const message = { ...anthropicAnswer, content: [], stop_reason: null, usage: { input_tokens: 20, output_tokens: 1 } };
+  const events = [
+    ['message_start', { type: 'message_start', message }],
+    ['content_block_start', { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } }],
+    ['content_block_delta', { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'Checking.' } }],
+    ['content_block_stop', { type: 'content_block_stop', index: 0 }],
+    ['message_delta', { type: 'message_delta', delta: { stop_reason: 'end_turn', stop_sequence: null }, usage: { output_tokens: 9 } }],
+    ['message_stop', { type: 'message_stop' }],
+  ] as const;
+  const sse = events.map(([name, data]) => `event: ${name}\ndata: ${JSON.stringify(data)}\n\n`).join('');
+  const text = await new Response(convertStream(new Response(sse).body as ReadableStream<Uint8Array>, { from: 'anthropic', to: 'openai-chat' })).text();
+  const chunks = text.split('\n').filter((line) => line.startsWith('data: {')).map((line) => JSON.parse(line.slice(6)) as Record<string, unknown>);
+  assert.ok(chunks.length >= 3);
+  for (const chunk of chunks) assert.ok('system_fingerprint' in chunk && chunk['system_fingerprint'] === null, JSON.stringify(chunk));
+});
+
+test('10. a whole upstream answer to a streaming Responses caller: the stream made from it echoes the request as a streamed answer does', async () => {
+  // Claude answered whole although the caller asked for a stream (as a gateway or cache in front of it may): the proxy replays it as a stream.
+  const upstream = await startStrictUpstream({ format: 'anthropic', behaviour: { kind: 'raw', status: 200, contentType: 'application/json', text: JSON.stringify(anthropicAnswer) } });
+  try {
+    await withProxy({ upstream: { format: 'anthropic', baseUrl: upstream.url, apiKey: 'k' }, modelMap: { '*': 'claude-sonnet-4-5' }, fetch: createNodeFetch() }, async (url) => {
+      const client = new OpenAI({ baseURL: `${url}/v1`, apiKey: 'caller', maxRetries: 0 });
+      const envelopes: { type: string; response: Record<string, unknown> }[] = [];
+      for await (const event of await client.responses.create({ ...responsesRequest, stream: true } as never) as unknown as AsyncIterable<{ type: string; response?: Record<string, unknown> }>) {
+        if (event.response !== undefined) envelopes.push({ type: event.type, response: event.response });
+      }
+      assert.equal(envelopes.map((event) => event.type), ['response.created', 'response.in_progress', 'response.completed']);
+      for (const { response } of envelopes) {
+        assert.is(response['temperature'], 0.2);
+        assert.is(response['max_output_tokens'], 500);
+        assert.equal(response['tools'], responsesRequest.tools);
+        assert.equal(response['tool_choice'], responsesRequest.tool_choice);
+        for (const key of ECHO_FIELDS) assert.ok(key in response, key);
+      }
+      assert.is(specErrors('openai-responses', 'response', envelopes.at(-1)?.response), '[]');
+    });
+  } finally {
+    await upstream.close();
   }
 });
 

@@ -10,7 +10,10 @@
  * codecs. Inherent exceptions are listed with reasons in
  * test/replay-exceptions.json, keyed by recording (every caller) or by
  * `recording → caller`. The fake upstream refuses what its vendor would
- * (test/support/strict) before it serves the recording.
+ * (test/support/strict) before it serves the recording. Hand-written
+ * Anthropic and Gemini answers calling the function that stands for an
+ * OpenAI custom tool replay the proxy's restoring of custom calls: each
+ * caller declares the tool in its own format's shape.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
@@ -42,6 +45,8 @@ interface Recording {
   body: unknown;
   bytes: Uint8Array;
   expected: Meaning;
+  /** The custom (free-text) tools the callers declare, each in its format's shape (see {@link declared}); the recording calls them as functions taking `{"input": text}`. */
+  customTools?: readonly string[];
 }
 
 // ---------------------------------------------------------------------------
@@ -92,7 +97,78 @@ function recordings(): Recording[] {
     const text = fixture.framing === 'sse' ? raw : frame(format, lines);
     list.push({ format, name: fixture.name, stream: true, body: undefined, bytes: encoder.encode(text), expected: readStream(format, lines) });
   }
+  list.push(...customToolRecordings());
   return list;
+}
+
+// ---------------------------------------------------------------------------
+// Custom (free-text) tools: answers of vendors whose tools take objects, calling the function that
+// stands for an OpenAI custom tool (src/core/custom-tools.ts), in each vendor's documented shape.
+
+const PATCH = '*** Begin Patch\n*** Update File: a.txt\n-"old" \\ é\n+{"new": 1} 🙂\n*** End Patch';
+
+/** The meaning of an answer to callers that declared `tools` custom: their calls with `{"input": text}` are custom calls of that text. */
+function asCustom(meaning: Meaning, tools: readonly string[]): Meaning {
+  const calls = meaning.calls.map((call) => {
+    const args = call.arguments as Record<string, unknown>;
+    const text = typeof args === 'object' && args !== null && Object.keys(args).length === 1 ? args['input'] : undefined;
+    return tools.includes(call.name) && typeof text === 'string' ? { name: call.name, arguments: text, custom: true as const } : call;
+  });
+  return { ...meaning, calls };
+}
+
+function customToolRecordings(): Recording[] {
+  const tools = ['apply_patch'];
+  const encoder = new TextEncoder();
+  const json = JSON.stringify({ input: PATCH });
+  const anthropic = {
+    id: 'msg_01', type: 'message', role: 'assistant', model: 'claude-sonnet-4-5', stop_reason: 'tool_use', stop_sequence: null,
+    content: [{ type: 'text', text: 'Patching.' }, { type: 'tool_use', id: 'toolu_01', name: 'apply_patch', input: { input: PATCH } }],
+    usage: { input_tokens: 30, output_tokens: 40 },
+  };
+  const anthropicEvents = [
+    { type: 'message_start', message: { ...anthropic, content: [], stop_reason: null, usage: { input_tokens: 30, output_tokens: 1 } } },
+    { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } },
+    { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'Patching.' } },
+    { type: 'content_block_stop', index: 0 },
+    { type: 'content_block_start', index: 1, content_block: { type: 'tool_use', id: 'toolu_01', name: 'apply_patch', input: {} } },
+    ...[json.slice(0, 4), json.slice(4, 30), json.slice(30, 47), json.slice(47)].map((partial_json) => ({ type: 'content_block_delta', index: 1, delta: { type: 'input_json_delta', partial_json } })),
+    { type: 'content_block_stop', index: 1 },
+    { type: 'message_delta', delta: { stop_reason: 'tool_use', stop_sequence: null }, usage: { output_tokens: 40 } },
+    { type: 'message_stop' },
+  ];
+  const gemini = {
+    candidates: [{ content: { role: 'model', parts: [{ text: 'Patching.' }, { functionCall: { name: 'apply_patch', args: { input: PATCH } } }] }, finishReason: 'STOP', index: 0 }],
+    usageMetadata: { promptTokenCount: 30, candidatesTokenCount: 40, totalTokenCount: 70 },
+    modelVersion: 'gemini-2.5-pro',
+  };
+  const geminiChunks = [
+    { candidates: [{ content: { role: 'model', parts: [{ text: 'Patching.' }] }, index: 0 }], modelVersion: 'gemini-2.5-pro' },
+    { ...gemini, candidates: [{ ...gemini.candidates[0], content: { role: 'model', parts: [{ functionCall: { name: 'apply_patch', args: { input: PATCH } } }] } }] },
+  ];
+  const sse = (events: Record<string, unknown>[], named: boolean) => events.map((event) => `${named ? `event: ${String(event['type'])}\n` : ''}data: ${JSON.stringify(event)}\n\n`).join('');
+  return [
+    { format: 'anthropic', name: 'custom-tools/anthropic', stream: false, body: anthropic, bytes: encoder.encode(JSON.stringify(anthropic)), expected: asCustom(readWhole('anthropic', anthropic), tools), customTools: tools },
+    { format: 'anthropic', name: 'custom-tools/anthropic', stream: true, body: undefined, bytes: encoder.encode(sse(anthropicEvents, true)), expected: asCustom(readStream('anthropic', anthropicEvents), tools), customTools: tools },
+    { format: 'gemini', name: 'custom-tools/gemini', stream: false, body: gemini, bytes: encoder.encode(JSON.stringify(gemini)), expected: asCustom(readWhole('gemini', gemini), tools), customTools: tools },
+    { format: 'gemini', name: 'custom-tools/gemini', stream: true, body: undefined, bytes: encoder.encode(sse(geminiChunks, false)), expected: asCustom(readStream('gemini', geminiChunks), tools), customTools: tools },
+  ];
+}
+
+/** The tools a caller of `format` declares for custom tools `names`: OpenAI custom tools, else (no free-text tools there) the function taking `input` that stands for each. */
+function declared(format: WireFormat, names: readonly string[] | undefined): Record<string, unknown> {
+  if (names === undefined) return {};
+  const input = { type: 'object', properties: { input: { type: 'string' } }, required: ['input'] };
+  switch (format) {
+    case 'openai-chat':
+      return { tools: names.map((name) => ({ type: 'custom', custom: { name } })) };
+    case 'openai-responses':
+      return { tools: names.map((name) => ({ type: 'custom', name })) };
+    case 'anthropic':
+      return { tools: names.map((name) => ({ name, input_schema: input })) };
+    case 'gemini':
+      return { config: { tools: [{ functionDeclarations: names.map((name) => ({ name, parameters: { type: 'OBJECT', properties: { input: { type: 'STRING' } }, required: ['input'] } })) }] } };
+  }
 }
 
 // ---------------------------------------------------------------------------
@@ -150,16 +226,16 @@ async function startLane(caller: WireFormat, upstream: WireFormat): Promise<Lane
 const KEY = 'caller-key';
 const plain = (value: unknown): unknown => JSON.parse(JSON.stringify(value)) as unknown;
 
-async function askAnthropic(url: string, stream: boolean): Promise<Meaning> {
+async function askAnthropic(url: string, stream: boolean, tools: Record<string, unknown>): Promise<Meaning> {
   const client = new Anthropic({ apiKey: KEY, baseURL: url, maxRetries: 0 });
-  const params = { model: 'claude-test', max_tokens: 64, messages: [{ role: 'user' as const, content: 'hi' }] };
+  const params = { model: 'claude-test', max_tokens: 64, messages: [{ role: 'user' as const, content: 'hi' }], ...tools };
   const message = stream ? await client.messages.stream(params).finalMessage() : await client.messages.create(params);
   return readWhole('anthropic', plain(message));
 }
 
-async function askChat(url: string, stream: boolean): Promise<Meaning> {
+async function askChat(url: string, stream: boolean, tools: Record<string, unknown>): Promise<Meaning> {
   const client = new OpenAI({ apiKey: KEY, baseURL: `${url}/v1`, maxRetries: 0 });
-  const params = { model: 'gpt-test', messages: [{ role: 'user' as const, content: 'hi' }] };
+  const params = { model: 'gpt-test', messages: [{ role: 'user' as const, content: 'hi' }], ...tools };
   if (!stream) return readWhole('openai-chat', plain(await client.chat.completions.create(params)));
   const chunks: unknown[] = [];
   // The raw chunk iterator: the SDK's ChatCompletionStream helper knows function calls only.
@@ -167,9 +243,9 @@ async function askChat(url: string, stream: boolean): Promise<Meaning> {
   return readStream('openai-chat', chunks);
 }
 
-async function askResponses(url: string, stream: boolean): Promise<Meaning> {
+async function askResponses(url: string, stream: boolean, tools: Record<string, unknown>): Promise<Meaning> {
   const client = new OpenAI({ apiKey: KEY, baseURL: `${url}/v1`, maxRetries: 0 });
-  const params = { model: 'gpt-test', input: 'hi' };
+  const params = { model: 'gpt-test', input: 'hi', ...tools };
   if (!stream) return readWhole('openai-responses', plain(await client.responses.create(params)));
   // The raw event iterator: the SDK's ResponseStream helper (openai 6.30.1) replaces its snapshot on
   // response.completed only, so an incomplete or failed stream's status and usage never reach finalResponse().
@@ -178,16 +254,16 @@ async function askResponses(url: string, stream: boolean): Promise<Meaning> {
   return readStream('openai-responses', events);
 }
 
-async function askGemini(url: string, stream: boolean): Promise<Meaning> {
+async function askGemini(url: string, stream: boolean, tools: Record<string, unknown>): Promise<Meaning> {
   const client = new GoogleGenAI({ apiKey: KEY, httpOptions: { baseUrl: url } });
-  const params = { model: 'gemini-test', contents: [{ role: 'user', parts: [{ text: 'hi' }] }] };
+  const params = { model: 'gemini-test', contents: [{ role: 'user', parts: [{ text: 'hi' }] }], ...tools };
   if (!stream) return readWhole('gemini', plain(await client.models.generateContent(params)));
   const chunks: unknown[] = [];
   for await (const chunk of await client.models.generateContentStream(params)) chunks.push(plain(chunk));
   return readStream('gemini', chunks);
 }
 
-const ASK: Record<WireFormat, (url: string, stream: boolean) => Promise<Meaning>> = {
+const ASK: Record<WireFormat, (url: string, stream: boolean, tools: Record<string, unknown>) => Promise<Meaning>> = {
   anthropic: askAnthropic,
   'openai-chat': askChat,
   'openai-responses': askResponses,
@@ -202,24 +278,25 @@ function exceptionFor(name: string, caller: WireFormat): string | undefined {
   return undefined;
 }
 
+/** The formats whose callers have custom (free-text) tools; the others' tools take JSON objects. */
+const CUSTOM_TOOL_FORMATS: ReadonlySet<WireFormat> = new Set(['openai-chat', 'openai-responses']);
+
 /**
- * The parts of a meaning a recording can vouch for: counts and stop only
- * where it has them. A custom call's text (a string where a function's
- * arguments are an object) reaches a caller whose tools take objects as the
- * `input` of the function that stands for the tool.
+ * The parts of a meaning a recording can vouch for, as `caller` must get
+ * them: counts and stop only where the recording has them. A custom call
+ * stays one, its text as it came, for a caller whose format has custom
+ * tools; a caller whose tools take objects gets it as the call of the
+ * function that stands for the tool (src/core/custom-tools.ts), its text
+ * as `{"input": text}` and nothing else.
  */
-function comparable(expected: Meaning, actual: Meaning): [Meaning, Meaning] {
+function comparable(expected: Meaning, actual: Meaning, caller: WireFormat): [Meaning, Meaning] {
+  const want: Meaning = { ...expected };
+  if (!CUSTOM_TOOL_FORMATS.has(caller)) want.calls = expected.calls.map((call) => (call.custom === true ? { name: call.name, arguments: { input: call.arguments } } : call));
   const got: Meaning = { ...actual };
-  got.calls = actual.calls.map((call, index) => {
-    const text = expected.calls[index]?.arguments;
-    const args = call.arguments as Record<string, unknown> | undefined;
-    const wrapped = typeof text === 'string' && typeof args === 'object' && args !== null && Object.keys(args).length === 1 && args['input'] === text;
-    return wrapped ? { ...call, arguments: text } : call;
-  });
   if (expected.inputTokens === undefined) got.inputTokens = undefined;
   if (expected.outputTokens === undefined) got.outputTokens = undefined;
   if (expected.stop === undefined) got.stop = undefined;
-  return [expected, got];
+  return [want, got];
 }
 
 // ---------------------------------------------------------------------------
@@ -250,7 +327,7 @@ for (const recording of recordings()) {
         lane.next = recording;
         let answer: Meaning;
         try {
-          answer = await ASK[caller](lane.url, recording.stream);
+          answer = await ASK[caller](lane.url, recording.stream, declared(caller, recording.customTools));
         } catch (error) {
           // A recording that fails (an error event, a stream cut short) must fail for the caller too: its SDK throws.
           if (recording.expected.stop !== 'error') failures.push(`${caller} SDK threw: ${(error as Error).message.split('\n')[0]?.slice(0, 300)}`);
@@ -266,7 +343,7 @@ for (const recording of recordings()) {
           return;
         }
         try {
-          const [expected, actual] = comparable(recording.expected, answer);
+          const [expected, actual] = comparable(recording.expected, answer, caller);
           calls++;
           const differs = (Object.keys(expected) as (keyof Meaning)[]).filter((key) => JSON.stringify(expected[key]) !== JSON.stringify(actual[key]));
           if (differs.length > 0) {

@@ -9,7 +9,8 @@
 /** What a caller takes from an answer. */
 export interface Meaning {
   text: string;
-  calls: { name: string; arguments: unknown }[];
+  /** Function calls with their arguments as read ({@link readArguments}); custom (free-text) calls with their text as it came, marked `custom`. */
+  calls: { name: string; arguments: unknown; custom?: true }[];
   /** `stop`, `tool_calls`, `length`, `filtered`, `error`, or undefined when the answer says none. */
   stop: string | undefined;
   inputTokens: number | undefined;
@@ -43,6 +44,11 @@ export function readArguments(value: unknown): unknown {
     return parsed;
   }
   return typeof value === 'string' ? value : parsed;
+}
+
+/** A custom (free-text) call: its text is the text, never parsed. */
+function customCall(name: unknown, input: unknown): Meaning['calls'][number] {
+  return { name: String(name), arguments: typeof input === 'string' ? input : '', custom: true };
 }
 
 function finish(meaning: Omit<Meaning, 'stop'>, base: string | undefined): Meaning {
@@ -143,7 +149,7 @@ function readChat(body: Json): Meaning {
     const fn = isJson(call['function']) ? call['function'] : undefined;
     const custom = isJson(call['custom']) ? call['custom'] : undefined;
     if (fn !== undefined) calls.push({ name: String(fn['name']), arguments: readArguments(fn['arguments']) });
-    else if (custom !== undefined) calls.push({ name: String(custom['name']), arguments: readArguments(custom['input']) });
+    else if (custom !== undefined) calls.push(customCall(custom['name'], custom['input']));
   }
   if (isJson(message['function_call'])) calls.push({ name: String(message['function_call']['name']), arguments: readArguments(message['function_call']['arguments']) });
   const reason = choice?.['finish_reason'];
@@ -181,7 +187,7 @@ function readChatStream(chunks: Json[]): Meaning {
       });
     }
   }
-  const toolCalls = [...calls.entries()].sort(([a], [b]) => a - b).map(([, call]) => ({ name: call.name, arguments: readArguments(call.text) }));
+  const toolCalls = [...calls.entries()].sort(([a], [b]) => a - b).map(([, call]) => (call.custom ? customCall(call.name, call.text) : { name: call.name, arguments: readArguments(call.text) }));
   const failed = chunks.some((chunk) => isJson(chunk['error']));
   const base = typeof reason === 'string' ? (CHAT_STOP[reason] ?? 'stop') : undefined;
   return finish({ text, calls: toolCalls, ...chatUsage(usage) }, failed ? 'error' : refused && base === 'stop' ? 'filtered' : base);
@@ -203,7 +209,7 @@ function readResponses(body: Json): Meaning {
       }
     }
     if (item['type'] === 'function_call') calls.push({ name: String(item['name']), arguments: readArguments(item['arguments']) });
-    if (item['type'] === 'custom_tool_call') calls.push({ name: String(item['name']), arguments: readArguments(item['input']) });
+    if (item['type'] === 'custom_tool_call') calls.push(customCall(item['name'], item['input']));
   }
   const status = body['status'];
   const details = isJson(body['incomplete_details']) ? body['incomplete_details'] : {};

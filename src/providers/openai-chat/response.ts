@@ -129,9 +129,10 @@ export function decodeOpenaiChatResponse(body: unknown, context: CodecContext): 
     }
   }
   const fingerprint = object['system_fingerprint'];
-  if (fingerprint === null) {
-    if (hints) chatHint(response, '$systemFingerprint', 'null');
-  } else if (fingerprint !== undefined) keepUnknown(response, { system_fingerprint: fingerprint }, NONE);
+  if (fingerprint === null || fingerprint === undefined) {
+    // A body without one (gateways, OpenAI-compatible servers) goes back without one; another format's answer gets null.
+    if (hints) chatHint(response, '$systemFingerprint', fingerprint === null ? 'null' : 'absent');
+  } else keepUnknown(response, { system_fingerprint: fingerprint }, NONE);
   const usage = object['usage'];
   if (usage !== undefined && usage !== null) {
     response.usage = context.losses.anchor(decodeOpenaiChatUsage(usage, '/usage', hints), '/usage');
@@ -217,6 +218,8 @@ export function encodeOpenaiChatResponse(response: Response, context: CodecConte
     const tier = answerTier(response.usage, losses);
     if (tier !== undefined) wire['service_tier'] = tier;
   }
-  if (shapeHint(response, '$systemFingerprint') === 'null') wire['system_fingerprint'] = null;
+  // OpenAI's answers always carry system_fingerprint, mostly null (the spec types it a string, deprecated; test/support/spec-relaxations.json): another format's answer gets null, a Chat body keeps what it had.
+  const fingerprint = shapeHint(response, '$systemFingerprint');
+  if (fingerprint === 'null' || (fingerprint === undefined && dialect === 'openai' && response.extensions?.[FORMAT]?.['system_fingerprint'] === undefined)) wire['system_fingerprint'] = null;
   return spreadExtensions(wire, response, FORMAT);
 }

@@ -143,8 +143,12 @@ export class ChunkBuilder {
     return this.base;
   }
 
-  /** Set the top-level fields from a `start` event. */
-  begin(start: StartEvent): void {
+  /**
+   * Set the top-level fields from a `start` event; `fingerprint`: another
+   * format's answer gets `system_fingerprint: null` in every chunk, as
+   * OpenAI's own chunks carry it (plain OpenAI, not its dialects).
+   */
+  begin(start: StartEvent, fingerprint: boolean): void {
     this.top = baselineTop(start, this.model);
     if (start.extensions?.[FORMAT] === undefined) {
       // Another format's answer: every chunk needs an id and `created` (the spec requires both), the same in every chunk.
@@ -153,6 +157,7 @@ export class ChunkBuilder {
         this.losses.add('synthesised_id', '/id', `Chat Completions chunks need an id; "${String(this.top['id'])}" was made up`, 'info');
       }
       if (this.top['created'] === undefined) this.top = { id: this.top['id'], object: this.top['object'], created: this.ids.now(), ...this.top };
+      if (fingerprint) this.top['system_fingerprint'] = null;
     }
     this.base = this.top;
   }
@@ -200,7 +205,7 @@ export class ChunkBuilder {
     for (const event of events) {
       switch (event.type) {
         case 'start':
-          this.begin(event);
+          this.begin(event, false);
           break;
         case 'part_start':
           if (event.part.type === 'tool_call') {

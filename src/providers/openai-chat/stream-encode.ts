@@ -275,7 +275,7 @@ class OpenaiChatStreamEncoder implements StreamEncoder {
     losses.foreignExtensions(event.extensions, FORMAT, eventPath(event));
     switch (event.type) {
       case 'start':
-        this.builder.begin(event);
+        this.builder.begin(event, this.dialect === 'openai');
         this.templates.clear();
         if (event.usage !== undefined) this.usage = { ...event.usage };
         return;

@@ -9,7 +9,7 @@
  * final part, and keeps those items for the terminal response.
  *
  * Parts of other formats get interlingua's item ids (`msg_interlingua_<n>`,
- * `rs_interlingua_<n>`, `fc_interlingua_<n>`); their reasoning text is
+ * `rs_interlingua_<n>`, `fc_interlingua_<n>`, `ctc_interlingua_<n>`); their reasoning text is
  * written as summary 0, as the non-streaming encoder writes it.
  *
  * @see https://platform.openai.com/docs/api-reference/responses-streaming
@@ -23,6 +23,7 @@ import { encodeOpenaiResponsesAnnotation } from './citations.ts';
 import { FORMAT, ownHint } from './shape.ts';
 import { DeltaWriter, setLogprobs, type ItemSlot, type PartKind, type PartSlot } from './stream-deltas-encode.ts';
 import { ANNOTATED, encodeItem, ITEM_OPEN, NO_NAME, SAME_ITEM, scratch, streamHint } from './stream-event.ts';
+import { callItemPrefix } from './tool-items.ts';
 
 function kindOf(part: Part): PartKind | undefined {
   switch (part.type) {
@@ -47,6 +48,9 @@ function withHints(part: Part, fields: JsonObject): Part {
   const extensions = { ...part.extensions, [FORMAT]: { ...part.extensions?.[FORMAT], ...fields } };
   return { ...part, extensions } as Part;
 }
+
+/** The hint a foreign text part is written with: its output_text carries the empty `logprobs` OpenAI's own text parts carry. */
+const FOREIGN_TEXT: JsonObject = { $emptyLogprobs: true };
 
 function stringOr(value: unknown, fallback: string): string {
   return typeof value === 'string' ? value : fallback;
@@ -105,7 +109,7 @@ export class OutputWriter extends DeltaWriter {
       }
       case 'tool_call': {
         const initial: Part = { ...part, arguments: undefined, rawArguments: '' };
-        return foreign ? withHints(initial, { $id: `fc_interlingua_${outputIndex}`, $status: 'in_progress' }) : initial;
+        return foreign ? withHints(initial, { $id: `${callItemPrefix(part)}${outputIndex}`, $status: 'in_progress' }) : initial;
       }
       default:
         return part;
@@ -128,6 +132,8 @@ export class OutputWriter extends DeltaWriter {
       this.openMessage = message;
       out.push({ type: 'response.output_item.added', output_index: outputIndex, item: added });
     }
+    // OpenAI's output_text parts carry `logprobs` (the spec requires it, its streams send `[]`): another format's text has none to give.
+    if (foreign && working.type === 'text') working = withHints(working, FOREIGN_TEXT);
     const contentIndex = message.parts.length;
     message.parts.push(index);
     const slot: PartSlot = { index, kind, item: message, contentIndex, part: working, foreign, summary: undefined, reasoningText: false, textAsSummary: false, ended: false };
@@ -206,6 +212,7 @@ export class OutputWriter extends DeltaWriter {
       part = { ...part, id: slot.part.id };
     }
     if (own === undefined) return part;
+    if (own['$emptyLogprobs'] === true) part = withHints(part, FOREIGN_TEXT);
     if (own['$item'] !== undefined) return withHints(part, { $item: { ...(own['$item'] as JsonObject), status: 'completed' } });
     if (own['$id'] !== undefined) return withHints(part, { $id: own['$id'], $status: 'completed' });
     return part;

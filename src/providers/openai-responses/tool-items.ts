@@ -143,24 +143,31 @@ function finishItem(item: JsonObject, part: Part, context: ItemEncodeContext, pa
   return restoreNulls(spreadExtensions(item, part, FORMAT), part);
 }
 
+/** The prefix of the item id interlingua gives a call OpenAI would have named: `fc_` for function calls, `ctc_` for custom calls (as OpenAI's own). */
+export function callItemPrefix(part: ToolCallPart): string {
+  return part.kind === 'custom' ? 'ctc_interlingua_' : 'fc_interlingua_';
+}
+
 /**
  * Encode a tool call as a `function_call` (or `custom_tool_call`) item, at
  * `index` in the output. In a response, an item OpenAI would have given an
- * id (`fc_…`, which the SDK's `ResponseFunctionToolCall` carries and strict
- * schemas require) and the source did not gets interlingua's, as the
- * stream encoder names it (`fc_interlingua_<n>`).
+ * id (`fc_…` or `ctc_…`, which the SDK's `ResponseFunctionToolCall` carries
+ * and strict schemas require) and the source did not gets interlingua's, as
+ * the stream encoder names it (`fc_interlingua_<n>`, `ctc_interlingua_<n>`).
  */
 export function encodeOpenaiResponsesToolCall(part: ToolCallPart, context: ItemEncodeContext, path: string, index?: number): JsonObject {
   if (part.syntheticId === true) context.losses.addAt(part, 'synthesised_id', `${path}/id`, `call id "${part.id}" was made up by interlingua`, 'info');
+  let item: JsonObject;
   if (part.kind === 'custom') {
     (context.customCalls ??= new Set()).add(part.id);
     const input = part.rawArguments ?? JSON.stringify(part.arguments ?? {});
-    return finishItem({ type: 'custom_tool_call', call_id: part.id, name: part.name, input }, part, context, path);
+    item = finishItem({ type: 'custom_tool_call', call_id: part.id, name: part.name, input }, part, context, path);
+  } else {
+    item = finishItem({ type: 'function_call', call_id: part.id, name: part.name, arguments: argumentsAsText(part) }, part, context, path);
   }
-  const item = finishItem({ type: 'function_call', call_id: part.id, name: part.name, arguments: argumentsAsText(part) }, part, context, path);
   if (context.target === 'response' && index !== undefined && item['id'] === undefined && own(part) === undefined) {
-    item['id'] = `fc_interlingua_${index}`;
-    context.losses.addAt(part, 'synthesised_id', path, 'function call item id made up by interlingua', 'info');
+    item['id'] = `${callItemPrefix(part)}${index}`;
+    context.losses.addAt(part, 'synthesised_id', path, `${part.kind === 'custom' ? 'custom' : 'function'} call item id made up by interlingua`, 'info');
   }
   return item;
 }

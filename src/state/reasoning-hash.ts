@@ -36,9 +36,15 @@ function canonicalJson(value: unknown): string {
   return `${text}}`;
 }
 
-/** A call's arguments as every client's re-serialisation of them reads back. */
+/**
+ * A call's arguments as every client's re-serialisation of them reads back.
+ * A custom (free-text) call counts as the function that stood for it
+ * upstream, taking the text as `input` (`src/core/custom-tools.ts`): the
+ * answer kept is the upstream's, the turn sent back the caller's.
+ */
 function callArguments(call: ToolCallPart): string {
-  if (call.kind !== 'custom' && call.arguments !== undefined) return canonicalJson(call.arguments);
+  if (call.kind === 'custom') return canonicalJson({ input: call.rawArguments ?? '' });
+  if (call.arguments !== undefined) return canonicalJson(call.arguments);
   return (call.rawArguments ?? '').replace(WHITE_SPACE, '');
 }
 

@@ -106,6 +106,14 @@ test('an Ollama client sees no call ids: they stay out of its hash, and its echo
   assert.is.not(assistantMessageHash(answerParts(), 'openai-chat'), expected, 'a Chat caller sees the ids, so they count');
 });
 
+test('a custom (free-text) call the caller sends back hashes as the function that stood for it upstream, taking the text as input', () => {
+  const text = '*** Begin Patch\n*** Add File: a.txt\n+hello\n*** End Patch';
+  const upstream: Part[] = [{ type: 'tool_call', id: 'toolu_1', name: 'apply_patch', arguments: { input: text } }];
+  const caller: Part[] = [{ type: 'tool_call', id: 'toolu_1', name: 'apply_patch', arguments: undefined, rawArguments: text, kind: 'custom' }];
+  assert.is(assistantMessageHash(caller, 'openai-chat'), assistantMessageHash(upstream, 'openai-chat'));
+  assert.is.not(assistantMessageHash([{ ...caller[0], rawArguments: `${text} ` } as Part], 'openai-chat'), assistantMessageHash(upstream, 'openai-chat'));
+});
+
 test('the hash reads the text without white space and each call as id, name and canonical arguments', () => {
   const parts: Part[] = [
     { type: 'reasoning', text: 'hidden', state: { format: 'anthropic', kind: 'signature', value: 'x' } },

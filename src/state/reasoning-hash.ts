@@ -16,7 +16,7 @@
  */
 import { sha256 } from '@noble/hashes/sha2.js';
 import { bytesToHex } from '@noble/hashes/utils.js';
-import type { FormatId, Message, Part, ToolCallPart } from '../core/ir.ts';
+import type { FormatId, Part, ToolCallPart } from '../core/ir.ts';
 
 const utf8 = new TextEncoder();
 const WHITE_SPACE = /\s+/g;
@@ -70,9 +70,9 @@ export function visibleMessageText(parts: readonly Part[], caller: FormatId): st
   return text + calls;
 }
 
-/** True when `message` shows the caller anything to key it by (text or a tool call). */
-export function hasVisibleContent(message: Message): boolean {
-  return message.parts.some((part) => (part.type === 'text' && part.text.trim() !== '') || part.type === 'tool_call');
+/** True when a message of `parts` shows the caller anything to key it by (text or a tool call). */
+export function hasVisibleContent(parts: readonly Part[]): boolean {
+  return parts.some((part) => (part.type === 'text' && part.text.trim() !== '') || part.type === 'tool_call');
 }
 
 /**

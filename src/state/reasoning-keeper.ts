@@ -19,7 +19,7 @@
 import type { FormatId, Message, Part, Request, Response } from '../core/ir.ts';
 import type { LossCollector } from '../core/losses.ts';
 import { credentialScope, scopedKey } from '../store/scope.ts';
-import type { StateStore } from '../store/store.ts';
+import { StoreError, type StateStore } from '../store/store.ts';
 import { hasReasoningSlot } from '../core/carried-state.ts';
 import { assistantMessageHash, hasVisibleContent } from './reasoning-hash.ts';
 import { decodeRecord, encodeRecord, needsKeeping, originMismatch, restoredParts, type ReasoningOrigin } from './reasoning-record.ts';
@@ -60,8 +60,9 @@ function wantsReasoning(request: Request): boolean {
   return reasoning !== undefined && reasoning.mode !== 'disabled' && reasoning.effort !== 'none';
 }
 
+/** What a store's failure says in a loss: its code only, since a backend's message may name its address and credentials, and losses reach the caller (strict mode). */
 function storeFault(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
+  return error instanceof StoreError ? `the store is ${error.code === 'too_large' ? 'over its size bound' : 'unavailable'}` : 'the store failed';
 }
 
 /** Credentials whose scope is remembered at most (the map is emptied when full). */
@@ -90,7 +91,7 @@ export function createReasoningKeeper(store: StateStore): ReasoningKeeper {
 
       const restoreOne = async (request: Request, index: number, origin: ReasoningOrigin, losses: LossCollector) => {
         const message = request.messages[index] as Message;
-        if (!hasVisibleContent(message)) return;
+        if (!hasVisibleContent(message.parts)) return;
         const path = `/messages/${index}`;
         const hash = assistantMessageHash(message.parts, caller);
         let text: string | undefined;
@@ -131,7 +132,7 @@ export function createReasoningKeeper(store: StateStore): ReasoningKeeper {
         async keep(candidates, origin, losses) {
           const writes: Promise<void>[] = [];
           for (const parts of candidates) {
-            if (!needsKeeping(parts, caller, origin.format) || !hasVisibleContent({ role: 'assistant', parts: [...parts] })) continue;
+            if (!needsKeeping(parts, caller, origin.format) || !hasVisibleContent(parts)) continue;
             const hash = assistantMessageHash(parts, caller);
             const write = (async () => {
               try {

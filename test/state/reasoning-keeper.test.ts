@@ -104,12 +104,13 @@ test('a store that fails is a loss on either side, never a failed request', asyn
   const keeper = createReasoningKeeper(broken);
   const kept = new LossCollector();
   await keeper.session('openai-chat', 'key-A').keep([ANSWER], ORIGIN, kept);
-  assert.match(kept.losses[0]?.message ?? '', 'redis is down');
+  assert.match(kept.losses[0]?.message ?? '', 'the store is unavailable');
+  assert.not.match(kept.losses[0]?.message ?? '', 'redis', 'the backend\'s own message, which may name its address, stays out');
   const restored = new LossCollector();
   const request = nextRequest();
   await keeper.session('openai-chat', 'key-A').restore(request, ORIGIN, restored);
   assert.equal(request.messages[1]?.parts, [CALL]);
-  assert.match(restored.losses[0]?.message ?? '', 'redis is down');
+  assert.match(restored.losses[0]?.message ?? '', 'the store is unavailable');
 });
 
 test('nothing is kept for a caller that carries the state itself, for a final answer, or for an answer without state', async () => {

@@ -3,7 +3,7 @@
  * machine, the targets met or missed, a table per workload, the differences
  * between translators, streams, memory and the proxy, and the profile notes.
  */
-import { reasoningStateSection, type ReasoningStateCell } from './reasoning-state.ts';
+import { reasoningStateSection, type ReasoningStateCell } from './reasoning-state-report.ts';
 import type { ConversionCell, OtherResult } from './conversions.ts';
 import type { CorpusCell } from './corpus.ts';
 import type { MemoryResult } from './memory.ts';

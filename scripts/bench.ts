@@ -4,7 +4,7 @@
  *
  *   npm run bench                  full run (< 5 minutes on 2 cores), writes docs/BENCHMARKS.md
  *   npm run bench -- --quick       short smoke run with small workloads; prints only
- *   options: --only=package,conversions,corpus,streams,memory,proxy,normalize   --write / --no-write   --out=FILE
+ *   options: --only=package,conversions,corpus,streams,memory,proxy,state,normalize   --write / --no-write   --out=FILE
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
@@ -19,13 +19,14 @@ import { normalizeConsole, normalizeSection, runNormalizeBench, type NormalizeBe
 import { runPackage } from './bench/package.ts';
 import { runProxy } from './bench/proxy.ts';
 import { runReasoningState } from './bench/reasoning-state.ts';
+import { runStateBench, stateConsole, stateSection, type StateBenchRow } from './bench/state.ts';
 import { consoleSummary, markdown, type BenchRun } from './bench/report.ts';
 import { runStreamsApart } from './bench/streams.ts';
 import { formatNs, sink } from './bench/timing.ts';
 import { bodyWorkloads, smallChatBodies, streamWorkload } from './bench/workloads.ts';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-const SECTIONS = ['package', 'conversions', 'corpus', 'streams', 'memory', 'proxy', 'normalize'] as const;
+const SECTIONS = ['package', 'conversions', 'corpus', 'streams', 'memory', 'proxy', 'state', 'normalize'] as const;
 type Section = (typeof SECTIONS)[number];
 
 const { values } = parseArgs({
@@ -172,6 +173,13 @@ if (only.has('proxy')) {
   );
 }
 
+let stateRows: StateBenchRow[] = [];
+const stateRounds = quick ? { rounds: 3, perRound: 50 } : { rounds: 9, perRound: 400 };
+if (only.has('state')) {
+  log('state (stateful Responses through the exchange, in this process)…');
+  stateRows = await runStateBench(ROOT, { ...stateRounds, progress: (line) => log(`  ${line}`) });
+}
+
 let normalizeRows: NormalizeBenchRow[] = [];
 if (only.has('normalize')) {
   log('normalize (child processes; generated JSONL in a temporary folder)…');
@@ -185,14 +193,14 @@ if (only.has('normalize')) {
 
 run.seconds = (Date.now() - started) / 1000;
 run.machine['load average at end (1/5/15 min)'] = loadavg().map((value) => value.toFixed(2)).join(' / ');
-console.log(consoleSummary(run) + normalizeConsole(normalizeRows));
+console.log(consoleSummary(run) + stateConsole(stateRows) + normalizeConsole(normalizeRows));
 if (write) {
   const notesFile = join(ROOT, 'scripts/bench/notes.md');
   const notes = existsSync(notesFile) ? readFileSync(notesFile, 'utf8').trim() : '';
   // The normalize section goes before the profile notes that close the report.
   const report = markdown(run, notes);
   const notesAt = report.indexOf('## What the profiles show');
-  const section = normalizeSection(normalizeRows, machine['load average at start (1/5/15 min)'] ?? '?');
+  const section = stateSection(stateRows, stateRounds.rounds, stateRounds.perRound) + normalizeSection(normalizeRows, machine['load average at start (1/5/15 min)'] ?? '?');
   writeFileSync(out, notesAt < 0 || section === '' ? report + section : `${report.slice(0, notesAt)}${section}\n${report.slice(notesAt)}`);
   log(`\nwrote ${out} (${run.seconds.toFixed(0)} s)`);
 }

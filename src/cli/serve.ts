@@ -89,6 +89,15 @@ their own vendor key and the token goes in x-interlingua-token only
 (--pass-through-auth with --api-key-env is refused). Redirects from the
 upstream are never followed. Limits and what the proxy redacts: docs/SECURITY.md.
 
+With --store, OpenAI Responses callers keep state through the proxy in
+front of any upstream: previous_response_id, conversation, store,
+GET/DELETE /v1/responses/ID, /v1/responses/ID/input_items and the
+Conversations API (/v1/conversations…), each caller's entries under a hash
+of the key its SDK sends. The store is shared by all upstreams, so a chain
+may cross a fallback to another vendor. Specs: memory (lost at exit; the
+only one so far). Without --store no state is kept, and an openai-responses
+upstream gets previous_response_id as sent.
+
 Options:
   --config FILE            the gateway's configuration (YAML or JSON); not with the upstream flags
   --port N                 port to listen on (default 8787; 0 picks a free one)
@@ -117,6 +126,8 @@ Options:
   --max-inflight BYTES     request bytes all requests in flight may hold (default 268435456;
                            beyond it 503 with retry-after)
   --deadline MS            longest a request may take, streams included (default: none)
+  --store SPEC             keep stateful Responses and Conversations in this store: memory
+  --store-ttl SECONDS      how long stored responses and conversations live (default 2592000, 30 days)
   -h, --help               show this help
 
 At start-up serve warns when it binds a non-loopback address without an
@@ -280,6 +291,27 @@ function flagConfig(values: UpstreamFlags): { config: GatewayConfig; described: 
   return { config, described: `${format} at ${baseUrl || `Bedrock in ${region ?? process.env['AWS_REGION'] ?? process.env['AWS_DEFAULT_REGION'] ?? 'us-east-1'}`}` };
 }
 
+/** Opens the store `--store` (or the config's `store:`) names into `config.store`, with `--store-ttl` (or the config's `storeTtlSeconds`). */
+async function openConfiguredStore(config: GatewayConfig, flag: string | undefined, ttlFlag: string | undefined): Promise<void> {
+  const spec = flag ?? (typeof config.store === 'string' ? config.store : undefined);
+  if (ttlFlag !== undefined) {
+    const ttl = positiveInteger(ttlFlag, 'store-ttl', 0);
+    if (ttl < 1) throw new UsageError('--store-ttl must be at least 1 second');
+    config.storeTtlSeconds = ttl;
+  }
+  if (spec === undefined) {
+    if (config.storeTtlSeconds !== undefined) throw new UsageError('--store-ttl (or storeTtlSeconds) needs a store: add --store SPEC');
+    return;
+  }
+  const { openStore } = await import('../node/open-store.ts');
+  try {
+    config.store = await openStore(spec, config.storeTtlSeconds === undefined ? {} : { ttlSeconds: config.storeTtlSeconds });
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    throw new UsageError(message.startsWith('--store') ? message : `--store ${spec}: ${message}`);
+  }
+}
+
 export async function runServe(args: string[]): Promise<void> {
   let parsed;
   try {
@@ -306,6 +338,8 @@ export async function runServe(args: string[]): Promise<void> {
         'max-answer': { type: 'string' },
         'max-inflight': { type: 'string' },
         deadline: { type: 'string' },
+        store: { type: 'string' },
+        'store-ttl': { type: 'string' },
       },
     });
   } catch (error) {
@@ -348,6 +382,7 @@ export async function runServe(args: string[]): Promise<void> {
     ...(values.deadline === undefined ? {} : { deadlineMs: positiveInteger(values.deadline, 'deadline', 0) }),
   };
   if (inboundToken !== undefined) config.inboundToken = inboundToken;
+  await openConfiguredStore(config, values.store, values['store-ttl']);
   const host = values.host ?? config.listen?.host ?? '127.0.0.1';
   const port = values.port === undefined ? (config.listen?.port ?? 8787) : positiveInteger(values.port, 'port', 8787);
   if (port > 65_535) throw new UsageError(`--port must be from 0 to 65535, got "${values.port}"`);
@@ -371,6 +406,7 @@ export async function runServe(args: string[]): Promise<void> {
   setFlagsFromString(NO_PRETENURING);
   config.fetch = createNodeFetch();
   config.log = (entry) => log.entry(entry);
+  config.onStoreFailure = (message) => process.stderr.write(`interlingua: warning: ${message}\n`);
   config.telemetry = otlp === undefined ? metrics : combineSinks([metrics, createOtelSink()])!;
   config.metrics = metrics;
   let handler: ReturnType<typeof createGateway>;
@@ -390,8 +426,8 @@ export async function runServe(args: string[]): Promise<void> {
       log.flush();
       server.close(() => {
         log.flush();
-        if (otlp === undefined) resolve();
-        else void otlp.shutdown().then(resolve);
+        const closed = typeof config.store === 'object' ? (config.store.close?.() ?? Promise.resolve()) : Promise.resolve();
+        void closed.catch(() => undefined).then(() => (otlp === undefined ? resolve() : void otlp.shutdown().then(resolve)));
       });
     };
     process.once('SIGINT', stop);

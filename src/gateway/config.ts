@@ -10,6 +10,7 @@ import type { ProxyLimits } from '../proxy/index.ts';
 import type { FormatId } from '../core/ir.ts';
 import type { Fetch, GatewayObserver } from './observe.ts';
 import type { ProxyLogEntry } from '../proxy/exchange.ts';
+import type { StateStore } from '../store/store.ts';
 
 /** One upstream: a vendor endpoint in one format. */
 export interface GatewayUpstream {
@@ -99,6 +100,16 @@ export interface GatewayConfig {
   limits?: ProxyLimits;
   /** When set, callers must present this token (Bearer, x-api-key, x-goog-api-key or ?key=). */
   inboundToken?: string;
+  /**
+   * Where stateful Responses and Conversations live, shared by every
+   * upstream (a chain may cross a fallback to another vendor): in a file,
+   * the store's spec (`memory`, and what `openStore` in src/node/open-store.ts
+   * opens), which `serve` opens (its `--store` wins); at run time, an opened
+   * `StateStore`. Absent: no state is kept (see `ProxyConfig.store`).
+   */
+  store?: string | StateStore;
+  /** Seconds a stored response or conversation lives (default: the store's own; `serve --store-ttl` wins). */
+  storeTtlSeconds?: number;
   /** Where `serve` listens (its `--host` and `--port` win). */
   listen?: { host?: string; port?: number };
 
@@ -113,6 +124,8 @@ export interface GatewayConfig {
   telemetry?: TelemetrySink | false;
   /** Served as Prometheus text at `GET /metrics` (behind the inbound token when one is set). */
   metrics?: { render(): string };
+  /** Told when a response or conversation could not be stored (the answer still reached the caller, saying so); `serve` writes it on stderr. */
+  onStoreFailure?: (message: string) => void;
   /** Told when each caller request and each upstream attempt starts and ends (tracing); no-op by default. */
   observe?: GatewayObserver;
 }

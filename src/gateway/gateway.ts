@@ -23,6 +23,8 @@ import { modelOf } from './model-of.ts';
 import { backoffMs, decide } from './retry.ts';
 import { createRouter, targetOrder, type Route } from './routing.ts';
 import { isHealthPath, serviceAnswer, type ListedModel, type ModelLists } from './service.ts';
+import { statefulExchange } from '../state/responses-exchange.ts';
+import { tokenAdmitter } from '../state/admit.ts';
 
 /** Header naming the upstream (by its configured name) that answered. */
 export const UPSTREAM_HEADER = 'x-interlingua-upstream';
@@ -114,6 +116,7 @@ function attemptInbound(request: Inbound, text: string, model: string | undefine
   const inbound: Inbound = { method: request.method, pathname: request.pathname, query: request.query, header: request.header, text: () => Promise.resolve(text), signal, strict };
   if (model !== undefined) inbound.upstreamModel = model;
   if (report !== undefined) inbound.report = report;
+  if (request.toolNames !== undefined) inbound.toolNames = request.toolNames;
   return inbound;
 }
 
@@ -151,7 +154,7 @@ export function createGatewayExchange(config: GatewayConfig): Exchange {
     return { type: 'not_found', status: 404, message: `no route of this gateway serves ${named}; it serves ${served.length === 0 ? 'no model by name' : served.join(', ')}` };
   };
 
-  return async (request: Inbound): Promise<Answer> => {
+  const exchange = async (request: Inbound): Promise<Answer> => {
     const started = Date.now();
     const pathname = request.pathname;
     const ingress = routeFor(pathname);
@@ -208,6 +211,7 @@ export function createGatewayExchange(config: GatewayConfig): Exchange {
     const observation = observing ? observer.startRequest({ method: request.method, path: pathname, ingress: format, ...(model === undefined ? {} : { model }), route: route.name }) : undefined;
     return done(await attempt(request, text, route, format, started, state, observation), observation);
   };
+  return stateful(exchange, config, maxBodyBytes);
 
   /**
    * A route of one target tried once, with no deadline, for every model (the
@@ -221,6 +225,7 @@ export function createGatewayExchange(config: GatewayConfig): Exchange {
     const at = Date.now();
     const inbound: Inbound = { method: request.method, pathname: request.pathname, query: request.query, header: request.header, text: request.text, signal: request.signal, strict: route.strict };
     if (target.model !== undefined) inbound.upstreamModel = target.model;
+    if (request.toolNames !== undefined) inbound.toolNames = request.toolNames;
     if (log !== undefined) inbound.report = (reported) => (inner = reported);
     const answer = await upstream.exchange(inbound);
     answer.headers[UPSTREAM_HEADER] = upstream.name;
@@ -331,6 +336,17 @@ export function createGatewayExchange(config: GatewayConfig): Exchange {
       clearTimeout(timer);
     }
   }
+}
+
+/** The gateway's exchange with stateful Responses in front of all its upstreams, when a store is configured. */
+function stateful(exchange: Exchange, config: GatewayConfig, maxBodyBytes: number): Exchange {
+  const store = config.store;
+  if (store === undefined) return exchange;
+  if (typeof store === 'string') {
+    throw new InterlinguaError('invalid_value', `store "${store}" is a store's spec: open it first (openStore in src/node/open-store.ts, as interlingua serve does) and pass the StateStore`, { path: '/store' });
+  }
+  const admit = tokenAdmitter(config.inboundToken, 'key-header');
+  return statefulExchange(exchange, { store, ttlSeconds: config.storeTtlSeconds, warn: config.onStoreFailure, admit, maxBodyBytes });
 }
 
 /** Create the gateway's fetch handler (it carries its exchange under `PROXY_EXCHANGE`, which the Node adapter runs directly). */

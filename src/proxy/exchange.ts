@@ -100,6 +100,8 @@ export interface Inbound {
   strict?: boolean;
   /** Called with this request's log entry when it is done, besides the proxy's `log` (a layer above the proxy reads it). */
   report?: (entry: ProxyLogEntry) => void;
+  /** Tool names by call id for results whose call the body lacks (the state layer finds them in its store; src/state/call-index.ts). */
+  toolNames?: ReadonlyMap<string, string>;
 }
 
 /** Where a {@link ByteSource} delivers its bytes: chunks, then exactly one of `end` or `fail`. */

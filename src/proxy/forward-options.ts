@@ -47,6 +47,8 @@ export interface ForwardOptions {
   maxTokensDefault: number | undefined;
   /** The secrets {@link redact} removes, for the byte redactor of a same-format stream. */
   secrets: readonly (string | undefined)[];
+  /** Tool names by call id for results whose call the request lacks (`Inbound.toolNames`). */
+  toolNames: ReadonlyMap<string, string> | undefined;
   /** Changes a converted request needs before it is encoded (what the caller's vendor headers mean there, see vendor-headers.ts). */
   adjust: ((request: Request) => void) | undefined;
   /** The reasoning state kept for this caller (`ProxyConfig.store`): restored into its request, kept from the answer. */

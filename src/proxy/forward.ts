@@ -65,7 +65,10 @@ function decodeCaller(options: ForwardOptions, body: JsonObject): Request {
   const { route, upstream } = options;
   // The decoder knows the IR goes to the upstream's format, so it skips what only a trip back to its own needs.
   const context: CodecContext = route.model === undefined ? { losses: options.losses, target: upstream } : { losses: options.losses, model: route.model, target: upstream };
-  return restoreRequestStates(codecFor(route.format).decodeRequest(body, context));
+  const decoded = codecFor(route.format).decodeRequest(body, context);
+  // Named by the call ids as the caller sent them, before the state they carry is unwrapped from them.
+  if (options.toolNames !== undefined) nameToolResults(decoded, options.toolNames);
+  return restoreRequestStates(decoded);
 }
 
 /** The request for the upstream: `decoded` (the caller's, already decoded) or `body` decoded here, encoded for the upstream. */
@@ -115,6 +118,17 @@ async function restoredPrepare(options: ForwardOptions, body: JsonObject, reason
   const ir = decodeCaller(options, body);
   await reasoning.restore(ir, reasoningOrigin(options, options.mapModel(ir.model)), options.losses);
   return prepare(options, body, ir);
+}
+
+/** Gives the request's nameless tool results the names a layer above found for their calls. */
+function nameToolResults(request: Request, names: ReadonlyMap<string, string>): void {
+  for (const message of request.messages) {
+    for (const part of message.parts) {
+      if (part.type !== 'tool_result' || part.name !== undefined) continue;
+      const name = names.get(part.callId);
+      if (name !== undefined) part.name = name;
+    }
+  }
 }
 
 /**

@@ -28,6 +28,8 @@ import { captureRequested, type CapturedContent } from '../telemetry/content.ts'
 import { parseBody } from '../formats/convert.ts';
 import type { StateStore } from '../store/store.ts';
 import { createReasoningKeeper } from '../state/reasoning-keeper.ts';
+import { statefulExchange } from '../state/responses-exchange.ts';
+import { tokenAdmitter } from '../state/admit.ts';
 
 /** The upstream the proxy talks to. */
 export interface UpstreamConfig {
@@ -97,12 +99,22 @@ export interface ProxyConfig {
   /** Bounds on what one request, or all of them together, may hold (see docs/SECURITY.md). */
   limits?: ProxyLimits;
   /**
-   * Where the proxy keeps state between requests, scoped to each caller's
-   * credential: the reasoning state a Chat or Ollama caller cannot carry
-   * (kept from the answer, restored into its next turn; see DESIGN "State").
-   * None by default: such state is then dropped and reported as a loss.
+   * Where stateful Responses and Conversations live (`createMemoryStore()`,
+   * or another `StateStore`): with a store, `previous_response_id`,
+   * `conversation`, `store`, `GET`/`DELETE /v1/responses/{id}`,
+   * `…/input_items` and `/v1/conversations…` work in front of any upstream,
+   * each caller's entries under a hash of the credential its SDK sends
+   * (docs/DESIGN.md, "State"). Without one, a Responses upstream gets
+   * `previous_response_id` as sent and other upstreams report it lost.
+   * The store also keeps the reasoning state a Chat or Ollama caller cannot
+   * carry (kept from the answer, restored into its next turn); without one,
+   * that state is dropped and reported as a loss.
    */
   store?: StateStore;
+  /** Seconds a stored response, conversation or kept reasoning state lives (default: the store's own, 30 days for the memory store). */
+  storeTtlSeconds?: number;
+  /** Told when a response or conversation could not be stored (the answer still reaches the caller, with `x-interlingua-state` or an SSE comment saying so). */
+  onStoreFailure?: (message: string) => void;
 }
 
 /** The proxy's resource limits beside `timeoutMs` and `maxBodyBytes`; each has a default. */
@@ -230,9 +242,9 @@ export function createExchange(config: ProxyConfig): Exchange {
   // Message content goes into spans only when the standard variable asks for it.
   const capture = sink !== undefined && captureRequested(env);
   const operation = (route: Route) => operationName(upstream.format, route);
-  const reasoning = config.store === undefined ? undefined : createReasoningKeeper(config.store);
+  const reasoning = config.store === undefined ? undefined : createReasoningKeeper(config.store, config.storeTtlSeconds);
 
-  return async (request: Inbound): Promise<Answer> => {
+  const exchange = async (request: Inbound): Promise<Answer> => {
     const started = Date.now();
     const pathname = request.pathname;
     if (pathname === '/metrics' && config.metrics !== undefined) return metricsAnswer(request, config.metrics, config.inboundToken);
@@ -338,6 +350,9 @@ export function createExchange(config: ProxyConfig): Exchange {
       inflight -= held;
     }
   };
+  if (config.store === undefined) return exchange;
+  const admit = tokenAdmitter(config.inboundToken, upstream.passThroughAuth === true ? 'token-header' : 'either');
+  return statefulExchange(exchange, { store: config.store, ttlSeconds: config.storeTtlSeconds, warn: config.onStoreFailure, admit, maxBodyBytes });
 
   /** The 503 of a request over the in-flight budget. */
   function busyAnswer(format: FormatId): Answer {
@@ -372,6 +387,7 @@ export function createExchange(config: ProxyConfig): Exchange {
       strict: request.strict ?? config.strict === true,
       maxTokensDefault: config.maxTokensDefault,
       adjust: vendor.adjust === undefined ? undefined : (ir) => vendor.adjust?.(ir, losses),
+      toolNames: request.toolNames,
       reasoning: reasoning?.session(route.format, callerCredential(request)),
     };
   }
@@ -420,4 +436,6 @@ export { countUrl, pathFormat, routeFor, upstreamUrl, type Route } from './route
 export { errorAnswer, statusFor, unknownPath } from './errors.ts';
 export { createModelMap, parseModelRule, type ModelRule } from './model-map.ts';
 export { constantTimeEqual } from './auth.ts';
+export type { StateStore } from '../store/store.ts';
+export { STATE_NOTE_HEADER } from '../state/responses-exchange.ts';
 export { CallerCancel, PROXY_EXCHANGE, UPSTREAM_CALL, UpstreamTimeout, type Answer, type AttemptLog, type ProxyLogEntry, type UpstreamFailure, type Exchange, type Inbound, type UpstreamCall, type UpstreamInit, type UpstreamReply } from './exchange.ts';

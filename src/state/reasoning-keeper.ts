@@ -68,8 +68,9 @@ function storeFault(error: unknown): string {
 /** Credentials whose scope is remembered at most (the map is emptied when full). */
 const SCOPES_KEPT = 1000;
 
-/** A keeper over `store`. */
-export function createReasoningKeeper(store: StateStore): ReasoningKeeper {
+/** A keeper over `store`; its entries live `ttlSeconds` (default: the store's own). */
+export function createReasoningKeeper(store: StateStore, ttlSeconds?: number): ReasoningKeeper {
+  const setOptions = ttlSeconds === undefined ? undefined : { ttlSeconds };
   // A scope is a SHA-256 over Web Crypto: worked out once per credential, not per request.
   const scopes = new Map<string, Promise<string>>();
   const scopeOf = (credential: string | undefined): Promise<string> => {
@@ -136,7 +137,7 @@ export function createReasoningKeeper(store: StateStore): ReasoningKeeper {
             const hash = assistantMessageHash(parts, caller);
             const write = (async () => {
               try {
-                await store.set(await scoped(hash), encodeRecord(parts, origin));
+                await store.set(await scoped(hash), encodeRecord(parts, origin), setOptions);
               } catch (error) {
                 losses.add('reasoning_state_dropped', '', `the answer's reasoning state could not be kept in the store (${storeFault(error)}), and ${caller} cannot carry it: the next turn goes without it`);
               }

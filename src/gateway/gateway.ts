@@ -58,6 +58,9 @@ function proxyConfigOf(upstream: GatewayUpstream, config: GatewayConfig): ProxyC
   if (config.maxTokensDefault !== undefined) proxy.maxTokensDefault = config.maxTokensDefault;
   if (config.telemetry !== undefined) proxy.telemetry = config.telemetry;
   if (config.limits !== undefined) proxy.limits = config.limits;
+  // Each upstream's proxy keeps the reasoning state its callers cannot carry; the stateful Responses layer is the gateway's own.
+  if (config.store !== undefined && typeof config.store !== 'string') proxy.reasoningStore = config.store;
+  if (config.storeTtlSeconds !== undefined) proxy.storeTtlSeconds = config.storeTtlSeconds;
   return proxy;
 }
 

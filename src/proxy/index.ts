@@ -111,6 +111,8 @@ export interface ProxyConfig {
    * that state is dropped and reported as a loss.
    */
   store?: StateStore;
+  /** The store of kept reasoning state alone (default: `store`): a gateway sets it for its upstreams' proxies, whose stateful Responses its own layer holds. */
+  reasoningStore?: StateStore;
   /** Seconds a stored response, conversation or kept reasoning state lives (default: the store's own, 30 days for the memory store). */
   storeTtlSeconds?: number;
   /** Told when a response or conversation could not be stored (the answer still reaches the caller, with `x-interlingua-state` or an SSE comment saying so). */
@@ -242,7 +244,8 @@ export function createExchange(config: ProxyConfig): Exchange {
   // Message content goes into spans only when the standard variable asks for it.
   const capture = sink !== undefined && captureRequested(env);
   const operation = (route: Route) => operationName(upstream.format, route);
-  const reasoning = config.store === undefined ? undefined : createReasoningKeeper(config.store, config.storeTtlSeconds);
+  const reasoningStore = config.reasoningStore ?? config.store;
+  const reasoning = reasoningStore === undefined ? undefined : createReasoningKeeper(reasoningStore, config.storeTtlSeconds);
 
   const exchange = async (request: Inbound): Promise<Answer> => {
     const started = Date.now();

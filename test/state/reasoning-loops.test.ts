@@ -16,6 +16,7 @@ import { createMemoryStore } from '../../src/store/memory.ts';
 import { createNodeFetch } from '../../src/node/fetch.ts';
 import { withProxy } from '../support/proxy-server.ts';
 import { startStrictUpstream, type Behaviour, type StrictUpstream } from '../support/strict/index.ts';
+import { startServe } from './serve-process.ts';
 
 const test = suite('reasoning state kept for Chat and Ollama callers');
 
@@ -181,6 +182,22 @@ for (const [format, model] of [['openai-responses', 'gpt-5'], ['bedrock-converse
         if (store && format === 'openai-responses') for (const item of sent as Json[]) assert.ok(upstream.issued.has('responses.reasoning_id', String(item['id'])));
         if (store && format === 'bedrock-converse') for (const block of sent as Json[]) assert.ok(upstream.issued.has('bedrock.signature', String((block['reasoningContent'] as { reasoningText: Json }).reasoningText['signature'])));
       }, { modelMap: { '*': model } });
+    }
+  });
+}
+
+for (const stream of [false, true]) {
+  test(`interlingua serve --store memory (the compiled process): the openai Chat client's three-turn loop in front of the strict Anthropic keeps thinking on every turn${stream ? ', streamed' : ''}`, async () => {
+    const upstream = await startStrictUpstream({ format: 'anthropic', script: [...LOOP] });
+    const proxy = await startServe(['--upstream', 'anthropic', '--upstream-url', upstream.url, '--api-key-env', 'STATE_KEY', '--model-map', '*=claude-sonnet-4-5', '--store', 'memory']);
+    try {
+      assert.is(await chatLoop(proxy.url, stream), 'A-18 shipped on Monday; B is in stock.');
+      assert.equal(upstream.refusals(), [], 'the upstream accepted every request');
+      for (const received of upstream.received) assert.ok(received.body['thinking'] !== undefined, 'every turn thinks');
+      assert.equal(anthropicAssistantTurns(upstream).map((blocks) => blocks[0]?.['type']), ['thinking', 'thinking']);
+    } finally {
+      await proxy.stop();
+      await upstream.close();
     }
   });
 }

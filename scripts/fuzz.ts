@@ -24,7 +24,8 @@
  *
  * Options: --inputs N (default 1,000,000), --workers N (default: cores),
  * --seed N (offset of the input numbers), --only N, --huge-mb N (default 50),
- * --no-big (skip the fixed big inputs).
+ * --no-big (skip the fixed big inputs), --seconds N (stop after N seconds, however many inputs ran:
+ * the report counts what did).
  */
 import { availableParallelism } from 'node:os';
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
@@ -63,7 +64,7 @@ interface Tally {
   converted: number;
   typed: number;
   other: number;
-  byPhase: Record<string, { inputs: number; attempts: number; converted: number; typed: number; other: number }>;
+  byPhase: Record<string, { inputs: number; attempts: number; converted: number; typed: number; other: number; ms: number }>;
   /** One example per distinct failure. */
   failures: Record<string, { count: number; input: number; note: string }>;
   slowest: { ms: number; input: number; phase: string };
@@ -92,7 +93,7 @@ class Recorder {
     readonly input: number,
     readonly phase: Phase,
   ) {
-    const phaseTally = (tally.byPhase[phase] ??= { inputs: 0, attempts: 0, converted: 0, typed: 0, other: 0 });
+    const phaseTally = (tally.byPhase[phase] ??= { inputs: 0, attempts: 0, converted: 0, typed: 0, other: 0, ms: 0 });
     phaseTally.inputs++;
     tally.inputs++;
   }
@@ -382,6 +383,8 @@ interface WorkerJob {
   slot: number;
   hugeBytes: number;
   big: boolean;
+  /** Epoch milliseconds after which the worker starts no further input. */
+  deadline: number;
 }
 
 async function runInput(tally: Tally, material: Material, number: number): Promise<void> {
@@ -415,6 +418,7 @@ async function runInput(tally: Tally, material: Material, number: number): Promi
     recorder.other(`escaped: ${describeError(error)}`, `input #${number}: ${error instanceof Error ? (error.stack ?? '').split('\n').slice(0, 8).join(' | ') : ''}`);
   }
   const ms = performance.now() - started;
+  tally.byPhase[phase]!.ms += ms;
   if (ms > tally.slowest.ms) tally.slowest = { ms: Math.round(ms), input: number, phase };
 }
 
@@ -431,7 +435,7 @@ async function workerMain(job: WorkerJob): Promise<void> {
     new Recorder(tally, Atomics.load(progress, job.slot), 'big').other(`escaped: ${describeError(error)}`, 'a big input');
   }
   let lastReport = Date.now();
-  for (let index = job.first; index < job.end; index += job.stride) {
+  for (let index = job.first; index < job.end && Date.now() < job.deadline; index += job.stride) {
     Atomics.store(progress, job.slot, index);
     await runInput(tally, material, job.offset + index);
     if (Date.now() - lastReport > 2000) {
@@ -452,12 +456,13 @@ function merge(into: Tally, from: Tally): void {
   into.typed += from.typed;
   into.other += from.other;
   for (const [phase, counts] of Object.entries(from.byPhase)) {
-    const target = (into.byPhase[phase] ??= { inputs: 0, attempts: 0, converted: 0, typed: 0, other: 0 });
+    const target = (into.byPhase[phase] ??= { inputs: 0, attempts: 0, converted: 0, typed: 0, other: 0, ms: 0 });
     target.inputs += counts.inputs;
     target.attempts += counts.attempts;
     target.converted += counts.converted;
     target.typed += counts.typed;
     target.other += counts.other;
+    target.ms += counts.ms;
   }
   for (const [key, failure] of Object.entries(from.failures)) {
     const known = into.failures[key];
@@ -469,14 +474,14 @@ function merge(into: Tally, from: Tally): void {
 
 function report(tally: Tally, seconds: number, hangs: string[]): void {
   const number = (value: number) => value.toLocaleString('en-US');
-  console.log(`\ninterlingua fuzz: ${number(tally.inputs)} inputs, ${number(tally.attempts)} attempts in ${seconds.toFixed(0)} s`);
+  console.log(`\ninterlingua fuzz: ${number(tally.inputs)} inputs, ${number(tally.attempts)} attempts in ${seconds.toFixed(0)} s (${(tally.inputs / Math.max(1, seconds)).toFixed(0)} inputs/s)`);
   console.log(`  conversions:    ${number(tally.converted)}`);
   console.log(`  typed errors:   ${number(tally.typed)}`);
   console.log(`  anything else:  ${number(tally.other + hangs.length)}${tally.other + hangs.length === 0 ? '' : '   <- must be zero'}`);
-  console.log('\n  by phase (inputs / conversions / typed errors / anything else):');
+  console.log('\n  by phase (inputs / conversions / typed errors / anything else / ms per input, wall clock):');
   for (const phase of PHASES) {
     const counts = tally.byPhase[phase];
-    if (counts !== undefined) console.log(`    ${phase.padEnd(14)} ${number(counts.inputs).padStart(10)} ${number(counts.converted).padStart(10)} ${number(counts.typed).padStart(10)} ${number(counts.other).padStart(6)}`);
+    if (counts !== undefined) console.log(`    ${phase.padEnd(14)} ${number(counts.inputs).padStart(10)} ${number(counts.converted).padStart(10)} ${number(counts.typed).padStart(10)} ${number(counts.other).padStart(6)} ${(counts.ms / Math.max(1, counts.inputs)).toFixed(2).padStart(8)}`);
   }
   console.log(`  slowest input: ${tally.slowest.ms} ms (#${tally.slowest.input}, ${tally.slowest.phase})`);
   for (const hang of hangs) console.log(`\n  HANG: ${hang}`);
@@ -496,6 +501,7 @@ async function main(): Promise<void> {
       only: { type: 'string' },
       'huge-mb': { type: 'string', default: '50' },
       'no-big': { type: 'boolean', default: false },
+      seconds: { type: 'string' },
     },
   });
   const hugeBytes = Math.round(Number(values['huge-mb']) * 1024 * 1024);
@@ -519,6 +525,7 @@ async function main(): Promise<void> {
   const inputs = Number(values.inputs);
   const workers = Number(values.workers);
   const started = Date.now();
+  const deadline = values.seconds === undefined ? Number.POSITIVE_INFINITY : started + Number(values.seconds) * 1000;
   const progress = new SharedArrayBuffer(4 * workers);
   const progressView = new Int32Array(progress);
   const total = emptyTally();
@@ -529,7 +536,7 @@ async function main(): Promise<void> {
 
   const runWorker = (slot: number, first: number, big: boolean): Promise<void> =>
     new Promise((resolve) => {
-      const job: WorkerJob = { first, stride: workers, end: inputs, offset, progress, slot, hugeBytes, big };
+      const job: WorkerJob = { first, stride: workers, end: inputs, offset, progress, slot, hugeBytes, big, deadline };
       const worker = new Worker(bootstrap, { eval: true, workerData: job, resourceLimits: { maxOldGenerationSizeMb: 4096 } });
       let lastIndex = -1;
       let lastChange = Date.now();

@@ -21,30 +21,39 @@ export interface MemoryResult {
   peak: number;
   /** `peak - rssBefore`: what the operation added at its peak. */
   added: number;
+  /** Bytes the operation allocated, garbage included (sampled; measured where asked, see `memory-child.ts`). */
+  allocated?: number;
 }
 
-/** Measure the floor and every conversion of `text` (a request of `from`) in child processes. */
-export function runMemory(root: string, from: FormatId, text: string): MemoryResult[] {
+/** One child's JSON line. */
+function child(root: string, file: string, operation: string, allocated: boolean): Record<string, number> {
+  const out = execFileSync(process.execPath, ['--expose-gc', '--import', 'tsx', join(root, 'scripts/bench/memory-child.ts'), file, operation, ...(allocated ? ['allocated'] : [])], {
+    cwd: root,
+    encoding: 'utf8',
+    maxBuffer: 1024 * 1024,
+  });
+  return JSON.parse(out.trim().split('\n').pop() ?? '{}') as Record<string, number>;
+}
+
+/** Measure the floor and every conversion of `text` (a request of `from`) in child processes; `allocated`: also what each allocated, in a child of its own. */
+export function runMemory(root: string, from: FormatId, text: string, allocated = false): MemoryResult[] {
   const file = join(tmpdir(), `interlingua-bench-memory-${process.pid}.json`);
   writeFileSync(file, text);
   const results: MemoryResult[] = [];
   try {
     const operations = ['floor', ...implementedFormats().filter((to) => to !== from).map((to) => `${from}:${to}`)];
     for (const operation of operations) {
-      const out = execFileSync(process.execPath, ['--expose-gc', '--import', 'tsx', join(root, 'scripts/bench/memory-child.ts'), file, operation], {
-        cwd: root,
-        encoding: 'utf8',
-        maxBuffer: 1024 * 1024,
-      });
-      const line = JSON.parse(out.trim().split('\n').pop() ?? '{}') as { bodyBytes: number; outputBytes: number; rssBefore: number; peak: number };
-      results.push({
+      const line = child(root, file, operation, false) as { bodyBytes: number; outputBytes: number; rssBefore: number; peak: number };
+      const result: MemoryResult = {
         operation: operation === 'floor' ? 'floor (JSON.parse + JSON.stringify)' : operation.replace(':', ' → '),
         bodyBytes: line.bodyBytes,
         outputBytes: line.outputBytes,
         rssBefore: line.rssBefore,
         peak: line.peak,
         added: line.peak - line.rssBefore,
-      });
+      };
+      if (allocated) result.allocated = child(root, file, operation, true)['allocated'] ?? 0;
+      results.push(result);
     }
   } finally {
     rmSync(file, { force: true });
@@ -64,13 +73,13 @@ export function tinyBlocksBody(blocks: number): string {
 
 /** RSS added per MB of body, for the conversions of a {@link tinyBlocksBody} (the floor first). */
 export function runMemoryPerPart(root: string, blocks = 200_000): MemoryResult[] {
-  return runMemory(root, 'anthropic', tinyBlocksBody(blocks)).map((result) => ({ ...result, operation: `${blocks.toLocaleString('en-US')} tiny text blocks: ${result.operation}` }));
+  return runMemory(root, 'anthropic', tinyBlocksBody(blocks), true).map((result) => ({ ...result, operation: `${blocks.toLocaleString('en-US')} tiny text blocks: ${result.operation}` }));
 }
 
 if (process.argv[1]?.endsWith('memory.ts')) {
   // `tsx scripts/bench/memory.ts [BLOCKS]`: the per-part figures alone.
   const blocks = Number(process.argv[2] ?? 200_000);
   for (const result of runMemoryPerPart(join(import.meta.dirname, '..', '..'), blocks)) {
-    console.log(`${result.operation}: body ${(result.bodyBytes / 2 ** 20).toFixed(1)} MB, added ${(result.added / 2 ** 20).toFixed(0)} MB at peak, ${(result.added / result.bodyBytes).toFixed(1)} MB of RSS per MB of body`);
+    console.log(`${result.operation}: body ${(result.bodyBytes / 2 ** 20).toFixed(1)} MB, added ${(result.added / 2 ** 20).toFixed(0)} MB at peak, ${(result.added / result.bodyBytes).toFixed(1)} MB of RSS per MB of body, ${((result.allocated ?? 0) / result.bodyBytes).toFixed(1)} MB allocated per MB of body`);
   }
 }

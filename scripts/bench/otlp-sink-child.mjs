@@ -1,8 +1,9 @@
 /**
  * Child process of the proxy benchmark: an OTLP/HTTP receiver on 127.0.0.1
  * for `interlingua serve --otlp-endpoint` with telemetry on. It reads each
- * export to its end and answers 200 with an empty JSON object (what a
- * collector answers to a full success), keeping nothing; it counts the
+ * export to its end and answers 200 with an empty export response in the
+ * export's encoding (`{}` in JSON, no bytes in protobuf: what a collector
+ * answers to a full success), keeping nothing; it counts the
  * bytes received and prints them to stderr on SIGTERM. Prints `{"port":N}`
  * when listening.
  *
@@ -16,8 +17,9 @@ const server = createServer((request, response) => {
   request.on('data', (chunk) => (bytes += chunk.length));
   request.on('end', () => {
     exports++;
-    response.writeHead(200, { 'content-type': 'application/json' });
-    response.end('{}');
+    const protobuf = (request.headers['content-type'] ?? '').startsWith('application/x-protobuf');
+    response.writeHead(200, { 'content-type': protobuf ? 'application/x-protobuf' : 'application/json' });
+    response.end(protobuf ? '' : '{}');
   });
 });
 server.keepAliveTimeout = 60_000;

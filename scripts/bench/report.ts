@@ -333,10 +333,18 @@ function memorySection(run: BenchRun): string {
     mb(result.added),
     `${(result.added / result.bodyBytes).toFixed(2)}×`,
   ]);
-  const parts = (run.memoryParts ?? []).map((result) => [result.operation, mb(result.bodyBytes), mb(result.rssBefore), mb(result.peak), mb(result.added), `${(result.added / result.bodyBytes).toFixed(2)}×`]);
+  const parts = (run.memoryParts ?? []).map((result) => [
+    result.operation,
+    mb(result.bodyBytes),
+    mb(result.rssBefore),
+    mb(result.peak),
+    mb(result.added),
+    `${(result.added / result.bodyBytes).toFixed(2)}×`,
+    result.allocated === undefined ? '' : `${(result.allocated / result.bodyBytes).toFixed(2)}×`,
+  ]);
   const main = table(['operation', 'body', 'RSS before', 'peak RSS', 'added at peak', 'added ÷ body'], rows);
   if (parts.length === 0) return main;
-  return `${main}\n\nMemory per MB of body, for a body of tiny text blocks (the per-part cost; "added ÷ body" is MB of RSS per MB of body):\n\n${table(['operation', 'body', 'RSS before', 'peak RSS', 'added at peak', 'added ÷ body'], parts)}`;
+  return `${main}\n\nMemory per MB of body, for a body of tiny text blocks (the per-part cost; "added ÷ body" is MB of RSS per MB of body; "allocated ÷ body" MB allocated, garbage included, per MB of body, from V8's sampling heap profiler in a child of its own: the peak RSS holds only what lives at once and a young generation V8 sizes by what survives, so it hides short-lived copies):\n\n${table(['operation', 'body', 'RSS before', 'peak RSS', 'added at peak', 'added ÷ body', 'allocated ÷ body'], parts)}`;
 }
 
 /** A difference in ms with its sign. */

@@ -43,11 +43,16 @@ ended with an error event. Every value is escaped; keys never appear in
 logs. GET /metrics answers Prometheus text (behind the inbound token when
 one is set). With --otlp-endpoint, or the standard OTEL_EXPORTER_OTLP_ENDPOINT
 (or _TRACES_ENDPOINT, _METRICS_ENDPOINT) variable, spans and metrics
-following the OpenTelemetry GenAI conventions are exported over OTLP/HTTP
-(JSON); OTEL_EXPORTER_OTLP_HEADERS, OTEL_SERVICE_NAME,
-OTEL_RESOURCE_ATTRIBUTES, OTEL_METRIC_EXPORT_INTERVAL, OTEL_TRACES_EXPORTER=none,
-OTEL_METRICS_EXPORTER=none and OTEL_SDK_DISABLED=true are honoured; message
-content goes into spans only with OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true.
+following the OpenTelemetry GenAI conventions are exported over OTLP/HTTP,
+protobuf by default (OTEL_EXPORTER_OTLP_PROTOCOL, or its _TRACES_/_METRICS_
+form, =http/json for JSON; grpc is refused at start-up);
+OTEL_EXPORTER_OTLP_HEADERS, OTEL_SERVICE_NAME, OTEL_RESOURCE_ATTRIBUTES,
+OTEL_METRIC_EXPORT_INTERVAL, OTEL_TRACES_EXPORTER=none,
+OTEL_METRICS_EXPORTER=none, OTEL_PROPAGATORS=none and OTEL_SDK_DISABLED=true
+are honoured; message content goes into spans only with
+OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true. W3C trace context
+goes upstream: the caller's traceparent and tracestate as they came, or,
+when exporting, the request span's own (a child of the caller's).
 
 With --config, a YAML or JSON file names many upstreams and routes models to
 them, with fallbacks to other vendors (the request converted to each) and
@@ -74,8 +79,12 @@ upstream, a route per --model-map rule, then every other model, no retry.
 
 Also answered: GET /v1/models (OpenAI's list shape, Anthropic's when
 anthropic-version is sent), /v1beta/models (Gemini), /api/tags (Ollama)
-with the configured model names; /healthz and /readyz; HEAD on any path
-(client probes) with 200. Unknown paths get a 404 in their format's shape.
+with the configured model names; /healthz (the process is up) and /readyz
+(every route has a live upstream: each upstream's models list is probed
+with its key, Bedrock's endpoint for reachability, at most every 5 s;
+503 listing the upstreams that are down otherwise; readiness: { probe:
+false } in the config skips the probes); HEAD on any path (client probes)
+with 200. Unknown paths get a 404 in their format's shape.
 The answer's x-interlingua-upstream header names the upstream that served.
 
 A Bedrock upstream is signed with SigV4 using AWS_ACCESS_KEY_ID,
@@ -116,15 +125,16 @@ Options:
                            longest silence within an answer (default 120000)
   --max-body BYTES         largest request body (default 33554432)
   --log-format FORMAT      text (default) or json (one JSON object per line)
-  --otlp-endpoint URL      export OpenTelemetry spans and metrics over OTLP/HTTP to
-                           this collector (/v1/traces and /v1/metrics are added)
+  --otlp-endpoint URL      export OpenTelemetry spans and metrics over OTLP/HTTP (protobuf;
+                           OTEL_EXPORTER_OTLP_PROTOCOL=http/json for JSON) to this
+                           collector (/v1/traces and /v1/metrics are added)
   --max-tokens-default N   max_tokens sent to Anthropic upstreams for requests that name none
                            (default 4096; reported as a "defaulted" loss)
   --strict                 refuse, with a 400 in the caller's format listing them, requests whose
                            conversion reports losses (warnings or worse) instead of converting
   --max-answer BYTES       largest whole upstream answer (default 134217728; larger is a 502)
-  --max-inflight BYTES     request bytes all requests in flight may hold (default 268435456;
-                           beyond it 503 with retry-after)
+  --max-inflight BYTES     request bytes all requests in flight, to every upstream, may hold
+                           together (default 268435456; beyond it 503 with retry-after)
   --deadline MS            longest a request may take, streams included (default: none)
   --store SPEC             keep stateful Responses and Conversations in this store: memory
   --store-ttl SECONDS      how long stored responses and conversations live (default 2592000, 30 days)
@@ -225,8 +235,26 @@ export function otlpRequested(endpoint: string | undefined, env: Record<string, 
   return endpoint !== undefined || env['OTEL_EXPORTER_OTLP_ENDPOINT'] !== undefined || env['OTEL_EXPORTER_OTLP_TRACES_ENDPOINT'] !== undefined || env['OTEL_EXPORTER_OTLP_METRICS_ENDPOINT'] !== undefined;
 }
 
-/** The OTLP protocols the exporters speak: OTLP/HTTP with the JSON encoding. */
-const OTLP_PROTOCOLS = new Set(['http/json']);
+/** The OTLP protocols `serve` exports with (gRPC would bring a gRPC stack for what OTLP/HTTP carries as well). */
+const OTLP_PROTOCOLS = ['http/protobuf', 'http/json'] as const;
+
+/**
+ * Each signal's OTLP protocol: `OTEL_EXPORTER_OTLP_TRACES_PROTOCOL` (or
+ * `_METRICS_`), else `OTEL_EXPORTER_OTLP_PROTOCOL`, else `http/protobuf`, the
+ * specification's default. Anything else (`grpc`) is refused at start-up,
+ * naming the supported ones.
+ * @see https://opentelemetry.io/docs/specs/otel/protocol/exporter/#specify-protocol
+ */
+export function otlpProtocols(env: Record<string, string | undefined>): { traces: (typeof OTLP_PROTOCOLS)[number]; metrics: (typeof OTLP_PROTOCOLS)[number] } {
+  const pick = (signal: 'TRACES' | 'METRICS') => {
+    const name = env[`OTEL_EXPORTER_OTLP_${signal}_PROTOCOL`] === undefined ? 'OTEL_EXPORTER_OTLP_PROTOCOL' : `OTEL_EXPORTER_OTLP_${signal}_PROTOCOL`;
+    const value = env[name]?.trim() ?? 'http/protobuf';
+    const protocol = OTLP_PROTOCOLS.find((supported) => supported === value);
+    if (protocol === undefined) throw new UsageError(`${name}=${JSON.stringify(value)} is not supported; interlingua serve exports OTLP over HTTP: set it to http/protobuf (the default) or http/json`);
+    return protocol;
+  };
+  return { traces: pick('TRACES'), metrics: pick('METRICS') };
+}
 
 function positiveInteger(value: string | undefined, name: string, fallback: number): number {
   if (value === undefined) return fallback;
@@ -395,13 +423,12 @@ export async function runServe(args: string[]): Promise<void> {
   const metrics = createRequestMetrics();
   // The SDK packages load only when export is asked for; without them the spans' API calls would go nowhere, so the proxy makes none.
   let otlp: OtlpExport | undefined;
+  let otlpDescribed = '';
   if (otlpRequested(otlpEndpoint, process.env)) {
-    for (const name of ['OTEL_EXPORTER_OTLP_PROTOCOL', 'OTEL_EXPORTER_OTLP_TRACES_PROTOCOL', 'OTEL_EXPORTER_OTLP_METRICS_PROTOCOL']) {
-      const protocol = process.env[name];
-      if (protocol !== undefined && !OTLP_PROTOCOLS.has(protocol.trim())) process.stderr.write(`interlingua: warning: ${name}=${JSON.stringify(protocol)} is not supported; exporting OTLP/HTTP with the JSON encoding (http/json)\n`);
-    }
+    const protocols = otlpProtocols(process.env);
     const { startOtlp } = await import('./otlp.ts');
-    otlp = startOtlp({ ...(otlpEndpoint === undefined ? {} : { endpoint: otlpEndpoint }), env: process.env });
+    otlp = await startOtlp({ ...(otlpEndpoint === undefined ? {} : { endpoint: otlpEndpoint }), protocols, env: process.env });
+    otlpDescribed = protocols.traces === protocols.metrics ? protocols.traces : `${protocols.traces} (traces), ${protocols.metrics} (metrics)`;
   }
   setFlagsFromString(NO_PRETENURING);
   config.fetch = createNodeFetch();
@@ -420,7 +447,7 @@ export async function runServe(args: string[]): Promise<void> {
     throw new UsageError(listenFailure(error, host, port));
   });
   process.stderr.write(`interlingua: proxy listening on http://${host}:${portOf(server)} → ${described}\n`);
-  if (otlp !== undefined) process.stderr.write(`interlingua: exporting OpenTelemetry spans and metrics over OTLP/HTTP to ${otlpEndpoint ?? 'the OTEL_EXPORTER_OTLP_* endpoints'}\n`);
+  if (otlp !== undefined) process.stderr.write(`interlingua: exporting OpenTelemetry spans and metrics over OTLP (${otlpDescribed}) to ${otlpEndpoint ?? 'the OTEL_EXPORTER_OTLP_* endpoints'}\n`);
   await new Promise<void>((resolve) => {
     const stop = () => {
       log.flush();

@@ -10,16 +10,21 @@
 import { InterlinguaError } from './errors.ts';
 import { checkDepth, pointer } from './wire.ts';
 
+/** An exponent of three digits or more (see {@link mayHoldNonFinite}). */
+const HUGE_EXPONENT = /[eE]\+?\d{3}/;
+
+/** A run of 309 digits (see {@link mayHoldNonFinite}). */
+const LONG_DIGITS = /\d{309}/;
+
 /**
  * Can the JSON `text` hold a number `JSON.parse` makes infinite? Only an
  * exponent of three digits or more, or a run of 309 digits, reaches past
- * `Number.MAX_VALUE` (1.8e308): a body without either skips the walk.
+ * `Number.MAX_VALUE` (1.8e308): a body without either skips the walk. Two
+ * patterns, the second only for a text long enough to match it: one
+ * alternation with a look-behind took three times as long on a small body.
  */
-const HUGE_NUMBER = /[eE]\+?\d{3}|(?<!\d)\d{309}/;
-
-/** See {@link HUGE_NUMBER}. */
 export function mayHoldNonFinite(text: string): boolean {
-  return HUGE_NUMBER.test(text);
+  return HUGE_EXPONENT.test(text) || (text.length >= 309 && LONG_DIGITS.test(text));
 }
 
 /** Does `node` hold a hole or a non-finite number? (Depth already checked: the recursion is bounded.) */

@@ -132,8 +132,32 @@ function fit(value: number, bound: NumberBound): number | undefined {
   return value;
 }
 
+/** Whether `value` is absent, unbounded or inside `bound`. */
+function inside(value: number | undefined, bound: NumberBound | undefined): boolean {
+  return value === undefined || bound === undefined || fit(value, bound) === value;
+}
+
+/**
+ * Whether every bounded setting of `generation` is inside `bounds`: the
+ * common case, read field by field (a keyed read per setting in a loop,
+ * as {@link fitGeneration} makes, cost more than the rest of the fit).
+ */
+function generationInside(generation: Generation, bounds: FormatBounds['generation']): boolean {
+  return (
+    inside(generation.maxTokens, bounds.maxTokens) &&
+    inside(generation.temperature, bounds.temperature) &&
+    inside(generation.topP, bounds.topP) &&
+    inside(generation.topK, bounds.topK) &&
+    inside(generation.presencePenalty, bounds.presencePenalty) &&
+    inside(generation.frequencyPenalty, bounds.frequencyPenalty) &&
+    inside(generation.candidateCount, bounds.candidateCount) &&
+    inside(generation.topLogprobs, bounds.topLogprobs)
+  );
+}
+
 /** The generation settings fitted to `bounds`, or `generation` itself when every value is inside them. */
 function fitGeneration(generation: Generation, bounds: FormatBounds, losses: LossCollector): Generation {
+  if (generationInside(generation, bounds.generation)) return generation;
   let fitted: Generation | undefined;
   for (const setting of SETTINGS) {
     const value = generation[setting];
@@ -200,14 +224,7 @@ export function fitRequestBounds(request: Request, format: FormatId, losses: Los
  */
 export function outOfBounds(request: Request, format: FormatId): boolean {
   const bounds = FORMAT_BOUNDS[format];
-  const generation = request.generation;
-  if (generation !== undefined) {
-    for (const setting of SETTINGS) {
-      const value = generation[setting];
-      const bound = bounds.generation[setting];
-      if (value !== undefined && bound !== undefined && fit(value, bound) !== value) return true;
-    }
-  }
+  if (request.generation !== undefined && !generationInside(request.generation, bounds.generation)) return true;
   if (request.user !== undefined && bounds.userLength !== undefined && request.user.length > bounds.userLength) return true;
   return request.metadata !== undefined && bounds.metadata !== undefined && fitMetadataCheck(request.metadata, bounds.metadata);
 }

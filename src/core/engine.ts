@@ -193,10 +193,12 @@ export function convertBetween(kind: Kind, body: unknown, from: AnyCodec, to: An
   // Encode losses that anchors and field origins cannot place need every origin: recorded from the start, or by decoding the same body again.
   const needed = losses.losses.length > decoded && !placeLosses(losses.losses, decoded, ir, losses);
   if (needed) {
-    if (recording) pointIntoSource(losses.losses, decoded, ir, losses);
+    if (recording) pointIntoSource(losses.losses, decoded, ir, losses, false);
     else {
-      const recorder = new LossCollector(RECORD);
-      pointIntoSource(losses.losses, decoded, decode.call(from, wire, decodeContext(recorder, model, target)), recorder);
+      // A few losses to place: the second decode lists its origins (node, pointer, … in one array) and each is found by a scan, where a map would cost an entry per part of the body.
+      const few = losses.losses.length - decoded <= FEW_TO_PLACE;
+      const recorder = new LossCollector(few ? LIST : RECORD);
+      pointIntoSource(losses.losses, decoded, decode.call(from, wire, decodeContext(recorder, model, target)), recorder, few);
     }
   }
   if (!listing && (needs !== undefined || needed)) noteNeed(decode, encode, needs, needed);
@@ -206,6 +208,9 @@ export function convertBetween(kind: Kind, body: unknown, from: AnyCodec, to: An
 }
 
 const RECORD = { recordOrigins: true } as const;
+const LIST = { listOrigins: true } as const;
+/** Up to this many encode losses are placed through a listing decode, scanned once per loss ({@link pointIntoSource}). */
+const FEW_TO_PLACE = 8;
 const PLACING = { placeAnchored: true } as const;
 const RECORD_PLACING = { recordOrigins: true, placeAnchored: true } as const;
 const LIST_PLACING = { listOrigins: true, placeAnchored: true } as const;
@@ -215,13 +220,15 @@ const LIST_PLACING = { listOrigins: true, placeAnchored: true } as const;
  * pointers into the source body, keeping each IR pointer as `irPath`: a
  * loss reported on an anchored node was placed by `losses.addAt` already
  * (it has its `irPath`), any other takes the origin `recorder` recorded
- * while decoding `ir`.
+ * while decoding `ir` (`one`: looked up alone, `sourceOfOne`, rather than
+ * by walks that share their prefixes through a map of every origin).
  */
-function pointIntoSource(list: Loss[], start: number, ir: object, recorder: LossCollector): void {
+function pointIntoSource(list: Loss[], start: number, ir: object, recorder: LossCollector, one: boolean): void {
   for (let index = start; index < list.length; index++) {
     const loss = list[index] as Loss;
     if (loss.irPath !== undefined) continue;
-    list[index] = { code: loss.code, path: recorder.sourceOf(ir, loss.path), irPath: loss.path, message: loss.message, severity: loss.severity };
+    const path = one ? recorder.sourceOfOne(ir, loss.path) : recorder.sourceOf(ir, loss.path);
+    list[index] = { code: loss.code, path, irPath: loss.path, message: loss.message, severity: loss.severity };
   }
 }
 

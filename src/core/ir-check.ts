@@ -21,6 +21,7 @@ const DOCUMENT_KINDS: ReadonlySet<string> = new Set(['base64', 'url', 'file', 't
 const STATE_KINDS: ReadonlySet<string> = new Set(['signature', 'redacted', 'encrypted', 'thought_signature']);
 const TOOL_CHOICES: ReadonlySet<string> = new Set(['auto', 'none', 'required', 'tool', 'allowed']);
 const OUTPUT_TYPES: ReadonlySet<string> = new Set(['text', 'json', 'json_schema']);
+const OUTPUT_MODALITIES: ReadonlySet<string> = new Set(['text', 'audio', 'image']);
 const STOP_REASONS: ReadonlySet<string> = new Set(['end_turn', 'max_tokens', 'stop_sequence', 'tool_calls', 'content_filter', 'refusal', 'pause', 'context_overflow', 'error', 'other']);
 const ERROR_TYPES: ReadonlySet<string> = new Set(['invalid_request', 'authentication', 'permission', 'not_found', 'request_too_large', 'rate_limit', 'overloaded', 'server', 'timeout', 'other']);
 const CALL_KINDS: ReadonlySet<string> = new Set(['function', 'custom']);
@@ -279,6 +280,11 @@ function settings(node: Node): void {
       for (const key of ['name', 'description']) optional(output, key, 'string', '/output');
       optional(output, 'strict', 'boolean', '/output');
     }
+  }
+  if (node['outputModalities'] !== undefined) {
+    array(node['outputModalities'], '/outputModalities').forEach((item, index) => {
+      if (typeof item !== 'string' || !OUTPUT_MODALITIES.has(item)) throw new InterlinguaError('invalid_value', `${JSON.stringify(item) ?? String(item)} is not an IR output modality; use one of ${[...OUTPUT_MODALITIES].join(', ')}`, { path: pointer('/outputModalities', index) });
+    });
   }
   if (node['metadata'] !== undefined) {
     const metadata = object(node['metadata'], '/metadata');

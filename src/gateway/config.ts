@@ -8,7 +8,6 @@
 import type { TelemetrySink } from '../telemetry/record.ts';
 import type { ProxyLimits } from '../proxy/index.ts';
 import type { FormatId } from '../core/ir.ts';
-import type { Fetch, GatewayObserver } from './observe.ts';
 import type { ProxyLogEntry } from '../proxy/exchange.ts';
 import type { StateStore } from '../store/store.ts';
 
@@ -64,6 +63,16 @@ export interface RetryPolicy {
   maxDelayMs?: number;
 }
 
+/** How `GET /readyz` probes the upstreams (src/gateway/readiness.ts). */
+export interface ReadinessSettings {
+  /** Probe the upstreams (default true); false: ready once the configuration is loaded. */
+  probe?: boolean;
+  /** How long a round of probes answers `/readyz` before the next, in ms (default 5000). */
+  cacheMs?: number;
+  /** Time for one probe's answer, in ms (default 2000). */
+  timeoutMs?: number;
+}
+
 /** What a route (or the `default` route) says beyond its targets. */
 export interface RouteSettings {
   targets: GatewayTarget[];
@@ -110,24 +119,29 @@ export interface GatewayConfig {
   store?: string | StateStore;
   /** Seconds a stored response or conversation lives (default: the store's own; `serve --store-ttl` wins). */
   storeTtlSeconds?: number;
+  /** How `GET /readyz` probes the upstreams. */
+  readiness?: ReadinessSettings;
   /** Where `serve` listens (its `--host` and `--port` win). */
   listen?: { host?: string; port?: number };
 
   // Runtime only: never in a file.
   /** The `fetch` used upstream (default: the global one). */
-  fetch?: Fetch;
+  fetch?: typeof fetch;
   /** Environment for the AWS credentials of Bedrock upstreams (default: `process.env` where it exists). */
   env?: Record<string, string | undefined>;
-  /** Called once per caller request with its log line's fields (the route, every attempt). */
+  /** Called once per caller request, at its end (a stream's at its last byte), with its log line's fields (the route, every attempt). */
   log?: (entry: ProxyLogEntry) => void;
-  /** Where each upstream attempt's record goes besides `log` (spans and metrics; see `ProxyConfig.telemetry`). */
+  /**
+   * Where each caller request's record goes besides `log`, once, over all
+   * its attempts (one request span with a child span per attempt, one set
+   * of metrics). Default: spans and metrics through `@opentelemetry/api` (a
+   * no-op until an SDK is registered); `false` for none.
+   */
   telemetry?: TelemetrySink | false;
   /** Served as Prometheus text at `GET /metrics` (behind the inbound token when one is set). */
   metrics?: { render(): string };
   /** Told when a response or conversation could not be stored (the answer still reached the caller, saying so); `serve` writes it on stderr. */
   onStoreFailure?: (message: string) => void;
-  /** Told when each caller request and each upstream attempt starts and ends (tracing); no-op by default. */
-  observe?: GatewayObserver;
 }
 
 /** Defaults of {@link RetryPolicy}. */

@@ -9,16 +9,19 @@
  */
 import { InterlinguaError } from '../core/errors.ts';
 import type { ApiError, FormatId } from '../core/ir.ts';
-import { createExchange, type ProxyConfig } from '../proxy/index.ts';
+import { createExchange, InflightBudget, REQUEST_ID_HEADER, type ProxyConfig } from '../proxy/index.ts';
 import { callerCredential, constantTimeEqual } from '../proxy/auth.ts';
-import { errorAnswer } from '../proxy/errors.ts';
-import { jsonAnswer } from '../proxy/exchange.ts';
-import { PROMETHEUS_CONTENT_TYPE } from '../telemetry/metrics.ts';
-import { watchedBody, type BodyEnd } from '../proxy/answer-watch.ts';
+import { errorAnswer, statusFor } from '../proxy/errors.ts';
 import { routeFor } from '../proxy/routes.ts';
-import { CallerCancel, PROXY_EXCHANGE, webInbound, webResponse, type Answer, type AttemptLog, type Cancel, type Exchange, type Inbound, type ProxyLogEntry, type UpstreamFailure } from '../proxy/exchange.ts';
+import { CallerCancel, jsonAnswer, PROXY_EXCHANGE, webInbound, webResponse, type Answer, type Cancel, type Exchange, type Inbound, type ProxyLogEntry, type UpstreamFailure } from '../proxy/exchange.ts';
+import { PROMETHEUS_CONTENT_TYPE } from '../telemetry/metrics.ts';
+import { createOtelSink } from '../telemetry/otel.ts';
+import { combineSinks, requestIdOf } from '../telemetry/record.ts';
+import { createRequestObserver, type RequestStart } from '../telemetry/observer.ts';
 import type { GatewayConfig, GatewayUpstream } from './config.ts';
-import { NO_OBSERVER, type RequestObservation } from './observe.ts';
+import { Recording } from './recording.ts';
+import { createReadiness } from './readiness.ts';
+import { holdStreamHead } from './stream-head.ts';
 import { modelOf } from './model-of.ts';
 import { backoffMs, decide } from './retry.ts';
 import { createRouter, targetOrder, type Route } from './routing.ts';
@@ -38,7 +41,7 @@ interface Upstream {
   exchange: Exchange;
 }
 
-function proxyConfigOf(upstream: GatewayUpstream, config: GatewayConfig): ProxyConfig {
+function proxyConfigOf(upstream: GatewayUpstream, config: GatewayConfig, budget: InflightBudget): ProxyConfig {
   const proxy: ProxyConfig = {
     upstream: {
       format: upstream.format,
@@ -50,13 +53,15 @@ function proxyConfigOf(upstream: GatewayUpstream, config: GatewayConfig): ProxyC
       ...(upstream.headers === undefined ? {} : { headers: upstream.headers }),
     },
     maxBodyBytes: config.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
+    budget,
   };
   const timeoutMs = upstream.timeoutMs ?? config.timeoutMs;
   if (timeoutMs !== undefined) proxy.timeoutMs = timeoutMs;
   if (config.fetch !== undefined) proxy.fetch = config.fetch;
   if (config.env !== undefined) proxy.env = config.env;
   if (config.maxTokensDefault !== undefined) proxy.maxTokensDefault = config.maxTokensDefault;
-  if (config.telemetry !== undefined) proxy.telemetry = config.telemetry;
+  // The gateway records each caller request over all its attempts (src/gateway/recording.ts): the upstream's proxy records nothing itself.
+  proxy.telemetry = false;
   if (config.limits !== undefined) proxy.limits = config.limits;
   // Each upstream's proxy keeps the reasoning state its callers cannot carry; the stateful Responses layer is the gateway's own.
   if (config.store !== undefined && typeof config.store !== 'string') proxy.reasoningStore = config.store;
@@ -84,15 +89,15 @@ function listedModels(config: GatewayConfig, literal: readonly string[]): Listed
   return out;
 }
 
-/** What one attempt of a request reports back. */
-interface Attempted {
-  answer: Answer;
-  entry: ProxyLogEntry | undefined;
+/** `upstream status type` for an attempts list: `anthropic 429 rate_limit`, `bedrock connect`. */
+function attemptText(upstream: string, status: number, failure: string): string {
+  return status === 0 ? `${upstream} ${failure}` : `${upstream} ${status} ${failure}`;
 }
 
-/** `upstream status type` for an attempts list: `anthropic 429 rate_limit`, `bedrock connect`. */
-function attemptText(attempt: AttemptLog): string {
-  return `${attempt.upstream} ${attempt.status === 0 ? '' : `${attempt.status} `}${attempt.failure ?? 'ok'}`.replace(/ ok$/, '');
+/** An error event that came first in a stream answered 200, as the failure of its attempt (an overloaded one is Anthropic's 529). */
+function firstEventFailure(error: ApiError, format: FormatId): UpstreamFailure {
+  const status = statusFor(error, format);
+  return { kind: 'status', status, error: { ...error, status, message: `${error.message} (the upstream answered 200, then this error as its stream's first event)` } };
 }
 
 /** What a failure is called in logs and attempt lists. */
@@ -114,11 +119,17 @@ function wait(ms: number, signal: Cancel): Promise<void> {
   });
 }
 
-/** The caller's request as one attempt sees it: the body already read, the target's model, the route's strictness. */
-function attemptInbound(request: Inbound, text: string, model: string | undefined, strict: boolean, signal: Cancel, report: ((entry: ProxyLogEntry) => void) | undefined): Inbound {
-  const inbound: Inbound = { method: request.method, pathname: request.pathname, query: request.query, header: request.header, text: () => Promise.resolve(text), signal, strict };
+/** The caller's request as one attempt sees it: the body already read (`text`; undefined: the proxy reads it), the target's model, the route's strictness, the request's record. */
+function attemptInbound(request: Inbound, text: string | undefined, model: string | undefined, strict: boolean, signal: Cancel, recording: Recording | undefined): Inbound {
+  const inbound: Inbound = { method: request.method, pathname: request.pathname, query: request.query, header: request.header, text: text === undefined ? request.text : () => Promise.resolve(text), signal, strict };
+  // A body the gateway read is held in its budget: the attempt's proxy takes none for it.
+  if (text !== undefined) inbound.budgeted = true;
   if (model !== undefined) inbound.upstreamModel = model;
-  if (report !== undefined) inbound.report = report;
+  if (recording !== undefined) {
+    inbound.requestId = recording.observation.record.requestId;
+    inbound.settled = recording.settled;
+    if (recording.traceHeaders !== undefined) inbound.traceHeaders = recording.traceHeaders;
+  }
   if (request.toolNames !== undefined) inbound.toolNames = request.toolNames;
   return inbound;
 }
@@ -126,9 +137,11 @@ function attemptInbound(request: Inbound, text: string, model: string | undefine
 /** Create the gateway's transport-neutral exchange (what its fetch handler and the Node adapter run). */
 export function createGatewayExchange(config: GatewayConfig): Exchange {
   const upstreams = new Map<string, Upstream>();
+  // One in-flight budget for every upstream's proxy: the bound is the gateway's, not one per upstream.
+  const budget = new InflightBudget(config.limits?.maxInflightBytes);
   for (const [name, upstream] of Object.entries(config.upstreams)) {
     try {
-      upstreams.set(name, { name, format: upstream.format, exchange: createExchange(proxyConfigOf(upstream, config)) });
+      upstreams.set(name, { name, format: upstream.format, exchange: createExchange(proxyConfigOf(upstream, config, budget)) });
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
       throw new InterlinguaError('invalid_value', `upstreams.${name}: ${message}`, { path: `/upstreams/${name}` });
@@ -141,9 +154,10 @@ export function createGatewayExchange(config: GatewayConfig): Exchange {
   }
   const router = createRouter(config);
   const lists: ModelLists = { models: listedModels(config, router.models), started: new Date() };
-  const observer = config.observe ?? NO_OBSERVER;
-  const observing = config.observe !== undefined;
-  const log = config.log;
+  const readiness = createReadiness(config, lists.models.length);
+  // One record per caller request, over all its attempts: the upstreams' proxies record none of their own.
+  const sink = combineSinks([config.telemetry === false ? undefined : (config.telemetry ?? createOtelSink()), config.log === undefined ? undefined : { record: config.log }]);
+  const observer = sink === undefined ? undefined : createRequestObserver(sink);
   const token = config.inboundToken;
   const maxBodyBytes = config.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   const firstFormat = upstreams.values().next().value?.format ?? 'openai-chat';
@@ -151,10 +165,26 @@ export function createGatewayExchange(config: GatewayConfig): Exchange {
   // Every model takes one route of one target, tried once, without a deadline: no body to read or model to find before the proxy.
   const direct = single !== undefined && single.fixed?.length === 1 && single.retry.attempts === 1 && single.deadlineMs === undefined ? single : undefined;
 
-  const noRoute = (format: FormatId, model: string | undefined): ApiError => {
+  const noRoute = (model: string | undefined): ApiError => {
     const served = [...router.models, ...router.patterns.filter((pattern) => !router.models.includes(pattern))];
     const named = model === undefined ? 'a request without a model' : `the model ${JSON.stringify(model)}`;
     return { type: 'not_found', status: 404, message: `no route of this gateway serves ${named}; it serves ${served.length === 0 ? 'no model by name' : served.join(', ')}` };
+  };
+
+  /** The record of a caller's request, when records go anywhere. */
+  const begin = (request: Inbound, ingress: FormatId | undefined): Recording | undefined => {
+    if (observer === undefined) return undefined;
+    const start: RequestStart = { method: request.method, path: request.pathname, upstream: firstFormat, requestId: requestIdOf(request.header(REQUEST_ID_HEADER)) };
+    if (ingress !== undefined) start.ingress = ingress;
+    return new Recording(observer.startRequest(start, request.header), request.header);
+  };
+
+  /** An answer the gateway made itself (no upstream called, or every one failed), recorded. */
+  const done = (answer: Answer, recording: Recording | undefined, error?: string): Answer => {
+    if (recording === undefined) return answer;
+    answer.headers[REQUEST_ID_HEADER] = recording.observation.record.requestId;
+    recording.commit(answer, error);
+    return answer;
   };
 
   const exchange = async (request: Inbound): Promise<Answer> => {
@@ -162,99 +192,76 @@ export function createGatewayExchange(config: GatewayConfig): Exchange {
     const pathname = request.pathname;
     const ingress = routeFor(pathname);
     const authorized = token === undefined || constantTimeEqual(callerCredential(request) ?? '', token);
-    // The log entry: the gateway's own until an attempt's proxy reports one, then that one (which a stream goes on filling in).
-    const state = { entry: { method: request.method, path: pathname, upstream: firstFormat, stream: false, status: 0, durationMs: 0, losses: 0 } as ProxyLogEntry };
-    const entry = state.entry;
-    const done = (answer: Answer, observation?: RequestObservation, error?: string): Answer => {
-      const entry = state.entry;
-      observation?.end({ status: answer.status, ...(entry.upstreamName === undefined ? {} : { upstream: entry.upstreamName }), losses: entry.losses });
-      if (log === undefined) return answer;
-      entry.status = answer.status;
-      if (error !== undefined) entry.error = error;
-      const body = answer.body;
-      if (body === null || typeof body === 'string') {
-        entry.durationMs = Date.now() - started;
-        log(entry);
-        return answer;
-      }
-      // A stream is logged at its last byte (the upstream's proxy fills in its usage and losses on the way).
-      answer.body = watchedBody(body, {
-        first: () => {},
-        end: (how: BodyEnd) => {
-          entry.durationMs = Date.now() - started;
-          if (how === 'failed') entry.streamError = true;
-          log(entry);
-        },
-      });
-      return answer;
-    };
     if (pathname === '/metrics' && config.metrics !== undefined && request.method === 'GET') {
-      if (!authorized) return done(jsonAnswer(401, JSON.stringify({ error: { type: 'authentication_error', message: 'missing or wrong proxy token' } })));
+      if (!authorized) return done(jsonAnswer(401, JSON.stringify({ error: { type: 'authentication_error', message: 'missing or wrong proxy token' } })), begin(request, undefined), 'missing or wrong proxy token');
       return { status: 200, headers: { 'content-type': PROMETHEUS_CONTENT_TYPE }, body: config.metrics.render() };
     }
     if (ingress === undefined || request.method !== 'POST') {
+      if (pathname === '/readyz' && request.method === 'GET') return readiness.answer();
+      if (isHealthPath(pathname)) return serviceAnswer(request, lists, authorized, upstreams.size);
       const answer = ingress !== undefined && request.method !== 'HEAD' ? errorAnswer(ingress.format, { type: 'not_found', status: 405, message: `use POST for ${pathname}` }) : serviceAnswer(request, lists, authorized, upstreams.size);
-      return isHealthPath(pathname) ? answer : done(answer);
+      return done(answer, begin(request, ingress?.format));
     }
     const format = ingress.format;
-    entry.ingress = format;
-    if (!authorized) return done(errorAnswer(format, { type: 'authentication', message: 'missing or wrong proxy token' }), undefined, 'missing or wrong proxy token');
-    if (direct !== undefined && !observing) return done(await once(request, direct, state));
-    const text = await request.text(maxBodyBytes);
-    if (text === undefined) return done(errorAnswer(format, { type: 'request_too_large', message: `request body is larger than ${maxBodyBytes} bytes` }));
-    const model = ingress.model ?? (router.single === undefined ? modelOf(text) : undefined);
-    const route = router.single ?? router.route(model);
-    if (route === undefined) {
-      if (model !== undefined) entry.model = model;
-      const error = noRoute(format, model);
-      return done(errorAnswer(format, error), undefined, error.message);
+    const recording = begin(request, format);
+    if (!authorized) return done(errorAnswer(format, { type: 'authentication', message: 'missing or wrong proxy token' }), recording, 'missing or wrong proxy token');
+    if (direct !== undefined) return once(request, direct, recording);
+    // The body read here is held in the budget (its declared length while read) through every attempt; the attempts' proxies take none for it.
+    let held = Math.min(maxBodyBytes, Number(request.header('content-length') ?? '0') || 0);
+    if (!budget.take(held)) return done(budget.refusal(format), recording, 'over the in-flight budget');
+    try {
+      const text = await request.text(maxBodyBytes);
+      if (text === undefined) return done(errorAnswer(format, { type: 'request_too_large', message: `request body is larger than ${maxBodyBytes} bytes` }), recording);
+      const fits = budget.resize(held, text.length);
+      held = text.length;
+      if (!fits) return done(budget.refusal(format), recording, 'over the in-flight budget');
+      const model = ingress.model ?? (router.single === undefined ? modelOf(text) : undefined);
+      if (recording !== undefined && model !== undefined) recording.observation.record.model = model;
+      const route = router.single ?? router.route(model);
+      if (route === undefined) {
+        const error = noRoute(model);
+        return done(errorAnswer(format, error), recording, error.message);
+      }
+      if (recording !== undefined) recording.observation.record.route = route.name;
+      return await attempt(request, text, route, format, started, recording);
+    } finally {
+      budget.give(held);
     }
-    entry.route = route.name;
-    if (model !== undefined) entry.model = model;
-    const observation = observing ? observer.startRequest({ method: request.method, path: pathname, ingress: format, ...(model === undefined ? {} : { model }), route: route.name }) : undefined;
-    return done(await attempt(request, text, route, format, started, state, observation), observation);
   };
   return stateful(exchange, config, maxBodyBytes);
+
+  /** The answer of the attempt that serves the caller (a success, or a failure answered as it is), recorded. */
+  function served(answer: Answer, upstream: Upstream, recording: Recording | undefined, failure?: UpstreamFailure): Answer {
+    answer.headers[UPSTREAM_HEADER] = upstream.name;
+    if (recording === undefined) return answer;
+    (recording.observation.record as ProxyLogEntry).upstreamName = upstream.name;
+    if (failure !== undefined) recording.failAttempt(failure.status ?? 0, failureName(failure));
+    recording.commit(answer);
+    return answer;
+  }
 
   /**
    * A route of one target tried once, with no deadline, for every model (the
    * one-upstream flags' config): the request goes to that upstream's proxy
    * as it came, which reads the body itself, as `createProxy` alone would.
    */
-  async function once(request: Inbound, route: Route, state: { entry: ProxyLogEntry }): Promise<Answer> {
+  async function once(request: Inbound, route: Route, recording: Recording | undefined): Promise<Answer> {
     const target = route.fixed![0]!;
     const upstream = upstreams.get(target.upstream)!;
-    let inner: ProxyLogEntry | undefined;
-    const at = Date.now();
-    const inbound: Inbound = { method: request.method, pathname: request.pathname, query: request.query, header: request.header, text: request.text, signal: request.signal, strict: route.strict };
-    if (target.model !== undefined) inbound.upstreamModel = target.model;
-    if (request.toolNames !== undefined) inbound.toolNames = request.toolNames;
-    if (log !== undefined) inbound.report = (reported) => (inner = reported);
-    const answer = await upstream.exchange(inbound);
-    answer.headers[UPSTREAM_HEADER] = upstream.name;
-    if (log === undefined) return answer;
-    const entry = inner ?? state.entry;
-    const failure = answer.upstreamFailure;
-    const record: AttemptLog = { ...inner?.attempts?.[0], upstream: upstream.name, format: upstream.format, status: failure === undefined ? answer.status : (failure.status ?? 0), durationMs: Date.now() - at };
-    const model = entry.upstreamModel ?? target.model;
-    if (model !== undefined) record.model = model;
-    if (failure !== undefined) record.failure = failureName(failure);
-    entry.route = route.name;
-    entry.upstream = upstream.format;
-    entry.upstreamName = upstream.name;
-    entry.attempts = [record];
-    state.entry = entry;
-    return answer;
+    if (recording !== undefined) {
+      recording.observation.record.route = route.name;
+      recording.startAttempt(upstream.name, upstream.format, target.model);
+    }
+    const answer = await upstream.exchange(attemptInbound(request, undefined, target.model, route.strict, request.signal, recording));
+    return served(answer, upstream, recording, answer.upstreamFailure);
   }
 
   /** Try the route's targets in order until one answers; the caller's answer (a success, a caller fault, or the last failure with the attempts listed). */
-  async function attempt(request: Inbound, text: string, route: Route, format: FormatId, started: number, state: { entry: ProxyLogEntry }, observation: RequestObservation | undefined): Promise<Answer> {
-    const attempts: AttemptLog[] = [];
-    if (log !== undefined) state.entry.attempts = attempts;
+  async function attempt(request: Inbound, text: string, route: Route, format: FormatId, started: number, recording: Recording | undefined): Promise<Answer> {
+    const tried: string[] = [];
     const deadline = route.deadlineMs === undefined ? undefined : started + route.deadlineMs;
     let last: { answer: Answer; failure: UpstreamFailure; upstream: Upstream } | undefined;
     let deadlinePassed = false;
-    let number = 0;
     targets: for (const target of targetOrder(route)) {
       const upstream = upstreams.get(target.upstream)!;
       for (let tries = 1; tries <= route.retry.attempts; tries++) {
@@ -262,34 +269,30 @@ export function createGatewayExchange(config: GatewayConfig): Exchange {
           deadlinePassed = true;
           break targets;
         }
-        number += 1;
-        const at = Date.now();
-        const span = observation?.attempt({ upstream: upstream.name, format: upstream.format, ...(target.model === undefined ? {} : { model: target.model }), number });
-        const { answer, entry: inner } = await call(request, text, upstream, target.model, route.strict, deadline, () => (deadlinePassed = true));
-        const failure = answer.upstreamFailure;
-        // The attempt as the upstream's proxy saw it (its server, timing, the upstream's request id), named as the gateway names it.
-        const own = inner?.attempts?.[0];
-        const record: AttemptLog = { ...own, upstream: upstream.name, format: upstream.format, status: failure?.status ?? (failure === undefined ? answer.status : 0), durationMs: Date.now() - at };
-        const model = inner?.upstreamModel ?? target.model;
-        if (model !== undefined) record.model = model;
-        if (failure !== undefined) record.failure = failureName(failure);
-        attempts.push(record);
-        span?.end({ status: answer.status, ...(failure === undefined ? {} : { failure: failureName(failure) }), ...(inner === undefined ? {} : { losses: inner.losses }) });
-        if (inner !== undefined) {
-          inner.route = route.name;
-          inner.attempts = attempts;
-          state.entry = inner;
+        recording?.startAttempt(upstream.name, upstream.format, target.model);
+        let answer = await call(request, text, upstream, target.model, route.strict, deadline, () => (deadlinePassed = true), recording);
+        let failure = answer.upstreamFailure;
+        if (failure === undefined) {
+          const body = answer.body;
+          // A stream is held until its first content event: an error event first (Anthropic's 200, then overloaded_error) is a failure like its status, retried or answered as one.
+          if (body === null || typeof body === 'string') return served(answer, upstream, recording);
+          const head = await holdStreamHead(body, format);
+          if ('body' in head) {
+            answer.body = head.body;
+            return served(answer, upstream, recording);
+          }
+          failure = firstEventFailure(head.error, upstream.format);
+          answer = errorAnswer(format, failure.error);
         }
-        state.entry.upstream = upstream.format;
-        state.entry.upstreamName = upstream.name;
-        answer.headers[UPSTREAM_HEADER] = upstream.name;
-        if (failure === undefined) return answer;
-        last = { answer, failure, upstream };
         const next = decide(failure);
-        if (next === 'answer') {
-          if (failure.kind === 'cancelled' && deadlinePassed) break targets;
-          return answer;
-        }
+        if (next === 'answer' && !(failure.kind === 'cancelled' && deadlinePassed)) return served(answer, upstream, recording, failure);
+        const status = failure.status ?? 0;
+        const name = failureName(failure);
+        recording?.failAttempt(status, name);
+        tried.push(attemptText(upstream.name, status, name));
+        answer.headers[UPSTREAM_HEADER] = upstream.name;
+        last = { answer, failure, upstream };
+        if (next === 'answer') break targets;
         if (next === 'next' || tries === route.retry.attempts) break;
         const delay = backoffMs(route.retry, tries, failure.retryAfter);
         if (delay === undefined) break;
@@ -297,35 +300,30 @@ export function createGatewayExchange(config: GatewayConfig): Exchange {
           deadlinePassed = true;
           break targets;
         }
+        recording?.retryDelay(delay);
         await wait(delay, request.signal);
-        if (request.signal.aborted) return answer;
+        if (request.signal.aborted) return done(answer, recording, 'the caller went away');
       }
     }
-    const tried = attempts.map(attemptText).join(', ');
+    const listed = tried.join(', ');
     if (deadlinePassed) {
-      const message = `no upstream answered within the route's deadline of ${route.deadlineMs} ms (tried: ${tried === '' ? 'none' : tried})`;
+      const message = `no upstream answered within the route's deadline of ${route.deadlineMs} ms (tried: ${listed === '' ? 'none' : listed})`;
       const answer = errorAnswer(format, { type: 'timeout', status: 504, message });
       if (last !== undefined) answer.headers[UPSTREAM_HEADER] = last.upstream.name;
-      state.entry.error = message;
-      return answer;
+      return done(answer, recording, message);
     }
     // Every target failed: the last upstream's error, in the caller's format, with the attempts listed.
     const failure = last!.failure;
-    const message = `${failure.error.message} (interlingua tried: ${tried})`;
-    state.entry.error = message;
+    const message = `${failure.error.message} (interlingua tried: ${listed})`;
     const answer = errorAnswer(format, { ...failure.error, message }, failure.retryAfter === undefined ? undefined : { 'retry-after': failure.retryAfter });
     answer.headers[UPSTREAM_HEADER] = last!.upstream.name;
-    return answer;
+    if (recording !== undefined) (recording.observation.record as ProxyLogEntry).upstreamName = last!.upstream.name;
+    return done(answer, recording, message);
   }
 
   /** One upstream call through that upstream's proxy, cancelled at the route's deadline (until its answer starts). */
-  async function call(request: Inbound, text: string, upstream: Upstream, model: string | undefined, strict: boolean, deadline: number | undefined, onDeadline: () => void): Promise<Attempted> {
-    let entry: ProxyLogEntry | undefined;
-    const report = log === undefined && !observing ? undefined : (reported: ProxyLogEntry) => (entry = reported);
-    if (deadline === undefined) {
-      const answer = await upstream.exchange(attemptInbound(request, text, model, strict, request.signal, report));
-      return { answer, entry };
-    }
+  async function call(request: Inbound, text: string, upstream: Upstream, model: string | undefined, strict: boolean, deadline: number | undefined, onDeadline: () => void, recording: Recording | undefined): Promise<Answer> {
+    if (deadline === undefined) return upstream.exchange(attemptInbound(request, text, model, strict, request.signal, recording));
     const cancel = new CallerCancel();
     request.signal.listen(() => cancel.abort());
     const timer = setTimeout(() => {
@@ -333,8 +331,7 @@ export function createGatewayExchange(config: GatewayConfig): Exchange {
       cancel.abort();
     }, Math.max(0, deadline - Date.now()));
     try {
-      const answer = await upstream.exchange(attemptInbound(request, text, model, strict, cancel, report));
-      return { answer, entry };
+      return await upstream.exchange(attemptInbound(request, text, model, strict, cancel, recording));
     } finally {
       clearTimeout(timer);
     }

@@ -8,5 +8,4 @@
 export { createGateway, createGatewayExchange, UPSTREAM_HEADER } from './gateway.ts';
 export { validateGatewayConfig, type ConfigProblem } from './schema.ts';
 export { gatewayWarnings } from './warnings.ts';
-export { DEFAULT_RETRY, type GatewayConfig, type GatewayRoute, type GatewayTarget, type GatewayUpstream, type RetryPolicy, type RouteSettings } from './config.ts';
-export { NO_OBSERVER, type AttemptInfo, type AttemptObservation, type GatewayObserver, type RequestInfo, type RequestObservation, type ResultInfo } from './observe.ts';
+export { DEFAULT_RETRY, type GatewayConfig, type GatewayRoute, type GatewayTarget, type GatewayUpstream, type ReadinessSettings, type RetryPolicy, type RouteSettings } from './config.ts';

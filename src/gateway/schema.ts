@@ -118,6 +118,7 @@ export const GATEWAY_SCHEMA = keys('the configuration', {
   inboundToken: v.optional(text('inboundToken', '"${INTERLINGUA_TOKEN}"')),
   store: v.optional(text('store', 'memory')),
   storeTtlSeconds: v.optional(whole('storeTtlSeconds', 2592000, 1)),
+  readiness: v.optional(keys('readiness', { probe: v.optional(flag('probe')), cacheMs: v.optional(whole('cacheMs', 5000)), timeoutMs: v.optional(whole('timeoutMs', 2000, 1)) })),
   listen: v.optional(keys('listen', { host: v.optional(text('host', '127.0.0.1')), port: v.optional(v.pipe(whole('port', 8787), v.maxValue(65535, 'port must be at most 65535'))) })),
 }, { upstreams: 'upstreams: { anthropic: { format: anthropic, url: https://api.anthropic.com, key: "${ANTHROPIC_API_KEY}" } }' });
 

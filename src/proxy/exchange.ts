@@ -98,10 +98,22 @@ export interface Inbound {
   upstreamModel?: string;
   /** Refuse a conversion with losses for this request (in place of the proxy's `strict`). */
   strict?: boolean;
-  /** Called with this request's log entry when it is done, besides the proxy's `log` (a layer above the proxy reads it). */
+  /** Called with this request's log entry when its answer's head is made, besides the proxy's `log` (a layer above the proxy reads it). */
   report?: (entry: ProxyLogEntry) => void;
+  /** The layer above read the body and holds its bytes in the shared in-flight budget (`ProxyConfig.budget`): the proxy takes none for it. */
+  budgeted?: boolean;
   /** Tool names by call id for results whose call the body lacks (the state layer finds them in its store; src/state/call-index.ts). */
   toolNames?: ReadonlyMap<string, string>;
+  /** The request's id, in place of one from the caller's `x-request-id` (a layer above made it once for all its calls). */
+  requestId?: string;
+  /**
+   * Called once at this request's true end (a stream's last byte) with its
+   * finished entry, in place of the proxy's own sinks and log: a layer above
+   * records the caller's request, of which this call is one attempt.
+   */
+  settled?: (entry: ProxyLogEntry) => void;
+  /** The W3C trace context (`traceparent`, `tracestate`) to send upstream, in place of the proxy's own request span's or the caller's (a layer above has the request's span). */
+  traceHeaders?: Record<string, string>;
 }
 
 /** Where a {@link ByteSource} delivers its bytes: chunks, then exactly one of `end` or `fail`. */

@@ -11,6 +11,7 @@ import { LossCollector } from '../core/losses.ts';
 import type { ApiError, FormatId } from '../core/ir.ts';
 import { callerCredential, constantTimeEqual, headerSafeCredential, redact, sanitizeHeaderValue, TOKEN_HEADER, upstreamAuthHeaders } from './auth.ts';
 import { errorAnswer, unknownPath } from './errors.ts';
+import { InflightBudget } from './budget.ts';
 import { Deadline, fetchCall, jsonAnswer, PROXY_EXCHANGE, webInbound, webResponse, type Answer, type Exchange, type Inbound } from './exchange.ts';
 import { createModelMap, type ModelRule } from './model-map.ts';
 import { countUrl, routeFor, upstreamUrl, type Route } from './routes.ts';
@@ -20,7 +21,7 @@ import type { ForwardOptions, ProxyLogEntry } from './forward-options.ts';
 import { vendorHeaders, type VendorHeaders } from './vendor-headers.ts';
 import { createSigV4Signer, type AwsCredentials, type RequestSigner } from './sigv4.ts';
 import { eventTap, watchedBody, type BodyEnd } from './answer-watch.ts';
-import { combineSinks, noteLosses, noteStreamEvent, requestIdOf, type AttemptRecord, type TelemetrySink } from '../telemetry/record.ts';
+import { callerTraceHeaders, combineSinks, noteLosses, noteStreamEvent, requestIdOf, type AttemptRecord, type TelemetrySink } from '../telemetry/record.ts';
 import { operationName } from '../telemetry/semconv.ts';
 import { createOtelSink } from '../telemetry/otel.ts';
 import { PROMETHEUS_CONTENT_TYPE } from '../telemetry/metrics.ts';
@@ -99,6 +100,12 @@ export interface ProxyConfig {
   /** Bounds on what one request, or all of them together, may hold (see docs/SECURITY.md). */
   limits?: ProxyLimits;
   /**
+   * The in-flight budget this proxy shares with others (a gateway hands one
+   * to every upstream's proxy, so the bound is one per gateway). Default: a
+   * budget of its own, of `limits.maxInflightBytes`, which is then ignored.
+   */
+  budget?: InflightBudget;
+  /**
    * Where stateful Responses and Conversations live (`createMemoryStore()`,
    * or another `StateStore`): with a store, `previous_response_id`,
    * `conversation`, `store`, `GET`/`DELETE /v1/responses/{id}`,
@@ -127,6 +134,7 @@ export interface ProxyLimits {
    * Request body bytes all requests in flight may hold together (default
    * 256 MiB, eight bodies of the largest size): a request beyond it is
    * refused with 503 (Anthropic: 529) and `retry-after` in the caller's format.
+   * Bounds this proxy's requests, or with `budget` those of every proxy sharing it.
    */
   maxInflightBytes?: number;
   /** Longest a request may take from start to the end of its answer, streams included, in ms (default: none; `timeoutMs` still bounds every silence). */
@@ -147,7 +155,6 @@ export const UPSTREAM_REQUEST_ID_HEADER = 'x-interlingua-upstream-request-id';
 const DEFAULT_TIMEOUT_MS = 120_000;
 const DEFAULT_MAX_BODY_BYTES = 32 * 1024 * 1024;
 const DEFAULT_MAX_ANSWER_BYTES = 128 * 1024 * 1024;
-const DEFAULT_MAX_INFLIGHT_BYTES = 256 * 1024 * 1024;
 const DEFAULT_STALLED_READER_MS = 300_000;
 
 function processEnv(): Record<string, string | undefined> {
@@ -224,11 +231,9 @@ export function createExchange(config: ProxyConfig): Exchange {
   const timeoutMs = config.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const maxBodyBytes = config.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   const maxAnswerBytes = config.limits?.maxAnswerBytes ?? DEFAULT_MAX_ANSWER_BYTES;
-  const maxInflightBytes = config.limits?.maxInflightBytes ?? DEFAULT_MAX_INFLIGHT_BYTES;
+  const budget = config.budget ?? new InflightBudget(config.limits?.maxInflightBytes);
   const deadlineMs = config.limits?.deadlineMs;
   const stalledReaderMs = config.limits?.stalledReaderMs ?? DEFAULT_STALLED_READER_MS;
-  /** Request body bytes held by the requests in flight (UTF-16 units of their texts, or their declared length while being read). */
-  let inflight = 0;
   const call = fetchCall(config.fetch ?? fetch);
   const extraHeaders = Object.fromEntries(Object.entries(upstream.headers ?? {}).map(([name, value]) => [name, sanitizeHeaderValue(value)]));
   const url = (model: string | undefined, stream: boolean) => upstreamUrl(aws.baseUrl, upstream.format, model, stream);
@@ -242,7 +247,7 @@ export function createExchange(config: ProxyConfig): Exchange {
   const sink = combineSinks([config.telemetry === false ? undefined : (config.telemetry ?? createOtelSink()), config.log === undefined ? undefined : { record: config.log }]);
   const server = hostOf(aws.baseUrl);
   // Message content goes into spans only when the standard variable asks for it.
-  const capture = sink !== undefined && captureRequested(env);
+  const capture = captureRequested(env);
   const operation = (route: Route) => operationName(upstream.format, route);
   const reasoningStore = config.reasoningStore ?? config.store;
   const reasoning = reasoningStore === undefined ? undefined : createReasoningKeeper(reasoningStore, config.storeTtlSeconds);
@@ -252,8 +257,10 @@ export function createExchange(config: ProxyConfig): Exchange {
     const pathname = request.pathname;
     if (pathname === '/metrics' && config.metrics !== undefined) return metricsAnswer(request, config.metrics, config.inboundToken);
     const route = routeFor(pathname);
-    const entry: ProxyLogEntry = { requestId: requestIdOf(request.header(REQUEST_ID_HEADER)), startedAt: started, method: request.method, path: pathname, upstream: upstream.format, stream: false, status: 0, durationMs: 0, losses: 0 };
-    const begun = sink?.begin?.();
+    const entry: ProxyLogEntry = { requestId: request.requestId ?? requestIdOf(request.header(REQUEST_ID_HEADER)), startedAt: started, method: request.method, path: pathname, upstream: upstream.format, stream: false, status: 0, durationMs: 0, losses: 0 };
+    // Under a layer that records the request itself (the gateway), this call is one of its attempts: no sink of its own.
+    const settled = request.settled;
+    const begun = settled === undefined ? sink?.begin?.(started, request.header) : undefined;
     let forward: ForwardOptions | undefined;
     const emit = () => {
       if (forward !== undefined) {
@@ -267,16 +274,17 @@ export function createExchange(config: ProxyConfig): Exchange {
         attempt.durationMs = entry.durationMs - (attempt.startMs ?? 0);
         if (entry.upstreamModel !== undefined) attempt.model = entry.upstreamModel;
       }
-      sink!.record(entry, begun);
+      if (settled === undefined) sink!.record(entry, begun);
+      else settled(entry);
     };
     const finish = (answer: Answer, error?: string): Answer => {
       answer.headers[REQUEST_ID_HEADER] = entry.requestId;
       if (entry.upstreamRequestId !== undefined) answer.headers[UPSTREAM_REQUEST_ID_HEADER] = entry.upstreamRequestId;
       entry.status = answer.status;
       if (error !== undefined) entry.error = redact(error, secrets);
-      // A gateway above reads the entry as the answer's head comes back (its attempts, its log line).
+      // A layer above may read the entry as the answer's head comes back.
       request.report?.(entry);
-      if (sink === undefined) return answer;
+      if (sink === undefined && settled === undefined) return answer;
       const body = answer.body;
       if (body === null || typeof body === 'string') {
         entry.durationMs = entry.firstByteMs = Date.now() - started;
@@ -303,7 +311,7 @@ export function createExchange(config: ProxyConfig): Exchange {
     entry.ingress = route.format;
     entry.operation = operation(route);
     const fail = (error: ApiError) => finish(errorAnswer(route.format, { ...error, message: redact(error.message, secrets) }), error.message);
-    const busy = () => finish(busyAnswer(route.format), 'over the in-flight budget');
+    const busy = () => finish(budget.refusal(route.format), 'over the in-flight budget');
     if (request.method !== 'POST') return fail({ type: 'not_found', status: 405, message: `use POST for ${pathname}` });
     const passThrough = upstream.passThroughAuth === true;
     const credential = config.inboundToken !== undefined || passThrough ? callerCredential(request) : undefined;
@@ -318,19 +326,21 @@ export function createExchange(config: ProxyConfig): Exchange {
       // The caller's fault, not the upstream's: said without the key, which could not go on the wire anyway.
       return fail({ type: 'authentication', message: 'the API key sent contains characters an HTTP header cannot carry (CR, LF, NUL, spaces or non-ASCII); send the bare key' });
     }
-    // The budget is taken before the body is read (its declared length), and held until the answer is made.
-    const declared = Math.min(maxBodyBytes, Number(request.header('content-length') ?? '0') || 0);
-    if (inflight + declared > maxInflightBytes) return busy();
-    inflight += declared;
+    // The budget is taken before the body is read (its declared length), and held until the answer is made; unless a gateway above holds it.
+    const counted = request.budgeted !== true;
+    const declared = counted ? Math.min(maxBodyBytes, Number(request.header('content-length') ?? '0') || 0) : 0;
+    if (!budget.take(declared)) return busy();
     let held = declared;
     let deadline: Deadline | undefined;
     try {
       const text = await request.text(maxBodyBytes);
       if (text === undefined) return fail({ type: 'request_too_large', message: `request body is larger than ${maxBodyBytes} bytes` });
-      inflight += text.length - held;
-      held = text.length;
-      if (inflight > maxInflightBytes && held > declared) return busy();
-      if (capture) entry.content = capturedRequest(route, text);
+      if (counted) {
+        const fits = budget.resize(held, text.length);
+        held = text.length;
+        if (!fits) return busy();
+      }
+      if (capture && (sink !== undefined || settled !== undefined)) entry.content = capturedRequest(route, text);
       const attempt: AttemptRecord = { upstream: upstream.format, format: upstream.format, startMs: Date.now() - started };
       if (upstream.dialect !== undefined) attempt.dialect = upstream.dialect;
       if (server !== undefined) attempt.server = server;
@@ -339,7 +349,7 @@ export function createExchange(config: ProxyConfig): Exchange {
       const vendor = vendorHeaders((name) => request.header(name), route.format, upstream.format, upstream.dialect);
       if (route.format !== upstream.format) vendor.report(losses);
       deadline = deadlineMs === undefined ? undefined : new Deadline(request.signal, deadlineMs);
-      forward = forwardOptions(request, route, entry, text, passThrough ? credential : undefined, deadline, vendor, losses);
+      forward = forwardOptions(request, route, entry, text, passThrough ? credential : undefined, deadline, vendor, losses, request.traceHeaders ?? (settled === undefined ? sink?.traceHeaders?.(begun) : undefined) ?? callerTraceHeaders(request.header));
       const answer = await (route.count === true ? forwardCount(forward, countingUrl) : forwardToUpstream(forward));
       // A whole answer is done; a stream keeps its deadline running to its end.
       if (typeof answer.body === 'string') deadline?.clear();
@@ -350,20 +360,16 @@ export function createExchange(config: ProxyConfig): Exchange {
       if (isInterlinguaError(error)) return fail({ type: 'invalid_request', message });
       return fail({ type: 'server', message: `proxy error: ${message}` });
     } finally {
-      inflight -= held;
+      budget.give(held);
     }
   };
   if (config.store === undefined) return exchange;
   const admit = tokenAdmitter(config.inboundToken, upstream.passThroughAuth === true ? 'token-header' : 'either');
   return statefulExchange(exchange, { store: config.store, ttlSeconds: config.storeTtlSeconds, warn: config.onStoreFailure, admit, maxBodyBytes });
 
-  /** The 503 of a request over the in-flight budget. */
-  function busyAnswer(format: FormatId): Answer {
-    return errorAnswer(format, { type: 'overloaded', status: 503, message: `the proxy holds ${maxInflightBytes} bytes of requests already; retry shortly` }, { 'retry-after': '1' });
-  }
-
   /** The options of forwarding one read request (its caller already checked). */
-  function forwardOptions(request: Inbound, route: Route, entry: ProxyLogEntry, text: string, passedKey: string | undefined, deadline: Deadline | undefined, vendor: VendorHeaders, losses: LossCollector): ForwardOptions {
+  function forwardOptions(request: Inbound, route: Route, entry: ProxyLogEntry, text: string, passedKey: string | undefined, deadline: Deadline | undefined, vendor: VendorHeaders, losses: LossCollector, trace: Record<string, string> | undefined): ForwardOptions {
+    const headers = vendor.headers === undefined ? (fixedHeaders ?? { ...upstreamAuthHeaders(upstream.format, passedKey), ...extraHeaders }) : { ...(fixedHeaders ?? upstreamAuthHeaders(upstream.format, passedKey)), ...vendor.headers, ...extraHeaders };
     return {
       route,
       text,
@@ -372,7 +378,8 @@ export function createExchange(config: ProxyConfig): Exchange {
       dialect: upstream.dialect,
       url: route.generate === true && upstream.format === 'ollama' ? generateUrl : url,
       // The caller's vendor headers replace the defaults (anthropic-version), not what the operator configured.
-      headers: vendor.headers === undefined ? (fixedHeaders ?? { ...upstreamAuthHeaders(upstream.format, passedKey), ...extraHeaders }) : { ...(fixedHeaders ?? upstreamAuthHeaders(upstream.format, passedKey)), ...vendor.headers, ...extraHeaders },
+      // W3C trace context goes upstream: the request span's own, or the caller's as it came.
+      headers: trace === undefined ? headers : { ...headers, ...trace },
       sign: aws.sign,
       mapModel: request.upstreamModel === undefined ? mapModel : fixedModel(request.upstreamModel),
       call,
@@ -439,6 +446,7 @@ export { countUrl, pathFormat, routeFor, upstreamUrl, type Route } from './route
 export { errorAnswer, statusFor, unknownPath } from './errors.ts';
 export { createModelMap, parseModelRule, type ModelRule } from './model-map.ts';
 export { constantTimeEqual } from './auth.ts';
+export { InflightBudget, DEFAULT_MAX_INFLIGHT_BYTES } from './budget.ts';
 export type { StateStore } from '../store/store.ts';
 export { STATE_NOTE_HEADER } from '../state/responses-exchange.ts';
 export { CallerCancel, PROXY_EXCHANGE, UPSTREAM_CALL, UpstreamTimeout, type Answer, type AttemptLog, type ProxyLogEntry, type UpstreamFailure, type Exchange, type Inbound, type UpstreamCall, type UpstreamInit, type UpstreamReply } from './exchange.ts';

@@ -107,6 +107,8 @@ export function formatJsonLine(time: string, record: RequestRecord): string {
       duration_ms: attempt.durationMs,
       upstream_request_id: attempt.upstreamRequestId,
       error: attempt.error,
+      failure: attempt.failure,
+      retry_delay_ms: attempt.retryDelayMs,
     })),
     stream: record.stream,
     status: record.status,

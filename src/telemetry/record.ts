@@ -41,6 +41,8 @@ export interface AttemptRecord {
   failure?: string;
   /** The upstream's own request id (`x-request-id`, `request-id`, `x-amzn-requestid`). */
   upstreamRequestId?: string;
+  /** The back-off waited after this attempt failed, before the next one, in ms (the gateway's). */
+  retryDelayMs?: number;
 }
 
 /** One request, as logged and measured. */
@@ -168,15 +170,21 @@ export function noteLosses(record: RequestRecord, losses: readonly { code: strin
   record.losses += losses.length;
 }
 
+/** A request header by lower-case name, or null. */
+export type HeaderLookup = (name: string) => string | null;
+
 /**
  * Where finished requests go: the access log, `/metrics`, OpenTelemetry.
- * `begin` runs as the request comes in, in the caller's context (the
- * OpenTelemetry sink keeps the active context there, so its spans have the
- * caller's span as parent); `record` once at the request's true end, with
- * what `begin` returned.
+ * `begin` runs as the request comes in, in the caller's context, with the
+ * request's start and its headers (the OpenTelemetry sink starts the
+ * request's span there, under the caller's trace context); `traceHeaders`
+ * gives the W3C trace context to send upstream for it (the request span's
+ * own); `record` once at the request's true end, with what `begin`
+ * returned.
  */
 export interface TelemetrySink {
-  begin?(): unknown;
+  begin?(startedAt: number, header?: HeaderLookup): unknown;
+  traceHeaders?(begun: unknown): Record<string, string> | undefined;
   record(record: RequestRecord, begun: unknown): void;
 }
 
@@ -184,14 +192,48 @@ export interface TelemetrySink {
 export function combineSinks(sinks: readonly (TelemetrySink | undefined)[]): TelemetrySink | undefined {
   const present = sinks.filter((sink): sink is TelemetrySink => sink !== undefined);
   if (present.length <= 1) return present[0];
+  const beginning = present.filter((sink) => sink.begin !== undefined);
+  // Most sinks keep nothing from the request's start: with at most one that does, its own value is passed through, with no array per request.
+  if (beginning.length <= 1) {
+    const only = beginning[0];
+    const combined: TelemetrySink = {
+      record(record, begun) {
+        for (let index = 0; index < present.length; index++) {
+          const sink = present[index]!;
+          sink.record(record, sink === only ? begun : undefined);
+        }
+      },
+    };
+    if (only !== undefined) {
+      combined.begin = (startedAt, header) => only.begin!(startedAt, header);
+      if (only.traceHeaders !== undefined) combined.traceHeaders = (begun) => only.traceHeaders!(begun);
+    }
+    return combined;
+  }
+  const tracing = present.findIndex((sink) => sink.traceHeaders !== undefined);
   return {
-    begin: () => present.map((sink) => sink.begin?.()),
+    begin: (startedAt, header) => present.map((sink) => sink.begin?.(startedAt, header)),
+    ...(tracing === -1 ? {} : { traceHeaders: (begun: unknown) => present[tracing]!.traceHeaders!((begun as unknown[])[tracing]) }),
     record(record, begun) {
       const each = begun as unknown[];
       for (let index = 0; index < present.length; index++) present[index]!.record(record, each[index]);
     },
   };
 }
+
+/** The caller's own W3C trace context (`traceparent`, `tracestate`), to pass upstream as it came when no span of ours takes its place. */
+export function callerTraceHeaders(header: HeaderLookup): Record<string, string> | undefined {
+  const traceparent = header('traceparent');
+  if (traceparent === null || !TRACEPARENT.test(traceparent)) return undefined;
+  const tracestate = header('tracestate');
+  return tracestate === null || tracestate.length > 512 || !PRINTABLE.test(tracestate) ? { traceparent } : { traceparent, tracestate };
+}
+
+/** A `traceparent` as W3C Trace Context writes one: version, trace id, parent id, flags (later versions may add fields after a dash). */
+const TRACEPARENT = /^[0-9a-f]{2}-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}(-[\x21-\x7e]*)?$/;
+
+/** Printable ASCII and spaces: nothing that could split a header. */
+const PRINTABLE = /^[\x20-\x7e]*$/;
 
 /** The upstream answered (any status): its request id, on the record and its last attempt. */
 export function noteUpstreamReply(record: RequestRecord, status: number, header: (name: string) => string | null): void {

@@ -67,6 +67,13 @@ test('an IR array with a hole is a typed error naming the slot, for every encode
   }
 });
 
+test('an output modality that is not a string the IR knows is a typed error naming it, for every encoder (fuzz input 4545)', () => {
+  for (const bad of [null, 7, 'smell']) {
+    const request = { ...irRequest(), outputModalities: ['text', bad] } as unknown as Request;
+    for (const format of implementedFormats()) typedAt(() => encodeRequest(format, request), '/outputModalities/1', `${format}, ${String(bad)}`);
+  }
+});
+
 test('a wire body with a hole is a typed error naming the slot, whatever the conversion', () => {
   const anthropic = { model: 'm', max_tokens: 10, messages: [{ role: 'user', content: [{ type: 'text', text: 'a' }, { type: 'text', text: 'b' }] }], tools: [{ name: 'f', input_schema: { type: 'object' } }] };
   const bedrock = { messages: [{ role: 'user', content: [{ text: 'a' }, { text: 'b' }] }], toolConfig: { tools: [{ toolSpec: { name: 'f', inputSchema: { json: { type: 'object' } } } }] } };

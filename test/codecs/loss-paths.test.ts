@@ -200,6 +200,21 @@ test('loss paths do not depend on what the pair converted before (origins record
   }
 });
 
+test('a few losses or many, each placed at its own part (a listing second decode scanned per loss, or a map of every origin)', () => {
+  for (const count of [1, 8, 9, 40]) {
+    const content = Array.from({ length: count }, () => [{ type: 'text', text: 'hi' }, { type: 'input_audio', input_audio: { data: 'AAAA', format: 'wav' } }]).flat();
+    const body = { model: 'm', max_tokens: 8, messages: [{ role: 'user', content }] };
+    for (let round = 0; round < 3; round++) {
+      const placed = convertRequest(body, { from: 'openai-chat', to: 'anthropic' }).losses.filter((loss) => loss.code === 'unsupported_part');
+      assert.equal(
+        placed.map((loss) => `${loss.irPath} → ${loss.path}`),
+        Array.from({ length: count }, (_, index) => `/messages/0/parts/${2 * index + 1} → /messages/0/content/${2 * index + 1}`),
+        `${count} losses, round ${round}`,
+      );
+    }
+  }
+});
+
 const streamTally = { conversions: 0, losses: 0, parts: 0, root: 0 };
 test('streams to every format: encode losses name the source event that opened the part', async () => {
   const streaming = new Set(streamingFormats());

@@ -170,8 +170,20 @@ test('the same fallbacks, streamed: the caller reads the third vendor stream con
   assert.is(context.logs.at(-1)?.upstreamName, 'openai');
 });
 
-test('no retry once the first byte has reached the caller: a stream cut half-way ends in the caller error event', async (context) => {
+test('a stream cut before its first content event: nothing reached the caller, so it is retried', async (context) => {
   context.anthropic.script = [{ kind: 'truncate' }];
+  const before = counts(context);
+  const stream = await openaiClient(context).chat.completions.create({ model: 'claude-test', stream: true, messages: [{ role: 'user', content: 'hi' }] });
+  let text = '';
+  for await (const chunk of stream) text += chunk.choices[0]?.delta.content ?? '';
+  assert.match(text, /\S/);
+  assert.equal(counts(context), [before[0]! + 2, before[1]!, before[2]!], 'the same target again');
+  assert.equal(context.logs.at(-1)?.attempts?.map((attempt) => [attempt.upstream, attempt.status]), [['anthropic', 500], ['anthropic', 200]]);
+});
+
+test('no retry once the first byte has reached the caller: a stream cut half-way ends in the caller error event', async (context) => {
+  // Cut after four events, a first text delta among them: content has gone to the caller.
+  context.anthropic.script = [{ kind: 'truncate', afterEvents: 4 }];
   const before = counts(context);
   const stream = await openaiClient(context).chat.completions.create({ model: 'claude-test', stream: true, messages: [{ role: 'user', content: 'hi' }] });
   let failed: unknown;
@@ -290,7 +302,8 @@ test('a model no route serves: a 404 in the caller format naming what is served;
   assert.match(String((ollamaError as Error).message), /no LLM endpoint at \/api\/show/, 'the ollama client shows the message, not [object Object]');
   for (const path of ['/', '/api/hello', '/v1/messages']) assert.is((await fetch(`${context.url}${path}`, { method: 'HEAD' })).status, 200, `HEAD ${path}`);
   assert.equal(await (await fetch(`${context.url}/healthz`)).json(), { status: 'ok' });
-  assert.equal(await (await fetch(`${context.url}/readyz`)).json(), { status: 'ready', upstreams: 3, models: 3 });
+  const ready = (await (await fetch(`${context.url}/readyz`)).json()) as { status: string; upstreams: Record<string, { up: boolean }>; models: number };
+  assert.equal([ready.status, Object.keys(ready.upstreams), ready.models], ['ready', ['anthropic', 'openai', 'gemini'], 3]);
 });
 
 test.run();

@@ -126,8 +126,59 @@ function parentOf(span: ReceivedSpan, spans: ReceivedSpan[]): ReceivedSpan | und
   return spans.find((candidate) => candidate.spanId === span.parentSpanId && candidate.traceId === span.traceId);
 }
 
-otlp('GenAI spans, one per request with a child per attempt, and the client metrics', async () => {
-  const serve = await startServe(upstream, ['--otlp-endpoint', receiver.url], { OTEL_METRIC_EXPORT_INTERVAL: '200', OTEL_BSP_SCHEDULE_DELAY: '50', OTEL_SERVICE_NAME: 'proxy-under-test' });
+otlp.before.each(() => {
+  receiver.spans.length = 0;
+  receiver.points.length = 0;
+  receiver.contentTypes.length = 0;
+});
+
+const EXPORT_ENV = { OTEL_METRIC_EXPORT_INTERVAL: '200', OTEL_BSP_SCHEDULE_DELAY: '50', OTEL_SERVICE_NAME: 'proxy-under-test' };
+
+otlp('GenAI spans, one per request with a child per attempt, and the client metrics, in OTLP/HTTP JSON', () => checkExport({ OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json' }, 'application/json'));
+
+otlp('the same in OTLP/HTTP protobuf, the default, decoded from protobuf', () => checkExport({}, 'application/x-protobuf'));
+
+otlp('W3C trace context upstream: the request span’s own, a child of the caller’s, with its tracestate', async () => {
+  const serve = await startServe(upstream, ['--otlp-endpoint', receiver.url], EXPORT_ENV);
+  const callerTrace = '4bf92f3577b34da6a3ce929d0e0e4736';
+  const callerSpan = '00f067aa0ba902b7';
+  try {
+    const response = await fetch(`${serve.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${TOKEN}`, traceparent: `00-${callerTrace}-${callerSpan}-01`, tracestate: 'vendor=opaque' },
+      body: JSON.stringify({ model: 'gpt-caller', messages: [{ role: 'user', content: 'traced' }] }),
+    });
+    assert.is(response.status, 200);
+    await response.arrayBuffer();
+    await until('the request span', () => receiver.spans.some((span) => span.kind === 2));
+  } finally {
+    await serve.stop();
+  }
+  const sent = upstream.requests.at(-1)!.headers;
+  const request = receiver.spans.find((span) => span.kind === 2)!;
+  assert.is(request.traceId, callerTrace, 'the request joins the caller’s trace');
+  assert.is(request.parentSpanId, callerSpan);
+  assert.is(sent['traceparent'], `00-${callerTrace}-${request.spanId}-01`, 'the upstream’s parent is the request span');
+  assert.is(sent['tracestate'], 'vendor=opaque');
+});
+
+otlp('OTEL_EXPORTER_OTLP_PROTOCOL=grpc is refused at start-up, naming the protocols there are', async () => {
+  const child = spawn(process.execPath, [BIN, 'serve', '--upstream', 'anthropic', '--upstream-url', upstream.origin, '--port', '0', '--otlp-endpoint', receiver.url], {
+    cwd: REPO_ROOT,
+    env: { PATH: process.env['PATH'] ?? '', OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+  const code = await new Promise<number | null>((resolve) => child.once('close', resolve));
+  assert.is.not(code, 0);
+  assert.match(stderr, 'OTEL_EXPORTER_OTLP_PROTOCOL="grpc" is not supported');
+  assert.match(stderr, 'http/protobuf (the default) or http/json');
+  assert.not.match(stderr, '    at ', 'no stack trace');
+});
+
+async function checkExport(env: Record<string, string>, contentType: string): Promise<void> {
+  const serve = await startServe(upstream, ['--otlp-endpoint', receiver.url], { ...EXPORT_ENV, ...env });
   try {
     await traffic(serve.url);
     await until('eight spans', () => receiver.spans.length >= 8);
@@ -135,7 +186,7 @@ otlp('GenAI spans, one per request with a child per attempt, and the client metr
   } finally {
     await serve.stop();
   }
-  assert.ok(receiver.contentTypes.every((type) => type.startsWith('application/json')), receiver.contentTypes.join());
+  assert.ok(receiver.contentTypes.length > 0 && receiver.contentTypes.every((type) => type.startsWith(contentType)), receiver.contentTypes.join());
   const spans = receiver.spans;
   const requests = spans.filter((span) => span.kind === 2);
   const attempts = spans.filter((span) => span.kind === 3);
@@ -203,7 +254,7 @@ otlp('GenAI spans, one per request with a child per attempt, and the client metr
   const firstChunk = last('gen_ai.client.operation.time_to_first_chunk', () => true);
   assert.is(firstChunk?.count, 1, 'time to the first chunk of the one stream that ended well');
   assert.ok((firstChunk?.sum ?? 1) < 0.5, 'the first chunk came before the pause');
-});
+}
 
 otlp.run();
 
@@ -277,6 +328,24 @@ scrape('/metrics is Prometheus text with the GenAI metrics, behind the inbound t
   assert.match(failed, /model="gpt-5\\n2026-12-01T00:00:00\.000Z POST/, 'the hostile model is one escaped value');
   assert.not.match(serve.stderr(), KEY);
   assert.not.match(serve.stderr(), TOKEN);
+});
+
+scrape('without export, the caller’s traceparent and tracestate go upstream as they came; a malformed one does not', async () => {
+  const serve = await startServe(upstream, []);
+  const send = (headers: Record<string, string>) =>
+    fetch(`${serve.url}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${TOKEN}`, ...headers }, body: JSON.stringify({ model: 'gpt-caller', messages: [{ role: 'user', content: 'traced' }] }) }).then((response) => response.arrayBuffer());
+  try {
+    const traceparent = '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01';
+    await send({ traceparent, tracestate: 'vendor=opaque' });
+    assert.is(upstream.requests.at(-1)!.headers['traceparent'], traceparent);
+    assert.is(upstream.requests.at(-1)!.headers['tracestate'], 'vendor=opaque');
+    await send({ traceparent: 'not-a-traceparent' });
+    assert.is(upstream.requests.at(-1)!.headers['traceparent'], undefined);
+    await send({});
+    assert.is(upstream.requests.at(-1)!.headers['traceparent'], undefined);
+  } finally {
+    await serve.stop();
+  }
 });
 
 scrape('--log-format json: one JSON object per request, with ids, the stream’s end, tokens and loss codes, no key', async () => {

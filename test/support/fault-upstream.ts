@@ -26,8 +26,8 @@ export type Fault =
   | { kind: 'reset' }
   /** Never answer (until the test closes the server). */
   | { kind: 'stall' }
-  /** Start an SSE stream and cut it in the middle of an event. */
-  | { kind: 'truncate' }
+  /** Start an SSE stream and cut it in the middle of an event (the second, or the one after `afterEvents`). */
+  | { kind: 'truncate'; afterEvents?: number }
   /** Answer 200 with a body that is not JSON. */
   | { kind: 'garbage' }
   /** Send the headers and half of a JSON body, then reset the connection. */
@@ -193,9 +193,11 @@ export async function startFaultUpstream(format: FormatId, answer: UpstreamAnswe
         return;
       case 'truncate': {
         response.writeHead(200, streamHead);
-        // Cut inside an event: after the first event plus half of the next one.
-        const second = answer.eventLengths[1];
-        const cut = second === undefined ? Math.floor(bytes.length / 2) : firstEventEnd + Math.floor(second / 2);
+        // Cut inside an event: after the first event (or `afterEvents`) plus half of the next one.
+        const after = fault.afterEvents ?? 1;
+        const whole = answer.eventLengths.slice(0, after).reduce((sum, length) => sum + length, 0);
+        const next = answer.eventLengths[after];
+        const cut = next === undefined ? Math.floor(bytes.length / 2) : whole + Math.floor(next / 2);
         response.write(bytes.subarray(0, cut));
         setTimeout(() => request.socket.destroy(), 5);
         return;

@@ -1,13 +1,35 @@
 /**
  * An OTLP/HTTP receiver on 127.0.0.1 for the telemetry tests: it accepts
  * `POST /v1/traces` and `POST /v1/metrics` in the JSON encoding (what the
- * official `exporter-*-otlp-http` packages send), decodes them, and keeps
+ * official `exporter-*-otlp-http` packages send) and the protobuf one (the
+ * `exporter-*-otlp-proto` packages'; decoded with the protobufjs decoders
+ * generated from the OTLP protos that `@opentelemetry/otlp-transformer`
+ * shipped until 0.57, installed as `otlp-transformer-protobuf`), and keeps
  * the spans and metric data points with their attributes read back from
  * OTLP's `AnyValue` shape.
  * @see https://opentelemetry.io/docs/specs/otlp/#json-protobuf-encoding
  */
 import { createServer, type Server } from 'node:http';
+import { createRequire } from 'node:module';
 import type { AddressInfo, Socket } from 'node:net';
+
+interface ProtobufMessage {
+  decode(bytes: Uint8Array): unknown;
+  toObject(message: unknown, options: { longs: typeof String; enums: typeof Number; bytes: typeof String; defaults: boolean }): unknown;
+}
+
+interface OtlpProtos {
+  opentelemetry: { proto: { collector: { trace: { v1: { ExportTraceServiceRequest: ProtobufMessage } }; metrics: { v1: { ExportMetricsServiceRequest: ProtobufMessage } } } } };
+}
+
+const protos = createRequire(import.meta.url)('otlp-transformer-protobuf/build/src/generated/root.js') as OtlpProtos;
+
+/** A protobuf export request as the JSON encoding's object (ids in base64, 64-bit numbers as strings, enums as numbers). */
+function decodeProtobuf(url: string, bytes: Uint8Array): unknown {
+  const collector = protos.opentelemetry.proto.collector;
+  const message = url === '/v1/traces' ? collector.trace.v1.ExportTraceServiceRequest : collector.metrics.v1.ExportMetricsServiceRequest;
+  return message.toObject(message.decode(bytes), { longs: String, enums: Number, bytes: String, defaults: false });
+}
 
 /** An attribute value as OTLP JSON carries it. */
 type AnyValue = { stringValue?: string; intValue?: string | number; doubleValue?: number; boolValue?: boolean; arrayValue?: { values?: AnyValue[] } };
@@ -137,16 +159,19 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
     request.on('end', () => {
       const type = request.headers['content-type'] ?? '';
       state.contentTypes.push(type);
-      if (request.method !== 'POST' || !type.startsWith('application/json')) {
+      const protobuf = type.startsWith('application/x-protobuf');
+      if (request.method !== 'POST' || !(protobuf || type.startsWith('application/json'))) {
         response.writeHead(415, { 'content-type': 'application/json' });
         response.end('{}');
         return;
       }
-      const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as TraceRequest & MetricsRequest;
+      const bytes = Buffer.concat(chunks);
+      const body = (protobuf ? decodeProtobuf(request.url ?? '', bytes) : JSON.parse(bytes.toString('utf8'))) as TraceRequest & MetricsRequest;
       if (request.url === '/v1/traces') takeTraces(body, state.spans);
       else if (request.url === '/v1/metrics') takeMetrics(body, state.points);
-      response.writeHead(200, { 'content-type': 'application/json' });
-      response.end('{}');
+      // An empty export response: `{}` in JSON, no bytes in protobuf.
+      response.writeHead(200, { 'content-type': protobuf ? 'application/x-protobuf' : 'application/json' });
+      response.end(protobuf ? '' : '{}');
     });
   });
   server.on('connection', (socket) => {

@@ -6,7 +6,7 @@
  *
  * @see https://docs.aws.amazon.com/bedrock/latest/APIReference/API_runtime_Message.html
  */
-import type { Message, Part } from '../../core/ir.ts';
+import type { Message, Part, TextPart } from '../../core/ir.ts';
 import type { LossCollector } from '../../core/losses.ts';
 import { appended, extensionsOf, pointer, spreadExtensions, type JsonObject } from '../../core/wire.ts';
 import { encodeBedrockPart } from './blocks-encode.ts';
@@ -47,6 +47,11 @@ function blankText(part: Part | undefined, losses: LossCollector, path: string):
   return true;
 }
 
+/** A non-blank text with nothing but its text (most parts of other formats): its block is `{ text }`, built without a pointer, since nothing can be lost. */
+function plainText(part: Part | undefined): part is TextPart {
+  return part !== undefined && part.type === 'text' && part.text !== '' && part.extensions === undefined && part.citations === undefined && part.cache === undefined;
+}
+
 /** Encode IR messages as Converse `system` and `messages`. */
 export function encodeBedrockMessages(messages: readonly Message[], losses: LossCollector): EncodedConversation {
   const result: EncodedConversation = { messages: [] };
@@ -58,11 +63,17 @@ export function encodeBedrockMessages(messages: readonly Message[], losses: Loss
     const system = (result.system ??= []);
     for (let partIndex = 0; partIndex < message.parts.length; partIndex++) {
       const part = message.parts[partIndex];
-      if ((part === undefined && !(partIndex in message.parts)) || blankText(part, losses, partPointer(path, index, partIndex))) continue;
-      const encoded = encodeBedrockPart(part as Part, losses, partPointer(path, index, partIndex));
+      if (plainText(part)) {
+        system.push({ text: part.text });
+        continue;
+      }
+      if (part === undefined && !(partIndex in message.parts)) continue;
+      const pointer = partPointer(path, index, partIndex);
+      if (blankText(part, losses, pointer)) continue;
+      const encoded = encodeBedrockPart(part as Part, losses, pointer);
       if (encoded === undefined) continue;
       system.push(encoded);
-      if (part?.cache !== undefined) system.push(cachePointBlock(part.cache, partPointer(path, index, partIndex), losses));
+      if (part?.cache !== undefined) system.push(cachePointBlock(part.cache, pointer, losses));
     }
   }
   let last: { wire: JsonObject; turn: unknown; role: string; results: number } | undefined;
@@ -76,12 +87,18 @@ export function encodeBedrockMessages(messages: readonly Message[], losses: Loss
     let blocks: JsonObject[] | undefined;
     for (let partIndex = 0; partIndex < parts.length; partIndex++) {
       const part = parts[partIndex];
-      if ((part === undefined && !(partIndex in parts)) || blankText(part, losses, partPointer(path, index, partIndex))) continue;
-      const encoded = encodeBedrockPart(part as Part, losses, partPointer(path, index, partIndex));
+      if (plainText(part)) {
+        blocks = appended(blocks, { text: part.text });
+        continue;
+      }
+      if (part === undefined && !(partIndex in parts)) continue;
+      const pointer = partPointer(path, index, partIndex);
+      if (blankText(part, losses, pointer)) continue;
+      const encoded = encodeBedrockPart(part as Part, losses, pointer);
       if (encoded === undefined) continue;
       blocks = appended(blocks, encoded);
       const cache = trailingBreakpoint(part as Part);
-      if (cache !== undefined) blocks.push(cachePointBlock(cache, partPointer(path, index, partIndex), losses));
+      if (cache !== undefined) blocks.push(cachePointBlock(cache, pointer, losses));
     }
     // Another format's message whose every part was dropped (each with its loss), or that had none: Converse refuses a message with empty content.
     if (blocks === undefined && extensionsOf(message, BEDROCK) === undefined) {

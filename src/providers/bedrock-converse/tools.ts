@@ -143,10 +143,12 @@ function encodeToolChoice(request: Request, losses: LossCollector): JsonObject |
 export function historyToolConfig(messages: readonly JsonObject[], losses: LossCollector): JsonObject | undefined {
   let blocks = false;
   const names = new Set<string>();
-  for (const message of messages) {
-    const content = message['content'];
+  // Indexed loops: a conversation of many blocks is walked before its loops are optimised, and an iterator there makes a result object per block.
+  for (let index = 0; index < messages.length; index++) {
+    const content = (messages[index] as JsonObject)['content'];
     if (!Array.isArray(content)) continue;
-    for (const block of content as JsonObject[]) {
+    for (let at = 0; at < content.length; at++) {
+      const block = content[at] as JsonObject;
       const use = block['toolUse'];
       if (isObject(use)) {
         blocks = true;

@@ -78,7 +78,8 @@ function encodeMessageParts(message: Message, messageIndex: number, path: string
   }
   for (let index = 0; index < message.parts.length; index++) {
     const part = message.parts[index] as Part;
-    const wire = encodeGeminiPart(part, partPointer(path, messageIndex, index), scope);
+    // A text with nothing but its text (most parts of other formats): what encoding it gives, without its pointer, since nothing can be lost.
+    const wire = part.type === 'text' && part.extensions === undefined && part.citations === undefined ? { text: part.text } : encodeGeminiPart(part, partPointer(path, messageIndex, index), scope);
     if (wire === undefined) continue;
     if (midSystem && typeof wire['text'] === 'string') wire['text'] = `System: ${wire['text']}`;
     parts = appended(parts, wire);

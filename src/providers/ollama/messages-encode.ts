@@ -7,7 +7,7 @@
  * @see https://github.com/ollama/ollama/blob/main/docs/api.md#chat-request-with-history-with-tools
  */
 import type { LossCollector } from '../../core/losses.ts';
-import type { Message, Part, ToolResultPart } from '../../core/ir.ts';
+import type { Message, Part, ToolCallPart, ToolResultPart } from '../../core/ir.ts';
 import { CallNames } from '../../core/tools.ts';
 import { resultsInCallOrder } from '../../core/result-order.ts';
 import { extensionsOf, spreadExtensions, type JsonObject } from '../../core/wire.ts';
@@ -138,7 +138,9 @@ export function encodeOllamaMessages(messages: readonly Message[], losses: LossC
       out.push({ role: message.role, content: text });
       continue;
     }
-    for (const part of message.parts) if (part.type === 'tool_call') names.add(part);
+    // Indexed: a message of many parts is walked before the loop is optimised, and an iterator there makes a result object per part.
+    const parts = message.parts;
+    for (let at = 0; at < parts.length; at++) if ((parts[at] as Part).type === 'tool_call') names.add(parts[at] as ToolCallPart);
     out.push(spreadExtensions(encodeMessage(message, losses, `/messages/${index}`), message, FORMAT));
   }
   return out;

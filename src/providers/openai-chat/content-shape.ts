@@ -47,6 +47,23 @@ export function hintedContentShape(hinted: unknown, parts: readonly Part[], empt
   }
 }
 
+/** {@link contentShape} of `count` parts of which `texts` are text parts: what an encoder that kept no list of its parts spells. */
+export function countedContentShape(node: Message | Part, count: number, texts: number, empty: ContentShape): ContentShape {
+  const natural = count === 0 ? empty : count === 1 && texts === 1 ? 'string' : 'array';
+  const hinted = shapeHint(node, '$content');
+  switch (hinted) {
+    case 'array':
+      return 'array';
+    case 'string':
+      return texts === count ? 'string' : natural;
+    case 'null':
+    case 'absent':
+      return count === 0 ? hinted : natural;
+    default:
+      return natural;
+  }
+}
+
 /**
  * Decode `content` (string, parts array, `null` or absent) of the wire
  * object at `parent` into parts, appending to `parts`, and record the

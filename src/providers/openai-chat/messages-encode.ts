@@ -10,7 +10,7 @@ import { unreachable } from '../../core/ir.ts';
 import { spreadExtensions, type JsonObject } from '../../core/wire.ts';
 import { encodeOpenaiChatAssistant } from './assistant-encode.ts';
 import type { OpenaiChatDialect } from './dialects.ts';
-import { contentShape, type ContentShape } from './content-shape.ts';
+import { contentShape, countedContentShape, type ContentShape } from './content-shape.ts';
 import { encodeOpenaiChatTextPart, encodeOpenaiChatUserPart, reportUnsupported } from './parts-encode.ts';
 import { FORMAT, shapeHint } from './shape.ts';
 import { hasMarker, requestMode, spellingOf, withChatMarkers, type BreakpointMode } from './cache-breakpoint.ts';
@@ -57,7 +57,9 @@ function encodeTextual(message: Message, path: string, losses: LossCollector, mo
   // The common case, one plain text: a string unless the source spelled it as an array.
   const only = parts.length === 1 ? (parts[0] as Part) : undefined;
   if (only !== undefined && plainText(only) && shapeHint(message, '$content') === undefined) return (only as TextPart).text;
-  const kept: Part[] = [];
+  // Counted, not listed: the spelling needs only how many parts were kept and how many of them are text.
+  let kept = 0;
+  let texts = 0;
   const encoded: Encoded = { parts: [] };
   for (let index = 0; index < parts.length; index++) {
     const part = parts[index] as Part;
@@ -70,10 +72,12 @@ function encodeTextual(message: Message, path: string, losses: LossCollector, mo
       wire = encodeOpenaiChatUserPart(part, losses, `${path}/parts/${index}`, spellingOf(part, message.role, mode));
     }
     if (wire === undefined) continue;
-    kept.push(part.type === 'text' || wire['type'] !== 'text' ? part : { type: 'text', text: String(wire['text']) });
+    kept++;
+    // A part sent as text (a refusal, a document's text) counts as text.
+    if (part.type === 'text' || wire['type'] === 'text') texts++;
     encoded.parts.push(wire);
   }
-  return spell(withBreakpoints(contentShape(message, kept, 'string'), encoded, mode), encoded);
+  return spell(withBreakpoints(countedContentShape(message, kept, texts, 'string'), encoded, mode), encoded);
 }
 
 /** Encode the tool result at `parts/<index>` of the tool message at `messagePath` as a `tool` (or deprecated `function`) message; media goes to `moved`. */

@@ -46,6 +46,11 @@ function encodeInputMessage(message: Message, path: string, context: ItemEncodeC
     for (let index = 0; index < message.parts.length; index++) {
       const part = message.parts[index];
       if (part === undefined) continue;
+      // A text with nothing but its text (most parts of other formats): what encoding it gives, without its pointer, since nothing can be lost.
+      if (part.type === 'text' && part.extensions === undefined && part.citations === undefined && (part.cache === undefined || !breakpoints)) {
+        list.push({ type: 'input_text', text: part.text });
+        continue;
+      }
       const encoded = encodeOpenaiResponsesContent(part, 'input_text', context.losses, `${path}/parts/${index}`, breakpoints);
       if (encoded !== undefined) list.push(encoded);
     }

@@ -45,19 +45,26 @@ function userMessage(draft: Draft): fc.Arbitrary<Message> {
  * known to their format, so a same-format trip reports no loss. Chat has
  * none it knows (an unknown block is an `unknown_block` loss by design).
  */
+const OPAQUE_TEXT = fc.string({ unit: 'binary', maxLength: 20 });
+const ANTHROPIC_SUFFIX = fc.stringMatching(/^[A-Za-z0-9]{6,12}$/);
+const RESPONSES_SUFFIX = fc.stringMatching(/^[a-f0-9]{8,16}$/);
+const REASONING_STATE = fc.stringMatching(/^[A-Za-z0-9+/]{8,40}$/);
+const CALL_SUFFIX = fc.stringMatching(/^[A-Za-z0-9]{4,12}$/);
+const REASONING_ID = fc.stringMatching(/^rs_[a-z0-9]{6}$/);
+
 function opaquePart(draft: Draft): fc.Arbitrary<Part> | undefined {
-  const text = fc.string({ unit: 'binary', maxLength: 20 });
+  const text = OPAQUE_TEXT;
   const opaque = (blockType: string, value: unknown): Part => ({ type: 'opaque', format: draft.format, blockType, value });
   switch (draft.format) {
     case 'anthropic':
-      return fc.record({ suffix: fc.stringMatching(/^[A-Za-z0-9]{6,12}$/), query: text, url: fc.constantFrom('https://example.com/', 'https://example.org/a?b=1') }).chain(({ suffix, query, url }) =>
+      return fc.record({ suffix: ANTHROPIC_SUFFIX, query: text, url: fc.constantFrom('https://example.com/', 'https://example.org/a?b=1') }).chain(({ suffix, query, url }) =>
         fc.constantFrom(
           opaque('server_tool_use', { type: 'server_tool_use', id: `srvtoolu_${suffix}`, name: 'web_search', input: { query } }),
           opaque('web_search_tool_result', { type: 'web_search_tool_result', tool_use_id: `srvtoolu_${suffix}`, content: [{ type: 'web_search_result', title: query, url, encrypted_content: 'Ev4BCkYIBRgCKkA', page_age: null }] }),
         ),
       );
     case 'openai-responses':
-      return fc.record({ suffix: fc.stringMatching(/^[a-f0-9]{8,16}$/), query: text }).map(({ suffix, query }) =>
+      return fc.record({ suffix: RESPONSES_SUFFIX, query: text }).map(({ suffix, query }) =>
         opaque('web_search_call', { type: 'web_search_call', id: `ws_${suffix}`, status: 'completed', action: { type: 'search', query } }),
       );
     case 'gemini':
@@ -75,11 +82,11 @@ function opaquePart(draft: Draft): fc.Arbitrary<Part> | undefined {
 function reasoningPart(draft: Draft): fc.Arbitrary<Part> | undefined {
   const kind = draft.capability.reasoning;
   if (kind === undefined) return undefined;
-  const state = fc.stringMatching(/^[A-Za-z0-9+/]{8,40}$/).map((value): ReasoningState => ({ format: draft.format, kind, value }));
+  const state = REASONING_STATE.map((value): ReasoningState => ({ format: draft.format, kind, value }));
   const text = textArbitrary({ empty: false });
   if (draft.format === 'openai-responses') {
     // Responses reasoning items: an id, summaries, and encrypted content; no visible text.
-    return fc.record({ id: fc.stringMatching(/^rs_[a-z0-9]{6}$/), summary: fc.array(text, { minLength: 1, maxLength: 2 }), state }).map(({ id, summary, state: value }): Part => ({ type: 'reasoning', text: '', summary, state: value, id }));
+    return fc.record({ id: REASONING_ID, summary: fc.array(text, { minLength: 1, maxLength: 2 }), state }).map(({ id, summary, state: value }): Part => ({ type: 'reasoning', text: '', summary, state: value, id }));
   }
   return fc.record({ text, state }).map(({ text: value, state: signature }): Part => ({ type: 'reasoning', text: value, state: signature }));
 }
@@ -92,7 +99,7 @@ interface AssistantTurn {
 function assistantTurn(draft: Draft, allowCalls: boolean): fc.Arbitrary<AssistantTurn> {
   const reasoning = reasoningPart(draft);
   const builtIn = opaquePart(draft);
-  const call = fc.record({ name: toolName, args: argumentsArbitrary, suffix: fc.stringMatching(/^[A-Za-z0-9]{4,12}$/) });
+  const call = fc.record({ name: toolName, args: argumentsArbitrary, suffix: CALL_SUFFIX });
   return fc
     .record({
       reasoning: reasoning === undefined ? fc.constant(undefined) : fc.option(reasoning, { nil: undefined }),

@@ -208,6 +208,10 @@ export function capabilityOf(format: FormatId): Capability {
 
 /** Text with the edge cases: empty (where allowed), unicode of every plane, lone surrogates, control characters, occasionally 1 MB. */
 export function textArbitrary(options: { empty: boolean; huge?: boolean }): fc.Arbitrary<string> {
+  // Built once per option set: the IR arbitraries rebuild their conversation inside `chain` on every sample, and fast-check's string arbitraries cost far more to build than to draw from.
+  const key = `${options.empty}${options.huge === true}`;
+  const known = TEXT_ARBITRARIES.get(key);
+  if (known !== undefined) return known;
   const weighted: fc.WeightedArbitrary<string>[] = [
     { arbitrary: fc.string({ minLength: 1, maxLength: 30 }), weight: 4 },
     { arbitrary: fc.string({ unit: 'binary', minLength: 1, maxLength: 30 }), weight: 3 },
@@ -216,8 +220,12 @@ export function textArbitrary(options: { empty: boolean; huge?: boolean }): fc.A
   ];
   if (options.empty) weighted.push({ arbitrary: fc.constant(''), weight: 1 });
   if (options.huge === true) weighted.push({ arbitrary: fc.constant('h'.repeat(1 << 20)), weight: 1 });
-  return fc.oneof(...weighted);
+  const arbitrary = fc.oneof(...weighted);
+  TEXT_ARBITRARIES.set(key, arbitrary);
+  return arbitrary;
 }
+
+const TEXT_ARBITRARIES = new Map<string, fc.Arbitrary<string>>();
 
 const PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==';
 const JPEG = '/9j/4AAQSkZJRgABAQAAAQABAAD/2wBDAAgGBgcGBQgHBwcJCQgKDBQNDAsLDBkSEw8UHRofHh0aHBwgJC4nICIsIxwcKDcpLDA=';

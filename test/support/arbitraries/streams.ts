@@ -17,15 +17,27 @@ export interface StreamSeed {
   bytes: Uint8Array;
 }
 
+/** SSE text of one wire event. */
+function wireEventText(event: WireEvent): string {
+  const data = typeof event.data === 'string' ? event.data : jsonText(event.data);
+  return `${event.event === undefined ? '' : `event: ${event.event}\n`}data: ${data}\n\n`;
+}
+
 /** SSE text of wire events. */
 export function wireEventsAsBytes(events: readonly WireEvent[]): Uint8Array {
-  const text = events
-    .map((event) => {
-      const data = typeof event.data === 'string' ? event.data : jsonText(event.data);
-      return `${event.event === undefined ? '' : `event: ${event.event}\n`}data: ${data}\n\n`;
-    })
-    .join('');
-  return new TextEncoder().encode(text);
+  return new TextEncoder().encode(events.map(wireEventText).join(''));
+}
+
+/** Each seed's events as SSE text blocks, made once: a garbled stream rewrites only the events it mutates. */
+const SEED_BLOCKS = new WeakMap<StreamSeed, readonly string[]>();
+
+function seedBlocks(seed: StreamSeed): readonly string[] {
+  let blocks = SEED_BLOCKS.get(seed);
+  if (blocks === undefined) {
+    blocks = seed.events.map(wireEventText);
+    SEED_BLOCKS.set(seed, blocks);
+  }
+  return blocks;
 }
 
 /** Every recorded stream of the given formats, at most `maxBytes` each. */
@@ -91,16 +103,24 @@ export function garbleStream(seed: StreamSeed, rng: Rng, options: GarbleOptions,
   const notes: string[] = [];
   let bytes = seed.bytes;
   if (options.mutations > 0 || options.garbage > 0) {
-    const events: WireEvent[] = seed.events.map((event) => ({ ...event, data: typeof event.data === 'string' ? event.data : jsonCopy(event.data) }));
+    // Copy on write: only the events a mutation touches are copied and written out again.
+    const events: WireEvent[] = seed.events.slice();
+    const blocks = seedBlocks(seed).slice();
+    const copied = new Set<number>();
     for (let index = 0; index < options.mutations && events.length > 0; index++) {
       const at = int(rng, 0, events.length - 1);
+      if (!copied.has(at)) {
+        const original = events[at] as WireEvent;
+        events[at] = { ...original, data: typeof original.data === 'string' ? original.data : jsonCopy(original.data) };
+        copied.add(at);
+      }
       const event = events[at] as WireEvent;
       const kind = (randomKinds(rng, 1)[0] as Mutation);
       const result = mutate(event.data, kind, rng, mutateOptions);
       event.data = result.value;
       notes.push(`event ${at}: ${result.note}`);
     }
-    const blocks = events.map((event) => new TextDecoder().decode(wireEventsAsBytes([event])));
+    for (const at of copied) blocks[at] = wireEventText(events[at] as WireEvent);
     for (let index = 0; index < options.garbage; index++) {
       const at = int(rng, 0, blocks.length);
       const line = pick(rng, GARBAGE_LINES);

@@ -113,9 +113,7 @@ export interface ProxyConfig {
    * each caller's entries under a hash of the credential its SDK sends
    * (docs/DESIGN.md, "State"). Without one, a Responses upstream gets
    * `previous_response_id` as sent and other upstreams report it lost.
-   * The store also keeps the reasoning state a Chat or Ollama caller cannot
-   * carry (kept from the answer, restored into its next turn); without one,
-   * that state is dropped and reported as a loss.
+   * It also keeps the reasoning state Chat and Ollama callers cannot carry.
    */
   store?: StateStore;
   /** The store of kept reasoning state alone (default: `store`): a gateway sets it for its upstreams' proxies, whose stateful Responses its own layer holds. */
@@ -249,8 +247,7 @@ export function createExchange(config: ProxyConfig): Exchange {
   // Message content goes into spans only when the standard variable asks for it.
   const capture = captureRequested(env);
   const operation = (route: Route) => operationName(upstream.format, route);
-  const reasoningStore = config.reasoningStore ?? config.store;
-  const reasoning = reasoningStore === undefined ? undefined : createReasoningKeeper(reasoningStore, config.storeTtlSeconds);
+  const reasoning = (config.reasoningStore ?? config.store) === undefined ? undefined : createReasoningKeeper((config.reasoningStore ?? config.store) as StateStore, config.storeTtlSeconds);
 
   const exchange = async (request: Inbound): Promise<Answer> => {
     const started = Date.now();

@@ -18,6 +18,7 @@ import { runMemory, runMemoryPerPart } from './bench/memory.ts';
 import { normalizeConsole, normalizeSection, runNormalizeBench, type NormalizeBenchRow } from './bench/normalize.ts';
 import { runPackage } from './bench/package.ts';
 import { runProxy } from './bench/proxy.ts';
+import { runReasoningState } from './bench/reasoning-state.ts';
 import { runStateBench, stateConsole, stateSection, type StateBenchRow } from './bench/state.ts';
 import { consoleSummary, markdown, type BenchRun } from './bench/report.ts';
 import { runStores } from './bench/stores.ts';
@@ -170,6 +171,9 @@ if (only.has('proxy')) {
     run.proxyError = (error as Error).message.split('\n')[0] ?? 'failed';
     log(`  proxy benchmark failed: ${(error as Error).message}`);
   }
+  log('proxy: reasoning state kept for a Chat caller, with and without a memory store…');
+  run.reasoningState = await runReasoningState(quick ? 200 : 2000);
+  log(`  +${run.reasoningState.addedUs.toFixed(1)} µs per request with a memory store (${run.reasoningState.keeperUs.toFixed(1)} µs of it the keeper's own)`);
   run.otherProxies.push(
     `@portkey-ai/gateway ${packageVersion('@portkey-ai/gateway')}: ${existsSync(join(ROOT, 'node_modules/@portkey-ai/gateway')) ? 'measured where it takes the route (OpenAI Chat ingress), against the same fake upstream through x-portkey-custom-host' : 'not installed'}.`,
     `@musistudio/llms ${packageVersion('@musistudio/llms')} (the claude-code-router server): ${existsSync(join(ROOT, 'node_modules/@musistudio/llms')) ? 'measured where it takes the route (Anthropic ingress to an OpenAI Chat upstream, configured as claude-code-router configures it), against the same fake upstream' : 'not installed'}.`,

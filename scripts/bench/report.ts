@@ -3,6 +3,7 @@
  * machine, the targets met or missed, a table per workload, the differences
  * between translators, streams, memory and the proxy, and the profile notes.
  */
+import { reasoningStateSection, type ReasoningStateCell } from './reasoning-state-report.ts';
 import type { ConversionCell, OtherResult } from './conversions.ts';
 import type { CorpusCell } from './corpus.ts';
 import type { MemoryResult } from './memory.ts';
@@ -34,6 +35,8 @@ export interface BenchRun {
   proxy: ProxyScenario[];
   /** Why the proxy section has no numbers, where it has none. */
   proxyError?: string;
+  /** The CPU that keeping and restoring reasoning state adds per request (scripts/bench/reasoning-state.ts). */
+  reasoningState?: ReasoningStateCell;
   /** Competing proxies and why they were or were not measured. */
   otherProxies: string[];
   /** Other translators and why they were or were not measured. */
@@ -484,6 +487,7 @@ ${storesSection(run.stores)}
 
 ${proxySection(run)}
 
+${reasoningStateSection(run.reasoningState)}
 Other translating proxies:
 
 ${run.otherProxies.map((line) => `- ${line}`).join('\n')}

@@ -70,6 +70,11 @@ function fromBase64Url(text: string): string | undefined {
   }
 }
 
+/** Whether a caller of `format` has an opaque slot that carries another vendor's reasoning state (Chat and Ollama have none). */
+export function hasReasoningSlot(format: FormatId): boolean {
+  return SLOT[format] !== undefined;
+}
+
 /** `state` wrapped into `caller`'s own reasoning slot; `undefined` when the caller's format has none, or the state is already the caller's. */
 export function carryReasoningState(state: ReasoningState, caller: FormatId): ReasoningState | undefined {
   const kind = SLOT[caller];

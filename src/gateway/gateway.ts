@@ -63,6 +63,9 @@ function proxyConfigOf(upstream: GatewayUpstream, config: GatewayConfig, budget:
   // The gateway records each caller request over all its attempts (src/gateway/recording.ts): the upstream's proxy records nothing itself.
   proxy.telemetry = false;
   if (config.limits !== undefined) proxy.limits = config.limits;
+  // Each upstream's proxy keeps the reasoning state its callers cannot carry; the stateful Responses layer is the gateway's own.
+  if (config.store !== undefined && typeof config.store !== 'string') proxy.reasoningStore = config.store;
+  if (config.storeTtlSeconds !== undefined) proxy.storeTtlSeconds = config.storeTtlSeconds;
   return proxy;
 }
 

@@ -8,6 +8,7 @@ import type { Cancel, Deadline, ProxyLogEntry, UpstreamCall } from './exchange.t
 import type { Route } from './routes.ts';
 import type { RequestSigner } from './sigv4.ts';
 import type { Transcoder } from '../formats/stream.ts';
+import type { ReasoningSession } from '../state/reasoning-keeper.ts';
 
 /** One request as the proxy logs it (src/proxy/exchange.ts, where an `Inbound` can ask for it). */
 export type { ProxyLogEntry } from './exchange.ts';
@@ -50,4 +51,6 @@ export interface ForwardOptions {
   toolNames: ReadonlyMap<string, string> | undefined;
   /** Changes a converted request needs before it is encoded (what the caller's vendor headers mean there, see vendor-headers.ts). */
   adjust: ((request: Request) => void) | undefined;
+  /** The reasoning state kept for this caller (`ProxyConfig.store`): restored into its request, kept from the answer. */
+  reasoning: ReasoningSession | undefined;
 }

@@ -22,6 +22,8 @@ import { generateShape, streamAnswer, syntheticStream, transcodedSource } from '
 import { noteResponse, noteStreamEvent, noteUpstreamReply } from '../telemetry/record.ts';
 import { LossCollector } from '../core/losses.ts';
 import { ByteRedactor, redactedEvent, redactedSource, redactedStream } from './redact-stream.ts';
+import { candidateParts, type ReasoningSession } from '../state/reasoning-keeper.ts';
+import { reasoningOrigin, streamKeeper } from './reasoning-hooks.ts';
 
 /** The media type of a content-type header value, lower-cased, without parameters. */
 function mediaType(contentType: string): string {
@@ -58,10 +60,20 @@ function takesCustomTools(format: FormatId): boolean {
   return format === 'openai-chat' || format === 'openai-responses';
 }
 
-function prepare(options: ForwardOptions, body: JsonObject): Prepared {
+/** The caller's request as the IR, with the reasoning state this proxy wrapped into the caller's own slot last turn put back as it was. */
+function decodeCaller(options: ForwardOptions, body: JsonObject): Request {
   const { route, upstream } = options;
   // The decoder knows the IR goes to the upstream's format, so it skips what only a trip back to its own needs.
   const context: CodecContext = route.model === undefined ? { losses: options.losses, target: upstream } : { losses: options.losses, model: route.model, target: upstream };
+  const decoded = codecFor(route.format).decodeRequest(body, context);
+  // Named by the call ids as the caller sent them, before the state they carry is unwrapped from them.
+  if (options.toolNames !== undefined) nameToolResults(decoded, options.toolNames);
+  return restoreRequestStates(decoded);
+}
+
+/** The request for the upstream: `decoded` (the caller's, already decoded) or `body` decoded here, encoded for the upstream. */
+function prepare(options: ForwardOptions, body: JsonObject, decoded?: Request): Prepared {
+  const { route, upstream } = options;
   const wantsStream = route.streamByPath ?? (body['stream'] === true || (route.streamByDefault === true && body['stream'] === undefined));
   options.entry.stream = wantsStream;
   if (route.format === upstream) {
@@ -72,11 +84,7 @@ function prepare(options: ForwardOptions, body: JsonObject): Prepared {
     if (!modelInPath(upstream) && mapped !== model && mapped !== undefined) body['model'] = mapped;
     return { body, model: mapped, stream: wantsStream, streamUsage: callerStreamUsage(route.format, body) };
   }
-  // Reasoning state this proxy wrapped into the caller's own slot last turn goes back to the upstream as it was.
-  const decoded = codecFor(route.format).decodeRequest(body, context);
-  // Named by the call ids as the caller sent them, before the state they carry is unwrapped from them.
-  if (options.toolNames !== undefined) nameToolResults(decoded, options.toolNames);
-  const ir = restoreRequestStates(decoded);
+  const ir = decoded ?? decodeCaller(options, body);
   if (ir.model !== undefined) options.entry.model = ir.model;
   const mapped = options.mapModel(ir.model);
   if (mapped !== undefined) {
@@ -103,6 +111,13 @@ function prepare(options: ForwardOptions, body: JsonObject): Prepared {
   const customTools = takesCustomTools(upstream) ? undefined : customToolNames(ir);
   if (customTools !== undefined) prepared.customTools = customTools;
   return prepared;
+}
+
+/** {@link prepare}, with the reasoning state kept for the caller's assistant turns put back before the request is encoded. */
+async function restoredPrepare(options: ForwardOptions, body: JsonObject, reasoning: ReasoningSession): Promise<Prepared> {
+  const ir = decodeCaller(options, body);
+  await reasoning.restore(ir, reasoningOrigin(options, options.mapModel(ir.model)), options.losses);
+  return prepare(options, body, ir);
 }
 
 /** Gives the request's nameless tool results the names a layer above found for their calls. */
@@ -150,6 +165,7 @@ function streamTranscoder(options: ForwardOptions, prepared: Prepared): Transcod
   const custom = prepared.customTools === undefined ? undefined : new CustomCallRestorer(prepared.customTools);
   const entry = options.entry;
   const carry = createEventCarrier(route.format);
+  const keep = streamKeeper(options, prepared.model);
   const transcoder = createTranscoder({
     from: options.upstream,
     to: route.format,
@@ -161,10 +177,12 @@ function streamTranscoder(options: ForwardOptions, prepared: Prepared): Transcod
       custom === undefined
         ? (event) => {
             noteStreamEvent(entry, event);
+            keep?.(event);
             return generateShape(carry(redactedEvent(event, options.redact)), route);
           }
         : (event) => {
             noteStreamEvent(entry, event);
+            keep?.(event);
             return generateShape(carry(custom.map(redactedEvent(event, options.redact))), route);
           },
   });
@@ -191,7 +209,7 @@ export async function forwardToUpstream(options: ForwardOptions): Promise<Answer
   const { route, upstream } = options;
   const body = parseBody(options.text);
   if (!isObject(body)) return errorAnswer(route.format, { type: 'invalid_request', message: 'the request body must be a JSON object' });
-  const prepared = prepare(options, body);
+  const prepared = options.reasoning === undefined || route.format === upstream ? prepare(options, body) : await restoredPrepare(options, body, options.reasoning);
   if (options.strict) {
     const refusal = strictRefusal(options);
     if (refusal !== undefined) return refusal;
@@ -264,7 +282,11 @@ export async function forwardToUpstream(options: ForwardOptions): Promise<Answer
   const context: CodecContext = prepared.model === undefined ? { losses: options.losses } : { losses: options.losses, model: prepared.model };
   try {
     // The upstream's reasoning state rides in the caller's own slot, so the caller's next turn brings it back.
-    const ir = carryResponseStates(codecFor(upstream).decodeResponse(json, { ...context, target: route.format }), route.format);
+    const decoded = codecFor(upstream).decodeResponse(json, { ...context, target: route.format });
+    // What the caller cannot carry back is kept as the upstream answered it, before anything is carried.
+    const kept = options.reasoning?.watches(upstream) === true ? candidateParts(decoded) : undefined;
+    const ir = carryResponseStates(decoded, route.format);
+    if (kept !== undefined) await options.reasoning?.keep(kept, reasoningOrigin(options, prepared.model), options.losses);
     noteResponse(options.entry, ir);
     if (prepared.customTools !== undefined) restoreCustomCalls(ir, prepared.customTools);
     if (route.generate === true) hint(ir, 'ollama', '$generate', true);

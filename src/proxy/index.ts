@@ -28,6 +28,7 @@ import { PROMETHEUS_CONTENT_TYPE } from '../telemetry/metrics.ts';
 import { captureRequested, type CapturedContent } from '../telemetry/content.ts';
 import { parseBody } from '../formats/convert.ts';
 import type { StateStore } from '../store/store.ts';
+import { createReasoningKeeper } from '../state/reasoning-keeper.ts';
 import { statefulExchange } from '../state/responses-exchange.ts';
 import { tokenAdmitter } from '../state/admit.ts';
 
@@ -112,9 +113,12 @@ export interface ProxyConfig {
    * each caller's entries under a hash of the credential its SDK sends
    * (docs/DESIGN.md, "State"). Without one, a Responses upstream gets
    * `previous_response_id` as sent and other upstreams report it lost.
+   * It also keeps the reasoning state Chat and Ollama callers cannot carry.
    */
   store?: StateStore;
-  /** Seconds a stored response or conversation lives (default: the store's own, 30 days for the memory store). */
+  /** The store of kept reasoning state alone (default: `store`): a gateway sets it for its upstreams' proxies, whose stateful Responses its own layer holds. */
+  reasoningStore?: StateStore;
+  /** Seconds a stored response, conversation or kept reasoning state lives (default: the store's own, 30 days for the memory store). */
   storeTtlSeconds?: number;
   /** Told when a response or conversation could not be stored (the answer still reaches the caller, with `x-interlingua-state` or an SSE comment saying so). */
   onStoreFailure?: (message: string) => void;
@@ -243,6 +247,7 @@ export function createExchange(config: ProxyConfig): Exchange {
   // Message content goes into spans only when the standard variable asks for it.
   const capture = captureRequested(env);
   const operation = (route: Route) => operationName(upstream.format, route);
+  const reasoning = (config.reasoningStore ?? config.store) === undefined ? undefined : createReasoningKeeper((config.reasoningStore ?? config.store) as StateStore, config.storeTtlSeconds);
 
   const exchange = async (request: Inbound): Promise<Answer> => {
     const started = Date.now();
@@ -390,6 +395,7 @@ export function createExchange(config: ProxyConfig): Exchange {
       maxTokensDefault: config.maxTokensDefault,
       adjust: vendor.adjust === undefined ? undefined : (ir) => vendor.adjust?.(ir, losses),
       toolNames: request.toolNames,
+      reasoning: reasoning?.session(route.format, callerCredential(request)),
     };
   }
 }

@@ -7,11 +7,12 @@
  * error event, tokens, loss codes, one escaped line per request, no key.
  * Runs the compiled build (`npm run build` first).
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { REPO_ROOT } from '../support/fixtures.ts';
+import { startServe as startServeProcess, type ServeProcess } from '../support/serve-process.ts';
 import { startOtlpReceiver, type OtlpReceiver, type ReceivedPoint, type ReceivedSpan } from '../support/otlp-receiver.ts';
 import { ANTHROPIC_ANSWER, anthropicStream, startScripted, type Script, type ScriptedUpstream } from '../support/scripted-upstream.ts';
 
@@ -20,45 +21,10 @@ const KEY = 'sk-ant-telemetry-key-0123456789';
 const TOKEN = 'inbound-telemetry-token-9876';
 const HOSTILE = 'gpt-5\n2026-12-01T00:00:00.000Z POST /v1/messages anthropic→openai-chat 200 1ms losses=0';
 
-interface Serve {
-  url: string;
-  child: ChildProcess;
-  stderr(): string;
-  stop(): Promise<void>;
-}
-
 /** `interlingua serve` in front of `upstream`, with the key and inbound token from the environment. */
-async function startServe(upstream: ScriptedUpstream, args: string[], env: Record<string, string> = {}): Promise<Serve> {
-  const child = spawn(process.execPath, [BIN, 'serve', '--upstream', 'anthropic', '--upstream-url', upstream.origin, '--port', '0', '--api-key-env', 'TEL_KEY', '--inbound-token-env', 'TEL_TOKEN', '--model-map', '*=claude-mapped', ...args], {
-    cwd: REPO_ROOT,
-    env: { PATH: process.env['PATH'] ?? '', TEL_KEY: KEY, TEL_TOKEN: TOKEN, ...env },
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
-  let stderr = '';
-  child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
-  const exited = new Promise<void>((resolve) => child.once('close', () => resolve()));
-  const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`serve did not start:\n${stderr}`)), 20_000);
-    child.stderr!.on('data', () => {
-      const match = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(stderr);
-      if (match !== null) {
-        clearTimeout(timer);
-        resolve(match[1]!);
-      }
-    });
-    child.once('close', () => reject(new Error(`serve exited:\n${stderr}`)));
-  });
-  return {
-    url,
-    child,
-    stderr: () => stderr,
-    stop: async () => {
-      if (child.exitCode === null) child.kill('SIGTERM');
-      const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
-      await exited;
-      clearTimeout(timer);
-    },
-  };
+function startServe(upstream: ScriptedUpstream, args: string[], env: Record<string, string> = {}): Promise<ServeProcess> {
+  const flags = ['--upstream', 'anthropic', '--upstream-url', upstream.origin, '--api-key-env', 'TEL_KEY', '--inbound-token-env', 'TEL_TOKEN', '--model-map', '*=claude-mapped'];
+  return startServeProcess([...flags, ...args], { TEL_KEY: KEY, TEL_TOKEN: TOKEN, ...env });
 }
 
 /** An Anthropic vendor: 529 for the model `fail-me`, streams in two parts 600 ms apart (an error event instead of the rest for `broken`), whole answers otherwise. */

@@ -28,6 +28,7 @@ import {
   sseData,
   startRecordedUpstream,
   startServer,
+  WORKER_BUNDLE,
   type Binary,
   type Installed,
   type Ran,
@@ -130,14 +131,8 @@ async function serveInWorkerd(app: string, workerd: string): Promise<Served & { 
     entryPoints: [join(app, 'worker.mjs')],
     absWorkingDir: app,
     outfile,
-    bundle: true,
-    format: 'esm',
-    platform: 'neutral',
-    target: 'es2022',
-    conditions: ['workerd', 'worker', 'browser'],
-    mainFields: ['browser', 'module', 'main'],
+    ...WORKER_BUNDLE,
     minify: true,
-    logLevel: 'silent',
   });
   const bundleBytes = (await stat(outfile)).size;
   const upstream = await startRecordedUpstream(DATA.whole, DATA.stream);
@@ -378,13 +373,7 @@ consumer('a Worker importing interlingua/store/workers bundles without Node buil
     entryPoints: [join(app, 'store-worker.mjs')],
     absWorkingDir: app,
     outfile,
-    bundle: true,
-    format: 'esm',
-    platform: 'neutral',
-    target: 'es2022',
-    conditions: ['workerd', 'worker', 'browser'],
-    mainFields: ['browser', 'module', 'main'],
-    logLevel: 'silent',
+    ...WORKER_BUNDLE,
   });
   const source = await readFile(outfile, 'utf8');
   assert.match(source, /StateStoreObject/);

@@ -14,7 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { build } from 'esbuild';
 import { StoreError, type StateStore } from '../../src/store/store.ts';
-import { findRuntime, startServer, type Started } from '../support/consumer.ts';
+import { WORKER_BUNDLE, findRuntime, startServer, type Started } from '../support/consumer.ts';
 import { conformance } from './conformance.ts';
 
 const test = suite('store: workers');
@@ -28,13 +28,7 @@ async function bundle(entry: string, outfile: string): Promise<string> {
   await build({
     entryPoints: [join(import.meta.dirname, entry)],
     outfile: join(folder, outfile),
-    bundle: true,
-    format: 'esm',
-    platform: 'neutral',
-    target: 'es2022',
-    conditions: ['workerd', 'worker', 'browser'],
-    mainFields: ['browser', 'module', 'main'],
-    logLevel: 'silent',
+    ...WORKER_BUNDLE,
   });
   return readFileSync(join(folder, outfile), 'utf8');
 }

@@ -13,9 +13,21 @@ import { cp, mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { BuildOptions } from 'esbuild';
 
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 export const FIXTURES = join(ROOT, 'test', 'consumer');
+
+/** esbuild's options for a Worker bundle as wrangler makes it: ESM, platform neutral (no Node built-ins), the worker conditions. */
+export const WORKER_BUNDLE: BuildOptions = {
+  bundle: true,
+  format: 'esm',
+  platform: 'neutral',
+  target: 'es2022',
+  conditions: ['workerd', 'worker', 'browser'],
+  mainFields: ['browser', 'module', 'main'],
+  logLevel: 'silent',
+};
 export const CORPUS = join(ROOT, 'test', 'corpus');
 
 /** What a finished child process said. */
